@@ -1,0 +1,360 @@
+"""`RankingData`: documents grouped into queries, the one data model of lrank."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+
+class RankingDataError(ValueError):
+    """Raised when arrays do not form a valid ranking data set."""
+
+
+class Fold(NamedTuple):
+    """One cross-validation fold: train, validation (or None) and test sets."""
+
+    train: "RankingData"
+    valid: "RankingData | None"
+    test: "RankingData"
+
+
+class CriticalPairs(NamedTuple):
+    """Critical pairs ``(hi, lo, weight)``: row ``hi`` must be ranked above row ``lo``."""
+
+    hi: np.ndarray
+    lo: np.ndarray
+    weight: np.ndarray
+
+
+def _as_labels(y: Any, n: int) -> np.ndarray:
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n:
+        raise RankingDataError(f"y must be 1-d with {n} entries, got shape {y.shape}")
+    if y.dtype.kind == "f":
+        bad = ~np.isfinite(y)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise RankingDataError(f"label of document {i} is {y[i]!r}; labels must be finite integers")
+        frac = y != np.round(y)
+        if frac.any():
+            i = int(np.flatnonzero(frac)[0])
+            raise RankingDataError(f"label of document {i} is {y[i]!r}; labels must be integral")
+    elif y.dtype.kind not in "iub":
+        raise RankingDataError(f"labels must be numeric, got dtype {y.dtype}")
+    return np.ascontiguousarray(y, dtype=np.int32)
+
+
+def qptr_from_qid(qid: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Turn a per-document query id array into CSR offsets and the per-query ids.
+
+    Raises
+    ------
+    RankingDataError
+        If the documents of one query are not contiguous (a query id reappears after another one).
+    """
+    qid = np.asarray(qid)
+    if qid.ndim != 1:
+        raise RankingDataError("qid must be 1-d")
+    if qid.size == 0:
+        return np.zeros(1, dtype=np.int64), qid[:0].astype(np.int64)
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    ids = qid[starts]
+    if np.unique(ids).size != ids.size:
+        seen: set = set()
+        for s, q in zip(starts, ids):
+            if q in seen:
+                raise RankingDataError(
+                    f"documents of query {q!r} are not contiguous: the query reappears at document {int(s)} "
+                    "(sort the rows by query, keeping each query's documents together)"
+                )
+            seen.add(q)
+    qptr = np.r_[starts, qid.size].astype(np.int64)
+    return qptr, ids
+
+
+@dataclass(eq=False)
+class RankingData:
+    """Documents with graded labels, grouped into queries.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_docs, n_features)
+        Feature values, stored as float32; NaN marks a missing value (the RankBoost paper's "unranked").
+    y : array-like of shape (n_docs,)
+        Integral relevance labels (stored as int32). NaN or fractional labels are an error.
+    qptr : array-like of shape (n_queries + 1,)
+        CSR offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``. Every query must be non-empty.
+    qid : array-like of shape (n_queries,), optional
+        The original id of each query (default ``0..n_queries-1``).
+    feature_names : list of str, optional
+    provenance : dict, optional
+        Where the data came from: a file and its sha256, or a generator and its seed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = RankingData.from_qid(np.eye(3), [1, 0, 2], qid=[7, 7, 9])
+    >>> d.n_queries, d.n_docs
+    (2, 3)
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    qptr: np.ndarray
+    qid: np.ndarray | None = None
+    feature_names: list[str] | None = None
+    provenance: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        X = np.asarray(self.X)
+        if X.ndim != 2:
+            raise RankingDataError(f"X must be 2-d (n_docs, n_features), got shape {X.shape}")
+        if X.dtype.kind not in "fiub":
+            raise RankingDataError(f"X must be numeric, got dtype {X.dtype}")
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        if np.isinf(X).any():
+            i, j = np.argwhere(np.isinf(X))[0]
+            raise RankingDataError(f"X[{i}, {j}] is infinite; use NaN for a missing value")
+        n = X.shape[0]
+        self.X = X
+        self.y = _as_labels(self.y, n)
+        qptr = np.asarray(self.qptr)
+        if qptr.ndim != 1 or qptr.size < 1 or qptr.dtype.kind not in "iu":
+            raise RankingDataError("qptr must be a 1-d integer array of query offsets")
+        qptr = np.ascontiguousarray(qptr, dtype=np.int64)
+        if qptr[0] != 0 or qptr[-1] != n:
+            raise RankingDataError(f"qptr must start at 0 and end at n_docs={n}, got {qptr[0]}..{qptr[-1]}")
+        sizes = np.diff(qptr)
+        if (sizes <= 0).any():
+            q = int(np.flatnonzero(sizes <= 0)[0])
+            raise RankingDataError(f"query {q} is empty (qptr[{q}] = qptr[{q + 1}] = {qptr[q]})")
+        self.qptr = qptr
+        nq = qptr.size - 1
+        if self.qid is None:
+            self.qid = np.arange(nq, dtype=np.int64)
+        else:
+            self.qid = np.asarray(self.qid)
+            if self.qid.shape != (nq,):
+                raise RankingDataError(f"qid must hold one id per query ({nq}), got shape {self.qid.shape}")
+        if self.feature_names is None:
+            self.feature_names = [f"f{j + 1}" for j in range(X.shape[1])]
+        elif len(self.feature_names) != X.shape[1]:
+            raise RankingDataError(
+                f"{len(self.feature_names)} feature names for {X.shape[1]} features"
+            )
+        self.feature_names = list(self.feature_names)
+        self.provenance = dict(self.provenance or {})
+
+    # ----------------------------------------------------------------------------- constructors
+    @classmethod
+    def from_qid(cls, X: Any, y: Any, qid: Any, **kwargs: Any) -> "RankingData":
+        """Build from XGBoost-style per-document query ids (each query's rows contiguous)."""
+        qptr, ids = qptr_from_qid(qid)
+        if np.asarray(X).shape[0] != np.asarray(qid).shape[0]:
+            raise RankingDataError("X and qid have different numbers of rows")
+        return cls(X, y, qptr, qid=ids, **kwargs)
+
+    @classmethod
+    def from_group(cls, X: Any, y: Any, group: Any, **kwargs: Any) -> "RankingData":
+        """Build from LightGBM-style per-query document counts."""
+        group = np.asarray(group, dtype=np.int64)
+        if group.ndim != 1 or (group <= 0).any():
+            raise RankingDataError("group must be a 1-d array of positive query sizes")
+        return cls(X, y, np.r_[0, np.cumsum(group)], **kwargs)
+
+    # ------------------------------------------------------------------------------- properties
+    @property
+    def n_docs(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.qptr.size - 1)
+
+    @property
+    def group(self) -> np.ndarray:
+        """Per-query document counts (LightGBM's ``group``)."""
+        return np.diff(self.qptr)
+
+    def doc_qid(self) -> np.ndarray:
+        """Per-document query id (XGBoost's ``qid``)."""
+        return np.repeat(self.qid, self.group)
+
+    def query_index(self) -> np.ndarray:
+        """Per-document query position ``0..n_queries-1`` (int64)."""
+        return np.repeat(np.arange(self.n_queries, dtype=np.int64), self.group)
+
+    def __len__(self) -> int:
+        return self.n_queries
+
+    def __repr__(self) -> str:
+        src = self.provenance.get("source", "arrays")
+        return (
+            f"RankingData({self.n_queries} queries, {self.n_docs} documents, "
+            f"{self.n_features} features, labels {self.y.min() if self.n_docs else '-'}.."
+            f"{self.y.max() if self.n_docs else '-'}, source={src!r})"
+        )
+
+    # -------------------------------------------------------------------------------- selection
+    def subset(self, query_indices: Any) -> "RankingData":
+        """The queries at positions ``query_indices`` (in that order) as a new `RankingData`."""
+        idx = np.asarray(query_indices, dtype=np.int64).ravel()
+        if idx.size and (idx.min() < 0 or idx.max() >= self.n_queries):
+            raise IndexError(f"query index out of range 0..{self.n_queries - 1}")
+        sizes = self.group[idx]
+        rows = (
+            np.concatenate([np.arange(self.qptr[q], self.qptr[q + 1]) for q in idx])
+            if idx.size
+            else np.zeros(0, dtype=np.int64)
+        )
+        prov = dict(self.provenance, subset_of_queries=idx.size)
+        return RankingData(
+            self.X[rows], self.y[rows], np.r_[0, np.cumsum(sizes)], qid=self.qid[idx],
+            feature_names=self.feature_names, provenance=prov,
+        )
+
+    def take_documents(self, rows: Any) -> "RankingData":
+        """Documents ``rows`` of a data set, kept in their queries (rows must keep queries contiguous)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        doc_q = self.query_index()[rows]
+        qptr, ids = qptr_from_qid(doc_q)
+        return RankingData(
+            self.X[rows], self.y[rows], qptr, qid=self.qid[ids],
+            feature_names=self.feature_names, provenance=dict(self.provenance),
+        )
+
+    def kfold(self, k: int = 5, random_state: int | None = None, validation: bool = True) -> list[Fold]:
+        """Split the queries into ``k`` folds, LETOR style.
+
+        Queries are shuffled with ``random_state`` (``None`` keeps the file order) and cut into ``k``
+        near-equal groups. Fold ``i`` tests on group ``i``, validates on group ``(i+1) % k`` and trains
+        on the rest (3/1/1 for k = 5, as the LETOR folds); with ``validation=False`` it trains on all
+        groups but ``i`` and ``valid`` is None.
+        """
+        return [
+            Fold(
+                self.subset(tr),
+                None if va is None else self.subset(va),
+                self.subset(te),
+            )
+            for tr, va, te in _rotate(self.n_queries, k, random_state, validation)
+        ]
+
+    def task_folds(self, k: int = 5, random_state: int | None = None, validation: bool = True) -> list[Fold]:
+        """Folds over the documents of a single-query task (the RankBoost+ protocol, 3/1/1 rotating).
+
+        Each fold's train, validation and test sets are single-query `RankingData` holding disjoint
+        documents of the task; fold ``i`` tests on part ``i`` and validates on part ``(i+1) % k``.
+        """
+        if self.n_queries != 1:
+            raise RankingDataError(f"task_folds needs a single-query task, this data has {self.n_queries} queries")
+        if self.n_docs < k:
+            raise RankingDataError(f"a task with {self.n_docs} documents cannot be split into {k} folds")
+        return [
+            Fold(self._docs(tr), None if va is None else self._docs(va), self._docs(te))
+            for tr, va, te in _rotate(self.n_docs, k, random_state, validation)
+        ]
+
+    def _docs(self, rows: np.ndarray) -> "RankingData":
+        rows = np.sort(rows)
+        return RankingData(
+            self.X[rows], self.y[rows], np.array([0, rows.size]), qid=self.qid.copy(),
+            feature_names=self.feature_names, provenance=dict(self.provenance),
+        )
+
+    # ---------------------------------------------------------------------------- pairs, stats
+    def pairs(self, weighting: str = "uniform") -> CriticalPairs:
+        """Critical pairs within each query: ``y[hi] > y[lo]``.
+
+        Parameters
+        ----------
+        weighting : {"uniform", "query", "none"}
+            ``"uniform"``: every pair weighs ``1/m`` (the RankBoost initial distribution D_1);
+            ``"query"``: each query's pairs share ``1/n_queries_with_pairs`` equally;
+            ``"none"``: every pair weighs 1.
+
+        Returns
+        -------
+        CriticalPairs
+            ``hi``, ``lo`` (int64 row indices, ordered by query, then ``hi``, then ``lo``) and
+            ``weight`` (float64).
+        """
+        from lrank._kernels.pairs import critical_pairs
+
+        hi, lo, qof = critical_pairs(self.y, self.qptr)
+        m = hi.size
+        if weighting == "none":
+            w = np.ones(m)
+        elif weighting == "uniform":
+            w = np.full(m, 1.0 / m) if m else np.zeros(0)
+        elif weighting == "query":
+            counts = np.bincount(qof, minlength=self.n_queries).astype(np.float64)
+            nq = int((counts > 0).sum())
+            w = 1.0 / (nq * counts[qof]) if m else np.zeros(0)
+        else:
+            raise ValueError(f"weighting must be 'uniform', 'query' or 'none', got {weighting!r}")
+        return CriticalPairs(hi, lo, w)
+
+    def n_critical_pairs(self) -> np.ndarray:
+        """Number of critical pairs in each query (computed from label counts, no pair list)."""
+        from lrank._kernels.pairs import count_critical_pairs
+
+        return count_critical_pairs(self.y, self.qptr)
+
+    def describe(self) -> dict:
+        """The statistics row of the tree-fitting paper's Table 1, plus the number of critical pairs."""
+        return {
+            "#query": self.n_queries,
+            "#doc": self.n_docs,
+            "#doc/#query": self.n_docs / self.n_queries if self.n_queries else 0.0,
+            "#feature": self.n_features,
+            "#critical pairs": int(self.n_critical_pairs().sum()),
+        }
+
+
+def _rotate(n: int, k: int, random_state: int | None, validation: bool):
+    if not isinstance(k, (int, np.integer)) or k < 2:
+        raise ValueError(f"k must be an integer >= 2, got {k!r}")
+    if validation and k < 3:
+        raise ValueError("k must be >= 3 when a validation part is taken")
+    if n < k:
+        raise RankingDataError(f"cannot split {n} items into {k} folds")
+    order = np.arange(n) if random_state is None else np.random.default_rng(random_state).permutation(n)
+    parts = np.array_split(order, k)
+    for i in range(k):
+        te = parts[i]
+        va = parts[(i + 1) % k] if validation else None
+        skip = {i, (i + 1) % k} if validation else {i}
+        tr = np.concatenate([parts[j] for j in range(k) if j not in skip])
+        yield tr, va, te
+
+
+def as_ranking_data(
+    X: Any, y: Any = None, *, qid: Any = None, group: Any = None, ranking_data_ok: bool = True
+) -> RankingData:
+    """Accept the estimator ``fit`` conventions: a `RankingData`, or ``X, y`` with ``qid`` or ``group``.
+
+    Without ``qid`` and ``group`` all documents form one query.
+    """
+    if isinstance(X, RankingData):
+        if not ranking_data_ok:
+            raise TypeError("pass arrays, not RankingData, here")
+        if y is not None or qid is not None or group is not None:
+            raise TypeError("y, qid and group come from the RankingData; do not pass them as well")
+        return X
+    if y is None:
+        raise TypeError("y is required when X is an array")
+    if qid is not None and group is not None:
+        raise TypeError("pass qid or group, not both")
+    if qid is not None:
+        return RankingData.from_qid(X, y, qid)
+    if group is not None:
+        return RankingData.from_group(X, y, group)
+    n = np.asarray(X).shape[0]
+    return RankingData(X, y, np.array([0, n]))

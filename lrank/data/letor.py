@@ -1,0 +1,174 @@
+"""LETOR / SVMlight files with ``qid``: reading (through scikit-learn's parser), caching, writing."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+from lrank.data.container import RankingData, RankingDataError, qptr_from_qid
+
+CACHE_VERSION = 1
+_LINE = re.compile(r"^\s*(\S+)\s+qid:(\S+)((?:\s+\d+:\S+)*)\s*(#.*)?$")
+
+
+class LetorFormatError(ValueError):
+    """A LETOR file that cannot be read; the message names the file and line."""
+
+
+def sha256_of(path: str | os.PathLike, chunk: int = 1 << 22) -> str:
+    """Hex sha256 of a file, read in 4 MiB chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _cache_dir() -> Path:
+    from lrank.paths import data_dir
+
+    return data_dir() / "cache"
+
+
+def _find_bad_line(path: Path, n_features: int | None) -> str:
+    """Scan the text for the first line that is not ``label qid:Q idx:val ...`` (called on error)."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for lineno, line in enumerate(fh, 1):
+            body = line.split("#", 1)[0].strip()
+            if not body:
+                continue
+            m = _LINE.match(line.rstrip("\n"))
+            if m is None:
+                return f"{path}:{lineno}: not 'label qid:ID index:value ...': {line.strip()[:80]!r}"
+            label = m.group(1)
+            try:
+                lv = float(label)
+            except ValueError:
+                return f"{path}:{lineno}: label {label!r} is not a number"
+            if not np.isfinite(lv) or lv != round(lv):
+                return f"{path}:{lineno}: label {label!r} is not a finite integer"
+            last = 0
+            for tok in m.group(3).split():
+                idx, _, val = tok.partition(":")
+                try:
+                    i, v = int(idx), float(val)
+                except ValueError:
+                    return f"{path}:{lineno}: feature {tok!r} is not index:value"
+                if i <= last:
+                    return f"{path}:{lineno}: feature indices must increase ({tok!r} after {last})"
+                if v != v:
+                    return f"{path}:{lineno}: feature {tok!r} is NaN"
+                last = i
+            if n_features is not None and last > n_features:
+                return f"{path}:{lineno}: feature index {last} exceeds n_features={n_features}"
+    return f"{path}: could not be parsed"
+
+
+def _doc_line_numbers(path: Path) -> np.ndarray:
+    lines = []
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if line.split("#", 1)[0].strip():
+                lines.append(lineno)
+    return np.asarray(lines)
+
+
+def _parse(path: Path, n_features: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    from sklearn.datasets import load_svmlight_file
+
+    try:
+        X, y, qid = load_svmlight_file(
+            str(path), n_features=n_features, query_id=True, dtype=np.float32, zero_based=False
+        )
+    except (ValueError, RuntimeError) as exc:
+        raise LetorFormatError(_find_bad_line(path, n_features) + f" ({exc})") from None
+    if not np.isfinite(y).all() or (y != np.round(y)).any():
+        bad = int(np.flatnonzero(~np.isfinite(y) | (y != np.round(y)))[0])
+        line = _doc_line_numbers(path)[bad]
+        raise LetorFormatError(f"{path}:{line}: label {y[bad]!r} is not a finite integer")
+    Xd = X.toarray()
+    if np.isnan(Xd).any():
+        bad = int(np.argwhere(np.isnan(Xd))[0][0])
+        raise LetorFormatError(f"{path}:{_doc_line_numbers(path)[bad]}: a feature value is NaN")
+    return Xd, y.astype(np.int32), qid.astype(np.int64)
+
+
+def load_letor(
+    path: str | os.PathLike,
+    n_features: int | None = None,
+    cache: bool = True,
+    expected_sha256: str | None = None,
+) -> RankingData:
+    """Read a LETOR / SVMlight ranking file (``label qid:Q 1:v 2:v ... # comment``).
+
+    Parsing is scikit-learn's ``load_svmlight_file(query_id=True)``; the result is validated (labels
+    integral, queries contiguous, no NaN) and, with ``cache=True``, stored as ``.npz`` under
+    ``$LRANK_DATA/cache`` keyed by the file's sha256, so later loads run at disk speed.
+
+    Parameters
+    ----------
+    path : path-like
+    n_features : int, optional
+        Force the number of features (default: the largest index in the file).
+    cache : bool, default True
+    expected_sha256 : str, optional
+        Verify the file's checksum first.
+
+    Raises
+    ------
+    LetorFormatError
+        Malformed line, non-integral or NaN label, or a query whose documents are not contiguous; the
+        message gives ``file:line``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no LETOR file at {path}")
+    digest = sha256_of(path)
+    if expected_sha256 is not None and digest != expected_sha256:
+        raise LetorFormatError(f"{path}: sha256 {digest} does not match the expected {expected_sha256}")
+    cfile = _cache_dir() / f"letor-v{CACHE_VERSION}-{digest}-{n_features or 0}.npz"
+    if cache and cfile.is_file():
+        z = np.load(cfile)
+        X, y, qid = z["X"], z["y"], z["qid"]
+    else:
+        X, y, qid = _parse(path, n_features)
+        if cache:
+            cfile.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cfile.with_suffix(".tmp.npz")
+            np.savez(tmp, X=X, y=y, qid=qid)
+            os.replace(tmp, cfile)
+    try:
+        qptr, ids = qptr_from_qid(qid)
+    except RankingDataError as exc:
+        starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+        seen, bad = set(), 0
+        for s in starts:
+            if qid[s] in seen:
+                bad = int(s)
+                break
+            seen.add(qid[s])
+        line = _doc_line_numbers(path)[bad]
+        raise LetorFormatError(f"{path}:{line}: {exc}") from None
+    return RankingData(
+        X, y, qptr, qid=ids,
+        provenance={"source": "letor", "path": str(path), "sha256": digest},
+    )
+
+
+def save_letor(data: RankingData, path: str | os.PathLike) -> None:
+    """Write ``data`` as a LETOR file (one-based feature indices, ``qid:`` per line).
+
+    NaN cannot be written in this format; a data set with missing values is an error rather than a
+    silent zero.
+    """
+    if np.isnan(data.X).any():
+        raise ValueError("LETOR files cannot hold missing values (NaN); impute them before saving")
+    qid = data.doc_qid()
+    with open(path, "w", encoding="utf-8") as fh:
+        for i in range(data.n_docs):
+            feats = " ".join(f"{j + 1}:{float(v):.9g}" for j, v in enumerate(data.X[i]))
+            fh.write(f"{int(data.y[i])} qid:{qid[i]} {feats}\n")

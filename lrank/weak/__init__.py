@@ -1,0 +1,1 @@
+"""Weak learners: binary stumps, single-feature rankers, histogram regression trees."""
