@@ -1,0 +1,1 @@
+"""Plain-NumPy references, straight from the papers, one module per concern; kernels are tested against them."""
