@@ -1,15 +1,23 @@
 """lrank: boosting for learning to rank, derived, checked and fast.
 
-Importing lrank compiles nothing; :func:`warmup` compiles every numba kernel on a toy set.
+Importing lrank compiles nothing (and imports nothing heavy until used); :func:`warmup` compiles every
+numba kernel on a toy set. ``python -m lrank.dev test|reproduce`` sets up a fresh machine with only the
+standard library, so this module must stay importable without numpy.
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from lrank.data.container import RankingData  # noqa: E402
-
 __all__ = ["RankingData", "__version__", "warmup"]
+
+
+def __getattr__(name: str):
+    if name == "RankingData":
+        from lrank.data.container import RankingData
+
+        return RankingData
+    raise AttributeError(f"module 'lrank' has no attribute {name!r}")
 
 
 def warmup() -> None:

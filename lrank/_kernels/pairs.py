@@ -55,3 +55,8 @@ def critical_pairs(y: np.ndarray, qptr: np.ndarray) -> tuple[np.ndarray, np.ndar
     y = np.ascontiguousarray(y)
     qptr = np.ascontiguousarray(qptr, dtype=np.int64)
     return _fill(y, qptr, _count(y, qptr))
+
+
+def warmup() -> None:
+    """Compile this module's kernels on a toy query."""
+    critical_pairs(np.array([1, 0, 2], dtype=np.int32), np.array([0, 3], dtype=np.int64))

@@ -15,9 +15,9 @@ class RankingDataError(ValueError):
 class Fold(NamedTuple):
     """One cross-validation fold: train, validation (or None) and test sets."""
 
-    train: "RankingData"
-    valid: "RankingData | None"
-    test: "RankingData"
+    train: RankingData
+    valid: RankingData | None
+    test: RankingData
 
 
 class CriticalPairs(NamedTuple):
@@ -149,7 +149,7 @@ class RankingData:
 
     # ----------------------------------------------------------------------------- constructors
     @classmethod
-    def from_qid(cls, X: Any, y: Any, qid: Any, **kwargs: Any) -> "RankingData":
+    def from_qid(cls, X: Any, y: Any, qid: Any, **kwargs: Any) -> RankingData:
         """Build from XGBoost-style per-document query ids (each query's rows contiguous)."""
         qptr, ids = qptr_from_qid(qid)
         if np.asarray(X).shape[0] != np.asarray(qid).shape[0]:
@@ -157,7 +157,7 @@ class RankingData:
         return cls(X, y, qptr, qid=ids, **kwargs)
 
     @classmethod
-    def from_group(cls, X: Any, y: Any, group: Any, **kwargs: Any) -> "RankingData":
+    def from_group(cls, X: Any, y: Any, group: Any, **kwargs: Any) -> RankingData:
         """Build from LightGBM-style per-query document counts."""
         group = np.asarray(group, dtype=np.int64)
         if group.ndim != 1 or (group <= 0).any():
@@ -202,7 +202,7 @@ class RankingData:
         )
 
     # -------------------------------------------------------------------------------- selection
-    def subset(self, query_indices: Any) -> "RankingData":
+    def subset(self, query_indices: Any) -> RankingData:
         """The queries at positions ``query_indices`` (in that order) as a new `RankingData`."""
         idx = np.asarray(query_indices, dtype=np.int64).ravel()
         if idx.size and (idx.min() < 0 or idx.max() >= self.n_queries):
@@ -219,7 +219,7 @@ class RankingData:
             feature_names=self.feature_names, provenance=prov,
         )
 
-    def take_documents(self, rows: Any) -> "RankingData":
+    def take_documents(self, rows: Any) -> RankingData:
         """Documents ``rows`` of a data set, kept in their queries (rows must keep queries contiguous)."""
         rows = np.asarray(rows, dtype=np.int64)
         doc_q = self.query_index()[rows]
@@ -253,7 +253,9 @@ class RankingData:
         documents of the task; fold ``i`` tests on part ``i`` and validates on part ``(i+1) % k``.
         """
         if self.n_queries != 1:
-            raise RankingDataError(f"task_folds needs a single-query task, this data has {self.n_queries} queries")
+            raise RankingDataError(
+                f"task_folds needs a single-query task, this data has {self.n_queries} queries"
+            )
         if self.n_docs < k:
             raise RankingDataError(f"a task with {self.n_docs} documents cannot be split into {k} folds")
         return [
@@ -261,7 +263,7 @@ class RankingData:
             for tr, va, te in _rotate(self.n_docs, k, random_state, validation)
         ]
 
-    def _docs(self, rows: np.ndarray) -> "RankingData":
+    def _docs(self, rows: np.ndarray) -> RankingData:
         rows = np.sort(rows)
         return RankingData(
             self.X[rows], self.y[rows], np.array([0, rows.size]), qid=self.qid.copy(),

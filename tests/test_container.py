@@ -1,0 +1,108 @@
+import numpy as np
+import pytest
+
+from lrank.data import RankingData, RankingDataError, as_ranking_data
+
+
+def small():
+    X = np.arange(12, dtype=float).reshape(6, 2)
+    return RankingData.from_qid(X, [2, 1, 0, 1, 1, 0], qid=[10, 10, 10, 20, 30, 30])
+
+
+def test_construction_and_properties():
+    d = small()
+    assert (d.n_queries, d.n_docs, d.n_features) == (3, 6, 2)
+    assert d.qptr.tolist() == [0, 3, 4, 6]
+    assert d.qid.tolist() == [10, 20, 30]
+    assert d.X.dtype == np.float32 and d.y.dtype == np.int32
+    assert d.doc_qid().tolist() == [10, 10, 10, 20, 30, 30]
+    assert d.query_index().tolist() == [0, 0, 0, 1, 2, 2]
+    assert RankingData.from_group(d.X, d.y, [3, 1, 2]).qptr.tolist() == d.qptr.tolist()
+
+
+@pytest.mark.parametrize(
+    "kwargs, msg",
+    [
+        (dict(y=[0, 1, np.nan]), "finite"),
+        (dict(y=[0, 1.5, 2]), "integral"),
+        (dict(qptr=[0, 2, 2, 3]), "empty"),
+        (dict(qptr=[0, 2]), "end at"),
+        (dict(X=np.array([[1.0], [np.inf], [0.0]])), "infinite"),
+        (dict(y=["a", "b", "c"]), "numeric"),
+    ],
+)
+def test_bad_input_is_a_clear_error(kwargs, msg):
+    args = dict(X=np.zeros((3, 1)), y=[0, 1, 2], qptr=[0, 1, 3])
+    args.update(kwargs)
+    with pytest.raises(RankingDataError, match=msg):
+        RankingData(**args)
+
+
+def test_unknown_qid_order_is_an_error():
+    with pytest.raises(RankingDataError, match="not contiguous"):
+        RankingData.from_qid(np.zeros((4, 1)), [0, 1, 0, 1], qid=[1, 2, 1, 2])
+
+
+def test_subset_keeps_queries_in_given_order():
+    d = small()
+    s = d.subset([2, 0])
+    assert s.qid.tolist() == [30, 10]
+    assert s.y.tolist() == [1, 0, 2, 1, 0]
+    np.testing.assert_array_equal(s.X[:2], d.X[4:6])
+
+
+def test_kfold_partitions_queries_3_1_1():
+    rng = np.random.default_rng(0)
+    d = RankingData.from_group(rng.normal(size=(50, 3)), rng.integers(0, 3, 50), [5] * 10)
+    folds = d.kfold(5, random_state=1)
+    assert len(folds) == 5
+    tests = np.concatenate([f.test.qid for f in folds])
+    assert sorted(tests.tolist()) == list(range(10))
+    for f in folds:
+        ids = [set(f.train.qid), set(f.valid.qid), set(f.test.qid)]
+        assert len(ids[0]) == 6 and len(ids[1]) == 2 and len(ids[2]) == 2
+        assert not (ids[0] & ids[1]) and not (ids[0] & ids[2]) and not (ids[1] & ids[2])
+    again = d.kfold(5, random_state=1)
+    assert all((a.test.qid == b.test.qid).all() for a, b in zip(folds, again))
+    assert all(f.valid is None for f in d.kfold(5, validation=False))
+
+
+def test_task_folds_split_documents_of_one_query():
+    rng = np.random.default_rng(0)
+    d = RankingData(rng.normal(size=(23, 2)), rng.integers(1, 6, 23), [0, 23])
+    folds = d.task_folds(5, random_state=0)
+    seen = []
+    for f in folds:
+        assert f.train.n_queries == f.valid.n_queries == f.test.n_queries == 1
+        assert f.train.n_docs + f.valid.n_docs + f.test.n_docs == 23
+        seen.append(f.test.X[:, 0])
+    assert np.sort(np.concatenate(seen)).tolist() == np.sort(d.X[:, 0]).tolist()
+    with pytest.raises(RankingDataError, match="single-query"):
+        small().task_folds(5)
+
+
+def test_pairs_weighting_and_describe():
+    d = small()
+    p = d.pairs()
+    assert list(zip(p.hi.tolist(), p.lo.tolist())) == [(0, 1), (0, 2), (1, 2), (4, 5)]
+    assert np.isclose(p.weight.sum(), 1.0) and np.allclose(p.weight, 0.25)
+    q = d.pairs("query")
+    assert np.allclose(q.weight, [1 / 6, 1 / 6, 1 / 6, 1 / 2])
+    assert d.pairs("none").weight.tolist() == [1.0] * 4
+    with pytest.raises(ValueError):
+        d.pairs("bogus")
+    assert d.describe() == {"#query": 3, "#doc": 6, "#doc/#query": 2.0, "#feature": 2, "#critical pairs": 4}
+    assert d.n_critical_pairs().tolist() == [3, 0, 1]
+
+
+def test_as_ranking_data_conventions():
+    X, y = np.zeros((4, 2)), [0, 1, 1, 0]
+    assert as_ranking_data(X, y, qid=[5, 5, 6, 6]).n_queries == 2
+    assert as_ranking_data(X, y, group=[1, 3]).group.tolist() == [1, 3]
+    assert as_ranking_data(X, y).n_queries == 1
+    d = as_ranking_data(X, y, group=[2, 2])
+    assert as_ranking_data(d) is d
+    with pytest.raises(TypeError):
+        as_ranking_data(X, y, qid=[1, 1, 2, 2], group=[2, 2])
+    with pytest.raises(TypeError):
+        as_ranking_data(d, y)
