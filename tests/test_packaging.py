@@ -1,0 +1,70 @@
+"""environment.yml names the same packages and versions as pyproject.toml; the CLI answers."""
+
+import pathlib
+import re
+import subprocess
+import sys
+import tomllib
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+# conda-forge spells two packages differently from PyPI
+CONDA_TO_PIP = {"dask": "dask[distributed]", "distributed": "dask[distributed]"}
+
+
+def _pyproject_pins() -> dict[str, str]:
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = list(meta["dependencies"])
+    for extra in meta["optional-dependencies"].values():
+        reqs += extra
+    pins = {}
+    for r in reqs:
+        name, version = re.fullmatch(r"([A-Za-z0-9_.\-\[\]]+)==([\w.]+)", r).groups()
+        pins[name.lower()] = version
+    return pins
+
+
+def _environment_pins() -> dict[str, str]:
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    assert "conda-forge" in env["channels"]
+    pins = {}
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):
+            for p in dep["pip"]:
+                if p.startswith("-e"):
+                    continue
+                name, version = p.split("==")
+                pins[name.lower()] = version
+        elif dep.startswith("python="):
+            assert dep == "python=3.11"
+        elif "=" in dep:
+            name, version = dep.split("=")
+            pins[CONDA_TO_PIP.get(name, name).lower()] = version
+    return pins
+
+
+def test_every_dependency_is_pinned_exactly():
+    assert all(v for v in _pyproject_pins().values())
+
+
+def test_environment_yml_matches_pyproject():
+    assert _environment_pins() == _pyproject_pins()
+
+
+def test_environment_installs_lrank_itself():
+    assert "-e ." in (ROOT / "environment.yml").read_text()
+
+
+def test_cli_help_and_info():
+    out = subprocess.run([sys.executable, "-m", "lrank", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "reproduce" in out.stdout and "bench" in out.stdout
+    out = subprocess.run([sys.executable, "-m", "lrank", "info"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "numba threads" in out.stdout
+
+
+def test_import_is_light():
+    code = "import sys, lrank; print('numba' in sys.modules, 'numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
