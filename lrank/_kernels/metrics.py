@@ -1,0 +1,425 @@
+"""Per-query ranking metrics as numba kernels.
+
+Layout: every array is flat over documents and grouped into queries by CSR offsets ``qptr`` (query
+``q`` owns rows ``qptr[q]:qptr[q+1]``). One call of :func:`rank_order` sorts every query once
+(score-descending); the metric kernels then walk the *sorted* label array (``y[order]``) and, for the
+normalised metrics, the *ideal* label array (each query's labels sorted in decreasing order, see
+:func:`ideal_labels`). Hot loops elsewhere in lrank (AdaRank's feature x query metric matrix,
+LambdaMART's ideal DCG) call :func:`query_metric` and :func:`ideal_dcg` directly.
+
+Integer codes (module constants, read by the plain-Python layer :mod:`lrank.metrics`):
+
+* metrics: ``NDCG``, ``MEAN_NDCG``, ``MAP``, ``ERR``, ``PREC``, ``MRR``, ``WTA``, ``DCG``;
+* ties: ``TIES_STABLE`` (document order), ``TIES_PESSIMISTIC`` (lowest label first among tied
+  scores), ``TIES_OPTIMISTIC`` (highest label first);
+* gain: ``GAIN_EXP`` (2^rel - 1), ``GAIN_LINEAR`` (rel);
+* discount: ``DISC_LOG2`` (1/log2(i+1)), ``DISC_JK`` (Jarvelin-Kekalainen: 1 for i = 1, 1/log2 i after).
+
+A query value of ``empty`` is written where the metric is undefined for the query (no relevant
+document); pass NaN to mark the query as skipped.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._jit import njit
+
+NDCG = 0
+MEAN_NDCG = 1
+MAP = 2
+ERR = 3
+PREC = 4
+MRR = 5
+WTA = 6
+DCG = 7
+
+TIES_STABLE = 0
+TIES_PESSIMISTIC = 1
+TIES_OPTIMISTIC = 2
+
+GAIN_EXP = 0
+GAIN_LINEAR = 1
+
+DISC_LOG2 = 0
+DISC_JK = 1
+
+
+# ---------------------------------------------------------------------------------------------------
+# sorting
+# ---------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def rank_order(scores, labels, qptr, ties):
+    """Global row indices of every query's documents in decreasing score order.
+
+    ``ties`` orders documents with equal scores: 0 by document order (stable), 1 lowest label first
+    (pessimistic), 2 highest label first (optimistic); equal labels then keep document order.
+    """
+    n = scores.size
+    order = np.empty(n, dtype=np.int64)
+    for q in range(qptr.size - 1):
+        a = qptr[q]
+        m = qptr[q + 1] - a
+        if m == 0:
+            continue
+        neg = np.empty(m, dtype=np.float64)
+        if ties == 0:
+            for i in range(m):
+                neg[i] = -scores[a + i]
+            p = np.argsort(neg, kind="mergesort")
+            for i in range(m):
+                order[a + i] = a + p[i]
+        else:
+            lab = np.empty(m, dtype=np.float64)
+            sign = 1.0 if ties == 1 else -1.0
+            for i in range(m):
+                lab[i] = sign * labels[a + i]
+            p1 = np.argsort(lab, kind="mergesort")
+            for i in range(m):
+                neg[i] = -scores[a + p1[i]]
+            p2 = np.argsort(neg, kind="mergesort")
+            for i in range(m):
+                order[a + i] = a + p1[p2[i]]
+    return order
+
+
+@njit(cache=True)
+def ideal_labels(labels, qptr):
+    """Each query's labels sorted in decreasing order (the ideal ranking's labels), float64."""
+    out = np.empty(labels.size, dtype=np.float64)
+    for q in range(qptr.size - 1):
+        a, b = qptr[q], qptr[q + 1]
+        if b == a:
+            continue
+        s = np.sort(labels[a:b].astype(np.float64))
+        m = b - a
+        for i in range(m):
+            out[a + i] = s[m - 1 - i]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# gains and discounts
+# ---------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def gain_value(rel, gain):
+    """Gain of a label: 2^rel - 1 (gain 0) or rel (gain 1)."""
+    if gain == 0:
+        return 2.0**rel - 1.0
+    return rel
+
+
+@njit(cache=True)
+def discount_value(pos, disc):
+    """Discount of 1-based position ``pos``: 1/log2(pos+1) (disc 0) or JK's 1, 1/log2(pos) (disc 1)."""
+    if disc == 0:
+        return 1.0 / math.log2(pos + 1.0)
+    if pos <= 1:
+        return 1.0
+    return 1.0 / math.log2(float(pos))
+
+
+@njit(cache=True)
+def _dcg(lab, a, kk, gain, disc):
+    s = 0.0
+    for i in range(kk):
+        s += gain_value(lab[a + i], gain) * discount_value(i + 1, disc)
+    return s
+
+
+@njit(cache=True)
+def ideal_dcg(labels, qptr, k, gain, disc):
+    """Ideal DCG@k of every query (k <= 0: all positions); labels in document order."""
+    ideal = ideal_labels(labels, qptr)
+    nq = qptr.size - 1
+    out = np.zeros(nq, dtype=np.float64)
+    for q in range(nq):
+        a, b = qptr[q], qptr[q + 1]
+        m = b - a
+        kk = m if (k <= 0 or k > m) else k
+        out[q] = _dcg(ideal, a, kk, gain, disc)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# per-query metrics over sorted labels
+# ---------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_threshold, max_grade):
+    """One metric for every query, from labels in ranked order and in ideal order.
+
+    Parameters
+    ----------
+    y_sorted, ideal_sorted : float64 arrays
+        Labels in the ranking's order and in decreasing order, grouped by ``qptr``.
+    code : int
+        NDCG, MEAN_NDCG, MAP, ERR, PREC, MRR, WTA or DCG.
+    k : int
+        Cut-off (``<= 0``: all positions). ``PREC`` divides by ``k`` even when the query is shorter.
+    empty : float
+        Value of a query without a relevant document (NaN = skipped).
+    """
+    nq = qptr.size - 1
+    out = np.empty(nq, dtype=np.float64)
+    for q in range(nq):
+        a, b = qptr[q], qptr[q + 1]
+        m = b - a
+        kk = m if (k <= 0 or k > m) else k
+        top = ideal_sorted[a] if m > 0 else 0.0  # the query's maximum label
+        if code == DCG:
+            out[q] = _dcg(y_sorted, a, kk, gain, disc)
+            continue
+        if code == NDCG or code == MEAN_NDCG or code == ERR:
+            if m == 0 or top <= 0.0:  # ideal DCG is 0: no relevant document
+                out[q] = empty
+                continue
+        else:
+            if m == 0 or top < rel_threshold:
+                out[q] = empty
+                continue
+        if code == NDCG:
+            out[q] = _dcg(y_sorted, a, kk, gain, disc) / _dcg(ideal_sorted, a, kk, gain, disc)
+        elif code == MEAN_NDCG:
+            # BoostingTree Sec. 4.1: (1/m) sum_{k=1}^{m} NDCG@k
+            d = 0.0
+            di = 0.0
+            acc = 0.0
+            for i in range(m):
+                w = discount_value(i + 1, disc)
+                d += gain_value(y_sorted[a + i], gain) * w
+                di += gain_value(ideal_sorted[a + i], gain) * w
+                acc += d / di
+            out[q] = acc / m
+        elif code == MAP:
+            hits = 0
+            s = 0.0
+            for i in range(m):
+                if y_sorted[a + i] >= rel_threshold:
+                    hits += 1
+                    s += hits / (i + 1.0)
+            out[q] = s / hits
+        elif code == ERR:
+            # ERR@k (Chapelle et al. 2009; gdeval / RankLib): R = (2^g - 1) / 2^max_grade
+            scale = 2.0**max_grade
+            s = 0.0
+            decay = 1.0
+            for i in range(kk):
+                r = (2.0 ** y_sorted[a + i] - 1.0) / scale
+                s += r * decay / (i + 1.0)
+                decay *= 1.0 - r
+            out[q] = s
+        elif code == PREC:
+            hits = 0
+            for i in range(kk):
+                if y_sorted[a + i] >= rel_threshold:
+                    hits += 1
+            out[q] = hits / (k if k > 0 else m)
+        elif code == MRR:
+            v = 0.0
+            for i in range(m):
+                if y_sorted[a + i] >= rel_threshold:
+                    v = 1.0 / (i + 1.0)
+                    break
+            out[q] = v
+        elif code == WTA:
+            out[q] = 1.0 if y_sorted[a] == top else 0.0
+        else:
+            out[q] = np.nan
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# pair losses R1, R2 (RankBoost+ Eq. 3-4) over the critical pairs of each query
+# ---------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def pair_losses(s_sorted, y_sorted, qptr):
+    """Per-query ``(R1, R2)`` over the critical pairs, from scores and labels in ranked order.
+
+    ``R1`` counts a tied critical pair as wrong (Eq. 3), ``R2`` as half wrong (Eq. 4). Queries without
+    critical pairs get NaN. O(n_q^2) per query, with an early exit when all labels are equal.
+    """
+    nq = qptr.size - 1
+    r1 = np.full(nq, np.nan)
+    r2 = np.full(nq, np.nan)
+    for q in range(nq):
+        a, b = qptr[q], qptr[q + 1]
+        if b - a < 2:
+            continue
+        lo = y_sorted[a]
+        hi = y_sorted[a]
+        for i in range(a, b):
+            lo = min(lo, y_sorted[i])
+            hi = max(hi, y_sorted[i])
+        if lo == hi:
+            continue
+        crit = 0
+        tie = 0
+        wrong = 0
+        for i in range(a, b):
+            yi = y_sorted[i]
+            si = s_sorted[i]
+            for j in range(i + 1, b):  # s_sorted[i] >= s_sorted[j]
+                yj = y_sorted[j]
+                if yi == yj:
+                    continue
+                crit += 1
+                if si == s_sorted[j]:
+                    tie += 1
+                elif yi < yj:
+                    wrong += 1
+        r1[q] = (wrong + tie) / crit  # Eq. 3: h(x') - h(x) <= 0 is an error
+        r2[q] = (wrong + 0.5 * tie) / crit  # Eq. 4: a tie is half an error
+    return r1, r2
+
+
+# ---------------------------------------------------------------------------------------------------
+# RankBoost Sec. 6.2.4 and App. A: expectations under random tie-breaking
+# ---------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def expected_disagreement(s_sorted, y_sorted, ideal_sorted, qptr):
+    """E[disagreement] (RankBoost Sec. 6.2.4) per query in O(n_q log n_q) (NaN: no ordered pair).
+
+    Counted independently of :func:`pair_losses`: documents are inserted into a Fenwick tree over the
+    query's distinct labels in increasing score order, one tie group at a time; a document misorders
+    every already inserted (lower-scored) document with a higher label, and ties with every document
+    of its group with a different label.
+    """
+    nq = qptr.size - 1
+    out = np.full(nq, np.nan)
+    for q in range(nq):
+        a, b = qptr[q], qptr[q + 1]
+        m = b - a
+        if m < 2:
+            continue
+        # distinct labels, increasing
+        uniq = np.empty(m, dtype=np.float64)
+        nu = 0
+        for i in range(b - 1, a - 1, -1):
+            v = ideal_sorted[i]
+            if nu == 0 or uniq[nu - 1] != v:
+                uniq[nu] = v
+                nu += 1
+        if nu < 2:
+            continue
+        uniq = uniq[:nu]
+        total = np.zeros(nu, dtype=np.int64)
+        tree = np.zeros(nu + 1, dtype=np.int64)
+        inserted = 0
+        wrong = 0.0
+        tie = 0.0
+        end = b
+        while end > a:  # tie groups from the lowest score up
+            start = end - 1
+            while start > a and s_sorted[start - 1] == s_sorted[end - 1]:
+                start -= 1
+            cnt = np.zeros(nu, dtype=np.int64)
+            for i in range(start, end):
+                u = np.searchsorted(uniq, y_sorted[i])
+                cnt[u] += 1
+                # inserted documents with a label index <= u
+                s = 0
+                j = u + 1
+                while j > 0:
+                    s += tree[j]
+                    j -= j & (-j)
+                wrong += inserted - s
+            g = end - start
+            same = 0
+            for u in range(nu):
+                same += cnt[u] * cnt[u]
+                total[u] += cnt[u]
+            tie += 0.5 * (g * g - same)
+            for i in range(start, end):
+                u = np.searchsorted(uniq, y_sorted[i])
+                j = u + 1
+                while j <= nu:
+                    tree[j] += 1
+                    j += j & (-j)
+            inserted += g
+            end = start
+        same = 0
+        for u in range(nu):
+            same += total[u] * total[u]
+        crit = 0.5 * (m * m - same)
+        out[q] = (wrong + 0.5 * tie) / crit
+    return out
+
+
+@njit(cache=True)
+def _log_binom(n, k):
+    return math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
+
+
+@njit(cache=True)
+def expected_precisions(s_sorted, good_sorted, qptr, empty):
+    """Per-query ``(E[AP], E[PROT], E[coverage])`` under random tie-breaking (RankBoost Eq. 22).
+
+    ``good_sorted`` (uint8) marks the good documents in ranked order. For the k-th good document,
+    lying in a tie group of Q documents of which q are good, with R documents and r good documents
+    ranked strictly above the group, ``Pr[rank(t_k) = i] = C(i-R-1, k-r-1) C(Q-i+R, q-k+r) / C(Q, q)``.
+    Queries without a good document get ``empty``.
+    """
+    nq = qptr.size - 1
+    eap = np.full(nq, empty)
+    eprot = np.full(nq, empty)
+    ecov = np.full(nq, empty)
+    for q in range(nq):
+        a, b = qptr[q], qptr[q + 1]
+        K = 0
+        for i in range(a, b):
+            K += good_sorted[i]
+        if K == 0:
+            continue
+        ap = 0.0
+        prot = 0.0
+        cov = 0.0
+        r = 0  # good documents strictly above the current tie group
+        start = a
+        while start < b:
+            end = start + 1
+            while end < b and s_sorted[end] == s_sorted[start]:
+                end += 1
+            Q = end - start
+            qg = 0
+            for i in range(start, end):
+                qg += good_sorted[i]
+            if qg > 0:
+                R = start - a
+                lden = _log_binom(Q, qg)
+                for j in range(1, qg + 1):  # t_k is the j-th good document of the group, k = r + j
+                    kk = r + j
+                    e_inv = 0.0  # E[1 / rank(t_k)]
+                    for ell in range(j, Q - qg + j + 1):  # Eq. 24, ell = i - R
+                        p = math.exp(_log_binom(ell - 1, j - 1) + _log_binom(Q - ell, qg - j) - lden)
+                        e_inv += p / (R + ell)
+                    ap += kk * e_inv  # E[AP] = (1/K) sum_k k E[1/rank(t_k)]
+                    if kk == 1:
+                        prot = e_inv  # E[PROT] = E[1/rank(t_1)]
+                    if kk == K:
+                        cov = K * e_inv  # E[coverage] = E[K/rank(t_K)]
+                r += qg
+            start = end
+        eap[q] = ap / K
+        eprot[q] = prot
+        ecov[q] = cov
+    return eap, eprot, ecov
+
+
+def warmup() -> None:
+    """Compile every kernel of this module on a toy input."""
+    y = np.array([2.0, 0.0, 1.0, 0.0, 1.0], dtype=np.float64)
+    s = np.array([0.5, 0.5, 0.1, 0.9, -1.0], dtype=np.float64)
+    qptr = np.array([0, 3, 5], dtype=np.int64)
+    for ties in (0, 1, 2):
+        order = rank_order(s, y, qptr, ties)
+    ys = y[order]
+    ss = s[order]
+    ideal = ideal_labels(y, qptr)
+    for code in range(8):
+        query_metric(ys, ideal, qptr, code, 3, 0, 0, np.nan, 1.0, 4.0)
+    ideal_dcg(y, qptr, 10, 0, 0)
+    pair_losses(ss, ys, qptr)
+    expected_disagreement(ss, ys, ideal, qptr)
+    expected_precisions(ss, (ys >= 1).astype(np.uint8), qptr, np.nan)

@@ -1,0 +1,489 @@
+"""Per-query ranking metrics: NDCG, MeanNDCG, MAP, ERR, P@k, MRR, WTA, pair losses and expectations.
+
+Everything takes flat arrays: labels ``y`` (non-negative integers), ``scores`` (higher = ranked
+higher) and CSR query offsets ``qptr`` (query ``q`` owns rows ``qptr[q]:qptr[q+1]``, as in
+:class:`lrank.RankingData`). :func:`evaluate` sorts every query once and computes any number of
+metrics from that one sort; the per-metric functions (:func:`ndcg`, :func:`average_precision`, ...)
+return one float64 value per query.
+
+Conventions (the defaults are the first option of each)
+-------------------------------------------------------
+gain
+    ``"exp"``: 2^rel - 1 (LightGBM, XGBoost, RankLib, gdeval and the papers); ``"linear"``: rel
+    (``sklearn.metrics.ndcg_score``, trec_eval's ``ndcg``).
+discount
+    ``"log2"``: 1/log2(i+1) at 1-based position i; ``"jk"``: Jarvelin & Kekalainen's 1 for i = 1 and
+    1/log2(i) after (the LETOR 3.0 / 4.0 evaluation scripts and the BoostingTree paper's MQ2007
+    results; its position 1 and 2 have the same discount).
+empty
+    Value of a query without a relevant document, where the metric is undefined: ``0.0`` (default;
+    trec_eval / ir-measures, the LETOR scripts and, as far as we know, RankLib score such a query 0),
+    ``1.0`` (LightGBM's and XGBoost's ``ndcg``) or ``"skip"`` (NaN in per-query output; excluded from
+    the mean). "No relevant document" means: for ``ndcg``, ``mean_ndcg`` and ``err``, every label is 0
+    (the ideal DCG is 0); for ``map``, ``p@k``, ``mrr`` and ``wta``, no label reaches
+    ``rel_threshold``. An empty query (``qptr[q] == qptr[q+1]``) counts as one without a relevant
+    document.
+ties
+    Documents with equal scores are ordered ``"stable"``: by their order within the query (the
+    order of the rows). ``"pessimistic"`` puts the lowest label first among tied scores (the worst
+    case), ``"optimistic"`` the highest (the best case). ``sklearn.metrics.ndcg_score`` instead
+    averages over tied orders; the RankBoost paper's expectations over random tie-breaking are the
+    separate ``expected_*`` metrics, which do not depend on ``ties``.
+cut-offs
+    ``ndcg@k``, ``err@k`` with ``k`` larger than a query use all of its documents (the ideal DCG is cut
+    at the same depth); ``p@k`` always divides by ``k`` (trec_eval's ``P_k``: missing positions count
+    as non-relevant).
+NaN scores
+    Are an error (a ``ValueError`` naming the first one): replace them with ``-inf`` to rank such
+    documents last.
+
+Metric names
+------------
+``ndcg@k``, ``ndcg`` (all positions), ``dcg@k``, ``mean_ndcg`` (LETOR 4.0's MeanNDCG, BoostingTree
+Sec. 4.1: the average of NDCG@1..n_q over the positions of each query), ``map`` (average precision
+with ``rel_threshold``), ``err@k`` (expected reciprocal rank with the gdeval / RankLib grade scale
+R = (2^g - 1) / 2^max_grade, ``max_grade`` = 4), ``p@k``, ``mrr`` (reciprocal rank of the first
+relevant document), ``wta`` (winner takes all: 1 if the top-ranked document has the query's maximum
+label, else 0), ``r1`` and ``r2`` (RankBoost+ Eq. 3-4: the fraction of the query's critical pairs that
+are misordered, a tie counting as one resp. one half; NaN for a query without a critical pair),
+``expected_disagreement``, ``expected_ap``, ``expected_prot``, ``expected_coverage`` (RankBoost Sec.
+6.2.4 and App. A, Eq. 22: expectations over a uniformly random breaking of the ties in the scores).
+
+For the ``expected_*`` precision measures a document is *good*, as in the RankBoost paper's movie
+task, when it has its query's highest label (``good="max"``, the paper's bipartite reading); pass an
+integer ``good`` to call every document with a label ``>= good`` good instead. A query with no good
+document gets ``empty``; a query whose documents are all good scores 1. ``expected_disagreement``
+equals ``r2`` (the paper's Eq. 21 / RankBoost+ Eq. 4): it is computed by a different kernel.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from lrank._kernels import metrics as _k
+
+__all__ = [
+    "MetricSpec",
+    "average_precision",
+    "dcg",
+    "err",
+    "evaluate",
+    "expected_ap",
+    "expected_coverage",
+    "expected_disagreement",
+    "expected_prot",
+    "ideal_dcg",
+    "mean_ndcg",
+    "ndcg",
+    "parse_metric",
+    "precision",
+    "r1",
+    "r2",
+    "random_guessing",
+    "rank_order",
+    "reciprocal_rank",
+    "wta",
+]
+
+_GAINS = {"exp": _k.GAIN_EXP, "linear": _k.GAIN_LINEAR}
+_DISCOUNTS = {"log2": _k.DISC_LOG2, "jk": _k.DISC_JK}
+_TIES = {"stable": _k.TIES_STABLE, "pessimistic": _k.TIES_PESSIMISTIC, "optimistic": _k.TIES_OPTIMISTIC}
+
+# name -> (kind, kernel code, cut-off: "required" | "optional" | "none")
+_METRICS: dict[str, tuple[str, int, str]] = {
+    "ndcg": ("sorted", _k.NDCG, "optional"),
+    "dcg": ("sorted", _k.DCG, "optional"),
+    "mean_ndcg": ("sorted", _k.MEAN_NDCG, "none"),
+    "map": ("sorted", _k.MAP, "none"),
+    "err": ("sorted", _k.ERR, "optional"),
+    "p": ("sorted", _k.PREC, "required"),
+    "mrr": ("sorted", _k.MRR, "none"),
+    "wta": ("sorted", _k.WTA, "none"),
+    "r1": ("pairs", 0, "none"),
+    "r2": ("pairs", 1, "none"),
+    "expected_disagreement": ("disagreement", 0, "none"),
+    "expected_ap": ("expected", 0, "none"),
+    "expected_prot": ("expected", 1, "none"),
+    "expected_coverage": ("expected", 2, "none"),
+}
+_NAME_RE = re.compile(r"^([a-z_0-9]+?)(?:@(\d+))?$")
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A parsed metric name: ``base`` (e.g. ``"ndcg"``), cut-off ``k`` (0 = all positions)."""
+
+    name: str
+    base: str
+    k: int
+    kind: str
+    code: int
+
+
+def parse_metric(name: str) -> MetricSpec:
+    """Parse a metric name such as ``"ndcg@10"``, ``"map"`` or ``"err@20"``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, a missing cut-off (``"p"``) or one given where none is allowed.
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"a metric name must be a string, got {name!r}")
+    m = _NAME_RE.match(name.strip().lower())
+    base = m.group(1) if m else None
+    if base not in _METRICS:
+        known = ", ".join(f"{b}@k" if c == "required" else (f"{b}[@k]" if c == "optional" else b)
+                          for b, (_, _, c) in _METRICS.items())
+        raise ValueError(f"unknown metric {name!r}; known metrics: {known}")
+    kind, code, cut = _METRICS[base]
+    k_text = m.group(2)
+    if k_text is None and cut == "required":
+        raise ValueError(f"metric {name!r} needs a cut-off, e.g. '{base}@10'")
+    if k_text is not None and cut == "none":
+        raise ValueError(f"metric {base!r} takes no cut-off, got {name!r}")
+    k = int(k_text) if k_text is not None else 0
+    if k_text is not None and k < 1:
+        raise ValueError(f"the cut-off of {name!r} must be at least 1")
+    return MetricSpec(name=name, base=base, k=k, kind=kind, code=code)
+
+
+# ---------------------------------------------------------------------------------------------------
+# validation
+# ---------------------------------------------------------------------------------------------------
+def _check_inputs(y: Any, scores: Any, qptr: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    y = np.asarray(y)
+    scores = np.asarray(scores)
+    if y.ndim != 1 or scores.ndim != 1:
+        raise ValueError(f"y and scores must be 1-d, got shapes {y.shape} and {scores.shape}")
+    if y.shape[0] != scores.shape[0]:
+        raise ValueError(f"y has {y.shape[0]} entries but scores has {scores.shape[0]}")
+    if y.dtype.kind not in "iufb":
+        raise ValueError(f"labels must be numeric, got dtype {y.dtype}")
+    yf = np.ascontiguousarray(y, dtype=np.float64)
+    if y.dtype.kind == "f":
+        bad = ~np.isfinite(yf) | (yf != np.round(yf))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"label of document {i} is {y[i]!r}; labels must be integers")
+    if yf.size and yf.min() < 0:
+        i = int(np.argmin(yf))
+        raise ValueError(f"label of document {i} is {y[i]!r}; labels must be non-negative")
+    if scores.dtype.kind not in "iufb":
+        raise ValueError(f"scores must be numeric, got dtype {scores.dtype}")
+    sf = np.ascontiguousarray(scores, dtype=np.float64)
+    nan = np.isnan(sf)
+    if nan.any():
+        i = int(np.flatnonzero(nan)[0])
+        raise ValueError(
+            f"score of document {i} is NaN ({int(nan.sum())} NaN scores in all); "
+            "replace them, e.g. with -inf to rank those documents last"
+        )
+    qp = np.asarray(qptr)
+    if qp.ndim != 1 or qp.size < 1 or qp.dtype.kind not in "iu":
+        raise ValueError("qptr must be a 1-d integer array of query offsets (n_queries + 1 entries)")
+    qp = np.ascontiguousarray(qp, dtype=np.int64)
+    if qp[0] != 0 or qp[-1] != yf.size:
+        raise ValueError(f"qptr must start at 0 and end at n_docs={yf.size}, got {qp[0]}..{qp[-1]}")
+    if qp.size > 1 and np.any(np.diff(qp) < 0):
+        q = int(np.flatnonzero(np.diff(qp) < 0)[0])
+        raise ValueError(f"qptr must be non-decreasing; qptr[{q}] = {qp[q]} > qptr[{q + 1}] = {qp[q + 1]}")
+    return yf, sf, qp
+
+
+def _option(value: Any, table: dict[str, int], what: str) -> int:
+    if value not in table:
+        raise ValueError(f"{what} must be one of {sorted(table)}, got {value!r}")
+    return table[value]
+
+
+def _empty_value(empty: Any) -> float:
+    if isinstance(empty, str):
+        if empty == "skip":
+            return float("nan")
+        raise ValueError(f"empty must be a number (0.0, 1.0) or 'skip', got {empty!r}")
+    try:
+        return float(empty)
+    except (TypeError, ValueError):
+        raise ValueError(f"empty must be a number (0.0, 1.0) or 'skip', got {empty!r}") from None
+
+
+def _good_mask(y_sorted: np.ndarray, ideal: np.ndarray, qptr: np.ndarray, good: Any) -> np.ndarray:
+    if isinstance(good, str):
+        if good != "max":
+            raise ValueError(f"good must be 'max' or an integer label threshold, got {good!r}")
+        top = np.zeros(y_sorted.size)
+        sizes = np.diff(qptr)
+        if y_sorted.size:
+            top = np.repeat(ideal[qptr[:-1][sizes > 0]], sizes[sizes > 0])
+        return (y_sorted == top).astype(np.uint8)
+    if isinstance(good, bool) or not isinstance(good, (int, np.integer)):
+        raise ValueError(f"good must be 'max' or an integer label threshold, got {good!r}")
+    return (y_sorted >= good).astype(np.uint8)
+
+
+# ---------------------------------------------------------------------------------------------------
+# evaluate
+# ---------------------------------------------------------------------------------------------------
+def evaluate(
+    y: Any,
+    scores: Any,
+    qptr: Any,
+    metrics: str | Iterable[str] = ("ndcg@10",),
+    *,
+    per_query: bool = False,
+    gain: str = "exp",
+    discount: str = "log2",
+    empty: float | str = 0.0,
+    ties: str = "stable",
+    rel_threshold: int = 1,
+    max_grade: int = 4,
+    good: str | int = "max",
+) -> dict[str, Any]:
+    """Evaluate rankings of many queries at once.
+
+    Parameters
+    ----------
+    y : array-like of int, shape (n_docs,)
+        Relevance labels (non-negative integers).
+    scores : array-like of float, shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets.
+    metrics : str or iterable of str
+        Metric names (see the module docstring), e.g. ``["ndcg@10", "map", "err@10"]``.
+    per_query : bool
+        If True, return float64 arrays with one value per query (NaN where skipped) instead of means.
+    gain, discount, empty, ties : str / float
+        Conventions, see the module docstring. Defaults: ``"exp"``, ``"log2"``, ``0.0``, ``"stable"``.
+    rel_threshold : int
+        Lowest relevant label for ``map``, ``p@k``, ``mrr`` and ``wta``'s emptiness test (default 1).
+    max_grade : int
+        Top grade of ``err@k``'s scale (default 4, as gdeval and RankLib); larger labels are an error.
+    good : "max" or int
+        Which documents are good for ``expected_ap|prot|coverage``: the query's top label (default,
+        the RankBoost paper) or labels ``>= good``.
+
+    Returns
+    -------
+    dict
+        Metric name -> mean over the queries that are not skipped (float; NaN if all are skipped),
+        or -> per-query float64 array with ``per_query=True``.
+    """
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError("metrics is empty")
+    specs = [parse_metric(n) for n in names]
+    yf, sf, qp = _check_inputs(y, scores, qptr)
+    g = _option(gain, _GAINS, "gain")
+    d = _option(discount, _DISCOUNTS, "discount")
+    t = _option(ties, _TIES, "ties")
+    e = _empty_value(empty)
+    thr = float(rel_threshold)
+    if any(s.base == "err" for s in specs):
+        if yf.size and yf.max() > max_grade:
+            raise ValueError(f"err@k: label {yf.max():g} exceeds max_grade={max_grade}; raise max_grade")
+
+    order = _k.rank_order(sf, yf, qp, t)
+    y_sorted = yf[order]
+    ideal = _k.ideal_labels(yf, qp)
+    s_sorted: np.ndarray | None = None
+    pair_cache: tuple[np.ndarray, np.ndarray] | None = None
+    exp_cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    out: dict[str, Any] = {}
+    for spec in specs:
+        if spec.kind == "sorted":
+            vals = _k.query_metric(y_sorted, ideal, qp, spec.code, spec.k, g, d, e, thr, float(max_grade))
+        else:
+            if s_sorted is None:
+                s_sorted = sf[order]
+            if spec.kind == "pairs":
+                if pair_cache is None:
+                    pair_cache = _k.pair_losses(s_sorted, y_sorted, qp)
+                vals = pair_cache[spec.code]
+            elif spec.kind == "disagreement":
+                vals = _k.expected_disagreement(s_sorted, y_sorted, ideal, qp)
+            else:
+                if exp_cache is None:
+                    exp_cache = _k.expected_precisions(s_sorted, _good_mask(y_sorted, ideal, qp, good), qp, e)
+                vals = exp_cache[spec.code]
+        out[spec.name] = vals.copy() if per_query else _mean(vals)
+    return out
+
+
+def _mean(vals: np.ndarray) -> float:
+    ok = ~np.isnan(vals)
+    if not ok.any():
+        return float("nan")
+    return float(np.mean(vals[ok]))
+
+
+def _one(name: str, y: Any, scores: Any, qptr: Any, **kw: Any) -> np.ndarray:
+    return evaluate(y, scores, qptr, [name], per_query=True, **kw)[name]
+
+
+def _cut(base: str, k: int | None) -> str:
+    if k is None or k == 0:
+        return base
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a positive integer or None, got {k!r}")
+    return f"{base}@{int(k)}"
+
+
+# ---------------------------------------------------------------------------------------------------
+# per-metric functions (each returns one float64 value per query)
+# ---------------------------------------------------------------------------------------------------
+def ndcg(y: Any, scores: Any, qptr: Any, k: int | None = 10, *, gain: str = "exp", discount: str = "log2",
+         empty: float | str = 0.0, ties: str = "stable") -> np.ndarray:
+    """NDCG@k per query (``k=None``: all positions): DCG@k / ideal DCG@k (BoostingTree Sec. 4.1)."""
+    return _one(_cut("ndcg", k), y, scores, qptr, gain=gain, discount=discount, empty=empty, ties=ties)
+
+
+def dcg(y: Any, scores: Any, qptr: Any, k: int | None = 10, *, gain: str = "exp", discount: str = "log2",
+        ties: str = "stable") -> np.ndarray:
+    """DCG@k per query (unnormalised; never empty)."""
+    return _one(_cut("dcg", k), y, scores, qptr, gain=gain, discount=discount, ties=ties)
+
+
+def mean_ndcg(y: Any, scores: Any, qptr: Any, *, gain: str = "exp", discount: str = "log2",
+              empty: float | str = 0.0, ties: str = "stable") -> np.ndarray:
+    """MeanNDCG per query: (1/n_q) sum_{k=1}^{n_q} NDCG@k (LETOR 4.0; BoostingTree Sec. 4.1).
+
+    The LETOR 4.0 script and the BoostingTree paper's MQ2007 numbers use ``discount="jk"``.
+    """
+    return _one("mean_ndcg", y, scores, qptr, gain=gain, discount=discount, empty=empty, ties=ties)
+
+
+def average_precision(y: Any, scores: Any, qptr: Any, *, rel_threshold: int = 1, empty: float | str = 0.0,
+                      ties: str = "stable") -> np.ndarray:
+    """Average precision per query (labels ``>= rel_threshold`` are relevant); its mean is MAP."""
+    return _one("map", y, scores, qptr, rel_threshold=rel_threshold, empty=empty, ties=ties)
+
+
+def err(y: Any, scores: Any, qptr: Any, k: int | None = 10, *, max_grade: int = 4, empty: float | str = 0.0,
+        ties: str = "stable") -> np.ndarray:
+    """ERR@k per query: sum_r (1/r) R_r prod_{i<r} (1 - R_i), R = (2^g - 1) / 2^max_grade (gdeval)."""
+    return _one(_cut("err", k), y, scores, qptr, max_grade=max_grade, empty=empty, ties=ties)
+
+
+def precision(y: Any, scores: Any, qptr: Any, k: int = 10, *, rel_threshold: int = 1,
+              empty: float | str = 0.0, ties: str = "stable") -> np.ndarray:
+    """P@k per query: relevant documents among the top k, divided by k."""
+    if k is None:
+        raise ValueError("precision needs a cut-off k")
+    return _one(_cut("p", k), y, scores, qptr, rel_threshold=rel_threshold, empty=empty, ties=ties)
+
+
+def reciprocal_rank(y: Any, scores: Any, qptr: Any, *, rel_threshold: int = 1, empty: float | str = 0.0,
+                    ties: str = "stable") -> np.ndarray:
+    """Reciprocal rank of the first relevant document per query; its mean is MRR."""
+    return _one("mrr", y, scores, qptr, rel_threshold=rel_threshold, empty=empty, ties=ties)
+
+
+def wta(y: Any, scores: Any, qptr: Any, *, rel_threshold: int = 1, empty: float | str = 0.0,
+        ties: str = "stable") -> np.ndarray:
+    """Winner takes all per query: 1 if the top-ranked document has the query's maximum label, else 0.
+
+    A query whose maximum label is below ``rel_threshold`` gets ``empty``.
+    """
+    return _one("wta", y, scores, qptr, rel_threshold=rel_threshold, empty=empty, ties=ties)
+
+
+def r1(y: Any, scores: Any, qptr: Any) -> np.ndarray:
+    """RankBoost+ Eq. 3 per query: fraction of critical pairs with h(hi) <= h(lo) (NaN: no pairs)."""
+    return _one("r1", y, scores, qptr)
+
+
+def r2(y: Any, scores: Any, qptr: Any) -> np.ndarray:
+    """RankBoost+ Eq. 4 per query: misordered critical pairs plus half the tied ones (NaN: no pairs)."""
+    return _one("r2", y, scores, qptr)
+
+
+def expected_disagreement(y: Any, scores: Any, qptr: Any) -> np.ndarray:
+    """RankBoost Sec. 6.2.4: expected fraction of ordered pairs misordered under random tie-breaking."""
+    return _one("expected_disagreement", y, scores, qptr)
+
+
+def expected_ap(y: Any, scores: Any, qptr: Any, *, good: str | int = "max",
+                empty: float | str = 0.0) -> np.ndarray:
+    """E[AP] per query under random tie-breaking: (1/K) sum_k k sum_i Pr[rank(t_k) = i] / i (Eq. 22)."""
+    return _one("expected_ap", y, scores, qptr, good=good, empty=empty)
+
+
+def expected_prot(y: Any, scores: Any, qptr: Any, *, good: str | int = "max",
+                  empty: float | str = 0.0) -> np.ndarray:
+    """E[PROT] per query: sum_i Pr[rank(t_1) = i] / i (RankBoost Sec. 6.2.4, Eq. 22)."""
+    return _one("expected_prot", y, scores, qptr, good=good, empty=empty)
+
+
+def expected_coverage(y: Any, scores: Any, qptr: Any, *, good: str | int = "max",
+                      empty: float | str = 0.0) -> np.ndarray:
+    """E[coverage] per query: sum_i Pr[rank(t_K) = i] K / i (precision of the last good document).
+
+    The paper's text defines coverage as 1/rank(t_K) but calls it "the precision of the last good
+    movie" and takes the expectation of K/rank(t_K); we follow the latter.
+    """
+    return _one("expected_coverage", y, scores, qptr, good=good, empty=empty)
+
+
+def random_guessing(n_items: int, n_good: int) -> dict[str, float]:
+    """Expected AP, PROT, coverage and disagreement of random guessing (all ``n_items`` tied).
+
+    Computed from Eq. 22 with one tie group (R = r = 0, Q = n_items, q = n_good); the disagreement of
+    a ranking that ties everything is 1/2 whenever there is an ordered pair.
+
+    Returns
+    -------
+    dict
+        ``{"ap": ..., "prot": ..., "coverage": ..., "disagreement": ...}``.
+    """
+    for v, name in ((n_items, "n_items"), (n_good, "n_good")):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ValueError(f"{name} must be an integer, got {v!r}")
+    if n_items < 1 or not 1 <= n_good <= n_items:
+        raise ValueError(f"need n_items >= 1 and 1 <= n_good <= n_items, got {n_items}, {n_good}")
+    y = np.zeros(n_items, dtype=np.float64)
+    y[:n_good] = 1.0
+    s = np.zeros(n_items, dtype=np.float64)
+    qp = np.array([0, n_items], dtype=np.int64)
+    res = evaluate(y, s, qp, ["expected_ap", "expected_prot", "expected_coverage", "expected_disagreement"],
+                   per_query=True)
+    return {
+        "ap": float(res["expected_ap"][0]),
+        "prot": float(res["expected_prot"][0]),
+        "coverage": float(res["expected_coverage"][0]),
+        "disagreement": float(res["expected_disagreement"][0]),
+    }
+
+
+def ideal_dcg(
+    y: Any, qptr: Any, k: int | None = 10, *, gain: str = "exp", discount: str = "log2"
+) -> np.ndarray:
+    """Ideal (maximum) DCG@k of every query; 0 for a query without a positive label."""
+    yf, _, qp = _check_inputs(y, np.zeros(np.asarray(y).shape[0]), qptr)
+    kk = 0 if k is None else int(k)
+    return _k.ideal_dcg(yf, qp, kk, _option(gain, _GAINS, "gain"), _option(discount, _DISCOUNTS, "discount"))
+
+
+def rank_order(scores: Any, qptr: Any, y: Any = None, *, ties: str = "stable") -> np.ndarray:
+    """Row indices of each query's documents in decreasing score order (global indices, per query).
+
+    ``y`` is needed only for ``ties="pessimistic"`` / ``"optimistic"``.
+    """
+    s = np.asarray(scores)
+    if y is None:
+        if ties != "stable":
+            raise ValueError(f"ties={ties!r} needs the labels y")
+        y = np.zeros(s.shape[0])
+    yf, sf, qp = _check_inputs(y, s, qptr)
+    return _k.rank_order(sf, yf, qp, _option(ties, _TIES, "ties"))
+
+
+def metric_names() -> Sequence[str]:
+    """The base metric names ``evaluate`` understands."""
+    return tuple(_METRICS)

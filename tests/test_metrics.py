@@ -1,0 +1,328 @@
+"""lrank.metrics: kernels against the plain-NumPy references, conventions, edge cases, errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import lrank.metrics as M
+from lrank._kernels import metrics as K
+from tests.reference import metrics as ref
+
+
+def random_queries(seed, n_queries=40, max_size=9, ties=True, all_equal=True):
+    """Flat (y, s, qptr) with one-document queries, all-equal-label queries and tied scores."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, max_size + 1, size=n_queries)
+    sizes[0] = 1
+    ys, ss = [], []
+    for q, m in enumerate(sizes):
+        y = rng.integers(0, 5, size=m)
+        if all_equal and q % 7 == 3:
+            y[:] = y[0]
+        if all_equal and q % 11 == 5:
+            y[:] = 0
+        s = rng.integers(0, 4, size=m).astype(float) if ties else rng.normal(size=m)
+        if ties and q % 5 == 2:
+            s[0] = -np.inf
+        ys.append(y)
+        ss.append(s)
+    qptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    return np.concatenate(ys), np.concatenate(ss), qptr
+
+
+def assert_same(a, b, tol=1e-12):
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    assert a.shape == b.shape
+    assert np.array_equal(np.isnan(a), np.isnan(b)), (a, b)
+    ok = ~np.isnan(a)
+    np.testing.assert_allclose(a[ok], b[ok], rtol=0, atol=tol)
+
+
+TIES = ["stable", "pessimistic", "optimistic"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("ties", TIES)
+def test_sorted_metrics_match_reference(seed, ties):
+    y, s, qp = random_queries(seed)
+    got = M.evaluate(y, s, qp, ["ndcg@3", "ndcg", "mean_ndcg", "map", "err@4", "p@3", "mrr", "wta"],
+                     per_query=True, ties=ties, empty="skip")
+    assert_same(got["ndcg@3"], ref.per_query(ref.ndcg, y, s, qp, k=3, ties=ties))
+    assert_same(got["ndcg"], ref.per_query(ref.ndcg, y, s, qp, ties=ties))
+    assert_same(got["mean_ndcg"], ref.per_query(ref.mean_ndcg, y, s, qp, ties=ties))
+    assert_same(got["map"], ref.per_query(ref.average_precision, y, s, qp, ties=ties))
+    assert_same(got["err@4"], ref.per_query(ref.err, y, s, qp, k=4, ties=ties))
+    assert_same(got["p@3"], ref.per_query(ref.precision, y, s, qp, k=3, ties=ties))
+    assert_same(got["mrr"], ref.per_query(ref.reciprocal_rank, y, s, qp, ties=ties))
+    assert_same(got["wta"], ref.per_query(ref.wta, y, s, qp, ties=ties))
+
+
+@pytest.mark.parametrize("gain", ["exp", "linear"])
+@pytest.mark.parametrize("discount", ["log2", "jk"])
+def test_gain_and_discount_conventions(gain, discount):
+    y, s, qp = random_queries(5)
+    got = M.evaluate(y, s, qp, ["ndcg@5", "mean_ndcg"], per_query=True, gain=gain, discount=discount,
+                     empty="skip")
+    assert_same(got["ndcg@5"], ref.per_query(ref.ndcg, y, s, qp, k=5, g=gain, d=discount))
+    assert_same(got["mean_ndcg"], ref.per_query(ref.mean_ndcg, y, s, qp, g=gain, d=discount))
+
+
+def test_discount_values():
+    # log2: 1/log2(i+1); jk: 1 at i = 1, 1/log2(i) after (positions 1 and 2 share the discount)
+    assert K.discount_value(1, K.DISC_LOG2) == 1.0
+    assert K.discount_value(3, K.DISC_LOG2) == 0.5
+    assert K.discount_value(1, K.DISC_JK) == 1.0
+    assert K.discount_value(2, K.DISC_JK) == 1.0
+    assert K.discount_value(4, K.DISC_JK) == 0.5
+    assert K.gain_value(3.0, K.GAIN_EXP) == 7.0
+    assert K.gain_value(3.0, K.GAIN_LINEAR) == 3.0
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_pair_losses_match_reference(seed):
+    y, s, qp = random_queries(seed)
+    got = M.evaluate(y, s, qp, ["r1", "r2", "expected_disagreement"], per_query=True)
+    refs = np.array([ref.r1_r2(y[qp[q]:qp[q + 1]], s[qp[q]:qp[q + 1]]) for q in range(qp.size - 1)])
+    assert_same(got["r1"], refs[:, 0])
+    assert_same(got["r2"], refs[:, 1])
+    # r2 and expected_disagreement come from two different kernels (O(n^2) pairs vs Fenwick tree)
+    assert_same(got["expected_disagreement"], got["r2"], tol=1e-12)
+
+
+def test_r2_equals_expected_disagreement_larger_queries():
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 6, size=3000)
+    s = rng.integers(0, 30, size=3000).astype(float)
+    qp = np.array([0, 1000, 1700, 3000])
+    got = M.evaluate(y, s, qp, ["r2", "expected_disagreement"], per_query=True)
+    assert_same(got["r2"], got["expected_disagreement"], tol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_expected_measures_against_enumeration(seed):
+    """Eq. 22 against every tie order (itertools.permutations inside each tie group)."""
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(6):
+        m = int(rng.integers(1, 8))
+        y = rng.integers(0, 3, size=m)
+        s = rng.integers(0, 3, size=m).astype(float)
+        qp = np.array([0, m])
+        for good in ("max", 1):
+            got = M.evaluate(y, s, qp, ["expected_ap", "expected_prot", "expected_coverage",
+                                        "expected_disagreement"], per_query=True, good=good, empty="skip")
+            want = ref.expected_by_enumeration(y, s, good=good)
+            for name, w in zip(["expected_ap", "expected_prot", "expected_coverage", "expected_disagreement"],
+                               want):
+                assert_same(got[name], [w], tol=1e-9)
+
+
+def test_expected_measures_without_ties_equal_plain_measures():
+    y, s, qp = random_queries(9, ties=False)
+    got = M.evaluate(y, s, qp, ["expected_ap", "map"], per_query=True, good=1, empty="skip")
+    assert_same(got["expected_ap"], got["map"], tol=1e-12)
+
+
+def test_random_guessing():
+    rg = M.random_guessing(4, 2)
+    want = ref.expected_by_enumeration(np.array([1, 1, 0, 0]), np.zeros(4))
+    assert rg["ap"] == pytest.approx(want[0], abs=1e-12)
+    assert rg["prot"] == pytest.approx(want[1], abs=1e-12)
+    assert rg["coverage"] == pytest.approx(want[2], abs=1e-12)
+    assert rg["disagreement"] == 0.5
+    # one good item among N: E[PROT] = E[coverage] = E[AP] = H_N / N
+    n = 60
+    h = sum(1.0 / i for i in range(1, n + 1)) / n
+    rg = M.random_guessing(n, 1)
+    assert rg["prot"] == pytest.approx(h, rel=1e-10)
+    assert rg["coverage"] == pytest.approx(h, rel=1e-10)
+    # all good: everything is 1
+    rg = M.random_guessing(5, 5)
+    assert rg["ap"] == pytest.approx(1.0) and rg["prot"] == pytest.approx(1.0)
+    assert math.isnan(rg["disagreement"])
+    with pytest.raises(ValueError):
+        M.random_guessing(3, 0)
+    with pytest.raises(ValueError):
+        M.random_guessing(3, 4)
+
+
+# ---------------------------------------------------------------------------------------------------
+# conventions and edge cases
+# ---------------------------------------------------------------------------------------------------
+def test_empty_query_options():
+    y = np.array([0, 0, 0, 1, 2])
+    s = np.array([0.3, 0.2, 0.1, 0.0, 1.0])
+    qp = np.array([0, 3, 5])
+    names = ["ndcg@10", "mean_ndcg", "map", "err@10", "p@1", "mrr", "wta"]
+    for empty, want in ((0.0, 0.0), (1.0, 1.0), ("skip", math.nan)):
+        got = M.evaluate(y, s, qp, names, per_query=True, empty=empty)
+        for name in names:
+            v = got[name][0]
+            assert (math.isnan(v) and math.isnan(want)) or v == want, (name, empty, v)
+    # the mean skips NaN queries: only the second query counts
+    mean = M.evaluate(y, s, qp, ["ndcg@10"], empty="skip")["ndcg@10"]
+    assert mean == pytest.approx(1.0)
+    assert M.evaluate(y, s, qp, ["ndcg@10"])["ndcg@10"] == pytest.approx(0.5)  # default: empty = 0.0
+    assert math.isnan(M.evaluate(y[:3], s[:3], qp[:2], ["ndcg@10"], empty="skip")["ndcg@10"])
+    # r1/r2 without critical pairs: NaN whatever empty says
+    assert math.isnan(M.evaluate(y, s, qp, ["r1"], per_query=True, empty=0.0)["r1"][0])
+
+
+def test_rel_threshold():
+    y = np.array([1, 2, 0, 2])
+    s = np.array([4.0, 3.0, 2.0, 1.0])
+    qp = np.array([0, 4])
+    got = M.evaluate(y, s, qp, ["map", "mrr", "p@2"], per_query=True, rel_threshold=2)
+    assert got["mrr"][0] == 0.5
+    assert got["p@2"][0] == 0.5
+    assert got["map"][0] == pytest.approx((1 / 2 + 2 / 4) / 2)
+
+
+def test_k_larger_than_query():
+    y, s, qp = random_queries(4)
+    got = M.evaluate(y, s, qp, ["ndcg@100", "ndcg", "err@100", "err", "p@100"], per_query=True)
+    assert_same(got["ndcg@100"], got["ndcg"])
+    assert_same(got["err@100"], got["err"])
+    rel = np.add.reduceat((y >= 1).astype(float), qp[:-1])
+    want = np.where(rel > 0, rel / 100.0, 0.0)
+    assert_same(got["p@100"], want)  # P@k divides by k (trec_eval)
+
+
+def test_one_document_queries():
+    y = np.array([3, 0, 1])
+    s = np.array([0.0, 5.0, -1.0])
+    qp = np.array([0, 1, 2, 3])
+    got = M.evaluate(y, s, qp, ["ndcg@10", "map", "mean_ndcg", "r2", "expected_ap"], per_query=True)
+    assert_same(got["ndcg@10"], [1.0, 0.0, 1.0])
+    assert_same(got["map"], [1.0, 0.0, 1.0])
+    assert_same(got["mean_ndcg"], [1.0, 0.0, 1.0])
+    assert_same(got["r2"], [np.nan] * 3)
+    assert_same(got["expected_ap"], [1.0, 1.0, 1.0])  # good = the query's top label
+
+
+def test_ties_conventions():
+    y = np.array([0, 1, 2])
+    s = np.zeros(3)
+    qp = np.array([0, 3])
+    stable = M.ndcg(y, s, qp, k=1)[0]
+    pess = M.ndcg(y, s, qp, k=1, ties="pessimistic")[0]
+    opt = M.ndcg(y, s, qp, k=1, ties="optimistic")[0]
+    assert stable == 0.0 and pess == 0.0 and opt == 1.0
+    assert M.ndcg(y[::-1], s, qp, k=1)[0] == 1.0  # stable: document order decides
+    order = M.rank_order(np.array([1.0, 2.0, 2.0, 0.0]), np.array([0, 4]))
+    assert order.tolist() == [1, 2, 0, 3]
+
+
+def test_jk_discount_ties_first_two_positions():
+    # JK: swapping positions 1 and 2 leaves DCG unchanged
+    qp = np.array([0, 3])
+    a = M.dcg(np.array([2, 1, 0]), np.array([3.0, 2.0, 1.0]), qp, discount="jk")[0]
+    b = M.dcg(np.array([1, 2, 0]), np.array([3.0, 2.0, 1.0]), qp, discount="jk")[0]
+    assert a == b == 4.0
+
+
+def test_ideal_dcg_export():
+    y, s, qp = random_queries(2)
+    idcg = M.ideal_dcg(y, qp, k=5)
+    want = [ref.dcg_at(np.sort(y[qp[q]:qp[q + 1]])[::-1], 5) for q in range(qp.size - 1)]
+    assert_same(idcg, want)
+
+
+def test_query_metric_kernel_directly():
+    y, s, qp = random_queries(8)
+    yf = y.astype(float)
+    order = K.rank_order(s, yf, qp, K.TIES_STABLE)
+    ideal = K.ideal_labels(yf, qp)
+    vals = K.query_metric(yf[order], ideal, qp, K.NDCG, 10, K.GAIN_EXP, K.DISC_LOG2, np.nan, 1.0, 4.0)
+    assert_same(vals, M.ndcg(y, s, qp, k=10, empty="skip"))
+
+
+def test_deterministic_and_input_not_modified():
+    y, s, qp = random_queries(11)
+    s0 = s.copy()
+    a = M.evaluate(y, s, qp, ["ndcg@10", "map", "err@10", "expected_ap", "r2"], per_query=True)
+    b = M.evaluate(y, s, qp, ["ndcg@10", "map", "err@10", "expected_ap", "r2"], per_query=True)
+    for k in a:
+        assert np.array_equal(a[k], b[k], equal_nan=True)
+    assert np.array_equal(s, s0)
+
+
+def test_int_and_float_inputs_agree():
+    y, s, qp = random_queries(12)
+    a = M.evaluate(y, s, qp, ["ndcg@10", "map"])
+    b = M.evaluate(y.astype(np.float32), s.astype(np.float32), qp.astype(np.int32), ["ndcg@10", "map"])
+    assert a == b
+
+
+def test_mean_is_nanmean_of_per_query():
+    y, s, qp = random_queries(13)
+    pq = M.evaluate(y, s, qp, ["ndcg@10", "r1"], per_query=True)
+    mean = M.evaluate(y, s, qp, ["ndcg@10", "r1"])
+    assert mean["ndcg@10"] == pytest.approx(np.mean(pq["ndcg@10"]))
+    assert mean["r1"] == pytest.approx(np.nanmean(pq["r1"]))
+
+
+# ---------------------------------------------------------------------------------------------------
+# errors
+# ---------------------------------------------------------------------------------------------------
+def test_parse_metric():
+    assert M.parse_metric("ndcg@10").k == 10
+    assert M.parse_metric("NDCG@5").base == "ndcg"
+    assert M.parse_metric("ndcg").k == 0
+    assert M.parse_metric("map").base == "map"
+    for bad in ("ndgc@10", "p", "map@10", "ndcg@0", "ndcg@x", "", 3):
+        with pytest.raises(ValueError):
+            M.parse_metric(bad)
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        (([1, 0], [0.1], [0, 2]), "entries"),
+        (([1, 0], [0.1, np.nan], [0, 2]), "NaN"),
+        (([1, 0], [0.1, 0.2], [0, 3]), "qptr"),
+        (([1, 0], [0.1, 0.2], [1, 2]), "qptr"),
+        (([1, 0, 1], [0.1, 0.2, 0.3], [0, 2, 1, 3]), "non-decreasing"),
+        (([1, 0], [0.1, 0.2], [0.0, 2.0]), "qptr"),
+        (([1.5, 0], [0.1, 0.2], [0, 2]), "integers"),
+        (([-1, 0], [0.1, 0.2], [0, 2]), "non-negative"),
+        (([[1, 0]], [0.1, 0.2], [0, 2]), "1-d"),
+    ],
+)
+def test_bad_input(args, match):
+    with pytest.raises(ValueError, match=match):
+        M.evaluate(*args, ["ndcg@10"])
+
+
+def test_bad_options():
+    y, s, qp = [1, 0], [0.1, 0.2], [0, 2]
+    with pytest.raises(ValueError, match="unknown metric"):
+        M.evaluate(y, s, qp, ["ndcg@10", "foo"])
+    with pytest.raises(ValueError, match="gain"):
+        M.evaluate(y, s, qp, gain="square")
+    with pytest.raises(ValueError, match="discount"):
+        M.evaluate(y, s, qp, discount="ln")
+    with pytest.raises(ValueError, match="ties"):
+        M.evaluate(y, s, qp, ties="random")
+    with pytest.raises(ValueError, match="empty"):
+        M.evaluate(y, s, qp, empty="nan")
+    with pytest.raises(ValueError, match="max_grade"):
+        M.evaluate([5, 0], s, qp, ["err@10"])
+    with pytest.raises(ValueError, match="good"):
+        M.evaluate(y, s, qp, ["expected_ap"], good="top")
+    with pytest.raises(ValueError, match="empty"):
+        M.evaluate(y, s, qp, [])
+
+
+def test_infinite_scores_are_fine():
+    y = np.array([0, 1, 2])
+    s = np.array([np.inf, -np.inf, 0.0])
+    got = M.evaluate(y, s, [0, 3], ["map"], per_query=True)["map"]
+    assert got[0] == pytest.approx((1 / 2 + 2 / 3) / 2)
+
+
+def test_warmup_runs():
+    K.warmup()
