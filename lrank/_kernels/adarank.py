@@ -1,0 +1,125 @@
+"""AdaRank kernels: the feature x query metric matrix (computed once) and the per-round weighted sums.
+
+A single-feature weak ranker's metric on a query never changes while AdaRank trains (Sec. 3.6 of Xu & Li
+2007): only the query distribution ``P_t`` does. So the metric of every candidate weak ranker on every
+query is computed once, ``M[c, q] = E(pi(q, d_q, h_c), y_q)``, and round ``t`` picks
+``argmax_c sum_q P_t(q) M[c, q]`` (Sec. 3.6), an O(candidates x queries) weighted sum, instead of
+re-ranking every feature on every query every round.
+
+The matrix itself is filled with :func:`lrank.metrics.evaluate` (``per_query=True``), one call per
+candidate, so AdaRank's E is exactly lrank's metric, with its tie and empty-query conventions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import njit
+
+
+@njit(cache=True)
+def _weighted_performance(M, P):
+    # varphi_c = sum_i P(i) E(pi(q_i, d_i, h_c), y_i)    (Theorem 1's varphi(t); Sec. 3.6)
+    C, Q = M.shape
+    out = np.zeros(C, dtype=np.float64)
+    for c in range(C):
+        s = 0.0
+        for q in range(Q):
+            s += P[q] * M[c, q]
+        out[c] = s
+    return out
+
+
+@njit(cache=True)
+def _choose(M, P, allowed):
+    # Sec. 3.6: h_t = argmax_k sum_i P_t(i) E(pi(q_i, d_i, x_k), y_i); ties go to the lowest index
+    phi = _weighted_performance(M, P)
+    best = -1
+    best_phi = -np.inf
+    for c in range(phi.size):
+        if allowed[c] and phi[c] > best_phi:
+            best = c
+            best_phi = phi[c]
+    return best, best_phi, phi
+
+
+def weighted_performance(M: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """``P``-weighted metric of every candidate: ``M @ P`` in a fixed summation order (float64).
+
+    Parameters
+    ----------
+    M : ndarray of shape (n_candidates, n_queries)
+        Feature x query metric matrix.
+    P : ndarray of shape (n_queries,)
+        Distribution over queries.
+    """
+    M = np.ascontiguousarray(M, dtype=np.float64)
+    P = np.ascontiguousarray(P, dtype=np.float64)
+    if M.ndim != 2 or P.ndim != 1 or M.shape[1] != P.shape[0]:
+        raise ValueError(f"M must be (n_candidates, n_queries) and P (n_queries,), got {M.shape}, {P.shape}")
+    return _weighted_performance(M, P)
+
+
+def choose_weak_ranker(M: np.ndarray, P: np.ndarray, allowed: np.ndarray | None = None
+                       ) -> tuple[int, float, np.ndarray]:
+    """The candidate with the best ``P``-weighted metric (Sec. 3.6).
+
+    Returns
+    -------
+    best : int
+        Index of the chosen candidate (the lowest index among exact ties; -1 if none is allowed).
+    varphi : float
+        Its weighted metric ``sum_q P(q) M[best, q]``.
+    phi : ndarray of shape (n_candidates,)
+        Weighted metric of every candidate.
+    """
+    M = np.ascontiguousarray(M, dtype=np.float64)
+    P = np.ascontiguousarray(P, dtype=np.float64)
+    if M.ndim != 2 or P.ndim != 1 or M.shape[1] != P.shape[0]:
+        raise ValueError(f"M must be (n_candidates, n_queries) and P (n_queries,), got {M.shape}, {P.shape}")
+    if allowed is None:
+        allowed = np.ones(M.shape[0], dtype=np.bool_)
+    allowed = np.ascontiguousarray(allowed, dtype=np.bool_)
+    best, best_phi, phi = _choose(M, P, allowed)
+    return int(best), float(best_phi), phi
+
+
+def feature_query_matrix(H: np.ndarray, y: np.ndarray, qptr: np.ndarray, metric: str,
+                         metric_options: dict | None = None) -> np.ndarray:
+    """``M[c, q]``: metric ``metric`` of query ``q`` ranked by candidate ``c``'s scores ``H[:, c]``.
+
+    Parameters
+    ----------
+    H : ndarray of shape (n_docs, n_candidates)
+        Scores of every candidate weak ranker.
+    y, qptr : labels and CSR query offsets.
+    metric : str
+        An lrank metric name (``"map"``, ``"ndcg@5"``, ...).
+    metric_options : dict, optional
+        Passed to :func:`lrank.metrics.evaluate` (``gain``, ``discount``, ``empty``, ``rel_threshold``...).
+
+    Returns
+    -------
+    ndarray of shape (n_candidates, n_queries), float64
+        NaN where the metric skips a query (e.g. MAP of a query without relevant documents and
+        ``empty="skip"``).
+    """
+    from lrank.metrics import evaluate
+
+    H = np.asarray(H, dtype=np.float64)
+    if H.ndim != 2 or H.shape[0] != np.asarray(y).shape[0]:
+        raise ValueError(f"H must be (n_docs, n_candidates) with n_docs = len(y), got {H.shape}")
+    opts = dict(metric_options or {})
+    nq = np.asarray(qptr).size - 1
+    M = np.empty((H.shape[1], nq), dtype=np.float64)
+    for c in range(H.shape[1]):
+        M[c] = evaluate(y, np.ascontiguousarray(H[:, c]), qptr, [metric], per_query=True, **opts)[metric]
+    return M
+
+
+def warmup() -> None:
+    """Compile the AdaRank kernels on a toy problem."""
+    M = np.array([[0.5, 1.0], [1.0, 0.0]])
+    P = np.array([0.5, 0.5])
+    weighted_performance(M, P)
+    choose_weak_ranker(M, P)

@@ -1,0 +1,188 @@
+"""AdaRank: kernels against the plain-NumPy reference, Fig. 1 semantics, Theorem 1, estimator API."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lrank._kernels.adarank import choose_weak_ranker, feature_query_matrix, weighted_performance
+from lrank.data import RankingData
+from lrank.data.generators import make_letor_like
+from lrank.models.adarank import AdaRank
+from lrank.weak.single_feature import SingleFeatureRankers
+from tests.reference import adarank as ref
+
+
+def _random_data(seed: int, n_queries: int = 12, n_features: int = 6, missing: float = 0.0,
+                 ties: bool = True) -> RankingData:
+    """Random queries including a one-document query and an all-equal-label query."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 15, size=n_queries)
+    sizes[0] = 1
+    n = int(sizes.sum())
+    X = rng.normal(size=(n, n_features))
+    if ties:
+        X[:, : n_features // 2] = np.round(X[:, : n_features // 2])  # many exact ties
+    if missing:
+        X[rng.random(X.shape) < missing] = np.nan
+    y = rng.integers(0, 3, size=n)
+    y[sizes[0]: sizes[0] + sizes[1]] = 1  # all-equal labels
+    return RankingData.from_group(X, y, sizes)
+
+
+# ----------------------------------------------------------------------------------------- kernels
+@pytest.mark.parametrize("seed", range(5))
+def test_weighted_performance_matches_reference(seed):
+    rng = np.random.default_rng(seed)
+    M = rng.random((7, 9))
+    M[2] = M[3]  # tied candidates
+    P = rng.random(9)
+    P /= P.sum()
+    np.testing.assert_allclose(weighted_performance(M, P), ref.weighted_performance(M, P), rtol=1e-13)
+    best, phi, allphi = choose_weak_ranker(M, P)
+    assert best == int(np.argmax(ref.weighted_performance(M, P)))
+    assert phi == allphi[best]
+    allowed = np.ones(7, dtype=bool)
+    allowed[best] = False
+    b2, _, _ = choose_weak_ranker(M, P, allowed)
+    assert b2 != best and b2 >= 0
+
+
+def test_choose_ties_go_to_lowest_index():
+    M = np.array([[0.5, 0.5], [0.5, 0.5], [0.1, 0.2]])
+    assert choose_weak_ranker(M, np.array([0.5, 0.5]))[0] == 0
+
+
+def test_kernel_shape_errors():
+    with pytest.raises(ValueError):
+        weighted_performance(np.zeros((2, 3)), np.zeros(2))
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.2])
+@pytest.mark.parametrize("directions", ["positive", "both"])
+def test_matrix_matches_reranking(missing, directions):
+    d = _random_data(3, missing=missing)
+    weak = SingleFeatureRankers(directions=directions).fit(d.X)
+    H = weak.transform(d.X)
+    np.testing.assert_array_equal(H, ref.weak_values(d.X, directions))
+    M = feature_query_matrix(H, d.y, d.qptr, "ndcg@5")
+    for c in range(H.shape[1]):
+        np.testing.assert_array_equal(M[c], ref.per_query(d.y, H[:, c], d.qptr, "ndcg@5", {}))
+
+
+# -------------------------------------------------------------------------------- the algorithm
+@pytest.mark.parametrize("metric", ["map", "ndcg@5"])
+@pytest.mark.parametrize("seed,missing,directions", [(0, 0.0, "positive"), (1, 0.1, "both"),
+                                                      (2, 0.0, "both")])
+def test_adarank_matches_reference(metric, seed, missing, directions):
+    d = _random_data(seed, missing=missing)
+    r = ref.adarank(d, metric, n_rounds=8, directions=directions)
+    m = AdaRank(metric=metric, n_rounds=8, early_stopping=None, directions=directions).fit(d)
+    h = m.history_
+    T = len(r["alpha"])
+    assert len(h) == T
+    np.testing.assert_array_equal(h["candidate"].to_numpy(), r["candidate"])
+    np.testing.assert_allclose(h["alpha"].to_numpy(), r["alpha"], rtol=1e-12)
+    np.testing.assert_allclose(h["train_E"].to_numpy(), r["train_E"], rtol=1e-12)
+    np.testing.assert_allclose(h["bound"].to_numpy(), r["bound"], rtol=1e-9, atol=1e-12)
+
+
+def test_first_round_alpha_and_distribution():
+    d = _random_data(4)
+    m = AdaRank(metric="map", n_rounds=1, early_stopping=None).fit(d)
+    phi = m.history_["varphi"].iloc[0]
+    assert m.alphas_[0] == pytest.approx(0.5 * np.log((1 + phi) / (1 - phi)), rel=1e-12)  # Fig. 1
+    # train E after round 1 is the chosen feature's own E (f_1 ranks like h_1)
+    assert m.history_["train_E"].iloc[0] == pytest.approx(m.metric_matrix_[m.candidates_[0]].mean())
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("metric", ["map", "ndcg@5", "ndcg@10", "err@10", "mrr"])
+def test_theorem1_bound_never_violated(seed, metric):
+    """Theorem 1: mean training E >= 1 - prod_t e^{-delta_min^t} sqrt(1 - varphi(t)^2), every round."""
+    for d in (_random_data(seed, missing=0.1),
+              make_letor_like(n_queries=15, docs_per_query=(5, 30), n_features=8, random_state=seed)):
+        for directions in ("positive", "both"):
+            m = AdaRank(metric=metric, n_rounds=25, early_stopping=None, directions=directions,
+                        max_consecutive=2).fit(d)
+            h = m.history_
+            assert len(h) > 0
+            assert (h["train_E"] >= h["bound"] - 1e-9).all(), h[["train_E", "bound"]]
+            # and the bound is the running product of the per-round factors
+            np.testing.assert_allclose(1 - np.cumprod(h["bound_factor"]), h["bound"], rtol=1e-9, atol=1e-12)
+
+
+def test_perfect_weak_ranker_caps_alpha():
+    X = np.array([[3.0], [2.0], [1.0], [5.0], [4.0]])
+    y = np.array([2, 1, 0, 1, 0])
+    m = AdaRank(metric="ndcg@5", n_rounds=3, early_stopping=None).fit(X, y, group=[3, 2])
+    assert np.isfinite(m.alphas_).all()
+    assert m.history_["varphi"].iloc[0] == 1.0
+    assert (m.history_["train_E"] >= m.history_["bound"] - 1e-12).all()
+
+
+# ---------------------------------------------------------------------------------- early stopping
+def test_early_stopping_keeps_best_round():
+    d = make_letor_like(n_queries=20, docs_per_query=(5, 30), n_features=10, random_state=1)
+    m = AdaRank(metric="map", n_rounds=50, early_stopping=1).fit(d)
+    h = m.history_
+    kept = h[h["kept"]]
+    assert len(kept) == m.n_iter_ == len(m.alphas_) == len(m.estimators_)
+    assert h["train_E"].iloc[m.n_iter_ - 1] == h["train_E"].max()
+    assert "no improvement" in m.stop_reason_ or m.n_iter_ == 50
+
+
+def test_max_consecutive_blocks_repeats():
+    d = make_letor_like(n_queries=20, docs_per_query=(5, 30), n_features=10, random_state=2)
+    m = AdaRank(metric="map", n_rounds=30, early_stopping=None, max_consecutive=1).fit(d)
+    c = m.history_["candidate"].to_numpy()
+    assert (c[1:] != c[:-1]).all()
+
+
+# ------------------------------------------------------------------------------------ estimator API
+def test_predict_staged_and_determinism():
+    d = make_letor_like(n_queries=15, docs_per_query=(5, 20), n_features=8, missing_rate=0.1, random_state=3)
+    a = AdaRank(metric="ndcg@5", n_rounds=10, early_stopping=None, random_state=0).fit(d)
+    b = AdaRank(metric="ndcg@5", n_rounds=10, early_stopping=None, random_state=0)
+    b.fit(d.X, d.y, qid=d.doc_qid())
+    np.testing.assert_array_equal(a.predict(d.X), b.predict(d.X))
+    stages = list(a.staged_predict(d.X))
+    assert len(stages) == a.n_iter_
+    np.testing.assert_array_equal(stages[-1], a.predict(d.X))
+    assert a.history_.equals(b.history_)
+    assert np.isfinite(a.predict(d.X)).all()  # NaN features are scored, not propagated
+    assert a.feature_importances_.shape == (8,)
+
+
+def test_params_and_clone():
+    from sklearn.base import clone
+
+    m = AdaRank(metric="ndcg@5", n_rounds=3)
+    c = clone(m)
+    assert c.get_params() == m.get_params()
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        m.predict(np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("kwargs", [dict(metric="r1"), dict(metric="nope"), dict(n_rounds=0),
+                                    dict(early_stopping=0), dict(max_consecutive=0),
+                                    dict(directions="up"), dict(scaling="log")])
+def test_bad_parameters(kwargs):
+    d = _random_data(0)
+    with pytest.raises(ValueError):
+        AdaRank(**kwargs).fit(d)
+
+
+def test_no_relevant_documents_is_an_error():
+    X = np.arange(6.0).reshape(-1, 1)
+    with pytest.raises(ValueError, match="undefined"):
+        AdaRank().fit(X, np.zeros(6, dtype=int), group=[3, 3])
+
+
+def test_predict_checks_feature_count():
+    d = _random_data(1)
+    m = AdaRank(n_rounds=2, early_stopping=None).fit(d)
+    with pytest.raises(ValueError):
+        m.predict(np.zeros((3, d.n_features + 1)))
