@@ -1,0 +1,117 @@
+"""BOOSTINGTREE and EXP3.P driving AdaBoostStumps: Table 2 replayed, Theorem 2, determinism."""
+
+import numpy as np
+import pytest
+
+from lrank.models.adaboost import AdaBoostStumps, illustrative_example
+from lrank.models.boostingtree import (
+    BoostingTree,
+    Exp3P,
+    table2_best_case,
+    table2_frame,
+    table2_worst_case,
+    theorem2_check,
+)
+
+# Table 2 of the paper as printed (the compared-against values), bold written as **n**
+PAPER_TOP = [
+    ["-", "0.5", "**0**", "1", "**1**", "", "", "", ""],
+    ["2", "0.25", "e", "**1**", "**2**", "", "", "", ""],
+    ["2,1", "0.375 (0.25)", "", "e", "2", "2", "2", "2", "2 (t)"],
+    ["1", "0.25", "", "", "e", "**1**", "**2**", "", ""],
+    ["2,2", "0.375 (0.25)", "", "", "e", "2", "2", "2", "2 (t)"],
+    ["1,2", "0.25", "", "", "", "e", "2", "2", "**2** (t)"],
+    ["1,1", "0.125", "", "", "", "", "e", "**2** (c)", "**3**"],
+    ["1,1,2", "0.125", "", "", "", "", "", "e", "3"],
+    ["1,2,1", "0.125", "", "", "", "", "", "", "e"],
+    ["1,1,1", "0", "", "", "", "", "", "", "e"],
+]
+PAPER_BOTTOM = [
+    ["-", "0.5", "**0**", "1", "**1**"],
+    ["1", "0.25", "e", "**1**", "2"],
+    ["1,1", "0.125", "", "e", "**2**"],
+    ["1,2", "0.25", "", "", "e"],       # the paper's probable typo: its parent is the root -> "2"
+    ["1,1,1", "0", "", "", "e"],
+]
+
+
+def _run(sampler, **kw):
+    X, y = illustrative_example()
+    return BoostingTree(AdaBoostStumps(), n_sequences=100, constraint_sampler=sampler, stop_at=1.0,
+                        **kw).fit(X, y)
+
+
+def test_table2_worst_case_cell_by_cell():
+    bt = _run(table2_worst_case)
+    assert table2_frame(bt).values.tolist() == PAPER_TOP
+    assert bt.n_iter_ == 9 and bt.tree_.f[bt.best_node_] == 1.0
+    assert bt.path_label(bt.best_node_) == "1,1,1"
+
+
+def test_table2_best_case_and_typo():
+    bt = _run(table2_best_case)
+    got = table2_frame(bt).values.tolist()
+    assert got[3][0] == "2"                     # ours: the root's second child
+    fixed = [r[:] for r in PAPER_BOTTOM]
+    fixed[3][0] = "2"
+    assert got == fixed
+    assert bt.n_iter_ == 4
+
+
+@pytest.mark.parametrize("step_c", ["table", "theorem"])
+@pytest.mark.parametrize("seed", range(6))
+def test_theorem2_bounds_random_runs(step_c, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, 5))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=60) > 0, 1, -1)
+    bt = BoostingTree(AdaBoostStumps(), n_sequences=80, step_c=step_c, random_state=seed).fit(X, y)
+    chk = theorem2_check(bt.history_)
+    assert chk["eq2_upper (l < 2r)"].all()
+    assert chk["eq3 (l >= bound)"].all()
+    if step_c == "theorem":
+        assert chk["eq2_lower (r <= l)"].all()
+    assert (bt.history_["round_length"] >= 1).all()
+
+
+def test_worst_case_theorem2_first_bound_fails_with_table_step_c():
+    chk = theorem2_check(_run(table2_worst_case).history_)
+    assert not chk["eq2_lower (r <= l)"].all()       # the "known gap" of ALGORITHMS.md 4
+    assert chk["eq3 (l >= bound)"].all() and chk["eq2_upper (l < 2r)"].all()
+
+
+def test_same_seed_same_tree_and_cache_recompute():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 4))
+    y = np.where(X[:, 0] + X[:, 2] > 0, 1, -1)
+    a = BoostingTree(AdaBoostStumps(), n_sequences=40, random_state=5).fit(X, y)
+    b = BoostingTree(AdaBoostStumps(), n_sequences=40, random_state=5, cache_bytes=0).fit(X, y)
+    assert a.nodes_.equals(b.nodes_)
+    assert np.array_equal(a.predict(X), b.predict(X))
+    assert a.n_iter_ == 40
+    staged = list(a.staged_predict(X))
+    assert len(staged) == len(a.estimators_)
+
+
+def test_exp3p_on_adaboost():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(80, 6))
+    y = np.where(X[:, 3] > 0, 1, -1)
+    e = Exp3P(AdaBoostStumps(), n_iter=60, random_state=2).fit(X, y)
+    e2 = Exp3P(AdaBoostStumps(), n_iter=60, random_state=2).fit(X, y)
+    assert e.history_.equals(e2.history_)
+    assert np.isfinite(e.weights_).all()
+    # the informative arm ends with the largest weight
+    assert int(np.argmax(e.weights_)) == 3
+    assert np.array_equal(e.predict(X), list(e.staged_predict(X))[-1])
+    with pytest.raises(ValueError):
+        Exp3P(AdaBoostStumps(), lam=0.0).fit(X, y)
+
+
+def test_errors():
+    X, y = illustrative_example()
+    with pytest.raises(ValueError):
+        BoostingTree(None).fit(X, y)
+    with pytest.raises(ValueError):
+        BoostingTree(AdaBoostStumps(), step_c="x").fit(X, y)
+    with pytest.raises(TypeError):
+        BoostingTree(object()).fit(X, y)
