@@ -1,0 +1,442 @@
+"""RankBoost kernels: potentials, the potential histogram of WeakLearn (Fig. 3), pair updates.
+
+Notation (Freund, Iyer, Schapire, Singer 2003): a crucial pair ``p`` has ``hi[p]`` (the instance x_1
+that should rank higher) and ``lo[p]`` (x_0), weight ``D[p]``. A binary stump on feature ``f`` with bin
+threshold ``j`` and default ``q`` is ``h(x) = [code(x) > j]`` for a known value and ``q`` for a missing
+one (code 0), Eq. (9). Bin ``j`` ranges over ``0..k+1``: ``j = 0`` is ``theta = -inf`` (every known value
+scores 1) and ``j = k + 1`` is ``theta = +inf`` (no known value scores 1).
+
+Codes are passed feature-major, ``codes_t[f, i]``, so that the histogram pass reads memory in order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import njit
+
+
+# --------------------------------------------------------------------------------------- potentials
+@njit(cache=True)
+def potentials_from_pairs(hi, lo, D, n_docs):
+    """pi(x) = sum_x' D(x', x) - D(x, x')  (Eq. 10): + weight where x is hi, - where x is lo."""
+    pi = np.zeros(n_docs)
+    for p in range(hi.size):
+        w = D[p]
+        pi[hi[p]] += w
+        pi[lo[p]] -= w
+    return pi
+
+
+@njit(cache=True)
+def potentials_bipartite(v, side, c, doc_query):
+    """pi(x) = d(x) s(x) with d(x) = c_q v(x) (Eq. 8; each side's v sums to 1 within its query)."""
+    n = v.size
+    pi = np.empty(n)
+    for i in range(n):
+        s = side[i]
+        if s == 0:
+            pi[i] = 0.0
+        else:
+            pi[i] = s * c[doc_query[i]] * v[i]
+    return pi
+
+
+# ------------------------------------------------------------------------------ WeakLearn histogram
+@njit(cache=True)
+def potential_histogram(codes_t, rows, pi, n_bins):
+    """hist[f, c] = sum of pi(x) over feedback instances x with code c on feature f (one pass)."""
+    F = codes_t.shape[0]
+    hist = np.zeros((F, n_bins))
+    for f in range(F):
+        col = codes_t[f]
+        hf = hist[f]
+        for t in range(rows.size):
+            i = rows[t]
+            hf[col[i]] += pi[i]
+    return hist
+
+
+@njit(cache=True)
+def potential_histogram_dense(codes_t, pi, n_bins):
+    """As `potential_histogram` for every row (when every row is a feedback instance)."""
+    F, n = codes_t.shape
+    hist = np.zeros((F, n_bins))
+    for f in range(F):
+        col = codes_t[f]
+        hf = hist[f]
+        for i in range(n):
+            hf[col[i]] += pi[i]
+    return hist
+
+
+@njit(cache=True)
+def _alpha_third(r):
+    # Eq. (6): alpha = 1/2 ln((1 + r) / (1 - r))
+    return 0.5 * np.log((1.0 + r) / (1.0 - r))
+
+
+@njit(cache=True)
+def scan_third(hist, n_thresholds, qmode):
+    """WeakLearn (Fig. 3): maximise |r| = |L - q R| (Eq. 14) over features, thresholds, q_def.
+
+    ``qmode``: -1 chooses q_def in {0, 1} by step 6, 0 or 1 fixes it (step 6 skipped). Thresholds are
+    scanned as in Fig. 3, from theta = +inf (L = 0) downwards; a tie keeps the first stump found.
+    Returns (f*, j*, q*, r*); f* = -1 when every stump has r = 0.
+    """
+    F = hist.shape[0]
+    best_abs = 0.0
+    bf, bj, bq, br = -1, -1, 0, 0.0
+    for f in range(F):
+        k = n_thresholds[f]
+        R = 0.0  # step 2: R = sum of pi over ranked instances (summed in L's order, so L = R at j = 0)
+        for c in range(k + 1, 0, -1):
+            R += hist[f, c]
+        L = 0.0
+        for j in range(k + 1, -1, -1):  # theta_{k+1} = +inf first, theta_0 = -inf last
+            if j < k + 1:
+                L += hist[f, j + 1]  # step 5: L = sum_{x: f(x) > theta_j} pi(x)
+            if qmode >= 0:
+                q = qmode
+            elif abs(L) > abs(L - R):  # step 6
+                q = 0
+            else:
+                q = 1
+            r = L - q * R  # Eq. (14)
+            if abs(r) > best_abs:  # step 9
+                best_abs = abs(r)
+                bf, bj, bq, br = f, j, q, r
+    return bf, bj, bq, br
+
+
+@njit(cache=True)
+def scan_third_cum(hist, n_thresholds, qmode, cum):
+    """WeakLearn.3.cum: max |r| among stumps whose cumulative weight stays positive.
+
+    Unlike `scan_third`, q_def is not fixed by step 6 (the constrained optimum may need the other q).
+    """
+    F = hist.shape[0]
+    best_abs = 0.0
+    bf, bj, bq, br = -1, -1, 0, 0.0
+    for f in range(F):
+        k = n_thresholds[f]
+        R = 0.0
+        for c in range(k + 1, 0, -1):
+            R += hist[f, c]
+        L = 0.0
+        for j in range(k + 1, -1, -1):
+            if j < k + 1:
+                L += hist[f, j + 1]
+            for qq in range(2):
+                if qmode >= 0 and qq != qmode:
+                    continue
+                r = L - qq * R
+                a = abs(r)
+                if a > best_abs:
+                    rc = min(max(r, -1.0 + 1e-15), 1.0 - 1e-15)
+                    if not (cum[f, j, qq] + _alpha_third(rc) > 0.0):
+                        continue
+                    best_abs = a
+                    bf, bj, bq, br = f, j, qq, r
+    return bf, bj, bq, br
+
+
+# ------------------------------------------------------------------ WeakLearn.2: pair histograms
+@njit(cache=True)
+def pair_split_histograms(codes_t, hi, lo, D, n_bins):
+    """Per feature, pair-weight histograms giving W_- and W_+ of every stump (one pass over the pairs).
+
+    With a = code(x_1) (``hi``), b = code(x_0) (``lo``), 0 = missing, slot ``s`` of ``mass[s, f, c]``:
+    0/1: a > b > 0 at c = b / c = a (pair correctly split, W_-, iff b <= j < a);
+    2/3: 0 < a < b at c = a / c = b (pair wrongly split, W_+, iff a <= j < b);
+    4: b missing, at c = a (h(x_1) = [a > j], h(x_0) = q); 5: a missing, at c = b.
+    ``count`` holds the same histograms as integer counts, so that an empty split is exactly 0.
+    """
+    F = codes_t.shape[0]
+    mass = np.zeros((6, F, n_bins))
+    count = np.zeros((6, F, n_bins), dtype=np.int64)
+    for f in range(F):
+        col = codes_t[f]
+        for p in range(hi.size):
+            a = col[hi[p]]
+            b = col[lo[p]]
+            w = D[p]
+            if a != 0 and b != 0:
+                if a > b:
+                    mass[0, f, b] += w
+                    mass[1, f, a] += w
+                    count[0, f, b] += 1
+                    count[1, f, a] += 1
+                elif a < b:
+                    mass[2, f, a] += w
+                    mass[3, f, b] += w
+                    count[2, f, a] += 1
+                    count[3, f, b] += 1
+            elif a != 0:
+                mass[4, f, a] += w
+                count[4, f, a] += 1
+            elif b != 0:
+                mass[5, f, b] += w
+                count[5, f, b] += 1
+    return mass, count
+
+
+@njit(cache=True)
+def scan_second(mass, count, n_thresholds, qmode, cum, use_cum, total, eps):
+    """WeakLearn.2: minimise Z = W_0 + 2 sqrt(W_- W_+) (Eq. 3) over features, thresholds, q_def.
+
+    For threshold bin j and default q (see `pair_split_histograms` for the slots):
+    W_- = split_P(j) + (q = 0: sum_{c > j} slot 4; q = 1: sum_{c <= j} slot 5),
+    W_+ = split_N(j) + (q = 0: sum_{c > j} slot 5; q = 1: sum_{c <= j} slot 4), W_0 = total - W_- - W_+.
+    With ``use_cum`` only stumps whose cumulative weight plus alpha (Eq. 2, smoothed by ``eps`` when
+    W_- or W_+ is 0) stays positive. Thresholds are scanned from theta = +inf down; ties keep the first.
+    Returns (f*, j*, q*, r*, W_-, W_0, W_+); f* = -1 when no allowed stump has r != 0.
+    """
+    F = mass.shape[1]
+    nb = mass.shape[2]
+    splitP = np.zeros(nb)
+    splitN = np.zeros(nb)
+    h_le = np.zeros(nb)
+    l_le = np.zeros(nb)
+    h_gt = np.zeros(nb)
+    l_gt = np.zeros(nb)
+    best_z = np.inf
+    bf, bj, bq = -1, -1, 0
+    br, bm, b0, bp = 0.0, 0.0, 0.0, 0.0
+    for f in range(F):
+        k = n_thresholds[f]
+        sp = 0.0
+        sn = 0.0
+        cp = 0
+        cn = 0
+        hl = 0.0
+        ll = 0.0
+        for j in range(0, k + 2):  # prefix sums "<= j"
+            sp += mass[0, f, j] - mass[1, f, j]
+            cp += count[0, f, j] - count[1, f, j]
+            sn += mass[2, f, j] - mass[3, f, j]
+            cn += count[2, f, j] - count[3, f, j]
+            splitP[j] = sp if cp > 0 else 0.0
+            splitN[j] = sn if cn > 0 else 0.0
+            hl += mass[4, f, j]
+            ll += mass[5, f, j]
+            h_le[j] = hl
+            l_le[j] = ll
+        hg = 0.0
+        lg = 0.0
+        for j in range(k + 1, -1, -1):  # suffix sums "> j"
+            h_gt[j] = hg
+            l_gt[j] = lg
+            hg += mass[4, f, j]
+            lg += mass[5, f, j]
+        for j in range(k + 1, -1, -1):
+            for qq in range(2):
+                if qmode >= 0 and qq != qmode:
+                    continue
+                if qq == 0:
+                    wm = splitP[j] + h_gt[j]
+                    wp = splitN[j] + l_gt[j]
+                else:
+                    wm = splitP[j] + l_le[j]
+                    wp = splitN[j] + h_le[j]
+                if wm < 0.0:
+                    wm = 0.0
+                if wp < 0.0:
+                    wp = 0.0
+                r = wm - wp
+                if r == 0.0:
+                    continue
+                w0 = total - wm - wp
+                if w0 < 0.0:
+                    w0 = 0.0
+                z = w0 + 2.0 * np.sqrt(wm * wp)  # Eq. (3)
+                if z < best_z:
+                    if use_cum:
+                        if wm == 0.0 or wp == 0.0:
+                            alpha = 0.5 * np.log((wm + eps) / (wp + eps))
+                        else:
+                            alpha = 0.5 * np.log(wm / wp)  # Eq. (2)
+                        if not (cum[f, j, qq] + alpha > 0.0):
+                            continue
+                    best_z = z
+                    bf, bj, bq = f, j, qq
+                    br, bm, b0, bp = r, wm, w0, wp
+    return bf, bj, bq, br, bm, b0, bp
+
+
+# ----------------------------------------------------------------------------- weak ranking values
+@njit(cache=True)
+def stump_on_codes(col, j, q):
+    """h(x) on the training rows: [code > j] for known values, q for missing (Eq. 9)."""
+    n = col.size
+    h = np.empty(n)
+    for i in range(n):
+        c = col[i]
+        if c == 0:
+            h[i] = q
+        elif c > j:
+            h[i] = 1.0
+        else:
+            h[i] = 0.0
+    return h
+
+
+@njit(cache=True)
+def stump_scores(X, feature, theta, qdef, alpha, out):
+    """out += sum_t alpha_t h_t(x) with h_t = [x_f > theta_t], q_def_t for NaN (the final ranking H)."""
+    n = X.shape[0]
+    for t in range(feature.size):
+        f = feature[t]
+        th = theta[t]
+        a = alpha[t]
+        aq = a * qdef[t]
+        for i in range(n):
+            x = X[i, f]
+            if x != x:
+                out[i] += aq
+            elif x > th:
+                out[i] += a
+    return out
+
+
+# ------------------------------------------------------------------------------- the Fig. 1 update
+@njit(cache=True)
+def update_pairs(hi, lo, D, h, alpha):
+    """D_{t+1} = D_t exp(alpha (h(x_0) - h(x_1))) / Z_t (Fig. 1), in place.
+
+    Returns (Z_t, W_-, W_0, W_+) of the old distribution, where W_b = sum D [h(x_0) - h(x_1) = b] for
+    binary h (for [0,1]-valued h, W_- and W_+ collect the negative and positive differences' weights).
+    """
+    Z = 0.0
+    wm = 0.0
+    w0 = 0.0
+    wp = 0.0
+    for p in range(hi.size):
+        d = h[lo[p]] - h[hi[p]]
+        w = D[p]
+        if d < 0.0:
+            wm += w
+        elif d > 0.0:
+            wp += w
+        else:
+            w0 += w
+        nw = w * np.exp(alpha * d)
+        D[p] = nw
+        Z += nw
+    for p in range(hi.size):
+        D[p] /= Z
+    return Z, wm, w0, wp
+
+
+@njit(cache=True)
+def update_bipartite(v, side, c, doc_query, h, alpha, n_queries):
+    """RankBoost.B update (Fig. 2) for a sum of per-query bipartite feedback functions, in place.
+
+    v is renormalised on each side of each query (Z^1_q, Z^0_q); the query masses c_q absorb
+    Z^0_q Z^1_q / Z_t so that D(x_0, x_1) = c_q v(x_0) v(x_1) (Eq. 7). Returns (Z_t, W_-, W_0, W_+).
+    """
+    z1 = np.zeros(n_queries)
+    z0 = np.zeros(n_queries)
+    a1 = np.zeros(n_queries)  # v-mass of X_1 with h = 1 (before the update)
+    b1 = np.zeros(n_queries)  # v-mass of X_0 with h = 1
+    for i in range(v.size):
+        s = side[i]
+        if s == 0:
+            continue
+        q = doc_query[i]
+        if s > 0:
+            a1[q] += v[i] * h[i]
+            v[i] = v[i] * np.exp(-alpha * h[i])
+            z1[q] += v[i]
+        else:
+            b1[q] += v[i] * h[i]
+            v[i] = v[i] * np.exp(alpha * h[i])
+            z0[q] += v[i]
+    Z = 0.0
+    wm = 0.0
+    wp = 0.0
+    for q in range(n_queries):
+        if c[q] > 0.0:
+            # binary h: W_- = P1(h=1) P0(h=0), W_+ = P0(h=1) P1(h=0) within the query
+            wm += c[q] * a1[q] * (1.0 - b1[q])
+            wp += c[q] * b1[q] * (1.0 - a1[q])
+            c[q] = c[q] * z0[q] * z1[q]
+            Z += c[q]
+    for q in range(n_queries):
+        c[q] /= Z
+    for i in range(v.size):
+        s = side[i]
+        if s > 0:
+            v[i] /= z1[doc_query[i]]
+        elif s < 0:
+            v[i] /= z0[doc_query[i]]
+    return Z, wm, 1.0 - wm - wp, wp
+
+
+@njit(cache=True)
+def ranking_loss(hi, lo, D, H):
+    """rloss_D(H) with ties counted 1/2 (Eq. 21)."""
+    s = 0.0
+    for p in range(hi.size):
+        a = H[hi[p]]
+        b = H[lo[p]]
+        if a < b:
+            s += D[p]
+        elif a == b:
+            s += 0.5 * D[p]
+    return s
+
+
+@njit(cache=True)
+def z_of_alpha(diff, w, alpha):
+    """Z(alpha) = sum_p w_p exp(alpha d_p) and its derivative, d_p = h(x_0) - h(x_1)."""
+    z = 0.0
+    dz = 0.0
+    for p in range(diff.size):
+        e = w[p] * np.exp(alpha * diff[p])
+        z += e
+        dz += diff[p] * e
+    return z, dz
+
+
+@njit(cache=True)
+def streaming_pass(codes_t):
+    """Read every code once (the memory-bound reference pass of the benchmark)."""
+    F, n = codes_t.shape
+    acc = 0
+    for f in range(F):
+        col = codes_t[f]
+        for i in range(n):
+            acc += col[i]
+    return acc
+
+
+def warmup() -> None:
+    """Compile this module's kernels on a toy problem."""
+    codes_t = np.array([[0, 1, 2], [1, 1, 2]], dtype=np.uint8)
+    hi = np.array([2, 1], dtype=np.int64)
+    lo = np.array([0, 0], dtype=np.int64)
+    D = np.array([0.5, 0.5])
+    pi = potentials_from_pairs(hi, lo, D, 3)
+    nt = np.array([1, 1], dtype=np.int64)
+    hist = potential_histogram(codes_t, np.arange(3, dtype=np.int64), pi, 3)
+    potential_histogram_dense(codes_t, pi, 3)
+    cum = np.zeros((2, 3, 2))
+    scan_third(hist, nt, -1)
+    scan_third_cum(hist, nt, -1, cum)
+    mass, count = pair_split_histograms(codes_t, hi, lo, D, 3)
+    scan_second(mass, count, nt, -1, cum, True, 1.0, 0.1)
+    h = stump_on_codes(codes_t[0], 1, 0.0)
+    ranking_loss(hi, lo, D, h)
+    update_pairs(hi, lo, D.copy(), h, 0.5)
+    side = np.array([-1, 1, 1], dtype=np.int64)
+    dq = np.zeros(3, dtype=np.int64)
+    v = np.array([1.0, 0.5, 0.5])
+    c = np.ones(1)
+    potentials_bipartite(v, side, c, dq)
+    update_bipartite(v, side, c, dq, h, 0.5, 1)
+    X = np.array([[0.0, np.nan], [1.0, 2.0]], dtype=np.float32)
+    stump_scores(X, np.array([0], dtype=np.int64), np.array([0.5]), np.array([0.0]), np.array([1.0]),
+                 np.zeros(2))
+    z_of_alpha(np.array([1.0, -1.0]), D, 0.1)
+    streaming_pass(codes_t)

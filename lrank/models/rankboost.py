@@ -1,0 +1,363 @@
+"""RankBoost (Freund, Iyer, Schapire, Singer 2003) with the binary-stump weak learner of Sec. 4.
+
+* Fig. 1: the general algorithm over a distribution D on crucial pairs (any weighted feedback Phi).
+* Fig. 2 / Sec. 3.3: RankBoost.B, used automatically when the feedback is a sum of per-query bipartite
+  functions (every query has at most two label values): O(n) per round instead of O(m).
+* Sec. 3.2: the three ways to set alpha (``alpha_method``): "first" (numerical minimisation of Z),
+  "second" (Eq. 2, weak learner minimises Eq. 3: WeakLearn.2), "third" (Eq. 6, weak learner maximises
+  |r|: WeakLearn.3); ``cumulative_positive=True`` gives the ``.cum`` variants (Sec. 4).
+
+Example
+-------
+>>> from lrank.models.rankboost import RankBoost
+>>> model = RankBoost(n_rounds=50).fit(train)      # doctest: +SKIP
+>>> scores = model.predict(test.X)                  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lrank._kernels import stumps as K
+from lrank.data.container import RankingData
+from lrank.models._base import BaseRanker
+from lrank.weak.stumps import BinnedStumps
+
+ALPHA_METHODS = ("first", "second", "third")
+
+
+class DegenerateRoundWarning(UserWarning):
+    """Boosting stopped early: no stump has r != 0, or a weak ranking orders every pair correctly."""
+
+
+# ------------------------------------------------------------------------------------ choosing alpha
+def alpha_third(r: float) -> float:
+    """Eq. (6): alpha = 1/2 ln((1 + r) / (1 - r)), the minimiser of the bound of Eq. (4)."""
+    return 0.5 * float(np.log((1.0 + r) / (1.0 - r)))
+
+
+def alpha_second(w_minus: float, w_plus: float, eps: float = 0.0) -> float:
+    """Eq. (2): alpha = 1/2 ln(W_- / W_+), the exact minimiser of Z for a {0,1}-valued h.
+
+    When W_- or W_+ is 0, Z has no minimiser (alpha -> +-inf); then both are smoothed by ``eps`` as in
+    Schapire and Singer (1999), Sec. 4.2.
+    """
+    if w_minus > 0.0 and w_plus > 0.0:
+        return 0.5 * float(np.log(w_minus / w_plus))
+    return 0.5 * float(np.log((w_minus + eps) / (w_plus + eps)))
+
+
+def z_value(diff: np.ndarray, weight: np.ndarray, alpha: float) -> float:
+    """Z(alpha) = sum_p D_p exp(alpha (h(x_0) - h(x_1)))."""
+    d = np.ascontiguousarray(diff, dtype=np.float64)
+    return float(K.z_of_alpha(d, np.ascontiguousarray(weight, dtype=np.float64), alpha)[0])
+
+
+def alpha_first(diff: np.ndarray, weight: np.ndarray, eps: float = 0.0, tol: float = 1e-13) -> float:
+    """The "first method": minimise Z(alpha) = sum_p D_p exp(alpha d_p) numerically (binary search).
+
+    ``diff[p] = h(x_0) - h(x_1)`` in [-1, 1]. Z is convex in alpha; a binary search on the sign of dZ/dalpha
+    finds its unique minimiser. When every weighted difference has the same sign there is none: the
+    weights ``eps`` at d = -1 and d = +1 are then added (the smoothing of `alpha_second`), which for a
+    binary h reproduces `alpha_second` exactly.
+    """
+    diff = np.ascontiguousarray(diff, dtype=np.float64)
+    weight = np.ascontiguousarray(weight, dtype=np.float64)
+    has_neg = bool(np.any((diff < 0) & (weight > 0)))
+    has_pos = bool(np.any((diff > 0) & (weight > 0)))
+    if not has_neg and not has_pos:
+        return 0.0
+    if not (has_neg and has_pos):
+        if eps <= 0:
+            raise ValueError("Z(alpha) has no minimiser (all differences have one sign) and eps = 0")
+        diff = np.r_[diff, -1.0, 1.0]
+        weight = np.r_[weight, eps, eps]
+
+    def dz(a: float) -> float:
+        return float(K.z_of_alpha(diff, weight, a)[1])
+
+    lo, hi = -1.0, 1.0
+    while dz(lo) > 0:
+        lo *= 2.0
+    while dz(hi) < 0:
+        hi *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if dz(mid) > 0:
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo <= tol * max(1.0, abs(mid)):
+            break
+    return 0.5 * (lo + hi)
+
+
+# --------------------------------------------------------------------------------- feedback structure
+def bipartite_structure(data: RankingData) -> tuple[np.ndarray, np.ndarray] | None:
+    """``side`` (+1 in X_1, -1 in X_0, 0 outside the feedback) and ``n_pairs`` per query when every query
+    has at most two label values (a sum of per-query bipartite feedback functions, Sec. 3.3); else None."""
+    y = data.y
+    qptr = data.qptr
+    side = np.zeros(data.n_docs, dtype=np.int64)
+    n_pairs = np.zeros(data.n_queries, dtype=np.float64)
+    for q in range(data.n_queries):
+        a, b = qptr[q], qptr[q + 1]
+        labels = np.unique(y[a:b])
+        if labels.size > 2:
+            return None
+        if labels.size == 2:
+            top = y[a:b] == labels[1]
+            side[a:b] = np.where(top, 1, -1)
+            n_pairs[q] = float(top.sum()) * float((~top).sum())
+    return side, n_pairs
+
+
+class RankBoost(BaseRanker):
+    """RankBoost with binary stumps (Freund et al. 2003, Fig. 1-3).
+
+    Parameters
+    ----------
+    n_rounds : int, default 300
+        Boosting rounds T.
+    alpha_method : {"third", "second", "first"}, default "third"
+        "third": WeakLearn.3 (max |r|, alpha by Eq. 6); "second": WeakLearn.2 (min Z of Eq. 3, alpha by
+        Eq. 2); "first": stumps by max |r|, alpha by numerical minimisation of Z.
+    cumulative_positive : bool, default False
+        WeakLearn.cum: only stumps whose cumulative weight stays positive (Sec. 4).
+    q_def : None, 0 or 1
+        Value of a stump on a missing feature; None lets the weak learner choose it per stump.
+    max_thresholds : int, default 255
+        Candidate thresholds per feature (``lrank.data.binning``; 255 needs uint16 codes, 254 uint8).
+    threshold_strategy : str, default "subsample"
+        How thresholds are picked when a feature has more distinct values (see `bin_features`).
+    bipartite : {"auto", True, False}
+        RankBoost.B (Fig. 2) when the feedback is per-query bipartite ("auto"), always (error if not
+        bipartite) or never.
+    random_state : int or None
+        Seeds the threshold subsample; the same seed gives bit-identical models.
+    verbose : bool
+        tqdm progress bar over rounds.
+
+    Attributes
+    ----------
+    alphas_, features_, thresholds_, q_defs_ : ndarray (n_iter_,)
+        The final ranking H(x) = sum_t alpha_t [x_{f_t} > theta_t] (q_def_t if x_{f_t} is missing).
+    history_ : pandas.DataFrame
+        One row per round: feature, bin, threshold, q_def, r, alpha, Z, W_minus, W_zero, W_plus,
+        bound (prod_s Z_s, Theorem 1), train_rloss (Eq. 21 under the initial D), train_rloss_strict
+        (Eq. 1).
+    n_iter_ : int
+    bipartite_ : bool
+        Whether RankBoost.B ran.
+    stop_reason_ : str or None
+    """
+
+    def __init__(self, n_rounds: int = 300, alpha_method: str = "third", cumulative_positive: bool = False,
+                 q_def: int | None = None, max_thresholds: int = 255, threshold_strategy: str = "subsample",
+                 bipartite: Any = "auto", random_state: int | None = None, verbose: bool = False) -> None:
+        self.n_rounds = n_rounds
+        self.alpha_method = alpha_method
+        self.cumulative_positive = cumulative_positive
+        self.q_def = q_def
+        self.max_thresholds = max_thresholds
+        self.threshold_strategy = threshold_strategy
+        self.bipartite = bipartite
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ---------------------------------------------------------------------------------- fitting
+    def _check_params(self) -> None:
+        if self.alpha_method not in ALPHA_METHODS:
+            raise ValueError(f"alpha_method must be one of {ALPHA_METHODS}, got {self.alpha_method!r}")
+        if not isinstance(self.n_rounds, (int, np.integer)) or self.n_rounds < 0:
+            raise ValueError(f"n_rounds must be a non-negative integer, got {self.n_rounds!r}")
+        if self.q_def not in (None, 0, 1):
+            raise ValueError(f"q_def must be None, 0 or 1, got {self.q_def!r}")
+        if self.bipartite not in ("auto", True, False):
+            raise ValueError(f"bipartite must be 'auto', True or False, got {self.bipartite!r}")
+
+    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> RankBoost:
+        """Learn from graded labels: the crucial pairs are ``y[x_1] > y[x_0]`` within each query, all
+        with the same initial weight 1/m (D = c max(0, Phi), Phi = sum of the queries' feedback)."""
+        self._check_params()
+        data = self._ranking_data(X, y, qid, group)
+        pairs = data.pairs("uniform")
+        structure = bipartite_structure(data) if self.bipartite in ("auto", True) else None
+        if self.bipartite is True and structure is None:
+            raise ValueError("bipartite=True needs at most two label values per query")
+        return self._fit(data.X, pairs.hi, pairs.lo, pairs.weight, structure, data.query_index(),
+                         data.n_queries)
+
+    def fit_feedback(self, X: Any, hi: Any, lo: Any, weight: Any = None) -> RankBoost:
+        """Learn from general feedback Phi given as weighted pairs: ``hi[p]`` should rank above ``lo[p]``
+        with importance ``weight[p]`` (Sec. 2). Several feedback functions are summed by concatenating
+        their pairs; a negative weight means the opposite preference; zero weights are dropped."""
+        self._check_params()
+        if self.bipartite is True:
+            raise ValueError("fit_feedback runs the general algorithm (Fig. 1); use fit() for RankBoost.B")
+        X = self._features(X)
+        hi = np.asarray(hi, dtype=np.int64).ravel()
+        lo = np.asarray(lo, dtype=np.int64).ravel()
+        w = np.ones(hi.size) if weight is None else np.asarray(weight, dtype=np.float64).ravel()
+        if not (hi.size == lo.size == w.size):
+            raise ValueError("hi, lo and weight must have the same length")
+        if hi.size and (min(hi.min(), lo.min()) < 0 or max(hi.max(), lo.max()) >= X.shape[0]):
+            raise ValueError("pair index out of range of X's rows")
+        if not np.all(np.isfinite(w)):
+            raise ValueError("feedback weights must be finite")
+        if np.any(hi == lo):
+            raise ValueError("a pair ranks an instance against itself (Phi(x, x) must be 0)")
+        neg = w < 0
+        hi, lo = np.where(neg, lo, hi), np.where(neg, hi, lo)
+        w = np.abs(w)
+        keep = w > 0
+        hi, lo, w = hi[keep], lo[keep], w[keep]
+        if w.size:
+            w = w / w.sum()
+        return self._fit(X, hi, lo, w, None, np.zeros(X.shape[0], dtype=np.int64), 1)
+
+    def _fit(self, X, hi, lo, D1, structure, doc_query, n_queries) -> RankBoost:
+        X = self._features(X)
+        self.n_features_in_ = X.shape[1]
+        hi = np.ascontiguousarray(hi, dtype=np.int64)
+        lo = np.ascontiguousarray(lo, dtype=np.int64)
+        D1 = np.ascontiguousarray(D1, dtype=np.float64)
+        D = D1.copy()
+        m = hi.size
+        n = X.shape[0]
+        stumps = BinnedStumps(X, self.max_thresholds, self.threshold_strategy, self.random_state)
+        self.bins_ = stumps.bins
+        rows = np.unique(np.r_[hi, lo]) if m else np.zeros(0, dtype=np.int64)
+        dense = rows.size == n
+        eps = 1.0 / (2.0 * m) if m else 0.0
+        method = self.alpha_method
+        cum = np.zeros((stumps.n_features, stumps.n_bins, 2)) if self.cumulative_positive else None
+        self.bipartite_ = structure is not None
+        if self.bipartite_:
+            side, n_pairs = structure
+            v = np.zeros(n)
+            doc_query = np.ascontiguousarray(doc_query, dtype=np.int64)
+            for s in (1, -1):
+                cnt = np.bincount(doc_query[side == s], minlength=n_queries).astype(float)
+                sel = side == s
+                v[sel] = 1.0 / cnt[doc_query[sel]]
+            c = n_pairs / n_pairs.sum() if n_pairs.sum() > 0 else n_pairs.copy()
+        H = np.zeros(n)
+        rec: dict[str, list] = {k: [] for k in ("feature", "bin", "threshold", "q_def", "r", "alpha", "Z",
+                                                "W_minus", "W_zero", "W_plus", "bound", "train_rloss",
+                                                "train_rloss_strict")}
+        bound = 1.0
+        self.stop_reason_ = None
+        rounds = range(self.n_rounds)
+        if self.verbose:
+            from tqdm.auto import tqdm
+
+            rounds = tqdm(rounds, desc="RankBoost")
+        for _t in rounds:
+            if m == 0:
+                self._stop("the feedback has no crucial pairs (every query's labels are equal)")
+                break
+            if self.bipartite_:
+                pi = K.potentials_bipartite(v, side, c, doc_query)  # pi = d(x) s(x), Sec. 4
+            else:
+                pi = K.potentials_from_pairs(hi, lo, D, n)  # Eq. (10)
+            pairs = None
+            if method == "second":
+                if self.bipartite_:
+                    D = c[doc_query[hi]] * v[hi] * v[lo]  # Eq. (7), materialised for the pair histogram
+                pairs = (hi, lo, D)
+            st = stumps.search(pi, q_def=self.q_def, rows=None if dense else rows, cum=cum, pairs=pairs,
+                               eps=eps)
+            if st is None:
+                self._stop("no stump has r != 0 under the current distribution"
+                           + (" with a positive cumulative weight" if cum is not None else ""))
+                break
+            h = stumps.values(st.feature, st.bin, st.q_def)
+            perfect = False
+            if method == "third":
+                if abs(st.r) >= 1.0 - 1e-12:
+                    perfect = True
+                else:
+                    alpha = alpha_third(st.r)
+            elif method == "second":
+                if st.w_zero <= 1e-15 and min(st.w_minus, st.w_plus) <= 1e-15:
+                    perfect = True
+                else:
+                    alpha = alpha_second(st.w_minus, st.w_plus, eps)
+            else:
+                Dp = c[doc_query[hi]] * v[hi] * v[lo] if self.bipartite_ else D
+                diff = h[lo] - h[hi]
+                if abs(st.r) >= 1.0 - 1e-12:
+                    perfect = True
+                else:
+                    alpha = alpha_first(diff, Dp, eps)
+            if perfect:
+                # h alone orders every crucial pair: give it a weight that dominates the rest of H
+                alpha = float(np.sign(st.r)) * (1.0 + float(np.sum(np.abs(rec["alpha"]))))
+            if self.bipartite_:
+                Z, wm, w0, wp = K.update_bipartite(v, side, c, doc_query, h, alpha, n_queries)  # Fig. 2
+            else:
+                Z, wm, w0, wp = K.update_pairs(hi, lo, D, h, alpha)  # Fig. 1
+            if cum is not None:
+                cum[st.feature, st.bin, st.q_def] += alpha
+            H += alpha * h
+            bound *= Z  # Theorem 1
+            for key, val in (("feature", st.feature), ("bin", st.bin), ("threshold", st.threshold),
+                             ("q_def", st.q_def), ("r", st.r), ("alpha", alpha), ("Z", Z), ("W_minus", wm),
+                             ("W_zero", w0), ("W_plus", wp), ("bound", bound),
+                             ("train_rloss", K.ranking_loss(hi, lo, D1, H)),
+                             ("train_rloss_strict", float(D1[H[hi] <= H[lo]].sum()))):
+                rec[key].append(val)
+            if perfect:
+                self._stop("a weak ranking orders every crucial pair correctly (|r| = 1); training is done")
+                break
+        self.history_ = pd.DataFrame(rec)
+        self.history_.index.name = "round"
+        self.history_.index = self.history_.index + 1
+        self.n_iter_ = len(self.history_)
+        self.alphas_ = self.history_["alpha"].to_numpy(dtype=np.float64)
+        self.features_ = self.history_["feature"].to_numpy(dtype=np.int64)
+        self.thresholds_ = self.history_["threshold"].to_numpy(dtype=np.float64)
+        self.q_defs_ = self.history_["q_def"].to_numpy(dtype=np.float64)
+        self.train_scores_ = H
+        return self
+
+    def _stop(self, why: str) -> None:
+        self.stop_reason_ = why
+        warnings.warn(f"RankBoost stopped early: {why}", DegenerateRoundWarning, stacklevel=3)
+
+    # ------------------------------------------------------------------------------- prediction
+    def predict(self, X: Any) -> np.ndarray:
+        """H(x) = sum_t alpha_t h_t(x) (float64); higher means ranked higher. No qid needed."""
+        self._check_fitted()
+        X = self._features(X, self.n_features_in_)
+        out = np.zeros(X.shape[0])
+        return K.stump_scores(X, self.features_, self.thresholds_, self.q_defs_, self.alphas_, out)
+
+    def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
+        """Scores after each round t = 1..n_iter_ (a fresh array each time)."""
+        self._check_fitted()
+        X = self._features(X, self.n_features_in_)
+        out = np.zeros(X.shape[0])
+        for t in range(self.n_iter_):
+            s = slice(t, t + 1)
+            K.stump_scores(X, self.features_[s], self.thresholds_[s], self.q_defs_[s], self.alphas_[s], out)
+            yield out.copy()
+
+    def ranking_loss(self, X: Any, hi: Any, lo: Any, weight: Any = None) -> float:
+        """rloss of the final ranking on weighted pairs, ties counted 1/2 (Eq. 21)."""
+        s = self.predict(X)
+        hi = np.asarray(hi, dtype=np.int64)
+        lo = np.asarray(lo, dtype=np.int64)
+        w = np.full(hi.size, 1.0 / max(hi.size, 1)) if weight is None else np.asarray(weight, float)
+        return float(K.ranking_loss(hi, lo, w, s))
+
+
+def warmup() -> None:
+    """Compile RankBoost's kernels."""
+    K.warmup()

@@ -1,0 +1,120 @@
+"""Binary stumps of RankBoost (Sec. 4): ``h(x) = [f_i(x) > theta]``, ``q_def`` on missing values (Eq. 9).
+
+`BinnedStumps` holds the candidate thresholds (from `lrank.data.binning`) and the feature-major bin codes
+of the training rows; `BinnedStumps.search` is WeakLearn (Fig. 3) through potentials (Eq. 10-14), and
+with pair weights it is WeakLearn.2 (minimum Z, Eq. 3). The kernels live in ``lrank._kernels.stumps``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lrank._kernels import stumps as K
+from lrank.data.binning import FeatureBins, bin_features
+
+
+@dataclass(frozen=True)
+class Stump:
+    """One weak ranking (Eq. 9) and the statistics it was chosen by.
+
+    ``feature``: column; ``bin``: ``h = [code > bin]`` on the training codes; ``threshold``: the raw
+    value theta (``-inf`` for bin 0, ``+inf`` for bin k+1); ``q_def``: 0 or 1; ``r``: Eq. (10);
+    ``w_minus``, ``w_zero``, ``w_plus``: W_-, W_0, W_+ (Sec. 3.2) when known (WeakLearn.2), else NaN.
+    """
+
+    feature: int
+    bin: int
+    threshold: float
+    q_def: int
+    r: float
+    w_minus: float = float("nan")
+    w_zero: float = float("nan")
+    w_plus: float = float("nan")
+
+
+class BinnedStumps:
+    """Candidate stumps of every feature over binned training data.
+
+    Parameters
+    ----------
+    X : ndarray (n_docs, n_features)
+        Raw features, NaN = unranked (the paper's bottom symbol).
+    max_thresholds : int
+        Candidate thresholds per feature (255 as the RankBoost+ paper; codes are uint16 then).
+    strategy : str
+        Threshold choice, see `lrank.data.binning.bin_features`.
+    random_state : int or None
+        Seeds the threshold subsample.
+    bins : FeatureBins, optional
+        Use these bins instead of fitting new ones.
+    """
+
+    def __init__(self, X: np.ndarray, max_thresholds: int = 255, strategy: str = "subsample",
+                 random_state: int | None = None, bins: FeatureBins | None = None) -> None:
+        self.bins = bins if bins is not None else bin_features(X, max_thresholds, strategy, random_state)
+        self.codes_t = np.ascontiguousarray(self.bins.codes.T)
+        self.n_thresholds = self.bins.n_thresholds.astype(np.int64)
+        self.n_bins = int(self.n_thresholds.max()) + 2 if self.n_thresholds.size else 2
+        self.n_features, self.n_docs = self.codes_t.shape
+
+    # ------------------------------------------------------------------------------------------
+    def threshold(self, feature: int, j: int) -> float:
+        """Raw threshold of bin ``j`` of ``feature``: -inf for 0, theta_j for 1..k, +inf for k+1."""
+        k = int(self.n_thresholds[feature])
+        if j <= 0:
+            return -np.inf
+        if j > k:
+            return np.inf
+        return float(self.bins.thresholds[feature][j - 1])
+
+    def values(self, feature: int, j: int, q_def: float) -> np.ndarray:
+        """h(x) on the training rows (float64)."""
+        return K.stump_on_codes(self.codes_t[feature], int(j), float(q_def))
+
+    def histogram(self, pi: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """hist[f, c] = sum of pi over rows with code c on feature f (one pass over the codes)."""
+        pi = np.ascontiguousarray(pi, dtype=np.float64)
+        if rows is None:
+            return K.potential_histogram_dense(self.codes_t, pi, self.n_bins)
+        return K.potential_histogram(self.codes_t, np.ascontiguousarray(rows, dtype=np.int64), pi,
+                                     self.n_bins)
+
+    def search(self, pi: np.ndarray, *, q_def: int | None = None, rows: np.ndarray | None = None,
+               cum: np.ndarray | None = None, pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+               eps: float = 0.0) -> Stump | None:
+        """Choose a stump from the potentials ``pi``.
+
+        Without ``pairs``: WeakLearn (Fig. 3), max |r| (third method). With ``pairs = (hi, lo, D)``:
+        WeakLearn.2, min Z = W_0 + 2 sqrt(W_- W_+) (second method). With ``cum`` (array
+        ``(n_features, n_bins, 2)`` of cumulative weights): only stumps whose cumulative weight stays
+        positive (WeakLearn.cum). Returns None when no allowed stump has r != 0.
+        """
+        qmode = -1 if q_def is None else int(q_def)
+        if qmode not in (-1, 0, 1):
+            raise ValueError(f"q_def must be None, 0 or 1, got {q_def!r}")
+        use_cum = cum is not None
+        if cum is None:
+            cum = np.zeros((1, 1, 1))
+        if pairs is None:
+            hist = self.histogram(pi, rows)
+            if use_cum:
+                f, j, q, r = K.scan_third_cum(hist, self.n_thresholds, qmode, cum)
+            else:
+                f, j, q, r = K.scan_third(hist, self.n_thresholds, qmode)
+            wm = w0 = wp = float("nan")
+        else:
+            hi, lo, D = pairs
+            mass, count = K.pair_split_histograms(self.codes_t, hi, lo, D, self.n_bins)
+            f, j, q, r, wm, w0, wp = K.scan_second(mass, count, self.n_thresholds, qmode, cum, use_cum,
+                                                   float(D.sum()), float(eps))
+        if f < 0:
+            return None
+        return Stump(int(f), int(j), self.threshold(int(f), int(j)), int(q), float(r), float(wm), float(w0),
+                     float(wp))
+
+
+def warmup() -> None:
+    """Compile the stump kernels."""
+    K.warmup()

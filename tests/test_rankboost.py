@@ -1,0 +1,188 @@
+"""RankBoost (Fig. 1, Fig. 2, Sec. 3.2) against the plain-NumPy reference, Theorem 1, API behaviour."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from lrank.data.container import RankingData
+from lrank.models.rankboost import (
+    DegenerateRoundWarning,
+    RankBoost,
+    alpha_first,
+    alpha_second,
+    alpha_third,
+    z_value,
+)
+from tests.reference import rankboost as ref
+
+
+def _data(seed, n_queries=5, labels=3, nan_frac=0.0, docs=(2, 12), n_features=4):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(docs[0], docs[1] + 1, size=n_queries)
+    n = int(sizes.sum())
+    X = rng.normal(size=(n, n_features)).astype(np.float32)
+    X[rng.random(X.shape) < nan_frac] = np.nan
+    y = rng.integers(0, labels, size=n)
+    return RankingData.from_group(X, y, sizes)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("method", ["third", "second"])
+def test_matches_reference_fig1(seed, method):
+    data = _data(seed)
+    model = RankBoost(n_rounds=6, alpha_method=method, max_thresholds=5, random_state=seed,
+                      bipartite=False).fit(data)
+    p = data.pairs("uniform")
+    th = [np.asarray(t) for t in model.bins_.thresholds]
+    out, H = ref.rankboost(data.X.astype(np.float64), th, p.hi, p.lo, p.weight, model.n_iter_, method)
+    np.testing.assert_allclose(model.alphas_, [o[3] for o in out], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(model.history_["Z"], [o[4] for o in out], rtol=1e-10)
+    np.testing.assert_allclose(model.predict(data.X), H, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("method", ["third", "second", "first"])
+@pytest.mark.parametrize("cum", [False, True])
+def test_bipartite_path_equals_general(seed, method, cum):
+    data = _data(seed, n_queries=6, labels=2, nan_frac=0.1)
+    kw = dict(n_rounds=12, alpha_method=method, cumulative_positive=cum, max_thresholds=8, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateRoundWarning)
+        a = RankBoost(bipartite=True, **kw).fit(data)
+        b = RankBoost(bipartite=False, **kw).fit(data)
+    assert a.bipartite_ and not b.bipartite_
+    assert a.n_iter_ == b.n_iter_
+    np.testing.assert_array_equal(a.features_, b.features_)
+    np.testing.assert_allclose(a.alphas_, b.alphas_, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(a.predict(data.X), b.predict(data.X), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(a.history_["Z"], b.history_["Z"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(a.history_["W_minus"], b.history_["W_minus"], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["third", "second", "first"])
+@pytest.mark.parametrize("cum", [False, True])
+def test_theorem1_bound_holds_every_round(method, cum):
+    data = _data(7, n_queries=6, labels=4, nan_frac=0.15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateRoundWarning)
+        m = RankBoost(n_rounds=25, alpha_method=method, cumulative_positive=cum, random_state=0).fit(data)
+    h = m.history_
+    assert (h["train_rloss_strict"] <= h["bound"] + 1e-12).all()  # Theorem 1
+    assert (h["Z"] <= 1 + 1e-12).all()
+    np.testing.assert_allclose(h["bound"], np.cumprod(h["Z"]), rtol=1e-12)
+    np.testing.assert_allclose(h["W_minus"] + h["W_zero"] + h["W_plus"], 1.0, atol=1e-12)
+    # the recorded train loss is Eq. (21) of the final scores
+    p = data.pairs("uniform")
+    assert abs(ref.rloss(p.hi, p.lo, p.weight, m.predict(data.X)) - h["train_rloss"].iloc[-1]) < 1e-12
+
+
+def test_cumulative_weights_stay_positive():
+    data = _data(3, n_queries=8, labels=3, nan_frac=0.2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateRoundWarning)
+        m = RankBoost(n_rounds=40, cumulative_positive=True, random_state=0).fit(data)
+    h = m.history_
+    totals = h.groupby(["feature", "bin", "q_def"])["alpha"].sum()
+    assert (totals > 0).all()
+
+
+def test_same_seed_bit_identical_and_staged():
+    data = _data(11, n_queries=6, nan_frac=0.1)
+    a = RankBoost(n_rounds=15, random_state=3).fit(data)
+    b = RankBoost(n_rounds=15, random_state=3).fit(data)
+    assert a.history_.equals(b.history_)
+    assert np.array_equal(a.predict(data.X), b.predict(data.X))
+    staged = list(a.staged_predict(data.X))
+    assert len(staged) == a.n_iter_
+    assert np.array_equal(staged[-1], a.predict(data.X))
+    np.testing.assert_allclose(a.predict(data.X), a.train_scores_, atol=1e-12)
+
+
+def test_fit_arrays_qid_group_and_clone():
+    data = _data(2)
+    m1 = RankBoost(n_rounds=5, random_state=0).fit(data)
+    m2 = RankBoost(n_rounds=5, random_state=0).fit(data.X, data.y, qid=data.doc_qid())
+    m3 = clone(m1).fit(data.X, data.y, group=data.group)
+    assert np.array_equal(m1.alphas_, m2.alphas_) and np.array_equal(m1.alphas_, m3.alphas_)
+    assert m3.get_params()["n_rounds"] == 5
+
+
+def test_fit_feedback_equals_fit_and_flips_negative_weights():
+    data = _data(5)
+    p = data.pairs("uniform")
+    a = RankBoost(n_rounds=8, random_state=0, bipartite=False).fit(data)
+    b = RankBoost(n_rounds=8, random_state=0).fit_feedback(data.X, p.hi, p.lo, p.weight * 7)
+    np.testing.assert_allclose(a.alphas_, b.alphas_, atol=1e-12)
+    c = RankBoost(n_rounds=8, random_state=0).fit_feedback(data.X, p.lo, p.hi, -p.weight)
+    np.testing.assert_allclose(a.alphas_, c.alphas_, atol=1e-12)
+    # summing two feedback functions = concatenating their pairs
+    d = RankBoost(n_rounds=8, random_state=0).fit_feedback(
+        data.X, np.r_[p.hi, p.hi], np.r_[p.lo, p.lo], np.r_[p.weight, p.weight])
+    np.testing.assert_allclose(a.alphas_, d.alphas_, atol=1e-12)
+
+
+def test_degenerate_equal_labels_and_perfect_ranker():
+    X = np.arange(12, dtype=np.float32).reshape(6, 2)
+    with pytest.warns(DegenerateRoundWarning, match="no crucial pairs"):
+        m = RankBoost(n_rounds=5).fit(X, np.ones(6, int))
+    assert m.n_iter_ == 0 and np.array_equal(m.predict(X), np.zeros(6))
+    y = np.array([0, 0, 0, 1, 1, 1])
+    for method in ("third", "second", "first"):
+        with pytest.warns(DegenerateRoundWarning, match="every crucial pair"):
+            m = RankBoost(n_rounds=5, alpha_method=method).fit(X, y)
+        assert m.n_iter_ == 1 and m.history_["train_rloss"].iloc[-1] == 0.0
+        s = m.predict(X)
+        assert s[3:].min() > s[:3].max()
+
+
+def test_zero_potential_round_stops_with_warning():
+    # two identical documents with different labels: every stump has r = 0
+    X = np.zeros((2, 3), dtype=np.float32)
+    with pytest.warns(DegenerateRoundWarning, match="r != 0"):
+        m = RankBoost(n_rounds=5).fit(X, [0, 1])
+    assert m.n_iter_ == 0
+
+
+def test_one_document_queries_and_nan():
+    data = _data(9, n_queries=8, docs=(1, 3), nan_frac=0.3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateRoundWarning)
+        m = RankBoost(n_rounds=10, random_state=0).fit(data)
+    assert np.isfinite(m.predict(data.X)).all()
+
+
+def test_alpha_methods_agree_on_binary_rankers():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        d = rng.integers(-1, 2, size=50).astype(float)
+        w = rng.random(50)
+        w /= w.sum()
+        wm, wp = w[d < 0].sum(), w[d > 0].sum()
+        a2 = alpha_second(wm, wp)
+        assert abs(alpha_first(d, w) - a2) < 1e-10
+        # Eq. (3): the minimum is W_0 + 2 sqrt(W_- W_+)
+        assert abs(z_value(d, w, a2) - (w[d == 0].sum() + 2 * np.sqrt(wm * wp))) < 1e-12
+    # smoothing when W_+ = 0
+    d = np.array([-1.0, 0.0])
+    w = np.array([0.5, 0.5])
+    assert abs(alpha_first(d, w, eps=0.1) - alpha_second(0.5, 0.0, eps=0.1)) < 1e-10
+    with pytest.raises(ValueError):
+        alpha_first(d, w)
+    assert abs(alpha_third(0.5) - 0.5 * np.log(3)) < 1e-15
+
+
+def test_bad_parameters():
+    data = _data(0)
+    with pytest.raises(ValueError, match="alpha_method"):
+        RankBoost(alpha_method="fourth").fit(data)
+    with pytest.raises(ValueError, match="q_def"):
+        RankBoost(q_def=2).fit(data)
+    with pytest.raises(ValueError, match="two label values"):
+        RankBoost(bipartite=True).fit(_data(0, labels=4, docs=(8, 12)))
+    with pytest.raises(ValueError, match="itself"):
+        RankBoost().fit_feedback(data.X, [0], [0])
+    m = RankBoost(n_rounds=2).fit(data)
+    with pytest.raises(ValueError, match="features"):
+        m.predict(data.X[:, :2])

@@ -1,0 +1,141 @@
+"""WeakLearn (RankBoost Fig. 3, Eq. 10-14) and WeakLearn.2 kernels against plain-NumPy references."""
+
+import numpy as np
+import pytest
+
+from lrank._kernels import stumps as K
+from lrank.data.container import RankingData
+from lrank.weak.stumps import BinnedStumps
+from tests.reference import rankboost as ref
+
+
+def _problem(seed, n_queries=4, docs=(1, 9), n_features=5, nan_frac=0.2, ties=True, labels=3):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(docs[0], docs[1] + 1, size=n_queries)
+    n = int(sizes.sum())
+    X = rng.normal(size=(n, n_features))
+    if ties:
+        X = np.round(X, 1)
+    X[rng.random(X.shape) < nan_frac] = np.nan
+    y = rng.integers(0, labels, size=n)
+    y[: sizes[0]] = 1  # first query: all-equal labels (no pairs)
+    data = RankingData.from_group(X.astype(np.float32), y, sizes)
+    p = data.pairs("uniform")
+    rng2 = np.random.default_rng(seed + 1)
+    D = p.weight * rng2.uniform(0.2, 2.0, size=p.weight.size)
+    D /= D.sum()
+    return data, p.hi, p.lo, D
+
+
+def _thresholds(bins):
+    return [np.asarray(t) for t in bins.bins.thresholds]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_potentials_match_reference(seed):
+    data, hi, lo, D = _problem(seed)
+    np.testing.assert_allclose(K.potentials_from_pairs(hi, lo, D, data.n_docs),
+                               ref.potentials(hi, lo, D, data.n_docs), atol=1e-15)
+    assert abs(K.potentials_from_pairs(hi, lo, D, data.n_docs).sum()) < 1e-12  # sum pi = 0 (Eq. 13)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("q_def", [None, 0, 1])
+def test_weaklearn3_equals_fig3_and_brute_force(seed, q_def):
+    data, hi, lo, D = _problem(seed)
+    X = data.X.astype(np.float64)
+    bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    st = bs.search(pi, q_def=q_def)
+    f, theta, q, r = ref.weaklearn_fig3(X, _thresholds(bs), pi, q_def)
+    brute = ref.all_stumps(X, _thresholds(bs), hi, lo, D, (0, 1) if q_def is None else (q_def,))
+    best = max(abs(row[3]) for row in brute)
+    assert st is not None
+    assert abs(abs(st.r) - best) < 1e-12
+    assert abs(abs(r) - best) < 1e-12
+    # the chosen stump really has that r (Eq. 10 evaluated pair by pair)
+    h = ref.stump(X[:, st.feature], st.threshold, st.q_def)
+    assert abs((D * (h[hi] - h[lo])).sum() - st.r) < 1e-12
+    np.testing.assert_array_equal(bs.values(st.feature, st.bin, st.q_def), h)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("q_def", [None, 0, 1])
+def test_weaklearn2_minimises_z(seed, q_def):
+    data, hi, lo, D = _problem(seed)
+    X = data.X.astype(np.float64)
+    bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    st = bs.search(pi, q_def=q_def, pairs=(hi, lo, D))
+    brute = ref.all_stumps(X, _thresholds(bs), hi, lo, D, (0, 1) if q_def is None else (q_def,))
+    zs = [w0 + 2 * np.sqrt(wm * wp) for (_, _, _, r, wm, w0, wp) in brute if r != 0]
+    z = st.w_zero + 2 * np.sqrt(st.w_minus * st.w_plus)
+    assert abs(z - min(zs)) < 1e-12
+    h = ref.stump(X[:, st.feature], st.threshold, st.q_def)
+    d = h[lo] - h[hi]
+    assert abs(D[d < 0].sum() - st.w_minus) < 1e-12
+    assert abs(D[d > 0].sum() - st.w_plus) < 1e-12
+    assert abs(D[d == 0].sum() - st.w_zero) < 1e-12
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("second", [False, True])
+def test_cumulative_positive_constraint(seed, second):
+    data, hi, lo, D = _problem(seed)
+    X = data.X.astype(np.float64)
+    bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    rng = np.random.default_rng(seed)
+    cum = rng.normal(scale=0.05, size=(bs.n_features, bs.n_bins, 2))
+    eps = 0.01
+    st = bs.search(pi, cum=cum, pairs=(hi, lo, D) if second else None, eps=eps)
+    th = _thresholds(bs)
+    best = None
+    for f, theta, q, r, wm, w0, wp in ref.all_stumps(X, th, hi, lo, D):
+        j = bs.bins.n_thresholds[f] + 1 if theta == np.inf else (0 if theta == -np.inf
+                                                                  else 1 + int(np.searchsorted(th[f], theta)))
+        if r == 0:
+            continue
+        if second:
+            a = 0.5 * np.log((wm + eps) / (wp + eps)) if min(wm, wp) == 0 else 0.5 * np.log(wm / wp)
+            score = -(w0 + 2 * np.sqrt(wm * wp))
+        else:
+            with np.errstate(divide="ignore"):
+                a = 0.5 * np.log((1 + r) / (1 - r))
+            score = abs(r)
+        if cum[f, j, q] + a > 0 and (best is None or score > best):
+            best = score
+    if best is None:
+        assert st is None
+    else:
+        got = -(st.w_zero + 2 * np.sqrt(st.w_minus * st.w_plus)) if second else abs(st.r)
+        assert abs(got - best) < 1e-12
+
+
+def test_histogram_sparse_rows_equals_dense():
+    data, hi, lo, D = _problem(3)
+    bs = BinnedStumps(data.X, max_thresholds=6, random_state=0)
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    rows = np.unique(np.r_[hi, lo])
+    np.testing.assert_allclose(bs.histogram(pi, rows), bs.histogram(pi), atol=1e-15)
+
+
+def test_uint16_codes_255_thresholds():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 3)).astype(np.float32)
+    bs = BinnedStumps(X, max_thresholds=255, random_state=0)
+    assert bs.codes_t.dtype == np.uint16 and bs.n_thresholds.max() == 255
+    y = (X[:, 0] > 0).astype(int)
+    data = RankingData(X, y, np.array([0, 600]))
+    p = data.pairs()
+    pi = K.potentials_from_pairs(p.hi, p.lo, p.weight, 600)
+    st = bs.search(pi)
+    assert st.feature == 0 and st.r > 0.99
+
+
+def test_all_zero_potentials_give_none():
+    X = np.arange(6, dtype=np.float32).reshape(3, 2)
+    bs = BinnedStumps(X, max_thresholds=4)
+    assert bs.search(np.zeros(3)) is None
+    with pytest.raises(ValueError):
+        bs.search(np.zeros(3), q_def=2)
