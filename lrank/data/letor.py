@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +45,11 @@ def _find_bad_line(path: Path, n_features: int | None) -> str:
             m = _LINE.match(line.rstrip("\n"))
             if m is None:
                 return f"{path}:{lineno}: not 'label qid:ID index:value ...': {line.strip()[:80]!r}"
-            label = m.group(1)
+            label, q = m.group(1), m.group(2)
+            try:
+                int(q)
+            except ValueError:
+                return f"{path}:{lineno}: qid {q!r} is not an integer"
             try:
                 lv = float(label)
             except ValueError:
@@ -58,10 +63,12 @@ def _find_bad_line(path: Path, n_features: int | None) -> str:
                     i, v = int(idx), float(val)
                 except ValueError:
                     return f"{path}:{lineno}: feature {tok!r} is not index:value"
+                if i < 1:
+                    return f"{path}:{lineno}: feature index {i} ({tok!r}): LETOR feature indices start at 1"
                 if i <= last:
                     return f"{path}:{lineno}: feature indices must increase ({tok!r} after {last})"
-                if v != v:
-                    return f"{path}:{lineno}: feature {tok!r} is NaN"
+                if not np.isfinite(v):
+                    return f"{path}:{lineno}: feature {tok!r} is not finite"
                 last = i
             if n_features is not None and last > n_features:
                 return f"{path}:{lineno}: feature index {last} exceeds n_features={n_features}"
@@ -89,11 +96,13 @@ def _parse(path: Path, n_features: int | None) -> tuple[np.ndarray, np.ndarray, 
     if not np.isfinite(y).all() or (y != np.round(y)).any():
         bad = int(np.flatnonzero(~np.isfinite(y) | (y != np.round(y)))[0])
         line = _doc_line_numbers(path)[bad]
-        raise LetorFormatError(f"{path}:{line}: label {y[bad]!r} is not a finite integer")
+        raise LetorFormatError(f"{path}:{line}: label {float(y[bad])!r} is not a finite integer")
+    if qid.shape[0] != X.shape[0]:
+        raise LetorFormatError(_find_bad_line(path, n_features) + " (a line without qid?)")
     Xd = X.toarray()
-    if np.isnan(Xd).any():
-        bad = int(np.argwhere(np.isnan(Xd))[0][0])
-        raise LetorFormatError(f"{path}:{_doc_line_numbers(path)[bad]}: a feature value is NaN")
+    if not np.isfinite(Xd).all():
+        bad = int(np.argwhere(~np.isfinite(Xd))[0][0])
+        raise LetorFormatError(f"{path}:{_doc_line_numbers(path)[bad]}: a feature value is NaN or infinite")
     return Xd, y.astype(np.int32), qid.astype(np.int64)
 
 
@@ -131,32 +140,65 @@ def load_letor(
     if expected_sha256 is not None and digest != expected_sha256:
         raise LetorFormatError(f"{path}: sha256 {digest} does not match the expected {expected_sha256}")
     cfile = _cache_dir() / f"letor-v{CACHE_VERSION}-{digest}-{n_features or 0}.npz"
-    if cache and cfile.is_file():
-        z = np.load(cfile)
-        X, y, qid = z["X"], z["y"], z["qid"]
-    else:
-        X, y, qid = _parse(path, n_features)
+    arrays = _read_cache(cfile) if cache else None
+    if arrays is None:
+        arrays = _parse(path, n_features)
         if cache:
-            cfile.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cfile.with_suffix(".tmp.npz")
-            np.savez(tmp, X=X, y=y, qid=qid)
-            os.replace(tmp, cfile)
+            _write_cache(cfile, *arrays)
+    X, y, qid = arrays
     try:
         qptr, ids = qptr_from_qid(qid)
+    except RankingDataError:
+        raise LetorFormatError(_noncontiguous_message(path, qid)) from None
+    try:
+        return RankingData(
+            X, y, qptr, qid=ids,
+            provenance={"source": "letor", "path": str(path), "sha256": digest},
+        )
     except RankingDataError as exc:
-        starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
-        seen, bad = set(), 0
-        for s in starts:
-            if qid[s] in seen:
-                bad = int(s)
-                break
-            seen.add(qid[s])
-        line = _doc_line_numbers(path)[bad]
-        raise LetorFormatError(f"{path}:{line}: {exc}") from None
-    return RankingData(
-        X, y, qptr, qid=ids,
-        provenance={"source": "letor", "path": str(path), "sha256": digest},
-    )
+        raise LetorFormatError(f"{path}: {exc}") from None
+
+
+def _read_cache(cfile: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The cached arrays, or None when absent or unreadable (a damaged cache is re-parsed, not trusted)."""
+    if not cfile.is_file():
+        return None
+    try:
+        with np.load(cfile) as z:
+            X, y, qid = z["X"], z["y"], z["qid"]
+    except (OSError, ValueError, KeyError, EOFError):
+        return None
+    if X.ndim != 2 or y.shape != (X.shape[0],) or qid.shape != (X.shape[0],):
+        return None
+    return X, y, qid
+
+
+def _write_cache(cfile: Path, X: np.ndarray, y: np.ndarray, qid: np.ndarray) -> None:
+    """Write atomically through a unique temporary file (parallel workers may load the same file)."""
+    cfile.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=cfile.parent, prefix=cfile.stem + ".", suffix=".tmp.npz")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, X=X, y=y, qid=qid)
+        os.replace(tmp, cfile)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _noncontiguous_message(path: Path, qid: np.ndarray) -> str:
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    first: dict = {}
+    lines = _doc_line_numbers(path)
+    for s in starts:
+        q = int(qid[s])
+        if q in first:
+            return (
+                f"{path}:{lines[s]}: qid {q} reappears (its documents began at line {lines[first[q]]}); "
+                "the documents of a query must be contiguous"
+            )
+        first[q] = s
+    return f"{path}: query ids are not contiguous"
 
 
 def save_letor(data: RankingData, path: str | os.PathLike) -> None:

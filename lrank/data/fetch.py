@@ -1,0 +1,759 @@
+"""Real data sets: where they come from, their checksums and licences, and how to load them.
+
+``fetch(name)`` downloads a data set into ``$LRANK_DATA/downloads/<folder>/`` (default
+``<repo>/data/downloads``, gitignored), verifies its sha256 and returns it loaded:
+
+=================  ============================================================================
+``mslr-sample``    ``(train, test)`` `RankingData`: the first 5,000 lines of MSLR-WEB10K Fold1
+                   train and test, as shipped inside the PyPI sdist ``rankeval==0.8.2``
+``mslr-web10k``    a :class:`LetorDataset` (``.fold(k)`` -> ``Fold(train, valid, test)``)
+``mq2007``,        LETOR 4.0, :class:`LetorDataset`
+``mq2008``
+``ohsumed``,       LETOR 3.0 (QueryLevelNorm), :class:`LetorDataset`
+``hp2003``,
+``td2003``
+``movielens-100k`` the ratings matrix (users x movies, NaN unrated) via ``load_movielens``
+``yahoo-ltr``      manual: needs Yahoo!'s licence agreement; a :class:`LetorDataset` once the files
+                   are in place
+=================  ============================================================================
+
+Checksums: every file is verified on every load. Where the registry knows a file's sha256 it is
+checked against it; where no trustworthy checksum could be written down offline (the LETOR 3.0 / 4.0
+archives) the registry says ``None`` and says so, and lrank records the sha256 of each extracted file
+at first download in ``SHA256SUMS`` next to it and verifies later loads against that record
+(trust on first use: it detects corruption and edits, not a wrong download).
+
+A download that fails, or a checksum that does not match, raises :class:`FetchError` naming the URL
+and the path where the file can be placed by hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lrank.data.container import Fold, RankingData
+from lrank.data.letor import load_letor, sha256_of
+from lrank.paths import data_dir
+
+
+class FetchError(RuntimeError):
+    """A data set could not be downloaded, extracted or verified; the message says what to do."""
+
+
+class ChecksumError(FetchError):
+    """A file's sha256 is not the expected one."""
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """A file of a data set, relative to its download folder, with its sha256 when known."""
+
+    path: str
+    sha256: str | None = None
+    member: str | None = None  # path inside the archive, when it differs from ``path``
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """One registry entry.
+
+    Attributes
+    ----------
+    name, title : str
+    method : {"pip-sdist", "url", "manual"}
+        How the archive is obtained.
+    urls : tuple of str
+        Official download URL(s), tried in order (for ``pip-sdist``: the PyPI file URL, a fallback
+        to ``pip download``).
+    homepage : str
+    archive : str or None
+        File name of the downloaded archive in the folder.
+    archive_sha256, archive_md5 : str or None
+        Expected checksums of the archive (``None``: not known offline, see ``checksum_note``).
+    files : tuple of DataFile
+        Files used after extraction (with sha256 where known).
+    licence : str
+    redistributable : bool
+        False: never committed to the repository (only downloaded into the gitignored cache).
+    citation : str
+    kind : {"letor-sample", "letor", "movielens"}
+    layout : str or None
+        LETOR fold file pattern, e.g. ``"MQ2007/Fold{fold}/{split}.txt"``.
+    split_names : dict
+        ``{"train": ..., "valid": ..., "test": ...}`` file stems used in ``layout``.
+    folds : tuple of int
+    n_features : int or None
+    quick_substitute : str
+        What the quick profile uses instead.
+    checksum_note : str
+    folder : str
+        Sub-folder of ``downloads/`` (data sets that share one archive share a folder).
+    pip_spec : str or None
+        ``pip download`` requirement for ``pip-sdist``.
+    """
+
+    name: str
+    title: str
+    method: str
+    urls: tuple[str, ...]
+    homepage: str
+    archive: str | None
+    archive_sha256: str | None
+    licence: str
+    redistributable: bool
+    citation: str
+    kind: str
+    quick_substitute: str
+    checksum_note: str
+    archive_md5: str | None = None
+    files: tuple[DataFile, ...] = ()
+    layout: str | None = None
+    split_names: dict = field(default_factory=lambda: {"train": "train", "valid": "vali", "test": "test"})
+    folds: tuple[int, ...] = (1, 2, 3, 4, 5)
+    n_features: int | None = None
+    folder: str = ""
+    pip_spec: str | None = None
+
+    @property
+    def directory(self) -> Path:
+        return data_dir() / "downloads" / (self.folder or self.name)
+
+
+_LETOR3 = {"train": "trainingset", "valid": "validationset", "test": "testset"}
+_LETOR_HOME = "https://www.microsoft.com/en-us/research/project/letor-learning-rank-information-retrieval/"
+_LETOR_OLD = "http://research.microsoft.com/en-us/um/beijing/projects/letor"
+_LETOR4_CITE = "Qin, T., Liu, T.-Y. (2013). Introducing LETOR 4.0 Datasets. arXiv:1306.2597."
+_LETOR3_CITE = (
+    "Qin, T., Liu, T.-Y., Xu, J., Li, H. (2010). LETOR: A benchmark collection for research on learning "
+    "to rank for information retrieval. Information Retrieval 13(4), 346-374."
+)
+_LETOR_LICENCE = (
+    "Microsoft Research LETOR release: free for research use; lrank does not redistribute it "
+    "(downloaded into the gitignored cache only)"
+)
+_NO_SHA_LETOR = (
+    "no sha256 is published by Microsoft and none could be verified offline: stored as None; the sha256 of "
+    "each extracted file is recorded in SHA256SUMS at first download and checked on every later load"
+)
+_MQ_SUBSTITUTE = "mslr-sample relabelled to 3 grades, or make_letor_like (stated in each caption)"
+_MSLR_FOLDS = {  # per-file sha256 of MSLR-WEB10K as listed by the pytorchltr project's registry
+    (1, "train"): "6eb3fae4e1186e1242a6520f53a98abdbcde5b926dd19a28e51239284b1d55dc",
+    (1, "test"): "33fe002374a4fce58c4e12863e4eee74745d5672a26f3e4ddacc20ccfe7d6ba0",
+    (1, "vali"): "e86fb3fe7e8a5f16479da7ce04f783ae85735f17f66016786c3ffc797dd9d4db",
+    (2, "train"): "40e4a2fcc237d9c164cbb6a3f2fa91fe6cf7d46a419d2f73e21cf090285659eb",
+    (2, "test"): "44add582ccd674cf63af24d3bf6e1074e87a678db77f00b44c37980a3010917a",
+    (2, "vali"): "33fe002374a4fce58c4e12863e4eee74745d5672a26f3e4ddacc20ccfe7d6ba0",
+    (3, "train"): "f13005ceb8de0db76c93b02ee4b2bded6f925097d3ab7938931e8d07aa72acd7",
+    (3, "test"): "c0a5a3c6bd7790d0b4ff3d5e961d0c8c5f8ff149089ce492540fa63035801b7a",
+    (3, "vali"): "44add582ccd674cf63af24d3bf6e1074e87a678db77f00b44c37980a3010917a",
+    (4, "train"): "6c1677cf9b2ed491e26ac6b8c8ca7dfae9c1a375e2bce8cba6df36ab67ce5836",
+    (4, "test"): "dc6083c24a5f0c03df3c91ad3eed7542694115b998acf046e51432cb7a22b848",
+    (4, "vali"): "c0a5a3c6bd7790d0b4ff3d5e961d0c8c5f8ff149089ce492540fa63035801b7a",
+    (5, "train"): "4249797a2f0f46bff279973f0fb055d4a78f67f337769eabd56e82332c044794",
+    (5, "test"): "e86fb3fe7e8a5f16479da7ce04f783ae85735f17f66016786c3ffc797dd9d4db",
+    (5, "vali"): "dc6083c24a5f0c03df3c91ad3eed7542694115b998acf046e51432cb7a22b848",
+}
+
+REGISTRY: dict[str, Dataset] = {
+    d.name: d
+    for d in [
+        Dataset(
+            name="mslr-sample",
+            title="MSLR-WEB10K Fold1, first 5,000 lines of train and test (rankeval 0.8.2 test data)",
+            method="pip-sdist",
+            pip_spec="rankeval==0.8.2",
+            urls=("https://files.pythonhosted.org/packages/source/r/rankeval/rankeval-0.8.2.tar.gz",),
+            homepage="https://pypi.org/project/rankeval/0.8.2/",
+            archive="rankeval-0.8.2.tar.gz",
+            archive_sha256="c7d71602ab7fe0a0281976c1f0e883cb16431f72e4e946e5fd83790449bb21a9",
+            files=(
+                DataFile(
+                    "msn1.fold1.train.5k.txt",
+                    "6d1721de961a35fbaef7085dc5b41e2940f0ddb04bab5f7a8566cf7db4158fa6",
+                    "rankeval-0.8.2/rankeval/test/data/msn1.fold1.train.5k.txt",
+                ),
+                DataFile(
+                    "msn1.fold1.test.5k.txt",
+                    "13d3c638edd23e482c38f4316c2680c938c2eaedbe096970ab30a48e364463d3",
+                    "rankeval-0.8.2/rankeval/test/data/msn1.fold1.test.5k.txt",
+                ),
+            ),
+            licence=(
+                "an excerpt of MSLR-WEB10K (Microsoft Research, research use) redistributed by the "
+                "rankeval project (ISTI-CNR, MPL 2.0) in its PyPI sdist; lrank fetches it from PyPI and "
+                "never commits it"
+            ),
+            redistributable=False,
+            citation=(
+                "Qin, T., Liu, T.-Y. (2013). Introducing LETOR 4.0 Datasets. arXiv:1306.2597; "
+                "Lucchese, C. et al. (2017). RankEval: An Evaluation and Analysis Framework for "
+                "Learning-to-Rank Solutions. SIGIR."
+            ),
+            kind="letor-sample",
+            n_features=136,
+            folds=(1,),
+            quick_substitute="(is the quick profile's real data)",
+            checksum_note="sha256 of the sdist and of both extracted files measured here; verified on load",
+        ),
+        Dataset(
+            name="mslr-web10k",
+            title="Microsoft Learning to Rank, MSLR-WEB10K (10,000 queries, 136 features, labels 0-4)",
+            method="url",
+            urls=(
+                "https://api.onedrive.com/v1.0/shares/s!AtsMfWUz5l8nbOIoJ6Ks0bEMp78/root/content",
+                "http://research.microsoft.com/en-us/um/beijing/projects/mslr/data/MSLR-WEB10K.zip",
+            ),
+            homepage="https://www.microsoft.com/en-us/research/project/mslr/",
+            archive="MSLR-WEB10K.zip",
+            archive_sha256="2902142ea33f18c59414f654212de5063033b707d5c3939556124b1120d3a0ba",
+            files=tuple(
+                DataFile(f"Fold{f}/{s}.txt", sha) for (f, s), sha in sorted(_MSLR_FOLDS.items())
+            ),
+            layout="Fold{fold}/{split}.txt",
+            licence="Microsoft Research MSLR release: research use; never redistributed here",
+            redistributable=False,
+            citation=_LETOR4_CITE,
+            kind="letor",
+            n_features=136,
+            quick_substitute="mslr-sample (first 5,000 lines of Fold1 train/test)",
+            checksum_note=(
+                "zip sha256 (1,234,144,912 bytes) as listed by TensorFlow Datasets and pytorchltr; per-file "
+                "sha256 as listed by pytorchltr"
+            ),
+        ),
+        Dataset(
+            name="mq2007",
+            title="LETOR 4.0 MQ2007 (supervised ranking, 1,692 queries, 46 features, labels 0-2)",
+            method="url",
+            urls=(f"{_LETOR_OLD}/LETOR4.0/Data/MQ2007.rar",),
+            homepage=_LETOR_HOME,
+            archive="MQ2007.rar",
+            archive_sha256=None,
+            layout="MQ2007/Fold{fold}/{split}.txt",
+            licence=_LETOR_LICENCE,
+            redistributable=False,
+            citation=_LETOR4_CITE,
+            kind="letor",
+            n_features=46,
+            quick_substitute=_MQ_SUBSTITUTE,
+            checksum_note=_NO_SHA_LETOR,
+        ),
+        Dataset(
+            name="mq2008",
+            title="LETOR 4.0 MQ2008 (supervised ranking, 784 queries, 46 features, labels 0-2)",
+            method="url",
+            urls=(f"{_LETOR_OLD}/LETOR4.0/Data/MQ2008.rar",),
+            homepage=_LETOR_HOME,
+            archive="MQ2008.rar",
+            archive_sha256=None,
+            layout="MQ2008/Fold{fold}/{split}.txt",
+            licence=_LETOR_LICENCE,
+            redistributable=False,
+            citation=_LETOR4_CITE,
+            kind="letor",
+            n_features=46,
+            quick_substitute=_MQ_SUBSTITUTE,
+            checksum_note=_NO_SHA_LETOR,
+        ),
+        Dataset(
+            name="ohsumed",
+            title="LETOR 3.0 OHSUMED, QueryLevelNorm (106 queries, 45 features, labels 0-2)",
+            method="url",
+            urls=(f"{_LETOR_OLD}/LETOR3.0/OHSUMED.zip",),
+            homepage=_LETOR_HOME,
+            archive="OHSUMED.zip",
+            archive_sha256=None,
+            layout="OHSUMED/QueryLevelNorm/Fold{fold}/{split}.txt",
+            split_names=_LETOR3,
+            licence=_LETOR_LICENCE,
+            redistributable=False,
+            citation=_LETOR3_CITE,
+            kind="letor",
+            n_features=45,
+            quick_substitute="mslr-sample",
+            checksum_note=_NO_SHA_LETOR,
+        ),
+        Dataset(
+            name="hp2003",
+            title="LETOR 3.0 .Gov HP2003 (homepage finding), QueryLevelNorm (150 queries, 64 features, 0/1)",
+            method="url",
+            urls=(f"{_LETOR_OLD}/LETOR3.0/Gov.rar",),
+            homepage=_LETOR_HOME,
+            archive="Gov.rar",
+            archive_sha256=None,
+            layout="Gov/QueryLevelNorm/2003_hp_dataset/Fold{fold}/{split}.txt",
+            split_names=_LETOR3,
+            licence=_LETOR_LICENCE,
+            redistributable=False,
+            citation=_LETOR3_CITE,
+            kind="letor",
+            n_features=64,
+            folder="letor3-gov",
+            quick_substitute="a generated meta-search set (RankBoost Table 1), else mslr-sample",
+            checksum_note=_NO_SHA_LETOR,
+        ),
+        Dataset(
+            name="td2003",
+            title="LETOR 3.0 .Gov TD2003 (topic distillation), QueryLevelNorm (50 queries, 64 features, 0/1)",
+            method="url",
+            urls=(f"{_LETOR_OLD}/LETOR3.0/Gov.rar",),
+            homepage=_LETOR_HOME,
+            archive="Gov.rar",
+            archive_sha256=None,
+            layout="Gov/QueryLevelNorm/2003_td_dataset/Fold{fold}/{split}.txt",
+            split_names=_LETOR3,
+            licence=_LETOR_LICENCE,
+            redistributable=False,
+            citation=_LETOR3_CITE,
+            kind="letor",
+            n_features=64,
+            folder="letor3-gov",
+            quick_substitute="mslr-sample",
+            checksum_note=_NO_SHA_LETOR,
+        ),
+        Dataset(
+            name="movielens-100k",
+            title="MovieLens 100K (943 users, 1,682 movies, 100,000 ratings 1-5)",
+            method="url",
+            urls=("https://files.grouplens.org/datasets/movielens/ml-100k.zip",),
+            homepage="https://grouplens.org/datasets/movielens/100k/",
+            archive="ml-100k.zip",
+            archive_sha256="50d2a982c66986937beb9ffb3aa76efe955bf3d5c6b761f4e3a7cd717c6a3229",
+            archive_md5="0e33842e24a9c977be4e0107933c0723",
+            files=(DataFile("ml-100k/u.data"),),
+            licence=(
+                "GroupLens usage licence: research use, no redistribution without permission; never "
+                "committed here"
+            ),
+            redistributable=False,
+            citation=(
+                "Harper, F. M., Konstan, J. A. (2015). The MovieLens Datasets: History and Context. ACM TiiS "
+                "5(4), 19."
+            ),
+            kind="movielens",
+            folds=(),
+            quick_substitute="make_collaborative_filtering (943 x 1682, density 0.063, ratings 1-5)",
+            checksum_note=(
+                "zip sha256 (4,924,029 bytes) as listed by TensorFlow Datasets; md5 as published by "
+                "GroupLens (ml-100k.zip.md5); u.data's sha256 recorded at first download"
+            ),
+        ),
+        Dataset(
+            name="yahoo-ltr",
+            title="Yahoo! Learning to Rank Challenge (C14), set 1 and set 2",
+            method="manual",
+            urls=("https://webscope.sandbox.yahoo.com/catalog.php?datatype=c",),
+            homepage="https://webscope.sandbox.yahoo.com/catalog.php?datatype=c",
+            archive=None,
+            archive_sha256=None,
+            layout="set{fold}.{split}.txt",
+            split_names={"train": "train", "valid": "valid", "test": "test"},
+            folds=(1, 2),
+            licence=(
+                "Yahoo! Webscope data agreement (research use, no redistribution); must be requested and "
+                "accepted by each user; never committed here"
+            ),
+            redistributable=False,
+            citation=(
+                "Chapelle, O., Chang, Y. (2011). Yahoo! Learning to Rank Challenge Overview. "
+                "JMLR W&CP 14, 1-24."
+            ),
+            kind="letor",
+            n_features=700,
+            quick_substitute="mslr-sample",
+            checksum_note=(
+                "obtained by hand under a licence: sha256 of each file recorded in SHA256SUMS at first load"
+            ),
+        ),
+    ]
+}
+
+
+# ------------------------------------------------------------------------------ download steps
+def _download(url: str, dest: Path, timeout: float = 60.0) -> None:
+    """Download ``url`` to ``dest`` (through a temporary file). Tests monkeypatch this."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    req = urllib.request.Request(url, headers={"User-Agent": "lrank-fetch"})
+    with urllib.request.urlopen(req, timeout=timeout) as resp, tempfile.NamedTemporaryFile(
+        dir=dest.parent, delete=False
+    ) as tmp:
+        shutil.copyfileobj(resp, tmp, length=1 << 22)
+    os.replace(tmp.name, dest)
+
+
+def _pip_download(spec: str, dest_dir: Path) -> None:
+    """``python -m pip download SPEC --no-deps --no-binary NAME -d DEST`` (tests monkeypatch this).
+
+    ``--no-binary :all:`` (as first specified) fails here: it also forces rankeval's *build*
+    dependencies (numpy, scipy) to be built from source; ``--no-binary rankeval`` makes only
+    rankeval itself an sdist, which is what we need.
+    """
+    project = spec.split("==")[0]
+    cmd = [sys.executable, "-m", "pip", "download", spec, "--no-deps", "--no-binary", project,
+           "-d", str(dest_dir), "--quiet"]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise OSError(f"{' '.join(cmd)} failed:\n{res.stderr.strip()[-2000:]}")
+
+
+def _md5_of(path: Path) -> str:
+    h = hashlib.md5()
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 22):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _verify(path: Path, sha256: str | None, what: str, url: str | None = None, md5: str | None = None) -> str:
+    digest = sha256_of(path)
+    if sha256 is not None and digest != sha256:
+        raise ChecksumError(
+            f"{what}: {path} has sha256 {digest}, expected {sha256}.\n"
+            + (f"Download it again from {url} and place it at {path}, " if url else f"Replace {path}, ")
+            + "or delete it and run lrank.data.fetch(..., force=True)."
+        )
+    if sha256 is None and md5 is not None and _md5_of(path) != md5:
+        raise ChecksumError(
+            f"{what}: {path} has the wrong md5 (expected {md5}); download it again from {url}"
+        )
+    return digest
+
+
+def _manual_hint(ds: Dataset, path: Path) -> str:
+    return (
+        f"Download it by hand from {ds.urls[0]} (home page {ds.homepage}) and place it at {path}, "
+        f"then run lrank.data.fetch({ds.name!r}) again."
+    )
+
+
+def _get_archive(ds: Dataset, force: bool) -> Path:
+    """The verified archive of ``ds`` in its folder, downloaded if absent (or if ``force``)."""
+    assert ds.archive is not None
+    path = _mkdir(ds.directory) / ds.archive
+    if force or not path.is_file():
+        errors = []
+        if ds.method == "pip-sdist":
+            try:
+                with tempfile.TemporaryDirectory(dir=ds.directory) as tmp:
+                    _pip_download(ds.pip_spec, Path(tmp))
+                    got = Path(tmp) / ds.archive
+                    if not got.is_file():
+                        raise OSError(f"pip did not produce {ds.archive} (got {sorted(os.listdir(tmp))})")
+                    os.replace(got, path)
+            except OSError as exc:
+                errors.append(f"pip download {ds.pip_spec}: {exc}")
+        if not path.is_file():
+            for url in ds.urls:
+                try:
+                    _download(url, path)
+                    break
+                except (OSError, urllib.error.URLError, ValueError) as exc:
+                    errors.append(f"{url}: {exc}")
+        if not path.is_file():
+            raise FetchError(
+                f"could not download {ds.name}:\n  " + "\n  ".join(errors) + "\n" + _manual_hint(ds, path)
+            )
+    _verify(path, ds.archive_sha256, ds.name, ds.urls[0], ds.archive_md5)
+    return path
+
+
+def _mkdir(p: Path) -> Path:
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def _extract(archive: Path, dest: Path, members: list[str] | None = None) -> None:
+    """Extract ``members`` (or everything) of a .tar.gz, .zip or .rar archive into ``dest``."""
+    name = archive.name.lower()
+    if name.endswith((".tar.gz", ".tgz", ".tar.bz2", ".tar")):
+        with tarfile.open(archive) as tf:
+            if members is None:
+                tf.extractall(dest, filter="data")
+            else:
+                for m in members:
+                    try:
+                        tf.extract(m, dest, filter="data")
+                    except KeyError:
+                        raise FetchError(f"{archive} has no member {m!r}") from None
+        return
+    if name.endswith(".zip"):
+        if not zipfile.is_zipfile(archive):
+            raise FetchError(f"{archive} is not a zip archive (a download that returned a web page?)")
+        with zipfile.ZipFile(archive) as zf:
+            zf.extractall(dest, members=members)
+        return
+    if name.endswith(".rar"):
+        with open(archive, "rb") as fh:
+            if not fh.read(7).startswith(b"Rar!"):
+                raise FetchError(f"{archive} is not a RAR archive (a download that returned a web page?)")
+        for tool, args in (("unrar", ["x", "-o+", "-inul"]), ("7z", ["x", "-y", "-bd"]), ("bsdtar", ["-xf"])):
+            exe = shutil.which(tool)
+            if exe is None:
+                continue
+            if tool == "7z":
+                cmd = [exe, *args, f"-o{dest}", str(archive)]
+            elif tool == "bsdtar":
+                cmd = [exe, *args, str(archive), "-C", str(dest)]
+            else:
+                cmd = [exe, *args, str(archive), str(dest) + os.sep]
+            if subprocess.run(cmd, capture_output=True).returncode == 0:
+                return
+        raise FetchError(
+            f"cannot extract {archive}: no working RAR extractor (unrar, 7z or bsdtar) on PATH. "
+            f"Extract it by hand into {dest} and run fetch again."
+        )
+    raise FetchError(f"do not know how to extract {archive}")
+
+
+# ------------------------------------------------------------------------------ SHA256SUMS
+def _read_sums(folder: Path) -> dict[str, str]:
+    f = folder / "SHA256SUMS"
+    if not f.is_file():
+        return {}
+    out = {}
+    for line in f.read_text().splitlines():
+        if line.strip():
+            digest, rel = line.split(None, 1)
+            out[rel.strip().lstrip("*")] = digest
+    return out
+
+
+def _record_sum(folder: Path, rel: str, digest: str) -> None:
+    sums = _read_sums(folder)
+    sums[rel] = digest
+    (folder / "SHA256SUMS").write_text("".join(f"{d}  {r}\n" for r, d in sorted(sums.items())))
+
+
+def _expected_sha(ds: Dataset, rel: str) -> str | None:
+    for f in ds.files:
+        if f.path == rel and f.sha256 is not None:
+            return f.sha256
+    return _read_sums(ds.directory).get(rel)
+
+
+# ------------------------------------------------------------------------------ loaders
+@dataclass
+class LetorDataset:
+    """A LETOR-style data set on disk: ``fold(k)`` loads ``Fold(train, valid, test)``.
+
+    Every file is verified against the registry's sha256, or against the sha256 recorded at first
+    download in ``SHA256SUMS`` when the registry has none.
+    """
+
+    spec: Dataset
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def root(self) -> Path:
+        return self.spec.directory
+
+    @property
+    def folds(self) -> tuple[int, ...]:
+        return self.spec.folds
+
+    def path(self, fold: int, split: str) -> Path:
+        """File of ``split`` ("train", "valid" or "test") in ``fold``."""
+        if fold not in self.spec.folds:
+            raise ValueError(f"{self.name} has folds {self.spec.folds}, not {fold!r}")
+        if split not in ("train", "valid", "test"):
+            raise ValueError(f"split must be 'train', 'valid' or 'test', got {split!r}")
+        return self.root / self.spec.layout.format(fold=fold, split=self.spec.split_names[split])
+
+    def load(self, fold: int, split: str) -> RankingData:
+        """One split of one fold, checksum verified."""
+        p = self.path(fold, split)
+        rel = p.relative_to(self.root).as_posix()
+        if not p.is_file():
+            raise FetchError(f"{self.name}: {p} is missing. " + _manual_hint(self.spec, p))
+        expected = _expected_sha(self.spec, rel)
+        if expected is None:  # first use of a file without a registry checksum: record it
+            expected = sha256_of(p)
+            _record_sum(self.root, rel, expected)
+        try:
+            data = load_letor(p, n_features=self.spec.n_features, expected_sha256=expected)
+        except ValueError as exc:
+            if "does not match the expected" in str(exc):
+                raise ChecksumError(f"{self.name}: {exc}. " + _manual_hint(self.spec, p)) from None
+            raise
+        data.provenance.update(dataset=self.name, fold=fold, split=split)
+        return data
+
+    def fold(self, fold: int) -> Fold:
+        """``Fold(train, valid, test)`` of fold ``fold`` (1-based, as the releases number them)."""
+        return Fold(self.load(fold, "train"), self.load(fold, "valid"), self.load(fold, "test"))
+
+    def __repr__(self) -> str:
+        return f"LetorDataset({self.name!r}, root={str(self.root)!r}, folds={self.folds})"
+
+
+def _files_present(ds: Dataset) -> bool:
+    if ds.kind == "letor":
+        ld = LetorDataset(ds)
+        return all(ld.path(f, s).is_file() for f in ds.folds for s in ("train", "valid", "test"))
+    return bool(ds.files) and all((ds.directory / f.path).is_file() for f in ds.files)
+
+
+def _spec(name: str) -> Dataset:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown data set {name!r}; known: {', '.join(REGISTRY)}") from None
+
+
+def _ensure_extracted(ds: Dataset, force: bool) -> None:
+    if not force and _files_present(ds):
+        return
+    if ds.method == "manual":
+        raise FetchError(
+            f"{ds.title} cannot be downloaded automatically: its licence ({ds.licence}) requires each user "
+            f"to request it and accept Yahoo!'s data agreement at {ds.urls[0]}. Then extract "
+            f"'ltrc_yahoo.tar.bz2' and place set1.train.txt, set1.valid.txt, set1.test.txt (and set2.*) "
+            f"in {ds.directory}, and run lrank.data.fetch({ds.name!r}) again."
+        )
+    archive = _get_archive(ds, force)
+    members = [f.member or f.path for f in ds.files] if ds.kind == "letor-sample" else None
+    if ds.kind == "letor-sample":
+        with tempfile.TemporaryDirectory(dir=ds.directory) as tmp:
+            _extract(archive, Path(tmp), members)
+            for f in ds.files:
+                os.replace(Path(tmp) / (f.member or f.path), ds.directory / f.path)
+    else:
+        _extract(archive, ds.directory)
+    if not _files_present(ds):
+        found = sorted(p.relative_to(ds.directory).as_posix() for p in ds.directory.rglob("*.txt"))[:10]
+        raise FetchError(
+            f"{ds.name}: extracted {archive}, but the expected files "
+            f"({ds.layout or [f.path for f in ds.files]}) are not there; found {found}. "
+            f"Place the files by hand under {ds.directory}."
+        )
+    if ds.kind != "letor-sample":  # record sha256 of files without a registry checksum
+        for rel in _required_files(ds):
+            if _expected_sha(ds, rel) is None:
+                _record_sum(ds.directory, rel, sha256_of(ds.directory / rel))
+
+
+def _required_files(ds: Dataset) -> list[str]:
+    if ds.kind == "letor":
+        ld = LetorDataset(ds)
+        return [
+            ld.path(f, s).relative_to(ds.directory).as_posix()
+            for f in ds.folds
+            for s in ("train", "valid", "test")
+        ]
+    return [f.path for f in ds.files]
+
+
+def fetch(name: str, force: bool = False) -> Any:
+    """Download (if needed), verify and load a registered data set.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`REGISTRY`.
+    force : bool
+        Download and extract again even when the files are present.
+
+    Returns
+    -------
+    ``(train, test)`` RankingData for ``mslr-sample``; a :class:`LetorDataset` for the LETOR-style data
+    sets (``.fold(k)``); the ratings matrix (users x movies, float64, NaN unrated) for
+    ``movielens-100k``.
+
+    Raises
+    ------
+    FetchError
+        The download failed (the message names the URL and the path to place the file by hand), a
+        manual data set is absent, or extraction failed.
+    ChecksumError
+        A file's sha256 differs from the registry's (or from the one recorded at first download).
+    """
+    ds = _spec(name)
+    _ensure_extracted(ds, force)
+    if ds.kind == "letor-sample":
+        out = []
+        for f in ds.files:
+            p = ds.directory / f.path
+            try:
+                d = load_letor(p, n_features=ds.n_features, expected_sha256=f.sha256)
+            except ValueError as exc:
+                if "does not match the expected" in str(exc):
+                    raise ChecksumError(
+                        f"{ds.name}: {exc}. Delete it and run lrank.data.fetch({name!r}, force=True)."
+                    ) from None
+                raise
+            d.provenance.update(dataset=name, pip=ds.pip_spec, member=f.member)
+            out.append(d)
+        return tuple(out)
+    if ds.kind == "movielens":
+        from lrank.data.movielens import load_movielens
+
+        rel = ds.files[0].path
+        p = ds.directory / rel
+        expected = _expected_sha(ds, rel)
+        _verify(p, expected, ds.name, ds.urls[0])
+        return load_movielens(p)
+    return LetorDataset(ds)
+
+
+def load_fold(name: str, fold: int) -> Fold:
+    """``Fold(train, valid, test)`` of a LETOR-style data set: ``fetch(name).fold(fold)``.
+
+    For ``mslr-sample`` (which has only train and test) ``valid`` is None.
+    """
+    ds = _spec(name)
+    if ds.kind == "letor-sample":
+        if fold != 1:
+            raise ValueError("mslr-sample holds only Fold1")
+        train, test = fetch(name)
+        return Fold(train, None, test)
+    if ds.kind != "letor":
+        raise ValueError(f"{name} is not a LETOR-style data set")
+    return fetch(name).fold(fold)
+
+
+def status():
+    """One row per registered data set: present or absent here, what the quick profile uses, licence.
+
+    Presence is checked by file existence only (checksums are verified when a data set is loaded).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset``, ``title``, ``status`` ("present" / "absent" / "manual, absent"),
+        ``quick profile uses``, ``licence``, ``redistributable``, ``checksum``, ``path``.
+    """
+    import pandas as pd
+
+    rows = []
+    for ds in REGISTRY.values():
+        present = _files_present(ds)
+        st = "present" if present else ("manual, absent" if ds.method == "manual" else "absent")
+        rows.append(
+            {
+                "dataset": ds.name,
+                "title": ds.title,
+                "status": st,
+                "quick profile uses": ds.quick_substitute,
+                "licence": ds.licence,
+                "redistributable": ds.redistributable,
+                "checksum": "sha256 in registry" if (ds.archive_sha256 or any(f.sha256 for f in ds.files))
+                else "recorded at first download",
+                "path": str(ds.directory),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,319 @@
+"""fetch(): registry, download steps (monkeypatched: no network), checksums, extraction, loaders, status."""
+
+import dataclasses
+import hashlib
+import importlib
+import io
+import re
+import shutil
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lrank.data import save_letor
+from lrank.data.generators import make_letor_like
+from lrank.paths import repo_dir
+
+# ``lrank.data.fetch`` is the function (re-exported by lrank.data); the module is reached through importlib
+F = importlib.import_module("lrank.data.fetch")
+MEMBER = "rankeval-0.8.2/rankeval/test/data/msn1.fold1.{}.5k.txt"
+
+
+def _sha(b: bytes) -> str:
+    return hashlib.sha256(b).hexdigest()
+
+
+@pytest.fixture
+def data_root(tmp_path, monkeypatch):
+    root = tmp_path / "lrank_data"
+    monkeypatch.setenv("LRANK_DATA", str(root))
+
+    def no_network(url, dest, timeout=60.0):
+        raise OSError(f"network disabled in tests ({url})")
+
+    def no_pip(spec, dest_dir):
+        raise OSError("pip disabled in tests")
+
+    monkeypatch.setattr(F, "_download", no_network)
+    monkeypatch.setattr(F, "_pip_download", no_pip)
+    return root
+
+
+def _letor_bytes(seed: int, n_queries: int = 4) -> bytes:
+    d = make_letor_like(
+        n_queries=n_queries, docs_per_query=(3, 6), n_features=5, n_grades=5, random_state=seed
+    )
+
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "f.txt"
+        save_letor(d, p)
+        return p.read_bytes()
+
+
+@pytest.fixture
+def fake_sample(data_root, monkeypatch, tmp_path):
+    """A locally made rankeval-like sdist; the registry entry is pointed at its checksums."""
+    train, test = _letor_bytes(1), _letor_bytes(2)
+    tar_path = tmp_path / "build" / "rankeval-0.8.2.tar.gz"
+    tar_path.parent.mkdir()
+    with tarfile.open(tar_path, "w:gz") as tf:
+        for split, payload in (("train", train), ("test", test)):
+            info = tarfile.TarInfo(MEMBER.format(split))
+            info.size = len(payload)
+            tf.addfile(info, io.BytesIO(payload))
+        info = tarfile.TarInfo("rankeval-0.8.2/PKG-INFO")
+        info.size = 3
+        tf.addfile(info, io.BytesIO(b"x\n\n"))
+    spec = F.REGISTRY["mslr-sample"]
+    files = (
+        dataclasses.replace(spec.files[0], sha256=_sha(train)),
+        dataclasses.replace(spec.files[1], sha256=_sha(test)),
+    )
+    new = dataclasses.replace(spec, files=files, n_features=5, archive_sha256=_sha(tar_path.read_bytes()))
+    monkeypatch.setitem(F.REGISTRY, "mslr-sample", new)
+    calls = []
+
+    def fake_pip(spec_, dest_dir):
+        calls.append(spec_)
+        shutil.copy(tar_path, Path(dest_dir) / "rankeval-0.8.2.tar.gz")
+
+    monkeypatch.setattr(F, "_pip_download", fake_pip)
+    return {"train": train, "test": test, "calls": calls, "tar": tar_path}
+
+
+# ------------------------------------------------------------------------------------ registry
+def test_registry_entries_are_complete():
+    need = {"mslr-sample", "mslr-web10k", "mq2007", "mq2008", "ohsumed", "hp2003", "td2003",
+            "movielens-100k", "yahoo-ltr"}
+    assert need <= set(F.REGISTRY)
+    hexre = re.compile(r"^[0-9a-f]{64}$")
+    for name, ds in F.REGISTRY.items():
+        assert ds.name == name
+        assert ds.urls and all(u.startswith("http") for u in ds.urls), name
+        assert ds.licence and ds.citation and ds.quick_substitute and ds.checksum_note, name
+        assert ds.method in ("pip-sdist", "url", "manual")
+        for sha in [ds.archive_sha256, *(f.sha256 for f in ds.files)]:
+            assert sha is None or hexre.match(sha), name
+        if ds.archive_sha256 is None and ds.method != "manual":
+            assert "None" in ds.checksum_note or "recorded" in ds.checksum_note
+        assert not ds.redistributable  # none of these may be committed
+    s = F.REGISTRY["mslr-sample"]
+    assert s.archive_sha256 == "c7d71602ab7fe0a0281976c1f0e883cb16431f72e4e946e5fd83790449bb21a9"
+    assert s.pip_spec == "rankeval==0.8.2"
+
+
+def test_unknown_name():
+    with pytest.raises(KeyError, match="unknown data set"):
+        F.fetch("no-such-data")
+
+
+# ---------------------------------------------------------------------------------- mslr-sample
+def test_mslr_sample_fetch_and_cache(fake_sample, data_root):
+    train, test = F.fetch("mslr-sample")
+    folder = data_root / "downloads" / "mslr-sample"
+    assert (folder / "msn1.fold1.train.5k.txt").read_bytes() == fake_sample["train"]
+    assert (folder / "msn1.fold1.test.5k.txt").read_bytes() == fake_sample["test"]
+    assert train.n_queries == 4 and test.n_features == 5
+    assert train.provenance["dataset"] == "mslr-sample"
+    assert train.provenance["sha256"] == _sha(fake_sample["train"])
+    assert fake_sample["calls"] == ["rankeval==0.8.2"]
+    train2, _ = F.fetch("mslr-sample")  # present: no second download
+    assert fake_sample["calls"] == ["rankeval==0.8.2"]
+    assert train2.X.tobytes() == train.X.tobytes()
+    fold = F.load_fold("mslr-sample", 1)
+    assert fold.valid is None and fold.test.n_docs == test.n_docs
+
+
+def test_mslr_sample_tampered_file_then_force(fake_sample, data_root):
+    F.fetch("mslr-sample")
+    p = data_root / "downloads" / "mslr-sample" / "msn1.fold1.train.5k.txt"
+    p.write_bytes(p.read_bytes().replace(b"qid:", b"qid: ", 0) + b"")
+    with open(p, "ab") as fh:
+        fh.write(b"0 qid:999 1:0.5\n")
+    with pytest.raises(F.ChecksumError, match=re.escape(str(p))):
+        F.fetch("mslr-sample")
+    train, _ = F.fetch("mslr-sample", force=True)
+    assert p.read_bytes() == fake_sample["train"]
+    assert len(fake_sample["calls"]) == 2
+
+
+def test_mslr_sample_bad_archive_checksum(fake_sample, data_root, monkeypatch):
+    spec = dataclasses.replace(F.REGISTRY["mslr-sample"], archive_sha256="0" * 64)
+    monkeypatch.setitem(F.REGISTRY, "mslr-sample", spec)
+    with pytest.raises(F.ChecksumError) as err:
+        F.fetch("mslr-sample")
+    msg = str(err.value)
+    assert "rankeval-0.8.2.tar.gz" in msg and spec.urls[0] in msg
+
+
+def test_mslr_sample_unreachable(data_root):
+    with pytest.raises(F.FetchError) as err:
+        F.fetch("mslr-sample")
+    msg = str(err.value)
+    assert F.REGISTRY["mslr-sample"].urls[0] in msg  # names the URL
+    assert str(data_root / "downloads" / "mslr-sample" / "rankeval-0.8.2.tar.gz") in msg  # and the path
+
+
+def test_mslr_sample_url_fallback(fake_sample, data_root, monkeypatch):
+    """When pip is not available the PyPI file URL is used."""
+
+    def broken_pip(spec, dest_dir):
+        raise OSError("no pip")
+
+    def fake_download(url, dest, timeout=60.0):
+        shutil.copy(fake_sample["tar"], dest)
+
+    monkeypatch.setattr(F, "_pip_download", broken_pip)
+    monkeypatch.setattr(F, "_download", fake_download)
+    train, test = F.fetch("mslr-sample")
+    assert train.n_queries == 4
+
+
+REAL = repo_dir() / "data" / "downloads" / "mslr-sample"
+
+
+@pytest.mark.skipif(
+    not (REAL / "msn1.fold1.train.5k.txt").is_file(), reason="real MSLR sample not fetched here"
+)
+def test_real_mslr_sample(tmp_path, monkeypatch):
+    root = tmp_path / "real"
+    (root / "downloads" / "mslr-sample").mkdir(parents=True)
+    for f in ("msn1.fold1.train.5k.txt", "msn1.fold1.test.5k.txt"):
+        shutil.copy(REAL / f, root / "downloads" / "mslr-sample" / f)
+    monkeypatch.setenv("LRANK_DATA", str(root))
+    monkeypatch.setattr(F, "_pip_download", lambda *a: pytest.fail("must not download"))
+    train, test = F.fetch("mslr-sample")
+    for d in (train, test):
+        assert d.n_queries == 43 and d.n_docs == 5000 and d.n_features == 136
+        assert d.y.min() == 0 and d.y.max() == 4
+    assert train.provenance["sha256"] == F.REGISTRY["mslr-sample"].files[0].sha256
+
+
+# ------------------------------------------------------------------------------- LETOR archives
+def _letor_zip(path: Path, layout: str, split_names: dict, folds=(1, 2, 3, 4, 5)) -> dict:
+    payloads = {}
+    with zipfile.ZipFile(path, "w") as zf:
+        for fold in folds:
+            for i, (split, stem) in enumerate(split_names.items()):
+                b = _letor_bytes(10 * fold + i, n_queries=3)
+                rel = layout.format(fold=fold, split=stem)
+                zf.writestr(rel, b)
+                payloads[(fold, split)] = b
+    return payloads
+
+
+@pytest.fixture
+def fake_ohsumed(data_root, monkeypatch, tmp_path):
+    spec = dataclasses.replace(F.REGISTRY["ohsumed"], n_features=5)
+    monkeypatch.setitem(F.REGISTRY, "ohsumed", spec)
+    z = tmp_path / "OHSUMED.zip"
+    payloads = _letor_zip(z, spec.layout, spec.split_names)
+
+    def fake_download(url, dest, timeout=60.0):
+        assert url == spec.urls[0]
+        shutil.copy(z, dest)
+
+    monkeypatch.setattr(F, "_download", fake_download)
+    return payloads
+
+
+def test_letor_archive_fold_and_sums(fake_ohsumed, data_root):
+    ds = F.fetch("ohsumed")
+    assert isinstance(ds, F.LetorDataset)
+    fold = ds.fold(2)
+    assert fold.train.n_queries == 3 and fold.valid is not None
+    assert fold.test.provenance["dataset"] == "ohsumed" and fold.test.provenance["fold"] == 2
+    sums = (ds.root / "SHA256SUMS").read_text()
+    rel = "OHSUMED/QueryLevelNorm/Fold2/trainingset.txt"
+    assert f"{_sha(fake_ohsumed[(2, 'train')])}  {rel}" in sums
+    assert F.load_fold("ohsumed", 3).valid.n_queries == 3
+    with pytest.raises(ValueError, match="folds"):
+        ds.fold(6)
+
+
+def test_letor_archive_edited_file_detected(fake_ohsumed, data_root):
+    ds = F.fetch("ohsumed")
+    p = ds.path(1, "test")
+    with open(p, "ab") as fh:
+        fh.write(b"0 qid:12345 1:0.5\n")
+    with pytest.raises(F.ChecksumError, match="Fold1/testset.txt"):
+        ds.fold(1)
+
+
+def test_letor_archive_unreachable_names_url_and_path(data_root):
+    with pytest.raises(F.FetchError) as err:
+        F.fetch("mq2007")
+    msg = str(err.value)
+    assert "LETOR4.0/Data/MQ2007.rar" in msg
+    assert str(data_root / "downloads" / "mq2007" / "MQ2007.rar") in msg
+
+
+def test_web_page_instead_of_archive(data_root, monkeypatch):
+    def html(url, dest, timeout=60.0):
+        Path(dest).write_bytes(b"<html>moved</html>")
+
+    monkeypatch.setattr(F, "_download", html)
+    with pytest.raises(F.FetchError, match="not a zip archive"):
+        F.fetch("ohsumed")
+    with pytest.raises(F.FetchError, match="not a RAR archive"):
+        F.fetch("mq2008")
+
+
+def test_wrong_layout_is_reported(data_root, monkeypatch, tmp_path):
+    z = tmp_path / "OHSUMED.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.writestr("elsewhere/train.txt", b"1 qid:1 1:0.5\n")
+    monkeypatch.setattr(F, "_download", lambda url, dest, timeout=60.0: shutil.copy(z, dest))
+    with pytest.raises(F.FetchError, match="elsewhere/train.txt"):
+        F.fetch("ohsumed")
+
+
+def test_manual_yahoo(data_root, monkeypatch):
+    with pytest.raises(F.FetchError) as err:
+        F.fetch("yahoo-ltr")
+    msg = str(err.value)
+    assert "licence" in msg and "webscope" in msg and str(data_root / "downloads" / "yahoo-ltr") in msg
+    spec = dataclasses.replace(F.REGISTRY["yahoo-ltr"], n_features=5)
+    monkeypatch.setitem(F.REGISTRY, "yahoo-ltr", spec)
+    folder = data_root / "downloads" / "yahoo-ltr"
+    folder.mkdir(parents=True)
+    for k in (1, 2):
+        for s in ("train", "valid", "test"):
+            (folder / f"set{k}.{s}.txt").write_bytes(_letor_bytes(k, n_queries=2))
+    fold = F.fetch("yahoo-ltr").fold(1)
+    assert fold.train.n_queries == 2
+
+
+# ------------------------------------------------------------------------------------ movielens
+def test_movielens_fetch(data_root, monkeypatch, tmp_path):
+    lines = "1\t1\t5\t881250949\n1\t3\t3\t881250949\n2\t2\t4\t881250949\n"
+    z = tmp_path / "ml-100k.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.writestr("ml-100k/u.data", lines)
+    spec = dataclasses.replace(
+        F.REGISTRY["movielens-100k"], archive_sha256=_sha(z.read_bytes()), archive_md5=None
+    )
+    monkeypatch.setitem(F.REGISTRY, "movielens-100k", spec)
+    monkeypatch.setattr(F, "_download", lambda url, dest, timeout=60.0: shutil.copy(z, dest))
+    R = F.fetch("movielens-100k")
+    assert R.shape == (2, 3) and R[0, 0] == 5 and np.isnan(R[0, 1])
+    assert "ml-100k/u.data" in (data_root / "downloads" / "movielens-100k" / "SHA256SUMS").read_text()
+    u = data_root / "downloads" / "movielens-100k" / "ml-100k" / "u.data"
+    u.write_text(lines + "2\t3\t1\t881250949\n")
+    with pytest.raises(F.ChecksumError):
+        F.fetch("movielens-100k")
+
+
+# --------------------------------------------------------------------------------------- status
+def test_status(fake_sample, data_root):
+    st = F.status()
+    assert list(st["dataset"]) == list(F.REGISTRY)
+    assert {"dataset", "status", "quick profile uses", "licence", "redistributable"} <= set(st.columns)
+    assert set(st["status"]) <= {"present", "absent", "manual, absent"}
+    assert st.set_index("dataset").loc["mslr-sample", "status"] == "absent"
+    F.fetch("mslr-sample")
+    assert F.status().set_index("dataset").loc["mslr-sample", "status"] == "present"
