@@ -149,6 +149,6 @@ def cross_validate(
 def summarize(results: pd.DataFrame, split: str = "test", by: Sequence[str] = ()) -> pd.DataFrame:
     """Mean over folds of the selected rounds' values on ``split``: one column per metric."""
     sel = results[results["selected"] & (results["split"] == split)]
-    keys = list(by) + ["metric"]
-    out = sel.groupby(keys)["value"].mean().unstack("metric")
-    return out
+    if not by:
+        return sel.groupby("metric")["value"].mean().to_frame(split).T
+    return sel.groupby([*by, "metric"])["value"].mean().unstack("metric")
