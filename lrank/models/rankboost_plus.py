@@ -1,0 +1,770 @@
+"""Rb-d, Rb-c and RankBoost+ (Connamacher, Pancha, Liu, Ray 2020) for binary weak rankers (stumps).
+
+All three instantiate the RankBoost template (ALGORITHMS.md Sec. 1): a distribution ``D_t`` over the
+critical pairs, a binary weak ranker ``h_t = [x_f > theta]`` chosen from the pair statistics
+``eps+, eps-, eps0`` (Eq. 8), a weight ``alpha_t``, a multiplicative update.
+
+* Rb-d: ``h_t = argmin eps- - eps+`` (Eq. 13; with signed weights, ``argmax |eps+ - eps-|``),
+  ``alpha_t = 1/2 ln(eps+/eps-)`` (Eq. 14), update Eq. 10.
+* Rb-c: ``r_t = eps+ - eps-`` (Eq. 17), ``alpha_t = 1/2 ln((1+r)/(1-r))`` (Eq. 19), update Eq. 10.
+* RankBoost+: ``delta = eps- - eps+ + eps0 tanh(alpha')`` (Eq. 33) with ``alpha'`` the weight already
+  accumulated on the same ranker, ``h_t = argmax |delta|`` (Eq. 32), alpha by Eq. 34, update Eq. 25-27.
+  ``implementation="efficient"`` is Algorithm 2 (an independent set S, pruned once with
+  select-independent-subset at the first dependent choice); ``"optimal"`` also searches the directions
+  in the span of S (least squares for beta, a line search along beta).
+
+Linear algebra on pair patterns: a stump's pattern over the pairs is ``u = A v`` with ``v`` the
+document indicator ``[x_f > theta]`` and ``A`` the pair incidence matrix (row ``e_hi - e_lo``). With the
+pair-graph Laplacian ``G = A^T A = V diag(lambda) V^T`` (per connected component), ``L = diag(sqrt
+lambda) V^T`` gives ``||L v|| = ||A v||`` and ``L v = 0`` iff ``A v = 0``: every linear relation among
+patterns holds among the short vectors ``L v`` (dimension below the number of documents), so the least
+squares and QR steps of Sec. 3.5 run in that space, not in R^m.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lrank.data.binning import bin_features
+from lrank.data.container import RankingData
+from lrank.models._base import BaseRanker
+
+VARIANTS = ("d", "c", "plus")
+IMPLEMENTATIONS = ("efficient", "optimal")
+EPS_MINUS_ZERO = ("halt", "infinite", "constant")
+_DEP_TOL = 1e-7  # a pattern is in span(S) when its residual is below _DEP_TOL * ||pattern||
+
+
+# --------------------------------------------------------------------------------------------------
+# The paper's formulas on pair statistics (used by the estimator and shown in the notebook)
+# --------------------------------------------------------------------------------------------------
+def pair_outcomes(h: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """Outcome ``u_i = h(hi_i) - h(lo_i)`` in {-1, 0, +1} of a binary ranker ``h`` (values per instance)."""
+    h = np.asarray(h, dtype=np.float64)
+    return np.sign(h[hi] - h[lo]).astype(np.int8)
+
+
+def eps_stats(u: np.ndarray, D: np.ndarray) -> tuple[float, float, float]:
+    """``(eps+, eps-, eps0)`` of Eq. 8: the weight of correct, reversed and tied pairs."""
+    u = np.asarray(u)
+    D = np.asarray(D, dtype=np.float64)
+    return float(D[u > 0].sum()), float(D[u < 0].sum()), float(D[u == 0].sum())
+
+
+def alpha_d(eps_plus: float, eps_minus: float) -> float:
+    """Rb-d weight, Eq. 14: ``1/2 ln(eps+ / eps-)`` (infinite when eps- = 0)."""
+    with np.errstate(divide="ignore"):
+        return float(0.5 * (np.log(eps_plus) - np.log(eps_minus)))
+
+
+def alpha_c(r: float) -> float:
+    """Rb-c weight, Eq. 19: ``1/2 ln((1 + r) / (1 - r))``."""
+    with np.errstate(divide="ignore"):
+        return float(0.5 * (np.log1p(r) - np.log1p(-r)))
+
+
+def alpha_plus(eps_plus: float, eps_minus: float, eps_zero: float, alpha_prime: float = 0.0) -> float:
+    """RankBoost+ weight, Eq. 34 (Eq. 19 when ``alpha' = 0``, Eq. 39)."""
+    c = 2.0 * math.cosh(alpha_prime)
+    num = eps_plus + eps_zero * math.exp(-alpha_prime) / c
+    den = eps_minus + eps_zero * math.exp(alpha_prime) / c
+    with np.errstate(divide="ignore"):
+        return float(0.5 * (np.log(num) - np.log(den)))
+
+
+def delta_plus(eps_plus: Any, eps_minus: Any, eps_zero: Any, alpha_prime: Any = 0.0) -> Any:
+    """RankBoost+ selection score, Eq. 33: ``eps- - eps+ + eps0 tanh(alpha')``."""
+    return eps_minus - eps_plus + eps_zero * np.tanh(alpha_prime)
+
+
+def z_d(eps_plus: float, eps_minus: float, eps_zero: float, alpha: float) -> float:
+    """Normaliser of Rb-d / Rb-c, Eq. 11: ``eps0 + eps+ e^-alpha + eps- e^alpha``."""
+    return float(eps_zero + eps_plus * np.exp(-alpha) + eps_minus * np.exp(alpha))
+
+
+def z_plus(eps_plus: float, eps_minus: float, eps_zero: float, alpha: float,
+           alpha_prime: float = 0.0) -> float:
+    """Normaliser of RankBoost+, Eq. 27."""
+    return float(eps_plus * np.exp(-alpha) + eps_minus * np.exp(alpha)
+                 + eps_zero * np.cosh(alpha + alpha_prime) / np.cosh(alpha_prime))
+
+
+def log_cosh(x: Any) -> Any:
+    """``ln cosh x`` without overflow."""
+    a = np.abs(np.asarray(x, dtype=np.float64))
+    return a + np.log1p(np.exp(-2.0 * a)) - math.log(2.0)
+
+
+def pair_log_terms(u: np.ndarray, eta: float) -> np.ndarray:
+    """``ln omega*_2(i, f, eta)`` of Eq. 23: ``-eta`` correct, ``+eta`` reversed, ``ln cosh eta`` tied."""
+    u = np.asarray(u)
+    out = np.where(u > 0, -eta, np.where(u < 0, eta, 0.0))
+    out[u == 0] = log_cosh(eta)
+    return out
+
+
+def f2(U: np.ndarray, eta: np.ndarray, weight: np.ndarray) -> float:
+    """``F_2(eta)`` of Eq. 22 for patterns ``U`` (m x N, entries in {-1, 0, 1}) and weights ``eta``."""
+    U = np.asarray(U)
+    lt = np.zeros(U.shape[0])
+    for s, e in enumerate(np.asarray(eta, dtype=np.float64)):
+        lt += pair_log_terms(U[:, s], e)
+    return float(np.sum(np.asarray(weight) * np.exp(lt)))
+
+
+def pair_losses(scores: np.ndarray, hi: np.ndarray, lo: np.ndarray, weight: np.ndarray | None = None
+                ) -> dict[str, float]:
+    """R1 (Eq. 3), R2 (Eq. 4) and E1 (Eq. 5) of a scoring on general pair feedback (``hi`` preferred).
+
+    ``weight`` is the distribution over pairs (uniform ``1/m`` by default). For graded labels within
+    queries, ``lrank.metrics`` gives R1 and R2 per query; this function takes any pair list.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    hi = np.asarray(hi)
+    lo = np.asarray(lo)
+    w = np.full(hi.size, 1.0 / hi.size) if weight is None else np.asarray(weight, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        margin = s[hi] - s[lo]
+        margin = np.where(np.isnan(margin), 0.0, margin)  # inf - inf: a tie
+        return {
+            "R1": float(np.sum(w * (margin <= 0))),
+            "R2": float(np.sum(w * ((margin < 0) + 0.5 * (margin == 0)))),
+            "E1": float(np.sum(w * np.exp(-margin))),
+        }
+
+
+def theorem_bound(deltas: Any) -> float:
+    """``exp(-2 sum_t (delta_t / 2)^2)``: Theorem 1 (Eq. 16) or Theorem 2 (Eq. 35) for the deltas given."""
+    d = np.asarray(deltas, dtype=np.float64)
+    return float(np.exp(-2.0 * np.sum((d / 2.0) ** 2)))
+
+
+# --------------------------------------------------------------------------------------------------
+# The paper's counterexamples as data sets (single-query tasks: label 1 above label 0, or a total order)
+# --------------------------------------------------------------------------------------------------
+def lemma1_data(n: int) -> RankingData:
+    """Fig. 5 (Lemma 1): ``a_1..a_{n+1}`` above ``b_1..b_{n+1}``; features are ``h1`` and ``h2``.
+
+    ``h1`` is 1 on ``a_1..a_n`` and ``b_{n+1}`` (n^2 correct, 1 reversed, 2n tied); ``h2`` is 1 on
+    ``a_{n+1}`` only (n+1 correct, none reversed). Stumps at 0.5 are exactly ``h1`` and ``h2``.
+    """
+    if n < 1:
+        raise ValueError("n must be >= 1")
+    a = np.zeros((n + 1, 2), dtype=np.float32)
+    b = np.zeros((n + 1, 2), dtype=np.float32)
+    a[:n, 0] = 1.0
+    b[n, 0] = 1.0
+    a[n, 1] = 1.0
+    X = np.vstack([a, b])
+    y = np.r_[np.ones(n + 1), np.zeros(n + 1)].astype(np.int32)
+    return RankingData(X, y, np.array([0, 2 * n + 2]), feature_names=["h1", "h2"],
+                       provenance={"source": "RankBoost+ Lemma 1 (Fig. 5)", "n": n})
+
+
+def lemma2_data(n: int) -> RankingData:
+    """Lemma 2: ``a_1..a_5n`` above ``b_1..b_5n``; ``h1 = 1`` on ``a_1..a_4n``; ``h2 = 1`` on
+    ``a_{4n+1}..a_{5n}`` and ``b_1..b_{4n}``."""
+    if n < 1:
+        raise ValueError("n must be >= 1")
+    a = np.zeros((5 * n, 2), dtype=np.float32)
+    b = np.zeros((5 * n, 2), dtype=np.float32)
+    a[: 4 * n, 0] = 1.0
+    a[4 * n:, 1] = 1.0
+    b[: 4 * n, 1] = 1.0
+    X = np.vstack([a, b])
+    y = np.r_[np.ones(5 * n), np.zeros(5 * n)].astype(np.int32)
+    return RankingData(X, y, np.array([0, 10 * n]), feature_names=["h1", "h2"],
+                       provenance={"source": "RankBoost+ Lemma 2", "n": n})
+
+
+def lemma3_data() -> RankingData:
+    """Lemma 3: elements 1 > 2 > ... > 6; ``h1`` is 1 on {1,2,3,6}, ``h2`` is 1 on {2}."""
+    X = np.zeros((6, 2), dtype=np.float32)
+    X[[0, 1, 2, 5], 0] = 1.0
+    X[1, 1] = 1.0
+    y = np.arange(6, 0, -1).astype(np.int32)
+    return RankingData(X, y, np.array([0, 6]), feature_names=["h1", "h2"],
+                       provenance={"source": "RankBoost+ Lemma 3"})
+
+
+# --------------------------------------------------------------------------------------------------
+# Linear algebra in the pair space
+# --------------------------------------------------------------------------------------------------
+class _PairSpace:
+    """``L`` with ``L^T L = A^T A`` (pair-graph Laplacian), block-diagonal over connected components."""
+
+    def __init__(self, hi: np.ndarray, lo: np.ndarray, n: int) -> None:
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        adj = coo_matrix((np.ones(hi.size), (hi, lo)), shape=(n, n)).tocsr()
+        adj = adj + adj.T
+        _, comp = connected_components(adj, directed=False)
+        deg = np.asarray(adj.sum(axis=1)).ravel()
+        blocks = []
+        for c in np.unique(comp):
+            idx = np.flatnonzero(comp == c)
+            if idx.size < 2:
+                continue
+            G = -adj[idx][:, idx].toarray()
+            G[np.diag_indices(idx.size)] += deg[idx]
+            lam, V = np.linalg.eigh(G)
+            keep = lam > 1e-9 * max(lam[-1], 1.0)
+            blocks.append((idx, np.sqrt(lam[keep])[:, None] * V[:, keep].T))
+        r = sum(b.shape[0] for _, b in blocks)
+        self.L = np.zeros((r, n))
+        row = 0
+        for idx, b in blocks:
+            self.L[row:row + b.shape[0], idx] = b
+            row += b.shape[0]
+        self.dim = r
+
+    def vector(self, codes: np.ndarray, f: int, j: int) -> np.ndarray:
+        return self.L[:, codes[:, f] > j].sum(axis=1)
+
+    def vectors(self, codes: np.ndarray, feature: np.ndarray, bins: np.ndarray, n_bins: int) -> np.ndarray:
+        """Compressed vectors of many stumps, ``(dim, K)``."""
+        out = np.empty((self.dim, feature.size))
+        n = codes.shape[0]
+        for f in np.unique(feature):
+            sel = np.flatnonzero(feature == f)
+            onehot = np.zeros((n_bins, n))
+            onehot[codes[:, f].astype(np.int64), np.arange(n)] = 1.0
+            per_bin = onehot @ self.L.T  # (n_bins, dim)
+            suffix = np.cumsum(per_bin[::-1], axis=0)[::-1]  # suffix[b] = sum over bins >= b
+            out[:, sel] = suffix[bins[sel] + 1].T  # [code > j] = bins >= j + 1
+        return out
+
+
+def _orth_residual(Q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    res = v - Q @ (Q.T @ v)
+    return res - Q @ (Q.T @ res)
+
+
+def select_independent_subset(Q: np.ndarray, R: np.ndarray, order: np.ndarray, tol: float = _DEP_TOL
+                              ) -> list[int]:
+    """Columns of ``R`` (taken in ``order``) independent of span(Q) and of each other (Alg. 2 line 14).
+
+    Sequential Gram-Schmidt: a column is kept when its residual after projecting on the basis so far
+    exceeds ``tol * ||column||``. This is the QR of ``[S, permute(R)]`` read column by column (the
+    authors keep the columns with ``|diag(R')| > 0``); it stops once the basis spans the whole space.
+    """
+    dim = Q.shape[0]
+    basis = [Q[:, i] for i in range(Q.shape[1])]
+    B = Q.copy()
+    kept: list[int] = []
+    for c in order:
+        if B.shape[1] >= dim:
+            break
+        v = R[:, c]
+        nv = np.linalg.norm(v)
+        if nv == 0:
+            continue
+        res = _orth_residual(B, v)
+        nr = np.linalg.norm(res)
+        if nr > tol * nv:
+            kept.append(int(c))
+            basis.append(res / nr)
+            B = np.column_stack([B, res / nr])
+    return kept
+
+
+class _IndependentSet:
+    """A linearly independent set of weak rankers with weights eta, and F2(eta) (Eq. 22) over it."""
+
+    def __init__(self, space: _PairSpace, codes: np.ndarray, hi: np.ndarray, lo: np.ndarray,
+                 w1: np.ndarray, cand_f: np.ndarray, cand_j: np.ndarray) -> None:
+        self.space, self.codes, self.hi, self.lo, self.w1 = space, codes, hi, lo, w1
+        self.cand_f, self.cand_j = cand_f, cand_j
+        self.members: list[int] = []
+        self.where: dict[int, int] = {}
+        self.eta = np.zeros(0)
+        self.vecs = np.zeros((space.dim, 0))
+        self.Q = np.zeros((space.dim, 0))
+        self.lt = np.zeros(hi.size)
+        self._patterns: dict[int, np.ndarray] = {}
+
+    def pattern(self, c: int) -> np.ndarray:
+        from lrank._kernels.pair_stumps import stump_pattern
+
+        p = self._patterns.get(c)
+        if p is None:
+            p = stump_pattern(self.codes, self.hi, self.lo, int(self.cand_f[c]), int(self.cand_j[c]))
+            self._patterns[c] = p
+        return p
+
+    def vector(self, c: int) -> np.ndarray:
+        return self.space.vector(self.codes, int(self.cand_f[c]), int(self.cand_j[c]))
+
+    def residual_norm(self, v: np.ndarray) -> tuple[float, float]:
+        return float(np.linalg.norm(_orth_residual(self.Q, v))), float(np.linalg.norm(v))
+
+    def is_dependent(self, v: np.ndarray) -> bool:
+        res, nv = self.residual_norm(v)
+        return res <= _DEP_TOL * nv
+
+    def add_member(self, c: int, v: np.ndarray, eta: float = 0.0) -> int:
+        res = _orth_residual(self.Q, v)
+        self.Q = np.column_stack([self.Q, res / np.linalg.norm(res)])
+        self.vecs = np.column_stack([self.vecs, v])
+        self.members.append(int(c))
+        self.where[int(c)] = len(self.members) - 1
+        self.eta = np.r_[self.eta, 0.0]
+        if eta != 0.0:
+            self.set_eta(len(self.members) - 1, eta)
+        return len(self.members) - 1
+
+    def add_members(self, cands: list[int], vecs: np.ndarray) -> None:
+        for c, k in zip(cands, range(vecs.shape[1])):
+            self.add_member(c, vecs[:, k], 0.0)
+
+    def set_eta(self, j: int, new: float) -> None:
+        u = self.pattern(self.members[j])
+        old = self.eta[j]
+        if old != 0.0:
+            self.lt -= pair_log_terms(u, old)
+        self.lt += pair_log_terms(u, new)
+        self.eta[j] = new
+
+    def coefficients(self, v: np.ndarray) -> np.ndarray:
+        """beta with ``S beta = v`` (least squares over the members)."""
+        return np.linalg.lstsq(self.vecs, v, rcond=None)[0]
+
+    def accumulate(self, c: int, weight: float) -> str:
+        """Add ``weight * h_c`` to the ensemble (the paper's 'final detail' of Sec. 4); returns the case."""
+        j = self.where.get(int(c))
+        if j is not None:
+            self.set_eta(j, self.eta[j] + weight)
+            return "member"
+        v = self.vector(c)
+        if self.is_dependent(v):
+            beta = self.coefficients(v)
+            for k in np.flatnonzero(beta != 0.0):
+                self.set_eta(int(k), self.eta[k] + weight * beta[k])
+            return "dependent"
+        self.add_member(c, v, weight)
+        return "new"
+
+    def f2(self) -> float:
+        with np.errstate(over="ignore"):
+            return float(np.sum(self.w1 * np.exp(self.lt)))
+
+
+# --------------------------------------------------------------------------------------------------
+# The estimator
+# --------------------------------------------------------------------------------------------------
+class RankBoostPlus(BaseRanker):
+    """Rb-d, Rb-c and RankBoost+ with binary stumps ``[x_f > theta]`` (Connamacher et al. 2020).
+
+    Parameters
+    ----------
+    variant : {"d", "c", "plus"}
+        Rb-d (Eq. 13, 14, 10), Rb-c (Eq. 17, 19, 10) or RankBoost+ (Eq. 32-34, 25-27).
+    implementation : {"efficient", "optimal"}
+        RankBoost+ only: Algorithm 2, or the search over every direction including span(S).
+    n_rounds : int
+        Boosting rounds T.
+    max_thresholds : int
+        Thresholds per feature (the paper: at most 255, subsampled at random when there are more;
+        255 gives uint16 bin codes, 254 keeps uint8).
+    eps_minus_zero : {"halt", "infinite", "constant"}
+        What Rb-d does when the chosen ranker reverses no pair (eps- = 0, Eq. 14 undefined); the same
+        rule applies to a perfect ranker in Rb-c and RankBoost+ (infinite alpha).
+        ``"halt"``: the paper's behaviour (Fig. 4), keep the ensemble before that round and stop.
+        ``"infinite"``: add the ranker with infinite weight and stop; the ensemble is then ``inf * h_T``
+        as Lemma 1 defines it (the finite part is dropped).
+        ``"constant"``: give it weight ``large_alpha`` and continue with the limiting distribution
+        (pairs it ranks correctly get weight 0, Z = eps0), as in Lemma 2.
+    large_alpha : float
+        The constant of ``eps_minus_zero="constant"``.
+    alpha_sign : {"any", "positive"}
+        ``"any"``: alpha may be negative (Obs. 1; the authors' code). ``"positive"``: only rankers with
+        eps+ > eps- are chosen (Rb-d/Rb-c as in Mohri et al., Lemma 3); training stops when none is left.
+    stop_on_repeat : bool
+        Stop when the same ranker is chosen twice in a row (the authors' code; not in the paper).
+    pair_weighting : {"uniform", "query"}
+        The initial distribution D_1 over critical pairs.
+    random_state : int, Generator or None
+        Seeds the threshold subsample and the column permutation of Algorithm 2.
+    verbose : bool
+        tqdm progress bar over rounds.
+
+    Attributes
+    ----------
+    alphas_ : ndarray
+        alpha_t of each round.
+    estimators_ : list of (feature, threshold)
+        The chosen stump of each round.
+    history_ : pandas.DataFrame
+        One row per round: the stump, eps+/eps-/eps0, alpha, alpha', Z, train E1, E2, R1, R2, the
+        Theorem 1/2 bound, the size of the independent set.
+    n_iter_ : int
+    stop_reason_ : str
+    """
+
+    def __init__(self, variant: str = "plus", implementation: str = "efficient", n_rounds: int = 300,
+                 max_thresholds: int = 255, eps_minus_zero: str = "halt", large_alpha: float = 30.0,
+                 alpha_sign: str = "any", stop_on_repeat: bool = False, pair_weighting: str = "uniform",
+                 random_state: Any = None, verbose: bool = False) -> None:
+        self.variant = variant
+        self.implementation = implementation
+        self.n_rounds = n_rounds
+        self.max_thresholds = max_thresholds
+        self.eps_minus_zero = eps_minus_zero
+        self.large_alpha = large_alpha
+        self.alpha_sign = alpha_sign
+        self.stop_on_repeat = stop_on_repeat
+        self.pair_weighting = pair_weighting
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------------------------ checks
+    def _check_params(self) -> None:
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
+        if self.implementation not in IMPLEMENTATIONS:
+            raise ValueError(f"implementation must be one of {IMPLEMENTATIONS}, got {self.implementation!r}")
+        if self.eps_minus_zero not in EPS_MINUS_ZERO:
+            raise ValueError(f"eps_minus_zero must be one of {EPS_MINUS_ZERO}, got {self.eps_minus_zero!r}")
+        if self.alpha_sign not in ("any", "positive"):
+            raise ValueError(f"alpha_sign must be 'any' or 'positive', got {self.alpha_sign!r}")
+        if self.alpha_sign == "positive" and self.variant == "plus":
+            raise ValueError("alpha_sign='positive' applies to Rb-d and Rb-c only")
+        if not isinstance(self.n_rounds, (int, np.integer)) or self.n_rounds < 1:
+            raise ValueError(f"n_rounds must be a positive integer, got {self.n_rounds!r}")
+        if not self.large_alpha > 0:
+            raise ValueError("large_alpha must be positive")
+
+    # ------------------------------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> RankBoostPlus:
+        """Fit on graded labels within queries (``X`` a RankingData, or arrays with ``qid``/``group``),
+        or on general pair feedback: an object with ``X``, ``hi``, ``lo`` (and ``weight``), such as
+        ``lrank.data.generators.subset_lattice()``."""
+        self._check_params()
+        if hasattr(X, "hi") and hasattr(X, "lo") and not isinstance(X, RankingData):
+            Xf = self._features(X.X)
+            hi = np.ascontiguousarray(X.hi, dtype=np.int64)
+            lo = np.ascontiguousarray(X.lo, dtype=np.int64)
+            w = getattr(X, "weight", None)
+            w1 = np.full(hi.size, 1.0) if w is None else np.asarray(w, dtype=np.float64).copy()
+            if (w1 < 0).any() or not np.isfinite(w1).all():
+                raise ValueError("pair weights must be finite and non-negative")
+        else:
+            data = self._ranking_data(X, y, qid, group)
+            Xf = data.X
+            if self.pair_weighting not in ("uniform", "query"):
+                raise ValueError("pair_weighting must be 'uniform' or 'query'")
+            cp = data.pairs(self.pair_weighting)
+            hi, lo, w1 = cp.hi, cp.lo, cp.weight.copy()
+        if hi.size == 0:
+            raise ValueError("no critical pairs: every query has a single label value")
+        if (hi < 0).any() or (hi >= Xf.shape[0]).any() or (lo < 0).any() or (lo >= Xf.shape[0]).any():
+            raise ValueError("pair indices out of range")
+        w1 = w1 / w1.sum()
+        self._fit_pairs(Xf, hi, lo, w1)
+        return self
+
+    def _fit_pairs(self, X: np.ndarray, hi: np.ndarray, lo: np.ndarray, w1: np.ndarray) -> None:
+        from tqdm.auto import tqdm
+
+        from lrank._kernels.pair_stumps import pair_min_codes, scale_pairs, stump_eps, stump_pattern
+        from lrank.weak.pair_patterns import distinct_stumps
+
+        rng = np.random.default_rng(self.random_state)
+        n, n_features = X.shape
+        self.n_features_in_ = n_features
+        bins = bin_features(X, max_thresholds=int(self.max_thresholds), strategy="subsample",
+                            random_state=rng)
+        codes = bins.codes
+        n_bins = bins.max_bins
+        minc = pair_min_codes(codes, hi, lo)
+        cands = distinct_stumps(codes, bins.n_thresholds, hi, lo, random_state=rng, minc=minc)
+        cf, cj = cands.feature, cands.bin
+        K = len(cands)
+        self.n_candidates_ = {"stumps": cands.n_candidates, "all_tie": cands.n_all_tie,
+                              "duplicates": cands.n_duplicates, "distinct": K}
+        thr = np.array([-np.inf if j == 0 else bins.thresholds[f][j - 1] for f, j in zip(cf, cj)])
+
+        space = _PairSpace(hi, lo, n)
+        state = _IndependentSet(space, codes, hi, lo, w1, cf, cj)
+        variant, impl = self.variant, self.implementation
+        D = w1.copy()
+        margins = np.zeros(hi.size)
+        active = np.ones(K, dtype=bool)  # Algorithm 2's R (columns not yet removed)
+        greedy = True
+        H = space.vectors(codes, cf, cj, n_bins) if (variant == "plus" and impl == "optimal") else None
+        rounds: list[tuple[np.ndarray, np.ndarray]] = []
+        rows: list[dict] = []
+        deltas: list[float] = []
+        prodZ = 1.0
+        stop = "n_rounds"
+        last = -1
+        infinite_last = False
+        bar = tqdm(range(int(self.n_rounds)), disable=not self.verbose, desc=f"Rb-{variant}")
+        for t in bar:
+            if K == 0:
+                stop = "no candidate ranker"
+                break
+            ep, em, e0 = stump_eps(codes, minc, hi, lo, D, n_bins)
+            cep, cem, ce0 = ep[cf, cj], em[cf, cj], e0[cf, cj]
+            move = None  # (candidate, alpha', kind) or ("line", beta)
+            if variant in ("d", "c"):
+                score = cep - cem  # eps+ - eps- = r_t (Eq. 17), -delta of Eq. 13
+                if self.alpha_sign == "positive":
+                    k = int(np.argmax(score))
+                    if not score[k] > 1e-12:
+                        stop = "no ranker with eps+ > eps-"
+                        break
+                else:
+                    k = int(np.argmax(np.abs(score)))
+                    if not abs(score[k]) > 1e-12:
+                        stop = "no ranker with a nonzero gradient"
+                        break
+                move = (k, 0.0, "member" if k in state.where else "new")
+            else:
+                mem = np.array(state.members, dtype=np.int64)
+                d_mem = delta_plus(cep[mem], cem[mem], ce0[mem], state.eta) if mem.size else np.zeros(0)
+                d_new = cem - cep  # Eq. 33 with alpha' = 0
+                if impl == "efficient":
+                    if greedy:
+                        mask = active.copy()
+                        mask[mem] = False
+                        jm = int(np.argmax(np.abs(d_mem))) if mem.size else -1
+                        best_m = abs(d_mem[jm]) if mem.size else -1.0
+                        cand_new = np.flatnonzero(mask)
+                        kn = int(cand_new[np.argmax(np.abs(d_new[cand_new]))]) if cand_new.size else -1
+                        best_n = abs(d_new[kn]) if kn >= 0 else -1.0
+                        if jm >= 0 and best_m >= best_n:
+                            move = (int(mem[jm]), float(state.eta[jm]), "member")
+                        elif kn >= 0:
+                            v = state.vector(kn)
+                            active[kn] = False  # line 13
+                            if not state.is_dependent(v):
+                                move = (kn, 0.0, "new")
+                            else:  # line 14: prune R once, then search S only
+                                greedy = False
+                                rest = np.flatnonzero(active & ~np.isin(np.arange(K), mem))
+                                vecs = space.vectors(codes, cf[rest], cj[rest], n_bins)
+                                order = rng.permutation(rest.size)
+                                kept = select_independent_subset(state.Q, vecs, order)
+                                state.add_members([int(rest[i]) for i in kept], vecs[:, kept])
+                                active[:] = False
+                    if move is None:  # line 15
+                        mem = np.array(state.members, dtype=np.int64)
+                        if mem.size == 0:
+                            stop = "no candidate ranker"
+                            break
+                        d_mem = delta_plus(cep[mem], cem[mem], ce0[mem], state.eta)
+                        jm = int(np.argmax(np.abs(d_mem)))
+                        move = (int(mem[jm]), float(state.eta[jm]), "member")
+                else:  # optimal: every direction, including span(S)
+                    score = np.abs(d_new)
+                    kind = np.zeros(K, dtype=np.int8)  # 0 new, 1 member, 2 dependent
+                    betas = None
+                    if mem.size:
+                        Qs, Rs = np.linalg.qr(state.vecs)
+                        P = Qs.T @ H
+                        res = np.linalg.norm(H - Qs @ P, axis=0)
+                        dep = res <= _DEP_TOL * np.linalg.norm(H, axis=0)
+                        betas = np.linalg.solve(Rs, P[:, dep])
+                        g = d_mem @ betas / np.linalg.norm(betas, axis=0)
+                        di = np.flatnonzero(dep)
+                        score[di] = np.abs(g)
+                        kind[di] = 2
+                        score[mem] = np.abs(d_mem)
+                        kind[mem] = 1
+                    k = int(np.argmax(score))
+                    if kind[k] == 1:
+                        j = state.where[k]
+                        move = (k, float(state.eta[j]), "member")
+                    elif kind[k] == 0:
+                        move = (k, 0.0, "new")
+                    else:
+                        beta = betas[:, int(np.searchsorted(np.flatnonzero(kind == 2), k))]
+                        move = ("line", beta, k)
+                if move[0] == "line":
+                    chosen = score[move[2]]
+                elif move[2] == "member":
+                    mem = np.array(state.members, dtype=np.int64)
+                    chosen = abs(d_mem[state.where[move[0]]]) if mem.size == d_mem.size else abs(
+                        delta_plus(cep[move[0]], cem[move[0]], ce0[move[0]], move[1]))
+                else:
+                    chosen = abs(d_new[move[0]])
+                if not chosen > 1e-12:
+                    stop = "no ranker with a nonzero gradient"
+                    break
+            # ---------------------------------------------------------------- weight and update
+            if move[0] == "line":
+                beta, k = move[1], move[2]
+                alpha, Z = self._line_search(state, beta)
+                prodZ *= Z
+                D = w1 * np.exp(state.lt)
+                D /= D.sum()
+                idx = np.flatnonzero(beta != 0.0)
+                rounds.append((np.array([state.members[i] for i in idx]), alpha * beta[idx]))
+                for i in idx:
+                    margins += alpha * beta[i] * state.pattern(state.members[i])
+                row = dict(feature=int(cf[k]), threshold=float(thr[k]), eps_plus=np.nan, eps_minus=np.nan,
+                           eps_zero=np.nan, alpha=alpha, alpha_prime=np.nan, Z=Z, kind="dependent")
+                deltas.append(0.0)
+            else:
+                k, ap, kind = move
+                u = stump_pattern(codes, hi, lo, int(cf[k]), int(cj[k]))
+                e_p = float(D[u > 0].sum())
+                e_m = float(D[u < 0].sum())
+                e_0 = float(D[u == 0].sum())
+                tot = e_p + e_m + e_0
+                e_p, e_m, e_0 = e_p / tot, e_m / tot, e_0 / tot
+                if self.stop_on_repeat and t >= 2 and k == last:
+                    stop = "same ranker twice in a row"
+                    break
+                if variant == "d":
+                    alpha = alpha_d(e_p, e_m)  # Eq. 14
+                    delta = e_p - e_m
+                elif variant == "c":
+                    alpha = alpha_c(e_p - e_m)  # Eq. 19
+                    delta = e_p - e_m
+                else:
+                    alpha = alpha_plus(e_p, e_m, e_0, ap)  # Eq. 34
+                    delta = -float(delta_plus(e_p, e_m, e_0, ap))
+                if not np.isfinite(alpha):
+                    mode = self.eps_minus_zero
+                    if mode == "halt":
+                        stop = "eps- = 0 (halt)" if variant == "d" else "perfect ranker (halt)"
+                        break
+                    sgn = 1.0 if alpha > 0 else -1.0
+                    if mode == "infinite":
+                        alpha = sgn * np.inf
+                        infinite_last = True
+                        rounds.append((np.array([k]), np.array([alpha])))
+                        margins = sgn * np.where(u > 0, np.inf, np.where(u < 0, -np.inf, 0.0))
+                        Z = e_0
+                        prodZ *= Z
+                        deltas.append(delta)
+                        rows.append(self._row(t, cf[k], thr[k], e_p, e_m, e_0, alpha, ap, Z, kind, prodZ,
+                                              margins, w1, state, deltas, infinite=True))
+                        stop = "eps- = 0 (infinite weight)"
+                        break
+                    # constant: finite weight in g, limiting distribution (correct pairs -> 0)
+                    alpha = sgn * float(self.large_alpha)
+                    Z = scale_pairs(D, sgn * u, 0.0, 1.0, 1.0)
+                    if Z <= 0:
+                        stop = "all pairs ranked correctly"
+                    else:
+                        D /= Z
+                elif variant in ("d", "c"):
+                    Z = scale_pairs(D, u, math.exp(-alpha), math.exp(alpha), 1.0)  # Eq. 10, Z of Eq. 11
+                    D /= Z
+                else:  # Eq. 25-27
+                    w0 = math.cosh(alpha + ap) / math.cosh(ap)
+                    Z = scale_pairs(D, u, math.exp(-alpha), math.exp(alpha), w0)
+                    D /= Z
+                prodZ *= Z
+                deltas.append(delta)
+                if variant == "plus":
+                    if kind == "member":
+                        j = state.where[k]
+                        state.set_eta(j, state.eta[j] + alpha)
+                    else:
+                        state.add_member(k, state.vector(k), alpha)
+                else:
+                    state.accumulate(k, alpha)
+                margins += alpha * u
+                rounds.append((np.array([k]), np.array([alpha])))
+                row = dict(feature=int(cf[k]), threshold=float(thr[k]), eps_plus=e_p, eps_minus=e_m,
+                           eps_zero=e_0, alpha=alpha, alpha_prime=ap if variant == "plus" else np.nan, Z=Z,
+                           kind=kind)
+                last = k
+            rows.append(self._finish_row(t, row, prodZ, margins, w1, state, deltas))
+            if stop == "all pairs ranked correctly":
+                break
+        bar.close()
+        self._store(rounds, rows, cf, thr, stop, infinite_last)
+
+    @staticmethod
+    def _line_search(state: _IndependentSet, beta: np.ndarray) -> tuple[float, float]:
+        """Minimise F2(eta + lambda beta) over lambda (the optimal RankBoost+ along a dependent direction)."""
+        from scipy.optimize import minimize_scalar
+
+        idx = np.flatnonzero(beta != 0.0)
+        U = [state.pattern(state.members[i]) for i in idx]
+        base = state.lt.copy()
+        for i, u in zip(idx, U):
+            base -= pair_log_terms(u, state.eta[i])
+        f_old = state.f2()
+
+        def f(lam: float) -> float:
+            lt = base.copy()
+            for i, u in zip(idx, U):
+                lt += pair_log_terms(u, state.eta[i] + lam * beta[i])
+            with np.errstate(over="ignore"):
+                return float(np.sum(state.w1 * np.exp(lt)))
+
+        res = minimize_scalar(f, bracket=(-1.0, 0.0, 1.0) if f(1.0) > f(0.0) else (0.0, 1.0))
+        lam = float(res.x)
+        for i in idx:
+            state.set_eta(int(i), state.eta[i] + lam * beta[i])
+        return lam, state.f2() / f_old
+
+    @staticmethod
+    def _finish_row(t: int, row: dict, prodZ: float, margins: np.ndarray, w1: np.ndarray,
+                    state: _IndependentSet, deltas: list) -> dict:
+        with np.errstate(over="ignore", invalid="ignore"):
+            m = np.where(np.isnan(margins), 0.0, margins)
+            e1 = float(np.sum(w1 * np.exp(-m)))
+        row = dict(round=t + 1, **row)
+        row.update(E1=e1, E2=state.f2(), R1=float(np.sum(w1 * (margins <= 0))),
+                   R2=float(np.sum(w1 * ((margins < 0) + 0.5 * (margins == 0)))), prod_Z=prodZ,
+                   bound=theorem_bound(deltas), n_independent=len(state.members))
+        return row
+
+    def _row(self, t, f, thr, e_p, e_m, e_0, alpha, ap, Z, kind, prodZ, margins, w1, state, deltas,
+             infinite=False) -> dict:
+        row = dict(feature=int(f), threshold=float(thr), eps_plus=e_p, eps_minus=e_m, eps_zero=e_0,
+                   alpha=alpha, alpha_prime=ap if self.variant == "plus" else np.nan, Z=Z, kind=kind)
+        return self._finish_row(t, row, prodZ, margins, w1, state, deltas)
+
+    def _store(self, rounds, rows, cf, thr, stop, infinite_last) -> None:
+        used = np.unique(np.concatenate([r[0] for r in rounds])) if rounds else np.zeros(0, np.int64)
+        pos = {int(c): i for i, c in enumerate(used)}
+        self.stump_features_ = cf[used].astype(np.int64)
+        self.stump_thresholds_ = thr[used].astype(np.float64)
+        self.round_stumps_ = [np.array([pos[int(c)] for c in r[0]], dtype=np.int64) for r in rounds]
+        self.round_weights_ = [np.asarray(r[1], dtype=np.float64) for r in rounds]
+        self.history_ = pd.DataFrame(rows)
+        self.alphas_ = (self.history_["alpha"].to_numpy(dtype=np.float64) if rows else np.zeros(0))
+        self.estimators_ = [(int(r["feature"]), float(r["threshold"])) for r in rows]
+        self.n_iter_ = len(rounds)
+        self.stop_reason_ = stop
+        self._infinite_last = bool(infinite_last)
+
+    # --------------------------------------------------------------------------------- prediction
+    def _stump_values(self, X: Any) -> np.ndarray:
+        Xf = self._features(X, self.n_features_in_).astype(np.float64)
+        if self.stump_features_.size == 0:
+            return np.zeros((Xf.shape[0], 0))
+        return (Xf[:, self.stump_features_] > self.stump_thresholds_[None, :]).astype(np.float64)
+
+    def staged_predict(self, X: Any):
+        """Scores after each round (a generator of float64 arrays)."""
+        self._check_fitted()
+        V = self._stump_values(X)
+        g = np.zeros(V.shape[0])
+        for t, (s, w) in enumerate(zip(self.round_stumps_, self.round_weights_)):
+            if self._infinite_last and t == self.n_iter_ - 1:
+                yield np.sign(w[0]) * V[:, s[0]]  # Lemma 1's definition: (g + inf h_T) = inf h_T
+                return
+            g = g + V[:, s] @ w
+            yield g.copy()
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Scores of the final ensemble (``inf * h_T`` is returned as ``sign * h_T``)."""
+        self._check_fitted()
+        out = np.zeros(self._features(X, self.n_features_in_).shape[0])
+        for stage in self.staged_predict(X):
+            out = stage
+        return out

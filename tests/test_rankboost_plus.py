@@ -1,0 +1,178 @@
+"""Rb-d, Rb-c and RankBoost+: against the NumPy reference, the paper's identities, the lemmas, the API."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from lrank.data.binning import bin_features
+from lrank.data.container import RankingData
+from lrank.models.rankboost_plus import (
+    RankBoostPlus,
+    alpha_c,
+    alpha_d,
+    alpha_plus,
+    lemma1_data,
+    lemma2_data,
+    lemma3_data,
+    pair_losses,
+    select_independent_subset,
+    z_d,
+    z_plus,
+)
+from tests.reference.rankboost_plus import distinct_patterns, run_reference
+
+
+def _feedback(seed, n=30, F=4, levels=5):
+    """Pair feedback with random weights (so that no two candidates tie in score)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, size=(n, F)).astype(np.float32)
+    X[rng.random((n, F)) < 0.1] = np.nan
+    y = rng.integers(0, 3, size=n)
+    d = RankingData(X, y, np.array([0, n]))
+    cp = d.pairs()
+    w = rng.random(cp.hi.size) + 0.5
+    return SimpleNamespace(X=X, hi=cp.hi, lo=cp.lo, weight=w / w.sum())
+
+
+@pytest.mark.parametrize("variant", ["d", "c", "plus"])
+@pytest.mark.parametrize("seed", range(3))
+def test_matches_reference(variant, seed):
+    fb = _feedback(seed)
+    m = RankBoostPlus(variant=variant, n_rounds=25, random_state=0).fit(fb)
+    bins = bin_features(fb.X, max_thresholds=255, random_state=np.random.default_rng(0))
+    pats = distinct_patterns(bins.codes, bins.n_thresholds, fb.hi, fb.lo)
+    U = np.column_stack([u for *_, u in pats])
+    ref = run_reference(variant, U, fb.weight, 25)
+    h = m.history_
+    n = len(ref)
+    if variant == "plus":  # the reference stops at the first dependent choice (Alg. 2 prunes there)
+        assert n >= 3
+    else:
+        assert n == len(h)
+    for t, (k, alpha, ep, em, e0) in enumerate(ref[: min(n, len(h))]):
+        assert (h.feature[t], h.threshold[t]) == (pats[k][0], m.history_.threshold[t])
+        assert np.isclose(h.alpha[t], alpha, atol=1e-9), t
+        assert np.allclose([h.eps_plus[t], h.eps_minus[t], h.eps_zero[t]], [ep, em, e0], atol=1e-12)
+
+
+@pytest.mark.parametrize("impl", ["efficient", "optimal"])
+def test_plus_identities(impl):
+    """Eq. 29: E2 = prod Z_t; Theorem 2: R2 <= E2 <= bound; Eq. 27 is the Z used."""
+    fb = _feedback(5, n=40)
+    m = RankBoostPlus(variant="plus", implementation=impl, n_rounds=40, random_state=1).fit(fb)
+    h = m.history_
+    np.testing.assert_allclose(h.E2, h.prod_Z, rtol=1e-9)
+    assert (h.R2 <= h.E2 + 1e-12).all()
+    assert (h.E2 <= h.bound + 1e-12).all()
+    assert np.all(np.diff(h.E2) <= 1e-12)  # coordinate descent on F2 never increases it
+    single = h[h.kind != "dependent"]
+    for _, r in single.iterrows():
+        assert np.isclose(r.Z, z_plus(r.eps_plus, r.eps_minus, r.eps_zero, r.alpha, r.alpha_prime))
+
+
+def test_rbd_identities():
+    """Eq. 12: E1 = prod Z_t; Theorem 1 bound >= R1 while eps- > 0."""
+    fb = _feedback(6, n=40)
+    m = RankBoostPlus(variant="d", n_rounds=30, random_state=1).fit(fb)
+    h = m.history_
+    np.testing.assert_allclose(h.E1, h.prod_Z, rtol=1e-9)
+    assert (h.R1 <= h.bound + 1e-12).all()
+    for _, r in h.iterrows():
+        assert np.isclose(r.Z, z_d(r.eps_plus, r.eps_minus, r.eps_zero, r.alpha))
+
+
+def test_optimal_not_worse_than_efficient():
+    fb = _feedback(8, n=40)
+    e = RankBoostPlus(variant="plus", implementation="efficient", n_rounds=40, random_state=0).fit(fb)
+    o = RankBoostPlus(variant="plus", implementation="optimal", n_rounds=40, random_state=0).fit(fb)
+    assert o.history_.E2.iloc[-1] <= e.history_.E2.iloc[-1] + 1e-9
+
+
+def test_alpha_formulas():
+    assert np.isclose(alpha_plus(0.3, 0.2, 0.5, 0.0), alpha_c(0.1))  # Eq. 39
+    assert np.isclose(alpha_d(0.6, 0.2), 0.5 * np.log(3))
+    assert np.isinf(alpha_d(0.5, 0.0))
+
+
+def test_lemma3_positive_alpha():
+    m = RankBoostPlus(variant="d", alpha_sign="positive", n_rounds=10).fit(lemma3_data())
+    assert m.n_iter_ == 2 and m.stop_reason_ == "no ranker with eps+ > eps-"
+    np.testing.assert_allclose(m.alphas_, [0.5 * np.log(3), 0.5 * np.log((2 + 2 * np.sqrt(3)) / np.sqrt(3))])
+    assert round(m.history_.E1.iloc[-1], 6) == 0.888387
+
+
+@pytest.mark.parametrize("n", [3, 5, 20])
+def test_lemma1_halt_and_infinite(n):
+    d = lemma1_data(n)
+    halt = RankBoostPlus(variant="d", n_rounds=5).fit(d)
+    assert halt.n_iter_ == 1 and halt.stop_reason_ == "eps- = 0 (halt)"
+    assert np.isclose(halt.alphas_[0], np.log(n))
+    inf = RankBoostPlus(variant="d", n_rounds=5, eps_minus_zero="infinite").fit(d)
+    assert inf.n_iter_ == 2 and np.isinf(inf.alphas_[1])
+    h = inf.history_
+    assert np.isclose(h.eps_plus[1], 0.5) and h.eps_minus[1] == 0.0
+    assert np.isclose(h.R1.iloc[-1], n / (n + 1))  # Eq. 48
+    U = np.exp(-0.5 * (((n - 1) / (n + 1)) ** 2 + 0.25))  # Eq. 47
+    assert np.isclose(h.bound.iloc[-1], U)
+    cp = d.pairs()
+    assert np.isclose(pair_losses(inf.predict(d), cp.hi, cp.lo)["R1"], n / (n + 1))
+
+
+def test_lemma2_constant():
+    n = 2
+    m = RankBoostPlus(variant="d", n_rounds=5, eps_minus_zero="constant", large_alpha=40.0)
+    m.fit(lemma2_data(n))
+    h = m.history_
+    assert m.n_iter_ == 2
+    np.testing.assert_allclose(h.Z[:2], [1 / 5, 4 / 5])
+    np.testing.assert_allclose(h.R1.iloc[1], 4 / 5)
+    np.testing.assert_allclose(h.E1.iloc[1], 4 / 5, atol=1e-12)
+    np.testing.assert_allclose(h.bound.iloc[1], np.exp(-17 / 50))
+
+
+def test_select_independent_subset():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(5, 3))
+    R = np.column_stack([A[:, 0], A[:, 0] + A[:, 1], rng.normal(size=5), 2 * A[:, 1]])
+    Q, _ = np.linalg.qr(A[:, :1])
+    kept = select_independent_subset(Q, R, np.arange(4))
+    assert kept == [1, 2]
+
+
+def test_api_determinism_and_staged():
+    d = _ranking(3)
+    a = RankBoostPlus(n_rounds=15, max_thresholds=8, random_state=3).fit(d)
+    b = clone(a).fit(d)
+    np.testing.assert_array_equal(a.predict(d.X), b.predict(d.X))
+    stages = list(a.staged_predict(d.X))
+    assert len(stages) == a.n_iter_
+    np.testing.assert_array_equal(stages[-1], a.predict(d.X))
+    assert a.get_params()["variant"] == "plus"
+    Xn = d.X.copy()
+    Xn[0, :] = np.nan
+    assert np.isfinite(a.predict(Xn)).all()
+    # training margins agree with predictions
+    cp = d.pairs()
+    assert np.isclose(pair_losses(a.predict(d.X), cp.hi, cp.lo)["R2"], a.history_.R2.iloc[-1])
+
+
+def _ranking(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, 6)).astype(np.float32)
+    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int) + (X[:, 1] > 1)
+    return RankingData(X, y, np.array([0, 20, 21, 60]))
+
+
+def test_bad_input():
+    d = _ranking(0)
+    with pytest.raises(ValueError):
+        RankBoostPlus(variant="x").fit(d)
+    with pytest.raises(ValueError):
+        RankBoostPlus(variant="plus", alpha_sign="positive").fit(d)
+    with pytest.raises(ValueError, match="no critical pairs"):
+        RankBoostPlus().fit(np.ones((3, 2)), np.zeros(3))
+    m = RankBoostPlus(n_rounds=3).fit(d)
+    with pytest.raises(ValueError):
+        m.predict(np.ones((3, 5)))
