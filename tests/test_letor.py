@@ -1,0 +1,130 @@
+"""LETOR reader: errors that name file and line, round trip, the sha256-keyed binary cache."""
+
+import numpy as np
+import pytest
+
+import lrank.data.letor as letor
+from lrank.data import LetorFormatError, RankingData, load_letor, save_letor
+from lrank.data.generators import make_letor_like
+
+
+@pytest.fixture(autouse=True)
+def data_root(tmp_path, monkeypatch):
+    root = tmp_path / "lrank_data"
+    monkeypatch.setenv("LRANK_DATA", str(root))
+    return root
+
+
+GOOD = "2 qid:10 1:0.5 2:0.25 # docid = a\n0 qid:10 1:0.1 2:0.75\n1 qid:11 2:1.5\n"
+
+
+@pytest.mark.parametrize(
+    "text, line, match",
+    [
+        ("1 qid:1 1:0.5\n0 qid:1 1:0.2 garbage\n", 2, "not 'label qid:ID"),  # malformed line
+        ("1 qid:1 1:0.5\nnan qid:1 1:0.2\n", 2, "label nan is not a finite integer"),  # NaN label
+        ("1 qid:1 1:0.5\n1.5 qid:1 1:0.2\n", 2, "label 1.5 is not a finite integer"),  # fractional
+        ("a qid:1 1:0.5\n", 1, "label 'a' is not a number"),
+        ("1 qid:1 1:0.5\n0 qid:2 1:0.2\n0 qid:1 1:0.3\n", 3, "qid 1 reappears"),  # non-contiguous qid
+        ("1 qid:1 1:0.5\n0 qid:1 2:0.5 1:0.1\n", 2, "feature indices must increase"),  # decreasing
+        ("1 qid:1 1:0.5 1:0.7\n", 1, "feature indices must increase"),  # repeated index
+        ("1 qid:1 0:0.5\n", 1, "start at 1"),  # zero-based index
+        ("1 qid:1 1:0.5\n0 1:0.2\n", 2, "not 'label qid:ID"),  # no qid
+        ("1 qid:x 1:0.5\n", 1, "qid 'x' is not an integer"),
+        ("1 qid:1 1:nan\n", 1, "NaN or infinite"),
+        ("1 qid:1 1:inf\n", 1, "NaN or infinite"),
+        ("# header\n\n1 qid:1 1:0.5\n1 qid:1 1:0.5\n0.5 qid:1 1:0.2\n", 5, "label 0.5"),  # comments, blanks
+    ],
+)
+def test_errors_name_file_and_line(tmp_path, text, line, match):
+    p = tmp_path / "bad.txt"
+    p.write_text(text)
+    with pytest.raises(LetorFormatError, match=match) as err:
+        load_letor(p)
+    assert f"{p}:{line}:" in str(err.value)
+
+
+def test_too_many_features(tmp_path):
+    p = tmp_path / "wide.txt"
+    p.write_text("1 qid:1 1:0.5 7:1\n")
+    with pytest.raises(LetorFormatError, match="exceeds n_features=5"):
+        load_letor(p, n_features=5)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load_letor(tmp_path / "nope.txt")
+
+
+def test_reads_sparse_lines_and_comments(tmp_path):
+    p = tmp_path / "good.txt"
+    p.write_text(GOOD)
+    d = load_letor(p)
+    assert d.n_queries == 2 and d.qid.tolist() == [10, 11] and d.y.tolist() == [2, 0, 1]
+    np.testing.assert_array_equal(d.X, np.array([[0.5, 0.25], [0.1, 0.75], [0.0, 1.5]], np.float32))
+    assert load_letor(p, n_features=4).n_features == 4
+    assert d.provenance["sha256"] == letor.sha256_of(p)
+
+
+def test_round_trip(tmp_path):
+    d = make_letor_like(n_queries=7, docs_per_query=(1, 9), n_features=6, n_grades=5, random_state=0)
+    p = tmp_path / "rt.txt"
+    save_letor(d, p)
+    e = load_letor(p, n_features=6)
+    np.testing.assert_array_equal(e.X, d.X)  # %.9g round-trips float32 exactly
+    np.testing.assert_array_equal(e.y, d.y)
+    np.testing.assert_array_equal(e.qptr, d.qptr)
+    np.testing.assert_array_equal(e.qid, d.qid)
+
+
+def test_save_refuses_missing_values(tmp_path):
+    d = make_letor_like(n_queries=2, docs_per_query=3, n_features=3, missing_rate=0.5, random_state=0)
+    with pytest.raises(ValueError, match="missing values"):
+        save_letor(d, tmp_path / "x.txt")
+
+
+def test_cache_hit_returns_identical_arrays_without_parsing(tmp_path, data_root, monkeypatch):
+    p = tmp_path / "c.txt"
+    save_letor(make_letor_like(n_queries=5, docs_per_query=4, n_features=3, random_state=1), p)
+    a = load_letor(p)
+    assert len(list((data_root / "cache").glob("*.npz"))) == 1
+
+    def boom(*args, **kwargs):
+        raise AssertionError("parsed again although cached")
+
+    monkeypatch.setattr(letor, "_parse", boom)
+    b = load_letor(p)
+    assert a.X.tobytes() == b.X.tobytes() and a.y.tobytes() == b.y.tobytes()
+    assert a.qptr.tobytes() == b.qptr.tobytes() and a.qid.tobytes() == b.qid.tobytes()
+    assert a.X.dtype == b.X.dtype == np.float32 and b.y.dtype == np.int32
+    with pytest.raises(AssertionError, match="parsed again"):
+        load_letor(p, cache=False)
+
+
+def test_edited_file_is_reparsed(tmp_path, data_root):
+    p = tmp_path / "e.txt"
+    p.write_text(GOOD)
+    a = load_letor(p)
+    p.write_text(GOOD + "3 qid:12 1:9\n")  # new content, new sha256
+    b = load_letor(p)
+    assert b.n_docs == a.n_docs + 1 and b.y[-1] == 3
+    assert b.provenance["sha256"] != a.provenance["sha256"]
+    assert len(list((data_root / "cache").glob("*.npz"))) == 2
+
+
+def test_damaged_cache_is_reparsed(tmp_path, data_root):
+    p = tmp_path / "d.txt"
+    p.write_text(GOOD)
+    a = load_letor(p)
+    (cfile,) = (data_root / "cache").glob("*.npz")
+    cfile.write_bytes(b"not an npz")
+    b = load_letor(p)
+    assert a.X.tobytes() == b.X.tobytes()
+
+
+def test_expected_sha256(tmp_path):
+    p = tmp_path / "s.txt"
+    p.write_text(GOOD)
+    assert isinstance(load_letor(p, expected_sha256=letor.sha256_of(p)), RankingData)
+    with pytest.raises(LetorFormatError, match="does not match the expected"):
+        load_letor(p, expected_sha256="0" * 64)
