@@ -1,0 +1,56 @@
+"""lrank.stats: ranks, Friedman/Nemenyi, critical difference (Demšar 2006 values), paired t-test."""
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+from lrank import stats
+
+matplotlib.use("Agg")
+
+
+def _scores(seed=0, n=30):
+    rng = np.random.default_rng(seed)
+    base = rng.random(n)
+    return pd.DataFrame({"Rb+": base, "Rb-c": base + 0.05 + 0.01 * rng.random(n),
+                         "Rb-d": base + 0.2 + 0.01 * rng.random(n)})
+
+
+def test_average_ranks_and_ties():
+    df = pd.DataFrame({"a": [1.0, 2.0, 1.0], "b": [2.0, 1.0, 1.0]})
+    np.testing.assert_allclose(stats.task_ranks(df).to_numpy(), [[1, 2], [2, 1], [1.5, 1.5]])
+    r = stats.average_ranks(_scores())
+    assert list(r.round(6)) == [1.0, 2.0, 3.0]
+    assert list(stats.average_ranks(_scores(), lower_is_better=False).round(6)) == [3.0, 2.0, 1.0]
+
+
+def test_critical_difference_demsar():
+    # Demsar 2006 Table 5(a): q_0.05 = 2.343 for k = 3, 2.569 for k = 4
+    assert abs(stats.critical_difference(3, 1) / np.sqrt(3 * 4 / 6) - 2.343) < 1e-3
+    assert abs(stats.critical_difference(4, 1) / np.sqrt(4 * 5 / 6) - 2.569) < 1e-3
+
+
+def test_friedman_nemenyi():
+    df = _scores()
+    chi2, p = stats.friedman(df)
+    assert chi2 == pytest.approx(60.0) and p < 1e-10  # perfectly consistent ranks: chi2 = 2N
+    pv = stats.nemenyi(df)
+    assert list(pv.columns) == ["Rb+", "Rb-c", "Rb-d"]
+    assert pv.loc["Rb+", "Rb-d"] < 0.05
+
+
+def test_cd_diagram_and_ttest():
+    ax = stats.cd_diagram(_scores())
+    assert ax is not None
+    t, p = stats.paired_ttest([1, 2, 3, 4.5], [1.5, 2.5, 3.2, 5])
+    assert p < 0.1 and t < 0
+
+
+def test_bad_input():
+    with pytest.raises(ValueError):
+        stats.average_ranks(pd.DataFrame({"a": [1.0, np.nan], "b": [1.0, 2.0]}))
+    with pytest.raises(ValueError):
+        stats.friedman(pd.DataFrame({"a": [1.0, 2.0], "b": [2.0, 1.0]}))
+    with pytest.raises(ValueError):
+        stats.paired_ttest([1.0], [2.0])
