@@ -45,15 +45,34 @@ def potentials_bipartite(v, side, c, doc_query):
 # ------------------------------------------------------------------------------ WeakLearn histogram
 @njit(cache=True)
 def potential_histogram(codes_t, rows, pi, n_bins):
-    """hist[f, c] = sum of pi(x) over feedback instances x with code c on feature f (one pass)."""
+    """hist[f, c] = sum of pi(x) over feedback instances x (``rows``) with code c on feature f.
+
+    One pass over the codes; four interleaved partial histograms break the store-to-load dependency
+    when consecutive rows share a bin (common for sparse features), then they are added in a fixed
+    order (the result does not depend on anything but the data).
+    """
     F = codes_t.shape[0]
+    n = rows.size
     hist = np.zeros((F, n_bins))
+    tmp = np.zeros((4, n_bins))
+    n4 = n - n % 4
     for f in range(F):
         col = codes_t[f]
-        hf = hist[f]
-        for t in range(rows.size):
+        tmp[:] = 0.0
+        for t in range(0, n4, 4):
+            i0 = rows[t]
+            i1 = rows[t + 1]
+            i2 = rows[t + 2]
+            i3 = rows[t + 3]
+            tmp[0, col[i0]] += pi[i0]
+            tmp[1, col[i1]] += pi[i1]
+            tmp[2, col[i2]] += pi[i2]
+            tmp[3, col[i3]] += pi[i3]
+        for t in range(n4, n):
             i = rows[t]
-            hf[col[i]] += pi[i]
+            tmp[0, col[i]] += pi[i]
+        for c in range(n_bins):
+            hist[f, c] = (tmp[0, c] + tmp[1, c]) + (tmp[2, c] + tmp[3, c])
     return hist
 
 
@@ -62,11 +81,20 @@ def potential_histogram_dense(codes_t, pi, n_bins):
     """As `potential_histogram` for every row (when every row is a feedback instance)."""
     F, n = codes_t.shape
     hist = np.zeros((F, n_bins))
+    tmp = np.zeros((4, n_bins))
+    n4 = n - n % 4
     for f in range(F):
         col = codes_t[f]
-        hf = hist[f]
-        for i in range(n):
-            hf[col[i]] += pi[i]
+        tmp[:] = 0.0
+        for i in range(0, n4, 4):
+            tmp[0, col[i]] += pi[i]
+            tmp[1, col[i + 1]] += pi[i + 1]
+            tmp[2, col[i + 2]] += pi[i + 2]
+            tmp[3, col[i + 3]] += pi[i + 3]
+        for i in range(n4, n):
+            tmp[0, col[i]] += pi[i]
+        for c in range(n_bins):
+            hist[f, c] = (tmp[0, c] + tmp[1, c]) + (tmp[2, c] + tmp[3, c])
     return hist
 
 
