@@ -1,0 +1,235 @@
+"""Regression-tree kernels: the split search of Xia, Zhai & Wang's criteria, row/pair partitioning,
+and prediction of tree ensembles.
+
+A split ``(f, j)`` sends a document left when its bin code on feature ``f`` is ``<= j`` and right when
+it is ``> j`` (the raw-feature test ``x > theta_j``; missing values, code 0, always go left). For each
+criterion the search maximises ``gain = score(left) + score(right) - score(node)`` where, with ``G``,
+``H``, ``N`` the sums of gradient ``L'``, hessian ``L''`` and count, and ``Q`` the sum of ``w r^2``:
+
+* SE  (criterion 0, Eq. 3):  ``score = G^2 / N``; ``SE(v) = sum r^2 - score(l) - score(r)`` with
+  ``r = -L'``, so minimising Eq. 3 is maximising the gain.
+* WSE (criterion 1, Eq. 7-8): ``score = S^2 / W - Q`` with ``S = sum w r = -G``, ``W = H`` and
+  ``Q = sum w r^2``; the gain is ``-WSE(v)`` computed through ``Q`` (numerically fragile, as the paper
+  says, when ``w`` is near 0).
+* RWSE / OLE (criterion 2, Eq. 9 and 13): ``score = G^2 / H``. For a derivative-additive loss ``H`` is
+  the sum of the per-document ``L''`` (Theorem 1: OLE = RWSE). With a pair list (LambdaMART) ``H`` is
+  the node's exact second derivative ``sum_d L''_d - 2 sum_{pairs inside} w_ij`` (Example 3-4): the
+  pairs whose two documents share the node cancel.
+
+Candidates need ``N >= min_data`` and ``H >= min_hess`` on both sides (exact ``H`` for OLE with pairs).
+Ties go to the first candidate in (feature order, bin) order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from ._jit import njit
+
+SE, WSE, RWSE = 0, 1, 2
+
+
+@njit(cache=True)
+def _score(crit, G, H, N, Q):
+    if crit == 0:
+        return G * G / N if N > 0.0 else 0.0
+    if crit == 1:
+        return G * G / H - Q if H > 0.0 else 0.0
+    return G * G / H if H > 0.0 else 0.0
+
+
+@njit(cache=True)
+def _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total, tot, parent_score):
+    """Best bin threshold ``j`` on feature ``f``: returns (gain, j) with j = -1 if none is valid."""
+    C = hist.shape[1]
+    o = off[f]
+    nb = off[f + 1] - o
+    G, H, N = tot[0], tot[1], tot[2]
+    Q = tot[3] if C > 3 else 0.0
+    gl = 0.0
+    hl = 0.0
+    nl = 0.0
+    ql = 0.0
+    bl = 0.0
+    cmin = 0.0
+    best = -np.inf
+    bj = -1
+    for b in range(nb - 1):
+        gl += hist[o + b, 0]
+        hl += hist[o + b, 1]
+        nl += hist[o + b, 2]
+        if C > 3:
+            ql += hist[o + b, 3]
+        if use_pairs:
+            bl += pmax[o + b]
+            cmin += pmin[o + b]
+        nr = N - nl
+        if nl < min_data:
+            continue
+        if nr < min_data:
+            break
+        hr = H - hl
+        hle = hl
+        hre = hr
+        if use_pairs:
+            hle = hl - 2.0 * bl  # Example 3-4: pairs inside the left child cancel
+            hre = hr - 2.0 * (p_total - cmin)
+        if hle < min_hess or hre < min_hess:
+            continue
+        g = _score(crit, gl, hle, nl, ql) + _score(crit, G - gl, hre, nr, Q - ql) - parent_score
+        if g > best:
+            best = g
+            bj = b
+    return best, bj
+
+
+@njit(cache=True)
+def best_split(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total, tot,
+               parent_score):
+    """Best ``(gain, feature, j)`` over ``features`` for one node (feature -1 when no split is valid)."""
+    best = -np.inf
+    bf = -1
+    bj = -1
+    for t in range(features.size):
+        f = features[t]
+        g, j = _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total,
+                             tot, parent_score)
+        if j >= 0 and g > best:
+            best = g
+            bf = f
+            bj = j
+    return best, bf, bj
+
+
+@njit(cache=False, parallel=True)
+def best_split_parallel(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total,
+                        tot, parent_score):
+    """Parallel twin of :func:`best_split`: per-feature search in ``prange``, serial reduction."""
+    m = features.size
+    gains = np.empty(m)
+    js = np.empty(m, dtype=np.int64)
+    for t in prange(m):
+        g, j = _feature_best(hist, off, features[t], crit, min_data, min_hess, use_pairs,
+                             pmax, pmin, p_total, tot, parent_score)
+        gains[t] = g
+        js[t] = j
+    best = -np.inf
+    bf = -1
+    bj = -1
+    for t in range(m):
+        if js[t] >= 0 and gains[t] > best:
+            best = gains[t]
+            bf = features[t]
+            bj = js[t]
+    return best, bf, bj
+
+
+@njit(cache=True)
+def partition_rows(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_id):
+    """Stable partition of ``rows[start:end]`` into ``code <= j`` then ``code > j``; returns the boundary."""
+    nl = 0
+    nr = 0
+    for k in range(start, end):
+        i = rows[k]
+        if codes[i, f] <= j:
+            rows[start + nl] = i
+            leaf_of[i] = left_id
+            nl += 1
+        else:
+            tmp[nr] = i
+            leaf_of[i] = right_id
+            nr += 1
+    for k in range(nr):
+        rows[start + nl + k] = tmp[k]
+    return start + nl
+
+
+@njit(cache=True)
+def partition_pairs(pa, pb, pidx, start, end, leaf_of, left_id, right_id, tmp):
+    """Keep the pairs inside the left child, then those inside the right child; drop crossing pairs.
+
+    Returns ``(mid, new_end)``: left pairs are ``pidx[start:mid]``, right pairs ``pidx[mid:new_end]``.
+    """
+    nl = 0
+    nr = 0
+    for k in range(start, end):
+        p = pidx[k]
+        la = leaf_of[pa[p]]
+        if la != leaf_of[pb[p]]:
+            continue
+        if la == left_id:
+            pidx[start + nl] = p
+            nl += 1
+        elif la == right_id:
+            tmp[nr] = p
+            nr += 1
+    for k in range(nr):
+        pidx[start + nl + k] = tmp[k]
+    return start + nl, start + nl + nr
+
+
+@njit(cache=True)
+def node_totals(hist, off, f, out):
+    """Sum the channels of feature ``f``'s histogram rows (the node totals) into ``out``."""
+    for c in range(hist.shape[1]):
+        s = 0.0
+        for b in range(off[f], off[f + 1]):
+            s += hist[b, c]
+        out[c] = s
+    return out
+
+
+@njit(cache=True)
+def predict_add(X, feature, theta, left, right, value, tree_ids, scale, out):
+    """``out[i] += scale * sum_t value[t, leaf_t(X[i])]`` over ``tree_ids``; raw features, NaN goes left."""
+    n = X.shape[0]
+    for s in range(tree_ids.size):
+        t = tree_ids[s]
+        for i in range(n):
+            node = 0
+            while left[t, node] >= 0:
+                if X[i, feature[t, node]] > theta[t, node]:
+                    node = right[t, node]
+                else:
+                    node = left[t, node]
+            out[i] += scale * value[t, node]
+    return out
+
+
+@njit(cache=True)
+def apply_codes(codes, feature, jbin, left, right, out):
+    """Leaf node of every row of the binned matrix ``codes`` for one tree (1-d node arrays)."""
+    for i in range(codes.shape[0]):
+        node = 0
+        while left[node] >= 0:
+            if codes[i, feature[node]] > jbin[node]:
+                node = right[node]
+            else:
+                node = left[node]
+        out[i] = node
+    return out
+
+
+def warmup() -> None:
+    """Compile the tree kernels on a toy node."""
+    hist = np.ones((6, 3))
+    tot = np.empty(3)
+    off = np.array([0, 3, 6], dtype=np.int64)
+    node_totals(hist, off, 0, tot)
+    feats = np.arange(2, dtype=np.int64)
+    pm = np.zeros(6)
+    for crit in (SE, RWSE):
+        best_split(hist, off, feats, crit, 1.0, 0.0, False, pm, pm, 0.0, tot, 0.0)
+    best_split(np.ones((6, 4)), off, feats, WSE, 1.0, 0.0, True, pm, pm, 0.0, np.ones(4), 0.0)
+    codes = np.array([[1, 2], [2, 1], [0, 1]], dtype=np.uint8)
+    rows = np.arange(3, dtype=np.int64)
+    leaf_of = np.zeros(3, dtype=np.int64)
+    partition_rows(codes, rows, 0, 3, 0, 1, np.empty(3, dtype=np.int64), leaf_of, 1, 2)
+    pa = np.array([0], dtype=np.int64)
+    partition_pairs(pa, pa + 1, np.zeros(1, dtype=np.int64), 0, 1, leaf_of, 1, 2, np.empty(1, dtype=np.int64))
+    f = np.zeros((1, 3), dtype=np.int64)
+    lr = np.array([[1, -1, -1]], dtype=np.int64)
+    predict_add(np.zeros((2, 2), dtype=np.float32), f, np.zeros((1, 3)), lr, lr + 1, np.zeros((1, 3)),
+                np.zeros(1, dtype=np.int64), 1.0, np.zeros(2))
+    apply_codes(codes, f[0], f[0], lr[0], lr[0] + 1, np.empty(3, dtype=np.int64))

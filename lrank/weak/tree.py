@@ -1,0 +1,381 @@
+"""Histogram regression trees with the split criteria of Xia, Zhai & Wang (SE, WSE, RWSE, OLE).
+
+A `RegressionTree` is grown over the binned feature matrix (``lrank.data.binning``: uint8 codes,
+0 = missing, ``x > theta_j`` iff ``code > j``) from per-document first and second derivatives of the
+boosting loss at ``o = 0`` (``grad = L'``, ``hess = L''``):
+
+* histograms of (gradient, hessian, count) per feature and bin, the larger child's histogram obtained by
+  subtraction (parent - smaller child), as LightGBM does;
+* growth ``"best_first"`` (leaf-wise: split the leaf with the largest gain until ``max_leaves``) or
+  ``"breadth_first"`` (level order, the paper's "width-first" search, which its tables use);
+* criteria ``"se"`` (Eq. 3, least squares on the pseudo-responses ``r = -L'``), ``"wse"`` (Eq. 7-8,
+  ``r = -L'/L''``, ``w = L''``), ``"rwse"`` (Eq. 9) and ``"ole"`` (Eq. 13). For a derivative-additive
+  loss OLE is RWSE (Theorem 1). Given ``pairs=(pa, pb, pw)`` (LambdaMART's pairwise second derivatives),
+  OLE uses the node's exact second derivative, in which the pairs inside a node cancel (Example 3-4),
+  updated incrementally over the sorted bins through pair histograms;
+* leaf values by one Newton step ``-sum L' / sum L''`` (Eq. 11; for LambdaMART ``sum lambda / sum w``,
+  Wu et al.'s line 11, with the additive denominator whatever the criterion, so SE and OLE trees differ
+  only in their splits, as in the paper's experiments);
+* ``feature_constraint``: the BoostingTree paper's feature tree. Internal nodes are numbered in the order
+  they are split (0 = root; breadth-first growth makes this the level order); split ``t`` may use only
+  feature ``feature_constraint[t]``. A single int constrains every split (a stump's constraint).
+  In breadth-first growth a node that cannot split on the feature due next stays a leaf and the entry
+  passes to the next node.
+
+Fitted arrays are indexed by node (root 0, children appended in split order): ``feature_``, ``bin_``
+(the ``j`` of ``code > j``), ``threshold_`` (the raw ``theta_j``; ``-inf`` for the split "missing vs
+known"), ``children_left_``/``children_right_`` (-1 at leaves), ``value_`` (leaf outputs), ``gain_``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from lrank._kernels import histograms as _hk
+from lrank._kernels import trees as _tk
+
+CRITERIA = {"se": _tk.SE, "wse": _tk.WSE, "rwse": _tk.RWSE, "ole": _tk.RWSE}
+GROWTH = ("best_first", "breadth_first")
+
+
+class TreeWorkspace:
+    """Buffers reused across the trees of one boosting run (histograms are the large part)."""
+
+    def __init__(self, codes: np.ndarray, n_bins: np.ndarray, max_leaves: int, n_channels: int = 3,
+                 n_pairs: int = 0, n_jobs: int = 1):
+        n, F = codes.shape
+        self.offsets = np.zeros(F + 1, dtype=np.int64)  # feature f owns histogram rows off[f]:off[f+1]
+        self.offsets[1:] = np.cumsum(n_bins)
+        TB = max(int(self.offsets[-1]), 1)
+        self.codes = codes
+        self.codes_t = np.ascontiguousarray(codes.T) if n_jobs != 1 else None
+        self.n_bins = np.ascontiguousarray(n_bins, dtype=np.int64)
+        self.hist = np.zeros((max_leaves, TB, n_channels))
+        self.rows = np.empty(n, dtype=np.int64)
+        self.tmp = np.empty(n, dtype=np.int64)
+        self.leaf_of = np.empty(n, dtype=np.int64)
+        self.vals = np.empty((n, n_channels))
+        self.pmax = np.zeros((max_leaves, TB)) if n_pairs else np.zeros((1, 1))
+        self.pmin = np.zeros_like(self.pmax)
+        self.pidx = np.empty(max(n_pairs, 1), dtype=np.int64)
+        self.ptmp = np.empty(max(n_pairs, 1), dtype=np.int64)
+        self.n_jobs = n_jobs
+        self.max_leaves = max_leaves
+        self.n_pairs = n_pairs
+
+    def fits(self, codes: np.ndarray, max_leaves: int, n_channels: int, n_pairs: int, n_jobs: int,
+             n_bins: np.ndarray | None = None) -> bool:
+        if n_bins is not None and not np.array_equal(n_bins, self.n_bins):
+            return False
+        return (self.codes is codes and self.max_leaves >= max_leaves and self.hist.shape[2] == n_channels
+                and self.n_pairs >= n_pairs and self.n_jobs == n_jobs)
+
+
+def _constraint_array(feature_constraint: Any, max_leaves: int, n_features: int) -> np.ndarray | None:
+    if feature_constraint is None:
+        return None
+    scalar = np.ndim(feature_constraint) == 0
+    c = np.atleast_1d(np.asarray(feature_constraint))
+    if c.dtype.kind not in "iu" or c.ndim != 1 or c.size == 0:
+        raise ValueError("feature_constraint must be an int or a 1-d sequence of feature indices")
+    if scalar:
+        c = np.repeat(c, max(max_leaves - 1, 1))
+    if c.size < max_leaves - 1:
+        raise ValueError(f"feature_constraint names {c.size} features; a {max_leaves}-leaf tree needs "
+                         f"{max_leaves - 1} (one per internal node)")
+    if (c < 0).any() or (c >= n_features).any():
+        raise ValueError(f"feature_constraint entries must lie in [0, {n_features})")
+    return c.astype(np.int64)
+
+
+class RegressionTree:
+    """A histogram regression tree fitted to first/second derivatives with the paper's criteria.
+
+    Parameters
+    ----------
+    max_leaves : int, default 10
+        Number of leaves to grow to (fewer if no valid split remains).
+    min_data_in_leaf : int, default 20
+        Minimum number of documents in a leaf.
+    min_sum_hessian_in_leaf : float, default 1e-3
+        Minimum second derivative in a leaf (exact second derivative for OLE with pairs).
+    growth : {"best_first", "breadth_first"}
+        Leaf-wise (LightGBM) or level-order ("width-first", the paper's choice) growth.
+    criterion : {"se", "wse", "rwse", "ole"}
+        The split criterion (module docstring).
+    feature_constraint : int or sequence of int, optional
+        The feature allowed at each internal node, in split order (module docstring).
+    n_jobs : int, default 1
+        1 runs the serial kernels; otherwise the parallel twins on numba's threads (same results).
+    """
+
+    def __init__(self, max_leaves: int = 10, min_data_in_leaf: int = 20,
+                 min_sum_hessian_in_leaf: float = 1e-3, growth: str = "best_first", criterion: str = "se",
+                 feature_constraint: int | Sequence[int] | None = None, n_jobs: int = 1):
+        self.max_leaves = max_leaves
+        self.min_data_in_leaf = min_data_in_leaf
+        self.min_sum_hessian_in_leaf = min_sum_hessian_in_leaf
+        self.growth = growth
+        self.criterion = criterion
+        self.feature_constraint = feature_constraint
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self) -> None:
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {self.criterion!r}")
+        if self.growth not in GROWTH:
+            raise ValueError(f"growth must be one of {GROWTH}, got {self.growth!r}")
+        if int(self.max_leaves) < 2:
+            raise ValueError(f"max_leaves must be >= 2, got {self.max_leaves!r}")
+        if int(self.min_data_in_leaf) < 1:
+            raise ValueError(f"min_data_in_leaf must be >= 1, got {self.min_data_in_leaf!r}")
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None,
+            max_thresholds: int = 254) -> RegressionTree:
+        """Least-squares regression of ``y`` on raw ``X`` (bins ``X`` first): ``L = sum w (f - y)^2 / 2``."""
+        from lrank.data.binning import bin_features
+
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        y = np.asarray(y, dtype=np.float64)
+        w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        bins = bin_features(X, max_thresholds=max_thresholds, strategy="quantile")
+        return self.fit_gradients(bins.codes, -w * y, w, n_bins=bins.n_bins, thresholds=bins.thresholds)
+
+    def fit_gradients(self, codes: np.ndarray, grad: np.ndarray, hess: np.ndarray, *,
+                      n_bins: np.ndarray | None = None, thresholds: Sequence[np.ndarray] | None = None,
+                      pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                      workspace: TreeWorkspace | None = None) -> RegressionTree:
+        """Grow the tree from per-document ``grad = L'(o=0)`` and ``hess = L''(o=0)``.
+
+        Parameters
+        ----------
+        codes : uint8/uint16 array (n, F)
+            Bin codes (``FeatureBins.codes``).
+        grad, hess : float arrays (n,)
+            First and second derivatives of the loss with respect to each document's score.
+        n_bins : int array (F,), optional
+            Codes in use per feature (``FeatureBins.n_bins``); default ``codes.max(axis=0) + 1``.
+        thresholds : list of arrays, optional
+            ``FeatureBins.thresholds``, to express the splits on raw features (``predict``).
+        pairs : (pa, pb, pw), optional
+            Pair list with the pairwise second derivatives (OLE with a pairwise loss only).
+        workspace : TreeWorkspace, optional
+            Buffers to reuse between trees.
+        """
+        self._check_params()
+        codes = np.ascontiguousarray(codes)
+        if codes.ndim != 2 or codes.dtype not in (np.uint8, np.uint16):
+            raise ValueError("codes must be a 2-d uint8/uint16 array of bin codes")
+        n, F = codes.shape
+        grad = np.asarray(grad, dtype=np.float64)
+        hess = np.asarray(hess, dtype=np.float64)
+        if grad.shape != (n,) or hess.shape != (n,):
+            raise ValueError(f"grad and hess must have shape ({n},)")
+        if not (np.isfinite(grad).all() and np.isfinite(hess).all()):
+            raise ValueError("grad and hess must be finite")
+        if n_bins is None:
+            n_bins = codes.max(axis=0).astype(np.int64) + 1 if n else np.ones(F, dtype=np.int64)
+        n_bins = np.ascontiguousarray(n_bins, dtype=np.int64)
+        crit = CRITERIA[self.criterion]
+        use_pairs = pairs is not None and self.criterion == "ole"
+        C = 4 if crit == _tk.WSE else 3
+        L = int(self.max_leaves)
+        m = int(pairs[0].size) if use_pairs else 0
+        ws = workspace
+        if ws is None or not ws.fits(codes, L, C, m, self.n_jobs, n_bins):
+            ws = TreeWorkspace(codes, n_bins, L, C, m, self.n_jobs)
+        cons = _constraint_array(self.feature_constraint, L, F)
+
+        vals = ws.vals
+        vals[:, 0] = grad
+        vals[:, 1] = hess
+        vals[:, 2] = 1.0
+        if C == 4:  # WSE: w r^2 = L'^2 / L'' (Eq. 6); a zero hessian is floored at 1e-12
+            vals[:, 3] = grad * grad / np.maximum(hess, 1e-12)
+        par = self.n_jobs != 1
+        if par:
+            import numba
+
+            numba.set_num_threads(int(self.n_jobs) if self.n_jobs > 0 else numba.config.NUMBA_NUM_THREADS)
+        hist_fn = _hk.histogram_parallel if par else _hk.histogram
+        codes_k = ws.codes_t if par else codes
+        pair_fn = _hk.pair_histograms_parallel if par else _hk.pair_histograms
+        split_fn = _tk.best_split_parallel if par else _tk.best_split
+
+        rows, leaf_of = ws.rows, ws.leaf_of
+        rows[:] = np.arange(n)
+        leaf_of[:] = 0
+        max_nodes = 2 * L - 1
+        feature = np.full(max_nodes, -1, dtype=np.int64)
+        jbin = np.full(max_nodes, -1, dtype=np.int64)
+        left = np.full(max_nodes, -1, dtype=np.int64)
+        right = np.full(max_nodes, -1, dtype=np.int64)
+        gain = np.zeros(max_nodes)
+        tot = np.zeros((max_nodes, C))
+        start = np.zeros(max_nodes, dtype=np.int64)
+        end = np.zeros(max_nodes, dtype=np.int64)
+        pstart = np.zeros(max_nodes, dtype=np.int64)
+        pend = np.zeros(max_nodes, dtype=np.int64)
+        ptot = np.zeros(max_nodes)
+        slot = np.zeros(max_nodes, dtype=np.int64)
+        parent_score = np.zeros(max_nodes)
+        best = {}  # node -> (gain, f, j)
+        all_features = np.arange(F, dtype=np.int64)
+        min_data = float(self.min_data_in_leaf)
+        min_hess = float(self.min_sum_hessian_in_leaf)
+        dummy = ws.pmax[0]
+        off = ws.offsets
+
+        def pair_hist(node: int) -> None:
+            s = slot[node]
+            ws.pmax[s].fill(0.0)
+            ws.pmin[s].fill(0.0)
+            pair_fn(codes_k, pairs[0], pairs[1], pairs[2], ws.pidx, pstart[node], pend[node], off, ws.pmax[s],
+                    ws.pmin[s])
+            ptot[node] = pairs[2][ws.pidx[pstart[node]:pend[node]]].sum()
+
+        def finish_node(node: int) -> None:
+            s = slot[node]
+            _tk.node_totals(ws.hist[s], off, 0, tot[node])
+            t = tot[node]
+            h = t[1] - 2.0 * ptot[node] if use_pairs else t[1]
+            parent_score[node] = _tk._score(crit, t[0], h, t[2], t[3] if C == 4 else 0.0) if (
+                crit == _tk.SE or h >= min_hess) else 0.0
+
+        def search(node: int, features: np.ndarray) -> tuple[float, int, int]:
+            s = slot[node]
+            pm = ws.pmax[s] if use_pairs else dummy
+            pn = ws.pmin[s] if use_pairs else dummy
+            g, f, j = split_fn(ws.hist[s], off, features, crit, min_data, min_hess, use_pairs, pm, pn,
+                               ptot[node], tot[node], parent_score[node])
+            return float(g), int(f), int(j)
+
+        # root
+        ws.hist[0].fill(0.0)
+        hist_fn(codes_k, vals, rows, 0, n, off, ws.hist[0])
+        end[0] = n
+        if use_pairs:
+            ws.pidx[:m] = np.arange(m)
+            pend[0] = m
+            pair_hist(0)
+        finish_node(0)
+        n_nodes = 1
+        n_leaves = 1
+        n_splits = 0
+
+        def split(node: int, f: int, j: int, g: float) -> tuple[int, int]:
+            nonlocal n_nodes, n_leaves, n_splits
+            lt, rt = n_nodes, n_nodes + 1
+            n_nodes += 2
+            mid = _tk.partition_rows(codes, rows, start[node], end[node], f, j, ws.tmp, leaf_of, lt, rt)
+            start[lt], end[lt], start[rt], end[rt] = start[node], mid, mid, end[node]
+            small, large = (lt, rt) if mid - start[node] <= end[node] - mid else (rt, lt)
+            new_slot = n_leaves  # slots 0..n_leaves-1 are in use
+            slot[large] = slot[node]
+            slot[small] = new_slot
+            hs = ws.hist[new_slot]
+            hs.fill(0.0)
+            hist_fn(codes_k, vals, rows, start[small], end[small], off, hs)
+            np.subtract(ws.hist[slot[node]], hs, out=ws.hist[slot[node]])  # histogram subtraction
+            if use_pairs:
+                pm, pe = _tk.partition_pairs(pairs[0], pairs[1], ws.pidx, pstart[node], pend[node],
+                                             leaf_of, lt, rt, ws.ptmp)
+                pstart[lt], pend[lt], pstart[rt], pend[rt] = pstart[node], pm, pm, pe
+                pair_hist(lt)
+                pair_hist(rt)
+            feature[node], jbin[node], left[node], right[node], gain[node] = f, j, lt, rt, g
+            finish_node(lt)
+            finish_node(rt)
+            n_leaves += 1
+            n_splits += 1
+            return lt, rt
+
+        if self.growth == "best_first":
+            open_leaves = [0]
+            if cons is None:
+                best[0] = search(0, all_features)
+            while n_leaves < L:
+                if cons is not None:
+                    fs = cons[n_splits: n_splits + 1]
+                    for node in open_leaves:
+                        best[node] = search(node, fs)
+                cand = [(best[nd][0], -nd) for nd in open_leaves if best[nd][1] >= 0 and best[nd][0] > 0.0]
+                if not cand:
+                    break
+                node = -max(cand)[1]
+                g, f, j = best.pop(node)
+                open_leaves.remove(node)
+                lt, rt = split(node, f, j, g)
+                open_leaves += [lt, rt]
+                if cons is None:
+                    best[lt] = search(lt, all_features)
+                    best[rt] = search(rt, all_features)
+        else:
+            queue = [0]
+            while queue and n_leaves < L:
+                node = queue.pop(0)
+                fs = all_features if cons is None else cons[n_splits: n_splits + 1]
+                g, f, j = search(node, fs)
+                if f < 0 or not g > 0.0:
+                    continue
+                queue += list(split(node, f, j, g))
+
+        k = n_nodes
+        self.feature_ = feature[:k]
+        self.bin_ = jbin[:k]
+        self.children_left_ = left[:k]
+        self.children_right_ = right[:k]
+        self.gain_ = gain[:k]
+        self.n_leaves_ = n_leaves
+        self.n_node_samples_ = (end[:k] - start[:k]).copy()
+        self.sum_grad_ = tot[:k, 0].copy()
+        self.sum_hess_ = tot[:k, 1].copy()
+        H = tot[:k, 1]
+        value = np.where(H > 0, -tot[:k, 0] / np.where(H > 0, H, 1.0), 0.0)  # Eq. 11: one Newton step
+        value[left[:k] >= 0] = 0.0
+        self.value_ = value
+        self.leaf_of_ = leaf_of.copy()
+        theta = np.full(k, np.nan)
+        if thresholds is not None:
+            for nd in range(k):
+                if left[nd] >= 0:
+                    jj = jbin[nd]
+                    theta[nd] = -np.inf if jj == 0 else float(thresholds[feature[nd]][jj - 1])
+        self.threshold_ = theta
+        self.n_features_in_ = F
+        return self
+
+    # ------------------------------------------------------------------ prediction
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "value_"):
+            raise RuntimeError("RegressionTree is not fitted yet")
+
+    def apply_codes(self, codes: np.ndarray) -> np.ndarray:
+        """Leaf node index of every row of a binned matrix."""
+        self._check_fitted()
+        codes = np.ascontiguousarray(codes)
+        out = np.empty(codes.shape[0], dtype=np.int64)
+        return _tk.apply_codes(codes, self.feature_, self.bin_, self.children_left_, self.children_right_,
+                               out)
+
+    def predict_codes(self, codes: np.ndarray) -> np.ndarray:
+        """Leaf values for the rows of a binned matrix."""
+        return self.value_[self.apply_codes(codes)]
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Leaf values for raw features (needs the ``thresholds`` given at fit time)."""
+        self._check_fitted()
+        if np.isnan(self.threshold_[self.children_left_ >= 0]).any():
+            raise RuntimeError("the tree was fitted without thresholds; use predict_codes")
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X must have shape (n, {self.n_features_in_})")
+        a = lambda v: v[None, :]  # noqa: E731
+        out = np.zeros(X.shape[0])
+        return _tk.predict_add(X, a(np.maximum(self.feature_, 0)), a(self.threshold_), a(self.children_left_),
+                               a(self.children_right_), a(self.value_), np.zeros(1, dtype=np.int64), 1.0, out)

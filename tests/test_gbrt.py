@@ -1,0 +1,108 @@
+"""MART, McRank, LambdaMART and the one-step LambdaMART API."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from lrank.data.binning import bin_features
+from lrank.data.generators import make_letor_like
+from lrank.metrics import evaluate
+from lrank.models.gbrt import MART, LambdaMART, LambdaMARTParams, McRank, lambdamart_step
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_letor_like(n_queries=30, docs_per_query=(5, 30), n_features=8, n_grades=4, missing_rate=0.1,
+                           random_state=0)
+
+
+@pytest.fixture(scope="module")
+def valid():
+    return make_letor_like(n_queries=15, docs_per_query=(5, 30), n_features=8, n_grades=4, missing_rate=0.1,
+                           random_state=1)
+
+
+KW = dict(n_trees=15, max_leaves=6, min_data_in_leaf=5, learning_rate=0.2)
+
+
+@pytest.mark.parametrize("cls", [MART, McRank, LambdaMART])
+@pytest.mark.parametrize("crit", ["se", "ole"])
+def test_fit_predict_deterministic(cls, crit, data):
+    a = cls(criterion=crit, **KW).fit(data)
+    b = cls(criterion=crit, **KW).fit(data.X, data.y, qid=data.doc_qid())
+    pa, pb = a.predict(data.X), b.predict(data)
+    assert pa.tobytes() == pb.tobytes()
+    np.testing.assert_allclose(pa, a.train_scores_, rtol=1e-12)
+    staged = list(a.staged_predict(data.X))
+    assert len(staged) == a.n_iter_ == 15
+    np.testing.assert_allclose(staged[-1], pa, rtol=1e-12)
+    ndcg0 = evaluate(data.y, np.zeros(data.n_docs), data.qptr, ["ndcg@10"])["ndcg@10"]
+    ndcg = evaluate(data.y, pa, data.qptr, ["ndcg@10"])["ndcg@10"]
+    assert ndcg > ndcg0 + 0.05  # learns something on its training data
+    assert len(a.history_["n_leaves"]) == 15
+
+
+def test_mart_theorem2_all_criteria_equal(data):
+    preds = [MART(criterion=c, **KW).fit(data).predict(data.X) for c in ("se", "wse", "rwse", "ole")]
+    for p in preds[1:]:
+        np.testing.assert_allclose(p, preds[0], rtol=1e-10)
+
+
+def test_mart_reduces_squared_error(data):
+    m = MART(**KW).fit(data)
+    errs = [np.mean((p - data.y) ** 2) for p in m.staged_predict(data.X)]
+    assert all(b <= a + 1e-12 for a, b in zip(errs, errs[1:]))
+
+
+def test_mcrank_proba(data):
+    m = McRank(**KW).fit(data)
+    p = m.predict_proba(data.X)
+    assert p.shape == (data.n_docs, 4)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    np.testing.assert_allclose(m.predict(data.X), p @ np.arange(4))
+    assert m.trees_[0].shape[0] == 4 * 15  # one tree per class per iteration
+
+
+def test_early_stopping(data, valid):
+    m = LambdaMART(n_trees=200, max_leaves=6, min_data_in_leaf=5, learning_rate=0.5,
+                   early_stopping_rounds=5).fit(data, eval_set=valid)
+    h = m.history_["valid_ndcg@10"]
+    assert m.n_iter_ < 200 and len(h) == m.n_iter_
+    assert m.best_iteration_ == int(np.argmax(h)) + 1
+    best = evaluate(valid.y, m.predict(valid.X), valid.qptr, ["ndcg@10"])["ndcg@10"]
+    assert best == pytest.approx(h.max())
+
+
+def test_lambdamart_step_api(data):
+    bins = bin_features(data.X, strategy="quantile")
+    params = LambdaMARTParams(max_leaves=2, learning_rate=0.2, min_data_in_leaf=1)
+    scores = np.zeros(data.n_docs)
+    tree, new = lambdamart_step(bins.codes, data.y, data.qptr, scores, constraint=[5], params=params,
+                                n_bins=bins.n_bins, thresholds=bins.thresholds)
+    assert tree.feature_[0] == 5
+    np.testing.assert_allclose(new, scores + tree.predict(data.X))
+    # unconstrained steps replay LambdaMART exactly
+    m = LambdaMART(n_trees=3, max_leaves=4, min_data_in_leaf=5, learning_rate=0.2).fit(data)
+    s = np.zeros(data.n_docs)
+    for _ in range(3):
+        _, s = lambdamart_step(bins.codes, data.y, data.qptr, s,
+                               params=dict(max_leaves=4, min_data_in_leaf=5, learning_rate=0.2),
+                               n_bins=bins.n_bins, thresholds=bins.thresholds)
+    np.testing.assert_allclose(s, m.train_scores_, rtol=1e-12)
+
+
+def test_sklearn_api_and_errors(data):
+    m = LambdaMART(n_trees=2, criterion="ole", ndcg_at=5)
+    c = clone(m)
+    assert c.get_params()["ndcg_at"] == 5 and c.get_params()["criterion"] == "ole"
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        m.predict(data.X)
+    with pytest.raises(ValueError):
+        LambdaMART(n_trees=0).fit(data)
+    with pytest.raises(ValueError):
+        LambdaMART(criterion="xx", n_trees=1).fit(data)
+    m.fit(data)
+    with pytest.raises(ValueError):
+        m.predict(data.X[:, :3])

@@ -1,0 +1,58 @@
+"""LambdaMART lambdas and weights: kernel against the pair-by-pair reference."""
+
+import numpy as np
+import pytest
+
+from lrank._kernels.lambdas import lambdamart_gradients
+from tests.reference import trees as ref
+
+
+def _queries(rng, sizes, n_labels=5, ties=False):
+    qptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    n = int(qptr[-1])
+    y = rng.integers(0, n_labels, n).astype(np.int32)
+    s = rng.normal(size=n)
+    if ties:
+        s = np.round(s, 0)
+    return y, qptr, s
+
+
+@pytest.mark.parametrize("k", [0, 1, 3, 10])
+@pytest.mark.parametrize("ties", [False, True])
+def test_kernel_matches_reference(k, ties):
+    rng = np.random.default_rng(k + 10 * ties)
+    sizes = [1, 7, 12, 2, 5, 9]
+    y, qptr, s = _queries(rng, sizes, ties=ties)
+    y[qptr[2]:qptr[3]] = 0  # no relevant document
+    y[qptr[4]:qptr[5]] = 2  # all equal labels
+    lam, w, pairs = lambdamart_gradients(y, qptr, s, k=k, with_pairs=True)
+    rlam, rw, rpairs = ref.lambdas(y, qptr, s, k=k)
+    np.testing.assert_allclose(lam, rlam, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(w, rw, rtol=1e-12, atol=1e-14)
+    pa, pb, pw = pairs
+    assert [(int(a), int(b)) for a, b in zip(pa, pb)] == [(a, b) for a, b, _ in rpairs]
+    np.testing.assert_allclose(pw, [h for _, _, h in rpairs], rtol=1e-12)
+
+
+def test_structure():
+    rng = np.random.default_rng(1)
+    y, qptr, s = _queries(rng, [30, 40, 1])
+    lam, w, (pa, pb, pw) = lambdamart_gradients(y, qptr, s, k=10, with_pairs=True)
+    for q in range(3):
+        assert abs(lam[qptr[q]:qptr[q + 1]].sum()) < 1e-12  # lambdas cancel within a query
+    assert (w >= 0).all() and (pw > 0).all()
+    assert (y[pa] > y[pb]).all()
+    np.testing.assert_allclose(np.bincount(pa, pw, y.size) + np.bincount(pb, pw, y.size), w, rtol=1e-12)
+    assert lam[-1] == 0 and w[-1] == 0  # one-document query
+
+
+def test_sigma_and_bad_input():
+    rng = np.random.default_rng(2)
+    y, qptr, s = _queries(rng, [8])
+    l1, _, _ = lambdamart_gradients(y, qptr, s, sigma=1.0)
+    rl, _, _ = ref.lambdas(y, qptr, s, sigma=2.0)
+    l2, _, _ = lambdamart_gradients(y, qptr, s, sigma=2.0)
+    np.testing.assert_allclose(l2, rl, rtol=1e-12)
+    assert not np.allclose(l1, l2)
+    with pytest.raises(ValueError):
+        lambdamart_gradients(y[:-1], qptr, s)
