@@ -106,6 +106,15 @@ def test_registry_entries_are_complete():
     assert s.pip_spec == "rankeval==0.8.2"
 
 
+def test_data_readme_lists_every_dataset_and_checksum():
+    text = (repo_dir() / "data" / "README.md").read_text()
+    for name, ds in F.REGISTRY.items():
+        assert f"`{name}`" in text, name
+        for sha in [ds.archive_sha256, *(f.sha256 for f in ds.files if ds.kind == "letor-sample")]:
+            if sha is not None:
+                assert sha in text, (name, sha)
+
+
 def test_unknown_name():
     with pytest.raises(KeyError, match="unknown data set"):
         F.fetch("no-such-data")

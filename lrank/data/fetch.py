@@ -424,7 +424,7 @@ def _verify(path: Path, sha256: str | None, what: str, url: str | None = None, m
             + (f"Download it again from {url} and place it at {path}, " if url else f"Replace {path}, ")
             + "or delete it and run lrank.data.fetch(..., force=True)."
         )
-    if sha256 is None and md5 is not None and _md5_of(path) != md5:
+    if md5 is not None and _md5_of(path) != md5:
         raise ChecksumError(
             f"{what}: {path} has the wrong md5 (expected {md5}); download it again from {url}"
         )
