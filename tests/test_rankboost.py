@@ -186,3 +186,37 @@ def test_bad_parameters():
     m = RankBoost(n_rounds=2).fit(data)
     with pytest.raises(ValueError, match="features"):
         m.predict(data.X[:, :2])
+
+
+def test_target_rank_stats_matches_enumeration():
+    import itertools
+
+    from lrank.models.rankboost import target_rank_stats
+
+    y = np.array([0, 1, 0, 1, 0, 0, 1, 0])
+    s = np.array([3.0, 2.0, 2.0, 2.0, 2.0, 5.0, 1.0, 2.0])
+    tied = np.flatnonzero(s == 2.0)
+    ranks = []
+    for perm in itertools.permutations(tied):
+        order = [5, 0] + list(perm) + [6]
+        ranks.append(next(r for r, i in enumerate(order, 1) if y[i] > 0))
+    ranks = np.array(ranks)
+    st = target_rank_stats(y, s, np.array([0, 8]), ks=(1, 2, 3, 4, 5))
+    assert abs(st["mean_rank"] - ranks.mean()) < 1e-12
+    for k in (1, 2, 3, 4, 5):
+        assert abs(st["top"][k] - (ranks <= k).mean()) < 1e-12
+
+
+def test_homepage_cast_vc_bound_and_staged_loss():
+    from lrank.models.rankboost import as_homepage_finding, vc_bound
+
+    data = _data(4, n_queries=6, labels=4)
+    hp = as_homepage_finding(data)
+    assert set(np.unique(hp.y)) <= {0, 1} and hp.n_queries <= data.n_queries
+    m = RankBoost(n_rounds=6, random_state=0).fit(hp)
+    assert m.bipartite_
+    np.testing.assert_allclose(m.staged_ranking_loss(hp), m.history_["train_rloss"], atol=1e-12)
+    assert vc_bound(1e6, 1e6, 10) < vc_bound(1e4, 1e4, 10) < vc_bound(1e4, 1e4, 100)
+    dp = 2 * 3 * 11 * np.log2(np.e * 11)
+    e = 2 * np.sqrt((dp * (np.log(2 * 1e5 / dp) + 1) + np.log(18 / 0.05)) / 1e5)
+    assert abs(vc_bound(1e5, 1e5, 10, d=2, delta=0.05) - 2 * e) < 1e-12

@@ -349,13 +349,101 @@ class RankBoost(BaseRanker):
             K.stump_scores(X, self.features_[s], self.thresholds_[s], self.q_defs_[s], self.alphas_[s], out)
             yield out.copy()
 
-    def ranking_loss(self, X: Any, hi: Any, lo: Any, weight: Any = None) -> float:
-        """rloss of the final ranking on weighted pairs, ties counted 1/2 (Eq. 21)."""
-        s = self.predict(X)
-        hi = np.asarray(hi, dtype=np.int64)
-        lo = np.asarray(lo, dtype=np.int64)
-        w = np.full(hi.size, 1.0 / max(hi.size, 1)) if weight is None else np.asarray(weight, float)
-        return float(K.ranking_loss(hi, lo, w, s))
+    def staged_ranking_loss(self, X: Any, hi: Any = None, lo: Any = None, weight: Any = None) -> np.ndarray:
+        """rloss (Eq. 21) after each round on pairs of ``X``; with a `RankingData` and no pairs, its
+        crucial pairs with D = 1/m (the test error of Fig. 4)."""
+        if isinstance(X, RankingData) and hi is None:
+            p = X.pairs("uniform")
+            hi, lo, weight = p.hi, p.lo, p.weight
+        return np.array([ranking_loss(s, hi, lo, weight) for s in self.staged_predict(X)])
+
+
+# ------------------------------------------------------------------------- evaluation helpers (Sec. 5, 6.1)
+def ranking_loss(scores: Any, hi: Any, lo: Any, weight: Any = None) -> float:
+    """rloss_D(H) over weighted pairs (``hi`` should rank above ``lo``), ties counted 1/2 (Eq. 21).
+
+    Unlike ``lrank.metrics``' per-query ``r2`` (a mean over queries), this is the paper's pooled loss:
+    each pair weighs ``weight`` (default: all pairs equally, D = 1/m).
+    """
+    s = np.ascontiguousarray(scores, dtype=np.float64)
+    hi = np.ascontiguousarray(hi, dtype=np.int64)
+    lo = np.ascontiguousarray(lo, dtype=np.int64)
+    w = (np.full(hi.size, 1.0 / max(hi.size, 1)) if weight is None
+         else np.ascontiguousarray(weight, dtype=np.float64))
+    return float(K.ranking_loss(hi, lo, w, s))
+
+
+def vc_bound(m: float, n: float, T: float, d: float = 2.0, delta: float = 0.05) -> float:
+    """Theorem 3: with probability 1 - delta, |train error - generalisation error| is at most this.
+
+    ``m``, ``n``: sizes of the two training samples S_0, S_1; ``T`` rounds; ``d`` the VC dimension of the
+    weak rankings (>= 2); d' = 2 (d + 1)(T + 1) log2(e (T + 1)).
+    """
+    dp = 2.0 * (d + 1.0) * (T + 1.0) * np.log2(np.e * (T + 1.0))
+
+    def eps(k: float) -> float:
+        return 2.0 * np.sqrt((dp * (np.log(2.0 * k / dp) + 1.0) + np.log(18.0 / delta)) / k)
+
+    return float(eps(m) + eps(n))
+
+
+def as_homepage_finding(data: RankingData) -> RankingData:
+    """Cast graded data as homepage finding (Sec. 6.1): per query the documents with the query's highest
+    label are the targets (label 1), the rest label 0; queries whose labels are all equal are dropped."""
+    keep, ys = [], []
+    for q in range(data.n_queries):
+        yq = data.y[data.qptr[q]:data.qptr[q + 1]]
+        if yq.max() > yq.min():
+            keep.append(q)
+            ys.append((yq == yq.max()).astype(np.int32))
+    sub = data.subset(np.asarray(keep, dtype=np.int64))
+    y = np.concatenate(ys) if ys else np.zeros(0, dtype=np.int32)
+    prov = dict(sub.provenance, cast="homepage finding: targets = documents with the query's top label")
+    return RankingData(sub.X, y, sub.qptr, qid=sub.qid, feature_names=sub.feature_names, provenance=prov)
+
+
+def target_rank_stats(y: Any, scores: Any, qptr: Any, ks: Any = (1, 2, 5, 10, 20, 30)) -> dict:
+    """Table 1's numbers under random tie-breaking: per query the rank of the first target (y > 0).
+
+    With R documents scored above the best-scored target and Q documents (q of them targets) tied with
+    it, the first target's rank is R + Y with Pr[Y <= l] = 1 - C(Q - l, q) / C(Q, q) and
+    E[Y] = (Q + 1) / (q + 1) (App. A, the urn of Eq. 24 with j = 1).
+
+    Returns ``{"top": {k: expected number of queries with rank <= k}, "mean_rank": expected rank
+    averaged over queries, "rank": per-query expected rank}``; queries without a target are skipped.
+    """
+    from scipy.special import gammaln
+
+    y = np.asarray(y)
+    s = np.asarray(scores, dtype=np.float64)
+    qptr = np.asarray(qptr, dtype=np.int64)
+    ks = [int(k) for k in ks]
+    top = dict.fromkeys(ks, 0.0)
+    ranks = []
+
+    def lbinom(a, b):
+        return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
+
+    for qi in range(qptr.size - 1):
+        yq, sq = y[qptr[qi]:qptr[qi + 1]], s[qptr[qi]:qptr[qi + 1]]
+        good = yq > 0
+        if not good.any():
+            continue
+        best = sq[good].max()
+        R = int((sq > best).sum())
+        Q = int((sq == best).sum())
+        q = int((good & (sq == best)).sum())
+        ranks.append(R + (Q + 1.0) / (q + 1.0))
+        for k in ks:
+            ell = k - R
+            if ell <= 0:
+                continue
+            if ell > Q - q:
+                top[k] += 1.0
+            else:
+                top[k] += 1.0 - float(np.exp(lbinom(Q - ell, q) - lbinom(Q, q)))
+    ranks = np.asarray(ranks)
+    return {"top": top, "mean_rank": float(ranks.mean()) if ranks.size else float("nan"), "rank": ranks}
 
 
 def warmup() -> None:
