@@ -115,3 +115,39 @@ def test_errors():
         BoostingTree(AdaBoostStumps(), step_c="x").fit(X, y)
     with pytest.raises(TypeError):
         BoostingTree(object()).fit(X, y)
+
+
+def _ranking_toy(seed=0, nq=10):
+    from lrank.data.container import RankingData
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 12, size=nq)
+    qid = np.repeat(np.arange(nq), sizes)
+    X = rng.normal(size=(qid.size, 6)).astype(np.float32)
+    y = np.clip(np.round(X[:, 0] + 0.5 * X[:, 2] + rng.normal(scale=0.5, size=qid.size)), 0, 2).astype(int)
+    return RankingData.from_qid(X, y, qid)
+
+
+@pytest.mark.parametrize("which", ["ndcgboost", "lambdamart"])
+def test_ranking_bases_under_boostingtree_exp3p_standard(which):
+    from lrank.models.boostingtree import LambdaMARTBase, Standard
+    from lrank.models.ndcgboost import NDCGBoost
+
+    d = _ranking_toy()
+    base = NDCGBoost(n_leaves=2) if which == "ndcgboost" else LambdaMARTBase(n_leaves=3)
+    bt = BoostingTree(base, n_sequences=30, random_state=0, eval_metric="ndcg@5").fit(d, eval_set=d)
+    bt2 = BoostingTree(base, n_sequences=30, random_state=0, eval_metric="ndcg@5").fit(d, eval_set=d)
+    assert bt.nodes_.equals(bt2.nodes_)
+    assert bt.nodes_["f_valid"].iloc[1:].notna().all()
+    node = bt.select_node("valid", max_length=3)
+    assert bt.tree_.depth[node] <= 3
+    # the tree's stored f is the training metric of the node's recomputed model
+    from lrank.metrics import evaluate
+
+    i = int(bt.nodes_["node"].iloc[-1])
+    f = evaluate(d.y, bt.predict_node(d, i), d.qptr, ["mean_ndcg"], discount="jk")["mean_ndcg"]
+    assert f == pytest.approx(bt.tree_.f[i], abs=1e-9)
+    e = Exp3P(base, n_iter=20, random_state=0).fit(d)
+    s = Standard(base, n_iter=10, eval_metric="ndcg@5").fit(d, eval_set=d)
+    assert len(e.estimators_) == 20 and len(s.estimators_) == 10
+    assert s.history_["f"].iloc[-1] > s.history_["f"].iloc[0] - 0.05

@@ -16,8 +16,9 @@ returns from ``base.boosting_step(X, y, qid=..., group=...)``:
   ``n_features`` and ``constraint_size`` (features per constraint: 1 for stumps, ``L - 1`` for an
   ``L``-leaf feature tree, Sec. 4.2); hypotheses have ``predict(X)``.
 
-Implemented for `lrank.models.adaboost.AdaBoostStumps`, `lrank.models.ndcgboost.NDCGBoost` and the
-LambdaMART step of `lambdamart_step` below.
+Implemented for `lrank.models.adaboost.AdaBoostStumps`, `lrank.models.ndcgboost.NDCGBoost` and
+`LambdaMARTBase` below (which wraps the tree-fitting issue's `lrank.models.gbrt.lambdamart_step`).
+`Standard` drives any of them unconstrained: the paper's "standard variant".
 
 BOOSTINGTREE (ALGORITHMS.md section 4, paper Fig. 3)
 ---------------------------------------------------
@@ -52,7 +53,8 @@ from sklearn.base import BaseEstimator
 
 from lrank.metamax import h_exp_sqrt, hull_select
 
-__all__ = ["BoostingTree", "Exp3P", "make_step", "table2_worst_case", "table2_best_case",
+__all__ = ["BoostingTree", "Exp3P", "Standard", "LambdaMARTBase", "LambdaMARTStep", "make_step",
+           "table2_worst_case", "table2_best_case",
            "table2_frame", "theorem2_check"]
 
 Constraint = tuple
@@ -666,6 +668,145 @@ class Exp3P(BaseEstimator):
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("Exp3P is not fitted yet; call fit first")
+        X = BoostingTree._X(X)
+        out = np.zeros(X.shape[0])
+        for w in self.estimators_[:n_estimators]:
+            out += w.predict(X)
+        return out
+
+    def staged_predict(self, X: Any):
+        X = BoostingTree._X(X)
+        out = np.zeros(X.shape[0])
+        for w in self.estimators_:
+            out = out + w.predict(X)
+            yield out
+
+
+# ---------------------------------------------------------------------------------- LambdaMART base
+class LambdaMARTStep:
+    """Boosting-step protocol of LambdaMART (ALGORITHMS.md 6) over `lrank.models.gbrt.lambdamart_step`."""
+
+    def __init__(self, data: Any, n_leaves: int, learning_rate: float, ndcg_at: int, min_data_in_leaf: int,
+                 max_thresholds: int, bin_strategy: str, metric: str, discount: str,
+                 random_state: Any = None) -> None:
+        from lrank.data.binning import bin_features
+        from lrank.models.gbrt import LambdaMARTParams
+
+        self.data = data
+        self.X = np.ascontiguousarray(data.X, dtype=np.float32)
+        self.y, self.qptr = data.y, data.qptr
+        self.n_features = data.n_features
+        if int(n_leaves) < 2:
+            raise ValueError(f"n_leaves must be >= 2, got {n_leaves}")
+        self.constraint_size = int(n_leaves) - 1
+        self.bins = bin_features(self.X, max_thresholds=max_thresholds, strategy=bin_strategy,
+                                 random_state=random_state)
+        self.params = LambdaMARTParams(max_leaves=int(n_leaves), learning_rate=float(learning_rate),
+                                       min_data_in_leaf=int(min_data_in_leaf), ndcg_at=int(ndcg_at))
+        self.metric = metric
+        self.metric_kwargs = {"discount": discount}
+
+    def initial_model(self) -> np.ndarray:
+        return np.zeros(self.X.shape[0])
+
+    def step(self, model: np.ndarray, constraint: Any = None):
+        from lrank.models.gbrt import lambdamart_step
+
+        return lambdamart_step(self.bins.codes, self.y, self.qptr, model,
+                               constraint=None if constraint is None else list(constraint),
+                               params=self.params, n_bins=self.bins.n_bins, thresholds=self.bins.thresholds)
+
+    def score(self, model: np.ndarray) -> float:
+        from lrank.metrics import evaluate
+
+        return float(evaluate(self.y, model, self.qptr, [self.metric], **self.metric_kwargs)[self.metric])
+
+
+class LambdaMARTBase(BaseEstimator):
+    """LambdaMART as a base for BoostingTree / Exp3P / Standard (paper Sec. 4.3.1, Fig. 6).
+
+    ``n_leaves`` leaves (2 = stumps, the paper's MQ2007 choice), combination coefficient
+    ``learning_rate`` (paper: 0.2), lambdas of NDCG@``ndcg_at`` (0 = the whole list, the paper's NDCG),
+    ``sigma = 1``; ``metric``/``discount`` define ``f`` (MeanNDCG with the Jarvelin-Kekalainen discount
+    on MQ2007).  The step is `lrank.models.gbrt.lambdamart_step` (the tree-fitting issue's code).
+    """
+
+    def __init__(self, n_leaves: int = 2, learning_rate: float = 0.2, ndcg_at: int = 0,
+                 min_data_in_leaf: int = 1, max_thresholds: int = 254, bin_strategy: str = "quantile",
+                 metric: str = "mean_ndcg", discount: str = "jk", random_state: int | None = None) -> None:
+        self.n_leaves = n_leaves
+        self.learning_rate = learning_rate
+        self.ndcg_at = ndcg_at
+        self.min_data_in_leaf = min_data_in_leaf
+        self.max_thresholds = max_thresholds
+        self.bin_strategy = bin_strategy
+        self.metric = metric
+        self.discount = discount
+        self.random_state = random_state
+
+    def boosting_step(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> LambdaMARTStep:
+        from lrank.data.container import as_ranking_data
+
+        data = as_ranking_data(X, y, qid=qid, group=group)
+        return LambdaMARTStep(data, self.n_leaves, self.learning_rate, self.ndcg_at, self.min_data_in_leaf,
+                              self.max_thresholds, self.bin_strategy, self.metric, self.discount,
+                              self.random_state)
+
+
+# ---------------------------------------------------------------------------------- standard variant
+class Standard(BaseEstimator):
+    """The standard variant: ``n_iter`` unconstrained steps of ``base`` (``A(M, {}, D)``).
+
+    Same step object as BoostingTree and Exp3P use, so the three differ only in how they choose
+    constraints. ``history_`` has ``t``, ``f`` (training measure) and ``f_valid``.
+    """
+
+    def __init__(self, base: Any = None, n_iter: int = 1000, eval_metric: str | None = None,
+                 verbose: bool = False) -> None:
+        self.base = base
+        self.n_iter = n_iter
+        self.eval_metric = eval_metric
+        self.verbose = verbose
+
+    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
+            eval_set: Any = None) -> Standard:
+        if self.base is None:
+            raise ValueError("Standard needs a base boosting algorithm (base=...)")
+        step = make_step(self.base, X, y, qid=qid, group=group)
+        valid = _as_eval(eval_set)
+        if valid is not None and self.eval_metric is None:
+            raise ValueError("eval_set needs eval_metric (e.g. 'mean_ndcg')")
+        model = step.initial_model()
+        v = None if valid is None else np.zeros(valid.n_docs)
+        Xv = None if valid is None else np.ascontiguousarray(valid.X, dtype=np.float32)
+        hyps, rows = [], []
+        it: Any = range(int(self.n_iter))
+        if self.verbose:
+            from tqdm.auto import tqdm
+
+            it = tqdm(it, desc="Standard", leave=False)
+        for t in it:
+            hyp, model = step.step(model, None)
+            hyps.append(hyp)
+            fv = float("nan")
+            if valid is not None:
+                from lrank.metrics import evaluate
+
+                v = v + hyp.predict(Xv)
+                fv = float(evaluate(valid.y, v, valid.qptr, [self.eval_metric],
+                                    **getattr(step, "metric_kwargs", {}))[self.eval_metric])
+            rows.append({"t": t + 1, "f": step.score(model), "f_valid": fv})
+        self.estimators_ = hyps
+        self.history_ = pd.DataFrame(rows, columns=["t", "f", "f_valid"])
+        self.n_iter_ = len(hyps)
+        self.n_features_in_ = step.n_features
+        return self
+
+    def predict(self, X: Any, n_estimators: int | None = None) -> np.ndarray:
+        if not hasattr(self, "estimators_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("Standard is not fitted yet; call fit first")
         X = BoostingTree._X(X)
         out = np.zeros(X.shape[0])
         for w in self.estimators_[:n_estimators]:

@@ -1,0 +1,129 @@
+"""NDCGBoost: kernels against the double loops of ALGORITHMS.md 7, the classifier tree, the estimator."""
+
+import numpy as np
+import pytest
+
+from lrank.data.container import RankingData
+from lrank.models.ndcgboost import NDCGBoost, grow_tree, ndcgboost_AB, ndcgboost_gamma
+from tests.reference.boostingtree import ndcgboost_AB as ref_AB
+from tests.reference.boostingtree import ndcgboost_gamma as ref_gamma
+
+
+def _random_queries(rng, nq=6):
+    sizes = rng.integers(1, 9, size=nq)                   # includes one-document queries
+    qptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = int(qptr[-1])
+    y = rng.integers(0, 3, size=n)
+    y[qptr[0]:qptr[1]] = 0                                # a query without a relevant document
+    if nq > 2:
+        y[qptr[2]:qptr[3]] = 1                            # all-equal labels
+    F = np.round(rng.normal(size=n), 1)                   # ties in scores
+    g = 2.0 ** y - 1
+    Z = np.array([np.sum(np.sort(g[a:b])[::-1] / np.log2(np.arange(2, b - a + 2)))
+                  for a, b in zip(qptr[:-1], qptr[1:])])
+    invZ = np.where(Z > 0, 1 / np.where(Z > 0, Z, 1), 0.0)
+    return F, g, qptr, Z, invZ
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_gamma_and_AB_match_reference(seed):
+    rng = np.random.default_rng(seed)
+    F, g, qptr, Z, invZ = _random_queries(rng)
+    got = ndcgboost_gamma(F, g, qptr, invZ)
+    Zs = np.where(Z > 0, Z, 0.0)
+    ref = ref_gamma(F, g, qptr, Zs)
+    np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-13)
+    fx = rng.integers(0, 2, size=F.size).astype(float)
+    A, B = ndcgboost_AB(F, g, qptr, invZ, fx)
+    rA, rB = ref_AB(F, g, qptr, Zs, fx)
+    assert A == pytest.approx(rA, rel=1e-10, abs=1e-14) and B == pytest.approx(rB, rel=1e-10, abs=1e-14)
+
+
+def test_gamma_is_half_the_gradient_of_relaxed_expected_ndcg():
+    rng = np.random.default_rng(7)
+    F, g, qptr, Z, invZ = _random_queries(rng, nq=3)
+
+    def relaxed(Fv):
+        tot = 0.0
+        for q in range(qptr.size - 1):
+            a, b = qptr[q], qptr[q + 1]
+            if invZ[q] == 0:
+                continue
+            for j in range(a, b):
+                pib = 1 + sum(1 / (1 + np.exp(2 * (Fv[j] - Fv[k]))) for k in range(a, b) if k != j)
+                tot += g[j] * invZ[q] / np.log(1 + pib)
+        return tot
+
+    gam = ndcgboost_gamma(F, g, qptr, invZ)
+    eps = 1e-6
+    for j in range(F.size):
+        e = np.zeros(F.size)
+        e[j] = eps
+        num = (relaxed(F + e) - relaxed(F - e)) / (2 * eps)
+        assert num == pytest.approx(2 * gam[j], abs=1e-6)
+
+
+def test_gamma_sums_to_zero_per_query():
+    rng = np.random.default_rng(3)
+    F, g, qptr, Z, invZ = _random_queries(rng)
+    gam = ndcgboost_gamma(F, g, qptr, invZ)
+    for a, b in zip(qptr[:-1], qptr[1:]):
+        assert abs(gam[a:b].sum()) < 1e-12
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_classifier_stump_is_the_best_stump(seed):
+    rng = np.random.default_rng(seed)
+    n = 40
+    X = rng.integers(0, 5, size=(n, 3)).astype(np.float32)
+    X[rng.random((n, 3)) < 0.1] = np.nan
+    from lrank.data.binning import bin_features
+
+    bins = bin_features(X, strategy="all")
+    s = rng.normal(size=n)
+    tree, leaf = grow_tree(bins.codes, bins.thresholds, s, None, 2, None)
+    best = -np.inf
+    for f in range(3):
+        u = np.where(np.isnan(X[:, f]), -np.inf, X[:, f]).astype(np.float64)
+        for th in np.unique(u)[:-1]:
+            L = s[u <= th].sum()
+            R = s[u > th].sum()
+            best = max(best, max(L, 0) + max(R, 0) - max(s.sum(), 0))
+    got = (s * tree.predict(X)).sum() - max(s.sum(), 0)
+    assert got == pytest.approx(best, abs=1e-12)
+    assert np.array_equal(tree.predict(X), tree.value[leaf])
+    # constrained to a feature: uses only it
+    t2, _ = grow_tree(bins.codes, bins.thresholds, s, None, 3, (2, 1))
+    assert set(f for f, _ in t2.splits) <= {1, 2}
+    if t2.splits:
+        assert t2.splits[0][0] == 2
+
+
+def _toy(seed=0, nq=8):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 12, size=nq)
+    qid = np.repeat(np.arange(nq), sizes)
+    X = rng.normal(size=(qid.size, 5)).astype(np.float32)
+    y = np.clip(np.round(X[:, 0] + 0.5 * X[:, 1] + rng.normal(scale=0.5, size=qid.size)), 0, 2).astype(int)
+    return RankingData.from_qid(X, y, qid)
+
+
+def test_ndcgboost_fits_and_is_deterministic():
+    d = _toy()
+    a = NDCGBoost(n_iter=15, metric="mean_ndcg", random_state=0).fit(d)
+    b = NDCGBoost(n_iter=15, metric="mean_ndcg", random_state=0).fit(d)
+    assert np.array_equal(a.predict(d), b.predict(d))
+    h = a.history_
+    assert h["train"].iloc[-1] > h["train"].iloc[0] - 1e-12 and (a.alphas_ >= 0).all()
+    staged = list(a.staged_predict(d.X))
+    assert np.allclose(staged[-1], a.predict(d.X))
+    v = NDCGBoost(n_iter=3, eval_metric="ndcg@5").fit(d, eval_set=d)
+    assert v.history_["valid"].notna().all()
+
+
+def test_ndcgboost_bad_input():
+    d = _toy()
+    with pytest.raises(ValueError):
+        NDCGBoost(n_leaves=1).fit(d)
+    with pytest.raises(ValueError):
+        NDCGBoost(n_iter=2).fit(d, eval_set=d)
