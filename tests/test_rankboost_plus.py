@@ -58,11 +58,14 @@ def test_matches_reference(variant, seed):
 
 
 @pytest.mark.parametrize("impl", ["efficient", "optimal"])
-def test_plus_identities(impl):
+@pytest.mark.parametrize("n", [12, 40])
+def test_plus_identities(impl, n):
     """Eq. 29: E2 = prod Z_t; Theorem 2: R2 <= E2 <= bound; Eq. 27 is the Z used."""
-    fb = _feedback(5, n=40)
-    m = RankBoostPlus(variant="plus", implementation=impl, n_rounds=40, random_state=1).fit(fb)
+    fb = _feedback(5, n=n)
+    m = RankBoostPlus(variant="plus", implementation=impl, n_rounds=60, random_state=1).fit(fb)
     h = m.history_
+    if n == 12:  # the independent set fills the pair space (dimension n - 1): Alg. 2 pruned R
+        assert h.n_independent.iloc[-1] == n - 1
     np.testing.assert_allclose(h.E2, h.prod_Z, rtol=1e-9)
     assert (h.R2 <= h.E2 + 1e-12).all()
     assert (h.E2 <= h.bound + 1e-12).all()
@@ -137,8 +140,9 @@ def test_select_independent_subset():
     A = rng.normal(size=(5, 3))
     R = np.column_stack([A[:, 0], A[:, 0] + A[:, 1], rng.normal(size=5), 2 * A[:, 1]])
     Q, _ = np.linalg.qr(A[:, :1])
-    kept = select_independent_subset(Q, R, np.arange(4))
+    kept, vecs = select_independent_subset(Q, R, np.arange(4), chunk=2)
     assert kept == [1, 2]
+    np.testing.assert_array_equal(vecs, R[:, [1, 2]])
 
 
 def test_api_determinism_and_staged():

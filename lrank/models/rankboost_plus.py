@@ -215,28 +215,29 @@ class _PairSpace:
             lam, V = np.linalg.eigh(G)
             keep = lam > 1e-9 * max(lam[-1], 1.0)
             blocks.append((idx, np.sqrt(lam[keep])[:, None] * V[:, keep].T))
-        r = sum(b.shape[0] for _, b in blocks)
-        self.L = np.zeros((r, n))
-        row = 0
-        for idx, b in blocks:
-            self.L[row:row + b.shape[0], idx] = b
-            row += b.shape[0]
-        self.dim = r
+        self.blocks = blocks  # (document indices, L block) per connected component
+        self.dim = sum(b.shape[0] for _, b in blocks)
 
     def vector(self, codes: np.ndarray, f: int, j: int) -> np.ndarray:
-        return self.L[:, codes[:, f] > j].sum(axis=1)
+        """``L v`` for the stump ``v = [code_f > j]``."""
+        parts = [b[:, codes[idx, f] > j].sum(axis=1) for idx, b in self.blocks]
+        return np.concatenate(parts) if parts else np.zeros(0)
 
     def vectors(self, codes: np.ndarray, feature: np.ndarray, bins: np.ndarray, n_bins: int) -> np.ndarray:
-        """Compressed vectors of many stumps, ``(dim, K)``."""
+        """``L v`` of many stumps, ``(dim, K)``."""
         out = np.empty((self.dim, feature.size))
-        n = codes.shape[0]
-        for f in np.unique(feature):
-            sel = np.flatnonzero(feature == f)
-            onehot = np.zeros((n_bins, n))
-            onehot[codes[:, f].astype(np.int64), np.arange(n)] = 1.0
-            per_bin = onehot @ self.L.T  # (n_bins, dim)
-            suffix = np.cumsum(per_bin[::-1], axis=0)[::-1]  # suffix[b] = sum over bins >= b
-            out[:, sel] = suffix[bins[sel] + 1].T  # [code > j] = bins >= j + 1
+        row = 0
+        for idx, b in self.blocks:
+            r = b.shape[0]
+            sub = codes[idx]
+            for f in np.unique(feature):
+                sel = np.flatnonzero(feature == f)
+                onehot = np.zeros((n_bins, idx.size))
+                onehot[sub[:, f].astype(np.int64), np.arange(idx.size)] = 1.0
+                per_bin = onehot @ b.T  # (n_bins, r)
+                suffix = np.cumsum(per_bin[::-1], axis=0)[::-1]  # suffix[c] = sum over codes >= c
+                out[row:row + r, sel] = suffix[bins[sel] + 1].T  # [code > j] = codes >= j + 1
+            row += r
         return out
 
 
@@ -245,32 +246,40 @@ def _orth_residual(Q: np.ndarray, v: np.ndarray) -> np.ndarray:
     return res - Q @ (Q.T @ res)
 
 
-def select_independent_subset(Q: np.ndarray, R: np.ndarray, order: np.ndarray, tol: float = _DEP_TOL
-                              ) -> list[int]:
+def select_independent_subset(Q: np.ndarray, R: Any, order: np.ndarray, tol: float = _DEP_TOL,
+                              chunk: int = 256) -> tuple[list[int], np.ndarray]:
     """Columns of ``R`` (taken in ``order``) independent of span(Q) and of each other (Alg. 2 line 14).
 
     Sequential Gram-Schmidt: a column is kept when its residual after projecting on the basis so far
     exceeds ``tol * ||column||``. This is the QR of ``[S, permute(R)]`` read column by column (the
     authors keep the columns with ``|diag(R')| > 0``); it stops once the basis spans the whole space.
+    ``R`` is an array ``(dim, K)`` or a function returning the columns of given indices (computed
+    ``chunk`` at a time). Returns the kept column indices and their vectors.
     """
     dim = Q.shape[0]
-    basis = [Q[:, i] for i in range(Q.shape[1])]
+    get = (lambda idx: R[:, idx]) if isinstance(R, np.ndarray) else R
     B = Q.copy()
     kept: list[int] = []
-    for c in order:
+    vecs: list[np.ndarray] = []
+    order = np.asarray(order)
+    for start in range(0, order.size, chunk):
         if B.shape[1] >= dim:
             break
-        v = R[:, c]
-        nv = np.linalg.norm(v)
-        if nv == 0:
-            continue
-        res = _orth_residual(B, v)
-        nr = np.linalg.norm(res)
-        if nr > tol * nv:
-            kept.append(int(c))
-            basis.append(res / nr)
-            B = np.column_stack([B, res / nr])
-    return kept
+        idx = order[start:start + chunk]
+        block = get(idx)
+        for c, v in zip(idx, block.T):
+            if B.shape[1] >= dim:
+                break
+            nv = np.linalg.norm(v)
+            if nv == 0:
+                continue
+            res = _orth_residual(B, v)
+            nr = np.linalg.norm(res)
+            if nr > tol * nv:
+                kept.append(int(c))
+                vecs.append(v)
+                B = np.column_stack([B, res / nr])
+    return kept, (np.column_stack(vecs) if vecs else np.zeros((dim, 0)))
 
 
 class _IndependentSet:
@@ -548,10 +557,10 @@ class RankBoostPlus(BaseRanker):
                             else:  # line 14: prune R once, then search S only
                                 greedy = False
                                 rest = np.flatnonzero(active & ~np.isin(np.arange(K), mem))
-                                vecs = space.vectors(codes, cf[rest], cj[rest], n_bins)
-                                order = rng.permutation(rest.size)
-                                kept = select_independent_subset(state.Q, vecs, order)
-                                state.add_members([int(rest[i]) for i in kept], vecs[:, kept])
+                                kept, vecs = select_independent_subset(
+                                    state.Q, lambda idx: space.vectors(codes, cf[idx], cj[idx], n_bins),
+                                    rng.permutation(rest))
+                                state.add_members(kept, vecs)
                                 active[:] = False
                     if move is None:  # line 15
                         mem = np.array(state.members, dtype=np.int64)
