@@ -189,10 +189,17 @@ def make_collaborative_filtering(
     activity = np.exp(activity_sigma * rng.standard_normal(n_users))
     popularity = np.exp(popularity_sigma * rng.standard_normal(n_movies))
     base = np.outer(activity, popularity)
-    lo, hi = 0.0, 1.0 / base.min()
-    for _ in range(100):  # bisection on the scale t: mean(min(1, t * base)) = density
+    flat = np.sort(base.ravel())
+    csum = np.r_[0.0, np.cumsum(flat)]
+
+    def mean_prob(t: float) -> float:  # mean(min(1, t * base)) from the sorted values, O(log n)
+        k = np.searchsorted(flat, 1.0 / t)
+        return (t * csum[k] + (flat.size - k)) / flat.size
+
+    lo, hi = 0.0, 1.0 / flat[0]
+    for _ in range(200):  # bisection on the scale t
         mid = 0.5 * (lo + hi)
-        if np.minimum(1.0, mid * base).mean() < density:
+        if mean_prob(mid) < density:
             lo = mid
         else:
             hi = mid

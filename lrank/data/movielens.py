@@ -125,20 +125,26 @@ def movielens_tasks(
     if vals.size and ((vals != np.round(vals)).any() or np.isinf(vals).any()):
         raise ValueError("ratings must be integral (NaN = unrated)")
     counts = known.sum(axis=1)
+    targets = np.flatnonzero(counts >= min_ratings)
+    K = known.astype(np.float64)
+    # co[i, v]: movies rated by both target i and user v (exact integers in float64)
+    co = K[targets] @ K.T if targets.size else np.zeros((0, R.shape[0]))
     base = dict(provenance or {})
     base.setdefault("source", "movielens")
     tasks = []
-    for u in np.flatnonzero(counts >= min_ratings):
+    for i, u in enumerate(targets):
         movies = np.flatnonzero(known[u])
-        others = np.r_[0:u, u + 1 : R.shape[0]]
-        F = R[np.ix_(others, movies)].T  # (movies of u) x (other users)
-        missing = np.isnan(F).mean(axis=0)
+        n_u = movies.size
+        missing = (n_u - co[i]) / n_u  # share of u's movies that user v did not rate
         keep = missing <= max_missing
-        X = F[:, keep]
-        names = [f"u{v + 1}" for v in others[keep]]
+        keep[u] = False  # the target user is the label, never a feature
+        users = np.flatnonzero(keep)
+        X = R[np.ix_(users, movies)].T  # (movies of u) x (kept feature users)
+        names = [f"u{v + 1}" for v in users]
+        others = R.shape[0] - 1
         prov = dict(
             base, user=int(u + 1), min_ratings=min_ratings, max_missing=max_missing,
-            n_candidate_features=int(others.size),
+            n_candidate_features=others,
         )
         tasks.append(
             RankingData(X, R[u, movies], np.array([0, movies.size]), qid=np.array([u + 1]),
