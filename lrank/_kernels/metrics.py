@@ -51,6 +51,81 @@ DISC_JK = 1
 # sorting
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
+def _sort_desc(key, idx, tkey, tidx, m):
+    """Stable sort of ``key[:m]`` (carrying ``idx[:m]``) in decreasing order.
+
+    Runs of 16 sorted by counting ranks, then bottom-up merges written without data-dependent branches
+    (the comparisons of a sort of random scores are unpredictable; selects keep the pipeline full).
+    """
+    run = 16
+    for start in range(0, m, run):  # sort each run of 16 by counting ranks (branch-free, vectorised)
+        end = min(start + run, m)
+        for i in range(start, end):
+            ki = key[i]
+            c = 0
+            for j in range(start, i):  # earlier documents with an equal key stay before i
+                c += key[j] >= ki
+            for j in range(i + 1, end):
+                c += key[j] > ki
+            tkey[start + c] = ki
+            tidx[start + c] = idx[i]
+        for i in range(start, end):
+            key[i] = tkey[i]
+            idx[i] = tidx[i]
+    in_tmp = False
+    width = run
+    while width < m:
+        for lo in range(0, m, 2 * width):
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            i = lo
+            j = mid
+            k = lo
+            if in_tmp:
+                while i < mid and j < hi:
+                    right = tkey[j] > tkey[i]  # the right run goes first only if strictly larger: stable
+                    key[k] = tkey[j] if right else tkey[i]
+                    idx[k] = tidx[j] if right else tidx[i]
+                    j += right
+                    i += 1 - right
+                    k += 1
+                while i < mid:
+                    key[k] = tkey[i]
+                    idx[k] = tidx[i]
+                    i += 1
+                    k += 1
+                while j < hi:
+                    key[k] = tkey[j]
+                    idx[k] = tidx[j]
+                    j += 1
+                    k += 1
+            else:
+                while i < mid and j < hi:
+                    right = key[j] > key[i]
+                    tkey[k] = key[j] if right else key[i]
+                    tidx[k] = idx[j] if right else idx[i]
+                    j += right
+                    i += 1 - right
+                    k += 1
+                while i < mid:
+                    tkey[k] = key[i]
+                    tidx[k] = idx[i]
+                    i += 1
+                    k += 1
+                while j < hi:
+                    tkey[k] = key[j]
+                    tidx[k] = idx[j]
+                    j += 1
+                    k += 1
+        in_tmp = not in_tmp
+        width *= 2
+    if in_tmp:
+        for i in range(m):
+            key[i] = tkey[i]
+            idx[i] = tidx[i]
+
+
+@njit(cache=True)
 def rank_order(scores, labels, qptr, ties):
     """Global row indices of every query's documents in decreasing score order.
 
@@ -58,45 +133,73 @@ def rank_order(scores, labels, qptr, ties):
     (pessimistic), 2 highest label first (optimistic); equal labels then keep document order.
     """
     n = scores.size
-    order = np.empty(n, dtype=np.int64)
-    for q in range(qptr.size - 1):
-        a = qptr[q]
-        m = qptr[q + 1] - a
-        if m == 0:
+    nq = qptr.size - 1
+    order = np.arange(n)
+    mmax = 0
+    for q in range(nq):
+        mmax = max(mmax, qptr[q + 1] - qptr[q])
+    key = np.empty(mmax, dtype=np.float64)
+    idx = np.empty(mmax, dtype=np.int64)
+    tkey = np.empty(mmax, dtype=np.float64)
+    tidx = np.empty(mmax, dtype=np.int64)
+    for q in range(nq):
+        a, b = qptr[q], qptr[q + 1]
+        m = b - a
+        if m < 2:
             continue
-        neg = np.empty(m, dtype=np.float64)
         if ties == 0:
             for i in range(m):
-                neg[i] = -scores[a + i]
-            p = np.argsort(neg, kind="mergesort")
-            for i in range(m):
-                order[a + i] = a + p[i]
+                key[i] = scores[a + i]
+                idx[i] = a + i
         else:
-            lab = np.empty(m, dtype=np.float64)
-            sign = 1.0 if ties == 1 else -1.0
+            # first by label (stable), lowest first for pessimistic, highest first for optimistic ...
+            sign = -1.0 if ties == 1 else 1.0
             for i in range(m):
-                lab[i] = sign * labels[a + i]
-            p1 = np.argsort(lab, kind="mergesort")
+                key[i] = sign * labels[a + i]
+                idx[i] = a + i
+            _sort_desc(key, idx, tkey, tidx, m)
+            # ... then by score, stably, so the label order survives among equal scores
             for i in range(m):
-                neg[i] = -scores[a + p1[i]]
-            p2 = np.argsort(neg, kind="mergesort")
-            for i in range(m):
-                order[a + i] = a + p1[p2[i]]
+                key[i] = scores[idx[i]]
+        _sort_desc(key, idx, tkey, tidx, m)
+        for i in range(m):
+            order[a + i] = idx[i]
     return order
 
 
 @njit(cache=True)
 def ideal_labels(labels, qptr):
-    """Each query's labels sorted in decreasing order (the ideal ranking's labels), float64."""
+    """Each query's labels sorted in decreasing order (the ideal ranking's labels), float64.
+
+    A counting sort when the query's labels span at most 256 values, else a comparison sort.
+    """
     out = np.empty(labels.size, dtype=np.float64)
+    counts = np.zeros(257, dtype=np.int64)
     for q in range(qptr.size - 1):
         a, b = qptr[q], qptr[q + 1]
         if b == a:
             continue
-        s = np.sort(labels[a:b].astype(np.float64))
-        m = b - a
-        for i in range(m):
-            out[a + i] = s[m - 1 - i]
+        lo = labels[a]
+        hi = labels[a]
+        for i in range(a, b):
+            lo = min(lo, labels[i])
+            hi = max(hi, labels[i])
+        span = int(hi - lo)
+        if span <= 256:
+            for c in range(span + 1):
+                counts[c] = 0
+            for i in range(a, b):
+                counts[int(labels[i] - lo)] += 1
+            k = a
+            for c in range(span, -1, -1):
+                for _ in range(counts[c]):
+                    out[k] = lo + c
+                    k += 1
+        else:
+            s = np.sort(labels[a:b].astype(np.float64))
+            m = b - a
+            for i in range(m):
+                out[a + i] = s[m - 1 - i]
     return out
 
 
