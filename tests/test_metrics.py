@@ -326,3 +326,25 @@ def test_infinite_scores_are_fine():
 
 def test_warmup_runs():
     K.warmup()
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_rank_order_long_queries_with_ties(ties):
+    """Queries longer than one sorted run (16) exercise the merges; heavy ties check stability."""
+    rng = np.random.default_rng(21)
+    sizes = np.array([1, 2, 15, 16, 17, 31, 32, 33, 64, 100, 129, 300])
+    n = int(sizes.sum())
+    qp = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    y = rng.integers(0, 5, size=n)
+    for s in (rng.integers(0, 5, size=n).astype(float), rng.normal(size=n), np.zeros(n)):
+        order = M.rank_order(s, qp, y, ties=ties)
+        for q in range(sizes.size):
+            a, b = qp[q], qp[q + 1]
+            assert order[a:b].tolist() == (a + ref.order(y[a:b], s[a:b], ties)).tolist()
+
+
+def test_ideal_labels_wide_label_range():
+    y = np.array([0, 1000, 3, 999, 2, 7, 7])
+    qp = np.array([0, 4, 7])
+    ideal = K.ideal_labels(y.astype(float), qp)
+    assert ideal.tolist() == [1000, 999, 3, 0, 7, 7, 2]
