@@ -326,3 +326,44 @@ def test_status(fake_sample, data_root):
     assert st.set_index("dataset").loc["mslr-sample", "status"] == "absent"
     F.fetch("mslr-sample")
     assert F.status().set_index("dataset").loc["mslr-sample", "status"] == "present"
+
+
+# ------------------------------------------------------------------------------- download steps
+def test_pip_download_command(monkeypatch, tmp_path):
+    """Only rankeval itself is forced to an sdist (``--no-binary :all:`` would build scipy)."""
+    seen = {}
+
+    class Done:
+        returncode = 0
+        stderr = ""
+
+    def fake_run(cmd, **kwargs):
+        seen["cmd"] = cmd
+        return Done()
+
+    monkeypatch.setattr(F.subprocess, "run", fake_run)
+    F._pip_download("rankeval==0.8.2", tmp_path)
+    cmd = seen["cmd"]
+    assert cmd[1:4] == ["-m", "pip", "download"] and "rankeval==0.8.2" in cmd
+    assert cmd[cmd.index("--no-binary") + 1] == "rankeval" and "--no-deps" in cmd
+    assert cmd[cmd.index("-d") + 1] == str(tmp_path)
+
+    class Failed(Done):
+        returncode = 1
+        stderr = "no network"
+
+    monkeypatch.setattr(F.subprocess, "run", lambda cmd, **kw: Failed())
+    with pytest.raises(OSError, match="no network"):
+        F._pip_download("rankeval==0.8.2", tmp_path)
+
+
+def test_download_through_urllib(tmp_path):
+    """The real downloader, on a file:// URL (no network)."""
+    src = tmp_path / "src.bin"
+    src.write_bytes(b"abc" * 1000)
+    dest = tmp_path / "sub" / "dest.bin"
+    F._download(src.as_uri(), dest)
+    assert dest.read_bytes() == src.read_bytes()
+    with pytest.raises(OSError):
+        F._download((tmp_path / "missing").as_uri(), tmp_path / "x.bin")
+    assert not list(tmp_path.glob("x.bin*"))  # no partial file left behind

@@ -386,11 +386,13 @@ def _download(url: str, dest: Path, timeout: float = 60.0) -> None:
     """Download ``url`` to ``dest`` (through a temporary file). Tests monkeypatch this."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     req = urllib.request.Request(url, headers={"User-Agent": "lrank-fetch"})
-    with urllib.request.urlopen(req, timeout=timeout) as resp, tempfile.NamedTemporaryFile(
-        dir=dest.parent, delete=False
-    ) as tmp:
-        shutil.copyfileobj(resp, tmp, length=1 << 22)
-    os.replace(tmp.name, dest)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name + ".", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(req, timeout=timeout) as resp:
+            shutil.copyfileobj(resp, out, length=1 << 22)
+        os.replace(tmp, dest)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
 
 
 def _pip_download(spec: str, dest_dir: Path) -> None:
