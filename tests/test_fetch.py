@@ -237,7 +237,7 @@ def test_letor_archive_fold_and_sums(fake_ohsumed, data_root):
     assert fold.train.n_queries == 3 and fold.valid is not None
     assert fold.test.provenance["dataset"] == "ohsumed" and fold.test.provenance["fold"] == 2
     sums = (ds.root / "SHA256SUMS").read_text()
-    rel = "OHSUMED/QueryLevelNorm/Fold2/trainingset.txt"
+    rel = "OHSUMED/QueryLevelNorm/Fold2/train.txt"
     assert f"{_sha(fake_ohsumed[(2, 'train')])}  {rel}" in sums
     assert F.load_fold("ohsumed", 3).valid.n_queries == 3
     with pytest.raises(ValueError, match="folds"):
@@ -249,8 +249,23 @@ def test_letor_archive_edited_file_detected(fake_ohsumed, data_root):
     p = ds.path(1, "test")
     with open(p, "ab") as fh:
         fh.write(b"0 qid:12345 1:0.5\n")
-    with pytest.raises(F.ChecksumError, match="Fold1/testset.txt"):
+    with pytest.raises(F.ChecksumError, match="Fold1/test.txt"):
         ds.fold(1)
+
+
+def test_letor_alternative_split_names(data_root, monkeypatch, tmp_path):
+    """LETOR 2.0-style names (trainingset/validationset/testset) are found too."""
+    spec = dataclasses.replace(F.REGISTRY["td2003"], n_features=5)
+    monkeypatch.setitem(F.REGISTRY, "td2003", spec)
+    z = tmp_path / "Gov.rar.zip"
+    names = {"train": "trainingset", "valid": "validationset", "test": "testset"}
+    _letor_zip(z, spec.layout, names)
+    folder = spec.directory
+    with zipfile.ZipFile(z) as zf:
+        zf.extractall(folder)
+    ds = F.fetch("td2003")
+    assert ds.path(4, "valid").name == "validationset.txt"
+    assert ds.fold(4).valid.n_queries == 3
 
 
 def test_letor_archive_unreachable_names_url_and_path(data_root):

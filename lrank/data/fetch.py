@@ -131,7 +131,9 @@ class Dataset:
         return data_dir() / "downloads" / (self.folder or self.name)
 
 
-_LETOR3 = {"train": "trainingset", "valid": "validationset", "test": "testset"}
+# Older LETOR releases (2.0, and some LETOR 3.0 copies) name the splits trainingset / validationset /
+# testset; LETOR 3.0's QueryLevelNorm folders and LETOR 4.0 use train / vali / test. Both are accepted.
+_ALT_SPLITS = {"train": "trainingset", "valid": "validationset", "test": "testset"}
 _LETOR_HOME = "https://www.microsoft.com/en-us/research/project/letor-learning-rank-information-retrieval/"
 _LETOR_OLD = "http://research.microsoft.com/en-us/um/beijing/projects/letor"
 _LETOR4_CITE = "Qin, T., Liu, T.-Y. (2013). Introducing LETOR 4.0 Datasets. arXiv:1306.2597."
@@ -276,7 +278,6 @@ REGISTRY: dict[str, Dataset] = {
             archive="OHSUMED.zip",
             archive_sha256=None,
             layout="OHSUMED/QueryLevelNorm/Fold{fold}/{split}.txt",
-            split_names=_LETOR3,
             licence=_LETOR_LICENCE,
             redistributable=False,
             citation=_LETOR3_CITE,
@@ -294,7 +295,6 @@ REGISTRY: dict[str, Dataset] = {
             archive="Gov.rar",
             archive_sha256=None,
             layout="Gov/QueryLevelNorm/2003_hp_dataset/Fold{fold}/{split}.txt",
-            split_names=_LETOR3,
             licence=_LETOR_LICENCE,
             redistributable=False,
             citation=_LETOR3_CITE,
@@ -313,7 +313,6 @@ REGISTRY: dict[str, Dataset] = {
             archive="Gov.rar",
             archive_sha256=None,
             layout="Gov/QueryLevelNorm/2003_td_dataset/Fold{fold}/{split}.txt",
-            split_names=_LETOR3,
             licence=_LETOR_LICENCE,
             redistributable=False,
             citation=_LETOR3_CITE,
@@ -574,7 +573,12 @@ class LetorDataset:
             raise ValueError(f"{self.name} has folds {self.spec.folds}, not {fold!r}")
         if split not in ("train", "valid", "test"):
             raise ValueError(f"split must be 'train', 'valid' or 'test', got {split!r}")
-        return self.root / self.spec.layout.format(fold=fold, split=self.spec.split_names[split])
+        main = self.root / self.spec.layout.format(fold=fold, split=self.spec.split_names[split])
+        if not main.is_file():
+            alt = self.root / self.spec.layout.format(fold=fold, split=_ALT_SPLITS[split])
+            if alt.is_file():
+                return alt
+        return main
 
     def load(self, fold: int, split: str) -> RankingData:
         """One split of one fold, checksum verified."""
