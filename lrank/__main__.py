@@ -24,7 +24,7 @@ def _notebooks(only: list[str] | None) -> list[Path]:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Run the notebooks in order with papermill; quick outputs are stored in place."""
     import papermill as pm
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     from lrank.paths import figures_dir
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 from joblib import Parallel, delayed
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from lrank.data.container import RankingData
 from lrank.experiments.cv import COLUMNS, fit_and_score, select_rounds
