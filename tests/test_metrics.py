@@ -348,3 +348,15 @@ def test_ideal_labels_wide_label_range():
     qp = np.array([0, 4, 7])
     ideal = K.ideal_labels(y.astype(float), qp)
     assert ideal.tolist() == [1000, 999, 3, 0, 7, 7, 2]
+
+
+def test_zero_document_queries():
+    y = np.array([1, 0, 2])
+    s = np.array([0.1, 0.2, 0.3])
+    qp = np.array([0, 0, 2, 2, 3])
+    names = ["ndcg@5", "map", "err@5", "r1", "expected_ap", "expected_disagreement"]
+    got = M.evaluate(y, s, qp, names, per_query=True, empty="skip")
+    for name in names:
+        assert math.isnan(got[name][0]) and math.isnan(got[name][2]), name
+    assert got["ndcg@5"][3] == 1.0
+    assert M.evaluate(y, s, qp, ["ndcg@5"], per_query=True)["ndcg@5"][0] == 0.0

@@ -298,10 +298,10 @@ def query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_t
         elif code == MAP:
             hits = 0
             s = 0.0
-            for i in range(m):
-                if y_sorted[a + i] >= rel_threshold:
-                    hits += 1
-                    s += hits / (i + 1.0)
+            for i in range(m):  # branch-free: precision at every relevant position
+                rel = y_sorted[a + i] >= rel_threshold
+                hits += rel
+                s += rel * (hits / (i + 1.0))
             out[q] = s / hits
         elif code == ERR:
             # ERR@k (Chapelle et al. 2009; gdeval / RankLib): R = (2^g - 1) / 2^max_grade
