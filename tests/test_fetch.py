@@ -382,3 +382,15 @@ def test_download_through_urllib(tmp_path):
     with pytest.raises(OSError):
         F._download((tmp_path / "missing").as_uri(), tmp_path / "x.bin")
     assert not list(tmp_path.glob("x.bin*"))  # no partial file left behind
+
+
+def test_force_without_network_is_an_error(fake_sample, data_root, monkeypatch):
+    F.fetch("mslr-sample")
+
+    def no_pip(spec, dest_dir):
+        raise OSError("pip disabled in tests")
+
+    monkeypatch.setattr(F, "_pip_download", no_pip)
+    F.fetch("mslr-sample")  # present: fine without network
+    with pytest.raises(F.FetchError, match="could not download mslr-sample"):
+        F.fetch("mslr-sample", force=True)

@@ -445,6 +445,7 @@ def _get_archive(ds: Dataset, force: bool) -> Path:
     path = _mkdir(ds.directory) / ds.archive
     if force or not path.is_file():
         errors = []
+        done = False
         if ds.method == "pip-sdist":
             try:
                 with tempfile.TemporaryDirectory(dir=ds.directory) as tmp:
@@ -453,16 +454,18 @@ def _get_archive(ds: Dataset, force: bool) -> Path:
                     if not got.is_file():
                         raise OSError(f"pip did not produce {ds.archive} (got {sorted(os.listdir(tmp))})")
                     os.replace(got, path)
+                    done = True
             except OSError as exc:
                 errors.append(f"pip download {ds.pip_spec}: {exc}")
-        if not path.is_file():
+        if not done:
             for url in ds.urls:
                 try:
                     _download(url, path)
+                    done = True
                     break
                 except (OSError, urllib.error.URLError, ValueError) as exc:
                     errors.append(f"{url}: {exc}")
-        if not path.is_file():
+        if not done:  # never fall back silently on an old archive when a fresh one was asked for
             raise FetchError(
                 f"could not download {ds.name}:\n  " + "\n  ".join(errors) + "\n" + _manual_hint(ds, path)
             )
