@@ -44,6 +44,14 @@ def test_errors_name_file_and_line(tmp_path, text, line, match):
     assert f"{p}:{line}:" in str(err.value)
 
 
+@pytest.mark.parametrize("text", ["", "# nothing but a comment\n\n"])
+def test_empty_file(tmp_path, text):
+    p = tmp_path / "empty.txt"
+    p.write_text(text)
+    with pytest.raises(LetorFormatError, match="no documents"):
+        load_letor(p)
+
+
 def test_too_many_features(tmp_path):
     p = tmp_path / "wide.txt"
     p.write_text("1 qid:1 1:0.5 7:1\n")

@@ -127,11 +127,21 @@ def load_letor(
     expected_sha256 : str, optional
         Verify the file's checksum first.
 
+    Notes
+    -----
+    A feature absent from a line is 0, as in SVMlight (LETOR files list every feature; the 0 is not
+    a missing value). NaN features are refused: a missing value cannot be written in this format.
+
     Raises
     ------
     LetorFormatError
-        Malformed line, non-integral or NaN label, or a query whose documents are not contiguous; the
-        message gives ``file:line``.
+        A malformed line or a line without ``qid``; a non-numeric, NaN or fractional label; a
+        non-integer qid; feature indices below 1, not increasing, or above ``n_features``; a NaN or
+        infinite feature value; a query whose documents are not contiguous; an empty file; a sha256
+        that differs from ``expected_sha256``. The message gives ``file:line`` where a line is at
+        fault.
+    FileNotFoundError
+        No file at ``path``.
     """
     path = Path(path)
     if not path.is_file():
@@ -146,6 +156,8 @@ def load_letor(
         if cache:
             _write_cache(cfile, *arrays)
     X, y, qid = arrays
+    if y.size == 0:
+        raise LetorFormatError(f"{path}: no documents (empty file, or comments only)")
     try:
         qptr, ids = qptr_from_qid(qid)
     except RankingDataError:
