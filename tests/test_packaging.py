@@ -68,3 +68,19 @@ def test_import_is_light():
     code = "import sys, lrank; print('numba' in sys.modules, 'numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_readme_library_example_runs():
+    from lrank.data.fetch import status
+
+    st = status()
+    if st.loc[st["dataset"] == "mslr-sample", "status"].iloc[0] != "present":
+        import pytest
+
+        pytest.skip("the MSLR sample is not fetched here (python -m lrank fetch mslr-sample)")
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"## Three lines of lrank\s+```python\n(.*?)```", text, re.S).group(1)
+    assert len([line for line in block.splitlines() if line.strip()]) == 4  # 3 lines after the import pair
+    out = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "ndcg@10" in out.stdout
