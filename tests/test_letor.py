@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import lrank.data.letor as letor
 from lrank.data import LetorFormatError, RankingData, load_letor, save_letor
@@ -136,3 +138,28 @@ def test_expected_sha256(tmp_path):
     assert isinstance(load_letor(p, expected_sha256=letor.sha256_of(p)), RankingData)
     with pytest.raises(LetorFormatError, match="does not match the expected"):
         load_letor(p, expected_sha256="0" * 64)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    sizes=st.lists(st.integers(1, 4), min_size=1, max_size=4),
+    n_features=st.integers(1, 4),
+    seed=st.integers(0, 2**16),
+)
+def test_round_trip_property(tmp_path, sizes, n_features, seed):
+    """Finite float32 values (ties, zeros, negatives, extremes) and integral labels survive a round trip."""
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    pool = np.array([0.0, -0.0, 1.0, -2.5, 1e-30, 3.4e38, -3.4e38, 0.1], dtype=np.float32)
+    X = np.where(rng.random((n, n_features)) < 0.5, rng.choice(pool, (n, n_features)),
+                 rng.standard_normal((n, n_features)).astype(np.float32))
+    y = rng.integers(0, 5, n)
+    qid = rng.choice(10**6, size=len(sizes), replace=False)
+    d = RankingData(X, y, np.r_[0, np.cumsum(sizes)], qid=qid)
+    p = tmp_path / f"p{seed}-{n}-{n_features}.txt"
+    save_letor(d, p)
+    e = load_letor(p, n_features=n_features, cache=False)
+    np.testing.assert_array_equal(e.X, d.X)
+    np.testing.assert_array_equal(e.y, d.y)
+    np.testing.assert_array_equal(e.qptr, d.qptr)
+    np.testing.assert_array_equal(e.qid, d.qid)
