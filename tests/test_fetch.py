@@ -182,7 +182,12 @@ def test_mslr_sample_url_fallback(fake_sample, data_root, monkeypatch):
     assert train.n_queries == 4
 
 
-REAL = repo_dir() / "data" / "downloads" / "mslr-sample"
+# the real sample where `python -m lrank fetch mslr-sample` put it ($LRANK_DATA, else the repository's data/)
+REAL = next(
+    (d for d in (F.REGISTRY["mslr-sample"].directory, repo_dir() / "data" / "downloads" / "mslr-sample")
+     if (d / "msn1.fold1.train.5k.txt").is_file()),
+    repo_dir() / "data" / "downloads" / "mslr-sample",
+)
 
 
 @pytest.mark.skipif(
