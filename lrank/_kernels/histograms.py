@@ -1,7 +1,8 @@
 """Gradient histograms over the binned feature matrix (LightGBM-style) and OLE's pair histograms.
 
 ``hist[off[f] + b, c]`` sums channel ``c`` of ``vals`` (per document: gradient, hessian, count, and for
-WSE the weighted squared response) over the node's documents whose feature ``f`` has bin code ``b``;
+WSE the weighted squared response; with a constant hessian ``h0`` only gradient and hessian, the count
+being ``H / h0``) over the node's documents whose feature ``f`` has bin code ``b``;
 feature ``f`` owns the rows ``off[f]:off[f+1]`` of the flat histogram (its number of bins), which keeps
 the histogram small enough for the cache when features have few distinct values.
 A sibling's histogram is its parent's minus the other child's (histogram subtraction, done by the
@@ -30,6 +31,16 @@ def histogram(codes, vals, rows, start, end, off, hist):
     """Add ``vals[rows[start:end]]`` into the flat ``hist`` (total bins, C); ``codes`` is (n, F)."""
     F = codes.shape[1]
     C = vals.shape[1]
+    if C == 2:  # gradient, hessian (a constant hessian: counts follow from it)
+        for k in range(start, end):
+            i = rows[k]
+            g = vals[i, 0]
+            h = vals[i, 1]
+            for f in range(F):
+                b = off[f] + codes[i, f]
+                hist[b, 0] += g
+                hist[b, 1] += h
+        return
     if C == 3:  # gradient, hessian, count: unrolled (the hot path)
         for k in range(start, end):
             i = rows[k]
@@ -113,6 +124,7 @@ def warmup() -> None:
     rows = np.arange(3, dtype=np.int64)
     off = np.array([0, 3, 6], dtype=np.int64)
     histogram(codes, vals, rows, 0, 3, off, np.zeros((6, 3)))
+    histogram(codes, np.ones((3, 2)), rows, 0, 3, off, np.zeros((6, 2)))
     histogram(codes, np.ones((3, 4)), rows, 0, 3, off, np.zeros((6, 4)))
     pa = np.array([0], dtype=np.int64)
     pb = np.array([1], dtype=np.int64)

@@ -28,18 +28,19 @@ from ._jit import njit
 
 
 @njit(cache=True)
-def _query_discounts(y, scores, lo, hi, k, disc):
-    """Fill ``disc[lo:hi]`` with each document's rank discount; return the query's 1/maxDCG@k (0 if none)."""
+def _query_order(y, scores, lo, hi, k, disc, order):
+    """Sort the query by score (stable), fill ``disc``; return (1/maxDCG@k or 0, the cut ``min(k, n)``)."""
     n = hi - lo
-    order = np.argsort(-scores[lo:hi], kind="mergesort")
+    o = np.argsort(-scores[lo:hi], kind="mergesort")
     kk = n if (k <= 0 or k > n) else k
     for r in range(n):
-        disc[lo + order[r]] = 1.0 / np.log2(r + 2.0) if r < kk else 0.0
+        order[r] = lo + o[r]
+        disc[lo + o[r]] = 1.0 / np.log2(r + 2.0) if r < kk else 0.0
     labels = np.sort(y[lo:hi])[::-1]
     ideal = 0.0
     for r in range(kk):
         ideal += (2.0 ** labels[r] - 1.0) / np.log2(r + 2.0)
-    return 1.0 / ideal if ideal > 0.0 else 0.0
+    return (1.0 / ideal if ideal > 0.0 else 0.0), kk
 
 
 @njit(cache=True)
@@ -47,31 +48,36 @@ def lambdas_and_weights(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg):
     """LambdaMART lambdas ``lam`` and weights ``w`` (filled in place); returns the number of pairs with
     ``dZ > 0`` (the size of the list :func:`pair_weights` fills).
 
-    ``disc`` (per document) and ``inv_max_dcg`` (per query) are workspaces that :func:`pair_weights`
-    reuses.
+    Only pairs with a document in the top ``k`` have ``dZ > 0``: the loop runs over the top-``k``
+    positions and the documents ranked below them, O(k n_q) per query. ``disc`` (per document) and
+    ``inv_max_dcg`` (per query) are workspaces that :func:`pair_weights` reuses.
     """
     n_pairs = 0
+    order = np.empty(max(1, np.max(qptr[1:] - qptr[:-1])) if qptr.size > 1 else 1, dtype=np.int64)
     for q in range(qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
+        n = hi - lo
         for i in range(lo, hi):
             lam[i] = 0.0
             w[i] = 0.0
-        if hi - lo < 2:
+        if n < 2:
             inv_max_dcg[q] = 0.0
             continue
-        inv = _query_discounts(y, scores, lo, hi, k, disc)
+        inv, kk = _query_order(y, scores, lo, hi, k, disc, order)
         inv_max_dcg[q] = inv
         if inv == 0.0:
             continue
-        for i in range(lo, hi):
-            gi = 2.0 ** y[i] - 1.0
-            for j in range(lo, hi):
-                if y[i] <= y[j]:
+        for r in range(kk):
+            a = order[r]
+            ga = 2.0 ** y[a] - 1.0
+            for t in range(r + 1, n):
+                b = order[t]
+                if y[a] == y[b]:
                     continue
-                dd = disc[i] - disc[j]
-                if dd == 0.0:
+                i, j = (a, b) if y[a] > y[b] else (b, a)  # i is the more relevant document
+                dz = abs((disc[a] - disc[b]) * (ga - (2.0 ** y[b] - 1.0))) * inv
+                if dz == 0.0:
                     continue
-                dz = abs(dd * (gi - (2.0 ** y[j] - 1.0))) * inv
                 rho = 1.0 / (1.0 + np.exp(sigma * (scores[i] - scores[j])))
                 lam[i] += sigma * dz * rho
                 lam[j] -= sigma * dz * rho
@@ -83,27 +89,33 @@ def lambdas_and_weights(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg):
 
 
 @njit(cache=True)
-def pair_weights(y, qptr, scores, sigma, disc, inv_max_dcg, pa, pb, pw):
+def pair_weights(y, qptr, scores, k, sigma, disc, inv_max_dcg, pa, pb, pw):
     """Fill the pair list ``(pa, pb, pw)``: ``pa`` the more relevant one, ``pw = sigma^2 dZ rho (1-rho)``.
 
     Call after :func:`lambdas_and_weights` with the same scores; the arrays must hold the number of
-    pairs it returned. Pairs come in query order, then by ``pa``, then by ``pb``.
+    pairs it returned. Pairs come in query order, then by the rank of the higher-ranked document of the
+    pair, then by the rank of the other.
     """
     m = 0
+    order = np.empty(max(1, np.max(qptr[1:] - qptr[:-1])) if qptr.size > 1 else 1, dtype=np.int64)
     for q in range(qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
+        n = hi - lo
         inv = inv_max_dcg[q]
-        if inv == 0.0:
+        if inv == 0.0 or n < 2:
             continue
-        for i in range(lo, hi):
-            gi = 2.0 ** y[i] - 1.0
-            for j in range(lo, hi):
-                if y[i] <= y[j]:
+        _, kk = _query_order(y, scores, lo, hi, k, disc, order)
+        for r in range(kk):
+            a = order[r]
+            ga = 2.0 ** y[a] - 1.0
+            for t in range(r + 1, n):
+                b = order[t]
+                if y[a] == y[b]:
                     continue
-                dd = disc[i] - disc[j]
-                if dd == 0.0:
+                i, j = (a, b) if y[a] > y[b] else (b, a)
+                dz = abs((disc[a] - disc[b]) * (ga - (2.0 ** y[b] - 1.0))) * inv
+                if dz == 0.0:
                     continue
-                dz = abs(dd * (gi - (2.0 ** y[j] - 1.0))) * inv
                 rho = 1.0 / (1.0 + np.exp(sigma * (scores[i] - scores[j])))
                 pa[m] = i
                 pb[m] = j
@@ -154,7 +166,7 @@ def lambdamart_gradients(
         pa = np.empty(m, dtype=np.int64)
         pb = np.empty(m, dtype=np.int64)
         pw = np.empty(m)
-        pair_weights(y, qptr, scores, float(sigma), disc, inv, pa, pb, pw)
+        pair_weights(y, qptr, scores, int(k), float(sigma), disc, inv, pa, pb, pw)
         pairs = (pa, pb, pw)
     return lam, w, pairs
 

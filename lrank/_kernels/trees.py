@@ -40,7 +40,8 @@ def _score(crit, G, H, N, Q):
 
 
 @njit(cache=True)
-def _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total, tot, parent_score):
+def _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total, tot, parent_score,
+                  h_unit):
     """Best bin threshold ``j`` on feature ``f``: returns (gain, j) with j = -1 if none is valid."""
     C = hist.shape[1]
     o = off[f]
@@ -55,19 +56,26 @@ def _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin,
     cmin = 0.0
     best = -np.inf
     bj = -1
+    md = min_data - 0.5  # counts are integers (or H / h_unit, exact up to rounding)
+    inv_unit = 1.0 / h_unit if h_unit > 0.0 else 0.0
     for b in range(nb - 1):
+        if hist[o + b, 1] == 0.0 and (C == 2 or hist[o + b, 2] == 0.0):
+            continue  # empty bin: the same partition as threshold b - 1, already evaluated
         gl += hist[o + b, 0]
         hl += hist[o + b, 1]
-        nl += hist[o + b, 2]
+        if C == 2:  # constant hessian h_unit: the count is H / h_unit (up to rounding)
+            nl = hl * inv_unit
+        else:
+            nl += hist[o + b, 2]
         if C > 3:
             ql += hist[o + b, 3]
         if use_pairs:
             bl += pmax[o + b]
             cmin += pmin[o + b]
         nr = N - nl
-        if nl < min_data:
+        if nl < md:
             continue
-        if nr < min_data:
+        if nr < md:
             break
         hr = H - hl
         hle = hl
@@ -86,7 +94,7 @@ def _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin,
 
 @njit(cache=True)
 def best_split(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total, tot,
-               parent_score):
+               parent_score, h_unit):
     """Best ``(gain, feature, j)`` over ``features`` for one node (feature -1 when no split is valid)."""
     best = -np.inf
     bf = -1
@@ -94,7 +102,7 @@ def best_split(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, p
     for t in range(features.size):
         f = features[t]
         g, j = _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total,
-                             tot, parent_score)
+                             tot, parent_score, h_unit)
         if j >= 0 and g > best:
             best = g
             bf = f
@@ -104,14 +112,14 @@ def best_split(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, p
 
 @njit(cache=False, parallel=True)
 def best_split_parallel(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total,
-                        tot, parent_score):
+                        tot, parent_score, h_unit):
     """Parallel twin of :func:`best_split`: per-feature search in ``prange``, serial reduction."""
     m = features.size
     gains = np.empty(m)
     js = np.empty(m, dtype=np.int64)
     for t in prange(m):
         g, j = _feature_best(hist, off, features[t], crit, min_data, min_hess, use_pairs,
-                             pmax, pmin, p_total, tot, parent_score)
+                             pmax, pmin, p_total, tot, parent_score, h_unit)
         gains[t] = g
         js[t] = j
     best = -np.inf
@@ -214,14 +222,15 @@ def apply_codes(codes, feature, jbin, left, right, out):
 def warmup() -> None:
     """Compile the tree kernels on a toy node."""
     hist = np.ones((6, 3))
-    tot = np.empty(3)
+    tot = np.empty(4)
     off = np.array([0, 3, 6], dtype=np.int64)
     node_totals(hist, off, 0, tot)
     feats = np.arange(2, dtype=np.int64)
     pm = np.zeros(6)
     for crit in (SE, RWSE):
-        best_split(hist, off, feats, crit, 1.0, 0.0, False, pm, pm, 0.0, tot, 0.0)
-    best_split(np.ones((6, 4)), off, feats, WSE, 1.0, 0.0, True, pm, pm, 0.0, np.ones(4), 0.0)
+        best_split(hist, off, feats, crit, 1.0, 0.0, False, pm, pm, 0.0, np.ones(4), 0.0, 0.0)
+        best_split(np.ones((6, 2)), off, feats, crit, 1.0, 0.0, False, pm, pm, 0.0, np.ones(4), 0.0, 1.0)
+    best_split(np.ones((6, 4)), off, feats, WSE, 1.0, 0.0, True, pm, pm, 0.0, np.ones(4), 0.0, 0.0)
     codes = np.array([[1, 2], [2, 1], [0, 1]], dtype=np.uint8)
     rows = np.arange(3, dtype=np.int64)
     leaf_of = np.zeros(3, dtype=np.int64)

@@ -158,6 +158,12 @@ class _GBRT(BaseRanker):
                                                                                          qid=eval_set[2])
         bins = bin_features(data.X, max_thresholds=self.max_thresholds, strategy=self.bin_strategy,
                             random_state=self.random_state)
+        return self._fit_binned(data, bins, valid)
+
+    def _fit_binned(self, data: RankingData, bins, valid: RankingData | None = None):
+        """The boosting loop on already binned features (``bins`` from `bin_features` on ``data.X``)."""
+        if int(self.n_trees) < 1 or not float(self.learning_rate) > 0:
+            raise ValueError("n_trees must be >= 1 and learning_rate > 0")
         self.bins_ = bins
         K = self._n_outputs
         L = int(self.max_leaves)
@@ -187,13 +193,10 @@ class _GBRT(BaseRanker):
             leaves = 0
             sag = 0.0
             for k, grad, hess, pairs in self._derivatives(data, raw):
-                if ws is None or not ws.fits(bins.codes, L, 4 if self.criterion == "wse" else 3,
-                                             0 if pairs is None else pairs[0].size, self.n_jobs):
-                    ws = TreeWorkspace(bins.codes, bins.n_bins, L, 4 if self.criterion == "wse" else 3,
-                                       0 if pairs is None else max(pairs[0].size, 2 * data.n_docs),
-                                       self.n_jobs)
                 tree = self._tree().fit_gradients(bins.codes, grad, hess, n_bins=bins.n_bins,
                                                   thresholds=bins.thresholds, pairs=pairs, workspace=ws)
+                ws = tree.workspace_  # buffers reused by the next tree
+                del tree.workspace_
                 v = tree.value_ * self.learning_rate
                 raw[:, k] += v[tree.leaf_of_]  # Eq. 1
                 m = tree.value_.size

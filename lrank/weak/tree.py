@@ -183,18 +183,22 @@ class RegressionTree:
         n_bins = np.ascontiguousarray(n_bins, dtype=np.int64)
         crit = CRITERIA[self.criterion]
         use_pairs = pairs is not None and self.criterion == "ole"
-        C = 4 if crit == _tk.WSE else 3
+        h0 = float(hess[0]) if n else 0.0
+        const_h = crit != _tk.WSE and h0 > 0.0 and bool(np.all(hess == h0))  # e.g. MART: L'' = 1
+        C = 4 if crit == _tk.WSE else (2 if const_h else 3)
+        h_unit = h0 if const_h else 0.0
         L = int(self.max_leaves)
         m = int(pairs[0].size) if use_pairs else 0
         ws = workspace
         if ws is None or not ws.fits(codes, L, C, m, self.n_jobs, n_bins):
-            ws = TreeWorkspace(codes, n_bins, L, C, m, self.n_jobs)
+            ws = TreeWorkspace(codes, n_bins, L, C, m + m // 2, self.n_jobs)  # room for more pairs later
         cons = _constraint_array(self.feature_constraint, L, F)
 
         vals = ws.vals
         vals[:, 0] = grad
         vals[:, 1] = hess
-        vals[:, 2] = 1.0
+        if C >= 3:
+            vals[:, 2] = 1.0
         if C == 4:  # WSE: w r^2 = L'^2 / L'' (Eq. 6); a zero hessian is floored at 1e-12
             vals[:, 3] = grad * grad / np.maximum(hess, 1e-12)
         par = self.n_jobs != 1
@@ -216,7 +220,7 @@ class RegressionTree:
         left = np.full(max_nodes, -1, dtype=np.int64)
         right = np.full(max_nodes, -1, dtype=np.int64)
         gain = np.zeros(max_nodes)
-        tot = np.zeros((max_nodes, C))
+        tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
         start = np.zeros(max_nodes, dtype=np.int64)
         end = np.zeros(max_nodes, dtype=np.int64)
         pstart = np.zeros(max_nodes, dtype=np.int64)
@@ -242,6 +246,8 @@ class RegressionTree:
         def finish_node(node: int) -> None:
             s = slot[node]
             _tk.node_totals(ws.hist[s], off, 0, tot[node])
+            if C == 2:
+                tot[node, 2] = np.floor(tot[node, 1] / h_unit + 0.5)
             t = tot[node]
             h = t[1] - 2.0 * ptot[node] if use_pairs else t[1]
             parent_score[node] = _tk._score(crit, t[0], h, t[2], t[3] if C == 4 else 0.0) if (
@@ -252,7 +258,7 @@ class RegressionTree:
             pm = ws.pmax[s] if use_pairs else dummy
             pn = ws.pmin[s] if use_pairs else dummy
             g, f, j = split_fn(ws.hist[s], off, features, crit, min_data, min_hess, use_pairs, pm, pn,
-                               ptot[node], tot[node], parent_score[node])
+                               ptot[node], tot[node], parent_score[node], h_unit)
             return float(g), int(f), int(j)
 
         # root
@@ -348,6 +354,7 @@ class RegressionTree:
                     theta[nd] = -np.inf if jj == 0 else float(thresholds[feature[nd]][jj - 1])
         self.threshold_ = theta
         self.n_features_in_ = F
+        self.workspace_ = ws
         return self
 
     # ------------------------------------------------------------------ prediction
