@@ -360,3 +360,27 @@ def test_zero_document_queries():
         assert math.isnan(got[name][0]) and math.isnan(got[name][2]), name
     assert got["ndcg@5"][3] == 1.0
     assert M.evaluate(y, s, qp, ["ndcg@5"], per_query=True)["ndcg@5"][0] == 0.0
+
+
+@pytest.mark.parametrize("n_items, n_good", [(8, 3), (12, 1), (12, 6), (12, 12), (10, 9)])
+def test_random_guessing_against_all_placements(n_items, n_good):
+    """Random guessing = the average over all C(N, K) equally likely placements of the good items."""
+    import itertools
+
+    aps, prots, covs = [], [], []
+    for pos in itertools.combinations(range(1, n_items + 1), n_good):
+        ranks = np.array(pos, dtype=float)
+        aps.append(np.mean(np.arange(1, n_good + 1) / ranks))
+        prots.append(1.0 / ranks[0])
+        covs.append(n_good / ranks[-1])
+    rg = M.random_guessing(n_items, n_good)
+    assert rg["ap"] == pytest.approx(np.mean(aps), abs=1e-12)
+    assert rg["prot"] == pytest.approx(np.mean(prots), abs=1e-12)
+    assert rg["coverage"] == pytest.approx(np.mean(covs), abs=1e-12)
+
+
+def test_random_guessing_large_is_stable():
+    rg = M.random_guessing(2000, 500)
+    # E[AP] of a random ranking tends to the fraction of good items; probabilities of Eq. 22 sum to 1
+    assert 0.25 <= rg["ap"] <= 0.26
+    assert 0.0 < rg["coverage"] < rg["ap"] < rg["prot"] <= 1.0

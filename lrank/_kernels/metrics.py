@@ -491,12 +491,21 @@ def expected_precisions(s_sorted, good_sorted, qptr, empty):
             if qg > 0:
                 R = start - a
                 lden = _log_binom(Q, qg)
+                logs = np.empty(Q + 1)
+                logs[0] = 0.0
+                for i in range(1, Q + 1):
+                    logs[i] = math.log(i)
                 for j in range(1, qg + 1):  # t_k is the j-th good document of the group, k = r + j
                     kk = r + j
                     e_inv = 0.0  # E[1 / rank(t_k)]
-                    for ell in range(j, Q - qg + j + 1):  # Eq. 24, ell = i - R
-                        p = math.exp(_log_binom(ell - 1, j - 1) + _log_binom(Q - ell, qg - j) - lden)
-                        e_inv += p / (R + ell)
+                    # Eq. 24 (ell = i - R):
+                    # log Pr[Y_j = ell] = log C(ell-1, j-1) + log C(Q-ell, q-j) - log C(Q, q),
+                    # started at ell = j and advanced by the ratio of consecutive terms
+                    logp = _log_binom(Q - j, qg - j) - lden
+                    for ell in range(j, Q - qg + j + 1):
+                        e_inv += math.exp(logp) / (R + ell)
+                        if ell < Q - qg + j:
+                            logp += logs[ell] - logs[ell - j + 1] + logs[Q - ell - qg + j] - logs[Q - ell]
                     ap += kk * e_inv  # E[AP] = (1/K) sum_k k E[1/rank(t_k)]
                     if kk == 1:
                         prot = e_inv  # E[PROT] = E[1/rank(t_1)]
