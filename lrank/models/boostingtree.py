@@ -54,7 +54,7 @@ from sklearn.base import BaseEstimator
 from lrank.metamax import h_exp_sqrt, hull_select
 
 __all__ = ["BoostingTree", "Exp3P", "Standard", "LambdaMARTBase", "LambdaMARTStep", "make_step",
-           "table2_worst_case", "table2_best_case",
+           "three_grades", "protocol_curves", "table2_worst_case", "table2_best_case",
            "table2_frame", "theorem2_check"]
 
 Constraint = tuple
@@ -819,3 +819,102 @@ class Standard(BaseEstimator):
         for w in self.estimators_:
             out = out + w.predict(X)
             yield out
+
+
+# ---------------------------------------------------------------------------------- experiment protocol
+def three_grades(data: Any) -> Any:
+    """Relabel a 0-4 graded set to MQ2007's three grades (0 -> 0, 1 -> 1, 2..4 -> 2); a quick-profile
+    substitute for MQ2007, stated in every caption that uses it."""
+    from lrank.data.container import RankingData
+
+    y = np.minimum(np.asarray(data.y), 2).astype(np.int32)
+    prov = dict(data.provenance or {})
+    prov["relabelled"] = "0->0, 1->1, 2..4->2 (MQ2007's three grades)"
+    return RankingData(data.X, y, data.qptr, qid=data.qid, feature_names=data.feature_names, provenance=prov)
+
+
+def _model_scores(est: Any, X: Any, length: int | None, by: str = "valid"):
+    """Scores of the model of at most ``length`` hypotheses with the best validation measure, and its
+    length (the Table 3 / Fig. 9 protocol)."""
+    if isinstance(est, BoostingTree):
+        node = est.select_node(by, max_length=length)
+        return est.predict_node(X, node), est.tree_.depth[node]
+    h = est.history_
+    col = "f_valid" if by == "valid" else "f"
+    vals = h[col].to_numpy()
+    if length is not None:
+        vals = vals[:length]
+    if vals.size == 0 or np.all(np.isnan(vals)):
+        return np.zeros(BoostingTree._X(X).shape[0]), 0
+    t = int(np.nanargmax(vals)) + 1                     # first best iteration
+    return est.predict(X, n_estimators=t), t
+
+
+def protocol_curves(estimators: dict, folds: list, metric: str = "mean_ndcg",
+                    test_metrics: tuple = ("mean_ndcg",), lengths: tuple = (None,),
+                    metric_kwargs: dict | None = None, keep: list | None = None,
+                    verbose: bool = False) -> pd.DataFrame:
+    """Fit every estimator on every fold and report the test measures of the validation-selected model.
+
+    Parameters
+    ----------
+    estimators : dict name -> estimator
+        ``Standard``, ``Exp3P`` or ``BoostingTree`` (each is cloned per fold and fitted with
+        ``eval_set=fold.valid`` and ``eval_metric=metric``), or any ranker with ``staged_predict``
+        (the RankBoost baseline: the round is picked on ``fold.valid`` from its staged scores).
+    folds : list of Fold
+        ``(train, valid, test)`` RankingData triples (`RankingData.kfold`).
+    metric : str
+        The validation measure that picks the model (Table 3: MeanNDCG; Figs. 10-11: NDCG@10).
+    test_metrics : tuple of str
+        Measures of the picked model on the test part.
+    lengths : tuple of int or None
+        Largest allowed number of hypotheses (Fig. 9-11's x axis); ``None`` = no limit (Table 3).
+    metric_kwargs : dict
+        Conventions for `lrank.metrics.evaluate` (e.g. ``{"discount": "jk"}``).
+    keep : list or None
+        If given, ``(fold number, name, fitted estimator)`` is appended for every fit.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per fold x algorithm x length: ``fold``, ``algorithm``, ``max_length``, ``length``
+        (of the picked model), ``fit_s``, ``iterations`` and one column per test measure.
+    """
+    import time
+
+    from sklearn.base import clone
+
+    from lrank.metrics import evaluate
+
+    kw = dict(metric_kwargs or {})
+    rows = []
+    for fi, fold in enumerate(folds):
+        for name, est0 in estimators.items():
+            own = isinstance(est0, (BoostingTree, Exp3P, Standard))
+            est = clone(est0).set_params(eval_metric=metric) if own else clone(est0)
+            t0 = time.perf_counter()
+            if own:
+                est.fit(fold.train, eval_set=fold.valid)
+            else:  # any other ranker with staged_predict (the RankBoost baseline)
+                est.fit(fold.train)
+            fit_s = time.perf_counter() - t0
+            if keep is not None:
+                keep.append((fi + 1, name, est))
+            if not own:
+                fv = np.array([evaluate(fold.valid.y, sv, fold.valid.qptr, [metric], **kw)[metric]
+                               for sv in est.staged_predict(fold.valid.X)])
+                staged_test = list(est.staged_predict(fold.test.X))
+            for L in lengths:
+                if own:
+                    s, used = _model_scores(est, fold.test.X, L)
+                else:
+                    cut = fv if L is None else fv[:L]
+                    used = int(np.argmax(cut)) + 1 if cut.size else 0
+                    s = staged_test[used - 1] if used else np.zeros(fold.test.n_docs)
+                res = evaluate(fold.test.y, s, fold.test.qptr, list(test_metrics), **kw)
+                rows.append({"fold": fi + 1, "algorithm": name, "max_length": L, "length": used,
+                             "fit_s": fit_s, "iterations": getattr(est, "n_iter_", 0), **res})
+            if verbose:
+                print(f"fold {fi + 1} {name}: {fit_s:.1f}s")
+    return pd.DataFrame(rows)
