@@ -17,16 +17,17 @@ discount
     results; its position 1 and 2 have the same discount).
 empty
     Value of a query without a relevant document, where the metric is undefined: ``0.0`` (default;
-    trec_eval / ir-measures, the LETOR scripts and, as far as we know, RankLib score such a query 0),
-    ``1.0`` (LightGBM's and XGBoost's ``ndcg``) or ``"skip"`` (NaN in per-query output; excluded from
-    the mean). "No relevant document" means: for ``ndcg``, ``mean_ndcg`` and ``err``, every label is 0
-    (the ideal DCG is 0); for ``map``, ``p@k``, ``mrr`` and ``wta``, no label reaches
-    ``rel_threshold``. An empty query (``qptr[q] == qptr[q+1]``) counts as one without a relevant
-    document.
+    trec_eval / ir-measures score such a query 0, tested; so do, as far as we know, the LETOR Perl
+    scripts and RankLib), ``1.0`` (LightGBM's ``ndcg``, tested, and XGBoost's ``ndcg``) or ``"skip"``
+    (NaN in per-query output; excluded from the mean). "No relevant document" means: for ``ndcg``,
+    ``mean_ndcg`` and ``err``, every label is 0 (the ideal DCG is 0); for ``map``, ``p@k``, ``mrr``
+    and ``wta``, no label reaches ``rel_threshold``. An empty query (``qptr[q] == qptr[q+1]``)
+    counts as one without a relevant document.
 ties
     Documents with equal scores are ordered ``"stable"``: by their order within the query (the
     order of the rows). ``"pessimistic"`` puts the lowest label first among tied scores (the worst
-    case), ``"optimistic"`` the highest (the best case). ``sklearn.metrics.ndcg_score`` instead
+    case), ``"optimistic"`` the highest (the best case). LightGBM's ``ndcg`` breaks ties the
+    ``"stable"`` way too (tested); ``sklearn.metrics.ndcg_score`` instead
     averages over tied orders; the RankBoost paper's expectations over random tie-breaking are the
     separate ``expected_*`` metrics, which do not depend on ``ties``.
 cut-offs

@@ -20,6 +20,7 @@ def tie_free(seed, n_queries=25, min_size=2, max_size=30):
     rng = np.random.default_rng(seed)
     sizes = rng.integers(min_size, max_size + 1, size=n_queries)
     y = rng.choice(5, p=[0.5, 0.2, 0.15, 0.1, 0.05], size=int(sizes.sum()))
+    y[: sizes[0]] = 0  # one query without a relevant document
     s = rng.normal(size=y.size)  # continuous: no ties
     qp = np.r_[0, np.cumsum(sizes)].astype(np.int64)
     return y, s, qp
@@ -59,8 +60,8 @@ def test_against_trec_eval(seed):
     ]
     for name, measure in checks:
         theirs = per_query_values(pte, measure, qrels, run, nq)
-        # trec_eval scores a query without a relevant document 0 (lrank's default empty=0.0)
-        theirs = np.where(np.isnan(theirs), 0.0, theirs)
+        # trec_eval reports every query, and scores one without a relevant document 0 (our default empty)
+        assert not np.isnan(theirs).any() and theirs[0] == 0.0
         np.testing.assert_allclose(ours[name], theirs, rtol=0, atol=1e-9, err_msg=name)
 
 
@@ -69,7 +70,7 @@ def test_ap_rel_threshold_against_trec_eval():
     qrels, run = to_trec(y, s, qp)
     ours = M.evaluate(y, s, qp, ["map"], per_query=True, rel_threshold=2)["map"]
     theirs = per_query_values(ir_measures.pytrec_eval, ir_measures.AP(rel=2), qrels, run, qp.size - 1)
-    theirs = np.where(np.isnan(theirs), 0.0, theirs)
+    assert not np.isnan(theirs).any()
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)
 
 
@@ -90,6 +91,30 @@ def test_err_and_ndcg_against_gdeval():
     # and to 1e-12 against our plain reference of gdeval's formula
     want = ref.per_query(ref.err, y, s, qp, k=10)
     np.testing.assert_allclose(ours["err@10"][has_rel], want[has_rel], rtol=0, atol=1e-12)
+
+
+def test_against_lightgbm_ndcg_with_ties():
+    """LightGBM's ndcg@k: same gain and discount, an all-irrelevant query scores 1 (empty=1.0), and ties
+    are broken by document order (its stable sort), exactly lrank's ties="stable"."""
+    lgb = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(8)
+    sizes = rng.integers(2, 25, size=30)
+    n = int(sizes.sum())
+    y = rng.choice(5, p=[0.5, 0.2, 0.15, 0.1, 0.05], size=n)
+    y[: sizes[0]] = 0
+    s = rng.integers(0, 3, size=n).astype(float)  # many ties
+    # a model that cannot split a constant feature and barely moves: its scores are init_score + c
+    ds = lgb.Dataset(np.zeros((n, 1)), y, group=sizes, init_score=s)
+    res: dict = {}
+    lgb.train(dict(objective="lambdarank", metric="ndcg", eval_at=[1, 5, 10], learning_rate=1e-12, verbose=-1,
+                   num_threads=1), ds, num_boost_round=1, valid_sets=[ds], valid_names=["t"],
+              callbacks=[lgb.record_evaluation(res)])
+    qp = np.r_[0, np.cumsum(sizes)]
+    for k in (1, 5, 10):
+        ours = M.evaluate(y, s, qp, [f"ndcg@{k}"], empty=1.0)[f"ndcg@{k}"]
+        assert ours == pytest.approx(res["t"][f"ndcg@{k}"][0], abs=1e-12)
+        pess = M.evaluate(y, s, qp, [f"ndcg@{k}"], empty=1.0, ties="pessimistic")[f"ndcg@{k}"]
+        assert pess < ours  # the ties matter on this input
 
 
 @pytest.mark.parametrize("k", [1, 3, 10, None])
