@@ -80,6 +80,7 @@ __all__ = [
     "expected_prot",
     "ideal_dcg",
     "mean_ndcg",
+    "metric_names",
     "ndcg",
     "parse_metric",
     "precision",

@@ -384,3 +384,23 @@ def test_random_guessing_large_is_stable():
     # E[AP] of a random ranking tends to the fraction of good items; probabilities of Eq. 22 sum to 1
     assert 0.25 <= rg["ap"] <= 0.26
     assert 0.0 < rg["coverage"] < rg["ap"] < rg["prot"] <= 1.0
+
+
+def test_single_name_and_per_metric_functions_agree_with_evaluate():
+    y, s, qp = random_queries(14, max_size=40)
+    res = M.evaluate(y, s, qp, ["ndcg@5", "mean_ndcg", "map", "err@5", "p@5", "mrr", "wta", "r1", "r2",
+                                "expected_disagreement", "expected_ap", "expected_prot", "expected_coverage",
+                                "dcg@5"], per_query=True)
+    assert M.evaluate(y, s, qp, "map")["map"] == pytest.approx(np.mean(res["map"]))
+    pairs = [
+        (M.ndcg(y, s, qp, k=5), "ndcg@5"), (M.mean_ndcg(y, s, qp), "mean_ndcg"),
+        (M.average_precision(y, s, qp), "map"), (M.err(y, s, qp, k=5), "err@5"),
+        (M.precision(y, s, qp, k=5), "p@5"), (M.reciprocal_rank(y, s, qp), "mrr"), (M.wta(y, s, qp), "wta"),
+        (M.r1(y, s, qp), "r1"), (M.r2(y, s, qp), "r2"),
+        (M.expected_disagreement(y, s, qp), "expected_disagreement"),
+        (M.expected_ap(y, s, qp), "expected_ap"), (M.expected_prot(y, s, qp), "expected_prot"),
+        (M.expected_coverage(y, s, qp), "expected_coverage"), (M.dcg(y, s, qp, k=5), "dcg@5"),
+    ]
+    for vals, name in pairs:
+        assert np.array_equal(vals, res[name], equal_nan=True), name
+    assert set(M.metric_names()) >= {"ndcg", "map", "err", "p", "expected_ap"}
