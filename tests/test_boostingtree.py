@@ -151,3 +151,23 @@ def test_ranking_bases_under_boostingtree_exp3p_standard(which):
     s = Standard(base, n_iter=10, eval_metric="ndcg@5").fit(d, eval_set=d)
     assert len(e.estimators_) == 20 and len(s.estimators_) == 10
     assert s.history_["f"].iloc[-1] > s.history_["f"].iloc[0] - 0.05
+
+
+def test_protocol_curves_and_three_grades():
+    from lrank.models.boostingtree import Standard, protocol_curves, three_grades
+    from lrank.models.ndcgboost import NDCGBoost
+
+    d = _ranking_toy(nq=15)
+    d.y[:] = np.minimum(d.y * 2, 4)
+    d3 = three_grades(d)
+    assert d3.y.max() <= 2 and "relabelled" in d3.provenance
+    folds = d3.kfold(5, random_state=0)[:1]
+    keep = []
+    ests = {"std": Standard(NDCGBoost(), n_iter=4),
+            "bt": BoostingTree(NDCGBoost(), n_sequences=8, random_state=0),
+            "exp3p": Exp3P(NDCGBoost(), n_iter=8, random_state=0)}
+    df = protocol_curves(ests, folds, metric="ndcg@5", test_metrics=("ndcg@5", "mean_ndcg"),
+                         lengths=(None, 1, 2), keep=keep)
+    assert len(df) == 9 and len(keep) == 3
+    assert (df.loc[df["max_length"] == 1, "length"] <= 1).all()
+    assert df["ndcg@5"].between(0, 1).all()
