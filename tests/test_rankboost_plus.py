@@ -180,3 +180,33 @@ def test_bad_input():
     m = RankBoostPlus(n_rounds=3).fit(d)
     with pytest.raises(ValueError):
         m.predict(np.ones((3, 5)))
+
+
+@pytest.mark.parametrize("variant", ["d", "c"])
+@pytest.mark.parametrize("n", [5, 12])
+def test_e2_tracking_matches_pattern_space(variant, n):
+    """Sec. 4's 'final detail' (F2 over an independent set, lstsq for dependent rankers) done directly on
+    the m-dimensional patterns agrees with the estimator's compressed pair space."""
+    from lrank.models.rankboost_plus import f2
+
+    fb = _feedback(11, n=n)
+    m = RankBoostPlus(variant=variant, n_rounds=60, random_state=0).fit(fb)
+    h = m.history_
+    X = fb.X.astype(np.float64)
+    U, eta, dependent = [], [], 0
+    for t, (f, thr) in enumerate(m.estimators_):
+        u = (X[fb.hi, f] > thr).astype(float) - (X[fb.lo, f] > thr).astype(float)
+        a = h.alpha[t]
+        if U:
+            S = np.column_stack(U)
+            beta = np.linalg.lstsq(S, u, rcond=None)[0]
+            if np.linalg.norm(S @ beta - u) < 1e-8 * np.linalg.norm(u):
+                dependent += not any(np.array_equal(u, c) for c in U)  # in the span, not a member
+                eta = list(np.asarray(eta) + a * beta)
+                assert np.isclose(h.E2[t], f2(S, eta, fb.weight), rtol=1e-8), t
+                continue
+        U.append(u)
+        eta.append(a)
+        assert np.isclose(h.E2[t], f2(np.column_stack(U), eta, fb.weight), rtol=1e-8), t
+    if variant == "c" and n == 5:  # four documents span a 4-d pair space: later stumps are dependent
+        assert dependent > 0

@@ -686,7 +686,7 @@ class RankBoostPlus(BaseRanker):
                     else:
                         state.add_member(k, state.vector(k), alpha)
                 else:
-                    state.accumulate(k, alpha)
+                    kind = state.accumulate(k, alpha)  # "member", "new" or "dependent" (E2's set)
                 margins += alpha * u
                 rounds.append((np.array([k]), np.array([alpha])))
                 row = dict(feature=int(cf[k]), threshold=float(thr[k]), eps_plus=e_p, eps_minus=e_m,
