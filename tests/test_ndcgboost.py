@@ -127,3 +127,14 @@ def test_ndcgboost_bad_input():
         NDCGBoost(n_leaves=1).fit(d)
     with pytest.raises(ValueError):
         NDCGBoost(n_iter=2).fit(d, eval_set=d)
+
+
+def test_default_binning_is_deterministic_without_seed():
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(6), 60)
+    X = rng.normal(size=(qid.size, 3)).astype(np.float32)   # > 254 distinct values per feature
+    y = (X[:, 0] > 0.5).astype(int) + (X[:, 1] > 1).astype(int)
+    d = RankingData.from_qid(X, y, qid)
+    a = NDCGBoost(n_iter=3).fit(d).predict(d)
+    b = NDCGBoost(n_iter=3).fit(d).predict(d)
+    assert np.array_equal(a, b)

@@ -307,7 +307,8 @@ class NDCGBoostStep:
     vector on the training documents; ``score`` is the training ``metric``."""
 
     def __init__(self, data: Any, n_leaves: int = 2, max_thresholds: int = 254, metric: str = "mean_ndcg",
-                 discount: str = "jk", smoothing: float = 1e-6, random_state: Any = None) -> None:
+                 discount: str = "jk", smoothing: float = 1e-6, random_state: Any = None,
+                 bin_strategy: str = "quantile") -> None:
         from lrank.data.binning import bin_features
         from lrank.metrics import ideal_dcg
 
@@ -320,7 +321,8 @@ class NDCGBoostStep:
         if self.n_leaves < 2:
             raise ValueError(f"n_leaves must be >= 2, got {n_leaves}")
         self.constraint_size = self.n_leaves - 1
-        bins = bin_features(self.X, max_thresholds=max_thresholds, random_state=random_state)
+        bins = bin_features(self.X, max_thresholds=max_thresholds, strategy=bin_strategy,
+                            random_state=random_state)
         self.codes, self.thresholds = bins.codes, bins.thresholds
         self.g = np.power(2.0, self.y.astype(np.float64)) - 1.0
         Z = ideal_dcg(self.y, self.qptr, None, gain="exp", discount="log2")
@@ -372,6 +374,9 @@ class NDCGBoost(BaseRanker):
         Leaves of the binary decision tree (2 = stumps, the paper's MQ2007 choice).
     max_thresholds : int
         Bin thresholds per feature (`lrank.data.binning.bin_features`).
+    bin_strategy : {"quantile", "subsample", "all"}
+        How the thresholds are picked when a feature has more distinct values (``"quantile"`` is
+        deterministic; ``"subsample"`` draws with ``random_state``).
     metric : str
         Training measure reported in ``history_`` and used as ``f`` by BoostingTree/Exp3P
         (``"mean_ndcg"``, ``"ndcg@10"``, ...).
@@ -392,11 +397,13 @@ class NDCGBoost(BaseRanker):
     """
 
     def __init__(self, n_iter: int = 100, n_leaves: int = 2, max_thresholds: int = 254,
-                 metric: str = "mean_ndcg", discount: str = "jk", eval_metric: str | None = None,
-                 random_state: int | None = None, verbose: bool = False) -> None:
+                 bin_strategy: str = "quantile", metric: str = "mean_ndcg", discount: str = "jk",
+                 eval_metric: str | None = None, random_state: int | None = None,
+                 verbose: bool = False) -> None:
         self.n_iter = n_iter
         self.n_leaves = n_leaves
         self.max_thresholds = max_thresholds
+        self.bin_strategy = bin_strategy
         self.metric = metric
         self.discount = discount
         self.eval_metric = eval_metric
@@ -407,7 +414,7 @@ class NDCGBoost(BaseRanker):
                       metric: str | None = None) -> NDCGBoostStep:
         data = self._ranking_data(X, y, qid, group)
         return NDCGBoostStep(data, self.n_leaves, self.max_thresholds, metric or self.metric,
-                             self.discount, random_state=self.random_state)
+                             self.discount, random_state=self.random_state, bin_strategy=self.bin_strategy)
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
             eval_set: Any = None) -> NDCGBoost:
