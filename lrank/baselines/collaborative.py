@@ -278,3 +278,29 @@ def evaluate_task(task: MovieTask, n_rounds: int | None = None, algorithms: Any 
         out[name] = {"disagreement": res["expected_disagreement"], "ap": res["expected_ap"],
                      "prot": res["expected_prot"], "coverage": res["expected_coverage"]}
     return out
+
+
+def evaluate_tasks(ratings: np.ndarray, targets: Any, feature_users: Any, seed: int = 0,
+                   random_state: int | None = 0, n_rounds: int | None = None):
+    """`evaluate_task` for every target user (split seeded by ``seed + target``) plus random guessing.
+
+    Tasks whose training or test half has no crucial pair (all ratings equal) are skipped. Returns a tidy
+    ``pandas.DataFrame`` with columns ``target, algorithm, measure, value``; algorithm ``"random"`` is
+    random guessing on the same test half (`lrank.metrics.random_guessing`).
+    """
+    import pandas as pd
+
+    from lrank.metrics import random_guessing
+
+    rows = []
+    for u in np.asarray(targets, dtype=np.int64):
+        task = movie_task(ratings, int(u), feature_users, random_state=seed + int(u))
+        if task.train.n_critical_pairs().sum() == 0 or task.test.n_critical_pairs().sum() == 0:
+            continue
+        res = evaluate_task(task, n_rounds=n_rounds, random_state=random_state)
+        yt = task.test.y
+        res["random"] = random_guessing(int(yt.size), int((yt == yt.max()).sum()))
+        for alg, d in res.items():
+            rows.extend({"target": int(u), "algorithm": alg, "measure": k, "value": float(d[k])}
+                        for k in MEASURES)
+    return pd.DataFrame(rows, columns=["target", "algorithm", "measure", "value"])

@@ -387,19 +387,38 @@ def vc_bound(m: float, n: float, T: float, d: float = 2.0, delta: float = 0.05) 
     return float(eps(m) + eps(n))
 
 
-def as_homepage_finding(data: RankingData) -> RankingData:
-    """Cast graded data as homepage finding (Sec. 6.1): per query the documents with the query's highest
-    label are the targets (label 1), the rest label 0; queries whose labels are all equal are dropped."""
-    keep, ys = [], []
+def as_homepage_finding(data: RankingData, single_target: bool = True) -> RankingData:
+    """Cast graded data as homepage finding (Sec. 6.1): one correct document per query.
+
+    Per query the document with the highest label is the target (label 1) and every lower-labelled
+    document gets label 0; queries whose labels are all equal are dropped. With ``single_target`` (the
+    paper's one correct homepage per base query) only the first top-labelled document in row order is
+    kept as target and the query's other top-labelled documents are removed; otherwise all of them are
+    targets.
+    """
+    rows, ys, sizes, keep = [], [], [], []
     for q in range(data.n_queries):
-        yq = data.y[data.qptr[q]:data.qptr[q + 1]]
-        if yq.max() > yq.min():
-            keep.append(q)
-            ys.append((yq == yq.max()).astype(np.int32))
-    sub = data.subset(np.asarray(keep, dtype=np.int64))
+        a, b = int(data.qptr[q]), int(data.qptr[q + 1])
+        yq = data.y[a:b]
+        if yq.max() == yq.min():
+            continue
+        top = yq == yq.max()
+        if single_target:
+            first = int(np.flatnonzero(top)[0])
+            sel = np.flatnonzero(~top | (np.arange(b - a) == first))
+        else:
+            sel = np.arange(b - a)
+        rows.append(a + sel)
+        ys.append(top[sel].astype(np.int32))
+        sizes.append(sel.size)
+        keep.append(q)
+    rows_a = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
     y = np.concatenate(ys) if ys else np.zeros(0, dtype=np.int32)
-    prov = dict(sub.provenance, cast="homepage finding: targets = documents with the query's top label")
-    return RankingData(sub.X, y, sub.qptr, qid=sub.qid, feature_names=sub.feature_names, provenance=prov)
+    prov = dict(data.provenance, cast="homepage finding: target = the query's top-labelled document"
+                + (" (first one; other top-labelled documents removed)" if single_target else "s"))
+    return RankingData(data.X[rows_a], y, np.r_[0, np.cumsum(sizes)].astype(np.int64),
+                       qid=data.qid[np.asarray(keep, dtype=np.int64)], feature_names=data.feature_names,
+                       provenance=prov)
 
 
 def target_rank_stats(y: Any, scores: Any, qptr: Any, ks: Any = (1, 2, 5, 10, 20, 30)) -> dict:
