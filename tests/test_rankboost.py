@@ -220,3 +220,44 @@ def test_homepage_cast_vc_bound_and_staged_loss():
     dp = 2 * 3 * 11 * np.log2(np.e * 11)
     e = 2 * np.sqrt((dp * (np.log(2 * 1e5 / dp) + 1) + np.log(18 / 0.05)) / 1e5)
     assert abs(vc_bound(1e5, 1e5, 10, d=2, delta=0.05) - 2 * e) < 1e-12
+
+
+@pytest.mark.parametrize("method", ["first", "third"])
+def test_feature_weak_ranker_first_method(method):
+    data = _data(6, n_queries=5, labels=3, nan_frac=0.2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateRoundWarning)
+        m = RankBoost(n_rounds=8, weak_ranker="feature", alpha_method=method, bipartite=False).fit(data)
+    X = data.X.astype(np.float64)
+    p = data.pairs("uniform")
+    lo_, hi_ = np.nanmin(X, 0), np.nanmax(X, 0)
+    D = p.weight.copy()
+    H = np.zeros(data.n_docs)
+    for t in range(m.n_iter_):
+        cand = []
+        for f in range(X.shape[1]):
+            for q in (0, 1):
+                h = np.where(np.isnan(X[:, f]), q, (X[:, f] - lo_[f]) / (hi_[f] - lo_[f]))
+                cand.append((abs(np.sum(D * (h[p.hi] - h[p.lo]))), f, q, h))
+        best = max(c[0] for c in cand)
+        assert abs(abs(m.history_["r"].iloc[t]) - best) < 1e-12
+        h = next(c[3] for c in cand if c[1] == m.features_[t] and c[2] == m.q_defs_[t])
+        d = h[p.lo] - h[p.hi]
+        a = m.alphas_[t]
+        if method == "first":  # dZ/dalpha = 0 at the chosen alpha
+            assert abs(np.sum(D * d * np.exp(a * d))) < 1e-9
+        else:
+            r = np.sum(D * (h[p.hi] - h[p.lo]))
+            assert abs(a - 0.5 * np.log((1 + r) / (1 - r))) < 1e-12
+        D = D * np.exp(a * d)
+        D /= D.sum()
+        H += a * h
+    np.testing.assert_allclose(m.predict(data.X), H, atol=1e-12)
+    assert (m.history_["train_rloss_strict"] <= m.history_["bound"] + 1e-12).all()
+    staged = list(m.staged_predict(data.X))
+    np.testing.assert_allclose(staged[-1], H, atol=1e-12)
+
+
+def test_feature_weak_ranker_rejects_second_method():
+    with pytest.raises(ValueError, match="second method"):
+        RankBoost(weak_ranker="feature", alpha_method="second").fit(_data(0))

@@ -26,7 +26,7 @@ import pandas as pd
 from lrank._kernels import stumps as K
 from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker
-from lrank.weak.stumps import BinnedStumps
+from lrank.weak.stumps import BinnedStumps, ScaledFeatures, feature_ranking_values
 
 ALPHA_METHODS = ("first", "second", "third")
 
@@ -138,6 +138,10 @@ class RankBoost(BaseRanker):
     bipartite : {"auto", True, False}
         RankBoost.B (Fig. 2) when the feedback is per-query bipartite ("auto"), always (error if not
         bipartite) or never.
+    weak_ranker : {"stump", "feature"}, default "stump"
+        "stump": binary stumps of Eq. 9 (WeakLearn, Fig. 3). "feature": the [0, 1]-valued weak ranking
+        h = the raw feature scaled to its training range (q_def on missing values), chosen by max |r|;
+        pair it with ``alpha_method="first"`` (numerical minimisation of Z) or "third".
     random_state : int or None
         Seeds the threshold subsample; the same seed gives bit-identical models.
     verbose : bool
@@ -159,7 +163,8 @@ class RankBoost(BaseRanker):
 
     def __init__(self, n_rounds: int = 300, alpha_method: str = "third", cumulative_positive: bool = False,
                  q_def: int | None = None, max_thresholds: int = 255, threshold_strategy: str = "subsample",
-                 bipartite: Any = "auto", random_state: int | None = None, verbose: bool = False) -> None:
+                 bipartite: Any = "auto", weak_ranker: str = "stump", random_state: int | None = None,
+                 verbose: bool = False) -> None:
         self.n_rounds = n_rounds
         self.alpha_method = alpha_method
         self.cumulative_positive = cumulative_positive
@@ -167,6 +172,7 @@ class RankBoost(BaseRanker):
         self.max_thresholds = max_thresholds
         self.threshold_strategy = threshold_strategy
         self.bipartite = bipartite
+        self.weak_ranker = weak_ranker
         self.random_state = random_state
         self.verbose = verbose
 
@@ -178,6 +184,11 @@ class RankBoost(BaseRanker):
             raise ValueError(f"n_rounds must be a non-negative integer, got {self.n_rounds!r}")
         if self.q_def not in (None, 0, 1):
             raise ValueError(f"q_def must be None, 0 or 1, got {self.q_def!r}")
+        if self.weak_ranker not in ("stump", "feature"):
+            raise ValueError(f"weak_ranker must be 'stump' or 'feature', got {self.weak_ranker!r}")
+        if self.weak_ranker == "feature" and self.alpha_method == "second":
+            raise ValueError("the second method (Eq. 2-3) needs {0,1}-valued weak rankings; with "
+                             "weak_ranker='feature' use alpha_method='first' or 'third'")
         if self.bipartite not in ("auto", True, False):
             raise ValueError(f"bipartite must be 'auto', True or False, got {self.bipartite!r}")
 
@@ -232,11 +243,16 @@ class RankBoost(BaseRanker):
         n = X.shape[0]
         stumps = BinnedStumps(X, self.max_thresholds, self.threshold_strategy, self.random_state)
         self.bins_ = stumps.bins
+        use_features = self.weak_ranker == "feature"
+        feats = ScaledFeatures(X) if use_features else None
         rows = np.unique(np.r_[hi, lo]) if m else np.zeros(0, dtype=np.int64)
         dense = rows.size == n
         eps = 1.0 / (2.0 * m) if m else 0.0
         method = self.alpha_method
-        cum = np.zeros((stumps.n_features, stumps.n_bins, 2)) if self.cumulative_positive else None
+        cum = None
+        if self.cumulative_positive:
+            shape = (stumps.n_features, 2) if use_features else (stumps.n_features, stumps.n_bins, 2)
+            cum = np.zeros(shape)
         self.bipartite_ = structure is not None
         if self.bipartite_:
             side, n_pairs = structure
@@ -248,7 +264,8 @@ class RankBoost(BaseRanker):
                 v[sel] = 1.0 / cnt[doc_query[sel]]
             c = n_pairs / n_pairs.sum() if n_pairs.sum() > 0 else n_pairs.copy()
         H = np.zeros(n)
-        rec: dict[str, list] = {k: [] for k in ("feature", "bin", "threshold", "q_def", "r", "alpha", "Z",
+        rec: dict[str, list] = {k: [] for k in ("feature", "bin", "threshold", "low", "high", "q_def", "r",
+                                                "alpha", "Z",
                                                 "W_minus", "W_zero", "W_plus", "bound", "train_rloss",
                                                 "train_rloss_strict")}
         bound = 1.0
@@ -271,13 +288,16 @@ class RankBoost(BaseRanker):
                 if self.bipartite_:
                     D = c[doc_query[hi]] * v[hi] * v[lo]  # Eq. (7), materialised for the pair histogram
                 pairs = (hi, lo, D)
-            st = stumps.search(pi, q_def=self.q_def, rows=None if dense else rows, cum=cum, pairs=pairs,
-                               eps=eps)
+            if use_features:
+                st = feats.search(pi, q_def=self.q_def, cum=cum)
+            else:
+                st = stumps.search(pi, q_def=self.q_def, rows=None if dense else rows, cum=cum, pairs=pairs,
+                                   eps=eps)
             if st is None:
-                self._stop("no stump has r != 0 under the current distribution"
+                self._stop("no weak ranking has r != 0 under the current distribution"
                            + (" with a positive cumulative weight" if cum is not None else ""))
                 break
-            h = stumps.values(st.feature, st.bin, st.q_def)
+            h = feats.values(st) if use_features else stumps.values(st.feature, st.bin, st.q_def)
             perfect = False
             if method == "third":
                 if abs(st.r) >= 1.0 - 1e-12:
@@ -304,11 +324,19 @@ class RankBoost(BaseRanker):
             else:
                 Z, wm, w0, wp = K.update_pairs(hi, lo, D, h, alpha)  # Fig. 1
             if cum is not None:
-                cum[st.feature, st.bin, st.q_def] += alpha
+                if use_features:
+                    cum[st.feature, st.q_def] += alpha
+                else:
+                    cum[st.feature, st.bin, st.q_def] += alpha
+            if use_features:  # W_b is defined for {0,1}-valued rankings only (Sec. 3.2)
+                wm = w0 = wp = float("nan")
             H += alpha * h
             bound *= Z  # Theorem 1
-            for key, val in (("feature", st.feature), ("bin", st.bin), ("threshold", st.threshold),
-                             ("q_def", st.q_def), ("r", st.r), ("alpha", alpha), ("Z", Z), ("W_minus", wm),
+            for key, val in (("feature", st.feature), ("bin", -1 if use_features else st.bin),
+                             ("threshold", np.nan if use_features else st.threshold),
+                             ("low", st.low if use_features else np.nan),
+                             ("high", st.high if use_features else np.nan), ("q_def", st.q_def),
+                             ("r", st.r), ("alpha", alpha), ("Z", Z), ("W_minus", wm),
                              ("W_zero", w0), ("W_plus", wp), ("bound", bound),
                              ("train_rloss", K.ranking_loss(hi, lo, D1, H)),
                              ("train_rloss_strict", float(D1[H[hi] <= H[lo]].sum()))):
@@ -324,6 +352,8 @@ class RankBoost(BaseRanker):
         self.features_ = self.history_["feature"].to_numpy(dtype=np.int64)
         self.thresholds_ = self.history_["threshold"].to_numpy(dtype=np.float64)
         self.q_defs_ = self.history_["q_def"].to_numpy(dtype=np.float64)
+        self.lows_ = self.history_["low"].to_numpy(dtype=np.float64)
+        self.highs_ = self.history_["high"].to_numpy(dtype=np.float64)
         self.train_scores_ = H
         return self
 
@@ -337,7 +367,15 @@ class RankBoost(BaseRanker):
         self._check_fitted()
         X = self._features(X, self.n_features_in_)
         out = np.zeros(X.shape[0])
+        if self.weak_ranker == "feature":
+            for t in range(self.n_iter_):
+                out += self.alphas_[t] * self._feature_h(X, t)
+            return out
         return K.stump_scores(X, self.features_, self.thresholds_, self.q_defs_, self.alphas_, out)
+
+    def _feature_h(self, X: np.ndarray, t: int) -> np.ndarray:
+        return feature_ranking_values(X, int(self.features_[t]), self.lows_[t], self.highs_[t],
+                                      self.q_defs_[t])
 
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
         """Scores after each round t = 1..n_iter_ (a fresh array each time)."""
@@ -345,8 +383,12 @@ class RankBoost(BaseRanker):
         X = self._features(X, self.n_features_in_)
         out = np.zeros(X.shape[0])
         for t in range(self.n_iter_):
-            s = slice(t, t + 1)
-            K.stump_scores(X, self.features_[s], self.thresholds_[s], self.q_defs_[s], self.alphas_[s], out)
+            if self.weak_ranker == "feature":
+                out += self.alphas_[t] * self._feature_h(X, t)
+            else:
+                s = slice(t, t + 1)
+                K.stump_scores(X, self.features_[s], self.thresholds_[s], self.q_defs_[s], self.alphas_[s],
+                               out)
             yield out.copy()
 
     def staged_ranking_loss(self, X: Any, hi: Any = None, lo: Any = None, weight: Any = None) -> np.ndarray:
