@@ -112,6 +112,9 @@ class RegressionTree:
         1 runs the serial kernels; otherwise the parallel twins on numba's threads (same results).
     """
 
+    _parallel_min_work = 200_000  # rows x features of a histogram worth a parallel launch
+    _parallel_min_bins = 50_000  # histogram rows (all features' bins) worth a parallel split search
+
     def __init__(self, max_leaves: int = 10, min_data_in_leaf: int = 20,
                  min_sum_hessian_in_leaf: float = 1e-3, growth: str = "best_first", criterion: str = "se",
                  feature_constraint: int | Sequence[int] | None = None, n_jobs: int = 1):
@@ -206,10 +209,23 @@ class RegressionTree:
             import numba
 
             numba.set_num_threads(int(self.n_jobs) if self.n_jobs > 0 else numba.config.NUMBA_NUM_THREADS)
-        hist_fn = _hk.histogram_parallel if par else _hk.histogram
-        codes_k = ws.codes_t if par else codes
-        pair_fn = _hk.pair_histograms_parallel if par else _hk.pair_histograms
-        split_fn = _tk.best_split_parallel if par else _tk.best_split
+        # below these sizes a parallel launch costs more than it saves (results are identical anyway)
+        min_work = self._parallel_min_work
+        split_fn = (_tk.best_split_parallel if par and ws.offsets[-1] >= self._parallel_min_bins
+                    else _tk.best_split)
+
+        def hist_fn(lo: int, hi: int, out: np.ndarray) -> None:
+            if par and (hi - lo) * F >= min_work:
+                _hk.histogram_parallel(ws.codes_t, vals, rows, lo, hi, off, out)
+            else:
+                _hk.histogram(codes, vals, rows, lo, hi, off, out)
+
+        def pair_fn(lo: int, hi: int, pmax: np.ndarray, pmin: np.ndarray) -> None:
+            if par and (hi - lo) * F >= min_work:
+                _hk.pair_histograms_parallel(ws.codes_t, pairs[0], pairs[1], pairs[2], ws.pidx, lo, hi, off,
+                                             pmax, pmin)
+            else:
+                _hk.pair_histograms(codes, pairs[0], pairs[1], pairs[2], ws.pidx, lo, hi, off, pmax, pmin)
 
         rows, leaf_of = ws.rows, ws.leaf_of
         rows[:] = np.arange(n)
@@ -239,8 +255,7 @@ class RegressionTree:
             s = slot[node]
             ws.pmax[s].fill(0.0)
             ws.pmin[s].fill(0.0)
-            pair_fn(codes_k, pairs[0], pairs[1], pairs[2], ws.pidx, pstart[node], pend[node], off, ws.pmax[s],
-                    ws.pmin[s])
+            pair_fn(pstart[node], pend[node], ws.pmax[s], ws.pmin[s])
             ptot[node] = pairs[2][ws.pidx[pstart[node]:pend[node]]].sum()
 
         def finish_node(node: int) -> None:
@@ -263,7 +278,7 @@ class RegressionTree:
 
         # root
         ws.hist[0].fill(0.0)
-        hist_fn(codes_k, vals, rows, 0, n, off, ws.hist[0])
+        hist_fn(0, n, ws.hist[0])
         end[0] = n
         if use_pairs:
             ws.pidx[:m] = np.arange(m)
@@ -286,7 +301,7 @@ class RegressionTree:
             slot[small] = new_slot
             hs = ws.hist[new_slot]
             hs.fill(0.0)
-            hist_fn(codes_k, vals, rows, start[small], end[small], off, hs)
+            hist_fn(start[small], end[small], hs)
             np.subtract(ws.hist[slot[node]], hs, out=ws.hist[slot[node]])  # histogram subtraction
             if use_pairs:
                 pm, pe = _tk.partition_pairs(pairs[0], pairs[1], ws.pidx, pstart[node], pend[node],
