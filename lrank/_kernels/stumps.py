@@ -416,6 +416,23 @@ def ranking_loss(hi, lo, D, H):
 
 
 @njit(cache=True)
+def ranking_losses(hi, lo, D, H):
+    """(Eq. 21 with ties 1/2, Eq. 1 with ties counted as errors) in one pass."""
+    half = 0.0
+    strict = 0.0
+    for p in range(hi.size):
+        a = H[hi[p]]
+        b = H[lo[p]]
+        if a < b:
+            half += D[p]
+            strict += D[p]
+        elif a == b:
+            half += 0.5 * D[p]
+            strict += D[p]
+    return half, strict
+
+
+@njit(cache=True)
 def z_of_alpha(diff, w, alpha):
     """Z(alpha) = sum_p w_p exp(alpha d_p) and its derivative, d_p = h(x_0) - h(x_1)."""
     z = 0.0
@@ -456,6 +473,7 @@ def warmup() -> None:
     scan_second(mass, count, nt, -1, cum, True, 1.0, 0.1)
     h = stump_on_codes(codes_t[0], 1, 0.0)
     ranking_loss(hi, lo, D, h)
+    ranking_losses(hi, lo, D, h)
     update_pairs(hi, lo, D.copy(), h, 0.5)
     side = np.array([-1, 1, 1], dtype=np.int64)
     dq = np.zeros(3, dtype=np.int64)

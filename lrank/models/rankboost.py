@@ -332,14 +332,14 @@ class RankBoost(BaseRanker):
                 wm = w0 = wp = float("nan")
             H += alpha * h
             bound *= Z  # Theorem 1
+            loss_half, loss_strict = K.ranking_losses(hi, lo, D1, H)  # Eq. (21) and Eq. (1)
             for key, val in (("feature", st.feature), ("bin", -1 if use_features else st.bin),
                              ("threshold", np.nan if use_features else st.threshold),
                              ("low", st.low if use_features else np.nan),
                              ("high", st.high if use_features else np.nan), ("q_def", st.q_def),
                              ("r", st.r), ("alpha", alpha), ("Z", Z), ("W_minus", wm),
                              ("W_zero", w0), ("W_plus", wp), ("bound", bound),
-                             ("train_rloss", K.ranking_loss(hi, lo, D1, H)),
-                             ("train_rloss_strict", float(D1[H[hi] <= H[lo]].sum()))):
+                             ("train_rloss", loss_half), ("train_rloss_strict", loss_strict)):
                 rec[key].append(val)
             if perfect:
                 self._stop("a weak ranking orders every crucial pair correctly (|r| = 1); training is done")
