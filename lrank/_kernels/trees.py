@@ -58,6 +58,39 @@ def _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin,
     bj = -1
     md = min_data - 0.5  # counts are integers (or H / h_unit, exact up to rounding)
     inv_unit = 1.0 / h_unit if h_unit > 0.0 else 0.0
+    if crit != 1 and not use_pairs:
+        # fast path, SE or RWSE/OLE: maximise G_l^2/D_l + G_r^2/D_r with D = N (SE) or H (RWSE)
+        se = 1.0 if crit == 0 else 0.0
+        for b in range(nb - 1):
+            hb = hist[o + b, 1]
+            if C == 2:
+                if hb == 0.0:
+                    continue  # empty bin: the partition of threshold b - 1, already evaluated
+                hl += hb
+                nl = hl * inv_unit
+            else:
+                cb = hist[o + b, 2]
+                if cb == 0.0:
+                    continue
+                hl += hb
+                nl += cb
+            gl += hist[o + b, 0]
+            nr = N - nl
+            if nl < md:
+                continue
+            if nr < md:
+                break
+            hr = H - hl
+            if hl < min_hess or hr < min_hess:
+                continue
+            dl = se * nl + (1.0 - se) * hl
+            dr = se * nr + (1.0 - se) * hr
+            gr = G - gl
+            g = gl * gl / dl + gr * gr / dr
+            if g > best:
+                best = g
+                bj = b
+        return best - parent_score, bj
     for b in range(nb - 1):
         if hist[o + b, 1] == 0.0 and (C == 2 or hist[o + b, 2] == 0.0):
             continue  # empty bin: the same partition as threshold b - 1, already evaluated
