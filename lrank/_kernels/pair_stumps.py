@@ -62,20 +62,28 @@ def doc_suffix(codes, values, n_bins):
 
 @njit(cache=True)
 def pair_suffix(minc, weights, n_bins):
-    """``out[f, j] = sum_i weights[i] [minc[f, i] > j]`` for ``j = 0..n_bins-2``."""
+    """``out[f, j] = sum_i weights[i] [minc[f, i] > j]`` for ``j = 0..n_bins-2``.
+
+    Four interleaved histograms break the store-to-load chain when neighbouring pairs share a bin.
+    """
     F, m = minc.shape
-    hist = np.zeros((F, n_bins), dtype=weights.dtype)
+    out = np.zeros((F, n_bins - 1), dtype=weights.dtype)
+    h = np.zeros((4, n_bins), dtype=weights.dtype)
+    m4 = m - m % 4
     for f in range(F):
         row = minc[f]
-        h = hist[f]
-        for i in range(m):
-            h[row[i]] += weights[i]
-    out = np.zeros((F, n_bins - 1), dtype=weights.dtype)
-    for f in range(F):
-        acc = hist[f, n_bins - 1]
+        h[:] = 0
+        for i in range(0, m4, 4):
+            h[0, row[i]] += weights[i]
+            h[1, row[i + 1]] += weights[i + 1]
+            h[2, row[i + 2]] += weights[i + 2]
+            h[3, row[i + 3]] += weights[i + 3]
+        for i in range(m4, m):
+            h[0, row[i]] += weights[i]
+        acc = (h[0, n_bins - 1] + h[1, n_bins - 1]) + (h[2, n_bins - 1] + h[3, n_bins - 1])
         for j in range(n_bins - 2, -1, -1):
             out[f, j] = acc
-            acc += hist[f, j]
+            acc += (h[0, j] + h[1, j]) + (h[2, j] + h[3, j])
     return out
 
 
