@@ -3,6 +3,7 @@
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.base import clone
 
@@ -210,3 +211,13 @@ def test_e2_tracking_matches_pattern_space(variant, n):
         assert np.isclose(h.E2[t], f2(np.column_stack(U), eta, fb.weight), rtol=1e-8), t
     if variant == "c" and n == 5:  # four documents span a 4-d pair space: later stumps are dependent
         assert dependent > 0
+
+
+@pytest.mark.parametrize("variant", ["d", "c", "plus"])
+def test_same_seed_bit_identical_history(variant):
+    fb = _feedback(3, n=12)
+    est = RankBoostPlus(variant=variant, n_rounds=40, max_thresholds=3, random_state=7)
+    runs = [clone(est).fit(fb) for _ in range(2)]
+    a, b = (r.history_.drop(columns="time_s") for r in runs)
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    np.testing.assert_array_equal(runs[0].predict(fb.X), runs[1].predict(fb.X))
