@@ -152,3 +152,37 @@ def test_parallel_twin_bit_identical(monkeypatch):
             codes, -lam, w, pairs=pairs)
         np.testing.assert_array_equal(a.leaf_of_, b.leaf_of_)
         assert a.value_.tobytes() == b.value_.tobytes()
+
+
+@pytest.mark.parametrize("C", [2, 3, 4])
+def test_histogram_kernels_match_numpy(C):
+    from lrank._kernels import histograms as hk
+
+    rng = np.random.default_rng(C)
+    n, F = 80, 5
+    nb = rng.integers(2, 9, F)
+    codes = np.stack([rng.integers(0, b, n) for b in nb], axis=1).astype(np.uint8)  # 0 = missing bin
+    off = np.r_[0, np.cumsum(nb)].astype(np.int64)
+    vals = rng.normal(size=(n, C))
+    rows = np.sort(rng.choice(n, 50, replace=False)).astype(np.int64)
+    want = np.zeros((off[-1], C))
+    for f in range(F):
+        np.add.at(want, off[f] + codes[rows, f], vals[rows])
+    got = np.zeros_like(want)
+    hk.histogram(codes, vals, rows, 0, rows.size, off, got)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    par = np.zeros_like(want)
+    hk.histogram_parallel(np.ascontiguousarray(codes.T), vals, rows, 0, rows.size, off, par)
+    assert par.tobytes() == got.tobytes()
+    # pair histograms: by the larger and the smaller code of each pair
+    pa, pb = rng.integers(0, n, 30), rng.integers(0, n, 30)
+    pw = rng.uniform(size=30)
+    pidx = np.arange(30, dtype=np.int64)
+    wmax, wmin = np.zeros(off[-1]), np.zeros(off[-1])
+    for f in range(F):
+        np.add.at(wmax, off[f] + np.maximum(codes[pa, f], codes[pb, f]), pw)
+        np.add.at(wmin, off[f] + np.minimum(codes[pa, f], codes[pb, f]), pw)
+    gmax, gmin = np.zeros(off[-1]), np.zeros(off[-1])
+    hk.pair_histograms(codes, pa, pb, pw, pidx, 0, 30, off, gmax, gmin)
+    np.testing.assert_allclose(gmax, wmax, rtol=1e-12)
+    np.testing.assert_allclose(gmin, wmin, rtol=1e-12)
