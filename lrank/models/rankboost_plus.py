@@ -37,6 +37,8 @@ from lrank.models._base import BaseRanker
 VARIANTS = ("d", "c", "plus")
 IMPLEMENTATIONS = ("efficient", "optimal")
 EPS_MINUS_ZERO = ("halt", "infinite", "constant")
+HISTORY_COLUMNS = ["round", "feature", "threshold", "eps_plus", "eps_minus", "eps_zero", "alpha",
+                   "alpha_prime", "Z", "kind", "E1", "E2", "R1", "R2", "prod_Z", "bound", "n_independent", "time_s"]
 _DEP_TOL = 1e-7  # a pattern is in span(S) when its residual is below _DEP_TOL * ||pattern||
 
 
@@ -752,7 +754,7 @@ class RankBoostPlus(BaseRanker):
         self.stump_thresholds_ = thr[used].astype(np.float64)
         self.round_stumps_ = [np.array([pos[int(c)] for c in r[0]], dtype=np.int64) for r in rounds]
         self.round_weights_ = [np.asarray(r[1], dtype=np.float64) for r in rounds]
-        self.history_ = pd.DataFrame(rows)
+        self.history_ = pd.DataFrame(rows) if rows else pd.DataFrame(columns=HISTORY_COLUMNS)
         self.alphas_ = (self.history_["alpha"].to_numpy(dtype=np.float64) if rows else np.zeros(0))
         self.estimators_ = [(int(r["feature"]), float(r["threshold"])) for r in rows]
         self.n_iter_ = len(rounds)
