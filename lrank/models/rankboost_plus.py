@@ -38,7 +38,8 @@ VARIANTS = ("d", "c", "plus")
 IMPLEMENTATIONS = ("efficient", "optimal")
 EPS_MINUS_ZERO = ("halt", "infinite", "constant")
 HISTORY_COLUMNS = ["round", "feature", "threshold", "eps_plus", "eps_minus", "eps_zero", "alpha",
-                   "alpha_prime", "Z", "kind", "E1", "E2", "R1", "R2", "prod_Z", "bound", "n_independent", "time_s"]
+                   "alpha_prime", "Z", "kind", "E1", "E2", "R1", "R2", "prod_Z", "bound", "n_independent",
+                   "time_s"]
 _DEP_TOL = 1e-7  # a pattern is in span(S) when its residual is below _DEP_TOL * ||pattern||
 
 
