@@ -106,3 +106,12 @@ def test_as_ranking_data_conventions():
         as_ranking_data(X, y, qid=[1, 1, 2, 2], group=[2, 2])
     with pytest.raises(TypeError):
         as_ranking_data(d, y)
+
+
+def test_concat_keeps_queries_and_checks_features():
+    d = small()
+    both = RankingData.concat([d, d.subset([1])])
+    assert both.n_queries == 4 and both.qid.tolist() == [10, 20, 30, 20]
+    np.testing.assert_array_equal(both.X[-1], d.X[3])
+    with pytest.raises(RankingDataError):
+        RankingData.concat([d, RankingData(np.zeros((2, 3)), [0, 1], [0, 2])])

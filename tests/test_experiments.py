@@ -103,3 +103,9 @@ def test_select_rounds_without_validation_takes_last_round():
                            "value": [0.3, 0.5, 0.4]})
     sel = select_rounds(curves)
     assert sel[sel["selected"]]["round"].tolist() == [3]
+
+
+def test_select_last_takes_final_round():
+    res = cross_validate(lambda: FeaturePrefixRanker(random_state=3), data(), folds=3,
+                         metrics=["map"], select_by="last", random_state=0)
+    assert (res[res["selected"]]["round"] == 4).all()

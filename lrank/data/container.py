@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -217,6 +218,23 @@ class RankingData:
         return RankingData(
             self.X[rows], self.y[rows], np.r_[0, np.cumsum(sizes)], qid=self.qid[idx],
             feature_names=self.feature_names, provenance=prov,
+        )
+
+    @staticmethod
+    def concat(parts: Sequence[RankingData]) -> RankingData:
+        """Queries of several data sets one after another (features must agree; ids are kept as given)."""
+        parts = list(parts)
+        if not parts:
+            raise RankingDataError("nothing to concatenate")
+        nf = {p.n_features for p in parts}
+        if len(nf) != 1:
+            raise RankingDataError(f"cannot concatenate data sets with {sorted(nf)} features")
+        sizes = np.concatenate([p.group for p in parts])
+        return RankingData(
+            np.concatenate([p.X for p in parts]), np.concatenate([p.y for p in parts]),
+            np.r_[0, np.cumsum(sizes)], qid=np.concatenate([np.asarray(p.qid) for p in parts]),
+            feature_names=parts[0].feature_names,
+            provenance={"source": "concat", "parts": [p.provenance for p in parts]},
         )
 
     def take_documents(self, rows: Any) -> RankingData:

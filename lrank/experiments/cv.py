@@ -65,8 +65,9 @@ def select_rounds(curves: pd.DataFrame, select_by: str | dict | None = None,
 
     ``select_by=None`` selects each metric's round by that same metric (the RankBoost+ protocol);
     a metric name selects every metric's round by it (e.g. ``"map"``: the MQ2007/MQ2008 tables);
-    a dict maps a metric to its selector. Ties go to the earliest round. Without a validation split the
-    last round is taken.
+    ``"last"`` takes the final round (when the algorithm chose its own length, as AdaRank does); a dict
+    maps a metric to its selector. Ties go to the earliest round. Without a validation split the last
+    round is taken.
     """
     curves = curves.copy()
     curves["selected"] = False
@@ -77,7 +78,7 @@ def select_rounds(curves: pd.DataFrame, select_by: str | dict | None = None,
         for m in metrics:
             sel = select_by.get(m, m) if isinstance(select_by, dict) else (select_by or m)
             val = part[(part["split"] == split) & (part["metric"] == sel)]
-            if val.empty:
+            if sel == "last" or val.empty:
                 best_round = part["round"].max()
             else:
                 v = val["value"].to_numpy()
