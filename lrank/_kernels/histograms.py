@@ -61,6 +61,17 @@ def histogram(codes, vals, rows, start, end, off, hist):
                 hist[b, c] += vals[i, c]
 
 
+@njit(cache=True)
+def child_histogram(codes, vals, rows, start, end, off, out, parent):
+    """Histogram of the smaller child into ``out`` (zeroed here) and the larger child's by subtraction:
+    ``parent -= out`` in place."""
+    out[:] = 0.0
+    histogram(codes, vals, rows, start, end, off, out)
+    for b in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            parent[b, c] -= out[b, c]
+
+
 @njit(cache=False, parallel=True)
 def histogram_parallel(codes_t, vals, rows, start, end, off, hist):
     """Parallel twin of :func:`histogram` over features; ``codes_t`` is the (F, n) transpose."""
@@ -125,6 +136,8 @@ def warmup() -> None:
     off = np.array([0, 3, 6], dtype=np.int64)
     histogram(codes, vals, rows, 0, 3, off, np.zeros((6, 3)))
     histogram(codes, np.ones((3, 2)), rows, 0, 3, off, np.zeros((6, 2)))
+    for C in (2, 3, 4):
+        child_histogram(codes, np.ones((3, C)), rows, 0, 2, off, np.zeros((6, C)), np.ones((6, C)))
     histogram(codes, np.ones((3, 4)), rows, 0, 3, off, np.zeros((6, 4)))
     pa = np.array([0], dtype=np.int64)
     pb = np.array([1], dtype=np.int64)

@@ -263,10 +263,14 @@ class RegressionTree:
             _tk.node_totals(ws.hist[s], off, 0, tot[node])
             if C == 2:
                 tot[node, 2] = np.floor(tot[node, 1] / h_unit + 0.5)
-            t = tot[node]
-            h = t[1] - 2.0 * ptot[node] if use_pairs else t[1]
-            parent_score[node] = _tk._score(crit, t[0], h, t[2], t[3] if C == 4 else 0.0) if (
-                crit == _tk.SE or h >= min_hess) else 0.0
+            G, H, N, Q = tot[node].tolist()
+            h = H - 2.0 * float(ptot[node]) if use_pairs else H
+            if crit == _tk.SE:  # the node's own score, as _tk._score
+                parent_score[node] = G * G / N if N > 0.0 else 0.0
+            elif h >= min_hess and h > 0.0:
+                parent_score[node] = G * G / h - (Q if crit == _tk.WSE else 0.0)
+            else:
+                parent_score[node] = 0.0
 
         def search(node: int, features: np.ndarray) -> tuple[float, int, int]:
             s = slot[node]
@@ -300,9 +304,12 @@ class RegressionTree:
             slot[large] = slot[node]
             slot[small] = new_slot
             hs = ws.hist[new_slot]
-            hs.fill(0.0)
-            hist_fn(start[small], end[small], hs)
-            np.subtract(ws.hist[slot[node]], hs, out=ws.hist[slot[node]])  # histogram subtraction
+            if par and (end[small] - start[small]) * F >= min_work:
+                hs.fill(0.0)
+                hist_fn(start[small], end[small], hs)
+                np.subtract(ws.hist[slot[node]], hs, out=ws.hist[slot[node]])  # histogram subtraction
+            else:  # the same in one kernel call: smaller child, then parent - smaller
+                _hk.child_histogram(codes, vals, rows, start[small], end[small], off, hs, ws.hist[slot[node]])
             if use_pairs:
                 pm, pe = _tk.partition_pairs(pairs[0], pairs[1], ws.pidx, pstart[node], pend[node],
                                              leaf_of, lt, rt, ws.ptmp)
