@@ -2,7 +2,8 @@
 
 * Fig. 1: the general algorithm over a distribution D on crucial pairs (any weighted feedback Phi).
 * Fig. 2 / Sec. 3.3: RankBoost.B, used automatically when the feedback is a sum of per-query bipartite
-  functions (every query has at most two label values): O(n) per round instead of O(m).
+  functions (every query has at most two label values): the boosting step is O(n) per round instead of
+  O(m) (the train loss recorded in ``history_`` still costs one O(m) pass).
 * Sec. 3.2: the three ways to set alpha (``alpha_method``): "first" (numerical minimisation of Z),
   "second" (Eq. 2, weak learner minimises Eq. 3: WeakLearn.2), "third" (Eq. 6, weak learner maximises
   |r|: WeakLearn.3); ``cumulative_positive=True`` gives the ``.cum`` variants (Sec. 4).
@@ -159,6 +160,20 @@ class RankBoost(BaseRanker):
     bipartite_ : bool
         Whether RankBoost.B ran.
     stop_reason_ : str or None
+
+    Notes
+    -----
+    Choices the paper leaves open, made here:
+
+    * candidate thresholds come from `lrank.data.binning` (midpoints of distinct values, at most
+      ``max_thresholds`` per feature) instead of every value of the feature; bin 0 / k+1 are
+      theta = -inf / +inf as in Fig. 3;
+    * a tie in |r| (or Z) keeps the first stump in the order features, then thresholds from +inf down;
+    * when W_- or W_+ is 0, Eq. 2 has no finite minimiser; alpha is then smoothed with eps = 1/(2m)
+      (Schapire and Singer 1999);
+    * a weak ranking with |r| = 1 orders every crucial pair: it is added with alpha = sign(r) (1 +
+      sum |alpha_s|), so that the final ranking orders every training pair, and training stops with a
+      `DegenerateRoundWarning`; so does a round where no allowed stump has r != 0.
     """
 
     def __init__(self, n_rounds: int = 300, alpha_method: str = "third", cumulative_positive: bool = False,
