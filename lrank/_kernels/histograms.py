@@ -13,15 +13,15 @@ pairs lying inside the node whose larger code on ``f`` is ``b`` (flat row ``off[
 ``pmin`` those whose smaller code is ``b``: a split ``code <= j`` keeps a pair on the left iff its max
 code is ``<= j`` and on the right iff its min code is ``> j``.
 
-Serial kernels are cached; each ``*_parallel`` twin runs ``prange`` over features, each thread
-writing its own feature's slot, and sums in the same document order, so the result is bit-identical
-to the serial one whatever the number of threads.
+Serial kernels are cached; each ``*_parallel`` twin runs ``prange`` over features (blocks of features
+for the gradient histogram), each thread writing its own features' rows, and sums in the same document
+order, so the result is bit-identical to the serial one whatever the number of threads.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
+from numba import get_num_threads, prange
 
 from ._jit import njit
 
@@ -73,18 +73,42 @@ def child_histogram(codes, vals, rows, start, end, off, out, parent):
 
 
 @njit(cache=False, parallel=True)
-def histogram_parallel(codes_t, vals, rows, start, end, off, hist):
-    """Parallel twin of :func:`histogram` over features; ``codes_t`` is the (F, n) transpose."""
-    F = codes_t.shape[0]
+def histogram_parallel(codes, vals, rows, start, end, off, hist):
+    """Parallel twin of :func:`histogram`: ``prange`` over blocks of features, each block summed row by
+    row as the serial kernel does (the same order for every bin, so the same bits)."""
+    F = codes.shape[1]
     C = vals.shape[1]
-    for f in prange(F):
-        col = codes_t[f]
-        o = off[f]
-        for k in range(start, end):
-            i = rows[k]
-            b = o + col[i]
-            for c in range(C):
-                hist[b, c] += vals[i, c]
+    nblk = min(F, get_num_threads())  # blocking does not change any bin's summation order
+    for blk in prange(nblk):
+        f0 = blk * F // nblk
+        f1 = (blk + 1) * F // nblk
+        if C == 2:
+            for k in range(start, end):
+                i = rows[k]
+                g = vals[i, 0]
+                h = vals[i, 1]
+                for f in range(f0, f1):
+                    b = off[f] + codes[i, f]
+                    hist[b, 0] += g
+                    hist[b, 1] += h
+        elif C == 3:
+            for k in range(start, end):
+                i = rows[k]
+                g = vals[i, 0]
+                h = vals[i, 1]
+                n = vals[i, 2]
+                for f in range(f0, f1):
+                    b = off[f] + codes[i, f]
+                    hist[b, 0] += g
+                    hist[b, 1] += h
+                    hist[b, 2] += n
+        else:
+            for k in range(start, end):
+                i = rows[k]
+                for f in range(f0, f1):
+                    b = off[f] + codes[i, f]
+                    for c in range(C):
+                        hist[b, c] += vals[i, c]
 
 
 @njit(cache=True)

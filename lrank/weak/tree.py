@@ -216,7 +216,7 @@ class RegressionTree:
 
         def hist_fn(lo: int, hi: int, out: np.ndarray) -> None:
             if par and (hi - lo) * F >= min_work:
-                _hk.histogram_parallel(ws.codes_t, vals, rows, lo, hi, off, out)
+                _hk.histogram_parallel(codes, vals, rows, lo, hi, off, out)
             else:
                 _hk.histogram(codes, vals, rows, lo, hi, off, out)
 
