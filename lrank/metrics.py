@@ -232,6 +232,19 @@ def _good_mask(y_sorted: np.ndarray, ideal: np.ndarray, qptr: np.ndarray, good: 
 # ---------------------------------------------------------------------------------------------------
 # evaluate
 # ---------------------------------------------------------------------------------------------------
+#: inputs with at least this many documents are sorted by the parallel twin when numba has >1 thread
+PARALLEL_MIN_DOCS = 200_000
+
+
+def _rank_order(sf: np.ndarray, yf: np.ndarray, qp: np.ndarray, t: int) -> np.ndarray:
+    """Sort every query: the serial kernel, or its parallel twin for large inputs (same output)."""
+    import numba
+
+    if sf.size >= PARALLEL_MIN_DOCS and numba.get_num_threads() > 1:
+        return _k.rank_order_parallel(sf, yf, qp, t)
+    return _k.rank_order(sf, yf, qp, t)
+
+
 def evaluate(
     y: Any,
     scores: Any,
@@ -291,7 +304,7 @@ def evaluate(
         if yf.size and yf.max() > max_grade:
             raise ValueError(f"err@k: label {yf.max():g} exceeds max_grade={max_grade}; raise max_grade")
 
-    order = _k.rank_order(sf, yf, qp, t)
+    order = _rank_order(sf, yf, qp, t)
     y_sorted = yf[order]
     ideal = _k.ideal_labels(yf, qp)
     s_sorted: np.ndarray | None = None
@@ -483,7 +496,7 @@ def rank_order(scores: Any, qptr: Any, y: Any = None, *, ties: str = "stable") -
             raise ValueError(f"ties={ties!r} needs the labels y")
         y = np.zeros(s.shape[0])
     yf, sf, qp = _check_inputs(y, s, qptr)
-    return _k.rank_order(sf, yf, qp, _option(ties, _TIES, "ties"))
+    return _rank_order(sf, yf, qp, _option(ties, _TIES, "ties"))
 
 
 def metric_names() -> Sequence[str]:

@@ -404,3 +404,17 @@ def test_single_name_and_per_metric_functions_agree_with_evaluate():
     for vals, name in pairs:
         assert np.array_equal(vals, res[name], equal_nan=True), name
     assert set(M.metric_names()) >= {"ndcg", "map", "err", "p", "expected_ap"}
+
+
+@pytest.mark.parametrize("ties", [0, 1, 2])
+def test_rank_order_parallel_twin_is_identical(ties):
+    from lrank._kernels import metrics as K
+
+    rng = np.random.default_rng(ties)
+    sizes = rng.integers(0, 60, 300)
+    qptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    n = int(qptr[-1])
+    scores = rng.integers(0, 6, n).astype(np.float64)  # many ties
+    labels = rng.integers(0, 4, n).astype(np.float64)
+    np.testing.assert_array_equal(K.rank_order_parallel(scores, labels, qptr, ties),
+                                  K.rank_order(scores, labels, qptr, ties))

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import prange
 
 from ._jit import njit
 
@@ -126,6 +127,29 @@ def _sort_desc(key, idx, tkey, tidx, m):
 
 
 @njit(cache=True)
+def _order_query(scores, labels, a, b, ties, key, idx, tkey, tidx, order):
+    """Sort rows ``a:b`` of one query into ``order[a:b]`` (see :func:`rank_order`)."""
+    m = b - a
+    if ties == 0:
+        for i in range(m):
+            key[i] = scores[a + i]
+            idx[i] = a + i
+    else:
+        # first by label (stable), lowest first for pessimistic, highest first for optimistic ...
+        sign = -1.0 if ties == 1 else 1.0
+        for i in range(m):
+            key[i] = sign * labels[a + i]
+            idx[i] = a + i
+        _sort_desc(key, idx, tkey, tidx, m)
+        # ... then by score, stably, so the label order survives among equal scores
+        for i in range(m):
+            key[i] = scores[idx[i]]
+    _sort_desc(key, idx, tkey, tidx, m)
+    for i in range(m):
+        order[a + i] = idx[i]
+
+
+@njit(cache=True)
 def rank_order(scores, labels, qptr, ties):
     """Global row indices of every query's documents in decreasing score order.
 
@@ -143,27 +167,23 @@ def rank_order(scores, labels, qptr, ties):
     tkey = np.empty(mmax, dtype=np.float64)
     tidx = np.empty(mmax, dtype=np.int64)
     for q in range(nq):
-        a, b = qptr[q], qptr[q + 1]
-        m = b - a
-        if m < 2:
-            continue
-        if ties == 0:
-            for i in range(m):
-                key[i] = scores[a + i]
-                idx[i] = a + i
-        else:
-            # first by label (stable), lowest first for pessimistic, highest first for optimistic ...
-            sign = -1.0 if ties == 1 else 1.0
-            for i in range(m):
-                key[i] = sign * labels[a + i]
-                idx[i] = a + i
-            _sort_desc(key, idx, tkey, tidx, m)
-            # ... then by score, stably, so the label order survives among equal scores
-            for i in range(m):
-                key[i] = scores[idx[i]]
-        _sort_desc(key, idx, tkey, tidx, m)
-        for i in range(m):
-            order[a + i] = idx[i]
+        if qptr[q + 1] - qptr[q] >= 2:
+            _order_query(scores, labels, qptr[q], qptr[q + 1], ties, key, idx, tkey, tidx, order)
+    return order
+
+
+@njit(cache=False, parallel=True)
+def rank_order_parallel(scores, labels, qptr, ties):
+    """Parallel twin of :func:`rank_order` (queries over threads; identical output)."""
+    n = scores.size
+    nq = qptr.size - 1
+    order = np.arange(n)
+    for q in prange(nq):
+        m = qptr[q + 1] - qptr[q]
+        if m >= 2:
+            _order_query(scores, labels, qptr[q], qptr[q + 1], ties, np.empty(m, dtype=np.float64),
+                         np.empty(m, dtype=np.int64), np.empty(m, dtype=np.float64),
+                         np.empty(m, dtype=np.int64), order)
     return order
 
 
