@@ -106,3 +106,35 @@ def test_sklearn_api_and_errors(data):
     m.fit(data)
     with pytest.raises(ValueError):
         m.predict(data.X[:, :3])
+
+
+def test_lambdamart_step_reuses_workspace_same_bits(data):
+    """lambdamart_step reuses one workspace per codes (dropped when the codes are freed); the results
+    are those of fresh buffers, bit for bit."""
+    import gc
+
+    from lrank.models import gbrt
+
+    bins = bin_features(data.X, strategy="quantile")
+    codes = bins.codes.copy()
+    rng = np.random.default_rng(3)
+    for crit in ("se", "ole"):
+        params = LambdaMARTParams(max_leaves=3, learning_rate=0.2, min_data_in_leaf=2, criterion=crit)
+        s_cached = s_fresh = rng.normal(size=data.n_docs)
+        for cons in (5, None, [2, 7], 0, None):
+            t1, s_cached = lambdamart_step(codes, data.y, data.qptr, s_cached, constraint=cons, params=params,
+                                           n_bins=bins.n_bins)
+            assert not hasattr(t1, "workspace_")
+            gbrt._STEP_WORKSPACES.clear()
+            t2, s_fresh = lambdamart_step(codes, data.y, data.qptr, s_fresh, constraint=cons, params=params,
+                                          n_bins=bins.n_bins)
+            assert s_cached.tobytes() == s_fresh.tobytes()
+            assert t1.value_.tobytes() == t2.value_.tobytes()
+    ws = gbrt._step_workspace(codes)
+    assert ws is not None and ws.codes is codes
+    lambdamart_step(codes, data.y, data.qptr, s_cached, constraint=1, params=params, n_bins=bins.n_bins)
+    assert gbrt._step_workspace(codes) is ws  # reused
+    n_before = len(gbrt._STEP_WORKSPACES)
+    del codes
+    gc.collect()
+    assert len(gbrt._STEP_WORKSPACES) == n_before - 1

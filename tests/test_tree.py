@@ -186,3 +186,79 @@ def test_histogram_kernels_match_numpy(C):
     hk.pair_histograms(codes, pa, pb, pw, pidx, 0, 30, off, gmax, gmin)
     np.testing.assert_allclose(gmax, wmax, rtol=1e-12)
     np.testing.assert_allclose(gmin, wmin, rtol=1e-12)
+
+
+def _tree_bits(t):
+    return [a.tobytes() for a in (t.feature_, t.bin_, t.children_left_, t.value_, t.gain_, t.sum_grad_,
+                                  t.sum_hess_, t.leaf_of_)]
+
+
+@pytest.mark.parametrize("crit", ["se", "wse", "rwse", "ole"])
+@pytest.mark.parametrize("growth", ["breadth_first", "best_first"])
+def test_constrained_subset_histograms_same_bits(monkeypatch, crit, growth):
+    """A constrained tree builds histograms only for its constraint's features: the same bits as the
+    all-features histograms it replaced (ties, missing codes, a one-document query, pairs for OLE)."""
+    rng = np.random.default_rng(5)
+    sizes = (30, 1, 25, 40)
+    qptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    n, F = int(qptr[-1]), 7
+    codes = rng.integers(0, 5, size=(n, F)).astype(np.uint8)  # many ties; code 0 = missing
+    y = rng.integers(0, 3, n).astype(np.int32)
+    lam, w, pairs = lambdamart_gradients(y, qptr, rng.normal(size=n), k=10, with_pairs=True)
+    ws = None
+    for cons in (3, 0, [5, 2, 2, 6, 1], [6, 6, 6, 6, 6], [1, 4, 0, 3, 2]):
+        kw = dict(max_leaves=5, min_data_in_leaf=2, criterion=crit, growth=growth, feature_constraint=cons)
+        a = RegressionTree(**kw).fit_gradients(codes, -lam, w, pairs=pairs, workspace=ws)
+        ws = a.workspace_  # the subset path reuses (and dirties) the full-size buffers
+        monkeypatch.setattr(RegressionTree, "_subset_histograms", False)
+        b = RegressionTree(**kw).fit_gradients(codes, -lam, w, pairs=pairs, workspace=ws)
+        monkeypatch.setattr(RegressionTree, "_subset_histograms", True)
+        assert _tree_bits(a) == _tree_bits(b)
+    # constant hessian (MART's two-channel histograms)
+    for cons in (4, [2, 0, 2]):
+        kw = dict(max_leaves=4, min_data_in_leaf=1, criterion=crit, growth=growth, feature_constraint=cons)
+        a = RegressionTree(**kw).fit_gradients(codes, lam, np.ones(n))
+        monkeypatch.setattr(RegressionTree, "_subset_histograms", False)
+        b = RegressionTree(**kw).fit_gradients(codes, lam, np.ones(n))
+        monkeypatch.setattr(RegressionTree, "_subset_histograms", True)
+        assert _tree_bits(a) == _tree_bits(b)
+
+
+@pytest.mark.parametrize("C", [2, 3, 4])
+def test_feature_subset_histogram_kernels(C):
+    """The feature-subset kernels give each feature's rows of the all-features kernels, bit for bit."""
+    from lrank._kernels import histograms as hk
+
+    rng = np.random.default_rng(10 + C)
+    n, F = 90, 6
+    nb = rng.integers(2, 9, F)
+    codes = np.stack([rng.integers(0, b, n) for b in nb], axis=1).astype(np.uint8)
+    off = np.r_[0, np.cumsum(nb)].astype(np.int64)
+    vals = rng.normal(size=(n, C))
+    rows = rng.permutation(n).astype(np.int64)
+    full = np.zeros((off[-1], C))
+    hk.histogram(codes, vals, rows, 5, 70, off, full)
+    feats = np.array([0, 2, 5], dtype=np.int64)
+    soff = np.r_[0, np.cumsum(nb[feats])].astype(np.int64)
+    sub = np.zeros((soff[-1], C))
+    hk.histogram_features(codes, vals, rows, 5, 70, feats, soff, sub)
+    want = np.concatenate([full[off[f]:off[f + 1]] for f in feats])
+    assert sub.tobytes() == want.tobytes()
+    parent, small = want + 1.0, np.full_like(want, np.nan)
+    hk.child_histogram_features(codes, vals, rows, 5, 30, feats, soff, small, parent)
+    s_full = np.zeros((off[-1], C))
+    hk.histogram(codes, vals, rows, 5, 30, off, s_full)
+    s_want = np.concatenate([s_full[off[f]:off[f + 1]] for f in feats])
+    assert small.tobytes() == s_want.tobytes()
+    np.testing.assert_array_equal(parent, (want + 1.0) - s_want)
+    # pair histograms
+    pa = rng.integers(0, n, 40).astype(np.int64)
+    pb = rng.integers(0, n, 40).astype(np.int64)
+    pw = rng.uniform(size=40)
+    pidx = rng.permutation(40).astype(np.int64)
+    pmax, pmin = np.zeros(off[-1]), np.zeros(off[-1])
+    hk.pair_histograms(codes, pa, pb, pw, pidx, 3, 35, off, pmax, pmin)
+    smax, smin = np.zeros(soff[-1]), np.zeros(soff[-1])
+    hk.pair_histograms_features(codes, pa, pb, pw, pidx, 3, 35, feats, soff, smax, smin)
+    assert smax.tobytes() == np.concatenate([pmax[off[f]:off[f + 1]] for f in feats]).tobytes()
+    assert smin.tobytes() == np.concatenate([pmin[off[f]:off[f + 1]] for f in feats]).tobytes()

@@ -72,6 +72,31 @@ def child_histogram(codes, vals, rows, start, end, off, out, parent):
             parent[b, c] -= out[b, c]
 
 
+@njit(cache=True)
+def histogram_features(codes, vals, rows, start, end, feats, off, hist):
+    """:func:`histogram` restricted to the features ``feats``: feature ``feats[t]`` owns the flat rows
+    ``off[t]:off[t+1]`` (``off`` indexed by position in ``feats``). Every bin is summed in the same row
+    order as in the full histogram, so each feature's rows are bit-identical to it."""
+    m = feats.size
+    C = vals.shape[1]
+    for k in range(start, end):
+        i = rows[k]
+        for t in range(m):
+            b = off[t] + codes[i, feats[t]]
+            for c in range(C):
+                hist[b, c] += vals[i, c]
+
+
+@njit(cache=True)
+def child_histogram_features(codes, vals, rows, start, end, feats, off, out, parent):
+    """:func:`child_histogram` restricted to the features ``feats`` (as :func:`histogram_features`)."""
+    out[:] = 0.0
+    histogram_features(codes, vals, rows, start, end, feats, off, out)
+    for b in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            parent[b, c] -= out[b, c]
+
+
 @njit(cache=False, parallel=True)
 def histogram_parallel(codes, vals, rows, start, end, off, hist):
     """Parallel twin of :func:`histogram`: ``prange`` over blocks of features, each block summed row by
@@ -132,6 +157,28 @@ def pair_histograms(codes, pa, pb, pw, pidx, start, end, off, pmax, pmin):
                 pmin[o + ca] += wt
 
 
+@njit(cache=True)
+def pair_histograms_features(codes, pa, pb, pw, pidx, start, end, feats, off, pmax, pmin):
+    """:func:`pair_histograms` restricted to the features ``feats`` (``off`` indexed by position)."""
+    m = feats.size
+    for k in range(start, end):
+        p = pidx[k]
+        a = pa[p]
+        b = pb[p]
+        wt = pw[p]
+        for t in range(m):
+            f = feats[t]
+            ca = codes[a, f]
+            cb = codes[b, f]
+            o = off[t]
+            if ca >= cb:
+                pmax[o + ca] += wt
+                pmin[o + cb] += wt
+            else:
+                pmax[o + cb] += wt
+                pmin[o + ca] += wt
+
+
 @njit(cache=False, parallel=True)
 def pair_histograms_parallel(codes_t, pa, pb, pw, pidx, start, end, off, pmax, pmin):
     """Parallel twin of :func:`pair_histograms` over features; ``codes_t`` is (F, n)."""
@@ -167,3 +214,11 @@ def warmup() -> None:
     pb = np.array([1], dtype=np.int64)
     pm = np.zeros(6)
     pair_histograms(codes, pa, pb, np.ones(1), np.zeros(1, dtype=np.int64), 0, 1, off, pm, pm.copy())
+    feats = np.array([1], dtype=np.int64)
+    off1 = np.array([0, 3], dtype=np.int64)
+    for C in (2, 3, 4):
+        child_histogram_features(codes, np.ones((3, C)), rows, 0, 2, feats, off1, np.zeros((3, C)),
+                                 np.ones((3, C)))
+        histogram_features(codes, np.ones((3, C)), rows, 0, 3, feats, off1, np.zeros((3, C)))
+    pair_histograms_features(codes, pa, pb, np.ones(1), np.zeros(1, dtype=np.int64), 0, 1, feats, off1,
+                             pm[:3], pm[3:])

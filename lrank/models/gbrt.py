@@ -35,6 +35,8 @@ ALGORITHMS.md step (e); ``new_scores = scores + w(training rows)``.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -64,6 +66,26 @@ class LambdaMARTParams:
     n_jobs: int = 1
 
 
+# Workspaces reused across lambdamart_step calls on the same codes (BoostingTree, EXP3.P and the standard
+# variant call it once per iteration on one binned matrix): (id(codes), thread) -> TreeWorkspace. An entry
+# is dropped when its codes are freed; the thread in the key keeps concurrent fits from sharing buffers.
+_STEP_WORKSPACES: dict[tuple[int, int], TreeWorkspace] = {}
+
+
+def _step_workspace(codes: np.ndarray) -> TreeWorkspace | None:
+    ws = _STEP_WORKSPACES.get((id(codes), threading.get_ident()))
+    return ws if ws is not None and ws.codes is codes else None
+
+
+def _keep_step_workspace(codes: np.ndarray, ws: TreeWorkspace) -> None:
+    if ws.codes is not codes:  # made for a contiguous copy of codes: nothing to reuse
+        return
+    key = (id(codes), threading.get_ident())
+    if _STEP_WORKSPACES.get(key) is None:
+        weakref.finalize(codes, _STEP_WORKSPACES.pop, key, None)
+    _STEP_WORKSPACES[key] = ws
+
+
 def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: np.ndarray,
                     constraint: Any = None, params: LambdaMARTParams | dict | None = None, *,
                     n_bins: np.ndarray | None = None, thresholds: list | None = None,
@@ -85,7 +107,7 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
     n_bins, thresholds : optional
         From `FeatureBins`; ``thresholds`` lets ``tree.predict`` work on raw features.
     workspace : TreeWorkspace, optional
-        Reused buffers.
+        Reused buffers; by default those of the previous call on the same ``codes`` in this thread.
 
     Returns
     -------
@@ -104,7 +126,13 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
     tree = RegressionTree(max_leaves=params.max_leaves, min_data_in_leaf=params.min_data_in_leaf,
                           min_sum_hessian_in_leaf=params.min_sum_hessian_in_leaf, growth=params.growth,
                           criterion=params.criterion, feature_constraint=constraint, n_jobs=params.n_jobs)
+    cached = workspace is None
+    if cached:
+        workspace = _step_workspace(codes)
     tree.fit_gradients(codes, -lam, w, n_bins=n_bins, thresholds=thresholds, pairs=pairs, workspace=workspace)
+    if cached:
+        _keep_step_workspace(codes, tree.workspace_)
+    del tree.workspace_  # the returned tree does not hold the (shared) buffers
     tree.value_ = tree.value_ * params.learning_rate
     return tree, scores + tree.value_[tree.leaf_of_]
 

@@ -29,6 +29,7 @@ known"), ``children_left_``/``children_right_`` (-1 at leaves), ``value_`` (leaf
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,7 +43,11 @@ GROWTH = ("best_first", "breadth_first")
 
 
 class TreeWorkspace:
-    """Buffers reused across the trees of one boosting run (histograms are the large part)."""
+    """Buffers reused across the trees of one boosting run (histograms are the large part).
+
+    It refers to its ``codes`` weakly (``fits`` is False once they are gone), so a cache of workspaces
+    keyed by the codes does not keep them alive.
+    """
 
     def __init__(self, codes: np.ndarray, n_bins: np.ndarray, max_leaves: int, n_channels: int = 3,
                  n_pairs: int = 0, n_jobs: int = 1):
@@ -50,7 +55,7 @@ class TreeWorkspace:
         self.offsets = np.zeros(F + 1, dtype=np.int64)  # feature f owns histogram rows off[f]:off[f+1]
         self.offsets[1:] = np.cumsum(n_bins)
         TB = max(int(self.offsets[-1]), 1)
-        self.codes = codes
+        self._codes = weakref.ref(codes)
         self.codes_t = np.ascontiguousarray(codes.T) if n_jobs != 1 else None
         self.n_bins = np.ascontiguousarray(n_bins, dtype=np.int64)
         self.hist = np.zeros((max_leaves, TB, n_channels))
@@ -65,6 +70,11 @@ class TreeWorkspace:
         self.n_jobs = n_jobs
         self.max_leaves = max_leaves
         self.n_pairs = n_pairs
+
+    @property
+    def codes(self) -> np.ndarray | None:
+        """The bin codes the buffers were made for (None once freed)."""
+        return self._codes()
 
     def fits(self, codes: np.ndarray, max_leaves: int, n_channels: int, n_pairs: int, n_jobs: int,
              n_bins: np.ndarray | None = None) -> bool:
@@ -113,6 +123,9 @@ class RegressionTree:
     """
 
     _parallel_min_work = 200_000  # rows x features of a histogram worth a parallel launch
+    # a constrained tree builds histograms only for its constraint's features (plus feature 0, whose bins
+    # give the node totals); False builds them for all features (the same bits, kept for the tests)
+    _subset_histograms = True
     _parallel_min_bins = 50_000  # histogram rows (all features' bins) worth a parallel split search
 
     def __init__(self, max_leaves: int = 10, min_data_in_leaf: int = 20,
@@ -196,6 +209,12 @@ class RegressionTree:
         if ws is None or not ws.fits(codes, L, C, m, self.n_jobs, n_bins):
             ws = TreeWorkspace(codes, n_bins, L, C, m + m // 2, self.n_jobs)  # room for more pairs later
         cons = _constraint_array(self.feature_constraint, L, F)
+        # features whose histograms are built: all, or (constrained) those the constraint names + feature 0
+        sub = None
+        if cons is not None and self._subset_histograms:
+            used = np.unique(np.concatenate((cons[:max(L - 1, 1)], np.zeros(1, dtype=np.int64))))
+            if used.size < F:
+                sub = used
 
         vals = ws.vals
         vals[:, 0] = grad
@@ -212,16 +231,32 @@ class RegressionTree:
         # below these sizes a parallel launch costs more than it saves (results are identical anyway)
         min_work = self._parallel_min_work
         split_fn = (_tk.best_split_parallel if par and ws.offsets[-1] >= self._parallel_min_bins
-                    else _tk.best_split)
+                    and sub is None else _tk.best_split)
+        if sub is None:
+            off = ws.offsets
+            TB = ws.hist.shape[1]
+        else:  # feature sub[t] owns the rows off[t]:off[t+1] of the first TB rows of each buffer
+            off = np.zeros(sub.size + 1, dtype=np.int64)
+            off[1:] = np.cumsum(ws.n_bins[sub])
+            TB = max(int(off[-1]), 1)
+            cons = np.searchsorted(sub, cons)  # positions in sub
+        hists = [ws.hist[s][:TB] for s in range(L)]
+        pmaxs = [ws.pmax[s][:TB] for s in range(L)] if use_pairs else None
+        pmins = [ws.pmin[s][:TB] for s in range(L)] if use_pairs else None
 
         def hist_fn(lo: int, hi: int, out: np.ndarray) -> None:
-            if par and (hi - lo) * F >= min_work:
+            if sub is not None:
+                _hk.histogram_features(codes, vals, rows, lo, hi, sub, off, out)
+            elif par and (hi - lo) * F >= min_work:
                 _hk.histogram_parallel(codes, vals, rows, lo, hi, off, out)
             else:
                 _hk.histogram(codes, vals, rows, lo, hi, off, out)
 
         def pair_fn(lo: int, hi: int, pmax: np.ndarray, pmin: np.ndarray) -> None:
-            if par and (hi - lo) * F >= min_work:
+            if sub is not None:
+                _hk.pair_histograms_features(codes, pairs[0], pairs[1], pairs[2], ws.pidx, lo, hi, sub, off,
+                                             pmax, pmin)
+            elif par and (hi - lo) * F >= min_work:
                 _hk.pair_histograms_parallel(ws.codes_t, pairs[0], pairs[1], pairs[2], ws.pidx, lo, hi, off,
                                              pmax, pmin)
             else:
@@ -245,22 +280,21 @@ class RegressionTree:
         slot = np.zeros(max_nodes, dtype=np.int64)
         parent_score = np.zeros(max_nodes)
         best = {}  # node -> (gain, f, j)
-        all_features = np.arange(F, dtype=np.int64)
+        all_features = np.arange(F if sub is None else sub.size, dtype=np.int64)
         min_data = float(self.min_data_in_leaf)
         min_hess = float(self.min_sum_hessian_in_leaf)
         dummy = ws.pmax[0]
-        off = ws.offsets
 
         def pair_hist(node: int) -> None:
             s = slot[node]
-            ws.pmax[s].fill(0.0)
-            ws.pmin[s].fill(0.0)
-            pair_fn(pstart[node], pend[node], ws.pmax[s], ws.pmin[s])
+            pmaxs[s].fill(0.0)
+            pmins[s].fill(0.0)
+            pair_fn(pstart[node], pend[node], pmaxs[s], pmins[s])
             ptot[node] = pairs[2][ws.pidx[pstart[node]:pend[node]]].sum()
 
         def finish_node(node: int) -> None:
             s = slot[node]
-            _tk.node_totals(ws.hist[s], off, 0, tot[node])
+            _tk.node_totals(hists[s], off, 0, tot[node])  # feature 0 (sub[0] == 0)
             if C == 2:
                 tot[node, 2] = np.floor(tot[node, 1] / h_unit + 0.5)
             G, H, N, Q = tot[node].tolist()
@@ -274,15 +308,17 @@ class RegressionTree:
 
         def search(node: int, features: np.ndarray) -> tuple[float, int, int]:
             s = slot[node]
-            pm = ws.pmax[s] if use_pairs else dummy
-            pn = ws.pmin[s] if use_pairs else dummy
-            g, f, j = split_fn(ws.hist[s], off, features, crit, min_data, min_hess, use_pairs, pm, pn,
+            pm = pmaxs[s] if use_pairs else dummy
+            pn = pmins[s] if use_pairs else dummy
+            g, f, j = split_fn(hists[s], off, features, crit, min_data, min_hess, use_pairs, pm, pn,
                                ptot[node], tot[node], parent_score[node], h_unit)
+            if sub is not None and f >= 0:
+                f = sub[f]
             return float(g), int(f), int(j)
 
         # root
-        ws.hist[0].fill(0.0)
-        hist_fn(0, n, ws.hist[0])
+        hists[0].fill(0.0)
+        hist_fn(0, n, hists[0])
         end[0] = n
         if use_pairs:
             ws.pidx[:m] = np.arange(m)
@@ -303,13 +339,16 @@ class RegressionTree:
             new_slot = n_leaves  # slots 0..n_leaves-1 are in use
             slot[large] = slot[node]
             slot[small] = new_slot
-            hs = ws.hist[new_slot]
-            if par and (end[small] - start[small]) * F >= min_work:
+            hs = hists[new_slot]
+            hp = hists[slot[node]]
+            if sub is not None:
+                _hk.child_histogram_features(codes, vals, rows, start[small], end[small], sub, off, hs, hp)
+            elif par and (end[small] - start[small]) * F >= min_work:
                 hs.fill(0.0)
                 hist_fn(start[small], end[small], hs)
-                np.subtract(ws.hist[slot[node]], hs, out=ws.hist[slot[node]])  # histogram subtraction
+                np.subtract(hp, hs, out=hp)  # histogram subtraction
             else:  # the same in one kernel call: smaller child, then parent - smaller
-                _hk.child_histogram(codes, vals, rows, start[small], end[small], off, hs, ws.hist[slot[node]])
+                _hk.child_histogram(codes, vals, rows, start[small], end[small], off, hs, hp)
             if use_pairs:
                 pm, pe = _tk.partition_pairs(pairs[0], pairs[1], ws.pidx, pstart[node], pend[node],
                                              leaf_of, lt, rt, ws.ptmp)
