@@ -262,3 +262,42 @@ def test_feature_subset_histogram_kernels(C):
     hk.pair_histograms_features(codes, pa, pb, pw, pidx, 3, 35, feats, soff, smax, smin)
     assert smax.tobytes() == np.concatenate([pmax[off[f]:off[f + 1]] for f in feats]).tobytes()
     assert smin.tobytes() == np.concatenate([pmin[off[f]:off[f + 1]] for f in feats]).tobytes()
+
+
+@pytest.mark.parametrize("C", [2, 3])
+@pytest.mark.parametrize("crit", [0, 2])
+def test_fast_split_scan_same_bits_as_general(C, crit):
+    """best_split's fast scan (SE, RWSE without pairs) gives the bits of the general scan (pairs path with
+    zero pair weights), on random histograms with empty bins, ties and tight min_data."""
+    from lrank._kernels import histograms as hk
+    from lrank._kernels import trees as tk
+
+    rng = np.random.default_rng(20 + C + crit)
+    n, F = 120, 6
+    nb = rng.integers(2, 12, F)
+    codes = np.stack([rng.integers(0, b, n) for b in nb], axis=1).astype(np.uint8)
+    codes[:, 1] = codes[:, 0]  # tied features: the first one wins
+    off = np.r_[0, np.cumsum(nb)].astype(np.int64)
+    vals = np.ones((n, C))
+    vals[:, 0] = np.round(rng.normal(size=n), 1)
+    if C == 3:
+        vals[:, 1] = rng.uniform(0.1, 1.0, n)
+    rows = np.arange(n, dtype=np.int64)
+    hist = np.zeros((off[-1], C))
+    hk.histogram(codes, vals, rows, 0, n, off, hist)
+    tot = np.zeros(4)
+    tk.node_totals(hist, off, 0, tot)
+    if C == 2:
+        tot[2] = n
+    h_unit = 1.0 if C == 2 else 0.0
+    feats = np.arange(F, dtype=np.int64)
+    zero = np.zeros(off[-1])
+    for min_data in (1.0, 7.0, 40.0, 70.0):
+        for ps in (0.0, 1.7):
+            args = (crit, min_data, 1e-3)
+            rest = (zero, zero, 0.0, tot, ps, h_unit)
+            fast = tk.best_split(hist, off, feats, *args, False, *rest)
+            gen = tk.best_split(hist, off, feats, *args, True, *rest)
+            par = tk.best_split_parallel(hist, off, feats, *args, False, *rest)
+            assert np.float64(fast[0]).tobytes() == np.float64(gen[0]).tobytes() and fast[1:] == gen[1:]
+            assert fast == par
