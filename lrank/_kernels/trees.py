@@ -268,6 +268,26 @@ def node_totals(hist, off, f, out):
 
 
 @njit(cache=True)
+def node_summary(hist, off, crit, h_unit, use_pairs, p_total, min_hess, tot, k):
+    """Finish node ``k``: its totals (G, H, N[, Q]) from feature 0's histogram rows into ``tot[k]`` (the
+    count ``round(H / h_unit)`` for a two-channel histogram), and return its own score (as
+    :func:`_score`; for OLE with pairs, on the exact second derivative ``H - 2 p_total``)."""
+    t = tot[k]
+    node_totals(hist, off, 0, t)
+    if hist.shape[1] == 2:
+        t[2] = np.floor(t[1] / h_unit + 0.5)
+    G = t[0]
+    H = t[1]
+    N = t[2]
+    h = H - 2.0 * p_total if use_pairs else H
+    if crit == 0:
+        return G * G / N if N > 0.0 else 0.0
+    if h >= min_hess and h > 0.0:
+        return G * G / h - (t[3] if crit == 1 else 0.0)
+    return 0.0
+
+
+@njit(cache=True)
 def predict_add(X, feature, theta, left, right, value, tree_ids, scale, out):
     """``out[i] += scale * sum_t value[t, leaf_t(X[i])]`` over ``tree_ids``; raw features, NaN goes left."""
     n = X.shape[0]
@@ -304,6 +324,9 @@ def warmup() -> None:
     tot = np.empty(4)
     off = np.array([0, 3, 6], dtype=np.int64)
     node_totals(hist, off, 0, tot)
+    for C in (2, 3, 4):
+        for crit in (SE, WSE, RWSE):
+            node_summary(np.ones((6, C)), off, crit, 1.0, crit == RWSE, 0.5, 0.0, np.zeros((2, 4)), 1)
     feats = np.arange(2, dtype=np.int64)
     pm = np.zeros(6)
     for crit in (SE, RWSE):

@@ -56,7 +56,7 @@ class TreeWorkspace:
         self.offsets[1:] = np.cumsum(n_bins)
         TB = max(int(self.offsets[-1]), 1)
         self._codes = weakref.ref(codes)
-        self.codes_t = np.ascontiguousarray(codes.T) if n_jobs != 1 else None
+        self._codes_t = None  # feature-major copy for the parallel pair histograms, made on first use
         self.n_bins = np.ascontiguousarray(n_bins, dtype=np.int64)
         self.hist = np.zeros((max_leaves, TB, n_channels))
         self.rows = np.empty(n, dtype=np.int64)
@@ -70,6 +70,13 @@ class TreeWorkspace:
         self.n_jobs = n_jobs
         self.max_leaves = max_leaves
         self.n_pairs = n_pairs
+
+    @property
+    def codes_t(self) -> np.ndarray:
+        """``codes`` transposed to (F, n), C-contiguous (built once, when OLE's parallel kernel needs it)."""
+        if self._codes_t is None:
+            self._codes_t = np.ascontiguousarray(self.codes.T)
+        return self._codes_t
 
     @property
     def codes(self) -> np.ndarray | None:
@@ -293,18 +300,9 @@ class RegressionTree:
             ptot[node] = pairs[2][ws.pidx[pstart[node]:pend[node]]].sum()
 
         def finish_node(node: int) -> None:
-            s = slot[node]
-            _tk.node_totals(hists[s], off, 0, tot[node])  # feature 0 (sub[0] == 0)
-            if C == 2:
-                tot[node, 2] = np.floor(tot[node, 1] / h_unit + 0.5)
-            G, H, N, Q = tot[node].tolist()
-            h = H - 2.0 * float(ptot[node]) if use_pairs else H
-            if crit == _tk.SE:  # the node's own score, as _tk._score
-                parent_score[node] = G * G / N if N > 0.0 else 0.0
-            elif h >= min_hess and h > 0.0:
-                parent_score[node] = G * G / h - (Q if crit == _tk.WSE else 0.0)
-            else:
-                parent_score[node] = 0.0
+            # totals from feature 0's rows (sub[0] == 0) and the node's own score, in one kernel call
+            parent_score[node] = _tk.node_summary(hists[slot[node]], off, crit, h_unit, use_pairs,
+                                                  float(ptot[node]), min_hess, tot, node)
 
         def search(node: int, features: np.ndarray) -> tuple[float, int, int]:
             s = slot[node]
