@@ -418,3 +418,34 @@ def test_rank_order_parallel_twin_is_identical(ties):
     labels = rng.integers(0, 4, n).astype(np.float64)
     np.testing.assert_array_equal(K.rank_order_parallel(scores, labels, qptr, ties),
                                   K.rank_order(scores, labels, qptr, ties))
+
+
+@pytest.mark.parametrize("ties", [0, 1, 2])
+def test_bucket_sort_equals_merge_sort(ties):
+    """The bucket sort of rank_order gives the merge sort's order on awkward score distributions."""
+    rng = np.random.default_rng(100 + ties)
+    for trial in range(30):
+        sizes = rng.integers(0, [3, 30, 120][trial % 3], 40)
+        qptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+        n = int(qptr[-1])
+        kind = trial % 6
+        if kind == 0:
+            s = rng.normal(size=n)
+        elif kind == 1:
+            s = rng.integers(0, 4, n).astype(float)  # many ties
+        elif kind == 2:
+            s = rng.normal(size=n)
+            s[rng.random(n) < 0.2] = -np.inf
+        elif kind == 3:
+            s = np.round(rng.normal(size=n), 1)
+            s[rng.random(n) < 0.05] = np.inf
+        elif kind == 4:
+            s = np.where(rng.random(n) < 0.5, 0.0, -0.0) + (rng.random(n) < 0.1) * 1e-300
+        else:
+            s = rng.exponential(size=n) ** 8 * rng.choice([1.0, -1.0], n)  # a few huge outliers
+        labels = rng.integers(0, 5, n).astype(np.float64)
+        if trial % 4 == 0:
+            labels[:] = 1.0
+        want = K.rank_order_merge(s, labels, qptr, ties)
+        np.testing.assert_array_equal(K.rank_order(s, labels, qptr, ties), want)
+        np.testing.assert_array_equal(K.rank_order_parallel(s, labels, qptr, ties), want)

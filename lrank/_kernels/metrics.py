@@ -150,12 +150,8 @@ def _order_query(scores, labels, a, b, ties, key, idx, tkey, tidx, order):
 
 
 @njit(cache=True)
-def rank_order(scores, labels, qptr, ties):
-    """Global row indices of every query's documents in decreasing score order.
-
-    ``ties`` orders documents with equal scores: 0 by document order (stable), 1 lowest label first
-    (pessimistic), 2 highest label first (optimistic); equal labels then keep document order.
-    """
+def rank_order_merge(scores, labels, qptr, ties):
+    """:func:`rank_order` by a merge sort of every whole query (the bucket sort's fallback; for tests)."""
     n = scores.size
     nq = qptr.size - 1
     order = np.arange(n)
@@ -172,6 +168,124 @@ def rank_order(scores, labels, qptr, ties):
     return order
 
 
+#: a bucket of the bucket sort larger than this is merge-sorted instead of insertion-sorted
+_BUCKET_INSERTION_MAX = 24
+
+
+@njit(cache=True)
+def _sort_block(scores, labels, ties, key, idx, tkey, tidx, st, en):
+    """Stable merge sort of ``idx[st:en]`` (rows in document order) by the ranking order of ``ties``."""
+    m = en - st
+    k = key[st:en]
+    ix = idx[st:en]
+    if ties != 0:
+        sign = -1.0 if ties == 1 else 1.0
+        for i in range(m):
+            k[i] = sign * labels[ix[i]]
+        _sort_desc(k, ix, tkey, tidx, m)
+    for i in range(m):
+        k[i] = scores[ix[i]]
+    _sort_desc(k, ix, tkey, tidx, m)
+
+
+@njit(cache=True)
+def _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt):
+    """Rows ``a:b`` of one query in ranking order, left in ``idx[:b - a]`` (see :func:`rank_order`).
+
+    A stable bucket sort: each score falls into one of ``m`` buckets by linear interpolation between
+    the query's maximum and minimum score (a monotone map, so equal scores share a bucket and a
+    higher score never lands in a later bucket), documents are scattered into the buckets in
+    document order, and each bucket is insertion-sorted (stably; ties by label for the pessimistic /
+    optimistic modes) or, when it holds more than ``_BUCKET_INSERTION_MAX`` documents, merge-sorted.
+    Expected O(m) on continuous scores. Non-finite score ranges use the merge sort of the whole query.
+    The result is the unique stable order, identical to the merge sort's.
+    """
+    m = b - a
+    lo = scores[a]
+    hi = scores[a]
+    for i in range(a + 1, b):
+        v = scores[i]
+        lo = min(lo, v)
+        hi = max(hi, v)
+    width = hi - lo
+    scale = m / width if width > 0.0 else 0.0
+    if width == 0.0 or not math.isfinite(width) or not math.isfinite(scale):
+        for i in range(m):
+            idx[i] = a + i
+        if width == 0.0 and ties == 0:  # all tied: document order
+            return
+        _sort_block(scores, labels, ties, key, idx, tkey, tidx, 0, m)
+        return
+    for i in range(m + 1):
+        cnt[i] = 0
+    for i in range(m):
+        bk = int((hi - scores[a + i]) * scale)
+        bk = min(bk, m - 1)
+        tidx[i] = bk
+        cnt[bk + 1] += 1
+    for i in range(m):
+        cnt[i + 1] += cnt[i]
+    for i in range(m):  # scatter in document order: stable
+        bk = tidx[i]
+        pos = cnt[bk]
+        cnt[bk] = pos + 1
+        key[pos] = scores[a + i]
+        idx[pos] = a + i
+    # now cnt[bk] is the end of bucket bk
+    sign = -1.0 if ties == 1 else 1.0
+    st = 0
+    for bk in range(m):
+        en = cnt[bk]
+        if en - st > _BUCKET_INSERTION_MAX:
+            _sort_block(scores, labels, ties, key, idx, tkey, tidx, st, en)
+        elif en - st > 1:
+            for i in range(st + 1, en):
+                v = key[i]
+                r = idx[i]
+                j = i
+                if ties == 0:
+                    while j > st and key[j - 1] < v:
+                        key[j] = key[j - 1]
+                        idx[j] = idx[j - 1]
+                        j -= 1
+                else:
+                    lv = sign * labels[r]
+                    while j > st and (key[j - 1] < v or (key[j - 1] == v and sign * labels[idx[j - 1]] < lv)):
+                        key[j] = key[j - 1]
+                        idx[j] = idx[j - 1]
+                        j -= 1
+                key[j] = v
+                idx[j] = r
+        st = en
+
+
+@njit(cache=True)
+def rank_order(scores, labels, qptr, ties):
+    """Global row indices of every query's documents in decreasing score order.
+
+    ``ties`` orders documents with equal scores: 0 by document order (stable), 1 lowest label first
+    (pessimistic), 2 highest label first (optimistic); equal labels then keep document order.
+    """
+    n = scores.size
+    nq = qptr.size - 1
+    order = np.arange(n)
+    mmax = 0
+    for q in range(nq):
+        mmax = max(mmax, qptr[q + 1] - qptr[q])
+    key = np.empty(mmax, dtype=np.float64)
+    idx = np.empty(mmax, dtype=np.int64)
+    tkey = np.empty(mmax, dtype=np.float64)
+    tidx = np.empty(mmax, dtype=np.int64)
+    cnt = np.empty(mmax + 1, dtype=np.int64)
+    for q in range(nq):
+        a, b = qptr[q], qptr[q + 1]
+        if b - a >= 2:
+            _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt)
+            for i in range(b - a):
+                order[a + i] = idx[i]
+    return order
+
+
 @njit(cache=False, parallel=True)
 def rank_order_parallel(scores, labels, qptr, ties):
     """Parallel twin of :func:`rank_order` (queries over threads; identical output)."""
@@ -179,11 +293,15 @@ def rank_order_parallel(scores, labels, qptr, ties):
     nq = qptr.size - 1
     order = np.arange(n)
     for q in prange(nq):
-        m = qptr[q + 1] - qptr[q]
+        a, b = qptr[q], qptr[q + 1]
+        m = b - a
         if m >= 2:
-            _order_query(scores, labels, qptr[q], qptr[q + 1], ties, np.empty(m, dtype=np.float64),
-                         np.empty(m, dtype=np.int64), np.empty(m, dtype=np.float64),
-                         np.empty(m, dtype=np.int64), order)
+            idx = np.empty(m, dtype=np.int64)
+            _sort_query(scores, labels, a, b, ties, np.empty(m, dtype=np.float64), idx,
+                        np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64),
+                        np.empty(m + 1, dtype=np.int64))
+            for i in range(m):
+                order[a + i] = idx[i]
     return order
 
 
@@ -545,6 +663,7 @@ def warmup() -> None:
     s = np.array([0.5, 0.5, 0.1, 0.9, -1.0], dtype=np.float64)
     qptr = np.array([0, 3, 5], dtype=np.int64)
     for ties in (0, 1, 2):
+        rank_order_merge(s, y, qptr, ties)
         order = rank_order(s, y, qptr, ties)
     ys = y[order]
     ss = s[order]
