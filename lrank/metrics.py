@@ -236,11 +236,16 @@ def _good_mask(y_sorted: np.ndarray, ideal: np.ndarray, qptr: np.ndarray, good: 
 PARALLEL_MIN_DOCS = 200_000
 
 
-def _rank_order(sf: np.ndarray, yf: np.ndarray, qp: np.ndarray, t: int) -> np.ndarray:
-    """Sort every query: the serial kernel, or its parallel twin for large inputs (same output)."""
+def _parallel(n_docs: int) -> bool:
+    """Whether to call the parallel twin of a kernel (large input and more than one numba thread)."""
     import numba
 
-    if sf.size >= PARALLEL_MIN_DOCS and numba.get_num_threads() > 1:
+    return n_docs >= PARALLEL_MIN_DOCS and numba.get_num_threads() > 1
+
+
+def _rank_order(sf: np.ndarray, yf: np.ndarray, qp: np.ndarray, t: int) -> np.ndarray:
+    """Sort every query: the serial kernel, or its parallel twin for large inputs (same output)."""
+    if _parallel(sf.size):
         return _k.rank_order_parallel(sf, yf, qp, t)
     return _k.rank_order(sf, yf, qp, t)
 
@@ -303,6 +308,14 @@ def evaluate(
     if any(s.base == "err" for s in specs):
         if yf.size and yf.max() > max_grade:
             raise ValueError(f"err@k: label {yf.max():g} exceeds max_grade={max_grade}; raise max_grade")
+
+    if all(spec.kind == "sorted" for spec in specs):  # one fused pass per query, nothing stored globally
+        codes = np.array([spec.code for spec in specs], dtype=np.int64)
+        ks = np.array([spec.k for spec in specs], dtype=np.int64)
+        kernel = _k.evaluate_sorted_parallel if _parallel(sf.size) else _k.evaluate_sorted
+        table = kernel(sf, yf, qp, t, codes, ks, g, d, e, thr, float(max_grade))
+        return {spec.name: (table[j].copy() if per_query else _mean(table[j]))
+                for j, spec in enumerate(specs)}
 
     order = _rank_order(sf, yf, qp, t)
     y_sorted = yf[order]

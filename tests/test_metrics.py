@@ -449,3 +449,29 @@ def test_bucket_sort_equals_merge_sort(ties):
         want = K.rank_order_merge(s, labels, qptr, ties)
         np.testing.assert_array_equal(K.rank_order(s, labels, qptr, ties), want)
         np.testing.assert_array_equal(K.rank_order_parallel(s, labels, qptr, ties), want)
+
+
+@pytest.mark.parametrize("ties", [0, 1, 2])
+def test_fused_evaluate_sorted_equals_separate_kernels(ties):
+    """evaluate_sorted and its parallel twin = rank_order + gather + ideal_labels + query_metric, bitwise."""
+    rng = np.random.default_rng(200 + ties)
+    codes = np.arange(8, dtype=np.int64)
+    for trial in range(8):
+        sizes = rng.integers(0, [3, 40, 150][trial % 3], 30)
+        qp = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+        n = int(qp[-1])
+        s = rng.integers(0, 4, n).astype(float) if trial % 2 else rng.normal(size=n)
+        s[rng.random(n) < 0.1] = -np.inf
+        y = rng.integers(0, [5, 1000][trial % 2], n).astype(np.float64)
+        if trial == 4:
+            y[:] = 0.0
+        for k in (0, 1, 10):
+            ks = np.full(8, k, dtype=np.int64)
+            for gain, disc, empty in ((0, 0, np.nan), (1, 1, 0.0)):
+                o = K.rank_order_merge(s, y, qp, ties)
+                ideal = K.ideal_labels(y, qp)
+                want = np.array([K.query_metric(y[o], ideal, qp, c, k, gain, disc, empty, 1.0, 1000.0)
+                                 for c in codes])
+                for kern in (K.evaluate_sorted, K.evaluate_sorted_parallel):
+                    got = kern(s, y, qp, ties, codes, ks, gain, disc, empty, 1.0, 1000.0)
+                    assert np.array_equal(got, want, equal_nan=True)

@@ -306,6 +306,34 @@ def rank_order_parallel(scores, labels, qptr, ties):
 
 
 @njit(cache=True)
+def _ideal_query(labels, a, b, counts, out, o):
+    """Labels ``a:b`` in decreasing order into ``out[o:o + b - a]`` (counting sort if they span <= 256)."""
+    if b == a:
+        return
+    lo = labels[a]
+    hi = labels[a]
+    for i in range(a, b):
+        lo = min(lo, labels[i])
+        hi = max(hi, labels[i])
+    span = int(hi - lo)
+    if span <= 256:
+        for c in range(span + 1):
+            counts[c] = 0
+        for i in range(a, b):
+            counts[int(labels[i] - lo)] += 1
+        k = o
+        for c in range(span, -1, -1):
+            for _ in range(counts[c]):
+                out[k] = lo + c
+                k += 1
+    else:
+        s = np.sort(labels[a:b].astype(np.float64))
+        m = b - a
+        for i in range(m):
+            out[o + i] = s[m - 1 - i]
+
+
+@njit(cache=True)
 def ideal_labels(labels, qptr):
     """Each query's labels sorted in decreasing order (the ideal ranking's labels), float64.
 
@@ -314,30 +342,7 @@ def ideal_labels(labels, qptr):
     out = np.empty(labels.size, dtype=np.float64)
     counts = np.zeros(257, dtype=np.int64)
     for q in range(qptr.size - 1):
-        a, b = qptr[q], qptr[q + 1]
-        if b == a:
-            continue
-        lo = labels[a]
-        hi = labels[a]
-        for i in range(a, b):
-            lo = min(lo, labels[i])
-            hi = max(hi, labels[i])
-        span = int(hi - lo)
-        if span <= 256:
-            for c in range(span + 1):
-                counts[c] = 0
-            for i in range(a, b):
-                counts[int(labels[i] - lo)] += 1
-            k = a
-            for c in range(span, -1, -1):
-                for _ in range(counts[c]):
-                    out[k] = lo + c
-                    k += 1
-        else:
-            s = np.sort(labels[a:b].astype(np.float64))
-            m = b - a
-            for i in range(m):
-                out[a + i] = s[m - 1 - i]
+        _ideal_query(labels, qptr[q], qptr[q + 1], counts, out, qptr[q])
     return out
 
 
@@ -388,6 +393,69 @@ def ideal_dcg(labels, qptr, k, gain, disc):
 # per-query metrics over sorted labels
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
+def _metric_query(y_sorted, ideal_sorted, a, m, code, k, gain, disc, empty, rel_threshold, max_grade):
+    """One metric of one query whose ``m`` labels start at ``a`` (see :func:`query_metric`)."""
+    kk = m if (k <= 0 or k > m) else k
+    top = ideal_sorted[a] if m > 0 else 0.0  # the query's maximum label
+    if code == DCG:
+        return _dcg(y_sorted, a, kk, gain, disc)
+    if code == NDCG or code == MEAN_NDCG or code == ERR:
+        if m == 0 or top <= 0.0:  # ideal DCG is 0: no relevant document
+            return empty
+    else:
+        if m == 0 or top < rel_threshold:
+            return empty
+    if code == NDCG:
+        return _dcg(y_sorted, a, kk, gain, disc) / _dcg(ideal_sorted, a, kk, gain, disc)
+    elif code == MEAN_NDCG:
+        # BoostingTree Sec. 4.1: (1/m) sum_{k=1}^{m} NDCG@k
+        d = 0.0
+        di = 0.0
+        acc = 0.0
+        for i in range(m):
+            w = discount_value(i + 1, disc)
+            d += gain_value(y_sorted[a + i], gain) * w
+            di += gain_value(ideal_sorted[a + i], gain) * w
+            acc += d / di
+        return acc / m
+    elif code == MAP:
+        hits = 0
+        s = 0.0
+        for i in range(m):  # branch-free: precision at every relevant position
+            rel = y_sorted[a + i] >= rel_threshold
+            hits += rel
+            s += rel * (hits / (i + 1.0))
+        return s / hits
+    elif code == ERR:
+        # ERR@k (Chapelle et al. 2009; gdeval / RankLib): R = (2^g - 1) / 2^max_grade
+        scale = 2.0**max_grade
+        s = 0.0
+        decay = 1.0
+        for i in range(kk):
+            r = (2.0 ** y_sorted[a + i] - 1.0) / scale
+            s += r * decay / (i + 1.0)
+            decay *= 1.0 - r
+        return s
+    elif code == PREC:
+        hits = 0
+        for i in range(kk):
+            if y_sorted[a + i] >= rel_threshold:
+                hits += 1
+        return hits / (k if k > 0 else m)
+    elif code == MRR:
+        v = 0.0
+        for i in range(m):
+            if y_sorted[a + i] >= rel_threshold:
+                v = 1.0 / (i + 1.0)
+                break
+        return v
+    elif code == WTA:
+        return 1.0 if y_sorted[a] == top else 0.0
+    else:
+        return np.nan
+
+
+@njit(cache=True)
 def query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_threshold, max_grade):
     """One metric for every query, from labels in ranked order and in ideal order.
 
@@ -405,69 +473,80 @@ def query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_t
     nq = qptr.size - 1
     out = np.empty(nq, dtype=np.float64)
     for q in range(nq):
-        a, b = qptr[q], qptr[q + 1]
-        m = b - a
-        kk = m if (k <= 0 or k > m) else k
-        top = ideal_sorted[a] if m > 0 else 0.0  # the query's maximum label
-        if code == DCG:
-            out[q] = _dcg(y_sorted, a, kk, gain, disc)
-            continue
-        if code == NDCG or code == MEAN_NDCG or code == ERR:
-            if m == 0 or top <= 0.0:  # ideal DCG is 0: no relevant document
-                out[q] = empty
-                continue
-        else:
-            if m == 0 or top < rel_threshold:
-                out[q] = empty
-                continue
-        if code == NDCG:
-            out[q] = _dcg(y_sorted, a, kk, gain, disc) / _dcg(ideal_sorted, a, kk, gain, disc)
-        elif code == MEAN_NDCG:
-            # BoostingTree Sec. 4.1: (1/m) sum_{k=1}^{m} NDCG@k
-            d = 0.0
-            di = 0.0
-            acc = 0.0
-            for i in range(m):
-                w = discount_value(i + 1, disc)
-                d += gain_value(y_sorted[a + i], gain) * w
-                di += gain_value(ideal_sorted[a + i], gain) * w
-                acc += d / di
-            out[q] = acc / m
-        elif code == MAP:
-            hits = 0
-            s = 0.0
-            for i in range(m):  # branch-free: precision at every relevant position
-                rel = y_sorted[a + i] >= rel_threshold
-                hits += rel
-                s += rel * (hits / (i + 1.0))
-            out[q] = s / hits
-        elif code == ERR:
-            # ERR@k (Chapelle et al. 2009; gdeval / RankLib): R = (2^g - 1) / 2^max_grade
-            scale = 2.0**max_grade
-            s = 0.0
-            decay = 1.0
-            for i in range(kk):
-                r = (2.0 ** y_sorted[a + i] - 1.0) / scale
-                s += r * decay / (i + 1.0)
-                decay *= 1.0 - r
-            out[q] = s
-        elif code == PREC:
-            hits = 0
-            for i in range(kk):
-                if y_sorted[a + i] >= rel_threshold:
-                    hits += 1
-            out[q] = hits / (k if k > 0 else m)
-        elif code == MRR:
-            v = 0.0
-            for i in range(m):
-                if y_sorted[a + i] >= rel_threshold:
-                    v = 1.0 / (i + 1.0)
-                    break
-            out[q] = v
-        elif code == WTA:
-            out[q] = 1.0 if y_sorted[a] == top else 0.0
-        else:
-            out[q] = np.nan
+        out[q] = _metric_query(y_sorted, ideal_sorted, qptr[q], qptr[q + 1] - qptr[q], code, k, gain, disc,
+                               empty, rel_threshold, max_grade)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# fused: sort, gather, ideal labels and several metrics in one pass per query
+# ---------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _evaluate_query(scores, labels, a, b, ties, codes, ks, gain, disc, empty, rel_threshold, max_grade,
+                    key, idx, tkey, tidx, cnt, ys, ideal, counts, out, q):
+    """Every metric of ``codes`` for query ``q`` (rows ``a:b``) into ``out[:, q]``; scratch of size m."""
+    m = b - a
+    if m >= 2:
+        _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt)
+        for i in range(m):
+            ys[i] = labels[idx[i]]
+    elif m == 1:
+        ys[0] = labels[a]
+    _ideal_query(labels, a, b, counts, ideal, 0)
+    for j in range(codes.size):
+        out[j, q] = _metric_query(ys, ideal, 0, m, codes[j], ks[j], gain, disc, empty, rel_threshold,
+                                  max_grade)
+
+
+@njit(cache=True)
+def evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, rel_threshold, max_grade):
+    """Metrics ``codes[j]`` at cut-offs ``ks[j]`` for every query: ``out[j, q]``, shape (n_codes, n_q).
+
+    The same values as :func:`rank_order`, the gather ``labels[order]``, :func:`ideal_labels` and one
+    :func:`query_metric` call per code, computed one query at a time in scratch memory.
+    """
+    nq = qptr.size - 1
+    mmax = 0
+    for q in range(nq):
+        mmax = max(mmax, qptr[q + 1] - qptr[q])
+    out = np.empty((codes.size, nq), dtype=np.float64)
+    key = np.empty(mmax, dtype=np.float64)
+    idx = np.empty(mmax, dtype=np.int64)
+    tkey = np.empty(mmax, dtype=np.float64)
+    tidx = np.empty(mmax, dtype=np.int64)
+    cnt = np.empty(mmax + 1, dtype=np.int64)
+    ys = np.empty(mmax, dtype=np.float64)
+    ideal = np.empty(mmax, dtype=np.float64)
+    counts = np.empty(257, dtype=np.int64)
+    for q in range(nq):
+        _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, disc, empty,
+                        rel_threshold, max_grade, key, idx, tkey, tidx, cnt, ys, ideal, counts, out, q)
+    return out
+
+
+@njit(cache=False, parallel=True)
+def evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc, empty, rel_threshold,
+                             max_grade):
+    """Parallel twin of :func:`evaluate_sorted` (blocks of queries over threads; identical output)."""
+    nq = qptr.size - 1
+    mmax = 0
+    for q in range(nq):
+        mmax = max(mmax, qptr[q + 1] - qptr[q])
+    out = np.empty((codes.size, nq), dtype=np.float64)
+    block = 64
+    nblocks = (nq + block - 1) // block
+    for bl in prange(nblocks):
+        key = np.empty(mmax, dtype=np.float64)
+        idx = np.empty(mmax, dtype=np.int64)
+        tkey = np.empty(mmax, dtype=np.float64)
+        tidx = np.empty(mmax, dtype=np.int64)
+        cnt = np.empty(mmax + 1, dtype=np.int64)
+        ys = np.empty(mmax, dtype=np.float64)
+        ideal = np.empty(mmax, dtype=np.float64)
+        counts = np.empty(257, dtype=np.int64)
+        for q in range(bl * block, min(nq, (bl + 1) * block)):
+            _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, disc, empty,
+                            rel_threshold, max_grade, key, idx, tkey, tidx, cnt, ys, ideal, counts, out, q)
     return out
 
 
@@ -670,6 +749,10 @@ def warmup() -> None:
     ideal = ideal_labels(y, qptr)
     for code in range(8):
         query_metric(ys, ideal, qptr, code, 3, 0, 0, np.nan, 1.0, 4.0)
+    codes = np.arange(8, dtype=np.int64)
+    ks = np.full(8, 3, dtype=np.int64)
+    for ties in (0, 1, 2):
+        evaluate_sorted(s, y, qptr, ties, codes, ks, 0, 0, np.nan, 1.0, 4.0)
     ideal_dcg(y, qptr, 10, 0, 0)
     pair_losses(ss, ys, qptr)
     expected_disagreement(ss, ys, ideal, qptr)
