@@ -20,7 +20,9 @@ boosting loss at ``o = 0`` (``grad = L'``, ``hess = L''``):
   they are split (0 = root; breadth-first growth makes this the level order); split ``t`` may use only
   feature ``feature_constraint[t]``. A single int constrains every split (a stump's constraint).
   In breadth-first growth a node that cannot split on the feature due next stays a leaf and the entry
-  passes to the next node.
+  passes to the next node. A constrained tree builds histograms only for the features its constraint
+  names (plus feature 0, whose bins give the node totals): a stump on one feature costs O(n), not
+  O(n F), with the same bits as the all-features histograms (each bin is summed in the same order).
 
 Fitted arrays are indexed by node (root 0, children appended in split order): ``feature_``, ``bin_``
 (the ``j`` of ``code > j``), ``threshold_`` (the raw ``theta_j``; ``-inf`` for the split "missing vs
