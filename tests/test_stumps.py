@@ -139,3 +139,53 @@ def test_all_zero_potentials_give_none():
     assert bs.search(np.zeros(3)) is None
     with pytest.raises(ValueError):
         bs.search(np.zeros(3), q_def=2)
+
+
+def _histogram_model(codes_t, rows, pi, n_bins):
+    """NumPy model of the kernels' fixed arithmetic: the t-th listed row goes into partial histogram
+    t mod 4, except the last len(rows) mod 4 rows, which go into partial 0 (rows in order; np.add.at
+    adds sequentially), hist = (p0 + p1) + (p2 + p3)."""
+    F = codes_t.shape[0]
+    part = np.zeros((4, F, n_bins))
+    n4 = rows.size - rows.size % 4
+    for k in range(4):
+        r = np.r_[rows[k:n4:4], rows[n4:]] if k == 0 else rows[k:n4:4]
+        for f in range(F):
+            np.add.at(part[k, f], codes_t[f, r], pi[r])
+    return (part[0] + part[1]) + (part[2] + part[3])
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_features", [1, 3, 4, 5, 8, 11])
+def test_histogram_bit_exact_arithmetic(seed, n_features):
+    # features in groups of four plus a remainder; ties, NaN (bin 0), one-document and all-equal queries
+    data, hi, lo, D = _problem(seed, n_queries=6, n_features=n_features)
+    bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    dense = K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
+    np.testing.assert_array_equal(dense, _histogram_model(bs.codes_t, np.arange(data.n_docs), pi, bs.n_bins))
+    rows = np.unique(np.r_[hi, lo])
+    sparse = K.potential_histogram(bs.codes_t, rows, pi, bs.n_bins)
+    np.testing.assert_array_equal(sparse, _histogram_model(bs.codes_t, rows, pi, bs.n_bins))
+    np.testing.assert_allclose(sparse, ref_histogram(bs.codes_t, rows, pi, bs.n_bins), atol=1e-15)
+
+
+def ref_histogram(codes_t, rows, pi, n_bins):
+    """The histogram by definition (one sequential sum per cell)."""
+    F = codes_t.shape[0]
+    out = np.zeros((F, n_bins))
+    for f in range(F):
+        np.add.at(out[f], codes_t[f, rows], pi[rows])
+    return out
+
+
+@pytest.mark.parametrize("n_docs", [1, 2, 3, 4, 5, 7, 9])
+def test_histogram_tiny_inputs(n_docs):
+    rng = np.random.default_rng(n_docs)
+    codes_t = rng.integers(0, 4, size=(6, n_docs)).astype(np.uint16)
+    pi = rng.normal(size=n_docs)
+    np.testing.assert_array_equal(K.potential_histogram_dense(codes_t, pi, 4),
+                                  _histogram_model(codes_t, np.arange(n_docs), pi, 4))
+    rows = np.arange(0, n_docs, 2)
+    np.testing.assert_array_equal(K.potential_histogram(codes_t, rows, pi, 4),
+                                  _histogram_model(codes_t, rows, pi, 4))
