@@ -168,7 +168,7 @@ def rank_order_merge(scores, labels, qptr, ties):
     return order
 
 
-#: a bucket of the bucket sort larger than this is merge-sorted instead of insertion-sorted
+#: a query with a bucket larger than this is merge-sorted instead of bucket-sorted
 _BUCKET_INSERTION_MAX = 24
 
 
@@ -192,12 +192,13 @@ def _sort_block(scores, labels, ties, key, idx, tkey, tidx, st, en):
 def _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt):
     """Rows ``a:b`` of one query in ranking order, left in ``idx[:b - a]`` (see :func:`rank_order`).
 
-    A stable bucket sort: each score falls into one of ``m`` buckets by linear interpolation between
+    A stable bucket sort: each score falls into one of ``2 m`` buckets by linear interpolation between
     the query's maximum and minimum score (a monotone map, so equal scores share a bucket and a
     higher score never lands in a later bucket), documents are scattered into the buckets in
-    document order, and each bucket is insertion-sorted (stably; ties by label for the pessimistic /
-    optimistic modes) or, when it holds more than ``_BUCKET_INSERTION_MAX`` documents, merge-sorted.
-    Expected O(m) on continuous scores. Non-finite score ranges use the merge sort of the whole query.
+    document order, and one insertion sort over the query puts each bucket in order (stably; ties by
+    label for the pessimistic / optimistic modes); it never moves a document past a bucket boundary.
+    Expected O(m) on continuous scores. A query whose score range is not finite, or with a bucket of
+    more than ``_BUCKET_INSERTION_MAX`` documents (heavy ties, outliers), is merge-sorted instead.
     The result is the unique stable order, identical to the merge sort's.
     """
     m = b - a
@@ -207,56 +208,53 @@ def _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt):
         v = scores[i]
         lo = min(lo, v)
         hi = max(hi, v)
+    nb = 2 * m
     width = hi - lo
-    scale = m / width if width > 0.0 else 0.0
-    if width == 0.0 or not math.isfinite(width) or not math.isfinite(scale):
+    scale = nb / width if width > 0.0 else 0.0
+    merge = width == 0.0 or not math.isfinite(width) or not math.isfinite(scale)
+    if not merge:
+        for i in range(nb + 1):
+            cnt[i] = 0
+        for i in range(m):
+            bk = min(int((hi - scores[a + i]) * scale), nb - 1)
+            tidx[i] = bk
+            cnt[bk + 1] += 1
+        largest = 0
+        for i in range(nb):
+            largest = max(largest, cnt[i + 1])
+            cnt[i + 1] += cnt[i]
+        merge = largest > _BUCKET_INSERTION_MAX
+    if merge:
         for i in range(m):
             idx[i] = a + i
         if width == 0.0 and ties == 0:  # all tied: document order
             return
         _sort_block(scores, labels, ties, key, idx, tkey, tidx, 0, m)
         return
-    for i in range(m + 1):
-        cnt[i] = 0
-    for i in range(m):
-        bk = int((hi - scores[a + i]) * scale)
-        bk = min(bk, m - 1)
-        tidx[i] = bk
-        cnt[bk + 1] += 1
-    for i in range(m):
-        cnt[i + 1] += cnt[i]
     for i in range(m):  # scatter in document order: stable
         bk = tidx[i]
         pos = cnt[bk]
         cnt[bk] = pos + 1
         key[pos] = scores[a + i]
         idx[pos] = a + i
-    # now cnt[bk] is the end of bucket bk
     sign = -1.0 if ties == 1 else 1.0
-    st = 0
-    for bk in range(m):
-        en = cnt[bk]
-        if en - st > _BUCKET_INSERTION_MAX:
-            _sort_block(scores, labels, ties, key, idx, tkey, tidx, st, en)
-        elif en - st > 1:
-            for i in range(st + 1, en):
-                v = key[i]
-                r = idx[i]
-                j = i
-                if ties == 0:
-                    while j > st and key[j - 1] < v:
-                        key[j] = key[j - 1]
-                        idx[j] = idx[j - 1]
-                        j -= 1
-                else:
-                    lv = sign * labels[r]
-                    while j > st and (key[j - 1] < v or (key[j - 1] == v and sign * labels[idx[j - 1]] < lv)):
-                        key[j] = key[j - 1]
-                        idx[j] = idx[j - 1]
-                        j -= 1
-                key[j] = v
-                idx[j] = r
-        st = en
+    for i in range(1, m):
+        v = key[i]
+        r = idx[i]
+        j = i
+        if ties == 0:
+            while j > 0 and key[j - 1] < v:
+                key[j] = key[j - 1]
+                idx[j] = idx[j - 1]
+                j -= 1
+        else:
+            lv = sign * labels[r]
+            while j > 0 and (key[j - 1] < v or (key[j - 1] == v and sign * labels[idx[j - 1]] < lv)):
+                key[j] = key[j - 1]
+                idx[j] = idx[j - 1]
+                j -= 1
+        key[j] = v
+        idx[j] = r
 
 
 @njit(cache=True)
@@ -276,7 +274,7 @@ def rank_order(scores, labels, qptr, ties):
     idx = np.empty(mmax, dtype=np.int64)
     tkey = np.empty(mmax, dtype=np.float64)
     tidx = np.empty(mmax, dtype=np.int64)
-    cnt = np.empty(mmax + 1, dtype=np.int64)
+    cnt = np.empty(2 * mmax + 1, dtype=np.int64)
     for q in range(nq):
         a, b = qptr[q], qptr[q + 1]
         if b - a >= 2:
@@ -299,7 +297,7 @@ def rank_order_parallel(scores, labels, qptr, ties):
             idx = np.empty(m, dtype=np.int64)
             _sort_query(scores, labels, a, b, ties, np.empty(m, dtype=np.float64), idx,
                         np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64),
-                        np.empty(m + 1, dtype=np.int64))
+                        np.empty(2 * m + 1, dtype=np.int64))
             for i in range(m):
                 order[a + i] = idx[i]
     return order
@@ -514,7 +512,7 @@ def evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, re
     idx = np.empty(mmax, dtype=np.int64)
     tkey = np.empty(mmax, dtype=np.float64)
     tidx = np.empty(mmax, dtype=np.int64)
-    cnt = np.empty(mmax + 1, dtype=np.int64)
+    cnt = np.empty(2 * mmax + 1, dtype=np.int64)
     ys = np.empty(mmax, dtype=np.float64)
     ideal = np.empty(mmax, dtype=np.float64)
     counts = np.empty(257, dtype=np.int64)
@@ -540,7 +538,7 @@ def evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc, 
         idx = np.empty(mmax, dtype=np.int64)
         tkey = np.empty(mmax, dtype=np.float64)
         tidx = np.empty(mmax, dtype=np.int64)
-        cnt = np.empty(mmax + 1, dtype=np.int64)
+        cnt = np.empty(2 * mmax + 1, dtype=np.int64)
         ys = np.empty(mmax, dtype=np.float64)
         ideal = np.empty(mmax, dtype=np.float64)
         counts = np.empty(257, dtype=np.int64)
