@@ -475,3 +475,9 @@ def test_fused_evaluate_sorted_equals_separate_kernels(ties):
                 for kern in (K.evaluate_sorted, K.evaluate_sorted_parallel):
                     got = kern(s, y, qp, ties, codes, ks, gain, disc, empty, 1.0, 1000.0)
                     assert np.array_equal(got, want, equal_nan=True)
+
+
+def test_exp_gain_fast_path_is_exact():
+    """gain_value's shift for integer labels equals 2.0**rel - 1.0 bitwise; other labels use the power."""
+    for v in [*range(0, 70), 0.5, 2.5, 1e3, -1.0]:
+        assert K.gain_value(float(v), K.GAIN_EXP) == 2.0 ** float(v) - 1.0, v

@@ -349,8 +349,13 @@ def ideal_labels(labels, qptr):
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
 def gain_value(rel, gain):
-    """Gain of a label: 2^rel - 1 (gain 0) or rel (gain 1)."""
+    """Gain of a label: 2^rel - 1 (gain 0) or rel (gain 1).
+
+    For an integer label in 0..62, 2^rel is built by a shift (exact, so equal to ``2.0**rel``).
+    """
     if gain == 0:
+        if rel >= 0.0 and rel <= 62.0 and rel == math.floor(rel):
+            return float(np.int64(1) << np.int64(rel)) - 1.0
         return 2.0**rel - 1.0
     return rel
 
@@ -430,7 +435,7 @@ def _metric_query(y_sorted, ideal_sorted, a, m, code, k, gain, disc, empty, rel_
         s = 0.0
         decay = 1.0
         for i in range(kk):
-            r = (2.0 ** y_sorted[a + i] - 1.0) / scale
+            r = gain_value(y_sorted[a + i], 0) / scale  # (2^g - 1) / 2^max_grade
             s += r * decay / (i + 1.0)
             decay *= 1.0 - r
         return s
