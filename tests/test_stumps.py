@@ -189,3 +189,18 @@ def test_histogram_tiny_inputs(n_docs):
     rows = np.arange(0, n_docs, 2)
     np.testing.assert_array_equal(K.potential_histogram(codes_t, rows, pi, 4),
                                   _histogram_model(codes_t, rows, pi, 4))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_histogram_rows_cache_same_bits(seed):
+    # BinnedStumps.histogram with rows copies the rows' codes once; same bits as the rows kernel, and a
+    # new rows set (or a changed one) is not served from the cache
+    data, hi, lo, D = _problem(seed, n_queries=6, n_features=6)
+    bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    rows = np.unique(np.r_[hi, lo])
+    for r in (rows, rows, rows[::2], rows):
+        want = K.potential_histogram(bs.codes_t, r, pi, bs.n_bins)
+        np.testing.assert_array_equal(bs.histogram(pi, r), want)
+    # pi is 0 off the feedback rows, so the dense search finds the same best |r| (to rounding)
+    assert abs(abs(bs.search(pi, rows=rows).r) - abs(bs.search(pi).r)) < 1e-12

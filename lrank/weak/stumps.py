@@ -58,6 +58,7 @@ class BinnedStumps:
         self.n_thresholds = self.bins.n_thresholds.astype(np.int64)
         self.n_bins = int(self.n_thresholds.max()) + 2 if self.n_thresholds.size else 2
         self.n_features, self.n_docs = self.codes_t.shape
+        self._rows_codes: tuple[np.ndarray, np.ndarray] | None = None  # (rows, codes_t[:, rows])
 
     # ------------------------------------------------------------------------------------------
     def threshold(self, feature: int, j: int) -> float:
@@ -74,12 +75,21 @@ class BinnedStumps:
         return K.stump_on_codes(self.codes_t[feature], int(j), float(q_def))
 
     def histogram(self, pi: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """hist[f, c] = sum of pi over rows with code c on feature f (one pass over the codes)."""
+        """hist[f, c] = sum of pi over rows with code c on feature f (one pass over the codes).
+
+        With ``rows`` (the feedback instances, fixed during a fit) the codes of those rows are copied
+        once into a contiguous matrix and every later call with the same rows histograms that copy with
+        ``pi[rows]``: the same arithmetic as `K.potential_histogram` (same bits), without its gathers.
+        """
         pi = np.ascontiguousarray(pi, dtype=np.float64)
         if rows is None:
             return K.potential_histogram_dense(self.codes_t, pi, self.n_bins)
-        return K.potential_histogram(self.codes_t, np.ascontiguousarray(rows, dtype=np.int64), pi,
-                                     self.n_bins)
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        cached = self._rows_codes
+        if cached is None or not np.array_equal(cached[0], rows):
+            cached = (rows.copy(), np.ascontiguousarray(self.codes_t[:, rows]))
+            self._rows_codes = cached
+        return K.potential_histogram_dense(cached[1], pi[rows], self.n_bins)
 
     def search(self, pi: np.ndarray, *, q_def: int | None = None, rows: np.ndarray | None = None,
                cum: np.ndarray | None = None, pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
