@@ -379,6 +379,24 @@ def _dcg(lab, a, kk, gain, disc):
 
 
 @njit(cache=True)
+def _discounts(n, disc):
+    """``discount_value(i + 1, disc)`` for positions ``i = 0 .. n - 1`` (a table, computed once per call)."""
+    out = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        out[i] = discount_value(i + 1, disc)
+    return out
+
+
+@njit(cache=True)
+def _dcg_tab(lab, a, kk, gain, dtab):
+    """:func:`_dcg` with the discounts read from the table of :func:`_discounts` (the same values)."""
+    s = 0.0
+    for i in range(kk):
+        s += gain_value(lab[a + i], gain) * dtab[i]
+    return s
+
+
+@njit(cache=True)
 def ideal_dcg(labels, qptr, k, gain, disc):
     """Ideal DCG@k of every query (k <= 0: all positions); labels in document order."""
     ideal = ideal_labels(labels, qptr)
@@ -396,12 +414,15 @@ def ideal_dcg(labels, qptr, k, gain, disc):
 # per-query metrics over sorted labels
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
-def _metric_query(y_sorted, ideal_sorted, a, m, code, k, gain, disc, empty, rel_threshold, max_grade):
-    """One metric of one query whose ``m`` labels start at ``a`` (see :func:`query_metric`)."""
+def _metric_query(y_sorted, ideal_sorted, a, m, code, k, gain, dtab, empty, rel_threshold, max_grade):
+    """One metric of one query whose ``m`` labels start at ``a`` (see :func:`query_metric`).
+
+    ``dtab`` holds the discounts of positions 1..m (:func:`_discounts`).
+    """
     kk = m if (k <= 0 or k > m) else k
     top = ideal_sorted[a] if m > 0 else 0.0  # the query's maximum label
     if code == DCG:
-        return _dcg(y_sorted, a, kk, gain, disc)
+        return _dcg_tab(y_sorted, a, kk, gain, dtab)
     if code == NDCG or code == MEAN_NDCG or code == ERR:
         if m == 0 or top <= 0.0:  # ideal DCG is 0: no relevant document
             return empty
@@ -409,14 +430,14 @@ def _metric_query(y_sorted, ideal_sorted, a, m, code, k, gain, disc, empty, rel_
         if m == 0 or top < rel_threshold:
             return empty
     if code == NDCG:
-        return _dcg(y_sorted, a, kk, gain, disc) / _dcg(ideal_sorted, a, kk, gain, disc)
+        return _dcg_tab(y_sorted, a, kk, gain, dtab) / _dcg_tab(ideal_sorted, a, kk, gain, dtab)
     elif code == MEAN_NDCG:
         # BoostingTree Sec. 4.1: (1/m) sum_{k=1}^{m} NDCG@k
         d = 0.0
         di = 0.0
         acc = 0.0
         for i in range(m):
-            w = discount_value(i + 1, disc)
+            w = dtab[i]
             d += gain_value(y_sorted[a + i], gain) * w
             di += gain_value(ideal_sorted[a + i], gain) * w
             acc += d / di
@@ -474,9 +495,13 @@ def query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_t
         Value of a query without a relevant document (NaN = skipped).
     """
     nq = qptr.size - 1
+    mmax = 0
+    for q in range(nq):
+        mmax = max(mmax, qptr[q + 1] - qptr[q])
+    dtab = _discounts(mmax, disc)
     out = np.empty(nq, dtype=np.float64)
     for q in range(nq):
-        out[q] = _metric_query(y_sorted, ideal_sorted, qptr[q], qptr[q + 1] - qptr[q], code, k, gain, disc,
+        out[q] = _metric_query(y_sorted, ideal_sorted, qptr[q], qptr[q + 1] - qptr[q], code, k, gain, dtab,
                                empty, rel_threshold, max_grade)
     return out
 
@@ -485,7 +510,7 @@ def query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_t
 # fused: sort, gather, ideal labels and several metrics in one pass per query
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
-def _evaluate_query(scores, labels, a, b, ties, codes, ks, gain, disc, empty, rel_threshold, max_grade,
+def _evaluate_query(scores, labels, a, b, ties, codes, ks, gain, dtab, empty, rel_threshold, max_grade,
                     key, idx, tkey, tidx, cnt, ys, ideal, counts, out, q):
     """Every metric of ``codes`` for query ``q`` (rows ``a:b``) into ``out[:, q]``; scratch of size m."""
     m = b - a
@@ -497,7 +522,7 @@ def _evaluate_query(scores, labels, a, b, ties, codes, ks, gain, disc, empty, re
         ys[0] = labels[a]
     _ideal_query(labels, a, b, counts, ideal, 0)
     for j in range(codes.size):
-        out[j, q] = _metric_query(ys, ideal, 0, m, codes[j], ks[j], gain, disc, empty, rel_threshold,
+        out[j, q] = _metric_query(ys, ideal, 0, m, codes[j], ks[j], gain, dtab, empty, rel_threshold,
                                   max_grade)
 
 
@@ -513,6 +538,7 @@ def evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, re
     for q in range(nq):
         mmax = max(mmax, qptr[q + 1] - qptr[q])
     out = np.empty((codes.size, nq), dtype=np.float64)
+    dtab = _discounts(mmax, disc)
     key = np.empty(mmax, dtype=np.float64)
     idx = np.empty(mmax, dtype=np.int64)
     tkey = np.empty(mmax, dtype=np.float64)
@@ -522,7 +548,7 @@ def evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, re
     ideal = np.empty(mmax, dtype=np.float64)
     counts = np.empty(257, dtype=np.int64)
     for q in range(nq):
-        _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, disc, empty,
+        _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, dtab, empty,
                         rel_threshold, max_grade, key, idx, tkey, tidx, cnt, ys, ideal, counts, out, q)
     return out
 
@@ -536,6 +562,7 @@ def evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc, 
     for q in range(nq):
         mmax = max(mmax, qptr[q + 1] - qptr[q])
     out = np.empty((codes.size, nq), dtype=np.float64)
+    dtab = _discounts(mmax, disc)
     block = 64
     nblocks = (nq + block - 1) // block
     for bl in prange(nblocks):
@@ -548,7 +575,7 @@ def evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc, 
         ideal = np.empty(mmax, dtype=np.float64)
         counts = np.empty(257, dtype=np.int64)
         for q in range(bl * block, min(nq, (bl + 1) * block)):
-            _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, disc, empty,
+            _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, dtab, empty,
                             rel_threshold, max_grade, key, idx, tkey, tidx, cnt, ys, ideal, counts, out, q)
     return out
 
