@@ -50,7 +50,7 @@ def potentials_bipartite(v, side, c, doc_query):
 # Four features are histogrammed in one pass over the instances (each pi(x) loaded once for four
 # scatters, four independent store-to-load chains in flight); per feature the arithmetic is unchanged, so
 # the grouping changes no bit (tests check the result against a NumPy model of exactly this arithmetic).
-_GROUP = 4
+_GROUP = 4  # features per pass; `_histogram_groups` spells out the four (ta, tb, tc, td)
 
 
 @njit(cache=True)
