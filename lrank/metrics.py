@@ -167,6 +167,13 @@ def _check_inputs(y: Any, scores: Any, qptr: Any) -> tuple[np.ndarray, np.ndarra
         raise ValueError(f"y has {y.shape[0]} entries but scores has {scores.shape[0]}")
     if y.dtype.kind not in "iufb":
         raise ValueError(f"labels must be numeric, got dtype {y.dtype}")
+    if scores.dtype.kind not in "iufb":
+        raise ValueError(f"scores must be numeric, got dtype {scores.dtype}")
+    sf = np.ascontiguousarray(scores, dtype=np.float64)
+    if y.dtype in _FAST_LABEL_DTYPES and y.flags.c_contiguous:  # one numba pass; NumPy below on failure
+        yf = np.empty(y.shape[0], dtype=np.float64)
+        if _k.labels_scores_ok(y, sf, yf):
+            return yf, sf, _check_qptr(qptr, yf.size)
     yf = np.ascontiguousarray(y, dtype=np.float64)
     if y.dtype.kind == "f":
         bad = ~np.isfinite(yf) | (yf != np.round(yf))
@@ -176,9 +183,6 @@ def _check_inputs(y: Any, scores: Any, qptr: Any) -> tuple[np.ndarray, np.ndarra
     if yf.size and yf.min() < 0:
         i = int(np.argmin(yf))
         raise ValueError(f"label of document {i} is {y[i]!r}; labels must be non-negative")
-    if scores.dtype.kind not in "iufb":
-        raise ValueError(f"scores must be numeric, got dtype {scores.dtype}")
-    sf = np.ascontiguousarray(scores, dtype=np.float64)
     nan = np.isnan(sf)
     if nan.any():
         i = int(np.flatnonzero(nan)[0])
@@ -186,16 +190,23 @@ def _check_inputs(y: Any, scores: Any, qptr: Any) -> tuple[np.ndarray, np.ndarra
             f"score of document {i} is NaN ({int(nan.sum())} NaN scores in all); "
             "replace them, e.g. with -inf to rank those documents last"
         )
+    return yf, sf, _check_qptr(qptr, yf.size)
+
+
+_FAST_LABEL_DTYPES = tuple(np.dtype(t) for t in (np.int64, np.int32, np.float64))
+
+
+def _check_qptr(qptr: Any, n_docs: int) -> np.ndarray:
     qp = np.asarray(qptr)
     if qp.ndim != 1 or qp.size < 1 or qp.dtype.kind not in "iu":
         raise ValueError("qptr must be a 1-d integer array of query offsets (n_queries + 1 entries)")
     qp = np.ascontiguousarray(qp, dtype=np.int64)
-    if qp[0] != 0 or qp[-1] != yf.size:
-        raise ValueError(f"qptr must start at 0 and end at n_docs={yf.size}, got {qp[0]}..{qp[-1]}")
+    if qp[0] != 0 or qp[-1] != n_docs:
+        raise ValueError(f"qptr must start at 0 and end at n_docs={n_docs}, got {qp[0]}..{qp[-1]}")
     if qp.size > 1 and np.any(np.diff(qp) < 0):
         q = int(np.flatnonzero(np.diff(qp) < 0)[0])
         raise ValueError(f"qptr must be non-decreasing; qptr[{q}] = {qp[q]} > qptr[{q + 1}] = {qp[q + 1]}")
-    return yf, sf, qp
+    return qp
 
 
 def _option(value: Any, table: dict[str, int], what: str) -> int:

@@ -481,3 +481,27 @@ def test_exp_gain_fast_path_is_exact():
     """gain_value's shift for integer labels equals 2.0**rel - 1.0 bitwise; other labels use the power."""
     for v in [*range(0, 70), 0.5, 2.5, 1e3, -1.0]:
         assert K.gain_value(float(v), K.GAIN_EXP) == 2.0 ** float(v) - 1.0, v
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float64, np.float32, np.uint8, np.int16])
+def test_validation_fast_path_same_errors(dtype):
+    """The one-pass numba check and the NumPy checks accept and reject the same inputs, same messages."""
+    s = np.array([0.3, 0.1, -np.inf, 0.2])
+    qp = np.array([0, 2, 4])
+    y = np.array([1, 0, 3, 2], dtype=dtype)
+    yf, sf, _ = M._check_inputs(y, s, qp)
+    assert yf.dtype == np.float64 and yf.tolist() == [1.0, 0.0, 3.0, 2.0] and sf is not None
+    with pytest.raises(ValueError, match="document 2 is NaN"):
+        M._check_inputs(y, np.array([0.3, 0.1, np.nan, 0.2]), qp)
+    if np.dtype(dtype).kind in "if":
+        bad = y.copy()
+        bad[1] = -1
+        bad[3] = -2
+        with pytest.raises(ValueError, match="document 3 is .*non-negative"):
+            M._check_inputs(bad, s, qp)
+    if np.dtype(dtype).kind == "f":
+        for v in (np.nan, np.inf, 2.5):
+            bad = y.copy()
+            bad[2] = v
+            with pytest.raises(ValueError, match="document 2 is .*integers"):
+                M._check_inputs(bad, s, qp)
