@@ -54,6 +54,7 @@ def lambdas_and_weights(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg):
     """
     n_pairs = 0
     order = np.empty(max(1, np.max(qptr[1:] - qptr[:-1])) if qptr.size > 1 else 1, dtype=np.int64)
+    gain = np.empty(order.size)
     for q in range(qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
         n = hi - lo
@@ -67,15 +68,17 @@ def lambdas_and_weights(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg):
         inv_max_dcg[q] = inv
         if inv == 0.0:
             continue
+        for t in range(n):  # gains 2^y - 1 once per document, not once per pair
+            gain[t] = 2.0 ** y[order[t]] - 1.0
         for r in range(kk):
             a = order[r]
-            ga = 2.0 ** y[a] - 1.0
+            ga = gain[r]
             for t in range(r + 1, n):
                 b = order[t]
                 if y[a] == y[b]:
                     continue
                 i, j = (a, b) if y[a] > y[b] else (b, a)  # i is the more relevant document
-                dz = abs((disc[a] - disc[b]) * (ga - (2.0 ** y[b] - 1.0))) * inv
+                dz = abs((disc[a] - disc[b]) * (ga - gain[t])) * inv
                 if dz == 0.0:
                     continue
                 rho = 1.0 / (1.0 + np.exp(sigma * (scores[i] - scores[j])))
@@ -98,6 +101,7 @@ def pair_weights(y, qptr, scores, k, sigma, disc, inv_max_dcg, pa, pb, pw):
     """
     m = 0
     order = np.empty(max(1, np.max(qptr[1:] - qptr[:-1])) if qptr.size > 1 else 1, dtype=np.int64)
+    gain = np.empty(order.size)
     for q in range(qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
         n = hi - lo
@@ -105,15 +109,17 @@ def pair_weights(y, qptr, scores, k, sigma, disc, inv_max_dcg, pa, pb, pw):
         if inv == 0.0 or n < 2:
             continue
         _, kk = _query_order(y, scores, lo, hi, k, disc, order)
+        for t in range(n):
+            gain[t] = 2.0 ** y[order[t]] - 1.0
         for r in range(kk):
             a = order[r]
-            ga = 2.0 ** y[a] - 1.0
+            ga = gain[r]
             for t in range(r + 1, n):
                 b = order[t]
                 if y[a] == y[b]:
                     continue
                 i, j = (a, b) if y[a] > y[b] else (b, a)
-                dz = abs((disc[a] - disc[b]) * (ga - (2.0 ** y[b] - 1.0))) * inv
+                dz = abs((disc[a] - disc[b]) * (ga - gain[t])) * inv
                 if dz == 0.0:
                     continue
                 rho = 1.0 / (1.0 + np.exp(sigma * (scores[i] - scores[j])))
