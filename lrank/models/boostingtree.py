@@ -701,6 +701,7 @@ class LambdaMARTStep:
         self.constraint_size = int(n_leaves) - 1
         self.bins = bin_features(self.X, max_thresholds=max_thresholds, strategy=bin_strategy,
                                  random_state=random_state)
+        self.n_bins = self.bins.n_bins  # computed once: a property that loops over features
         self.params = LambdaMARTParams(max_leaves=int(n_leaves), learning_rate=float(learning_rate),
                                        min_data_in_leaf=int(min_data_in_leaf), ndcg_at=int(ndcg_at))
         self.metric = metric
@@ -714,7 +715,7 @@ class LambdaMARTStep:
 
         return lambdamart_step(self.bins.codes, self.y, self.qptr, model,
                                constraint=None if constraint is None else list(constraint),
-                               params=self.params, n_bins=self.bins.n_bins, thresholds=self.bins.thresholds)
+                               params=self.params, n_bins=self.n_bins, thresholds=self.bins.thresholds)
 
     def score(self, model: np.ndarray) -> float:
         from lrank.metrics import evaluate
