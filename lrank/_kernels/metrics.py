@@ -321,8 +321,11 @@ def rank_order_parallel(scores, labels, qptr, ties):
 
 
 @njit(cache=True)
-def _ideal_query(labels, a, b, counts, out, o):
-    """Labels ``a:b`` in decreasing order into ``out[o:o + b - a]`` (counting sort if they span <= 256)."""
+def _ideal_query(labels, a, b, counts, out, o, limit):
+    """The ``limit`` largest of labels ``a:b`` in decreasing order into ``out[o:o + limit]``.
+
+    A counting sort if the labels span at most 256 values; ``limit >= b - a`` gives them all.
+    """
     if b == a:
         return
     lo = labels[a]
@@ -337,14 +340,17 @@ def _ideal_query(labels, a, b, counts, out, o):
         for i in range(a, b):
             counts[int(labels[i] - lo)] += 1
         k = o
+        end = o + min(limit, b - a)
         for c in range(span, -1, -1):
             for _ in range(counts[c]):
+                if k == end:
+                    return
                 out[k] = lo + c
                 k += 1
     else:
         s = np.sort(labels[a:b].astype(np.float64))
         m = b - a
-        for i in range(m):
+        for i in range(min(limit, m)):
             out[o + i] = s[m - 1 - i]
 
 
@@ -357,7 +363,7 @@ def ideal_labels(labels, qptr):
     out = np.empty(labels.size, dtype=np.float64)
     counts = np.zeros(257, dtype=np.int64)
     for q in range(qptr.size - 1):
-        _ideal_query(labels, qptr[q], qptr[q + 1], counts, out, qptr[q])
+        _ideal_query(labels, qptr[q], qptr[q + 1], counts, out, qptr[q], qptr[q + 1] - qptr[q])
     return out
 
 
@@ -537,7 +543,15 @@ def _evaluate_query(scores, labels, a, b, ties, codes, ks, gain, dtab, empty, re
             ys[i] = labels[idx[i]]
     elif m == 1:
         ys[0] = labels[a]
-    _ideal_query(labels, a, b, counts, ideal, 0)
+    need = 0  # ideal positions read: the top label, NDCG's top k, MeanNDCG's all
+    for j in range(codes.size):
+        if codes[j] == MEAN_NDCG:
+            need = m
+        elif codes[j] == NDCG:
+            need = max(need, m if (ks[j] <= 0 or ks[j] > m) else ks[j])
+        else:
+            need = max(need, 1)
+    _ideal_query(labels, a, b, counts, ideal, 0, need)
     for j in range(codes.size):
         out[j, q] = _metric_query(ys, ideal, 0, m, codes[j], ks[j], gain, dtab, empty, rel_threshold,
                                   max_grade)
