@@ -2,10 +2,13 @@
 
 Layout: every array is flat over documents and grouped into queries by CSR offsets ``qptr`` (query
 ``q`` owns rows ``qptr[q]:qptr[q+1]``). One call of :func:`rank_order` sorts every query once
-(score-descending); the metric kernels then walk the *sorted* label array (``y[order]``) and, for the
-normalised metrics, the *ideal* label array (each query's labels sorted in decreasing order, see
-:func:`ideal_labels`). Hot loops elsewhere in lrank (AdaRank's feature x query metric matrix,
-LambdaMART's ideal DCG) call :func:`query_metric` and :func:`ideal_dcg` directly.
+(score-descending; a stable bucket sort with a merge-sort fallback, :func:`_sort_query`); the metric
+kernels then walk the *sorted* label array (``y[order]``) and, for the normalised metrics, the *ideal*
+label array (each query's labels sorted in decreasing order, see :func:`ideal_labels`). When only such
+metrics are asked for, :func:`evaluate_sorted` (and its parallel twin) does all of this one query at a
+time in scratch memory, with the same per-query code and hence the same bits. Hot loops elsewhere in
+lrank (AdaRank's feature x query metric matrix, LambdaMART's ideal DCG) call :func:`query_metric` and
+:func:`ideal_dcg` directly.
 
 Integer codes (module constants, read by the plain-Python layer :mod:`lrank.metrics`):
 
