@@ -3,18 +3,9 @@
 import numpy as np
 import pytest
 
-from lrank import results
 from lrank.metrics import random_guessing
 
 NB = "01_rankboost"
-
-
-@pytest.fixture(scope="module")
-def rec():
-    r = results.load(NB)
-    if not r:
-        pytest.skip(f"{NB} has not run (no recorded results)")
-    return r
 
 
 def test_exact_checks(rec):

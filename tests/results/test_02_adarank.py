@@ -4,17 +4,7 @@ import math
 
 import pytest
 
-from lrank import results
-
 NB = "02_adarank"
-
-
-@pytest.fixture(scope="module")
-def rec():
-    r = results.load(NB)
-    if not r:
-        pytest.skip(f"{NB} has not run (no recorded results)")
-    return r
 
 
 def test_eq1_3_exact(rec):

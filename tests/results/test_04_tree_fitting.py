@@ -7,14 +7,6 @@ from lrank import results
 NB = "04_tree_fitting"
 
 
-@pytest.fixture(scope="module")
-def rec():
-    r = results.load(NB)
-    if not r:
-        pytest.skip(f"{NB} has not run (no recorded results)")
-    return r
-
-
 def test_symbolic_derivations(rec):
     for key in ("eq10_13_derived", "examples_1_2_derivative_additive", "example3_s1_cancellation",
                 "example4_pairwise_cancellation", "theorem1_symbolic", "theorem2_symbolic"):
