@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-import importlib
+from lrank._lazy import lazy_getattr
 
 _WHERE = {
     "RegressionRanker": "collaborative",
@@ -17,8 +17,4 @@ _WHERE = {
     "BM25_FEATURES": "ranksvm",
 }
 
-
-def __getattr__(name: str):
-    if name in _WHERE:
-        return getattr(importlib.import_module(f"lrank.baselines.{_WHERE[name]}"), name)
-    raise AttributeError(f"module 'lrank.baselines' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _WHERE)

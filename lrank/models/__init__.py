@@ -6,7 +6,7 @@ below are resolved lazily so that ``import lrank.models`` stays instant.
 
 from __future__ import annotations
 
-import importlib
+from lrank._lazy import lazy_getattr
 
 _WHERE = {
     "RankBoost": "rankboost",
@@ -21,11 +21,7 @@ _WHERE = {
     "Exp3P": "boostingtree",
 }
 
-
-def __getattr__(name: str):
-    if name in _WHERE:
-        return getattr(importlib.import_module(f"lrank.models.{_WHERE[name]}"), name)
-    raise AttributeError(f"module 'lrank.models' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _WHERE)
 
 
 def __dir__() -> list[str]:

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-import importlib
+from lrank._lazy import lazy_getattr
 
 _WHERE = {
     "RegressionTree": "tree",
@@ -14,8 +14,4 @@ _WHERE = {
     "ScaledFeatures": "stumps",
 }
 
-
-def __getattr__(name: str):
-    if name in _WHERE:
-        return getattr(importlib.import_module(f"lrank.weak.{_WHERE[name]}"), name)
-    raise AttributeError(f"module 'lrank.weak' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _WHERE)
