@@ -563,7 +563,31 @@ def theorem2_check(history: pd.DataFrame) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------- EXP3.P
-class Exp3P(BaseEstimator):
+class _HypothesisSum:
+    """``predict`` / ``staged_predict`` of a model that is the sum of its hypotheses ``estimators_``."""
+
+    def predict(self, X: Any, n_estimators: int | None = None) -> np.ndarray:
+        """Scores of the first ``n_estimators`` hypotheses (all by default)."""
+        if not hasattr(self, "estimators_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit first")
+        X = BoostingTree._X(X)
+        out = np.zeros(X.shape[0])
+        for w in self.estimators_[:n_estimators]:
+            out += w.predict(X)
+        return out
+
+    def staged_predict(self, X: Any):
+        """Scores after each hypothesis."""
+        X = BoostingTree._X(X)
+        out = np.zeros(X.shape[0])
+        for w in self.estimators_:
+            out = out + w.predict(X)
+            yield out
+
+
+class Exp3P(_HypothesisSum, BaseEstimator):
     """EXP3.P applied to boosting (paper Fig. 5, ALGORITHMS.md 5; Busa-Fekete & Kégl 2010).
 
     Parameters
@@ -662,25 +686,6 @@ class Exp3P(BaseEstimator):
         self.n_features_in_ = K
         return self
 
-    def predict(self, X: Any, n_estimators: int | None = None) -> np.ndarray:
-        """Scores of the first ``n_estimators`` hypotheses (all by default)."""
-        if not hasattr(self, "estimators_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError("Exp3P is not fitted yet; call fit first")
-        X = BoostingTree._X(X)
-        out = np.zeros(X.shape[0])
-        for w in self.estimators_[:n_estimators]:
-            out += w.predict(X)
-        return out
-
-    def staged_predict(self, X: Any):
-        X = BoostingTree._X(X)
-        out = np.zeros(X.shape[0])
-        for w in self.estimators_:
-            out = out + w.predict(X)
-            yield out
-
 
 # ---------------------------------------------------------------------------------- LambdaMART base
 class LambdaMARTStep:
@@ -755,7 +760,7 @@ class LambdaMARTBase(BaseEstimator):
 
 
 # ---------------------------------------------------------------------------------- standard variant
-class Standard(BaseEstimator):
+class Standard(_HypothesisSum, BaseEstimator):
     """The standard variant: ``n_iter`` unconstrained steps of ``base`` (``A(M, {}, D)``).
 
     Same step object as BoostingTree and Exp3P use, so the three differ only in how they choose
@@ -802,24 +807,6 @@ class Standard(BaseEstimator):
         self.n_iter_ = len(hyps)
         self.n_features_in_ = step.n_features
         return self
-
-    def predict(self, X: Any, n_estimators: int | None = None) -> np.ndarray:
-        if not hasattr(self, "estimators_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError("Standard is not fitted yet; call fit first")
-        X = BoostingTree._X(X)
-        out = np.zeros(X.shape[0])
-        for w in self.estimators_[:n_estimators]:
-            out += w.predict(X)
-        return out
-
-    def staged_predict(self, X: Any):
-        X = BoostingTree._X(X)
-        out = np.zeros(X.shape[0])
-        for w in self.estimators_:
-            out = out + w.predict(X)
-            yield out
 
 
 # ---------------------------------------------------------------------------------- experiment protocol
