@@ -168,6 +168,28 @@ _MSLR_FOLDS = {  # per-file sha256 of MSLR-WEB10K as listed by the pytorchltr pr
     (5, "vali"): "dc6083c24a5f0c03df3c91ad3eed7542694115b998acf046e51432cb7a22b848",
 }
 
+def _letor4(name: str, n_queries: str) -> Dataset:
+    """A LETOR 4.0 supervised-ranking set (MQ2007, MQ2008): 5 folds, 46 features, labels 0-2."""
+    up = name.upper()
+    return Dataset(
+        name=name,
+        title=f"LETOR 4.0 {up} (supervised ranking, {n_queries} queries, 46 features, labels 0-2)",
+        method="url",
+        urls=(f"{_LETOR_OLD}/LETOR4.0/Data/{up}.rar",),
+        homepage=_LETOR_HOME,
+        archive=f"{up}.rar",
+        archive_sha256=None,
+        layout=f"{up}/Fold{{fold}}/{{split}}.txt",
+        licence=_LETOR_LICENCE,
+        redistributable=False,
+        citation=_LETOR4_CITE,
+        kind="letor",
+        n_features=46,
+        quick_substitute=_MQ_SUBSTITUTE,
+        checksum_note=_NO_SHA_LETOR,
+    )
+
+
 REGISTRY: dict[str, Dataset] = {
     d.name: d
     for d in [
@@ -235,40 +257,8 @@ REGISTRY: dict[str, Dataset] = {
                 "sha256 as listed by pytorchltr"
             ),
         ),
-        Dataset(
-            name="mq2007",
-            title="LETOR 4.0 MQ2007 (supervised ranking, 1,692 queries, 46 features, labels 0-2)",
-            method="url",
-            urls=(f"{_LETOR_OLD}/LETOR4.0/Data/MQ2007.rar",),
-            homepage=_LETOR_HOME,
-            archive="MQ2007.rar",
-            archive_sha256=None,
-            layout="MQ2007/Fold{fold}/{split}.txt",
-            licence=_LETOR_LICENCE,
-            redistributable=False,
-            citation=_LETOR4_CITE,
-            kind="letor",
-            n_features=46,
-            quick_substitute=_MQ_SUBSTITUTE,
-            checksum_note=_NO_SHA_LETOR,
-        ),
-        Dataset(
-            name="mq2008",
-            title="LETOR 4.0 MQ2008 (supervised ranking, 784 queries, 46 features, labels 0-2)",
-            method="url",
-            urls=(f"{_LETOR_OLD}/LETOR4.0/Data/MQ2008.rar",),
-            homepage=_LETOR_HOME,
-            archive="MQ2008.rar",
-            archive_sha256=None,
-            layout="MQ2008/Fold{fold}/{split}.txt",
-            licence=_LETOR_LICENCE,
-            redistributable=False,
-            citation=_LETOR4_CITE,
-            kind="letor",
-            n_features=46,
-            quick_substitute=_MQ_SUBSTITUTE,
-            checksum_note=_NO_SHA_LETOR,
-        ),
+        _letor4("mq2007", "1,692"),
+        _letor4("mq2008", "784"),
         Dataset(
             name="ohsumed",
             title="LETOR 3.0 OHSUMED, QueryLevelNorm (106 queries, 45 features, labels 0-2)",
