@@ -168,6 +168,7 @@ _MSLR_FOLDS = {  # per-file sha256 of MSLR-WEB10K as listed by the pytorchltr pr
     (5, "vali"): "dc6083c24a5f0c03df3c91ad3eed7542694115b998acf046e51432cb7a22b848",
 }
 
+
 def _letor4(name: str, n_queries: str) -> Dataset:
     """A LETOR 4.0 supervised-ranking set (MQ2007, MQ2008): 5 folds, 46 features, labels 0-2."""
     up = name.upper()
