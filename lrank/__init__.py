@@ -9,10 +9,14 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["RankingData", "__version__", "warmup"]
+__all__ = ["RankingData", "__version__", "config_context", "get_config", "set_config", "warmup"]
 
 
 def __getattr__(name: str):
+    if name in ("config_context", "get_config", "set_config"):
+        from lrank import _config
+
+        return getattr(_config, name)
     if name == "RankingData":
         from lrank.data.container import RankingData
 

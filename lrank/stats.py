@@ -6,6 +6,7 @@ Scores come as a DataFrame with one row per task (data set) and one column per a
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -101,3 +102,51 @@ def comparison_table(scores: Any, lower_is_better: bool = True, alpha: float = 0
         out.attrs["friedman_p"] = friedman(df)[1]
     out.attrs["critical_difference"] = critical_difference(df.shape[1], df.shape[0], alpha)
     return out
+
+
+# ------------------------------------------------------------------------------------- verdicts
+HELD, NOT_HELD, UNDECIDED = "HELD", "NOT HELD", "UNDECIDED"
+
+
+def paired_comparison(a: Any, b: Any, *, alpha: float = 0.05, n_resamples: int = 9999,
+                      random_state: int = 0) -> dict:
+    """Compare two paired samples (per query or per task): is ``a`` larger than ``b``?
+
+    Two-sided Wilcoxon signed-rank test (``scipy.stats.wilcoxon``; zero differences dropped, as
+    Wilcox's rule) for the p-value, and a percentile bootstrap (``scipy.stats.bootstrap``) of the mean
+    difference ``a - b`` for a ``1 - alpha`` interval. Returns ``n``, ``mean_a``, ``mean_b``,
+    ``mean_diff``, ``ci_low``, ``ci_high``, ``p_value`` and ``verdict`` for the claim "a > b":
+    HELD when p < alpha and the mean difference is positive, NOT HELD when p < alpha and it is
+    negative, UNDECIDED otherwise (not significant is never NOT HELD).
+    """
+    from scipy.stats import bootstrap, wilcoxon
+
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"need two equally long 1-d samples, got shapes {a.shape} and {b.shape}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError("paired samples must be finite")
+    d = a - b
+    n = int(d.size)
+    out = {"n": n, "mean_a": float(a.mean()) if n else math.nan, "mean_b": float(b.mean()) if n else math.nan,
+           "mean_diff": float(d.mean()) if n else math.nan, "ci_low": math.nan, "ci_high": math.nan,
+           "p_value": 1.0, "verdict": UNDECIDED}
+    if n < 2 or not np.any(d != 0):
+        return out
+    out["p_value"] = float(wilcoxon(d, zero_method="wilcox", alternative="two-sided").pvalue)
+    if np.ptp(d) > 0:
+        ci = bootstrap((d,), np.mean, confidence_level=1 - alpha, n_resamples=n_resamples,
+                       method="percentile", rng=np.random.default_rng(random_state)).confidence_interval
+        out["ci_low"], out["ci_high"] = float(ci.low), float(ci.high)
+    else:
+        out["ci_low"] = out["ci_high"] = float(d[0])
+    out["verdict"] = verdict(out["p_value"], out["mean_diff"] > 0, alpha)
+    return out
+
+
+def verdict(p_value: float, direction_holds: bool, alpha: float = 0.05) -> str:
+    """HELD / NOT HELD / UNDECIDED from a two-sided p-value and the sign of the observed effect."""
+    if not p_value < alpha:
+        return UNDECIDED
+    return HELD if direction_holds else NOT_HELD

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -202,6 +202,32 @@ class RankingData:
             f"{self.y.max() if self.n_docs else '-'}, source={src!r})"
         )
 
+    # ------------------------------------------------------------------------------- relabelling
+    def relabel(self, mapping: dict[int, int] | Callable[[np.ndarray], Any], name: str | None = None
+                ) -> RankingData:
+        """The same documents with new labels: ``mapping`` is ``{old: new}`` (every label present must
+        be a key) or a function of the label array. ``name`` (e.g. ``"MQ2007-like 3 grades"``) goes
+        into ``provenance["relabel"]``.
+
+        >>> d = RankingData.from_group(np.zeros((4, 1)), [0, 1, 3, 4], [4])
+        >>> d.relabel({0: 0, 1: 1, 2: 1, 3: 2, 4: 2}).y.tolist()
+        [0, 1, 2, 2]
+        """
+        if callable(mapping):
+            y = np.asarray(mapping(self.y.copy()))
+        else:
+            table = {int(k): int(v) for k, v in dict(mapping).items()}
+            missing = sorted(set(np.unique(self.y).tolist()) - set(table))
+            if missing:
+                raise RankingDataError(f"relabel: labels {missing} have no entry in the mapping {table}")
+            keys = np.array(sorted(table), dtype=np.int64)
+            vals = np.array([table[k] for k in keys], dtype=np.int64)
+            y = vals[np.searchsorted(keys, self.y)]
+        prov = dict(self.provenance, relabel=name or (repr(mapping) if not callable(mapping) else
+                                                      getattr(mapping, "__name__", "function")))
+        return RankingData(self.X, y, self.qptr, qid=self.qid, feature_names=self.feature_names,
+                           provenance=prov)
+
     # -------------------------------------------------------------------------------- selection
     def subset(self, query_indices: Any) -> RankingData:
         """The queries at positions ``query_indices`` (in that order) as a new `RankingData`."""
@@ -360,7 +386,8 @@ def as_ranking_data(
 ) -> RankingData:
     """Accept the estimator ``fit`` conventions: a `RankingData`, or ``X, y`` with ``qid`` or ``group``.
 
-    Without ``qid`` and ``group`` all documents form one query.
+    Without ``qid`` and ``group`` it is an error, unless the caller said the rows are one query with
+    ``lrank.config_context(one_query=True)``.
     """
     if isinstance(X, RankingData):
         if not ranking_data_ok:
@@ -376,5 +403,12 @@ def as_ranking_data(
         return RankingData.from_qid(X, y, qid)
     if group is not None:
         return RankingData.from_group(X, y, group)
+    from lrank._config import get_config
+
+    if not get_config()["one_query"]:
+        raise TypeError(
+            "ranking needs query ids: pass qid= (one id per row, each query's rows contiguous) or "
+            "group= (documents per query); if every row belongs to one query, say so with "
+            "`with lrank.config_context(one_query=True): ...`")
     n = np.asarray(X).shape[0]
     return RankingData(X, y, np.array([0, n]))

@@ -1,38 +1,111 @@
-"""What every lrank ranker shares: scikit-learn parameter handling and the fit input conventions."""
+"""The one estimator contract every lrank ranker follows (scikit-learn style, LightGBM's names).
+
+Names, one per concept, in every estimator that has the concept:
+
+=========================  ======================================================================
+``n_estimators``           number of boosting rounds / trees / iterations (the papers' T)
+``learning_rate``          shrinkage of each round's hypothesis
+``num_leaves``             leaves per tree (LightGBM's name)
+``min_child_samples``      fewest documents in a leaf (LightGBM's name)
+``min_child_weight``       smallest hessian sum in a leaf (LightGBM's name)
+``max_thresholds``         candidate thresholds per feature (bins - 1)
+``early_stopping_rounds``  stop when ``eval_metric`` on the first ``eval_set`` did not improve
+``eval_metric``            an `lrank.metrics` name, e.g. ``"ndcg@10"``
+``random_state``           every random choice; the same seed gives the same bits
+``n_jobs``                 threads for the kernels that have a parallel twin
+``verbose``                a tqdm progress bar over the rounds
+=========================  ======================================================================
+
+Methods: ``fit(X, y, *, qid=None, group=None, eval_set=None)`` (or ``fit(RankingData)``);
+``predict(X, num_iteration=None)`` (``None``: ``best_iteration_`` when early stopping chose one, else
+every round); ``staged_predict(X)``; ``save_model(path)`` / ``load_model(path)``.
+
+Fitted attributes end in ``_``: ``n_features_in_``, ``n_iter_`` (rounds actually fitted),
+``best_iteration_`` (``None`` without early stopping), ``stop_reason_`` (why training ended),
+``history_`` (a DataFrame indexed by ``iteration`` = 1, 2, ...). The same quantity has the same
+column name in every model's ``history_``:
+
+``alpha`` (alpha_t), ``Z`` (Z_t), ``r`` (r_t), ``eps_plus`` / ``eps_minus`` / ``eps_zero``,
+``feature``, ``threshold``, ``train_E1`` / ``train_E2`` / ``train_log_E2`` (RankBoost+ losses),
+``bound`` (a theorem's bound after the round), ``train_<metric>`` / ``valid_<metric>``.
+
+``fit`` without ``qid`` / ``group`` is an error unless the caller says the rows are one query:
+``with lrank.config_context(one_query=True): est.fit(X, y)``.
+
+Parameters are declared once per class in ``_parameter_constraints`` (scikit-learn's
+``sklearn.utils._param_validation`` vocabulary) and validated at ``fit`` by `BaseRanker._validate`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+import json
+import math
+from pathlib import Path
+from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator
 
 from lrank.data.container import RankingData, as_ranking_data
 
+MODEL_FORMAT = "lrank-model"
+MODEL_FORMAT_VERSION = 1
+
 
 class BaseRanker(BaseEstimator):
-    """Base class of lrank's rankers (scikit-learn style).
-
-    ``__init__`` stores parameters only; ``fit(X, y, *, qid=None, group=None)`` (or ``fit(data)``
-    with a `RankingData`) learns; fitted attributes end in ``_``; ``predict(X)`` needs no qid;
-    ``staged_predict(X)`` yields the scores after each round.
-    """
+    """Base class of every lrank ranker; see the module docstring for the contract."""
 
     _estimator_type = "ranker"
+    #: scikit-learn parameter constraints, checked by ``_validate`` at ``fit``.
+    _parameter_constraints: ClassVar[dict] = {}
+    #: fitted attributes needed only while training (binned matrices, training scores): never pickled,
+    #: never saved.
+    _training_only: ClassVar[tuple[str, ...]] = ()
 
-    @staticmethod
-    def _ranking_data(X: Any, y: Any = None, qid: Any = None, group: Any = None) -> RankingData:
-        """Turn the ``fit`` arguments into a validated `RankingData`."""
-        return as_ranking_data(X, y, qid=qid, group=group)
+    # ------------------------------------------------------------------------------- fit inputs
+    def _validate(self) -> None:
+        """Check every parameter against ``_parameter_constraints`` (errors name the parameter)."""
+        self._validate_params()
 
-    @staticmethod
-    def _features(X: Any, n_features: int | None = None) -> np.ndarray:
+    def _ranking_data(self, X: Any, y: Any = None, qid: Any = None, group: Any = None) -> RankingData:
+        """Turn the ``fit`` arguments into a validated `RankingData` (and set ``n_features_in_``)."""
+        data = as_ranking_data(X, y, qid=qid, group=group)
+        self.n_features_in_ = data.n_features
+        return data
+
+    def _eval_sets(self, eval_set: Any) -> list[RankingData]:
+        """``eval_set`` as a list of `RankingData`.
+
+        Accepted: a `RankingData`; a tuple ``(X, y, qid)``; or a list of either.
+        """
+        if eval_set is None:
+            return []
+        items = [eval_set] if isinstance(eval_set, (RankingData, tuple)) else list(eval_set)
+        out = []
+        for k, item in enumerate(items):
+            if isinstance(item, RankingData):
+                out.append(item)
+            elif isinstance(item, tuple) and len(item) == 3:
+                out.append(as_ranking_data(item[0], item[1], qid=item[2]))
+            else:
+                raise TypeError(f"eval_set[{k}] must be a RankingData or a tuple (X, y, qid), "
+                                f"got {type(item).__name__}")
+            if out[-1].n_features != getattr(self, "n_features_in_", out[-1].n_features):
+                raise ValueError(f"eval_set[{k}] has {out[-1].n_features} features, the training data "
+                                 f"{self.n_features_in_}")
+        return out
+
+    def _features(self, X: Any, n_features: int | None = None) -> np.ndarray:
         """The feature matrix of ``X`` (array or `RankingData`) as C-contiguous float32."""
         if isinstance(X, RankingData):
             X = X.X
         X = np.ascontiguousarray(X, dtype=np.float32)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-d, got shape {X.shape}")
+        if n_features is None:
+            n_features = getattr(self, "n_features_in_", None)
         if n_features is not None and X.shape[1] != n_features:
             raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {n_features}")
         return X
@@ -43,6 +116,196 @@ class BaseRanker(BaseEstimator):
 
             raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit first")
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        return tags
+    def _num_iteration(self, num_iteration: int | None) -> int:
+        """How many rounds ``predict`` uses: ``num_iteration``, else ``best_iteration_``, else all."""
+        self._check_fitted()
+        n = int(self.n_iter_)
+        if num_iteration is None:
+            best = getattr(self, "best_iteration_", None)
+            return n if best is None else int(best)
+        if isinstance(num_iteration, bool) or not isinstance(num_iteration, (int, np.integer)):
+            raise TypeError(f"num_iteration must be an int or None, got {num_iteration!r}")
+        if not 0 <= num_iteration <= n:
+            raise ValueError(f"num_iteration must be in [0, n_iter_={n}], got {num_iteration}")
+        return int(num_iteration)
+
+    @staticmethod
+    def _history(rows: list[dict] | dict | pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
+        """The ``history_`` frame: one row per round, indexed by ``iteration`` = 1, 2, ..."""
+        df = rows.copy() if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows, columns=columns)
+        df.index = pd.RangeIndex(1, len(df) + 1, name="iteration")
+        return df
+
+    def _progress(self, n: int, desc: str | None = None):
+        """``range(n)``, under a tqdm bar when ``verbose``."""
+        it = range(int(n))
+        if getattr(self, "verbose", False):
+            from tqdm.auto import tqdm
+
+            return tqdm(it, desc=desc or type(self).__name__, leave=False)
+        return it
+
+    # -------------------------------------------------------------------------- saving the model
+    def _fitted_attributes(self) -> list[str]:
+        return sorted(k for k in vars(self) if k.endswith("_") and not k.startswith("_")
+                      and k not in self._training_only)
+
+    def save_model(self, path: str | Path) -> Path:
+        """Save the fitted model (parameters and ensemble only, no training data) to ``path`` (.npz).
+
+        The file is a NumPy ``.npz`` archive: arrays as entries, everything else as one JSON header
+        (format name, format version, lrank version, class, parameters). Load with `load_model`.
+        """
+        self._check_fitted()
+        from lrank import __version__
+
+        arrays: dict[str, np.ndarray] = {}
+        header = {
+            "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "lrank": __version__,
+            "class": _qualname(type(self)),
+            "params": _encode(self.get_params(deep=False), arrays, "params"),
+            "fitted": {k: _encode(getattr(self, k), arrays, k) for k in self._fitted_attributes()},
+        }
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_name(path.name + ".npz")
+        with open(path, "wb") as fh:
+            np.savez_compressed(fh, __header__=np.array(json.dumps(header)), **arrays)
+        return path
+
+    @classmethod
+    def load_model(cls, path: str | Path) -> BaseRanker:
+        """Load a model written by `save_model` (any lrank ranker when called on `BaseRanker`)."""
+        model = load_model(path)
+        if not isinstance(model, cls):
+            raise TypeError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        for k in self._training_only:
+            state.pop(k, None)
+        return state
+
+
+def load_model(path: str | Path) -> BaseRanker:
+    """Load any model written by ``save_model``; refuses other formats and newer format versions."""
+    path = Path(path)
+    try:
+        npz = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: not an lrank model file ({exc})") from None
+    with npz:
+        if "__header__" not in npz.files:
+            raise ValueError(f"{path}: not an lrank model file (no header)")
+        header = json.loads(str(npz["__header__"]))
+        if header.get("format") != MODEL_FORMAT:
+            raise ValueError(f"{path}: format {header.get('format')!r}, expected {MODEL_FORMAT!r}")
+        if int(header.get("format_version", 0)) > MODEL_FORMAT_VERSION:
+            raise ValueError(f"{path}: model format version {header['format_version']} is newer than "
+                             f"this lrank reads ({MODEL_FORMAT_VERSION}); upgrade lrank")
+        arrays = {k: npz[k] for k in npz.files if k != "__header__"}
+    cls = _resolve(header["class"])
+    model = cls(**_decode(header["params"], arrays))
+    for k, v in header["fitted"].items():
+        setattr(model, k, _decode(v, arrays))
+    return model
+
+
+# ------------------------------------------------------------------------------ model file encoding
+def _qualname(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _resolve(name: str) -> type:
+    mod, _, qual = name.partition(":")
+    if not (mod == "lrank" or mod.startswith("lrank.")):
+        raise ValueError(f"model files may only name lrank classes, got {name!r}")
+    obj: Any = importlib.import_module(mod)
+    for part in qual.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _encode(v: Any, arrays: dict, key: str) -> Any:
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        return v if math.isfinite(v) else {"__float__": repr(v)}
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind == "O":
+            return {"__list__": [_encode(x, arrays, f"{key}.{i}") for i, x in enumerate(v.tolist())]}
+        name = f"a{len(arrays)}"
+        arrays[name] = v
+        return {"__array__": name}
+    if isinstance(v, pd.DataFrame):
+        return {"__dataframe__": {
+            "columns": [str(c) for c in v.columns],
+            "data": [_encode(v[c].to_numpy(), arrays, f"{key}.{c}") for c in v.columns],
+            "index": _encode(v.index.to_numpy(), arrays, f"{key}.index"), "index_name": v.index.name}}
+    if isinstance(v, tuple) and hasattr(v, "_fields"):
+        return {"__namedtuple__": _qualname(type(v)),
+                "fields": {f: _encode(getattr(v, f), arrays, f"{key}.{f}") for f in v._fields}}
+    if isinstance(v, (list, tuple)):
+        tag = "__list__" if isinstance(v, list) else "__tuple__"
+        return {tag: [_encode(x, arrays, f"{key}.{i}") for i, x in enumerate(v)]}
+    if isinstance(v, (set, frozenset)):
+        return {"__set__": [_encode(x, arrays, key) for x in sorted(v, key=repr)]}
+    if isinstance(v, dict):
+        return {"__dict__": [[_encode(k, arrays, key), _encode(x, arrays, f"{key}.{k}")] for k, x in v.items()]}
+    cls = type(v)
+    if cls.__module__.startswith("lrank"):
+        if isinstance(v, BaseEstimator):
+            return {"__estimator__": _qualname(cls),
+                    "params": _encode(v.get_params(deep=False), arrays, key),
+                    "state": _encode({k: x for k, x in vars(v).items() if k.endswith("_")}, arrays, key)}
+        state = v.__getstate__() if hasattr(v, "__getstate__") else vars(v)
+        if state is None:
+            state = {}
+        return {"__object__": _qualname(cls), "state": _encode(dict(state), arrays, key)}
+    raise TypeError(f"cannot save {key!r}: values of type {cls.__module__}.{cls.__qualname__} have no "
+                    "file representation (only numbers, strings, arrays, DataFrames and lrank objects)")
+
+
+def _decode(v: Any, arrays: dict) -> Any:
+    if not isinstance(v, (dict, list)):
+        return v
+    if isinstance(v, list):
+        return [_decode(x, arrays) for x in v]
+    if "__array__" in v:
+        return arrays[v["__array__"]]
+    if "__float__" in v:
+        return float(v["__float__"])
+    if "__list__" in v:
+        return [_decode(x, arrays) for x in v["__list__"]]
+    if "__tuple__" in v:
+        return tuple(_decode(x, arrays) for x in v["__tuple__"])
+    if "__set__" in v:
+        return {_decode(x, arrays) for x in v["__set__"]}
+    if "__dict__" in v:
+        return {_decode(k, arrays): _decode(x, arrays) for k, x in v["__dict__"]}
+    if "__dataframe__" in v:
+        d = v["__dataframe__"]
+        df = pd.DataFrame({c: _decode(x, arrays) for c, x in zip(d["columns"], d["data"])})
+        df.index = pd.Index(_decode(d["index"], arrays), name=d["index_name"])
+        return df
+    if "__namedtuple__" in v:
+        return _resolve(v["__namedtuple__"])(**{k: _decode(x, arrays) for k, x in v["fields"].items()})
+    if "__estimator__" in v:
+        est = _resolve(v["__estimator__"])(**_decode(v["params"], arrays))
+        for k, x in _decode(v["state"], arrays).items():
+            setattr(est, k, x)
+        return est
+    if "__object__" in v:
+        cls = _resolve(v["__object__"])
+        obj = cls.__new__(cls)
+        state = _decode(v["state"], arrays)
+        if hasattr(obj, "__setstate__"):
+            obj.__setstate__(state)
+        else:
+            obj.__dict__.update(state)
+        return obj
+    raise ValueError(f"unknown entry in model file: {sorted(v)}")
