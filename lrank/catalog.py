@@ -29,7 +29,8 @@ PAPERS: list[dict] = [
                     "lrank.models.ndcgboost", "lrank.data.chess"],
     },
     {
-        "paper": "Xia, Zhai, Wang. Analysis of Regression Tree Fitting Algorithms in Learning to Rank (arXiv)",
+        "paper": ("Xia, Zhai, Wang. Analysis of Regression Tree Fitting Algorithms in Learning to Rank "
+                  "(arXiv)"),
         "short": "Tree fitting (MART, McRank, LambdaMART)",
         "text": "tree_fitting_xia.txt",
         "notebook": "04_tree_fitting",

@@ -255,7 +255,8 @@ def _encode(v: Any, arrays: dict, key: str) -> Any:
     if isinstance(v, (set, frozenset)):
         return {"__set__": [_encode(x, arrays, key) for x in sorted(v, key=repr)]}
     if isinstance(v, dict):
-        return {"__dict__": [[_encode(k, arrays, key), _encode(x, arrays, f"{key}.{k}")] for k, x in v.items()]}
+        return {"__dict__": [[_encode(k, arrays, key), _encode(x, arrays, f"{key}.{k}")]
+                             for k, x in v.items()]}
     cls = type(v)
     if cls.__module__.startswith("lrank"):
         if isinstance(v, BaseEstimator):

@@ -1,1 +1,2 @@
-"""Plain-NumPy references, straight from the papers, one module per concern; kernels are tested against them."""
+"""Plain-NumPy references, straight from the papers, one module per concern; kernels are tested
+against them."""
