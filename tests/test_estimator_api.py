@@ -1,25 +1,54 @@
-"""Every ranker follows one contract: fit(RankingData) == fit(X, y, qid=...) == fit(X, y, group=...),
-predict needs no qid, staged_predict ends at predict, clone works, the same seed gives the same bits."""
+"""One estimator contract for every ranker (lrank/models/_base.py): the same names, fit conventions,
+predict(X, num_iteration=), history_ format, parameter validation at fit, save_model/load_model,
+small pickles, scikit-learn's clone / GridSearchCV with a group-aware splitter."""
 
-import inspect
+import importlib
+import pickle
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.base import clone
 
-import lrank.models as M
+import lrank
 from lrank.data import RankingDataError, make_letor_like
+from lrank.models._base import BaseRanker
 
-ROUNDS = {"RankBoost": "n_rounds", "RankBoostPlus": "n_rounds", "AdaRank": "n_rounds", "MART": "n_trees",
-          "LambdaMART": "n_trees", "McRank": "n_trees", "NDCGBoost": "n_iter"}
+# name -> (module, quick parameters). Every ranker of the package is listed here.
+RANKERS = {
+    "RankBoost": ("lrank.models.rankboost", {"n_estimators": 5}),
+    "RankBoostPlus": ("lrank.models.rankboost_plus", {"n_estimators": 5}),
+    "AdaRank": ("lrank.models.adarank", {"n_estimators": 5}),
+    "MART": ("lrank.models.gbrt", {"n_estimators": 5, "min_child_samples": 2}),
+    "LambdaMART": ("lrank.models.gbrt", {"n_estimators": 5, "min_child_samples": 2}),
+    "McRank": ("lrank.models.gbrt", {"n_estimators": 3, "min_child_samples": 2}),
+    "NDCGBoost": ("lrank.models.ndcgboost", {"n_estimators": 5}),
+    "RankSVM": ("lrank.baselines.ranksvm", {"C": 0.1}),
+    "RegressionRanker": ("lrank.baselines.collaborative", {}),
+    "NearestNeighbourRanker": ("lrank.baselines.collaborative", {}),
+    "VSIM": ("lrank.baselines.collaborative", {}),
+}
+# rankers that boost: they have rounds, staged_predict and a per-round history_
+BOOSTERS = ["RankBoost", "RankBoostPlus", "AdaRank", "MART", "LambdaMART", "McRank", "NDCGBoost"]
+# one name per concept: none of these may appear as a parameter of any estimator
+RETIRED = {"n_rounds", "n_trees", "n_iter", "n_sequences", "max_leaves", "n_leaves", "min_data_in_leaf",
+           "min_sum_hessian_in_leaf", "early_stopping"}
 
 
-def make(name, seed=0):
-    cls = getattr(M, name)
-    params = inspect.signature(cls.__init__).parameters
-    kw = {ROUNDS[name]: 5} if ROUNDS[name] in params else {}
-    if "random_state" in params:
+def cls_of(name):
+    module, _ = RANKERS[name]
+    return getattr(importlib.import_module(module), name)
+
+
+def make(name, seed=0, **extra):
+    cls = cls_of(name)
+    kw = dict(RANKERS[name][1])
+    if "random_state" in cls().get_params():
         kw["random_state"] = seed
+    kw.update(extra)
     return cls(**kw)
 
 
@@ -28,23 +57,108 @@ def data():
     return make_letor_like(n_queries=12, docs_per_query=(5, 15), n_features=6, random_state=0)
 
 
-@pytest.mark.parametrize("name", sorted(ROUNDS))
-def test_estimator_contract(name, data):
+@pytest.mark.parametrize("name", sorted(RANKERS))
+def test_one_base_and_one_name_per_concept(name):
+    cls = cls_of(name)
+    assert issubclass(cls, BaseRanker)
+    params = set(cls().get_params())
+    assert not params & RETIRED, f"{name} still uses {sorted(params & RETIRED)}"
+    assert cls._parameter_constraints, f"{name} declares no _parameter_constraints"
+    assert set(cls._parameter_constraints) == params, "every parameter is declared, and only those"
+
+
+@pytest.mark.parametrize("name", sorted(RANKERS))
+def test_fit_conventions(name, data):
     est = make(name).fit(data)
     p = est.predict(data.X)
     assert p.shape == (data.n_docs,) and np.isfinite(p).all()
-    staged = list(est.staged_predict(data.X))
-    assert len(staged) >= 1 and np.allclose(staged[-1], p)
-    assert hasattr(est, "n_iter_") and hasattr(est, "history_")
+    assert est.n_features_in_ == data.n_features
     np.testing.assert_array_equal(clone(est).fit(data.X, data.y, qid=data.doc_qid()).predict(data.X), p)
     np.testing.assert_array_equal(clone(est).fit(data.X, data.y, group=data.group).predict(data.X), p)
     np.testing.assert_array_equal(make(name).fit(data).predict(data.X), p)  # same seed, same bits
     assert set(clone(est).get_params()) == set(est.get_params())
+    with pytest.raises(ValueError, match="features"):
+        est.predict(data.X[:, :-1])
 
 
-@pytest.mark.parametrize("name", sorted(ROUNDS))
+@pytest.mark.parametrize("name", sorted(RANKERS))
+def test_fit_without_queries_is_an_error_unless_said(name, data):
+    with pytest.raises(TypeError, match="qid"):
+        make(name).fit(data.X, data.y)
+    one = data.subset([0])
+    with lrank.config_context(one_query=True):
+        a = make(name).fit(one.X, one.y).predict(one.X)
+    np.testing.assert_array_equal(a, make(name).fit(one).predict(one.X))
+
+
+@pytest.mark.parametrize("name", sorted(RANKERS))
 def test_unknown_qid_order_is_an_error(name, data):
     qid = data.doc_qid().copy()
     qid[[0, -1]] = qid[[-1, 0]]  # a document of the last query appears first
     with pytest.raises(RankingDataError, match="not contiguous"):
         make(name).fit(data.X, data.y, qid=qid)
+
+
+@pytest.mark.parametrize("name", BOOSTERS)
+def test_rounds_history_and_num_iteration(name, data):
+    est = make(name).fit(data)
+    n = est.n_iter_
+    assert 1 <= n <= est.n_estimators
+    h = est.history_
+    assert isinstance(h, pd.DataFrame) and h.index.name == "iteration"
+    assert list(h.index) == list(range(1, len(h) + 1)) and len(h) == n
+    staged = list(est.staged_predict(data.X))
+    assert len(staged) == n
+    np.testing.assert_array_equal(staged[-1], est.predict(data.X))
+    for k in (1, n):
+        np.testing.assert_array_equal(est.predict(data.X, num_iteration=k), staged[k - 1])
+    with pytest.raises(ValueError, match="num_iteration"):
+        est.predict(data.X, num_iteration=n + 1)
+    assert hasattr(est, "best_iteration_") and hasattr(est, "stop_reason_")
+
+
+@pytest.mark.parametrize("name", BOOSTERS)
+@pytest.mark.parametrize("bad", [0, 2.5, "5", -1, True])
+def test_parameters_validated_at_fit_naming_the_parameter(name, bad, data):
+    est = make(name, n_estimators=bad)  # __init__ stores only
+    with pytest.raises((ValueError, TypeError), match="n_estimators"):
+        est.fit(data)
+
+
+@pytest.mark.parametrize("name", sorted(RANKERS))
+def test_save_load_round_trip_in_a_fresh_process(name, data, tmp_path):
+    est = make(name).fit(data)
+    path = est.save_model(tmp_path / "model")
+    np.save(tmp_path / "X.npy", data.X)
+    np.save(tmp_path / "p.npy", est.predict(data.X))
+    code = textwrap.dedent(f"""
+        import numpy as np
+        from lrank.models._base import load_model
+        m = load_model({str(path)!r})
+        assert type(m).__name__ == {name!r}
+        p = m.predict(np.load({str(tmp_path / 'X.npy')!r}))
+        assert np.array_equal(p, np.load({str(tmp_path / 'p.npy')!r})), "predictions differ after load"
+    """)
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("name", sorted(RANKERS))
+def test_fitted_state_does_not_carry_training_data(name):
+    small = make_letor_like(n_queries=10, docs_per_query=(20, 20), n_features=6, random_state=1)
+    big = make_letor_like(n_queries=80, docs_per_query=(20, 20), n_features=6, random_state=1)
+    sizes = [len(pickle.dumps(make(name).fit(d))) for d in (small, big)]
+    # an ensemble of the same number of rounds: its size must not follow the 8x larger training set
+    assert sizes[1] < 2.5 * sizes[0] + 20_000, sizes
+
+
+def test_grid_search_with_group_kfold(data):
+    import sklearn
+    from sklearn.model_selection import GridSearchCV, GroupKFold
+
+    qid = data.doc_qid()
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = make("LambdaMART").set_fit_request(qid=True).set_score_request(qid=True)
+        gs = GridSearchCV(est, {"learning_rate": [0.05, 0.2]}, cv=GroupKFold(3))
+        gs.fit(data.X, data.y, groups=qid, qid=qid)
+    assert set(gs.cv_results_["param_learning_rate"]) == {0.05, 0.2}
+    assert np.isfinite(gs.cv_results_["mean_test_score"]).all()

@@ -145,6 +145,17 @@ class BaseRanker(BaseEstimator):
             return tqdm(it, desc=desc or type(self).__name__, leave=False)
         return it
 
+    def score(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> float:
+        """Mean NDCG@10 of ``predict(X)`` over the queries (scikit-learn's ``score``; higher is better).
+
+        With scikit-learn's metadata routing (``sklearn.set_config(enable_metadata_routing=True)`` and
+        ``est.set_score_request(qid=True)``) ``GridSearchCV`` passes each split's ``qid`` here.
+        """
+        from lrank.metrics import evaluate
+
+        data = as_ranking_data(X, y, qid=qid, group=group)
+        return float(evaluate(data.y, self.predict(data.X), data.qptr, ["ndcg@10"])["ndcg@10"])
+
     # -------------------------------------------------------------------------- saving the model
     def _fitted_attributes(self) -> list[str]:
         return sorted(k for k in vars(self) if k.endswith("_") and not k.startswith("_")
