@@ -10,18 +10,16 @@ from sklearn.base import clone
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.models.rankboost_plus import (
+    HISTORY_COLUMNS,
     RankBoostPlus,
     alpha_c,
     alpha_d,
     alpha_plus,
-    lemma1_data,
-    lemma2_data,
-    lemma3_data,
-    pair_losses,
     select_independent_subset,
     z_d,
     z_plus,
 )
+from lrank.papers.rankboost_plus import f2, lemma1_data, lemma2_data, lemma3_data, pair_losses
 from tests.reference.rankboost_plus import distinct_patterns, run_reference
 
 
@@ -41,7 +39,7 @@ def _feedback(seed, n=30, F=4, levels=5):
 @pytest.mark.parametrize("seed", range(3))
 def test_matches_reference(variant, seed):
     fb = _feedback(seed)
-    m = RankBoostPlus(variant=variant, n_rounds=25, random_state=0).fit(fb)
+    m = RankBoostPlus(variant=variant, n_estimators=25, random_state=0).fit(fb)
     bins = bin_features(fb.X, max_thresholds=255, random_state=np.random.default_rng(0))
     pats = distinct_patterns(bins.codes, bins.n_thresholds, fb.hi, fb.lo)
     U = np.column_stack([u for *_, u in pats])
@@ -52,8 +50,9 @@ def test_matches_reference(variant, seed):
         assert n >= 3
     else:
         assert n == len(h)
+    h = h.reset_index(drop=True)
     for t, (k, alpha, ep, em, e0) in enumerate(ref[: min(n, len(h))]):
-        assert (h.feature[t], h.threshold[t]) == (pats[k][0], m.history_.threshold[t])
+        assert h.feature[t] == pats[k][0]
         assert np.isclose(h.alpha[t], alpha, atol=1e-9), t
         assert np.allclose([h.eps_plus[t], h.eps_minus[t], h.eps_zero[t]], [ep, em, e0], atol=1e-12)
 
@@ -63,14 +62,15 @@ def test_matches_reference(variant, seed):
 def test_plus_identities(impl, n):
     """Eq. 29: E2 = prod Z_t; Theorem 2: R2 <= E2 <= bound; Eq. 27 is the Z used."""
     fb = _feedback(5, n=n)
-    m = RankBoostPlus(variant="plus", implementation=impl, n_rounds=60, random_state=1).fit(fb)
+    m = RankBoostPlus(variant="plus", implementation=impl, n_estimators=60, random_state=1).fit(fb)
     h = m.history_
     if n == 12:  # the independent set fills the pair space (dimension n - 1): Alg. 2 pruned R
         assert h.n_independent.iloc[-1] == n - 1
-    np.testing.assert_allclose(h.E2, h.prod_Z, rtol=1e-9)
-    assert (h.R2 <= h.E2 + 1e-12).all()
-    assert (h.E2 <= h.bound + 1e-12).all()
-    assert np.all(np.diff(h.E2) <= 1e-12)  # coordinate descent on F2 never increases it
+    np.testing.assert_allclose(h.train_log_E2, h.log_prod_Z, atol=1e-9)  # Eq. 29 in the log domain
+    np.testing.assert_allclose(np.exp(h.train_log_E2), h.train_E2, rtol=1e-12)
+    assert (h.train_R2 <= h.train_E2 + 1e-12).all()
+    assert (h.train_E2 <= h.bound + 1e-12).all()
+    assert np.all(np.diff(h.train_E2) <= 1e-12)  # coordinate descent on F2 never increases it
     single = h[h.kind != "dependent"]
     for _, r in single.iterrows():
         assert np.isclose(r.Z, z_plus(r.eps_plus, r.eps_minus, r.eps_zero, r.alpha, r.alpha_prime))
@@ -79,19 +79,19 @@ def test_plus_identities(impl, n):
 def test_rbd_identities():
     """Eq. 12: E1 = prod Z_t; Theorem 1 bound >= R1 while eps- > 0."""
     fb = _feedback(6, n=40)
-    m = RankBoostPlus(variant="d", n_rounds=30, random_state=1).fit(fb)
+    m = RankBoostPlus(variant="d", n_estimators=30, random_state=1).fit(fb)
     h = m.history_
-    np.testing.assert_allclose(h.E1, h.prod_Z, rtol=1e-9)
-    assert (h.R1 <= h.bound + 1e-12).all()
+    np.testing.assert_allclose(h.train_log_E1, h.log_prod_Z, atol=1e-9)  # Eq. 12 in the log domain
+    assert (h.train_R1 <= h.bound + 1e-12).all()
     for _, r in h.iterrows():
         assert np.isclose(r.Z, z_d(r.eps_plus, r.eps_minus, r.eps_zero, r.alpha))
 
 
 def test_optimal_not_worse_than_efficient():
     fb = _feedback(8, n=40)
-    e = RankBoostPlus(variant="plus", implementation="efficient", n_rounds=40, random_state=0).fit(fb)
-    o = RankBoostPlus(variant="plus", implementation="optimal", n_rounds=40, random_state=0).fit(fb)
-    assert o.history_.E2.iloc[-1] <= e.history_.E2.iloc[-1] + 1e-9
+    e = RankBoostPlus(variant="plus", implementation="efficient", n_estimators=40, random_state=0).fit(fb)
+    o = RankBoostPlus(variant="plus", implementation="optimal", n_estimators=40, random_state=0).fit(fb)
+    assert o.history_.train_E2.iloc[-1] <= e.history_.train_E2.iloc[-1] + 1e-9
 
 
 def test_alpha_formulas():
@@ -101,23 +101,23 @@ def test_alpha_formulas():
 
 
 def test_lemma3_positive_alpha():
-    m = RankBoostPlus(variant="d", alpha_sign="positive", n_rounds=10).fit(lemma3_data())
+    m = RankBoostPlus(variant="d", alpha_sign="positive", n_estimators=10).fit(lemma3_data())
     assert m.n_iter_ == 2 and m.stop_reason_ == "no ranker with eps+ > eps-"
     np.testing.assert_allclose(m.alphas_, [0.5 * np.log(3), 0.5 * np.log((2 + 2 * np.sqrt(3)) / np.sqrt(3))])
-    assert round(m.history_.E1.iloc[-1], 6) == 0.888387
+    assert round(m.history_.train_E1.iloc[-1], 6) == 0.888387
 
 
 @pytest.mark.parametrize("n", [3, 5, 20])
 def test_lemma1_halt_and_infinite(n):
     d = lemma1_data(n)
-    halt = RankBoostPlus(variant="d", n_rounds=5).fit(d)
+    halt = RankBoostPlus(variant="d", n_estimators=5).fit(d)
     assert halt.n_iter_ == 1 and halt.stop_reason_ == "eps- = 0 (halt)"
     assert np.isclose(halt.alphas_[0], np.log(n))
-    inf = RankBoostPlus(variant="d", n_rounds=5, eps_minus_zero="infinite").fit(d)
+    inf = RankBoostPlus(variant="d", n_estimators=5, eps_minus_zero="infinite").fit(d)
     assert inf.n_iter_ == 2 and np.isinf(inf.alphas_[1])
     h = inf.history_
-    assert np.isclose(h.eps_plus[1], 0.5) and h.eps_minus[1] == 0.0
-    assert np.isclose(h.R1.iloc[-1], n / (n + 1))  # Eq. 48
+    assert np.isclose(h.eps_plus.iloc[1], 0.5) and h.eps_minus.iloc[1] == 0.0
+    assert np.isclose(h.train_R1.iloc[-1], n / (n + 1))  # Eq. 48
     U = np.exp(-0.5 * (((n - 1) / (n + 1)) ** 2 + 0.25))  # Eq. 47
     assert np.isclose(h.bound.iloc[-1], U)
     cp = d.pairs()
@@ -126,13 +126,13 @@ def test_lemma1_halt_and_infinite(n):
 
 def test_lemma2_constant():
     n = 2
-    m = RankBoostPlus(variant="d", n_rounds=5, eps_minus_zero="constant", large_alpha=40.0)
+    m = RankBoostPlus(variant="d", n_estimators=5, eps_minus_zero="constant", large_alpha=40.0)
     m.fit(lemma2_data(n))
     h = m.history_
     assert m.n_iter_ == 2
-    np.testing.assert_allclose(h.Z[:2], [1 / 5, 4 / 5])
-    np.testing.assert_allclose(h.R1.iloc[1], 4 / 5)
-    np.testing.assert_allclose(h.E1.iloc[1], 4 / 5, atol=1e-12)
+    np.testing.assert_allclose(h.Z.iloc[:2], [1 / 5, 4 / 5])
+    np.testing.assert_allclose(h.train_R1.iloc[1], 4 / 5)
+    np.testing.assert_allclose(h.train_E1.iloc[1], 4 / 5, atol=1e-12)
     np.testing.assert_allclose(h.bound.iloc[1], np.exp(-17 / 50))
 
 
@@ -148,7 +148,7 @@ def test_select_independent_subset():
 
 def test_api_determinism_and_staged():
     d = _ranking(3)
-    a = RankBoostPlus(n_rounds=15, max_thresholds=8, random_state=3).fit(d)
+    a = RankBoostPlus(n_estimators=15, max_thresholds=8, random_state=3).fit(d)
     b = clone(a).fit(d)
     np.testing.assert_array_equal(a.predict(d.X), b.predict(d.X))
     stages = list(a.staged_predict(d.X))
@@ -160,7 +160,7 @@ def test_api_determinism_and_staged():
     assert np.isfinite(a.predict(Xn)).all()
     # training margins agree with predictions
     cp = d.pairs()
-    assert np.isclose(pair_losses(a.predict(d.X), cp.hi, cp.lo)["R2"], a.history_.R2.iloc[-1])
+    assert np.isclose(pair_losses(a.predict(d.X), cp.hi, cp.lo)["R2"], a.history_.train_R2.iloc[-1])
 
 
 def _ranking(seed):
@@ -177,8 +177,8 @@ def test_bad_input():
     with pytest.raises(ValueError):
         RankBoostPlus(variant="plus", alpha_sign="positive").fit(d)
     with pytest.raises(ValueError, match="no critical pairs"):
-        RankBoostPlus().fit(np.ones((3, 2)), np.zeros(3))
-    m = RankBoostPlus(n_rounds=3).fit(d)
+        RankBoostPlus().fit(np.ones((3, 2)), np.zeros(3), group=[3])
+    m = RankBoostPlus(n_estimators=3).fit(d)
     with pytest.raises(ValueError):
         m.predict(np.ones((3, 5)))
 
@@ -188,27 +188,25 @@ def test_bad_input():
 def test_e2_tracking_matches_pattern_space(variant, n):
     """Sec. 4's 'final detail' (F2 over an independent set, lstsq for dependent rankers) done directly on
     the m-dimensional patterns agrees with the estimator's compressed pair space."""
-    from lrank.models.rankboost_plus import f2
-
     fb = _feedback(11, n=n)
-    m = RankBoostPlus(variant=variant, n_rounds=60, random_state=0).fit(fb)
+    m = RankBoostPlus(variant=variant, n_estimators=60, random_state=0).fit(fb)
     h = m.history_
     X = fb.X.astype(np.float64)
     U, eta, dependent = [], [], 0
     for t, (f, thr) in enumerate(m.estimators_):
         u = (X[fb.hi, f] > thr).astype(float) - (X[fb.lo, f] > thr).astype(float)
-        a = h.alpha[t]
+        a = h.alpha.iloc[t]
         if U:
             S = np.column_stack(U)
             beta = np.linalg.lstsq(S, u, rcond=None)[0]
             if np.linalg.norm(S @ beta - u) < 1e-8 * np.linalg.norm(u):
                 dependent += not any(np.array_equal(u, c) for c in U)  # in the span, not a member
                 eta = list(np.asarray(eta) + a * beta)
-                assert np.isclose(h.E2[t], f2(S, eta, fb.weight), rtol=1e-8), t
+                assert np.isclose(h.train_E2.iloc[t], f2(S, eta, fb.weight), rtol=1e-8), t
                 continue
         U.append(u)
         eta.append(a)
-        assert np.isclose(h.E2[t], f2(np.column_stack(U), eta, fb.weight), rtol=1e-8), t
+        assert np.isclose(h.train_E2.iloc[t], f2(np.column_stack(U), eta, fb.weight), rtol=1e-8), t
     if variant == "c" and n == 5:  # four documents span a 4-d pair space: later stumps are dependent
         assert dependent > 0
 
@@ -216,8 +214,60 @@ def test_e2_tracking_matches_pattern_space(variant, n):
 @pytest.mark.parametrize("variant", ["d", "c", "plus"])
 def test_same_seed_bit_identical_history(variant):
     fb = _feedback(3, n=12)
-    est = RankBoostPlus(variant=variant, n_rounds=40, max_thresholds=3, random_state=7)
+    est = RankBoostPlus(variant=variant, n_estimators=40, max_thresholds=3, random_state=7)
     runs = [clone(est).fit(fb) for _ in range(2)]
     a, b = (r.history_.drop(columns="time_s", errors="ignore") for r in runs)
     pd.testing.assert_frame_equal(a, b, check_exact=True)
     np.testing.assert_array_equal(runs[0].predict(fb.X), runs[1].predict(fb.X))
+
+
+def test_halt_at_round_one_is_the_constant_model(tmp_path):
+    """Rb-d whose first choice reverses no pair halts with n_iter_ = 0: staged_predict yields nothing,
+    predict is the constant model (all 0), and the model saves and loads."""
+    X = np.array([[1.0, 0.3], [0.0, 0.1], [0.0, 0.2], [0.0, 0.9]], dtype=np.float32)
+    d = RankingData(X, np.array([1, 0, 0, 0]), np.array([0, 4]))
+    m = RankBoostPlus(variant="d", n_estimators=10).fit(d)
+    assert m.n_iter_ == 0 and m.stop_reason_ == "eps- = 0 (halt)" and m.best_iteration_ is None
+    assert list(m.staged_predict(X)) == []
+    np.testing.assert_array_equal(m.predict(X), np.zeros(4))
+    np.testing.assert_array_equal(m.predict(X, num_iteration=0), np.zeros(4))
+    assert len(m.history_) == 0 and m.history_.index.name == "iteration"
+    assert list(m.history_.columns) == HISTORY_COLUMNS
+    m2 = RankBoostPlus.load_model(m.save_model(tmp_path / "m"))
+    np.testing.assert_array_equal(m2.predict(X), np.zeros(4))
+    # Rb-c gives the same ranker a finite weight only if it is not perfect; here it is perfect on pairs
+    c = RankBoostPlus(variant="c", n_estimators=10).fit(d)
+    assert c.n_iter_ == 0 and c.stop_reason_ == "perfect ranker (halt)"
+
+
+def test_E2_overflow_is_tracked_in_the_log_domain():
+    """Lemma 2 with a huge constant weight: E2 overflows float64; train_log_E2 stays exact, with a warning."""
+    from lrank.models.rankboost_plus import log_cosh
+
+    n = 2
+    with pytest.warns(RuntimeWarning, match="train_log_E2"):
+        m = RankBoostPlus(variant="d", n_estimators=2, eps_minus_zero="constant", large_alpha=800.0).fit(
+            lemma2_data(n))
+    h = m.history_
+    assert np.isinf(h.train_E2.iloc[1]) and np.isfinite(h.train_log_E2).all()
+    # pairs tied by both h1 and h2 (4n^2 of 25n^2) dominate: ln E2 = ln(4/25) + 2 ln cosh 800
+    assert np.isclose(h.train_log_E2.iloc[1], np.log(4 / 25) + 2 * log_cosh(800.0), rtol=1e-12)
+
+
+def test_num_iteration_and_infinite_weight_survive_save_load(tmp_path):
+    d = lemma1_data(4)
+    inf = RankBoostPlus(variant="d", n_estimators=5, eps_minus_zero="infinite").fit(d)
+    loaded = RankBoostPlus.load_model(inf.save_model(tmp_path / "inf"))
+    np.testing.assert_array_equal(loaded.predict(d.X), inf.predict(d.X))
+    np.testing.assert_array_equal(inf.predict(d.X, num_iteration=1), np.log(4) * d.X[:, 0])
+    stages = list(inf.staged_predict(d.X))
+    assert len(stages) == inf.n_iter_ == 2
+    np.testing.assert_array_equal(stages[-1], d.X[:, 1])  # inf * h2 is returned as sign * h2
+
+
+@pytest.mark.parametrize("bad", [dict(variant="x"), dict(max_thresholds=0), dict(large_alpha=-1.0),
+                                 dict(eps_minus_zero="never"), dict(pair_weighting="doc")])
+def test_parameters_named_in_errors(bad):
+    name = next(iter(bad))
+    with pytest.raises(ValueError, match=name):
+        RankBoostPlus(**bad).fit(_ranking(0))

@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-import pandas as pd
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
@@ -37,28 +39,17 @@ from lrank.models._base import BaseRanker
 VARIANTS = ("d", "c", "plus")
 IMPLEMENTATIONS = ("efficient", "optimal")
 EPS_MINUS_ZERO = ("halt", "infinite", "constant")
-HISTORY_COLUMNS = ["round", "feature", "threshold", "eps_plus", "eps_minus", "eps_zero", "alpha",
-                   "alpha_prime", "Z", "kind", "E1", "E2", "R1", "R2", "prod_Z", "bound", "n_independent",
-                   "time_s"]
+#: ``history_`` columns (index ``iteration`` = 1..n_iter_). ``train_E2`` is ``exp(train_log_E2)`` and
+#: may overflow to inf (with a RuntimeWarning); ``train_log_E2`` and ``log_prod_Z`` stay finite.
+HISTORY_COLUMNS = ["feature", "threshold", "eps_plus", "eps_minus", "eps_zero", "alpha", "alpha_prime", "Z",
+                   "kind", "train_E1", "train_log_E1", "train_E2", "train_log_E2", "train_R1", "train_R2",
+                   "log_prod_Z", "bound", "n_independent", "time_s"]
 _DEP_TOL = 1e-7  # a pattern is in span(S) when its residual is below _DEP_TOL * ||pattern||
 
 
 # --------------------------------------------------------------------------------------------------
 # The paper's formulas on pair statistics (used by the estimator and shown in the notebook)
 # --------------------------------------------------------------------------------------------------
-def pair_outcomes(h: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
-    """Outcome ``u_i = h(hi_i) - h(lo_i)`` in {-1, 0, +1} of a binary ranker ``h`` (values per instance)."""
-    h = np.asarray(h, dtype=np.float64)
-    return np.sign(h[hi] - h[lo]).astype(np.int8)
-
-
-def eps_stats(u: np.ndarray, D: np.ndarray) -> tuple[float, float, float]:
-    """``(eps+, eps-, eps0)`` of Eq. 8: the weight of correct, reversed and tied pairs."""
-    u = np.asarray(u)
-    D = np.asarray(D, dtype=np.float64)
-    return float(D[u > 0].sum()), float(D[u < 0].sum()), float(D[u == 0].sum())
-
-
 def alpha_d(eps_plus: float, eps_minus: float) -> float:
     """Rb-d weight, Eq. 14: ``1/2 ln(eps+ / eps-)`` (infinite when eps- = 0)."""
     with np.errstate(divide="ignore"):
@@ -111,88 +102,23 @@ def pair_log_terms(u: np.ndarray, eta: float) -> np.ndarray:
     return out
 
 
-def f2(U: np.ndarray, eta: np.ndarray, weight: np.ndarray) -> float:
-    """``F_2(eta)`` of Eq. 22 for patterns ``U`` (m x N, entries in {-1, 0, 1}) and weights ``eta``."""
-    U = np.asarray(U)
-    lt = np.zeros(U.shape[0])
-    for s, e in enumerate(np.asarray(eta, dtype=np.float64)):
-        lt += pair_log_terms(U[:, s], e)
-    return float(np.sum(np.asarray(weight) * np.exp(lt)))
-
-
-def pair_losses(scores: np.ndarray, hi: np.ndarray, lo: np.ndarray, weight: np.ndarray | None = None
-                ) -> dict[str, float]:
-    """R1 (Eq. 3), R2 (Eq. 4) and E1 (Eq. 5) of a scoring on general pair feedback (``hi`` preferred).
-
-    ``weight`` is the distribution over pairs (uniform ``1/m`` by default). For graded labels within
-    queries, ``lrank.metrics`` gives R1 and R2 per query; this function takes any pair list.
-    """
-    s = np.asarray(scores, dtype=np.float64)
-    hi = np.asarray(hi)
-    lo = np.asarray(lo)
-    w = np.full(hi.size, 1.0 / hi.size) if weight is None else np.asarray(weight, dtype=np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        margin = s[hi] - s[lo]
-        margin = np.where(np.isnan(margin), 0.0, margin)  # inf - inf: a tie
-        return {
-            "R1": float(np.sum(w * (margin <= 0))),
-            "R2": float(np.sum(w * ((margin < 0) + 0.5 * (margin == 0)))),
-            "E1": float(np.sum(w * np.exp(-margin))),
-        }
+def log_weighted_sum_exp(x: np.ndarray, w: np.ndarray) -> float:
+    """``ln sum_i w_i exp(x_i)`` without overflow (``w >= 0``; ``-inf`` when every term is 0)."""
+    x = np.asarray(x, dtype=np.float64)
+    pos = w > 0
+    if not pos.any():
+        return -math.inf
+    mx = float(np.max(x[pos]))
+    if not math.isfinite(mx):
+        return mx
+    with np.errstate(under="ignore"):
+        return mx + math.log(float(np.sum(w * np.exp(x - mx))))
 
 
 def theorem_bound(deltas: Any) -> float:
     """``exp(-2 sum_t (delta_t / 2)^2)``: Theorem 1 (Eq. 16) or Theorem 2 (Eq. 35) for the deltas given."""
     d = np.asarray(deltas, dtype=np.float64)
     return float(np.exp(-2.0 * np.sum((d / 2.0) ** 2)))
-
-
-# --------------------------------------------------------------------------------------------------
-# The paper's counterexamples as data sets (single-query tasks: label 1 above label 0, or a total order)
-# --------------------------------------------------------------------------------------------------
-def lemma1_data(n: int) -> RankingData:
-    """Fig. 5 (Lemma 1): ``a_1..a_{n+1}`` above ``b_1..b_{n+1}``; features are ``h1`` and ``h2``.
-
-    ``h1`` is 1 on ``a_1..a_n`` and ``b_{n+1}`` (n^2 correct, 1 reversed, 2n tied); ``h2`` is 1 on
-    ``a_{n+1}`` only (n+1 correct, none reversed). Stumps at 0.5 are exactly ``h1`` and ``h2``.
-    """
-    if n < 1:
-        raise ValueError("n must be >= 1")
-    a = np.zeros((n + 1, 2), dtype=np.float32)
-    b = np.zeros((n + 1, 2), dtype=np.float32)
-    a[:n, 0] = 1.0
-    b[n, 0] = 1.0
-    a[n, 1] = 1.0
-    X = np.vstack([a, b])
-    y = np.r_[np.ones(n + 1), np.zeros(n + 1)].astype(np.int32)
-    return RankingData(X, y, np.array([0, 2 * n + 2]), feature_names=["h1", "h2"],
-                       provenance={"source": "RankBoost+ Lemma 1 (Fig. 5)", "n": n})
-
-
-def lemma2_data(n: int) -> RankingData:
-    """Lemma 2: ``a_1..a_5n`` above ``b_1..b_5n``; ``h1 = 1`` on ``a_1..a_4n``; ``h2 = 1`` on
-    ``a_{4n+1}..a_{5n}`` and ``b_1..b_{4n}``."""
-    if n < 1:
-        raise ValueError("n must be >= 1")
-    a = np.zeros((5 * n, 2), dtype=np.float32)
-    b = np.zeros((5 * n, 2), dtype=np.float32)
-    a[: 4 * n, 0] = 1.0
-    a[4 * n:, 1] = 1.0
-    b[: 4 * n, 1] = 1.0
-    X = np.vstack([a, b])
-    y = np.r_[np.ones(5 * n), np.zeros(5 * n)].astype(np.int32)
-    return RankingData(X, y, np.array([0, 10 * n]), feature_names=["h1", "h2"],
-                       provenance={"source": "RankBoost+ Lemma 2", "n": n})
-
-
-def lemma3_data() -> RankingData:
-    """Lemma 3: elements 1 > 2 > ... > 6; ``h1`` is 1 on {1,2,3,6}, ``h2`` is 1 on {2}."""
-    X = np.zeros((6, 2), dtype=np.float32)
-    X[[0, 1, 2, 5], 0] = 1.0
-    X[1, 1] = 1.0
-    y = np.arange(6, 0, -1).astype(np.int32)
-    return RankingData(X, y, np.array([0, 6]), feature_names=["h1", "h2"],
-                       provenance={"source": "RankBoost+ Lemma 3"})
 
 
 # --------------------------------------------------------------------------------------------------
@@ -362,9 +288,9 @@ class _IndependentSet:
         self.add_member(c, v, weight)
         return "new"
 
-    def f2(self) -> float:
-        with np.errstate(over="ignore"):
-            return float(np.sum(self.w1 * np.exp(self.lt)))
+    def log_f2(self) -> float:
+        """``ln F_2(eta)`` (Eq. 22) over the independent set: finite where F_2 itself overflows."""
+        return log_weighted_sum_exp(self.lt, self.w1)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -379,15 +305,17 @@ class RankBoostPlus(BaseRanker):
         Rb-d (Eq. 13, 14, 10), Rb-c (Eq. 17, 19, 10) or RankBoost+ (Eq. 32-34, 25-27).
     implementation : {"efficient", "optimal"}
         RankBoost+ only: Algorithm 2, or the search over every direction including span(S).
-    n_rounds : int
-        Boosting rounds T.
+    n_estimators : int
+        Boosting rounds T (at most; a stop rule may end training earlier, see ``stop_reason_``).
     max_thresholds : int
         Thresholds per feature (the paper: at most 255, subsampled at random when there are more;
         255 gives uint16 bin codes, 254 keeps uint8).
     eps_minus_zero : {"halt", "infinite", "constant"}
         What Rb-d does when the chosen ranker reverses no pair (eps- = 0, Eq. 14 undefined); the same
         rule applies to a perfect ranker in Rb-c and RankBoost+ (infinite alpha).
-        ``"halt"``: the paper's behaviour (Fig. 4), keep the ensemble before that round and stop.
+        ``"halt"``: the paper's behaviour (Fig. 4), keep the ensemble before that round and stop; when
+        that happens at round 1 the model has ``n_iter_ = 0``: ``staged_predict`` yields nothing and
+        ``predict`` returns the constant model (all scores 0, every pair tied).
         ``"infinite"``: add the ranker with infinite weight and stop; the ensemble is then ``inf * h_T``
         as Lemma 1 defines it (the finite part is dropped).
         ``"constant"``: give it weight ``large_alpha`` and continue with the limiting distribution
@@ -413,19 +341,40 @@ class RankBoostPlus(BaseRanker):
     estimators_ : list of (feature, threshold)
         The chosen stump of each round.
     history_ : pandas.DataFrame
-        One row per round: the stump, eps+/eps-/eps0, alpha, alpha', Z, train E1, E2, R1, R2, the
-        Theorem 1/2 bound, the size of the independent set.
+        One row per round, indexed by ``iteration``: the stump, ``eps_plus`` / ``eps_minus`` /
+        ``eps_zero``, ``alpha``, ``alpha_prime``, ``Z``, ``train_E1``, ``train_E2`` (F2 over an independent
+        set, Eq. 22), their logarithms ``train_log_E1`` / ``train_log_E2`` (finite where E2 overflows),
+        ``train_R1``, ``train_R2``, ``log_prod_Z`` (sum of ln Z_t: Eq. 12 / 29 say it equals ln E1 / ln E2),
+        the Theorem 1/2 ``bound``, the size of the independent set, the round's wall time.
     n_iter_ : int
+        Rounds kept (0 when Rb-d halted at round 1).
+    best_iteration_ : None
+        No early stopping on an ``eval_set``: rounds are chosen outside (``lrank.experiments``).
     stop_reason_ : str
+        ``"n_estimators reached"``, ``"eps- = 0 (halt)"``, ``"no ranker with a nonzero gradient"``, ...
     """
 
-    def __init__(self, variant: str = "plus", implementation: str = "efficient", n_rounds: int = 300,
+    _parameter_constraints: dict = {
+        "variant": [StrOptions(set(VARIANTS))],
+        "implementation": [StrOptions(set(IMPLEMENTATIONS))],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_thresholds": [Interval(Integral, 1, 65534, closed="both")],
+        "eps_minus_zero": [StrOptions(set(EPS_MINUS_ZERO))],
+        "large_alpha": [Interval(Real, 0, None, closed="neither")],
+        "alpha_sign": [StrOptions({"any", "positive"})],
+        "stop_on_repeat": ["boolean"],
+        "pair_weighting": [StrOptions({"uniform", "query"})],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, variant: str = "plus", implementation: str = "efficient", n_estimators: int = 300,
                  max_thresholds: int = 255, eps_minus_zero: str = "halt", large_alpha: float = 30.0,
                  alpha_sign: str = "any", stop_on_repeat: bool = False, pair_weighting: str = "uniform",
                  random_state: Any = None, verbose: bool = False) -> None:
         self.variant = variant
         self.implementation = implementation
-        self.n_rounds = n_rounds
+        self.n_estimators = n_estimators
         self.max_thresholds = max_thresholds
         self.eps_minus_zero = eps_minus_zero
         self.large_alpha = large_alpha
@@ -436,30 +385,34 @@ class RankBoostPlus(BaseRanker):
         self.verbose = verbose
 
     # ------------------------------------------------------------------------------------ checks
-    def _check_params(self) -> None:
-        if self.variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
-        if self.implementation not in IMPLEMENTATIONS:
-            raise ValueError(f"implementation must be one of {IMPLEMENTATIONS}, got {self.implementation!r}")
-        if self.eps_minus_zero not in EPS_MINUS_ZERO:
-            raise ValueError(f"eps_minus_zero must be one of {EPS_MINUS_ZERO}, got {self.eps_minus_zero!r}")
-        if self.alpha_sign not in ("any", "positive"):
-            raise ValueError(f"alpha_sign must be 'any' or 'positive', got {self.alpha_sign!r}")
+    def _validate(self) -> None:
+        super()._validate()
+        for name in ("n_estimators", "max_thresholds"):
+            if isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name} must be an int, got the bool {getattr(self, name)!r}")
         if self.alpha_sign == "positive" and self.variant == "plus":
-            raise ValueError("alpha_sign='positive' applies to Rb-d and Rb-c only")
-        if not isinstance(self.n_rounds, (int, np.integer)) or self.n_rounds < 1:
-            raise ValueError(f"n_rounds must be a positive integer, got {self.n_rounds!r}")
-        if not self.large_alpha > 0:
-            raise ValueError("large_alpha must be positive")
+            raise ValueError("alpha_sign='positive' applies to variant 'd' and 'c' only, not 'plus'")
 
     # ------------------------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> RankBoostPlus:
-        """Fit on graded labels within queries (``X`` a RankingData, or arrays with ``qid``/``group``),
-        or on general pair feedback: an object with ``X``, ``hi``, ``lo`` (and ``weight``), such as
-        ``lrank.data.generators.subset_lattice()``."""
-        self._check_params()
+        """Fit on graded labels within queries, or on general pair feedback.
+
+        Parameters
+        ----------
+        X : array (n_docs, n_features), RankingData, or pair feedback
+            Pair feedback is an object with ``X``, ``hi``, ``lo`` (and optionally ``weight``): document
+            ``hi[i]`` should rank above ``lo[i]`` (e.g. ``lrank.data.generators.subset_lattice()``).
+        y, qid, group
+            Labels and query ids / sizes (BaseRanker's contract) when ``X`` is an array.
+
+        Returns
+        -------
+        self
+        """
+        self._validate()
         if hasattr(X, "hi") and hasattr(X, "lo") and not isinstance(X, RankingData):
-            Xf = self._features(X.X)
+            Xf = self._features(X.X, n_features=np.asarray(X.X).shape[1])
+            self.n_features_in_ = Xf.shape[1]
             hi = np.ascontiguousarray(X.hi, dtype=np.int64)
             lo = np.ascontiguousarray(X.lo, dtype=np.int64)
             w = getattr(X, "weight", None)
@@ -469,8 +422,6 @@ class RankBoostPlus(BaseRanker):
         else:
             data = self._ranking_data(X, y, qid, group)
             Xf = data.X
-            if self.pair_weighting not in ("uniform", "query"):
-                raise ValueError("pair_weighting must be 'uniform' or 'query'")
             cp = data.pairs(self.pair_weighting)
             hi, lo, w1 = cp.hi, cp.lo, cp.weight.copy()
         if hi.size == 0:
@@ -483,16 +434,12 @@ class RankBoostPlus(BaseRanker):
         with threadpool_limits(1, user_api="blas"):  # small dense algebra: threads only contend
             self._fit_pairs(Xf, hi, lo, w1)
         return self
-
     def _fit_pairs(self, X: np.ndarray, hi: np.ndarray, lo: np.ndarray, w1: np.ndarray) -> None:
-        from tqdm.auto import tqdm
-
         from lrank._kernels.pair_stumps import pair_min_codes, scale_pairs, stump_eps, stump_pattern
         from lrank.weak.pair_patterns import distinct_stumps
 
         rng = np.random.default_rng(self.random_state)
-        n, n_features = X.shape
-        self.n_features_in_ = n_features
+        n = X.shape[0]
         bins = bin_features(X, max_thresholds=int(self.max_thresholds), strategy="subsample",
                             random_state=rng)
         codes = bins.codes
@@ -516,13 +463,12 @@ class RankBoostPlus(BaseRanker):
         rounds: list[tuple[np.ndarray, np.ndarray]] = []
         rows: list[dict] = []
         deltas: list[float] = []
-        prodZ = 1.0
-        stop = "n_rounds"
+        log_prodZ = 0.0  # sum_t ln Z_t (Eq. 12 / 29 in the log domain: a product of Z_t may overflow)
+        stop = "n_estimators reached"
         last = -1
         infinite_last = False
-        bar = tqdm(range(int(self.n_rounds)), disable=not self.verbose, desc=f"Rb-{variant}")
         tick = time.perf_counter()
-        for t in bar:
+        for t in self._progress(self.n_estimators, desc=f"Rb-{variant}"):
             if K == 0:
                 stop = "no candidate ranker"
                 break
@@ -618,7 +564,7 @@ class RankBoostPlus(BaseRanker):
             if move[0] == "line":
                 beta, k = move[1], move[2]
                 alpha, Z = self._line_search(state, beta)
-                prodZ *= Z
+                log_prodZ += _log(Z)
                 D = w1 * np.exp(state.lt)
                 D /= D.sum()
                 idx = np.flatnonzero(beta != 0.0)
@@ -660,10 +606,10 @@ class RankBoostPlus(BaseRanker):
                         rounds.append((np.array([k]), np.array([alpha])))
                         margins = sgn * np.where(u > 0, np.inf, np.where(u < 0, -np.inf, 0.0))
                         Z = e_0
-                        prodZ *= Z
+                        log_prodZ += _log(Z)
                         deltas.append(delta)
-                        rows.append(self._row(t, cf[k], thr[k], e_p, e_m, e_0, alpha, ap, Z, kind, prodZ,
-                                              margins, w1, state, deltas, infinite=True))
+                        rows.append(self._row(t, cf[k], thr[k], e_p, e_m, e_0, alpha, ap, Z, kind, log_prodZ,
+                                              margins, w1, state, deltas))
                         stop = "eps- = 0 (infinite weight)"
                         break
                     # constant: finite weight in g, limiting distribution (correct pairs -> 0)
@@ -680,7 +626,7 @@ class RankBoostPlus(BaseRanker):
                     w0 = math.cosh(alpha + ap) / math.cosh(ap)
                     Z = scale_pairs(D, u, math.exp(-alpha), math.exp(alpha), w0)
                     D /= Z
-                prodZ *= Z
+                log_prodZ += _log(Z)
                 deltas.append(delta)
                 if variant == "plus":
                     if kind == "member":
@@ -696,13 +642,12 @@ class RankBoostPlus(BaseRanker):
                            eps_zero=e_0, alpha=alpha, alpha_prime=ap if variant == "plus" else np.nan, Z=Z,
                            kind=kind)
                 last = k
-            rows.append(self._finish_row(t, row, prodZ, margins, w1, state, deltas))
+            rows.append(self._finish_row(t, row, log_prodZ, margins, w1, state, deltas))
             now = time.perf_counter()
             rows[-1]["time_s"] = now - tick  # wall time of this round (Fig. 1)
             tick = now
             if stop == "all pairs ranked correctly":
                 break
-        bar.close()
         self._store(rounds, rows, cf, thr, stop, infinite_last)
 
     @staticmethod
@@ -715,38 +660,40 @@ class RankBoostPlus(BaseRanker):
         base = state.lt.copy()
         for i, u in zip(idx, U):
             base -= pair_log_terms(u, state.eta[i])
-        f_old = state.f2()
+        log_old = state.log_f2()
 
-        def f(lam: float) -> float:
+        def f(lam: float) -> float:  # ln F2(eta + lam beta) - ln F2(eta): same minimiser, no overflow
             lt = base.copy()
             for i, u in zip(idx, U):
                 lt += pair_log_terms(u, state.eta[i] + lam * beta[i])
-            with np.errstate(over="ignore"):
-                return float(np.sum(state.w1 * np.exp(lt)))
+            return log_weighted_sum_exp(lt, state.w1) - log_old
 
         res = minimize_scalar(f, bracket=(-1.0, 0.0, 1.0) if f(1.0) > f(0.0) else (0.0, 1.0))
         lam = float(res.x)
         for i in idx:
             state.set_eta(int(i), state.eta[i] + lam * beta[i])
-        return lam, state.f2() / f_old
+        return lam, math.exp(state.log_f2() - log_old)
 
     @staticmethod
-    def _finish_row(t: int, row: dict, prodZ: float, margins: np.ndarray, w1: np.ndarray,
+    def _finish_row(t: int, row: dict, log_prodZ: float, margins: np.ndarray, w1: np.ndarray,
                     state: _IndependentSet, deltas: list) -> dict:
-        with np.errstate(over="ignore", invalid="ignore"):
-            m = np.where(np.isnan(margins), 0.0, margins)
-            e1 = float(np.sum(w1 * np.exp(-m)))
-        row = dict(round=t + 1, **row)
-        row.update(E1=e1, E2=state.f2(), R1=float(np.sum(w1 * (margins <= 0))),
-                   R2=float(np.sum(w1 * ((margins < 0) + 0.5 * (margins == 0)))), prod_Z=prodZ,
+        m = np.where(np.isnan(margins), 0.0, margins)  # inf - inf: a tie
+        with np.errstate(invalid="ignore"):
+            log_e1 = log_weighted_sum_exp(-m, w1)  # ln E1, Eq. 5
+        log_e2 = state.log_f2()  # ln E2 = ln F2(eta), Eq. 22-24
+        e1 = math.exp(log_e1) if log_e1 < 709.78 else math.inf  # float64 overflows above ln(1.8e308)
+        e2 = math.exp(log_e2) if log_e2 < 709.78 else math.inf
+        row.update(train_E1=e1, train_log_E1=log_e1, train_E2=e2, train_log_E2=log_e2,
+                   train_R1=float(np.sum(w1 * (margins <= 0))),
+                   train_R2=float(np.sum(w1 * ((margins < 0) + 0.5 * (margins == 0)))), log_prod_Z=log_prodZ,
                    bound=theorem_bound(deltas), n_independent=len(state.members))
         return row
 
-    def _row(self, t, f, thr, e_p, e_m, e_0, alpha, ap, Z, kind, prodZ, margins, w1, state, deltas,
-             infinite=False) -> dict:
+    def _row(self, t, f, thr, e_p, e_m, e_0, alpha, ap, Z, kind, log_prodZ, margins, w1, state, deltas
+             ) -> dict:
         row = dict(feature=int(f), threshold=float(thr), eps_plus=e_p, eps_minus=e_m, eps_zero=e_0,
                    alpha=alpha, alpha_prime=ap if self.variant == "plus" else np.nan, Z=Z, kind=kind)
-        return self._finish_row(t, row, prodZ, margins, w1, state, deltas)
+        return self._finish_row(t, row, log_prodZ, margins, w1, state, deltas)
 
     def _store(self, rounds, rows, cf, thr, stop, infinite_last) -> None:
         used = np.unique(np.concatenate([r[0] for r in rounds])) if rounds else np.zeros(0, np.int64)
@@ -755,12 +702,19 @@ class RankBoostPlus(BaseRanker):
         self.stump_thresholds_ = thr[used].astype(np.float64)
         self.round_stumps_ = [np.array([pos[int(c)] for c in r[0]], dtype=np.int64) for r in rounds]
         self.round_weights_ = [np.asarray(r[1], dtype=np.float64) for r in rounds]
-        self.history_ = pd.DataFrame(rows) if rows else pd.DataFrame(columns=HISTORY_COLUMNS)
-        self.alphas_ = (self.history_["alpha"].to_numpy(dtype=np.float64) if rows else np.zeros(0))
-        self.estimators_ = [(int(r["feature"]), float(r["threshold"])) for r in rows]
+        self.history_ = self._history(rows, columns=HISTORY_COLUMNS)
+        self.alphas_ = self.history_["alpha"].to_numpy(dtype=np.float64)
+        self.estimators_ = [(int(f), float(th)) for f, th in zip(self.history_["feature"],
+                                                                 self.history_["threshold"])]
         self.n_iter_ = len(rounds)
+        self.best_iteration_ = None
         self.stop_reason_ = stop
-        self._infinite_last = bool(infinite_last)
+        self.infinite_last_ = bool(infinite_last)
+        inf = np.isinf(self.history_["train_E2"].to_numpy(dtype=np.float64))
+        if inf.any():
+            warnings.warn(f"RankBoostPlus(variant={self.variant!r}): train E2 overflows float64 from round "
+                          f"{int(np.argmax(inf)) + 1} on (history_['train_E2'] is inf there); "
+                          "history_['train_log_E2'] holds ln E2", RuntimeWarning, stacklevel=3)
 
     # --------------------------------------------------------------------------------- prediction
     def _stump_values(self, X: Any) -> np.ndarray:
@@ -769,22 +723,38 @@ class RankBoostPlus(BaseRanker):
             return np.zeros((Xf.shape[0], 0))
         return (Xf[:, self.stump_features_] > self.stump_thresholds_[None, :]).astype(np.float64)
 
-    def staged_predict(self, X: Any):
-        """Scores after each round (a generator of float64 arrays)."""
-        self._check_fitted()
+    def _stages(self, X: Any, n: int):
         V = self._stump_values(X)
         g = np.zeros(V.shape[0])
-        for t, (s, w) in enumerate(zip(self.round_stumps_, self.round_weights_)):
-            if self._infinite_last and t == self.n_iter_ - 1:
+        for t in range(n):
+            s, w = self.round_stumps_[t], self.round_weights_[t]
+            if self.infinite_last_ and t == self.n_iter_ - 1:
                 yield np.sign(w[0]) * V[:, s[0]]  # Lemma 1's definition: (g + inf h_T) = inf h_T
                 return
             g = g + V[:, s] @ w
             yield g.copy()
 
-    def predict(self, X: Any) -> np.ndarray:
-        """Scores of the final ensemble (``inf * h_T`` is returned as ``sign * h_T``)."""
+    def staged_predict(self, X: Any):
+        """Scores after each round 1..n_iter_ (a generator of float64 arrays).
+
+        A model with ``n_iter_ = 0`` (Rb-d halted at round 1) yields nothing; its `predict` is the
+        constant model.
+        """
         self._check_fitted()
+        yield from self._stages(X, self.n_iter_)
+
+    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
+        """Scores of the ensemble after ``num_iteration`` rounds (default: all ``n_iter_``).
+
+        ``inf * h_T`` (``eps_minus_zero="infinite"``) is returned as ``sign * h_T``; with 0 rounds every
+        score is 0 (the constant model: every pair tied).
+        """
+        k = self._num_iteration(num_iteration)
         out = np.zeros(self._features(X, self.n_features_in_).shape[0])
-        for stage in self.staged_predict(X):
+        for stage in self._stages(X, k):
             out = stage
         return out
+
+
+def _log(z: float) -> float:
+    return math.log(z) if z > 0 else -math.inf

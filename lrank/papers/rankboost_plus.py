@@ -1,0 +1,335 @@
+"""RankBoost+ (Connamacher, Pancha, Liu, Ray 2020): the paper's formulas on pair lists, its
+counterexample data sets, task builders, the per-task protocol and the verdict helpers of notebook 05.
+
+The algorithm itself (Rb-d, Rb-c, RankBoost+, Algorithm 2) is `lrank.models.RankBoostPlus`; this module
+holds only what reproducing the paper needs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lrank.data.container import RankingData
+from lrank.models.rankboost_plus import RankBoostPlus, pair_log_terms
+
+ALGORITHMS = {"Rb-d": "d", "Rb-c": "c", "Rb+": "plus"}
+METRICS = ("r1", "r2", "ndcg@3", "ndcg@5", "ndcg@7")
+CURVE_METRICS = ("r1", "r2", "ndcg@5")  # Fig. 2's test curves
+LOWER_IS_BETTER = {"r1", "r2"}
+
+
+# --------------------------------------------------------------------------------------------------
+# The paper's quantities on explicit pair lists
+# --------------------------------------------------------------------------------------------------
+def pair_outcomes(h: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """Outcome ``u_i = h(hi_i) - h(lo_i)`` in {-1, 0, +1} of a binary ranker ``h`` (values per instance)."""
+    h = np.asarray(h, dtype=np.float64)
+    return np.sign(h[hi] - h[lo]).astype(np.int8)
+
+
+def eps_stats(u: np.ndarray, D: np.ndarray) -> tuple[float, float, float]:
+    """``(eps+, eps-, eps0)`` of Eq. 8: the weight of correct, reversed and tied pairs."""
+    u = np.asarray(u)
+    D = np.asarray(D, dtype=np.float64)
+    return float(D[u > 0].sum()), float(D[u < 0].sum()), float(D[u == 0].sum())
+
+
+def f2(U: np.ndarray, eta: np.ndarray, weight: np.ndarray) -> float:
+    """``F_2(eta)`` of Eq. 22 for patterns ``U`` (m x N, entries in {-1, 0, 1}) and weights ``eta``."""
+    U = np.asarray(U)
+    lt = np.zeros(U.shape[0])
+    for s, e in enumerate(np.asarray(eta, dtype=np.float64)):
+        lt += pair_log_terms(U[:, s], e)
+    return float(np.sum(np.asarray(weight) * np.exp(lt)))
+
+
+def pair_losses(scores: np.ndarray, hi: np.ndarray, lo: np.ndarray, weight: np.ndarray | None = None
+                ) -> dict[str, float]:
+    """R1 (Eq. 3), R2 (Eq. 4) and E1 (Eq. 5) of a scoring on general pair feedback (``hi`` preferred).
+
+    ``weight`` is the distribution over pairs (uniform ``1/m`` by default). For graded labels within
+    queries, ``lrank.metrics`` gives R1 and R2 per query; this function takes any pair list.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    hi = np.asarray(hi)
+    lo = np.asarray(lo)
+    w = np.full(hi.size, 1.0 / hi.size) if weight is None else np.asarray(weight, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        margin = s[hi] - s[lo]
+        margin = np.where(np.isnan(margin), 0.0, margin)  # inf - inf: a tie
+        return {
+            "R1": float(np.sum(w * (margin <= 0))),
+            "R2": float(np.sum(w * ((margin < 0) + 0.5 * (margin == 0)))),
+            "E1": float(np.sum(w * np.exp(-margin))),
+        }
+
+
+# --------------------------------------------------------------------------------------------------
+# The paper's counterexamples as data sets (single-query tasks: label 1 above label 0, or a total order)
+# --------------------------------------------------------------------------------------------------
+def lemma1_data(n: int) -> RankingData:
+    """Fig. 5 (Lemma 1): ``a_1..a_{n+1}`` above ``b_1..b_{n+1}``; features are ``h1`` and ``h2``.
+
+    ``h1`` is 1 on ``a_1..a_n`` and ``b_{n+1}`` (n^2 correct, 1 reversed, 2n tied); ``h2`` is 1 on
+    ``a_{n+1}`` only (n+1 correct, none reversed). Stumps at 0.5 are exactly ``h1`` and ``h2``.
+    """
+    if n < 1:
+        raise ValueError("n must be >= 1")
+    a = np.zeros((n + 1, 2), dtype=np.float32)
+    b = np.zeros((n + 1, 2), dtype=np.float32)
+    a[:n, 0] = 1.0
+    b[n, 0] = 1.0
+    a[n, 1] = 1.0
+    X = np.vstack([a, b])
+    y = np.r_[np.ones(n + 1), np.zeros(n + 1)].astype(np.int32)
+    return RankingData(X, y, np.array([0, 2 * n + 2]), feature_names=["h1", "h2"],
+                       provenance={"source": "RankBoost+ Lemma 1 (Fig. 5)", "n": n})
+
+
+def lemma2_data(n: int) -> RankingData:
+    """Lemma 2: ``a_1..a_5n`` above ``b_1..b_5n``; ``h1 = 1`` on ``a_1..a_4n``; ``h2 = 1`` on
+    ``a_{4n+1}..a_{5n}`` and ``b_1..b_{4n}``."""
+    if n < 1:
+        raise ValueError("n must be >= 1")
+    a = np.zeros((5 * n, 2), dtype=np.float32)
+    b = np.zeros((5 * n, 2), dtype=np.float32)
+    a[: 4 * n, 0] = 1.0
+    a[4 * n:, 1] = 1.0
+    b[: 4 * n, 1] = 1.0
+    X = np.vstack([a, b])
+    y = np.r_[np.ones(5 * n), np.zeros(5 * n)].astype(np.int32)
+    return RankingData(X, y, np.array([0, 10 * n]), feature_names=["h1", "h2"],
+                       provenance={"source": "RankBoost+ Lemma 2", "n": n})
+
+
+def lemma3_data() -> RankingData:
+    """Lemma 3: elements 1 > 2 > ... > 6; ``h1`` is 1 on {1,2,3,6}, ``h2`` is 1 on {2}."""
+    X = np.zeros((6, 2), dtype=np.float32)
+    X[[0, 1, 2, 5], 0] = 1.0
+    X[1, 1] = 1.0
+    y = np.arange(6, 0, -1).astype(np.int32)
+    return RankingData(X, y, np.array([0, 6]), feature_names=["h1", "h2"],
+                       provenance={"source": "RankBoost+ Lemma 3"})
+
+
+
+
+# --------------------------------------------------------------------------------------------------
+# Tasks (Sec. 4: one MovieLens user or one MSLR-WEB10K query is a single-query ranking task)
+# --------------------------------------------------------------------------------------------------
+def movielens_task_set(ratings: np.ndarray, min_ratings: int = 100, max_missing: float = 0.5,
+                       provenance: dict | None = None) -> tuple[dict[str, RankingData], list[str]]:
+    """The paper's MovieLens tasks: every user with ``>= min_ratings`` ratings (Sec. 4).
+
+    Returns ``(tasks, featureless)``: every task by name ``u<id>``, and the names of the tasks whose
+    50% rule left no feature user (they stay in ``tasks``; their models are the constant model).
+    """
+    from lrank.data import movielens_tasks
+
+    tasks = {f"u{int(t.qid[0])}": t for t in movielens_tasks(ratings, min_ratings, max_missing, provenance)}
+    return tasks, [k for k, t in tasks.items() if t.n_features == 0]
+
+
+def query_tasks(parts: Sequence[RankingData], max_pairs: int = 50_000, n_tasks: int | None = None,
+                min_docs: int = 5, prefix: Sequence[str] | None = None) -> dict[str, RankingData]:
+    """MSLR-WEB10K tasks by the paper's rule: the queries with the most critical pairs, each fewer than
+    ``max_pairs`` (Sec. 4: the 300 such queries); ``n_tasks=None`` keeps every query that qualifies.
+
+    ``parts`` are data sets (e.g. a fold's train and test); a query needs at least one critical pair and
+    ``min_docs`` documents (one per fold). Ties in the pair count keep the data order.
+    """
+    prefix = list(prefix) if prefix is not None else [f"p{i}" for i in range(len(parts))]
+    cand = []
+    for pi, data in enumerate(parts):
+        npairs = data.n_critical_pairs()
+        sizes = np.diff(data.qptr)
+        for q in range(data.n_queries):
+            if 0 < npairs[q] < max_pairs and sizes[q] >= min_docs:
+                cand.append((-int(npairs[q]), pi, q))
+    cand.sort()
+    if n_tasks is not None:
+        cand = cand[:n_tasks]
+    return {f"{prefix[pi]}:q{parts[pi].qid[q]}": parts[pi].subset([q]) for _, pi, q in cand}
+
+
+# --------------------------------------------------------------------------------------------------
+# The protocol (Sec. 4): 5 folds 3/1/1 rotating per task, round chosen per metric on validation
+# --------------------------------------------------------------------------------------------------
+def _fold_run(variant: str, params: dict, fold: Any, n_rounds: int, metrics: Sequence[str],
+              metric_options: dict) -> dict:
+    """One model on one fold: validation and test curves over rounds 1..n_rounds, and train E1 / ln E2.
+
+    A model that stopped early keeps its last ensemble for the remaining rounds (it is the model the
+    algorithm returns); a model with 0 rounds (Rb-d halting at round 1, a task without features or
+    without a critical pair in the training part) is the constant model at every round, never dropped.
+    """
+    from lrank.metrics import evaluate
+
+    est = RankBoostPlus(variant=variant, n_estimators=n_rounds, **params)
+    n_iter, stop = 0, ""
+    if fold.train.n_features == 0:
+        stop = "no feature"
+    elif fold.train.n_critical_pairs().sum() == 0:
+        stop = "no critical pair in the training part"
+    else:
+        est.fit(fold.train)
+        n_iter, stop = est.n_iter_, est.stop_reason_
+    ev = [d for d in (fold.valid, fold.test)]
+    X = np.vstack([d.X for d in ev])
+    y = np.concatenate([d.y for d in ev])
+    qptr = np.array([0, ev[0].n_docs, ev[0].n_docs + ev[1].n_docs])
+    stages = list(est.staged_predict(X)) if n_iter else [np.zeros(X.shape[0])]
+    vals = np.empty((len(stages), len(metrics), 2))
+    for r, s in enumerate(stages):
+        res = evaluate(y, s, qptr, list(metrics), per_query=True, **metric_options)
+        vals[r] = np.array([res[m] for m in metrics])
+    curve = np.empty((n_rounds, len(metrics), 2))
+    curve[: len(stages)] = vals
+    curve[len(stages):] = vals[-1]
+    if n_iter:
+        h = est.history_
+        e1 = np.r_[h["train_E1"].to_numpy(), np.full(n_rounds - n_iter, h["train_E1"].iloc[-1])]
+        le2 = np.r_[h["train_log_E2"].to_numpy(), np.full(n_rounds - n_iter, h["train_log_E2"].iloc[-1])]
+    else:  # F1 = F2 = 1 at eta = 0
+        e1, le2 = np.ones(n_rounds), np.zeros(n_rounds)
+    return {"valid": curve[:, :, 0], "test": curve[:, :, 1], "train_E1": e1, "train_log_E2": le2,
+            "n_iter": n_iter, "stop": stop}
+
+
+def _task_run(tname: str, task: RankingData, algorithms: Mapping[str, str], params: dict, n_folds: int,
+              n_rounds: int, metrics: Sequence[str], seed: int | None, metric_options: dict) -> dict:
+    folds = task.task_folds(n_folds, seed)
+    out = {}
+    for aname, variant in algorithms.items():
+        runs = [_fold_run(variant, params, f, n_rounds, metrics, metric_options) for f in folds]
+        out[aname] = runs
+    return {"task": tname, "runs": out}
+
+
+def run_tasks(tasks: Mapping[str, RankingData], n_rounds: int, *, algorithms: Mapping[str, str] = ALGORITHMS,
+              metrics: Sequence[str] = METRICS, n_folds: int = 5, seed: int | None = 0,
+              max_thresholds: int = 255, n_jobs: int = 1, metric_options: dict | None = None) -> dict:
+    """Run the RankBoost+ protocol (Sec. 4) on every task: ``n_folds`` folds 3/1/1 rotating, every
+    algorithm on the same folds, each metric's round chosen on validation (ties: the earliest round).
+
+    Tasks run in parallel through joblib (one job per task; any joblib backend, e.g. Dask). Each model is
+    fitted once: its validation / test curves and its training E1 / ln E2 come from the same fit.
+
+    Returns
+    -------
+    dict with
+        ``selected``: DataFrame ``task, algorithm, fold, metric, round, value`` (test value at the round
+        chosen on validation); ``curves``: dict ``algorithm -> DataFrame`` (rounds x CURVE_METRICS, test,
+        mean over tasks of the fold means) ; ``train``: dict ``algorithm -> DataFrame`` (rounds x
+        ``E1_mean``, ``log_E2_mean``, ``E2_median``); ``per_task_curves``: dict ``algorithm -> ndarray``
+        (tasks x rounds x CURVE_METRICS, test); ``per_task_log_E2``: dict ``algorithm -> ndarray`` (tasks x
+        rounds); ``folds``: DataFrame ``task, algorithm, fold, n_iter, stop``.
+    """
+    from joblib import Parallel, delayed
+
+    metrics = list(metrics)
+    params = dict(max_thresholds=max_thresholds, random_state=seed)
+    jobs = Parallel(n_jobs=n_jobs)(
+        delayed(_task_run)(name, t, dict(algorithms), params, n_folds, n_rounds, metrics, seed,
+                           metric_options or {}) for name, t in tasks.items())
+    sel_rows, fold_rows = [], []
+    ci = [metrics.index(m) for m in CURVE_METRICS if m in metrics]
+    curves = {a: [] for a in algorithms}
+    log_e2 = {a: [] for a in algorithms}
+    e1 = {a: [] for a in algorithms}
+    for job in jobs:
+        for aname, runs in job["runs"].items():
+            for k, run in enumerate(runs):
+                fold_rows.append((job["task"], aname, k, run["n_iter"], run["stop"]))
+                for j, m in enumerate(metrics):
+                    v = run["valid"][:, j]
+                    r = int(np.argmin(v) if m in LOWER_IS_BETTER else np.argmax(v))
+                    sel_rows.append((job["task"], aname, k, m, r + 1, float(run["test"][r, j])))
+            curves[aname].append(np.mean([run["test"][:, ci] for run in runs], axis=0))
+            log_e2[aname].append(np.mean([run["train_log_E2"] for run in runs], axis=0))
+            e1[aname].append(np.mean([run["train_E1"] for run in runs], axis=0))
+    rounds = pd.RangeIndex(1, n_rounds + 1, name="round")
+    cm = [metrics[i] for i in ci]
+    return {
+        "selected": pd.DataFrame(sel_rows, columns=["task", "algorithm", "fold", "metric", "round", "value"]),
+        "folds": pd.DataFrame(fold_rows, columns=["task", "algorithm", "fold", "n_iter", "stop"]),
+        "curves": {a: pd.DataFrame(np.mean(c, axis=0), index=rounds, columns=cm) for a, c in curves.items()},
+        "train": {a: pd.DataFrame({"E1_mean": np.mean(e1[a], axis=0),
+                                   "log_E2_mean": np.mean(log_e2[a], axis=0),
+                                   "E2_median": np.exp(np.median(log_e2[a], axis=0))}, index=rounds)
+                  for a in algorithms},
+        "per_task_curves": {a: np.asarray(c) for a, c in curves.items()},
+        "per_task_log_E2": {a: np.asarray(v) for a, v in log_e2.items()},
+        "tasks": list(tasks),
+    }
+
+
+def per_task_scores(selected: pd.DataFrame, metric: str, algorithms: Sequence[str] = tuple(ALGORITHMS)
+                    ) -> pd.DataFrame:
+    """Test ``metric`` per task (rows) and algorithm (columns): the mean over folds of the values at the
+    rounds chosen on validation (the numbers Table 1 ranks)."""
+    s = selected[selected["metric"] == metric]
+    return s.groupby(["task", "algorithm"])["value"].mean().unstack("algorithm")[list(algorithms)]
+
+
+# --------------------------------------------------------------------------------------------------
+# Verdicts
+# --------------------------------------------------------------------------------------------------
+def rank_order_verdict(scores: pd.DataFrame, order: Sequence[str], lower_is_better: bool,
+                       alpha: float = 0.05) -> dict:
+    """Is the average rank ordered as ``order`` (best first), significantly at every step?
+
+    Friedman test over the tasks, then Nemenyi's post-hoc p for each neighbouring pair of ``order``.
+    HELD: Friedman p < alpha and every neighbouring pair differs significantly in the claimed
+    direction. NOT HELD: some pair of ``order`` differs significantly in the opposite direction.
+    UNDECIDED otherwise.
+    """
+    from lrank import stats
+
+    ranks = stats.average_ranks(scores[list(order)], lower_is_better=lower_is_better)
+    _, p_f = stats.friedman(scores[list(order)]) if scores.shape[0] > 1 else (math.nan, 1.0)
+    nem = stats.nemenyi(scores[list(order)]) if scores.shape[0] > 1 else None
+    steps, wrong = [], False
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            p = float(nem.loc[a, b]) if nem is not None else 1.0
+            right = ranks[a] < ranks[b]
+            if p < alpha and not right:
+                wrong = True
+            if order.index(b) == i + 1:
+                steps.append(p < alpha and right)
+    if wrong:
+        v = "NOT HELD"
+    elif p_f < alpha and all(steps):
+        v = "HELD"
+    else:
+        v = "UNDECIDED"
+    return {"verdict": v, "n": int(scores.shape[0]), "friedman_p": float(p_f),
+            "ranks": {k: float(x) for k, x in ranks.items()},
+            "nemenyi_p": {f"{a} vs {b}": float(nem.loc[a, b]) if nem is not None else 1.0
+                          for i, a in enumerate(order) for b in order[i + 1:]}}
+
+
+def best_verdict(scores: pd.DataFrame, best: str, lower_is_better: bool, alpha: float = 0.05) -> dict:
+    """Fig. 3's claim: ``best`` has the best average rank and differs significantly (Nemenyi) from each
+    other algorithm. HELD / NOT HELD (another one is significantly better) / UNDECIDED."""
+    from lrank import stats
+
+    ranks = stats.average_ranks(scores, lower_is_better=lower_is_better)
+    _, p_f = stats.friedman(scores)
+    nem = stats.nemenyi(scores)
+    others = [c for c in scores.columns if c != best]
+    ps = {o: float(nem.loc[best, o]) for o in others}
+    if any(ps[o] < alpha and ranks[o] < ranks[best] for o in others):
+        v = "NOT HELD"
+    elif p_f < alpha and all(ps[o] < alpha and ranks[best] < ranks[o] for o in others):
+        v = "HELD"
+    else:
+        v = "UNDECIDED"
+    return {"verdict": v, "n": int(scores.shape[0]), "friedman_p": float(p_f),
+            "ranks": {k: float(x) for k, x in ranks.items()}, "nemenyi_p": ps}
