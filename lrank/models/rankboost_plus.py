@@ -96,15 +96,30 @@ def log_cosh(x: Any) -> Any:
 
 def pair_log_terms(u: np.ndarray, eta: float) -> np.ndarray:
     """``ln omega*_2(i, f, eta)`` of Eq. 23: ``-eta`` correct, ``+eta`` reversed, ``ln cosh eta`` tied."""
+    return _log_term_table(eta)[_outcome_index(u)]
+
+
+def _log_term_table(eta: float) -> np.ndarray:
+    """``ln omega*_2`` by outcome ``u + 1``: reversed ``eta``, tied ``ln cosh eta``, correct ``-eta``."""
+    return np.array([eta, float(log_cosh(eta)), -eta])
+
+
+def _outcome_index(u: np.ndarray) -> np.ndarray:
     u = np.asarray(u)
-    out = np.where(u > 0, -eta, np.where(u < 0, eta, 0.0))
-    out[u == 0] = log_cosh(eta)
-    return out
+    if u.dtype.kind != "i":
+        u = u.astype(np.int8)
+    return u + 1
 
 
 def log_weighted_sum_exp(x: np.ndarray, w: np.ndarray) -> float:
     """``ln sum_i w_i exp(x_i)`` without overflow (``w >= 0``; ``-inf`` when every term is 0)."""
     x = np.asarray(x, dtype=np.float64)
+    mx = float(np.max(x)) if x.size else -math.inf
+    if math.isfinite(mx):  # fast path: shift by the largest term (exact unless w = 0 where x is largest)
+        with np.errstate(under="ignore"):
+            tot = float(np.dot(w, np.exp(x - mx)))
+        if tot > 0 and math.isfinite(tot):
+            return mx + math.log(tot)
     pos = w > 0
     if not pos.any():
         return -math.inf
@@ -264,9 +279,8 @@ class _IndependentSet:
     def set_eta(self, j: int, new: float) -> None:
         u = self.pattern(self.members[j])
         old = self.eta[j]
-        if old != 0.0:
-            self.lt -= pair_log_terms(u, old)
-        self.lt += pair_log_terms(u, new)
+        diff = _log_term_table(new) - _log_term_table(old)  # Eq. 25: ln omega+ = ln omega*_2(new) - (old)
+        self.lt += diff[_outcome_index(u)]
         self.eta[j] = new
 
     def coefficients(self, v: np.ndarray) -> np.ndarray:
@@ -577,9 +591,7 @@ class RankBoostPlus(BaseRanker):
             else:
                 k, ap, kind = move
                 u = stump_pattern(codes, hi, lo, int(cf[k]), int(cj[k]))
-                e_p = float(D[u > 0].sum())
-                e_m = float(D[u < 0].sum())
-                e_0 = float(D[u == 0].sum())
+                e_m, e_0, e_p = (float(v) for v in np.bincount(u + 1, weights=D, minlength=3))  # Eq. 8
                 tot = e_p + e_m + e_0
                 e_p, e_m, e_0 = e_p / tot, e_m / tot, e_0 / tot
                 if self.stop_on_repeat and t >= 2 and k == last:
@@ -677,9 +689,7 @@ class RankBoostPlus(BaseRanker):
     @staticmethod
     def _finish_row(t: int, row: dict, log_prodZ: float, margins: np.ndarray, w1: np.ndarray,
                     state: _IndependentSet, deltas: list) -> dict:
-        m = np.where(np.isnan(margins), 0.0, margins)  # inf - inf: a tie
-        with np.errstate(invalid="ignore"):
-            log_e1 = log_weighted_sum_exp(-m, w1)  # ln E1, Eq. 5
+        log_e1 = log_weighted_sum_exp(-margins, w1)  # ln E1, Eq. 5 (margins are never NaN)
         log_e2 = state.log_f2()  # ln E2 = ln F2(eta), Eq. 22-24
         e1 = math.exp(log_e1) if log_e1 < 709.78 else math.inf  # float64 overflows above ln(1.8e308)
         e2 = math.exp(log_e2) if log_e2 < 709.78 else math.inf

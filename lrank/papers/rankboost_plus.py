@@ -184,10 +184,12 @@ def _fold_run(variant: str, params: dict, fold: Any, n_rounds: int, metrics: Seq
     y = np.concatenate([d.y for d in ev])
     qptr = np.array([0, ev[0].n_docs, ev[0].n_docs + ev[1].n_docs])
     stages = list(est.staged_predict(X)) if n_iter else [np.zeros(X.shape[0])]
-    vals = np.empty((len(stages), len(metrics), 2))
-    for r, s in enumerate(stages):
-        res = evaluate(y, s, qptr, list(metrics), per_query=True, **metric_options)
-        vals[r] = np.array([res[m] for m in metrics])
+    # every round's (valid, test) pair as two queries of one evaluate call
+    n_st = len(stages)
+    sizes = np.tile(np.diff(qptr), n_st)
+    res = evaluate(np.tile(y, n_st), np.concatenate(stages), np.r_[0, np.cumsum(sizes)], list(metrics),
+                   per_query=True, **metric_options)
+    vals = np.stack([np.asarray(res[m]).reshape(n_st, 2) for m in metrics], axis=1)
     curve = np.empty((n_rounds, len(metrics), 2))
     curve[: len(stages)] = vals
     curve[len(stages):] = vals[-1]
