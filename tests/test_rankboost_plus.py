@@ -271,3 +271,19 @@ def test_parameters_named_in_errors(bad):
     name = next(iter(bad))
     with pytest.raises(ValueError, match=name):
         RankBoostPlus(**bad).fit(_ranking(0))
+
+
+def test_stump_statistics_against_the_loop_and_bad_input():
+    from lrank.weak.pair_patterns import stump_statistics
+    from tests.reference.rankboost_plus import stump_eps_loop
+
+    fb = _feedback(4, n=25)
+    bins = bin_features(fb.X, max_thresholds=255, random_state=np.random.default_rng(0))
+    got = stump_statistics(bins.codes, fb.hi, fb.lo, fb.weight)
+    want = stump_eps_loop(bins.codes, fb.hi, fb.lo, fb.weight, int(bins.codes.max()) + 2)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, atol=1e-12)
+    with pytest.raises(ValueError, match="pair indices"):
+        stump_statistics(bins.codes, fb.hi + 100, fb.lo, fb.weight)
+    with pytest.raises(ValueError, match="n_bins"):
+        stump_statistics(bins.codes, fb.hi, fb.lo, fb.weight, n_bins=1)

@@ -125,3 +125,46 @@ def distinct_stumps(
         f_idx[is_rep].astype(np.int64), j_idx[is_rep].astype(np.int64), n_cand, n_tie,
         int((~is_rep).sum()),
     )
+
+
+def stump_statistics(codes: np.ndarray, hi: np.ndarray, lo: np.ndarray, D: np.ndarray,
+                     n_bins: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """eps+, eps-, eps0 (RankBoost+ Eq. 8) of every stump ``[code_f > j]`` under the pair weights ``D``.
+
+    Parameters
+    ----------
+    codes : ndarray (n_docs, n_features) of uint8 / uint16
+        Bin codes (``lrank.data.binning.bin_features(X).codes``).
+    hi, lo : ndarray of int
+        Critical pairs (document ``hi[i]`` preferred to ``lo[i]``).
+    D : ndarray of float, shape (n_pairs,)
+        Non-negative pair weights (a distribution in boosting).
+    n_bins : int, optional
+        Bins per feature (default: ``codes.max() + 2``, enough for every stump).
+
+    Returns
+    -------
+    eps_plus, eps_minus, eps_zero : ndarray (n_features, n_bins - 1)
+        Entry ``[f, j]`` belongs to the stump ``[code_f > j]``; computed without a loop over stumps
+        (potentials and a pair histogram of ``min(code_hi, code_lo)``, O(nF + mF)).
+    """
+    from lrank._kernels.pair_stumps import stump_eps
+
+    codes = np.ascontiguousarray(codes)
+    if codes.ndim != 2 or codes.dtype not in (np.uint8, np.uint16):
+        raise ValueError(f"codes must be 2-d uint8 or uint16, got {codes.dtype} of shape {codes.shape}")
+    hi = np.ascontiguousarray(hi, dtype=np.int64)
+    lo = np.ascontiguousarray(lo, dtype=np.int64)
+    D = np.ascontiguousarray(D, dtype=np.float64)
+    if not (hi.shape == lo.shape == D.shape) or hi.ndim != 1:
+        raise ValueError(f"hi, lo and D must be 1-d of one length, got {hi.shape}, {lo.shape}, {D.shape}")
+    n = codes.shape[0]
+    if hi.size and (min(hi.min(), lo.min()) < 0 or max(hi.max(), lo.max()) >= n):
+        raise ValueError(f"pair indices must lie in [0, {n})")
+    if (D < 0).any() or not np.isfinite(D).all():
+        raise ValueError("D must be finite and non-negative")
+    need = int(codes.max()) + 2 if codes.size else 2
+    n_bins = need if n_bins is None else int(n_bins)
+    if n_bins < need:
+        raise ValueError(f"n_bins={n_bins} is below the largest code + 2 = {need}")
+    return stump_eps(codes, pair_min_codes(codes, hi, lo), hi, lo, D, n_bins)
