@@ -287,3 +287,25 @@ def test_stump_statistics_against_the_loop_and_bad_input():
         stump_statistics(bins.codes, fb.hi + 100, fb.lo, fb.weight)
     with pytest.raises(ValueError, match="n_bins"):
         stump_statistics(bins.codes, fb.hi, fb.lo, fb.weight, n_bins=1)
+
+
+def test_protocol_keeps_every_fold_and_selects_on_validation():
+    """run_tasks: a featureless task and 0-round fits stay in (constant model), 5 folds x 3 algorithms each;
+    the constant model scores R2 = 1/2."""
+    from lrank.papers.rankboost_plus import per_task_scores, run_tasks
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)
+    tasks = {"t": RankingData(X, y, np.array([0, 40])),
+             "empty": RankingData(np.zeros((30, 0), np.float32), rng.integers(0, 3, 30), np.array([0, 30]))}
+    out = run_tasks(tasks, 6, seed=0, max_thresholds=8)
+    f = out["folds"]
+    assert len(f) == 2 * 3 * 5
+    assert (f[f.task == "empty"].n_iter == 0).all() and (f[f.task == "empty"].stop == "no feature").all()
+    sc = per_task_scores(out["selected"], "r2")
+    assert list(sc.index) == ["empty", "t"] and np.isfinite(sc.to_numpy()).all()
+    assert np.allclose(sc.loc["empty"], 0.5)  # the constant model ties every pair: R2 = 1/2
+    assert out["per_task_log_E2"]["Rb+"].shape == (2, 6)
+    np.testing.assert_array_equal(out["per_task_log_E2"]["Rb+"][1], 0.0)  # "empty": F2(0) = 1
+    assert (out["per_task_log_E2"]["Rb+"][0] < 0).all()
