@@ -66,6 +66,8 @@ def test_plus_identities(impl, n):
     h = m.history_
     if n == 12:  # the independent set fills the pair space (dimension n - 1): Alg. 2 pruned R
         assert h.n_independent.iloc[-1] == n - 1
+        if impl == "efficient":
+            assert m.prune_iteration_ is not None and 1 <= m.prune_iteration_ <= m.n_iter_
     np.testing.assert_allclose(h.train_log_E2, h.log_prod_Z, atol=1e-9)  # Eq. 29 in the log domain
     np.testing.assert_allclose(np.exp(h.train_log_E2), h.train_E2, rtol=1e-12)
     assert (h.train_R2 <= h.train_E2 + 1e-12).all()

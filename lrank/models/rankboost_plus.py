@@ -364,6 +364,8 @@ class RankBoostPlus(BaseRanker):
         Rounds kept (0 when Rb-d halted at round 1).
     best_iteration_ : None
         No early stopping on an ``eval_set``: rounds are chosen outside (``lrank.experiments``).
+    prune_iteration_ : int or None
+        Efficient RankBoost+: the round at which Algorithm 2 pruned R (line 14), else None.
     stop_reason_ : str
         ``"n_estimators reached"``, ``"eps- = 0 (halt)"``, ``"no ranker with a nonzero gradient"``, ...
     """
@@ -473,6 +475,7 @@ class RankBoostPlus(BaseRanker):
         margins = np.zeros(hi.size)
         active = np.ones(K, dtype=bool)  # Algorithm 2's R (columns not yet removed)
         greedy = True
+        prune_at = None  # the round at which Algorithm 2 pruned R (line 14)
         H = space.vectors(codes, cf, cj, n_bins) if (variant == "plus" and impl == "optimal") else None
         rounds: list[tuple[np.ndarray, np.ndarray]] = []
         rows: list[dict] = []
@@ -524,6 +527,7 @@ class RankBoostPlus(BaseRanker):
                                 move = (kn, 0.0, "new")
                             else:  # line 14: prune R once, then search S only
                                 greedy = False
+                                prune_at = t + 1
                                 rest = np.flatnonzero(active & ~np.isin(np.arange(K), mem))
                                 kept, vecs = select_independent_subset(
                                     state.Q, lambda idx: space.vectors(codes, cf[idx], cj[idx], n_bins),
@@ -660,6 +664,7 @@ class RankBoostPlus(BaseRanker):
             tick = now
             if stop == "all pairs ranked correctly":
                 break
+        self.prune_iteration_ = prune_at
         self._store(rounds, rows, cf, thr, stop, infinite_last)
 
     @staticmethod
