@@ -441,7 +441,8 @@ class RankBoostPlus(BaseRanker):
             cp = data.pairs(self.pair_weighting)
             hi, lo, w1 = cp.hi, cp.lo, cp.weight.copy()
         if hi.size == 0:
-            raise ValueError("no critical pairs: every query has a single label value")
+            raise ValueError(f"no critical pairs: every query has a single label value (n_samples = "
+                             f"{Xf.shape[0]})")
         if (hi < 0).any() or (hi >= Xf.shape[0]).any() or (lo < 0).any() or (lo >= Xf.shape[0]).any():
             raise ValueError("pair indices out of range")
         w1 = w1 / w1.sum()
