@@ -24,8 +24,8 @@ GOOD = "2 qid:10 1:0.5 2:0.25 # docid = a\n0 qid:10 1:0.1 2:0.75\n1 qid:11 2:1.5
     "text, line, match",
     [
         ("1 qid:1 1:0.5\n0 qid:1 1:0.2 garbage\n", 2, "not 'label qid:ID"),  # malformed line
-        ("1 qid:1 1:0.5\nnan qid:1 1:0.2\n", 2, "label nan is not a finite integer"),  # NaN label
-        ("1 qid:1 1:0.5\n1.5 qid:1 1:0.2\n", 2, "label 1.5 is not a finite integer"),  # fractional
+        ("1 qid:1 1:0.5\nnan qid:1 1:0.2\n", 2, "label is nan; labels must be finite integers in 0..30"),
+        ("1 qid:1 1:0.5\n1.5 qid:1 1:0.2\n", 2, "label is 1.5; labels must be finite integers"),  # fractional
         ("a qid:1 1:0.5\n", 1, "label 'a' is not a number"),
         ("1 qid:1 1:0.5\n0 qid:2 1:0.2\n0 qid:1 1:0.3\n", 3, "qid 1 reappears"),  # non-contiguous qid
         ("1 qid:1 1:0.5\n0 qid:1 2:0.5 1:0.1\n", 2, "feature indices must increase"),  # decreasing
@@ -35,7 +35,11 @@ GOOD = "2 qid:10 1:0.5 2:0.25 # docid = a\n0 qid:10 1:0.1 2:0.75\n1 qid:11 2:1.5
         ("1 qid:x 1:0.5\n", 1, "qid 'x' is not an integer"),
         ("1 qid:1 1:nan\n", 1, "NaN or infinite"),
         ("1 qid:1 1:inf\n", 1, "NaN or infinite"),
-        ("# header\n\n1 qid:1 1:0.5\n1 qid:1 1:0.5\n0.5 qid:1 1:0.2\n", 5, "label 0.5"),  # comments, blanks
+        ("# header\n\n1 qid:1 1:0.5\n1 qid:1 1:0.5\n0.5 qid:1 1:0.2\n", 5, "label is 0.5"),  # comments
+        ("1 qid:1 1:0.5\n-1 qid:1 1:0.2\n", 2, "label is -1.0; labels must be non-negative"),
+        ("1 qid:1 1:0.5\n31 qid:1 1:0.2\n", 2, "label is 31.0; labels must be below 31"),
+        ("1 qid:1 1:0.5\n3000000000 qid:1 1:0.2\n", 2, "label is 3000000000.0; labels must be below 31"),
+        ("1 qid:1 1:0.5\n1099511627776 qid:1 1:0.2\n", 2, "label is 1099511627776.0; labels must be below"),
     ],
 )
 def test_errors_name_file_and_line(tmp_path, text, line, match):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lrank.data.container import RankingData, RankingDataError, qptr_from_qid
+from lrank.data.container import RankingData, RankingDataError, first_bad_label, label_error, qptr_from_qid
 
 CACHE_VERSION = 1
 _LINE = re.compile(r"^\s*(\S+)\s+qid:(\S+)((?:\s+\d+:\S+)*)\s*(#.*)?$")
@@ -93,10 +93,10 @@ def _parse(path: Path, n_features: int | None) -> tuple[np.ndarray, np.ndarray, 
         )
     except (ValueError, RuntimeError) as exc:
         raise LetorFormatError(_find_bad_line(path, n_features) + f" ({exc})") from None
-    if not np.isfinite(y).all() or (y != np.round(y)).any():
-        bad = int(np.flatnonzero(~np.isfinite(y) | (y != np.round(y)))[0])
+    bad = first_bad_label(y)  # the label contract, checked before any cast (no int32 wrap)
+    if bad is not None:
         line = _doc_line_numbers(path)[bad]
-        raise LetorFormatError(f"{path}:{line}: label {float(y[bad])!r} is not a finite integer")
+        raise LetorFormatError(label_error(bad, y[bad], where=f"{path}:{line}: label"))
     if qid.shape[0] != X.shape[0]:
         raise LetorFormatError(_find_bad_line(path, n_features) + " (a line without qid?)")
     Xd = X.toarray()
