@@ -167,3 +167,34 @@ def test_round_trip_property(tmp_path, sizes, n_features, seed):
     np.testing.assert_array_equal(e.y, d.y)
     np.testing.assert_array_equal(e.qptr, d.qptr)
     np.testing.assert_array_equal(e.qid, d.qid)
+
+
+def test_huge_feature_index_is_refused_before_allocating(tmp_path, monkeypatch):
+    """Issue 14.2: ``100000000:1`` in a two-line file built a dense 2 x 1e8 matrix (8 GB peak)."""
+    import lrank.data.letor as L
+
+    p = tmp_path / "huge.txt"
+    p.write_text("1 qid:1 1:0.5\n0 qid:1 2:0.1 100000000:1\n")
+    allocated = []
+    real = L._check_dense_size
+    monkeypatch.setattr(L, "_check_dense_size", lambda *a: (real(*a), allocated.append(True)))
+    with pytest.raises(LetorFormatError) as err:
+        load_letor(p, cache=False)
+    msg = str(err.value)
+    assert msg.startswith(f"{p}:2: feature index 100000000 makes the dense feature matrix 2 x 100,000,000")
+    assert "763 MiB" in msg and "only 3 values are stored" in msg and "max_dense_bytes=None" in msg
+    assert not allocated  # refused inside the check, nothing dense was built
+    p.write_text("1 qid:1 1:0.5\n0 qid:1 2:0.1 1000000000:1\n")
+    with pytest.raises(LetorFormatError, match=r":2: feature index 1000000000 .* = 7.45 GiB, more than "
+                                               r"max_dense_bytes=2,147,483,648"):
+        load_letor(p, cache=False)
+
+
+def test_dense_size_limit_is_a_parameter(tmp_path):
+    p = tmp_path / "f.txt"
+    p.write_text("1 qid:1 1:0.5 3:1\n0 qid:1 2:0.1 4:1\n")
+    with pytest.raises(LetorFormatError, match=r":2: feature index 4 .* 2 x 4 float32 = 3.05e-05 MiB, "
+                                               r"more than max_dense_bytes=16"):
+        load_letor(p, cache=False, max_dense_bytes=16)
+    assert load_letor(p, cache=False, max_dense_bytes=32).X.shape == (2, 4)
+    assert load_letor(p, cache=False, max_dense_bytes=None).n_features == 4
