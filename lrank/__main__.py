@@ -156,7 +156,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     except ImportError:
         print("data status: fetch registry not available")
     else:
-        print(status().to_string(index=False))
+        st = status()
+        print(st[["dataset", "status", "path"]].to_string(index=False))
     return 0
 
 
