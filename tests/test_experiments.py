@@ -210,3 +210,18 @@ def test_select_last_takes_final_round():
     res = cross_validate(lambda: FeaturePrefixRanker(random_state=3), data(), folds=3,
                          metrics=["map"], select_by="last", random_state=0)
     assert (res[res["selected"]]["round"] == 4).all()
+
+
+def test_a_model_without_n_iter_that_yields_no_round_keeps_its_fold():
+    class Legacy(FeaturePrefixRanker):
+        def fit(self, X, y=None, **kw):
+            super().fit(X, y, **kw)
+            del self.n_iter_
+            self.w_ = self.w_[:0]
+            return self
+
+        def staged_predict(self, X):
+            yield from ()
+
+    res = cross_validate(Legacy(), data(5), folds=3, metrics=["map"], random_state=0)
+    assert res["fold"].nunique() == 3 and (res["round"] == 0).all() and res["selected"].all()
