@@ -130,8 +130,10 @@ def test_grid_on_dask_local_cluster_gives_the_local_results(monkeypatch):
         monkeypatch.setenv("LRANK_DASK_SCHEDULER", cluster.scheduler_address)
         by_env = run_grid(tasks, algos, n_jobs=2, **kw)
         with distributed.Client(cluster) as client:
-            by_client = run_grid(tasks, algos, scheduler=client, **kw)
-            assert client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.task_prefixes)) > 0
+            before = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.transition_log))
+            by_client = run_grid(tasks, algos, scheduler=client, **kw)  # n_jobs=1: still on the cluster
+            after = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.transition_log))
+            assert after > before
     assert seen == ["dask", "dask", "dask"]
     for remote in (by_argument, by_env, by_client):
         pd.testing.assert_frame_equal(local, remote)
