@@ -303,7 +303,7 @@ def test_protocol_keeps_every_fold_and_selects_on_validation():
              "empty": RankingData(np.zeros((30, 0), np.float32), rng.integers(0, 3, 30), np.array([0, 30]))}
     out = run_tasks(tasks, 6, seed=0, max_thresholds=8)
     f = out["folds"]
-    assert len(f) == 2 * 3 * 5
+    assert len(f) == 2 * 3 * 5 and f["E2_overflow"].dtype == bool
     assert (f[f.task == "empty"].n_iter == 0).all() and (f[f.task == "empty"].stop == "no feature").all()
     sc = per_task_scores(out["selected"], "r2")
     assert list(sc.index) == ["empty", "t"] and np.isfinite(sc.to_numpy()).all()

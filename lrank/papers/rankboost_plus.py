@@ -8,6 +8,7 @@ holds only what reproducing the paper needs.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -171,13 +172,16 @@ def _fold_run(variant: str, params: dict, fold: Any, n_rounds: int, metrics: Seq
     from lrank.metrics import evaluate
 
     est = RankBoostPlus(variant=variant, n_estimators=n_rounds, **params)
-    n_iter, stop = 0, ""
+    n_iter, stop, overflow = 0, "", False
     if fold.train.n_features == 0:
         stop = "no feature"
     elif fold.train.n_critical_pairs().sum() == 0:
         stop = "no critical pair in the training part"
     else:
-        est.fit(fold.train)
+        with warnings.catch_warnings(record=True) as caught:  # E2 overflow: counted, not printed
+            warnings.simplefilter("always", RuntimeWarning)
+            est.fit(fold.train)
+        overflow = any("train_log_E2" in str(w.message) for w in caught)
         n_iter, stop = est.n_iter_, est.stop_reason_
     ev = [d for d in (fold.valid, fold.test)]
     X = np.vstack([d.X for d in ev])
@@ -200,7 +204,7 @@ def _fold_run(variant: str, params: dict, fold: Any, n_rounds: int, metrics: Seq
     else:  # F1 = F2 = 1 at eta = 0
         e1, le2 = np.ones(n_rounds), np.zeros(n_rounds)
     return {"valid": curve[:, :, 0], "test": curve[:, :, 1], "train_E1": e1, "train_log_E2": le2,
-            "n_iter": n_iter, "stop": stop}
+            "n_iter": n_iter, "stop": stop, "E2_overflow": overflow}
 
 
 def _task_run(tname: str, task: RankingData, algorithms: Mapping[str, str], params: dict, n_folds: int,
@@ -230,7 +234,8 @@ def run_tasks(tasks: Mapping[str, RankingData], n_rounds: int, *, algorithms: Ma
         mean over tasks of the fold means) ; ``train``: dict ``algorithm -> DataFrame`` (rounds x
         ``E1_mean``, ``log_E2_mean``, ``E2_median``); ``per_task_curves``: dict ``algorithm -> ndarray``
         (tasks x rounds x CURVE_METRICS, test); ``per_task_log_E2``: dict ``algorithm -> ndarray`` (tasks x
-        rounds); ``folds``: DataFrame ``task, algorithm, fold, n_iter, stop``.
+        rounds); ``folds``: DataFrame ``task, algorithm, fold, n_iter, stop, E2_overflow`` (train E2
+        passed float64's range; its curve uses ln E2).
     """
     from joblib import Parallel, delayed
 
@@ -247,7 +252,7 @@ def run_tasks(tasks: Mapping[str, RankingData], n_rounds: int, *, algorithms: Ma
     for job in jobs:
         for aname, runs in job["runs"].items():
             for k, run in enumerate(runs):
-                fold_rows.append((job["task"], aname, k, run["n_iter"], run["stop"]))
+                fold_rows.append((job["task"], aname, k, run["n_iter"], run["stop"], run["E2_overflow"]))
                 for j, m in enumerate(metrics):
                     v = run["valid"][:, j]
                     r = int(np.argmin(v) if m in LOWER_IS_BETTER else np.argmax(v))
@@ -259,7 +264,8 @@ def run_tasks(tasks: Mapping[str, RankingData], n_rounds: int, *, algorithms: Ma
     cm = [metrics[i] for i in ci]
     return {
         "selected": pd.DataFrame(sel_rows, columns=["task", "algorithm", "fold", "metric", "round", "value"]),
-        "folds": pd.DataFrame(fold_rows, columns=["task", "algorithm", "fold", "n_iter", "stop"]),
+        "folds": pd.DataFrame(fold_rows,
+                              columns=["task", "algorithm", "fold", "n_iter", "stop", "E2_overflow"]),
         "curves": {a: pd.DataFrame(np.mean(c, axis=0), index=rounds, columns=cm) for a, c in curves.items()},
         "train": {a: pd.DataFrame({"E1_mean": np.mean(e1[a], axis=0),
                                    "log_E2_mean": np.mean(log_e2[a], axis=0),
