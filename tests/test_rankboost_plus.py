@@ -329,3 +329,16 @@ def test_verdict_helpers_can_fail():
     noise = pd.DataFrame(rng.random((n, 3)), columns=order)
     v = rank_order_verdict(noise, order, lower_is_better=True)
     assert v["verdict"] == "UNDECIDED" and v["n"] == n and v["friedman_p"] > 0.05
+
+
+def test_movielens_task_set_keeps_featureless_users():
+    from lrank.papers.rankboost_plus import movielens_task_set
+
+    rng = np.random.default_rng(0)
+    R = np.full((6, 40), np.nan)
+    R[:3, :30] = rng.integers(1, 6, size=(3, 30))  # users 1-3 rate the same 30 movies
+    R[3, 30:] = rng.integers(1, 6, size=10)  # user 4 rates 10 other movies: no feature user for it
+    R[3, :2] = 3.0
+    tasks, featureless = movielens_task_set(R, min_ratings=10, max_missing=0.5)
+    assert list(tasks) == ["u1", "u2", "u3", "u4"] and featureless == ["u4"]
+    assert tasks["u4"].n_features == 0 and tasks["u4"].n_docs == 12

@@ -132,7 +132,17 @@ def movielens_task_set(ratings: np.ndarray, min_ratings: int = 100, max_missing:
     """
     from lrank.data import movielens_tasks
 
-    tasks = {f"u{int(t.qid[0])}": t for t in movielens_tasks(ratings, min_ratings, max_missing, provenance)}
+    R = np.asarray(ratings, dtype=np.float64)
+    built = movielens_tasks(R, min_ratings, max_missing, provenance)
+    tasks = {int(t.qid[0]): t for t in built}
+    for u in getattr(built, "without_features", []):  # kept as featureless tasks (the constant model)
+        movies = np.flatnonzero(~np.isnan(R[u - 1]))
+        tasks[int(u)] = RankingData(
+            np.zeros((movies.size, 0), np.float32), R[u - 1, movies], np.array([0, movies.size]),
+            qid=np.array([u]), feature_names=[],
+            provenance=dict(provenance or {}, user=int(u), min_ratings=min_ratings, max_missing=max_missing,
+                            n_features_kept=0))
+    tasks = {f"u{u}": tasks[u] for u in sorted(tasks)}
     return tasks, [k for k, t in tasks.items() if t.n_features == 0]
 
 
