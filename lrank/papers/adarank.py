@@ -356,7 +356,7 @@ def claim_fig11(res: ProtocolResult, model: AdaRank, fold: int = 0) -> pd.DataFr
     at = {t: pd.Series(evaluate(tr.y, staged[t - 1], tr.qptr, ["map"], per_query=True, **opts)["map"],
                        index=tr.qid) for t in (1, peak)}
     return pd.DataFrame([_row("Fig. 11: training MAP rises to a peak", at[peak], at[1],
-                              f"round {peak} (peak) vs round 1", metric="train map", peak_round=peak)])
+                              "peak round vs round 1", metric="train map", peak_round=peak)])
 
 
 def scaling_result(res: ProtocolResult) -> pd.DataFrame:
