@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from lrank._kernels.adarank import choose_weak_ranker, weighted_performance
@@ -210,3 +211,45 @@ def test_predict_checks_feature_count():
     m = AdaRank(n_estimators=2, early_stopping_rounds=None).fit(d)
     with pytest.raises(ValueError):
         m.predict(np.zeros((3, d.n_features + 1)))
+
+
+# ------------------------------------------------------------------------ the paper's protocol
+def test_paper_protocol_tests_every_query_once_and_verdicts_follow_p():
+    from lrank.papers import adarank as paper
+    from lrank.stats import verdict
+
+    d = make_letor_like(n_queries=20, docs_per_query=(8, 20), n_features=6, n_grades=3, random_state=0)
+    exp = paper.Experiment("toy", paper._reindexed(d), 0, 2, "adarank_fig2", "synthetic")
+    res = paper.run_protocol(exp, rankboost_rounds=3, ranksvm_max_pairs=20, scalings=("minmax", "none"))
+    test_q = res.per_query[(res.per_query["split"] == "test") & (res.per_query["method"] == "BM25")
+                           & (res.per_query["metric"] == "map")]
+    assert sorted(test_q["query"]) == list(range(d.n_queries))  # every query tested exactly once
+    tab = paper.fig2_table(res)
+    assert list(tab.index) == paper.METHODS and tab.notna().all().all()
+    # BM25 = the chosen column: its per-query MAP is that feature's ranking
+    q0 = res.folds[0].test
+    from lrank.metrics import evaluate
+    bm = evaluate(q0.y, q0.X[:, 0].astype(float), q0.qptr, ["map"], per_query=True, rel_threshold=2)["map"]
+    np.testing.assert_allclose(res.values("BM25", "map").loc[q0.qid].to_numpy(), bm)
+    # (claims_fig6 left out: with few tied queries scipy's wilcoxon runs a slow permutation test)
+    claims = pd.concat([paper.claims_fig2(res, metrics=("map", "ndcg@5")), paper.claims_fig8(res),
+                        paper.claims_fig910(res), paper.scaling_result(res)])
+    for _, r in claims.iterrows():
+        assert r["verdict"] == verdict(r["p_value"], r["mean_diff"] > 0)
+    c8 = paper.claims_fig8(res)
+    assert (c8["n"] == int((res.n_pairs < paper.FEW_PAIRS).sum())).all()
+    assert paper.fig8_table(res)["test queries"].sum() == d.n_queries
+    assert paper.fig7_counts(res).sum() == res.folds[0].train.n_queries
+    rep = paper.theorem1_report([m for _, _, m in res.models])
+    assert rep["violations"] == 0 and rep["z_step_violations"] == 0
+    assert 0 <= rep["rounds_informative"] <= rep["rounds"]
+
+
+def test_theorem1_report_counts_a_violation():
+    from lrank.papers import adarank as paper
+
+    d = make_letor_like(n_queries=15, docs_per_query=(5, 30), n_features=8, random_state=0)
+    m = AdaRank(metric="map", n_estimators=10, early_stopping_rounds=None).fit(d)
+    assert paper.theorem1_report([m])["violations"] == 0
+    m.history_.loc[2, "bound"] = m.history_.loc[2, "train_map"] + 0.1  # a bound above the measure
+    assert paper.theorem1_report([m])["violations"] == 1
