@@ -165,6 +165,9 @@ def _lab_settings(folder: Path) -> None:
     nb_dir = folder / "@jupyterlab" / "notebook-extension"
     nb_dir.mkdir(parents=True, exist_ok=True)
     (nb_dir / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    doc_dir = folder / "@jupyterlab" / "docmanager-extension"  # never write the notebook back
+    doc_dir.mkdir(parents=True, exist_ok=True)
+    (doc_dir / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
     app_dir = folder / "@jupyterlab" / "apputils-extension"
     app_dir.mkdir(parents=True, exist_ok=True)
     (app_dir / "notification.jupyterlab-settings").write_text(
@@ -175,10 +178,11 @@ _COUNT_JS = """
 const nb = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
 if (!nb) return null;
 const q = (s) => nb.querySelectorAll(s).length;
-return {cells: q('.jp-Cell'),
-        images: q('.jp-OutputArea-output img'),
-        errors: q('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]')
-          + q('.jp-OutputArea-output .jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]')};
+// JupyterLab renders an error output with the stderr renderer: recognise it by its traceback
+const err = Array.from(nb.querySelectorAll(
+    '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')).filter(
+    e => /Traceback \\(most recent call last\\)|^\\w*(Error|Exception)\\b.*:/m.test(e.innerText));
+return {cells: q('.jp-Cell'), images: q('.jp-OutputArea-output img'), errors: err.length};
 """
 
 
@@ -224,7 +228,7 @@ def browser_check(notebooks: list[Path], root: Path, shots: Path, timeout: float
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
          f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
          f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={work / 'ws'}",
-         "--ServerApp.open_browser=False"],
+         "--ServerApp.open_browser=False", *(["--allow-root"] if _is_root() else [])],
         cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
     base = f"http://127.0.0.1:{port}"
     results: list[dict[str, Any]] = []
@@ -287,6 +291,10 @@ def browser_check(notebooks: list[Path], root: Path, shots: Path, timeout: float
             server.kill()
         shutil.rmtree(work, ignore_errors=True)
     return results
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 def _saves_figures(nb: dict) -> bool:
