@@ -188,3 +188,57 @@ def test_markdown_holds_no_recorded_number(path):
     hits = typed_in_numbers(_nb(path), recorded)
     assert not hits, f"{path.name}: markdown cells hold numbers the run records (render them from " \
                      f"lrank.results with IPython.display.Markdown): {hits}"
+
+
+# ---------------------------------------------------------------- figures inline, no backend forced
+def test_importing_lrank_plots_forces_no_backend():
+    import subprocess
+    import sys
+
+    code = ("import matplotlib, lrank.plots; "
+            "print(matplotlib.rcParams._get_backend_or_none())")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "MPLBACKEND"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "None"  # matplotlib chooses (Agg without a display, inline in a kernel)
+
+
+def test_save_figure_outside_a_kernel_only_saves(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    from lrank import plots, results
+
+    monkeypatch.setenv("LRANK_OUTPUT_DIR", str(tmp_path))
+    results.reset("zz_plots")
+    fig, ax = plt.subplots()
+    ax.plot([0, 1])
+    png = plots.save_figure(fig, "zz_fig", "test figure (synthetic)")
+    assert png.is_file() and png.with_suffix(".pdf").is_file()
+    assert plt.fignum_exists(fig.number)  # not closed: nothing was displayed
+    assert results.load_meta("zz_plots")["artifacts"]["figures"] == ["zz_fig"]
+    plt.close(fig)
+
+
+def test_save_figure_in_a_kernel_shows_the_saved_png_once(tmp_path):
+    import base64
+    import os
+
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import matplotlib.pyplot as plt\nfrom lrank import plots, results\nresults.reset('zz_kernel')\n"
+        "fig, ax = plt.subplots()\nax.plot([0, 1])\n"
+        "_ = plots.save_figure(fig, 'zz_inline', 'caption (synthetic)')\nplt.show()")]
+    env = dict(os.environ, LRANK_OUTPUT_DIR=str(tmp_path))
+    client = nbclient.NotebookClient(nb, kernel_name="python3", timeout=120)
+    old = dict(os.environ)
+    os.environ.update(env)
+    try:
+        client.execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    images = image_outputs(nb)
+    assert images == ["zz_inline"]  # shown once (closed after display, so plt.show adds nothing)
+    data = next(o for o in nb.cells[0].outputs if "image/png" in o.get("data", {}))["data"]["image/png"]
+    assert base64.b64decode(data) == (tmp_path / "figures" / "zz_inline.png").read_bytes()
