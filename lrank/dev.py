@@ -160,6 +160,9 @@ def test(tiers: list[str] | None = None) -> None:
 
 MUTATIONS = {
     # name: (file, the line as it is, the line mutated, what it changes)
+    "adarank-alpha": ("lrank/models/adarank.py", "alpha = 0.5 * math.log(num / den)  # Fig. 1: alpha_t",
+                      "alpha = 0.45 * math.log(num / den)  # Fig. 1: alpha_t",
+                      "AdaRank's alpha_t = 1/2 ln(...) -> 0.45 ln(...)"),
     "ndcg-discount": ("lrank/_kernels/metrics.py", "return 1.0 / math.log2(pos + 1.0)",
                       "return 1.0 / math.log2(pos + 1.5)", "the NDCG discount 1/log2(i+1) -> 1/log2(i+1.5)"),
     "rankboost-eps": ("lrank/models/rankboost.py", "eps = 1.0 / (2.0 * m) if m else 0.0",
@@ -168,14 +171,15 @@ MUTATIONS = {
 }
 
 
-def mutate(mutation: str = "ndcg-discount", notebook: str = "02_adarank") -> int:
+def mutate(mutation: str = "adarank-alpha", notebook: str = "02_adarank") -> int:
     """Demonstrate that the golden test catches a wrong kernel constant.
 
     Copies the tracked files of the checkout to a temporary folder; there runs ``notebook`` once,
     pins its numbers (``python -m lrank accept``) and runs its golden test (must pass); then applies
-    ``mutation`` (one line of one kernel file, :data:`MUTATIONS`), reruns the notebook and the golden
-    test, which must fail. Returns 0 when the golden test went red on the mutant (the demonstration
-    worked), 1 otherwise.
+    ``mutation`` (one line of one kernel or model file, :data:`MUTATIONS`), reruns the notebook and the
+    golden test, which must fail. Returns 0 when the mutant was killed (the golden test went red, or the
+    notebook's own checks stopped it first, which the notebooks tier of CI reports the same way), 1 when
+    it survived.
     """
     import shutil
     import tempfile
@@ -202,14 +206,13 @@ def mutate(mutation: str = "ndcg-discount", notebook: str = "02_adarank") -> int
         _say(" ".join(cmd))
         return subprocess.call(cmd, cwd=repo, env=env)
 
-    def run_notebook() -> None:
-        rc = run([str(PY), "-m", "papermill", str(nb), str(work / "out.ipynb"), "-k", "python3", "--cwd",
-                  str(nb.parent), "--no-progress-bar"])
-        if rc:
-            raise SystemExit(f"{notebook} failed to run in {repo} (exit {rc})")
+    def run_notebook() -> int:
+        return run([str(PY), "-m", "papermill", str(nb), str(work / "out.ipynb"), "-k", "python3", "--cwd",
+                    str(nb.parent), "--no-progress-bar"])
 
     _say(f"copy of the checkout in {repo}; step 1: {notebook} unchanged, its numbers pinned")
-    run_notebook()
+    if run_notebook():
+        raise SystemExit(f"{notebook} failed to run unchanged in {repo}")
     env_accept = [str(PY), "-m", "lrank", "accept", "--only", notebook]
     if run(env_accept) or run(golden_test):
         _say("the golden test fails on the unchanged copy: no demonstration possible")
@@ -220,7 +223,10 @@ def mutate(mutation: str = "ndcg-discount", notebook: str = "02_adarank") -> int
         raise SystemExit(f"mutation {mutation!r}: {old!r} not found exactly once in {path}")
     target.write_text(text.replace(old, new), encoding="utf-8")
     _say(f"step 2: mutation {mutation}: {what} ({path}); rerun {notebook}")
-    run_notebook()
+    if run_notebook():
+        _say(f"mutant killed: {notebook}'s own checks failed with {what} (the notebooks tier goes red)")
+        shutil.rmtree(work, ignore_errors=True)
+        return 0
     rc = run(golden_test)
     shutil.rmtree(work, ignore_errors=True)
     if rc == 0:
