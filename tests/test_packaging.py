@@ -95,7 +95,7 @@ def test_reproduce_outside_a_checkout_fails_with_a_message(tmp_path, monkeypatch
     from lrank.__main__ import _notebooks
 
     monkeypatch.setattr(lrank.paths, "notebooks_dir", lambda: tmp_path)
-    with pytest.raises(SystemExit, match="no notebooks found"):
+    with pytest.raises(SystemExit, match="no notebooks in"):
         _notebooks(None)
 
 
