@@ -89,10 +89,15 @@ def notebook_order() -> list[str]:
     return [b for b in books if "/00" not in b] + [b for b in books if "/00" in b]
 
 
+_KERNEL_MARK = r"^\s*(@pytest\.mark\.kernel\b|pytestmark\s*=.*\bmark\.kernel\b)"
+
+
 def kernel_test_files() -> list[str]:
-    """Test files that mark tests with ``@pytest.mark.kernel``."""
+    """Test files that mark tests with ``@pytest.mark.kernel`` (decorator or module ``pytestmark``)."""
+    import re
+
     return sorted(p.relative_to(REPO).as_posix() for p in (REPO / "tests").glob("test_*.py")
-                  if "pytest.mark.kernel" in p.read_text(encoding="utf-8"))
+                  if re.search(_KERNEL_MARK, p.read_text(encoding="utf-8"), re.M))
 
 
 def _git_status() -> str | None:

@@ -105,7 +105,8 @@ def test_dev_tiers_run_the_index_last_and_find_kernel_tests():
     order = dev.notebook_order()
     assert order and order[-1].endswith("00_index.ipynb") and order == sorted(order[:-1]) + order[-1:]
     for f in dev.kernel_test_files():
-        assert "pytest.mark.kernel" in (ROOT / f).read_text()
+        assert re.search(dev._KERNEL_MARK, (ROOT / f).read_text(), re.M)
+    assert "tests/test_packaging.py" not in dev.kernel_test_files()  # naming the mark is not using it
     assert dev.TIERS == ("unit", "kernel", "notebooks", "results", "browser", "git")
 
 
