@@ -165,6 +165,9 @@ def test(tiers: list[str] | None = None) -> None:
 
 MUTATIONS = {
     # name: (file, the line as it is, the line mutated, what it changes)
+    "adarank-tie-order": ("lrank/_kernels/adarank.py", "if allowed[c] and phi[c] > best_phi:",
+                          "if allowed[c] and phi[c] >= best_phi:",
+                          "AdaRank's weak-ranker tie order: ties to the highest candidate, not the lowest"),
     "adarank-alpha": ("lrank/models/adarank.py", "alpha = 0.5 * math.log(num / den)  # Fig. 1: alpha_t",
                       "alpha = 0.45 * math.log(num / den)  # Fig. 1: alpha_t",
                       "AdaRank's alpha_t = 1/2 ln(...) -> 0.45 ln(...)"),
@@ -176,7 +179,7 @@ MUTATIONS = {
 }
 
 
-def mutate(mutation: str = "adarank-alpha", notebook: str = "02_adarank") -> int:
+def mutate(mutation: str = "adarank-tie-order", notebook: str = "02_adarank") -> int:
     """Demonstrate that the golden test catches a wrong kernel constant.
 
     Copies the tracked files of the checkout to a temporary folder; there runs ``notebook`` once,
