@@ -277,7 +277,8 @@ def browser_check(notebooks: list[Path], root: Path, shots: Path, timeout: float
                    "rendered_images": counts["images"], "errors": counts["errors"],
                    "screenshot": str(shot), "ok": ok}
             log(f"{'ok    ' if ok else 'FAILED'} {row['notebook']}: {row['rendered_images']} of {stored} "
-                f"images rendered, {row['errors']} errors, {row['cells']} cells -> {shot}")
+                f"images rendered, {row['errors']} errors, {row['cells']} cells "
+                f"({time.monotonic() - t0:.0f} s) -> {shot}")
             results.append(row)
             drv.get("about:blank")
             _shutdown_kernels(base, token)
