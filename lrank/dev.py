@@ -165,6 +165,10 @@ def test(tiers: list[str] | None = None) -> None:
 
 MUTATIONS = {
     # name: (file, the line as it is, the line mutated, what it changes)
+    "rankboost-alpha": ("lrank/models/rankboost.py",
+                        "return 0.5 * float(np.log((1.0 + r) / (1.0 - r)))",
+                        "return 0.45 * float(np.log((1.0 + r) / (1.0 - r)))",
+                        "RankBoost's third alpha (Eq. 6) 1/2 ln((1+r)/(1-r)) -> 0.45 ln(...)"),
     "adarank-tie-order": ("lrank/_kernels/adarank.py", "if allowed[c] and phi[c] > best_phi:",
                           "if allowed[c] and phi[c] >= best_phi:",
                           "AdaRank's weak-ranker tie order: ties to the highest candidate, not the lowest"),
@@ -179,7 +183,7 @@ MUTATIONS = {
 }
 
 
-def mutate(mutation: str = "adarank-tie-order", notebook: str = "02_adarank") -> int:
+def mutate(mutation: str = "rankboost-alpha", notebook: str = "02_adarank") -> int:
     """Demonstrate that the golden test catches a wrong kernel constant.
 
     Copies the tracked files of the checkout to a temporary folder; there runs ``notebook`` once,

@@ -56,7 +56,10 @@ def lrank_sha256() -> str:
 
 
 def notebook_sha256(notebook: str) -> str | None:
-    """sha256 of a notebook's cells (type and source only; outputs and metadata do not count).
+    """sha256 of a notebook's cell types and sources.
+
+    Outputs, metadata and an injected-parameters cell do not count, so storing the notebook cleaned
+    after its run (:func:`lrank.site.clean_notebook`) keeps the hash.
 
     ``None`` when ``notebooks/<notebook>.ipynb`` does not exist (e.g. records made outside a notebook).
     """
@@ -65,7 +68,8 @@ def notebook_sha256(notebook: str) -> str | None:
         return None
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     src = [[c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"]]
-           for c in cells]
+           for c in cells  # papermill's injected cell is run noise that storing removes (lrank.site)
+           if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
     return hashlib.sha256(json.dumps(src, ensure_ascii=False).encode()).hexdigest()
 
 

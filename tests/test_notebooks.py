@@ -242,3 +242,41 @@ def test_save_figure_in_a_kernel_shows_the_saved_png_once(tmp_path):
     assert images == ["zz_inline"]  # shown once (closed after display, so plt.show adds nothing)
     data = next(o for o in nb.cells[0].outputs if "image/png" in o.get("data", {}))["data"]["image/png"]
     assert base64.b64decode(data) == (tmp_path / "figures" / "zz_inline.png").read_bytes()
+
+
+# ---------------------------------------------------------------- the results store
+def test_record_keeps_tol_meta_and_refuses_stale(tmp_path, monkeypatch):
+    import lrank.paths
+    from lrank import results
+
+    monkeypatch.setenv("LRANK_OUTPUT_DIR", str(tmp_path / "out"))
+    books = tmp_path / "notebooks"
+    books.mkdir()
+    nb = _papermill_like()
+    (books / "zz.ipynb").write_text(json.dumps(nb))
+    monkeypatch.setattr(results, "notebooks_dir", lambda: books)
+    monkeypatch.setattr(lrank.paths, "notebooks_dir", lambda: books)
+    results.reset("zz")
+    results.record("zz", "count", 3)
+    results.record("zz", "mean", 0.25, paper=0.3)
+    results.record("zz", "means", {"a": [1, 2.5]})
+    results.record("zz", "verdict_x", "HELD", n=43, p_value=0.01, tol=1e-6)
+    rec = results.load("zz")
+    assert [rec[k]["tol"] for k in ("count", "mean", "means", "verdict_x")] == [0, 1e-9, 1e-9, 1e-6]
+    assert rec["mean"]["paper"] == 0.3 and "_meta" not in rec
+    with pytest.raises(ValueError, match="tol"):
+        results.record("zz", "bad", 1.0, tol=-1)
+    assert results.freshness("zz") is None
+    # storing the notebook cleaned (injected cell gone, outputs renumbered) keeps it fresh ...
+    (books / "zz.ipynb").write_text(json.dumps(clean_notebook(nb)))
+    assert results.freshness("zz") is None
+    # ... editing a cell's source makes the results stale
+    nb["cells"][3]["source"] = "1 + 2"
+    (books / "zz.ipynb").write_text(json.dumps(nb))
+    assert "another version" in results.freshness("zz")
+    assert "no results" in results.freshness("yy")
+    nb["cells"][3]["source"] = "1 + 1"
+    (books / "zz.ipynb").write_text(json.dumps(nb))
+    assert results.freshness("zz") is None
+    monkeypatch.setattr(results, "_lrank_hash", ["sources changed since the run"])
+    assert "other lrank sources" in results.freshness("zz")
