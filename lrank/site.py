@@ -16,6 +16,7 @@ import hashlib
 import html
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -130,6 +131,16 @@ def export_site(out: Path, notebooks: list[Path]) -> Path:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode:
         raise RuntimeError(f"nbconvert failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    # links between notebooks and to ../figures/ work in the export too
+    figures = Path(notebooks[0]).resolve().parent.parent / "figures" if notebooks else None
+    if figures is not None and figures.is_dir():
+        shutil.copytree(figures, out / "figures", dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("results", "paper"))
+    for p in notebooks:
+        page = out / f"{p.stem}.html"
+        text = page.read_text(encoding="utf-8")
+        text = re.sub(r'href="(\d\d[\w.\-]*)\.ipynb"', r'href="\1.html"', text)
+        page.write_text(text.replace('href="../figures/', 'href="figures/'), encoding="utf-8")
     rows = []
     for p in notebooks:
         nb = json.loads(p.read_text(encoding="utf-8"))
