@@ -280,3 +280,14 @@ def test_record_keeps_tol_meta_and_refuses_stale(tmp_path, monkeypatch):
     assert results.freshness("zz") is None
     monkeypatch.setattr(results, "_lrank_hash", ["sources changed since the run"])
     assert "other lrank sources" in results.freshness("zz")
+
+
+def test_static_site_export(tmp_path):
+    from lrank.site import export_site
+
+    books = [p for p in BOOKS if p.stem.startswith(("00", "06"))]
+    index = export_site(tmp_path, books)
+    text = index.read_text()
+    for p in books:
+        assert f'href="{p.stem}.html"' in text and (tmp_path / f"{p.stem}.html").is_file()
+        assert ".ipynb\"" not in (tmp_path / f"{p.stem}.html").read_text().replace("href=\"#", "")
