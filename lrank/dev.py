@@ -3,7 +3,8 @@
     python3.11 -m lrank.dev reproduce   # set up .venv, fetch the MSLR sample, rerun every notebook (quick)
     python3.11 -m lrank.dev test        # set up .venv, then the CI tiers (below)
     python3.11 -m lrank.dev test unit notebooks   # only some tiers
-    python3.11 -m lrank.dev mutate      # show that a wrong kernel constant turns the golden test red
+    python3.11 -m lrank.dev mutate [MUTATION [NOTEBOOK]]   # a wrong constant turns the golden test red
+                                        # (default: rankboost-alpha on 02_adarank; names in MUTATIONS)
 
 The tiers of ``test`` (DESIGN "CI, in tiers"), each timed:
 
