@@ -216,8 +216,8 @@ def browser_check(notebooks: list[Path], root: Path, shots: Path, timeout: float
     -------
     list of dict
         Per notebook: ``notebook``, ``cells``, ``stored_images``, ``rendered_images``, ``errors``
-        (rendered error outputs), ``screenshot``, ``ok`` (images > 0 where the notebook stores any,
-        rendered == stored, no error).
+        (rendered error outputs), ``screenshot``, ``ok`` (rendered == stored images, no error, and
+        some image when the notebook calls ``save_figure``), ``problem`` (why not ok, else "").
     """
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -284,12 +284,22 @@ def browser_check(notebooks: list[Path], root: Path, shots: Path, timeout: float
             drv.save_screenshot(str(shot))
             ok = (counts["images"] == stored and counts["errors"] == 0 and error_outputs(nb) == 0
                   and (stored > 0 or not _saves_figures(nb)))
+            if ok:
+                problem = ""
+            elif error_outputs(nb):
+                problem = "the stored notebook has an error output"
+            elif counts["errors"]:
+                problem = f"{counts['errors']} error outputs rendered"
+            elif counts["images"] != stored:
+                problem = f"{counts['images']} images rendered, {stored} stored"
+            else:
+                problem = "calls save_figure but stores no image (rerun python -m lrank reproduce)"
             row = {"notebook": Path(path).stem, "cells": counts["cells"], "stored_images": stored,
                    "rendered_images": counts["images"], "errors": counts["errors"],
-                   "screenshot": str(shot), "ok": ok}
+                   "screenshot": str(shot), "ok": ok, "problem": problem}
             log(f"{'ok    ' if ok else 'FAILED'} {row['notebook']}: {row['rendered_images']} of {stored} "
                 f"images rendered, {row['errors']} errors, {row['cells']} cells "
-                f"({time.monotonic() - t0:.0f} s) -> {shot}")
+                f"({time.monotonic() - t0:.0f} s) -> {shot}" + (f"; {problem}" if problem else ""))
             results.append(row)
             drv.get("about:blank")
             _shutdown_kernels(base, token)

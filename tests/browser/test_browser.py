@@ -29,4 +29,4 @@ def test_notebook_renders_its_figures_without_error(rendered, path):
     r = rendered[path.stem]
     assert r["errors"] == 0, f"{path.name}: {r['errors']} error outputs rendered"
     assert r["rendered_images"] == r["stored_images"], r
-    assert r["ok"], r
+    assert r["ok"], f"{path.name}: {r['problem']} (screenshot {r['screenshot']})"
