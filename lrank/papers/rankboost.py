@@ -83,22 +83,27 @@ LEARNERS = {"WeakLearn.2": dict(alpha_method="second"), "WeakLearn.3": dict(alph
 
 
 class Fig4Run(NamedTuple):
-    """Fig. 4 for one weak learner: mean train / test error per round (``rounds`` long, a run that
-    stopped early keeps its final model) and every test query's error (Eq. 21) after round ``at``."""
+    """Fig. 4 for one weak learner: mean train / test error per round (``n_estimators`` long, a run that
+    stopped early keeps its final model), and per-query errors (Eq. 21 within each query) after the
+    rounds in ``at``: ``test_per_query[k]`` over every test query (each query is tested once over the
+    folds, in fold order), ``train_per_query[k]`` over every (fold, training query)."""
 
     train: np.ndarray
     test: np.ndarray
-    test_per_query: np.ndarray
+    test_per_query: dict
+    train_per_query: dict
 
 
-def fig4_runs(folds: list, n_estimators: int, at: int = 200, q_def: int = 0, random_state: int = 0,
+def fig4_runs(folds: list, n_estimators: int, at: Any = (50, 200), q_def: int = 0, random_state: int = 0,
               learners: dict | None = None) -> dict[str, Fig4Run]:
     """Train each weak learner of `LEARNERS` on every fold (Sec. 6.1.2, four partitions), error = Eq. 21
-    on all crucial pairs, averaged over the folds; per-query test errors after round ``at`` (the
-    queries of all test folds, in fold order) for paired comparisons."""
+    on all crucial pairs, averaged over the folds; per-query errors after each round in ``at`` for
+    paired comparisons over queries."""
     out = {}
     for name, kw in (learners or LEARNERS).items():
-        tr_err, te_err, per_query = [], [], []
+        tr_err, te_err = [], []
+        te_q: dict[int, list] = {int(k): [] for k in at}
+        tr_q: dict[int, list] = {int(k): [] for k in at}
         for fold in folds:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateRoundWarning)
@@ -109,9 +114,13 @@ def fig4_runs(folds: list, n_estimators: int, at: int = 200, q_def: int = 0, ran
             pad = n_estimators - tr.size  # a run that stopped early keeps its final model
             tr_err.append(np.r_[tr, np.full(pad, tr[-1])])
             te_err.append(np.r_[te, np.full(pad, te[-1])])
-            t = fold.test
-            per_query.append(r2(t.y, model.predict(t.X, num_iteration=min(at, model.n_iter_)), t.qptr))
-        out[name] = Fig4Run(np.mean(tr_err, axis=0), np.mean(te_err, axis=0), np.concatenate(per_query))
+            for k in te_q:
+                it = min(k, model.n_iter_)
+                for part, store in ((fold.test, te_q), (fold.train, tr_q)):
+                    store[k].append(r2(part.y, model.predict(part.X, num_iteration=it), part.qptr))
+        out[name] = Fig4Run(np.mean(tr_err, axis=0), np.mean(te_err, axis=0),
+                            {k: np.concatenate(v) for k, v in te_q.items()},
+                            {k: np.concatenate(v) for k, v in tr_q.items()})
     return out
 
 
@@ -123,7 +132,8 @@ def target_rank_stats(y: Any, scores: Any, qptr: Any, ks: Any = (1, 2, 5, 10, 20
     E[Y] = (Q + 1) / (q + 1) (App. A, the urn of Eq. 24 with j = 1).
 
     Returns ``{"top": {k: expected number of queries with rank <= k}, "mean_rank": expected rank
-    averaged over queries, "rank": per-query expected rank}``; queries without a target are skipped.
+    averaged over queries, "rank": per-query expected rank, "top_per_query": {k: per-query
+    Pr[rank <= k]}}``; queries without a target are skipped.
     """
     from scipy.special import gammaln
 
@@ -131,7 +141,7 @@ def target_rank_stats(y: Any, scores: Any, qptr: Any, ks: Any = (1, 2, 5, 10, 20
     s = np.asarray(scores, dtype=np.float64)
     qptr = np.asarray(qptr, dtype=np.int64)
     ks = [int(k) for k in ks]
-    top = dict.fromkeys(ks, 0.0)
+    top_q: dict[int, list] = {k: [] for k in ks}
     ranks = []
 
     def lbinom(a, b):
@@ -150,13 +160,16 @@ def target_rank_stats(y: Any, scores: Any, qptr: Any, ks: Any = (1, 2, 5, 10, 20
         for k in ks:
             ell = k - R
             if ell <= 0:
-                continue
-            if ell > Q - q:
-                top[k] += 1.0
+                top_q[k].append(0.0)
+            elif ell > Q - q:
+                top_q[k].append(1.0)
             else:
-                top[k] += 1.0 - float(np.exp(lbinom(Q - ell, q) - lbinom(Q, q)))
+                top_q[k].append(1.0 - float(np.exp(lbinom(Q - ell, q) - lbinom(Q, q))))
     ranks = np.asarray(ranks)
-    return {"top": top, "mean_rank": float(ranks.mean()) if ranks.size else float("nan"), "rank": ranks}
+    per_query = {k: np.asarray(v) for k, v in top_q.items()}
+    return {"top": {k: float(v.sum()) for k, v in per_query.items()},
+            "mean_rank": float(ranks.mean()) if ranks.size else float("nan"), "rank": ranks,
+            "top_per_query": per_query}
 
 
 # ------------------------------------------------------------------- Sec. 6.2 movie recommendation
@@ -364,3 +377,122 @@ def compare(df: pd.DataFrame, better: str, worse: str, measure: str, **where: An
     out.update(better=better, worse=worse, measure=measure, mean_better=float(a.mean()),
                mean_worse=float(b.mean()))
     return out
+
+
+# ------------------------------------------------------------------------------------ verdicts
+def all_of(parts: list[dict]) -> dict:
+    """A claim made of several comparisons ("for all four measures"): HELD when every part is HELD,
+    NOT HELD when any part is NOT HELD, else UNDECIDED. ``n`` is the smallest part's n; ``p_value`` the
+    evidence for the verdict: the largest p when HELD or UNDECIDED (the weakest part), the smallest p
+    among the NOT HELD parts when NOT HELD."""
+    verdicts = [c["verdict"] for c in parts]
+    if "NOT HELD" in verdicts:
+        v = "NOT HELD"
+        p = min(c["p_value"] for c in parts if c["verdict"] == "NOT HELD")
+    else:
+        v = "HELD" if all(x == "HELD" for x in verdicts) else "UNDECIDED"
+        p = max(c["p_value"] for c in parts)
+    return {"verdict": v, "n": int(min(c["n"] for c in parts)), "p_value": float(p),
+            "parts_held": int(sum(x == "HELD" for x in verdicts)), "parts": len(parts)}
+
+
+def within_margin(a: Any, b: Any, margin: float) -> dict:
+    """Claims of near-equality ("nearly identical", "closely tracked"): the paired mean difference
+    ``a - b`` with its bootstrap 95% interval (`lrank.stats.paired_comparison`); HELD when the whole
+    interval lies inside (-margin, margin), NOT HELD when it lies wholly outside, else UNDECIDED."""
+    c = paired_comparison(a, b)
+    lo, hi = c["ci_low"], c["ci_high"]
+    if -margin < lo and hi < margin:
+        v = "HELD"
+    elif hi <= -margin or lo >= margin:
+        v = "NOT HELD"
+    else:
+        v = "UNDECIDED"
+    c.update(verdict=v, margin=float(margin))
+    return c
+
+
+def not_worse_by(a: Any, b: Any, margin: float) -> dict:
+    """Non-inferiority: ``a`` is at most ``margin`` below ``b`` (paired). HELD when the bootstrap 95%
+    interval of ``a - b`` lies above ``-margin``, NOT HELD when it lies below, else UNDECIDED."""
+    c = paired_comparison(a, b)
+    lo, hi = c["ci_low"], c["ci_high"]
+    v = "HELD" if lo > -margin else ("NOT HELD" if hi < -margin else "UNDECIDED")
+    c.update(verdict=v, margin=float(margin))
+    return c
+
+
+#: "little better than random guessing": a mean difference in disagreement below this
+LITTLE = 0.05
+
+
+def movie_claims(fig5: pd.DataFrame, fig6: pd.DataFrame, fig7: pd.DataFrame) -> pd.DataFrame:
+    """The paper's claims about Fig. 5-7 (Sec. 6.2.5), each tested over the tasks (target users x
+    splits, pooled over the x values the sentence covers) with paired Wilcoxon tests (`compare`).
+
+    Returns one row per claim: ``figure, claim, verdict, n, p_value, parts_held, parts``.
+    """
+    rows = []
+
+    def add(figure: str, claim: str, parts: list[dict]) -> None:
+        rows.append(dict(figure=figure, claim=claim, **all_of(parts)))
+
+    def pooled(df: pd.DataFrame, col: str, keep: Any = None) -> pd.DataFrame:
+        # units = (x value, split, target): fold the x value into the split key
+        d = df if keep is None else df[df[col].isin(list(keep))]
+        return d.assign(split=d[col].astype(str) + "/" + d["split"].astype(str))
+
+    f5 = pooled(fig5, "size")
+    add("Fig. 5", "RankBoost outperforms regression and NN on all four measures",
+        [compare(f5, "RankBoost", b, m) for b in ("Regression", "NN") for m in MEASURES])
+    big = [s for s in sorted(fig5["size"].unique()) if s > 200]
+    if big:
+        add("Fig. 5", "RankBoost outperforms VSIM when the feature set is larger than 200",
+            [compare(pooled(fig5, "size", big), "RankBoost", "VSIM", m) for m in MEASURES])
+    add("Fig. 5", "NN's PROT is worse than random guessing", [compare(f5, "random", "NN", "prot")])
+    add("Fig. 5", "regression's AP is worse than random guessing",
+        [compare(f5, "random", "Regression", "ap")])
+    reg, rnd = task_values(f5, "Regression", "disagreement").align(task_values(f5, "random", "disagreement"),
+                                                                   join="inner")
+    add("Fig. 5", f"regression's disagreement is little better than random guessing's (by less than "
+        f"{LITTLE})", [compare(f5, "Regression", "random", "disagreement"),
+                       within_margin(reg.to_numpy(), rnd.to_numpy(), LITTLE)])
+    f6 = pooled(fig6, "bin")
+    add("Fig. 6", "RankBoost is the winner again (beats each baseline on all four measures)",
+        [compare(f6, "RankBoost", b, m) for b in ("Regression", "NN", "VSIM") for m in MEASURES])
+    add("Fig. 6", "NN's PROT stays worse than random guessing", [compare(f6, "random", "NN", "prot")])
+    low = [b for b in sorted(fig7["bin"].unique()) if DENSITY_BINS[b][1] <= 40]
+    high = [b for b in sorted(fig7["bin"].unique()) if DENSITY_BINS[b][0] > 100]
+    if low:
+        f7 = pooled(fig7, "bin", low)
+        add("Fig. 7", "feedback density <= 40: VSIM beats RankBoost on disagreement, AP and PROT",
+            [compare(f7, "VSIM", "RankBoost", m) for m in ("disagreement", "ap", "prot")])
+    if high:
+        add("Fig. 7", "feedback density > 100: RankBoost beats VSIM on all four measures",
+            [compare(pooled(fig7, "bin", high), "RankBoost", "VSIM", m) for m in MEASURES])
+    return pd.DataFrame(rows)
+
+
+def movie_means(df: pd.DataFrame, xcol: str) -> pd.DataFrame:
+    """Mean of every measure per (x value, algorithm) over the tasks (the points of Fig. 5-7)."""
+    return df.groupby([xcol, "algorithm", "measure"])["value"].mean().unstack("measure")[list(MEASURES)]
+
+
+def movie_figure(df: pd.DataFrame, xcol: str, xlabel: str):
+    """Fig. 5/6/7: one panel per measure, one line per algorithm, random guessing dashed.
+
+    Returns the matplotlib figure (save it with `lrank.plots.save_figure`)."""
+    import matplotlib.pyplot as plt
+
+    mean = movie_means(df, xcol)
+    fig, axes = plt.subplots(1, 4, figsize=(14, 3.4))
+    for ax, meas in zip(axes, MEASURES):
+        for alg in ALGORITHMS:
+            s = mean.xs(alg, level="algorithm")[meas]
+            ax.plot(s.index, s.values, "o-", label=alg)
+        s = mean.xs("random", level="algorithm")[meas]
+        ax.plot(s.index, s.values, "k--", lw=1, label="random")
+        ax.set_xlabel(xlabel)
+        ax.set_title(meas if meas != "prot" else "PROT")
+    axes[0].legend(fontsize=8)
+    return fig
