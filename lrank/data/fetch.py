@@ -65,6 +65,32 @@ class DataFile:
     member: str | None = None  # path inside the archive, when it differs from ``path``
 
 
+@dataclass(frozen=True)
+class PipPackage:
+    """A file shipped inside a package on PyPI, obtained with ``pip download`` (a second source).
+
+    Attributes
+    ----------
+    spec : str
+        The pinned requirement, e.g. ``"recbole==1.2.1"``.
+    filename : str
+        The distribution file ``pip download`` writes (wheel or sdist).
+    sha256 : str
+        The distribution file's sha256.
+    files : tuple of DataFile
+        Members to unpack (``member``: path inside the distribution; ``path``: where it goes in the data
+        set's folder; ``sha256``: the unpacked file's checksum).
+    binary : bool
+        A wheel (``--only-binary``) rather than an sdist (``--no-binary``).
+    """
+
+    spec: str
+    filename: str
+    sha256: str
+    files: tuple[DataFile, ...]
+    binary: bool = True
+
+
 @dataclass(frozen=True, eq=False)
 class Dataset:
     """One registry entry.
@@ -102,6 +128,9 @@ class Dataset:
         Sub-folder of ``downloads/`` (data sets that share one archive share a folder).
     pip_spec : str or None
         ``pip download`` requirement for ``pip-sdist``.
+    pip_fallback : PipPackage or None
+        A second source on PyPI, used when the URL source cannot be had (MovieLens-100K: the ratings
+        inside the ``recbole==1.2.1`` wheel).
     """
 
     name: str
@@ -125,6 +154,7 @@ class Dataset:
     n_features: int | None = None
     folder: str = ""
     pip_spec: str | None = None
+    pip_fallback: PipPackage | None = None
 
     @property
     def directory(self) -> Path:
@@ -323,9 +353,24 @@ REGISTRY: dict[str, Dataset] = {
             archive_sha256="50d2a982c66986937beb9ffb3aa76efe955bf3d5c6b761f4e3a7cd717c6a3229",
             archive_md5="0e33842e24a9c977be4e0107933c0723",
             files=(DataFile("ml-100k/u.data"),),
+            pip_fallback=PipPackage(
+                spec="recbole==1.2.1",
+                filename="recbole-1.2.1-py3-none-any.whl",
+                sha256="9c9948202011f37eb0a7c6768129313f00d6403ad221ec940d5e2d5d5f33a407",
+                files=(
+                    DataFile(
+                        "ml-100k.inter",
+                        "4edb74e2a81178c2ba9ff381495f754f996c4aea351b1272ca36b43da0935eff",
+                        "recbole/dataset_example/ml-100k/ml-100k.inter",
+                    ),
+                ),
+            ),
             licence=(
-                "GroupLens usage licence: research use, no redistribution without permission; never "
-                "committed here"
+                "GroupLens usage licence: research use only, with acknowledgement (cite Harper & Konstan "
+                "2015); no redistribution without GroupLens' permission, no commercial use. The same "
+                "ratings are shipped by the RecBole project (MIT licence for its code) inside its PyPI "
+                "wheel recbole==1.2.1; lrank downloads either copy into the gitignored data folder at run "
+                "time and never commits or redistributes it"
             ),
             redistributable=False,
             citation=(
@@ -334,10 +379,12 @@ REGISTRY: dict[str, Dataset] = {
             ),
             kind="movielens",
             folds=(),
-            quick_substitute="make_collaborative_filtering (943 x 1682, density 0.063, ratings 1-5)",
+            quick_substitute="(is the quick profile's real data: GroupLens zip, else the recbole wheel)",
             checksum_note=(
                 "zip sha256 (4,924,029 bytes) as listed by TensorFlow Datasets; md5 as published by "
-                "GroupLens (ml-100k.zip.md5); u.data's sha256 recorded at first download"
+                "GroupLens (ml-100k.zip.md5); u.data's sha256 recorded at first download. Second source: "
+                "the recbole 1.2.1 wheel's sha256 (as on PyPI) and ml-100k.inter's sha256 (1,979,230 "
+                "bytes, 100,000 rows), both measured here"
             ),
         ),
         Dataset(
@@ -385,16 +432,17 @@ def _download(url: str, dest: Path, timeout: float = 60.0) -> None:
         Path(tmp).unlink(missing_ok=True)
 
 
-def _pip_download(spec: str, dest_dir: Path) -> None:
+def _pip_download(spec: str, dest_dir: Path, binary: bool = False) -> None:
     """``python -m pip download SPEC --no-deps --no-binary NAME -d DEST`` (tests monkeypatch this).
 
     ``--no-binary :all:`` (as first specified) fails here: it also forces rankeval's *build*
     dependencies (numpy, scipy) to be built from source; ``--no-binary rankeval`` makes only
-    rankeval itself an sdist, which is what we need.
+    rankeval itself an sdist, which is what we need. ``binary=True`` asks for the wheel
+    (``--only-binary NAME``).
     """
     project = spec.split("==")[0]
-    cmd = [sys.executable, "-m", "pip", "download", spec, "--no-deps", "--no-binary", project,
-           "-d", str(dest_dir), "--quiet"]
+    cmd = [sys.executable, "-m", "pip", "download", spec, "--no-deps",
+           "--only-binary" if binary else "--no-binary", project, "-d", str(dest_dir), "--quiet"]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         raise OSError(f"{' '.join(cmd)} failed:\n{res.stderr.strip()[-2000:]}")
@@ -601,11 +649,96 @@ class LetorDataset:
         return f"LetorDataset({self.name!r}, root={str(self.root)!r}, folds={self.folds})"
 
 
-def _files_present(ds: Dataset) -> bool:
+def _files_present(ds: Dataset, any_source: bool = False) -> bool:
     if ds.kind == "letor":
         ld = LetorDataset(ds)
         return all(ld.path(f, s).is_file() for f in ds.folds for s in ("train", "valid", "test"))
+    if any_source and ds.pip_fallback is not None and all(
+        (ds.directory / f.path).is_file() for f in ds.pip_fallback.files
+    ):
+        return True
     return bool(ds.files) and all((ds.directory / f.path).is_file() for f in ds.files)
+
+
+def _from_pip_package(pkg: PipPackage, folder: Path) -> None:
+    """Unpack ``pkg.files`` from the distribution ``pkg.filename``, checksummed, into ``folder``.
+
+    A distribution file already in ``folder`` (placed there by hand) is used as it is; otherwise
+    ``pip download`` fetches it into a temporary folder that is removed afterwards.
+    """
+    _mkdir(folder)
+    placed = folder / pkg.filename
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".lrank-fetch-") as tmp:
+        dist = placed
+        if not placed.is_file():
+            try:
+                _pip_download(pkg.spec, Path(tmp), binary=pkg.binary)
+            except OSError as exc:
+                raise FetchError(f"pip download {pkg.spec} --no-deps: {exc}") from None
+            dist = Path(tmp) / pkg.filename
+            if not dist.is_file():
+                raise FetchError(f"pip download {pkg.spec} did not produce {pkg.filename} "
+                                 f"(got {sorted(os.listdir(tmp))})")
+        _verify(dist, pkg.sha256, pkg.spec, f"pip download {pkg.spec} --no-deps")
+        try:
+            with zipfile.ZipFile(dist) if dist.suffix == ".whl" else tarfile.open(dist) as arc:
+                for f in pkg.files:
+                    member = f.member or f.path
+                    if isinstance(arc, zipfile.ZipFile):
+                        payload = arc.read(member)
+                    else:
+                        fh = arc.extractfile(member)
+                        if fh is None:
+                            raise KeyError(member)
+                        payload = fh.read()
+                    out = Path(tmp) / ("m-" + Path(f.path).name)
+                    out.write_bytes(payload)
+                    _verify(out, f.sha256, f"{pkg.spec}:{member}")
+                    os.replace(out, folder / f.path)
+        except KeyError as exc:
+            raise FetchError(f"{dist} has no member {exc}") from None
+        except (zipfile.BadZipFile, tarfile.TarError) as exc:
+            raise FetchError(f"{dist} is not a readable {dist.suffix} archive: {exc}") from None
+
+
+def _movielens_file(ds: Dataset, force: bool) -> Path:
+    """The verified ratings file: GroupLens' ``u.data`` (first source) or the wheel's ``.inter``.
+
+    Tries the GroupLens zip, then the PyPI package; raises one `FetchError` naming both sources and
+    where to place either file by hand when neither can be had.
+    """
+    udata = ds.directory / ds.files[0].path
+    pkg = ds.pip_fallback
+    inter = ds.directory / pkg.files[0].path if pkg else None
+    if not force:
+        if udata.is_file():
+            _verify(udata, _expected_sha(ds, ds.files[0].path), ds.name, ds.urls[0])
+            return udata
+        if inter is not None and inter.is_file():
+            _verify(inter, pkg.files[0].sha256, ds.name, f"pip download {pkg.spec} --no-deps")
+            return inter
+    errors = []
+    try:
+        _ensure_extracted(ds, force)
+        _verify(udata, _expected_sha(ds, ds.files[0].path), ds.name, ds.urls[0])
+        return udata
+    except ChecksumError:
+        raise
+    except FetchError as exc:
+        if pkg is None:
+            raise
+        errors.append(f"1. GroupLens ({ds.urls[0]}): {str(exc).splitlines()[0]}")
+    try:
+        _from_pip_package(pkg, ds.directory)
+        return inter
+    except FetchError as exc:
+        errors.append(f"2. PyPI ({pkg.spec}, member {pkg.files[0].member}): {str(exc).splitlines()[0]}")
+    raise FetchError(
+        f"could not get {ds.name} from either source:\n  " + "\n  ".join(errors) + "\n"
+        f"Place by hand either GroupLens' {ds.archive} at {ds.directory / ds.archive} (from {ds.urls[0]}) "
+        f"or the wheel {pkg.filename} at {ds.directory / pkg.filename} (from `pip download {pkg.spec} "
+        f"--no-deps` where PyPI can be reached), then run lrank.data.fetch({ds.name!r}) again."
+    )
 
 
 def _spec(name: str) -> Dataset:
@@ -683,7 +816,8 @@ def fetch(name: str, force: bool = False) -> Any:
         A file's sha256 differs from the registry's (or from the one recorded at first download).
     """
     ds = _spec(name)
-    _ensure_extracted(ds, force)
+    if ds.kind != "movielens":  # MovieLens has two sources, tried in `_movielens_file`
+        _ensure_extracted(ds, force)
     if ds.kind == "letor-sample":
         out = []
         for f in ds.files:
@@ -702,11 +836,9 @@ def fetch(name: str, force: bool = False) -> Any:
     if ds.kind == "movielens":
         from lrank.data.movielens import load_movielens
 
-        rel = ds.files[0].path
-        p = ds.directory / rel
-        expected = _expected_sha(ds, rel)
-        _verify(p, expected, ds.name, ds.urls[0])
-        return load_movielens(p)
+        p = _movielens_file(ds, force)
+        return load_movielens(p, n_users=943 if name == "movielens-100k" else None,
+                              n_movies=1682 if name == "movielens-100k" else None)
     return LetorDataset(ds)
 
 
@@ -741,7 +873,7 @@ def status():
 
     rows = []
     for ds in REGISTRY.values():
-        present = _files_present(ds)
+        present = _files_present(ds, any_source=True)
         st = "present" if present else ("manual, absent" if ds.method == "manual" else "absent")
         rows.append(
             {
