@@ -31,12 +31,14 @@ def vc_bound(m: float, n: float, T: float, d: float = 2.0, delta: float = 0.05) 
     """Theorem 3: with probability 1 - delta, |train error - generalisation error| is at most this.
 
     ``m``, ``n``: sizes of the two training samples S_0, S_1; ``T`` rounds; ``d`` the VC dimension of the
-    weak rankings (>= 2); d' = 2 (d + 1)(T + 1) log2(e (T + 1)).
+    weak rankings (>= 2); d' = 2 (d + 1)(T + 1) log2(e (T + 1)). NaN where the formula is undefined
+    (a sample far smaller than d' makes the square root's argument negative).
     """
     dp = 2.0 * (d + 1.0) * (T + 1.0) * np.log2(np.e * (T + 1.0))
 
     def eps(k: float) -> float:
-        return 2.0 * np.sqrt((dp * (np.log(2.0 * k / dp) + 1.0) + np.log(18.0 / delta)) / k)
+        arg = (dp * (np.log(2.0 * k / dp) + 1.0) + np.log(18.0 / delta)) / k
+        return 2.0 * float(np.sqrt(arg)) if arg >= 0 else float("nan")
 
     return float(eps(m) + eps(n))
 
@@ -380,20 +382,31 @@ def compare(df: pd.DataFrame, better: str, worse: str, measure: str, **where: An
 
 
 # ------------------------------------------------------------------------------------ verdicts
+def evidence(c: dict) -> str:
+    """The figure a verdict rests on, as text: the Wilcoxon p-value, or the 95% interval against the
+    margin for a near-equality claim, or (for `all_of`) the deciding part's."""
+    if "evidence" in c:
+        return c["evidence"]
+    if "margin" in c:
+        return f"95% CI [{c['ci_low']:.4f}, {c['ci_high']:.4f}], margin {c['margin']:g}"
+    return f"p = {c['p_value']:.3g}"
+
+
 def all_of(parts: list[dict]) -> dict:
     """A claim made of several comparisons ("for all four measures"): HELD when every part is HELD,
-    NOT HELD when any part is NOT HELD, else UNDECIDED. ``n`` is the smallest part's n; ``p_value`` the
-    evidence for the verdict: the largest p when HELD or UNDECIDED (the weakest part), the smallest p
-    among the NOT HELD parts when NOT HELD."""
+    NOT HELD when any part is NOT HELD, else UNDECIDED. ``n`` is the smallest part's n; ``p_value`` and
+    ``evidence`` those of the deciding part: the NOT HELD part with the smallest p when NOT HELD, else
+    the part with the weakest evidence (largest p; an UNDECIDED part first)."""
     verdicts = [c["verdict"] for c in parts]
     if "NOT HELD" in verdicts:
         v = "NOT HELD"
-        p = min(c["p_value"] for c in parts if c["verdict"] == "NOT HELD")
+        key = min((c for c in parts if c["verdict"] == "NOT HELD"), key=lambda c: c["p_value"])
     else:
         v = "HELD" if all(x == "HELD" for x in verdicts) else "UNDECIDED"
-        p = max(c["p_value"] for c in parts)
-    return {"verdict": v, "n": int(min(c["n"] for c in parts)), "p_value": float(p),
-            "parts_held": int(sum(x == "HELD" for x in verdicts)), "parts": len(parts)}
+        key = max(parts, key=lambda c: (c["verdict"] != "HELD", c["p_value"]))
+    return {"verdict": v, "n": int(min(c["n"] for c in parts)), "p_value": float(key["p_value"]),
+            "evidence": evidence(key), "parts_held": int(sum(x == "HELD" for x in verdicts)),
+            "parts": len(parts)}
 
 
 def within_margin(a: Any, b: Any, margin: float) -> dict:
@@ -430,12 +443,14 @@ def movie_claims(fig5: pd.DataFrame, fig6: pd.DataFrame, fig7: pd.DataFrame) -> 
     """The paper's claims about Fig. 5-7 (Sec. 6.2.5), each tested over the tasks (target users x
     splits, pooled over the x values the sentence covers) with paired Wilcoxon tests (`compare`).
 
-    Returns one row per claim: ``figure, claim, verdict, n, p_value, parts_held, parts``.
+    Returns one row per claim: ``figure, claim, verdict, n, p_value, evidence, parts_held, parts``.
     """
     rows = []
 
     def add(figure: str, claim: str, parts: list[dict]) -> None:
-        rows.append(dict(figure=figure, claim=claim, **all_of(parts)))
+        c = all_of(parts)
+        rows.append(dict(figure=figure, claim=claim, verdict=c["verdict"], n=c["n"], p_value=c["p_value"],
+                         evidence=c["evidence"], parts_held=c["parts_held"], parts=c["parts"]))
 
     def pooled(df: pd.DataFrame, col: str, keep: Any = None) -> pd.DataFrame:
         # units = (x value, split, target): fold the x value into the split key
