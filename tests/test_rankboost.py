@@ -348,3 +348,33 @@ def test_target_rank_stats_per_query_sums_to_counts():
     for k in (1, 3):
         assert abs(st["top_per_query"][k].sum() - st["top"][k]) < 1e-12
         assert ((st["top_per_query"][k] >= 0) & (st["top_per_query"][k] <= 1)).all()
+
+
+def test_early_stopping_on_eval_set():
+    from lrank.metrics import evaluate
+
+    train, valid = _data(20, n_queries=8), _data(21, n_queries=6)
+    m = RankBoost(n_estimators=10**6, early_stopping_rounds=3, random_state=0).fit(train, eval_set=valid)
+    h = m.history_
+    assert "valid_ndcg@10" in h and m.n_iter_ == len(h) < 10**6
+    assert m.stop_reason_.startswith("early stopping") and 1 <= m.best_iteration_ <= m.n_iter_ - 3
+    assert h["valid_ndcg@10"].iloc[m.best_iteration_ - 1] == h["valid_ndcg@10"].max()
+    staged = list(m.staged_predict(valid.X))
+    for t in (0, m.n_iter_ - 1):  # the recorded curve is the metric of the staged scores
+        want = evaluate(valid.y, staged[t], valid.qptr, ["ndcg@10"])["ndcg@10"]
+        assert abs(h["valid_ndcg@10"].iloc[t] - want) < 1e-12
+    np.testing.assert_array_equal(m.predict(valid.X), staged[m.best_iteration_ - 1])
+    # a loss metric is minimised
+    m2 = RankBoost(n_estimators=60, early_stopping_rounds=5, eval_metric="r2", random_state=0).fit(
+        train, eval_set=valid)
+    assert m2.history_["valid_r2"].iloc[m2.best_iteration_ - 1] == m2.history_["valid_r2"].min()
+
+
+def test_eval_metric_and_early_stopping_checked_at_fit():
+    data = _data(0)
+    with pytest.raises(ValueError, match="eval_metric"):
+        RankBoost(eval_metric="zzz").fit(data)
+    with pytest.raises(ValueError, match="early_stopping_rounds"):
+        RankBoost(early_stopping_rounds=3).fit(data)
+    with pytest.raises(ValueError, match="early_stopping_rounds"):
+        RankBoost(early_stopping_rounds=0).fit(data, eval_set=data)

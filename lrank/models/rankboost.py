@@ -27,10 +27,12 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from lrank._kernels import stumps as K
 from lrank.data.container import RankingData
+from lrank.metrics import evaluate, parse_metric
 from lrank.models._base import BaseRanker
 from lrank.weak.stumps import BinnedStumps, ScaledFeatures, feature_ranking_values
 
 ALPHA_METHODS = ("first", "second", "third")
+_LOSS_METRICS = ("r1", "r2", "expected_disagreement")  # lower is better
 HISTORY_COLUMNS = ["feature", "bin", "threshold", "q_def", "low", "high", "r", "alpha", "Z", "eps_plus",
                    "eps_zero", "eps_minus", "bound", "train_rloss", "train_rloss_strict"]
 
@@ -149,6 +151,13 @@ class RankBoost(BaseRanker):
         "stump": binary stumps of Eq. 9 (WeakLearn, Fig. 3). "feature": the [0, 1]-valued weak ranking
         h = the raw feature scaled to its training range (q_def on missing values), chosen by max |r|;
         pair it with ``alpha_method="first"`` (numerical minimisation of Z) or "third".
+    early_stopping_rounds : int or None, default None
+        Stop when ``eval_metric`` on the first ``eval_set`` (a `fit` argument) has not improved for this
+        many rounds; ``best_iteration_`` is then the best round, which `predict` uses by default.
+    eval_metric : str, default "ndcg@10"
+        An `lrank.metrics` name scored on every ``eval_set`` after each round (``history_`` columns
+        ``valid_<eval_metric>``); the losses ``r1``, ``r2``, ``expected_disagreement`` are minimised,
+        every other metric maximised.
     random_state : int or None
         Seeds the threshold subsample; the same seed gives bit-identical models.
     verbose : bool
@@ -162,10 +171,10 @@ class RankBoost(BaseRanker):
         One row per round, indexed by ``iteration``: feature, bin, threshold, q_def, low, high, r (Eq. 5),
         alpha, Z, eps_plus = W_- (weight of the pairs h orders correctly), eps_zero = W_0 (tied),
         eps_minus = W_+ (misordered), bound (prod_s Z_s, Theorem 1), train_rloss (Eq. 21 under the
-        initial D), train_rloss_strict (Eq. 1).
+        initial D), train_rloss_strict (Eq. 1); ``valid_<eval_metric>`` with an ``eval_set``.
     n_iter_ : int
-    best_iteration_ : None
-        RankBoost has no early stopping (kept for the shared contract).
+    best_iteration_ : int or None
+        The round with the best ``valid_<eval_metric>`` when ``early_stopping_rounds`` is set, else None.
     bipartite_ : bool
         Whether RankBoost.B ran.
     stop_reason_ : str
@@ -195,6 +204,8 @@ class RankBoost(BaseRanker):
         "threshold_strategy": [StrOptions({"subsample", "quantile", "all"})],
         "bipartite": [StrOptions({"auto"}), "boolean"],
         "weak_ranker": [StrOptions({"stump", "feature"})],
+        "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
+        "eval_metric": [str],
         "random_state": [Interval(Integral, 0, None, closed="left"), None],
         "verbose": ["boolean"],
     }
@@ -203,6 +214,7 @@ class RankBoost(BaseRanker):
                  cumulative_positive: bool = False,
                  positive_alpha: bool = False, q_def: int | None = None, max_thresholds: int = 255,
                  threshold_strategy: str = "subsample", bipartite: Any = "auto", weak_ranker: str = "stump",
+                 early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10",
                  random_state: int | None = None, verbose: bool = False) -> None:
         self.n_estimators = n_estimators
         self.alpha_method = alpha_method
@@ -213,37 +225,53 @@ class RankBoost(BaseRanker):
         self.threshold_strategy = threshold_strategy
         self.bipartite = bipartite
         self.weak_ranker = weak_ranker
+        self.early_stopping_rounds = early_stopping_rounds
+        self.eval_metric = eval_metric
         self.random_state = random_state
         self.verbose = verbose
 
     # ---------------------------------------------------------------------------------- fitting
     def _validate(self) -> None:
         super()._validate()
-        for name in ("n_estimators", "max_thresholds", "q_def", "random_state"):
+        for name in ("n_estimators", "max_thresholds", "q_def", "random_state", "early_stopping_rounds"):
             if isinstance(getattr(self, name), bool):  # bool is an Integral to scikit-learn
                 raise TypeError(f"The '{name}' parameter of {type(self).__name__} must be an int, got "
                                 f"{getattr(self, name)!r}")
         if self.weak_ranker == "feature" and self.alpha_method == "second":
             raise ValueError("alpha_method='second' (Eq. 2-3) needs {0,1}-valued weak rankings; with "
                              "weak_ranker='feature' use alpha_method='first' or 'third'")
+        try:
+            parse_metric(self.eval_metric)
+        except ValueError as exc:
+            raise ValueError(f"eval_metric: {exc}") from None
 
-    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> RankBoost:
+    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
+            eval_set: Any = None) -> RankBoost:
         """Learn from graded labels: the crucial pairs are ``y[x_1] > y[x_0]`` within each query, all
-        with the same initial weight 1/m (D = c max(0, Phi), Phi = sum of the queries' feedback)."""
+        with the same initial weight 1/m (D = c max(0, Phi), Phi = sum of the queries' feedback).
+
+        ``eval_set`` (a `RankingData`, a tuple ``(X, y, qid)`` or a list of them) is scored after every
+        round and enables ``early_stopping_rounds``.
+        """
         self._validate()
         data = self._ranking_data(X, y, qid, group)
+        valid = self._eval_sets(eval_set)
+        if self.early_stopping_rounds is not None and not valid:
+            raise ValueError("early_stopping_rounds needs an eval_set to watch")
         pairs = data.pairs("uniform")
         structure = bipartite_structure(data) if self.bipartite in ("auto", True) else None
         if self.bipartite is True and structure is None:
             raise ValueError("bipartite=True needs at most two label values per query")
         return self._fit(data.X, pairs.hi, pairs.lo, pairs.weight, structure, data.query_index(),
-                         data.n_queries)
+                         data.n_queries, valid)
 
     def fit_feedback(self, X: Any, hi: Any, lo: Any, weight: Any = None) -> RankBoost:
         """Learn from general feedback Phi given as weighted pairs: ``hi[p]`` should rank above ``lo[p]``
         with importance ``weight[p]`` (Sec. 2). Several feedback functions are summed by concatenating
         their pairs; a negative weight means the opposite preference; zero weights are dropped."""
         self._validate()
+        if self.early_stopping_rounds is not None:
+            raise ValueError("early_stopping_rounds: fit_feedback has no eval_set; use fit()")
         if self.bipartite is True:
             raise ValueError("bipartite=True: fit_feedback runs the general algorithm (Fig. 1); use fit() "
                              "for RankBoost.B")
@@ -268,7 +296,7 @@ class RankBoost(BaseRanker):
             w = w / w.sum()
         return self._fit(X, hi, lo, w, None, np.zeros(X.shape[0], dtype=np.int64), 1)
 
-    def _fit(self, X, hi, lo, D1, structure, doc_query, n_queries) -> RankBoost:
+    def _fit(self, X, hi, lo, D1, structure, doc_query, n_queries, valid=()) -> RankBoost:
         X = self._features(X, X.shape[1])
         self.n_features_in_ = X.shape[1]
         hi = np.ascontiguousarray(hi, dtype=np.int64)
@@ -303,6 +331,11 @@ class RankBoost(BaseRanker):
                 v[sel] = 1.0 / cnt[doc_query[sel]]
             c = n_pairs / n_pairs.sum() if n_pairs.sum() > 0 else n_pairs.copy()
         H = np.zeros(n)
+        metric = self.eval_metric
+        lower_better = parse_metric(metric).base in _LOSS_METRICS
+        vX = [self._features(vd.X, X.shape[1]) for vd in valid]
+        vH = [np.zeros(v.shape[0]) for v in vX]
+        best, best_it, since = np.inf, 0, 0
         rows_out: list[dict] = []  # grows with the rounds actually run (memory follows work)
         sum_abs_alpha = 0.0
         bound = 1.0
@@ -373,12 +406,31 @@ class RankBoost(BaseRanker):
                 "low": st.low if use_features else np.nan, "high": st.high if use_features else np.nan,
                 "r": st.r, "alpha": alpha, "Z": Z, "eps_plus": wm, "eps_zero": w0, "eps_minus": wp,
                 "bound": bound, "train_rloss": loss_half, "train_rloss_strict": loss_strict})
+            for j, (vd, x_v, h_v) in enumerate(zip(valid, vX, vH)):
+                if use_features:
+                    h_v += alpha * feature_ranking_values(x_v, st.feature, st.low, st.high, st.q_def)
+                else:
+                    K.stump_scores(x_v, np.array([st.feature], dtype=np.int64), np.array([st.threshold]),
+                                   np.array([float(st.q_def)]), np.array([alpha]), h_v)
+                score = float(evaluate(vd.y, h_v, vd.qptr, [metric])[metric])
+                rows_out[-1][f"valid_{metric}" if j == 0 else f"valid{j}_{metric}"] = score
+                if j == 0:
+                    loss = score if lower_better else -score
+                    if loss < best:
+                        best, best_it, since = loss, len(rows_out), 0
+                    else:
+                        since += 1
             if perfect:
                 self._stop("|r| = 1: one weak ranking orders every crucial pair")
                 break
-        self.history_ = self._history(rows_out, columns=HISTORY_COLUMNS)
+            if self.early_stopping_rounds is not None and since >= self.early_stopping_rounds:
+                self.stop_reason_ = (f"early stopping: valid_{metric} did not improve for {since} rounds "
+                                     f"after round {best_it}")
+                break
+        columns = HISTORY_COLUMNS + [k for k in (rows_out[0] if rows_out else {}) if k not in HISTORY_COLUMNS]
+        self.history_ = self._history(rows_out, columns=columns)
         self.n_iter_ = len(self.history_)
-        self.best_iteration_ = None
+        self.best_iteration_ = best_it if self.early_stopping_rounds is not None else None
         h_ = self.history_
         self.alphas_ = h_["alpha"].to_numpy(dtype=np.float64)
         self.features_ = h_["feature"].to_numpy(dtype=np.int64)
