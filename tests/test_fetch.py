@@ -6,6 +6,7 @@ import importlib
 import io
 import re
 import shutil
+import sys
 import tarfile
 import tempfile
 import zipfile
@@ -20,6 +21,7 @@ from lrank.paths import repo_dir
 
 # ``lrank.data.fetch`` is the function (re-exported by lrank.data); the module is reached through importlib
 F = importlib.import_module("lrank.data.fetch")
+DOWNLOAD = F._download
 MEMBER = "rankeval-0.8.2/rankeval/test/data/msn1.fold1.{}.5k.txt"
 
 
@@ -456,42 +458,65 @@ def test_status(fake_sample, data_root):
 # ------------------------------------------------------------------------------- download steps
 def test_pip_download_command(monkeypatch, tmp_path):
     """Only rankeval itself is forced to an sdist (``--no-binary :all:`` would build scipy)."""
-    seen = {}
-
-    class Done:
-        returncode = 0
-        stderr = ""
-
-    def fake_run(cmd, **kwargs):
-        seen["cmd"] = cmd
-        return Done()
-
-    monkeypatch.setattr(F.subprocess, "run", fake_run)
-    F._pip_download("rankeval==0.8.2", tmp_path)
-    cmd = seen["cmd"]
+    cmd = F._pip_command("rankeval==0.8.2", tmp_path)
     assert cmd[1:4] == ["-m", "pip", "download"] and "rankeval==0.8.2" in cmd
     assert cmd[cmd.index("--no-binary") + 1] == "rankeval" and "--no-deps" in cmd
     assert cmd[cmd.index("-d") + 1] == str(tmp_path)
-
-    class Failed(Done):
-        returncode = 1
-        stderr = "no network"
-
-    monkeypatch.setattr(F.subprocess, "run", lambda cmd, **kw: Failed())
+    wheel = F._pip_command("recbole==1.2.1", tmp_path, binary=True)
+    assert wheel[wheel.index("--only-binary") + 1] == "recbole" and "--no-binary" not in wheel
+    failing = [sys.executable, "-c", "import sys; sys.stderr.write('no network'); sys.exit(1)"]
+    monkeypatch.setattr(F, "_pip_command", lambda *a, **k: failing)
     with pytest.raises(OSError, match="no network"):
         F._pip_download("rankeval==0.8.2", tmp_path)
 
 
-def test_download_through_urllib(tmp_path):
-    """The real downloader, on a file:// URL (no network)."""
-    src = tmp_path / "src.bin"
-    src.write_bytes(b"abc" * 1000)
+@pytest.fixture
+def http_root(tmp_path):
+    """A static file server on 127.0.0.1 (loopback only), stopped after the test."""
+    import functools
+    import http.server
+    import threading
+
+    root = tmp_path / "www"
+    root.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield root, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_download_through_pooch(http_root, tmp_path):
+    """The real downloader (pooch) against a local HTTP server: no network."""
+    root, base = http_root
+    (root / "src.bin").write_bytes(b"abc" * 100_000)
     dest = tmp_path / "sub" / "dest.bin"
-    F._download(src.as_uri(), dest)
-    assert dest.read_bytes() == src.read_bytes()
-    with pytest.raises(OSError):
-        F._download((tmp_path / "missing").as_uri(), tmp_path / "x.bin")
-    assert not list(tmp_path.glob("x.bin*"))  # no partial file left behind
+    F._download(f"{base}/src.bin", dest)
+    assert dest.read_bytes() == (root / "src.bin").read_bytes()
+    with pytest.raises(OSError, match="404"):
+        F._download(f"{base}/missing.bin", tmp_path / "x.bin")
+    assert not list(tmp_path.glob("x.bin*")) and not list(tmp_path.glob(".lrank-fetch-*"))
+
+
+def test_fetch_over_http_with_checksums(http_root, data_root, monkeypatch, tmp_path):
+    """A URL source end to end through pooch: download, sha256 check, extraction, load."""
+    root, base = http_root
+    lines = "1\t1\t5\t881250949\n2\t2\t4\t881250949\n"
+    with zipfile.ZipFile(root / "ml-100k.zip", "w") as zf:
+        zf.writestr("ml-100k/u.data", lines)
+    spec = dataclasses.replace(F.REGISTRY["movielens-100k"], urls=(f"{base}/ml-100k.zip",),
+                               archive_sha256=_sha((root / "ml-100k.zip").read_bytes()), archive_md5=None)
+    monkeypatch.setitem(F.REGISTRY, "movielens-100k", spec)
+    monkeypatch.setattr(F, "_download", DOWNLOAD)  # the real one, undoing data_root's stub
+    R = F.fetch("movielens-100k")
+    assert R[0, 0] == 5 and R[1, 1] == 4
+    bad = dataclasses.replace(spec, archive_sha256="0" * 64)
+    monkeypatch.setitem(F.REGISTRY, "movielens-100k", bad)
+    with pytest.raises(F.ChecksumError, match="ml-100k.zip has sha256"):
+        F.fetch("movielens-100k", force=True)
 
 
 def test_force_without_network_is_an_error(fake_sample, data_root, monkeypatch):

