@@ -30,6 +30,7 @@ def _ranking(seed, sizes=(12, 9, 1, 15)):
     return codes, y, qptr, s
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("crit", ["se", "wse", "rwse", "ole"])
 @pytest.mark.parametrize("growth", ["breadth_first", "best_first"])
 def test_tree_matches_reference(crit, growth):
@@ -43,6 +44,7 @@ def test_tree_matches_reference(crit, growth):
         assert got[tuple(np.flatnonzero(M))] == pytest.approx(v, rel=1e-10, abs=1e-12)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("growth", ["breadth_first", "best_first"])
 def test_ole_pairwise_matches_reference(growth):
     codes, y, qptr, s = _ranking(3)
@@ -154,6 +156,7 @@ def test_parallel_twin_bit_identical(monkeypatch):
         assert a.value_.tobytes() == b.value_.tobytes()
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("C", [2, 3, 4])
 def test_histogram_kernels_match_numpy(C):
     from lrank._kernels import histograms as hk
@@ -224,6 +227,7 @@ def test_constrained_subset_histograms_same_bits(monkeypatch, crit, growth):
         assert _tree_bits(a) == _tree_bits(b)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("C", [2, 3, 4])
 def test_feature_subset_histogram_kernels(C):
     """The feature-subset kernels give each feature's rows of the all-features kernels, bit for bit."""
@@ -264,6 +268,7 @@ def test_feature_subset_histogram_kernels(C):
     assert smin.tobytes() == np.concatenate([pmin[off[f]:off[f + 1]] for f in feats]).tobytes()
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("C", [2, 3])
 @pytest.mark.parametrize("crit", [0, 2])
 def test_fast_split_scan_same_bits_as_general(C, crit):
