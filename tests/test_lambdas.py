@@ -31,6 +31,9 @@ def test_kernel_matches_reference(k, ties):
     rlam, rw, rpairs = ref.lambdas(y, qptr, s, k=k)
     np.testing.assert_allclose(lam, rlam, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(w, rw, rtol=1e-12, atol=1e-14)
+    lam2, w2, _ = lambdamart_gradients(y, qptr, s, k=k)  # the label-grouped loop (no pair list)
+    np.testing.assert_allclose(lam2, rlam, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(w2, rw, rtol=1e-12, atol=1e-14)
     pa, pb, pw = pairs
     got = sorted(zip(pa.tolist(), pb.tolist(), pw.tolist()))
     want = sorted(rpairs)

@@ -75,6 +75,75 @@ def _rho(sigma, si, sj, ei, ej):
 
 
 @njit(cache=True)
+def _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo_, wo, pos, gstart, gptr):
+    """The pair loop of one whole-list query when no ``exp`` underflowed: documents grouped by label, so only
+    pairs of different labels are visited and the inner loop has no branch. Adds into ``lo_``/``wo``
+    (per rank); returns the number of pairs with ``dZ > 0``."""
+    for t in range(n):
+        d = order[t]
+        yo[t] = y[d]
+        do[t] = disc[d]
+        lo_[t] = 0.0
+        wo[t] = 0.0
+    srt = np.argsort(yo[:n], kind="mergesort")  # ranks grouped by label, increasing rank in a group
+    ng = 0
+    for u in range(n):
+        pos[u] = srt[u]
+        if u == 0 or yo[srt[u]] != yo[srt[u - 1]]:
+            gstart[ng] = u
+            gptr[ng] = u
+            ng += 1
+    gstart[ng] = n
+    s2 = sigma * sigma
+    n_pairs = 0
+    for r in range(kk):
+        ya = yo[r]
+        ga = gain[r]
+        da = do[r]
+        ea = ex[r]
+        la = 0.0
+        wa = 0.0
+        for g in range(ng):
+            e = gstart[g + 1]
+            u = gptr[g]
+            while u < e and pos[u] <= r:  # first rank of the group below rank r
+                u += 1
+            gptr[g] = u
+            yb = yo[pos[gstart[g]]]
+            if yb == ya or u == e:
+                continue
+            dg = abs(ga - gain[pos[gstart[g]]]) * inv
+            n_pairs += e - u
+            if ya > yb:  # a = order[r] is the more relevant document: rho = ex_b / (ex_a + ex_b)
+                for v in range(u, e):
+                    t = pos[v]
+                    eb = ex[t]
+                    dz = (da - do[t]) * dg  # Delta NDCG of the swap (da > do[t]: rank r above t)
+                    iv = 1.0 / (ea + eb)
+                    c = sigma * dz * eb * iv
+                    h = s2 * dz * (ea * iv) * (eb * iv)
+                    la += c
+                    lo_[t] -= c
+                    wa += h
+                    wo[t] += h
+            else:  # b is the more relevant one: rho = ex_a / (ex_a + ex_b)
+                for v in range(u, e):
+                    t = pos[v]
+                    eb = ex[t]
+                    dz = (da - do[t]) * dg
+                    iv = 1.0 / (ea + eb)
+                    c = sigma * dz * ea * iv
+                    h = s2 * dz * (ea * iv) * (eb * iv)
+                    la -= c
+                    lo_[t] += c
+                    wa += h
+                    wo[t] += h
+        lo_[r] += la
+        wo[r] += wa
+    return n_pairs
+
+
+@njit(cache=True)
 def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, pa, pb, pw):
     """One pass over the pairs with ``dZ > 0``: lambdas ``lam`` and weights ``w`` (filled in place) and,
     when ``fill_pairs``, the pair list ``(pa, pb, pw)``; returns the number of such pairs.
@@ -88,6 +157,13 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, p
     order = np.empty(nmax, dtype=np.int64)
     gain = np.empty(nmax)
     ex = np.empty(nmax)
+    yo = np.empty(nmax, dtype=y.dtype)
+    do = np.empty(nmax)
+    lo_ = np.empty(nmax)
+    wo = np.empty(nmax)
+    pos = np.empty(nmax, dtype=np.int64)
+    gstart = np.empty(nmax + 1, dtype=np.int64)
+    gptr = np.empty(nmax + 1, dtype=np.int64)
     for q in range(qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
         n = hi - lo
@@ -100,6 +176,13 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, p
         inv, kk = _query_prep(y, scores, lo, hi, k, sigma, disc, order, gain, ex)
         inv_max_dcg[q] = inv
         if inv == 0.0:
+            continue
+        if not fill_pairs and kk == n and np.min(ex[:n]) > _TINY:  # whole list: O(n^2) pairs
+            n_pairs += _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo_, wo, pos,
+                                        gstart, gptr)
+            for t in range(n):
+                lam[order[t]] = lo_[t]
+                w[order[t]] = wo[t]
             continue
         for r in range(kk):
             a = order[r]
