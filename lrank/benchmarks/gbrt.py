@@ -113,6 +113,10 @@ def run(profile: str = "quick") -> list[dict]:
                         timing=T.WALL, load=t.load,
                         notes=f"lr 0.1, min_child_samples 20, 254 thresholds; ({n} trees - 1 tree) / "
                               f"{n - 1} each side; CPU-time ratio {t.cpu_ratio:.2f}"))
+            try:
+                import xgboost  # noqa: F401 - the [compare] extra
+            except ImportError:
+                continue
             fo, fx = _ours("lambdarank", data, 1, leaves=leaves), _xgb(data, 1)
             if leaves == 10:
                 with T.threads(1):
