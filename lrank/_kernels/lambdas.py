@@ -52,10 +52,10 @@ def _query_prep(y, scores, lo, hi, k, sigma, disc, order, gain, ex):
         disc[d] = 1.0 / np.log2(r + 2.0) if r < kk else 0.0
         gain[r] = 2.0 ** y[d] - 1.0
         ex[r] = np.exp(sigma * (scores[d] - smax))
-    labels = np.sort(y[lo:hi])[::-1]
+    og = np.argsort(-gain[:n], kind="mergesort")  # ideal order (the scores' argsort: no second sort compiled)
     ideal = 0.0
     for r in range(kk):
-        ideal += (2.0 ** labels[r] - 1.0) / np.log2(r + 2.0)
+        ideal += gain[og[r]] / np.log2(r + 2.0)
     return (1.0 / ideal if ideal > 0.0 else 0.0), kk
 
 
@@ -157,7 +157,7 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, p
     order = np.empty(nmax, dtype=np.int64)
     gain = np.empty(nmax)
     ex = np.empty(nmax)
-    yo = np.empty(nmax, dtype=y.dtype)
+    yo = np.empty(nmax)  # labels as float64: the argsort below reuses the scores' specialisation
     do = np.empty(nmax)
     lo_ = np.empty(nmax)
     wo = np.empty(nmax)
