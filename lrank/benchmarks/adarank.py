@@ -45,7 +45,7 @@ def run(profile: str = "quick") -> list[dict]:
 
     warmup()
     data, label = _data(profile)
-    n_rounds = 30 if profile == "quick" else 200
+    n_rounds = 200 if profile == "quick" else 500
     repeats = 3 if profile == "quick" else 5
     metric = "map"
 
