@@ -110,23 +110,43 @@ def _toy(seed=0, nq=8):
 
 def test_ndcgboost_fits_and_is_deterministic():
     d = _toy()
-    a = NDCGBoost(n_iter=15, metric="mean_ndcg", random_state=0).fit(d)
-    b = NDCGBoost(n_iter=15, metric="mean_ndcg", random_state=0).fit(d)
+    a = NDCGBoost(n_estimators=15, metric="mean_ndcg", random_state=0).fit(d)
+    b = NDCGBoost(n_estimators=15, metric="mean_ndcg", random_state=0).fit(d)
     assert np.array_equal(a.predict(d), b.predict(d))
     h = a.history_
-    assert h["train"].iloc[-1] > h["train"].iloc[0] - 1e-12 and (a.alphas_ >= 0).all()
+    assert h.index.name == "iteration" and list(h.columns) == ["alpha", "A", "B", "train_mean_ndcg"]
+    assert h["train_mean_ndcg"].iloc[-1] > h["train_mean_ndcg"].iloc[0] - 1e-12 and (a.alphas_ >= 0).all()
     staged = list(a.staged_predict(d.X))
     assert np.allclose(staged[-1], a.predict(d.X))
-    v = NDCGBoost(n_iter=3, eval_metric="ndcg@5").fit(d, eval_set=d)
-    assert v.history_["valid"].notna().all()
+    v = NDCGBoost(n_estimators=3, eval_metric="ndcg@5").fit(d, eval_set=d)
+    assert v.history_["valid_ndcg@5"].notna().all()
+    assert a.best_iteration_ is None and a.stop_reason_ == "n_estimators reached"
 
 
 def test_ndcgboost_bad_input():
     d = _toy()
-    with pytest.raises(ValueError):
-        NDCGBoost(n_leaves=1).fit(d)
-    with pytest.raises(ValueError):
-        NDCGBoost(n_iter=2).fit(d, eval_set=d)
+    with pytest.raises(ValueError, match="num_leaves"):
+        NDCGBoost(num_leaves=1).fit(d)
+    with pytest.raises(ValueError, match="eval_set"):
+        NDCGBoost(n_estimators=2, early_stopping_rounds=1).fit(d)
+    with pytest.raises(ValueError, match="discount"):
+        NDCGBoost(discount="ln").fit(d)
+    with pytest.raises(ValueError, match="zzz"):
+        NDCGBoost(eval_metric="zzz").fit(d, eval_set=d)   # refused before the first iteration
+
+
+def test_ndcgboost_early_stopping():
+    d = _toy(1)
+    va = _toy(2)
+    full = NDCGBoost(n_estimators=40).fit(d, eval_set=va)
+    v = full.history_["valid_mean_ndcg"].to_numpy()
+    es = NDCGBoost(n_estimators=40, early_stopping_rounds=3).fit(d, eval_set=va)
+    best = int(np.argmax(v)) + 1
+    # stops 3 rounds after the first best, unless that is past the end
+    assert es.best_iteration_ == int(np.argmax(v[:es.n_iter_])) + 1
+    assert es.n_iter_ == min(40, es.best_iteration_ + 3) or es.n_iter_ == 40
+    assert es.best_iteration_ <= best or es.n_iter_ < 40
+    np.testing.assert_array_equal(es.predict(d.X), full.predict(d.X, num_iteration=es.best_iteration_))
 
 
 def test_default_binning_is_deterministic_without_seed():
@@ -135,6 +155,6 @@ def test_default_binning_is_deterministic_without_seed():
     X = rng.normal(size=(qid.size, 3)).astype(np.float32)   # > 254 distinct values per feature
     y = (X[:, 0] > 0.5).astype(int) + (X[:, 1] > 1).astype(int)
     d = RankingData.from_qid(X, y, qid)
-    a = NDCGBoost(n_iter=3).fit(d).predict(d)
-    b = NDCGBoost(n_iter=3).fit(d).predict(d)
+    a = NDCGBoost(n_estimators=3).fit(d).predict(d)
+    b = NDCGBoost(n_estimators=3).fit(d).predict(d)
     assert np.array_equal(a, b)
