@@ -70,7 +70,22 @@ class BaseRanker(BaseEstimator):
         self._validate_params()
 
     def _ranking_data(self, X: Any, y: Any = None, qid: Any = None, group: Any = None) -> RankingData:
-        """Turn the ``fit`` arguments into a validated `RankingData` (and set ``n_features_in_``)."""
+        """Turn the ``fit`` arguments into a validated `RankingData` (and set ``n_features_in_``).
+
+        Arrays go through scikit-learn's ``check_array`` first (numeric 2-d, dense, at least one row; NaN
+        allowed: it marks a missing value), so malformed input gets scikit-learn's usual messages.
+        """
+        if not isinstance(X, RankingData):
+            X = _check_array(X)
+            if y is None:
+                raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+            y = np.asarray(y)
+            if y.dtype.kind in "OUSV":
+                try:
+                    y = y.astype(np.float64)
+                except (TypeError, ValueError):
+                    raise ValueError(f"Unknown label type: labels must be non-negative integers, got values "
+                                     f"of dtype {y.dtype}") from None
         data = as_ranking_data(X, y, qid=qid, group=group)
         self.n_features_in_ = data.n_features
         return data
@@ -99,15 +114,13 @@ class BaseRanker(BaseEstimator):
 
     def _features(self, X: Any, n_features: int | None = None) -> np.ndarray:
         """The feature matrix of ``X`` (array or `RankingData`) as C-contiguous float32."""
-        if isinstance(X, RankingData):
-            X = X.X
+        X = X.X if isinstance(X, RankingData) else _check_array(X)
         X = np.ascontiguousarray(X, dtype=np.float32)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-d, got shape {X.shape}")
         if n_features is None:
             n_features = getattr(self, "n_features_in_", None)
         if n_features is not None and X.shape[1] != n_features:
-            raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {n_features}")
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{n_features} features as input")
         return X
 
     def _check_fitted(self, attr: str = "n_iter_") -> None:
@@ -156,6 +169,12 @@ class BaseRanker(BaseEstimator):
         data = as_ranking_data(X, y, qid=qid, group=group)
         return float(evaluate(data.y, self.predict(data.X), data.qptr, ["ndcg@10"])["ndcg@10"])
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN is a missing feature value (the RankBoost paper's "unranked")
+        tags.target_tags.required = True
+        return tags
+
     # -------------------------------------------------------------------------- saving the model
     def _fitted_attributes(self) -> list[str]:
         return sorted(k for k in vars(self) if k.endswith("_") and not k.startswith("_")
@@ -197,6 +216,13 @@ class BaseRanker(BaseEstimator):
         for k in self._training_only:
             state.pop(k, None)
         return state
+
+
+def _check_array(X: Any) -> np.ndarray:
+    from sklearn.utils.validation import check_array
+
+    return check_array(X, dtype=np.float32, ensure_all_finite="allow-nan", accept_sparse=False,
+                       input_name="X")
 
 
 def load_model(path: str | Path) -> BaseRanker:
