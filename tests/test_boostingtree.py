@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lrank.models.adaboost import AdaBoostStumps
 from lrank.models.boostingtree import BoostingTree, Exp3P
@@ -299,3 +300,21 @@ def test_lambdamart_base_parameters():
     assert not params & RETIRED and set(LambdaMARTBase._parameter_constraints) == params
     with pytest.raises(ValueError, match="num_leaves"):
         Exp3P(LambdaMARTBase(num_leaves=1), n_estimators=2).fit(_ranking_toy())
+
+
+def _checked():
+    from lrank.models.boostingtree import Standard
+    from lrank.models.ndcgboost import NDCGBoost
+
+    return [Standard(NDCGBoost(), n_estimators=3), Exp3P(NDCGBoost(), n_estimators=3, random_state=0),
+            BoostingTree(NDCGBoost(), n_estimators=4, random_state=0)]
+
+
+@pytest.mark.filterwarnings("ignore")
+@parametrize_with_checks(_checked())
+def test_sklearn_estimator_checks(estimator, check):
+    """scikit-learn's estimator checks (as tests/test_sklearn_checks.py runs over the rankers)."""
+    import lrank
+
+    with lrank.config_context(one_query=True):
+        check(estimator)

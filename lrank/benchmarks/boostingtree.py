@@ -24,15 +24,10 @@ import numpy as np
 
 
 def _data():
-    from lrank.data.container import RankingData
-    from lrank.models.boostingtree import three_grades
+    from lrank.papers.boostingtree import mslr_sample_pooled, three_grades
 
     try:
-        from lrank.data import fetch
-
-        tr, te = fetch("mslr-sample")
-        d = RankingData.from_qid(np.vstack([tr.X, te.X]), np.concatenate([tr.y, te.y]),
-                                 np.concatenate([tr.doc_qid(), te.doc_qid() + 10**7]))
+        d = mslr_sample_pooled()
         what = "real MSLR sample (86 queries, 136 features) relabelled to 3 grades"
     except Exception:  # noqa: BLE001 - no data: a generated set of the same shape
         from lrank.data.generators import make_letor_like
@@ -52,15 +47,15 @@ def run(profile: str = "quick") -> list[dict]:
     n_std, n_bt = (20, 100) if profile == "quick" else (200, 1000)
     rows = []
     for bname, base in (("NDCGBoost", NDCGBoost()), ("LambdaMART", LambdaMARTBase())):
-        Standard(base, n_iter=2).fit(data)  # compile / warm caches
+        Standard(base, n_estimators=2).fit(data)  # compile / warm caches
         t0 = time.perf_counter()
-        Standard(base, n_iter=n_std).fit(data)
+        Standard(base, n_estimators=n_std).fit(data)
         std = (time.perf_counter() - t0) / n_std
         t0 = time.perf_counter()
-        bt = BoostingTree(base, n_sequences=n_bt, random_state=0).fit(data)
+        bt = BoostingTree(base, n_estimators=n_bt, random_state=0).fit(data)
         bts = (time.perf_counter() - t0) / n_bt
         t0 = time.perf_counter()
-        Exp3P(base, n_iter=n_bt, random_state=0).fit(data)
+        Exp3P(base, n_estimators=n_bt, random_state=0).fit(data)
         exs = (time.perf_counter() - t0) / n_bt
         for name, ours in (("BoostingTree", bts), ("EXP3.P", exs)):
             r = std / ours
@@ -70,7 +65,7 @@ def run(profile: str = "quick") -> list[dict]:
                          "met": bool(r >= 5.0),
                          "notes": f"{what}; {n_std} standard / {n_bt} {name} iterations; per-iteration "
                                   "time includes the training-measure evaluation; machine shared"})
-        h = bt.history_
+        h = bt.rounds_
         sel = float(h["select_s"].sum() / len(h))
         step = float(h["step_s"].sum() / max(int(h["round_length"].sum()), 1))
         rows.append({"benchmark": f"BoostingTree({bname}) node selection per round vs one step",

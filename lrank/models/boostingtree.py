@@ -173,7 +173,21 @@ class _Driver(BaseRanker):
     """Shared fit plumbing of the estimators that drive a base's step object."""
 
     def _setup(self, X: Any, y: Any, qid: Any, group: Any, eval_set: Any):
+        from lrank.data.container import RankingData
+        from lrank.models._base import _check_array
+
         self._validate()
+        if not isinstance(X, RankingData):       # scikit-learn's checks and messages, as BaseRanker's
+            X = _check_array(X)
+            if y is None:
+                raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+            y = np.asarray(y)
+            if y.dtype.kind in "OUSV":
+                try:
+                    y = y.astype(np.float64)
+                except (TypeError, ValueError):
+                    raise ValueError(f"Unknown label type: labels must be numbers, got values of dtype "
+                                     f"{y.dtype}") from None
         step = make_step(self.base, X, y, qid=qid, group=group)
         self.n_features_in_ = int(step.n_features)
         evals = self._eval_sets(eval_set)

@@ -21,6 +21,7 @@ Contents
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -219,7 +220,14 @@ def _scores(est: Any, X: np.ndarray, how: Any) -> np.ndarray:
 
     if isinstance(est, BoostingTree):
         return est.predict_node(X, how)
-    return est.predict(X, num_iteration=int(how))
+    if int(how) == 0:
+        return np.zeros(np.asarray(X).shape[0])
+    if "num_iteration" in inspect.signature(est.predict).parameters:
+        return est.predict(X, num_iteration=int(how))
+    for t, s in enumerate(est.staged_predict(X), start=1):   # a ranker not (yet) on the estimator contract
+        if t == int(how):
+            return s
+    raise ValueError(f"{type(est).__name__} has fewer than {how} rounds")
 
 
 def run_protocol(estimators: Mapping[str, Any], folds: Sequence[Fold], metric: str = "mean_ndcg",
@@ -347,7 +355,8 @@ def claim_worst(per_query: pd.DataFrame, a: str, others: Sequence[str], metric: 
 
     HELD when every other algorithm is significantly better than ``a`` after Holm's correction;
     NOT HELD when some other algorithm is significantly *worse* than ``a``; UNDECIDED otherwise. The
-    reported p-value is the largest Holm-adjusted one of the "better" comparisons.
+    reported p-value is the one behind the verdict: for NOT HELD the smallest Holm-adjusted p of a
+    "worse" comparison, otherwise the largest Holm-adjusted p.
     """
     comps = {o: paired_comparison(*_paired(per_query, o, a, metric, **where)) for o in others}
     ps = np.array([comps[o]["p_value"] for o in others])
@@ -360,7 +369,9 @@ def claim_worst(per_query: pd.DataFrame, a: str, others: Sequence[str], metric: 
     better = [comps[o]["mean_diff"] > 0 and adj[k] < 0.05 for k, o in enumerate(others)]
     worse = [comps[o]["mean_diff"] < 0 and adj[k] < 0.05 for k, o in enumerate(others)]
     verdict = NOT_HELD if any(worse) else HELD if all(better) else UNDECIDED
+    # the p-value behind the verdict: the smallest "worse" one for NOT HELD, else the largest "better" one
+    p = float(adj[np.array(worse)].min()) if verdict == NOT_HELD else float(adj.max())
     n = comps[others[0]]["n"]
-    return {"claim": f"{a} is the worst", "n": n, "p_value": float(adj.max()), "verdict": verdict,
+    return {"claim": f"{a} is the worst", "n": n, "p_value": p, "verdict": verdict,
             "comparisons": {o: {"mean_diff": -comps[o]["mean_diff"], "p_holm": float(adj[k])}
                             for k, o in enumerate(others)}}
