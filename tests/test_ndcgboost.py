@@ -158,3 +158,29 @@ def test_default_binning_is_deterministic_without_seed():
     a = NDCGBoost(n_estimators=3).fit(d).predict(d)
     b = NDCGBoost(n_estimators=3).fit(d).predict(d)
     assert np.array_equal(a, b)
+
+
+def test_kernels_private_behind_validating_functions():
+    import ast
+    import inspect
+
+    import lrank._kernels.ndcgboost as K
+
+    tree = ast.parse(inspect.getsource(K))
+    imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert not [m for m in imported if m and m.startswith("lrank.") and not m.startswith("lrank._kernels")]
+    jitted = [name for name, obj in vars(K).items() if hasattr(obj, "py_func")]
+    assert jitted and all(name.startswith("_") for name in jitted), jitted
+    K.warmup()
+    F, g, qptr = np.zeros(3), np.ones(3), np.array([0, 3])
+    with pytest.raises(ValueError, match="g"):
+        K.gamma_pairs(F, g[:2], qptr, np.ones(1))
+    with pytest.raises(ValueError, match="qptr"):
+        K.gamma_pairs(F, g, np.array([0, 2]), np.ones(1))
+    with pytest.raises(ValueError, match="invZ"):
+        K.gamma_pairs(F, g, qptr, np.ones(2))
+    with pytest.raises(ValueError, match="codes"):
+        K.histograms(np.zeros((2, 2)), np.ones(2), np.ones(2), np.arange(2), 3)
+    with pytest.raises(ValueError, match="rows"):
+        K.histograms(np.zeros((2, 2), np.uint8), np.ones(2), np.ones(2), np.array([0, 5]), 3)
