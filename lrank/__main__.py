@@ -13,7 +13,15 @@ from pathlib import Path
 def _notebooks(only: list[str] | None) -> list[Path]:
     from lrank.paths import notebooks_dir
 
-    books = sorted(notebooks_dir().glob("[0-9][0-9]*.ipynb"))
+    folder = notebooks_dir()
+    books = sorted(folder.glob("[0-9][0-9]*.ipynb"))
+    if not books:
+        raise SystemExit(
+            f"python -m lrank reproduce: no notebooks in {folder} (expected NN_*.ipynb there). The "
+            "notebooks live in a source checkout of lrank, next to the package folder; an installed "
+            "package has none. Clone the repository and run `python -m lrank reproduce` from it (with "
+            "that checkout's lrank on the path, e.g. `pip install -e .`)."
+        )
     if only:
         books = [b for b in books if any(o in b.stem for o in only)]
         if not books:
@@ -29,6 +37,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from lrank.paths import figures_dir
 
     os.environ["LRANK_PROFILE"] = args.profile
+    if getattr(args, "scheduler", None):  # the notebooks' run_grid calls read it (lrank.experiments)
+        os.environ["LRANK_DASK_SCHEDULER"] = args.scheduler
     books = _notebooks(args.only)
     out_dir = None if args.profile == "quick" else figures_dir("paper") / "notebooks"
     if out_dir is not None:
@@ -59,12 +69,43 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_fetch(args: argparse.Namespace) -> int:
-    from lrank.data.fetch import fetch
+def _describe(result: object) -> str:
+    """One line about what ``fetch`` returned (never a whole matrix)."""
+    import numpy as np
 
+    if isinstance(result, np.ndarray):
+        return (f"ratings matrix {result.shape[0]} x {result.shape[1]}, "
+                f"{int((~np.isnan(result)).sum()):,} rated")
+    if isinstance(result, tuple):
+        names = ("train", "test") if len(result) == 2 else [str(i) for i in range(len(result))]
+        return "; ".join(f"{k}: {_describe(r)}" for k, r in zip(names, result))
+    n_q, n_d = getattr(result, "n_queries", None), getattr(result, "n_docs", None)
+    if n_q is not None:
+        return f"{n_q} queries, {n_d} documents, {result.n_features} features"
+    return repr(result)
+
+
+def cmd_fetch(args: argparse.Namespace) -> int:
+    """Fetch each name; a failure prints one message (what, from where, where to put it by hand) and
+    the others are still fetched; the exit code is 1 when any failed."""
+    from lrank.data.fetch import REGISTRY, FetchError, fetch
+
+    failed = []
     for name in args.names:
-        result = fetch(name, force=args.force)
-        print(f"{name}: {result}")
+        if name not in REGISTRY:
+            print(f"{name}: FAILED: unknown data set; known: {', '.join(REGISTRY)}", file=sys.stderr)
+            failed.append(name)
+            continue
+        try:
+            result = fetch(name, force=args.force)
+        except (FetchError, OSError, ValueError) as exc:
+            print(f"{name}: FAILED: {exc}", file=sys.stderr)
+            failed.append(name)
+            continue
+        print(f"{name}: ok: {_describe(result)} in {REGISTRY[name].directory}")
+    if failed:
+        print(f"fetch failed for {len(failed)} of {len(args.names)}: {', '.join(failed)}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -155,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", choices=("quick", "paper"), default="quick")
     p.add_argument("--only", nargs="*", help="run only notebooks whose name contains one of these")
     p.add_argument("--keep-going", action="store_true", help="run the remaining notebooks after a failure")
+    p.add_argument("--scheduler", default=None,
+                   help="Dask scheduler address for the notebooks' task grids "
+                        "(default: $LRANK_DASK_SCHEDULER)")
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("fetch", help="download and verify a data set into $LRANK_DATA")

@@ -6,6 +6,7 @@ import importlib
 import io
 import re
 import shutil
+import sys
 import tarfile
 import tempfile
 import zipfile
@@ -20,6 +21,7 @@ from lrank.paths import repo_dir
 
 # ``lrank.data.fetch`` is the function (re-exported by lrank.data); the module is reached through importlib
 F = importlib.import_module("lrank.data.fetch")
+DOWNLOAD = F._download
 MEMBER = "rankeval-0.8.2/rankeval/test/data/msn1.fold1.{}.5k.txt"
 
 
@@ -35,7 +37,7 @@ def data_root(tmp_path, monkeypatch):
     def no_network(url, dest, timeout=60.0):
         raise OSError(f"network disabled in tests ({url})")
 
-    def no_pip(spec, dest_dir):
+    def no_pip(spec, dest_dir, binary=False):
         raise OSError("pip disabled in tests")
 
     monkeypatch.setattr(F, "_download", no_network)
@@ -77,7 +79,7 @@ def fake_sample(data_root, monkeypatch, tmp_path):
     monkeypatch.setitem(F.REGISTRY, "mslr-sample", new)
     calls = []
 
-    def fake_pip(spec_, dest_dir):
+    def fake_pip(spec_, dest_dir, binary=False):
         calls.append(spec_)
         shutil.copy(tar_path, Path(dest_dir) / "rankeval-0.8.2.tar.gz")
 
@@ -170,7 +172,7 @@ def test_mslr_sample_unreachable(data_root):
 def test_mslr_sample_url_fallback(fake_sample, data_root, monkeypatch):
     """When pip is not available the PyPI file URL is used."""
 
-    def broken_pip(spec, dest_dir):
+    def broken_pip(spec, dest_dir, binary=False):
         raise OSError("no pip")
 
     def fake_download(url, dest, timeout=60.0):
@@ -329,12 +331,117 @@ def test_movielens_fetch(data_root, monkeypatch, tmp_path):
     monkeypatch.setitem(F.REGISTRY, "movielens-100k", spec)
     monkeypatch.setattr(F, "_download", lambda url, dest, timeout=60.0: shutil.copy(z, dest))
     R = F.fetch("movielens-100k")
-    assert R.shape == (2, 3) and R[0, 0] == 5 and np.isnan(R[0, 1])
+    assert R.shape == (943, 1682) and R[0, 0] == 5 and np.isnan(R[0, 1])
     assert "ml-100k/u.data" in (data_root / "downloads" / "movielens-100k" / "SHA256SUMS").read_text()
     u = data_root / "downloads" / "movielens-100k" / "ml-100k" / "u.data"
     u.write_text(lines + "2\t3\t1\t881250949\n")
     with pytest.raises(F.ChecksumError):
         F.fetch("movielens-100k")
+
+
+INTER = "recbole/dataset_example/ml-100k/ml-100k.inter"
+INTER_TEXT = ("user_id:token\titem_id:token\trating:float\ttimestamp:float\n"
+              "1\t1\t5\t881250949\n1\t3\t3\t881250949\n2\t2\t4\t881250949\n")
+
+
+@pytest.fixture
+def fake_wheel(data_root, monkeypatch, tmp_path):
+    """A small recbole-like wheel; the registry's fallback is pointed at its checksums."""
+    whl = tmp_path / "build" / "recbole-1.2.1-py3-none-any.whl"
+    whl.parent.mkdir()
+    with zipfile.ZipFile(whl, "w") as zf:
+        zf.writestr(INTER, INTER_TEXT)
+        zf.writestr("recbole/__init__.py", "")
+    spec = F.REGISTRY["movielens-100k"]
+    pkg = dataclasses.replace(
+        spec.pip_fallback, sha256=_sha(whl.read_bytes()),
+        files=(dataclasses.replace(spec.pip_fallback.files[0], sha256=_sha(INTER_TEXT.encode())),),
+    )
+    monkeypatch.setitem(F.REGISTRY, "movielens-100k", dataclasses.replace(spec, pip_fallback=pkg))
+    calls = []
+
+    def fake_pip(spec_, dest_dir, binary=False):
+        calls.append((spec_, binary))
+        shutil.copy(whl, Path(dest_dir) / whl.name)
+
+    monkeypatch.setattr(F, "_pip_download", fake_pip)
+    return {"wheel": whl, "calls": calls}
+
+
+def test_movielens_registry_has_both_sources():
+    ds = F.REGISTRY["movielens-100k"]
+    assert ds.urls[0].startswith("https://files.grouplens.org/")
+    pkg = ds.pip_fallback
+    assert pkg.spec == "recbole==1.2.1" and pkg.binary
+    assert pkg.sha256 == "9c9948202011f37eb0a7c6768129313f00d6403ad221ec940d5e2d5d5f33a407"
+    assert pkg.files[0].member == INTER and pkg.files[0].path == "ml-100k.inter"
+    assert re.fullmatch(r"[0-9a-f]{64}", pkg.files[0].sha256)
+    assert "no redistribution" in ds.licence and "GroupLens" in ds.licence
+
+
+def test_movielens_from_the_wheel_when_grouplens_fails(fake_wheel, data_root):
+    R = F.fetch("movielens-100k")
+    assert R.shape == (943, 1682)  # ML-100K's shape, whatever ids the file holds
+    assert R[0, 0] == 5 and R[1, 1] == 4 and int((~np.isnan(R)).sum()) == 3
+    folder = data_root / "downloads" / "movielens-100k"
+    assert (folder / "ml-100k.inter").read_text() == INTER_TEXT
+    assert fake_wheel["calls"] == [("recbole==1.2.1", True)]
+    assert not list(folder.glob(".lrank-fetch-*")) and not (folder / fake_wheel["wheel"].name).exists()
+    F.fetch("movielens-100k")  # present: no second download
+    assert len(fake_wheel["calls"]) == 1
+    assert F.status().set_index("dataset").loc["movielens-100k", "status"] == "present"
+    (folder / "ml-100k.inter").write_text(INTER_TEXT + "2\t3\t1\t0\n")
+    with pytest.raises(F.ChecksumError, match="ml-100k.inter"):
+        F.fetch("movielens-100k")
+
+
+def test_movielens_from_a_wheel_placed_by_hand(fake_wheel, data_root, monkeypatch):
+    """Offline: the wheel file given by path (copied into the data folder) is used without pip."""
+    folder = data_root / "downloads" / "movielens-100k"
+    folder.mkdir(parents=True)
+    shutil.copy(fake_wheel["wheel"], folder / fake_wheel["wheel"].name)
+    monkeypatch.setattr(F, "_pip_download", lambda *a, **k: pytest.fail("must not run pip"))
+    R = F.fetch("movielens-100k")
+    assert int((~np.isnan(R)).sum()) == 3
+
+
+def test_movielens_wrong_wheel_is_refused(fake_wheel, data_root, monkeypatch):
+    pkg = dataclasses.replace(F.REGISTRY["movielens-100k"].pip_fallback, sha256="0" * 64)
+    monkeypatch.setitem(F.REGISTRY, "movielens-100k",
+                        dataclasses.replace(F.REGISTRY["movielens-100k"], pip_fallback=pkg))
+    with pytest.raises(F.FetchError, match="recbole-1.2.1-py3-none-any.whl has sha256"):
+        F.fetch("movielens-100k")
+    assert not (data_root / "downloads" / "movielens-100k" / "ml-100k.inter").exists()
+
+
+def test_movielens_neither_source_names_both(data_root):
+    with pytest.raises(F.FetchError) as err:
+        F.fetch("movielens-100k")
+    msg = str(err.value)
+    folder = data_root / "downloads" / "movielens-100k"
+    assert "either source" in msg
+    assert "https://files.grouplens.org/datasets/movielens/ml-100k.zip" in msg
+    assert "recbole==1.2.1" in msg and INTER in msg
+    assert str(folder / "ml-100k.zip") in msg and str(folder / "recbole-1.2.1-py3-none-any.whl") in msg
+
+
+REAL_WHEEL = Path("/work/cache/recbole-1.2.1-py3-none-any.whl")  # a local copy where one exists
+
+
+@pytest.mark.skipif(not REAL_WHEEL.is_file(), reason="no local copy of the recbole 1.2.1 wheel")
+def test_movielens_from_the_real_wheel(data_root, monkeypatch):
+    def from_path(spec, dest_dir, binary=False):
+        assert spec == "recbole==1.2.1" and binary
+        shutil.copy(REAL_WHEEL, Path(dest_dir) / REAL_WHEEL.name)
+
+    monkeypatch.setattr(F, "_pip_download", from_path)
+    R = F.fetch("movielens-100k")
+    assert R.shape == (943, 1682) and int((~np.isnan(R)).sum()) == 100_000
+    assert np.nansum(R) == 352_986  # sum of u.data's ratings
+    from lrank.data import movielens_tasks
+
+    tasks = movielens_tasks(R)
+    assert (tasks.n_eligible, len(tasks), tasks.without_features) == (364, 360, [181, 405, 655, 782])
 
 
 # --------------------------------------------------------------------------------------- status
@@ -351,48 +458,71 @@ def test_status(fake_sample, data_root):
 # ------------------------------------------------------------------------------- download steps
 def test_pip_download_command(monkeypatch, tmp_path):
     """Only rankeval itself is forced to an sdist (``--no-binary :all:`` would build scipy)."""
-    seen = {}
-
-    class Done:
-        returncode = 0
-        stderr = ""
-
-    def fake_run(cmd, **kwargs):
-        seen["cmd"] = cmd
-        return Done()
-
-    monkeypatch.setattr(F.subprocess, "run", fake_run)
-    F._pip_download("rankeval==0.8.2", tmp_path)
-    cmd = seen["cmd"]
+    cmd = F._pip_command("rankeval==0.8.2", tmp_path)
     assert cmd[1:4] == ["-m", "pip", "download"] and "rankeval==0.8.2" in cmd
     assert cmd[cmd.index("--no-binary") + 1] == "rankeval" and "--no-deps" in cmd
     assert cmd[cmd.index("-d") + 1] == str(tmp_path)
-
-    class Failed(Done):
-        returncode = 1
-        stderr = "no network"
-
-    monkeypatch.setattr(F.subprocess, "run", lambda cmd, **kw: Failed())
+    wheel = F._pip_command("recbole==1.2.1", tmp_path, binary=True)
+    assert wheel[wheel.index("--only-binary") + 1] == "recbole" and "--no-binary" not in wheel
+    failing = [sys.executable, "-c", "import sys; sys.stderr.write('no network'); sys.exit(1)"]
+    monkeypatch.setattr(F, "_pip_command", lambda *a, **k: failing)
     with pytest.raises(OSError, match="no network"):
         F._pip_download("rankeval==0.8.2", tmp_path)
 
 
-def test_download_through_urllib(tmp_path):
-    """The real downloader, on a file:// URL (no network)."""
-    src = tmp_path / "src.bin"
-    src.write_bytes(b"abc" * 1000)
+@pytest.fixture
+def http_root(tmp_path):
+    """A static file server on 127.0.0.1 (loopback only), stopped after the test."""
+    import functools
+    import http.server
+    import threading
+
+    root = tmp_path / "www"
+    root.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield root, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_download_through_pooch(http_root, tmp_path):
+    """The real downloader (pooch) against a local HTTP server: no network."""
+    root, base = http_root
+    (root / "src.bin").write_bytes(b"abc" * 100_000)
     dest = tmp_path / "sub" / "dest.bin"
-    F._download(src.as_uri(), dest)
-    assert dest.read_bytes() == src.read_bytes()
-    with pytest.raises(OSError):
-        F._download((tmp_path / "missing").as_uri(), tmp_path / "x.bin")
-    assert not list(tmp_path.glob("x.bin*"))  # no partial file left behind
+    F._download(f"{base}/src.bin", dest)
+    assert dest.read_bytes() == (root / "src.bin").read_bytes()
+    with pytest.raises(OSError, match="404"):
+        F._download(f"{base}/missing.bin", tmp_path / "x.bin")
+    assert not list(tmp_path.glob("x.bin*")) and not list(tmp_path.glob(".lrank-fetch-*"))
+
+
+def test_fetch_over_http_with_checksums(http_root, data_root, monkeypatch, tmp_path):
+    """A URL source end to end through pooch: download, sha256 check, extraction, load."""
+    root, base = http_root
+    lines = "1\t1\t5\t881250949\n2\t2\t4\t881250949\n"
+    with zipfile.ZipFile(root / "ml-100k.zip", "w") as zf:
+        zf.writestr("ml-100k/u.data", lines)
+    spec = dataclasses.replace(F.REGISTRY["movielens-100k"], urls=(f"{base}/ml-100k.zip",),
+                               archive_sha256=_sha((root / "ml-100k.zip").read_bytes()), archive_md5=None)
+    monkeypatch.setitem(F.REGISTRY, "movielens-100k", spec)
+    monkeypatch.setattr(F, "_download", DOWNLOAD)  # the real one, undoing data_root's stub
+    R = F.fetch("movielens-100k")
+    assert R[0, 0] == 5 and R[1, 1] == 4
+    bad = dataclasses.replace(spec, archive_sha256="0" * 64)
+    monkeypatch.setitem(F.REGISTRY, "movielens-100k", bad)
+    with pytest.raises(F.ChecksumError, match="ml-100k.zip has sha256"):
+        F.fetch("movielens-100k", force=True)
 
 
 def test_force_without_network_is_an_error(fake_sample, data_root, monkeypatch):
     F.fetch("mslr-sample")
 
-    def no_pip(spec, dest_dir):
+    def no_pip(spec, dest_dir, binary=False):
         raise OSError("pip disabled in tests")
 
     monkeypatch.setattr(F, "_pip_download", no_pip)

@@ -22,7 +22,7 @@ def valid():
                            random_state=1)
 
 
-KW = dict(n_trees=15, max_leaves=6, min_data_in_leaf=5, learning_rate=0.2)
+KW = dict(n_estimators=15, num_leaves=6, min_child_samples=5, learning_rate=0.2)
 
 
 @pytest.mark.parametrize("cls", [MART, McRank, LambdaMART])
@@ -32,14 +32,18 @@ def test_fit_predict_deterministic(cls, crit, data):
     b = cls(criterion=crit, **KW).fit(data.X, data.y, qid=data.doc_qid())
     pa, pb = a.predict(data.X), b.predict(data)
     assert pa.tobytes() == pb.tobytes()
-    np.testing.assert_allclose(pa, a.train_scores_, rtol=1e-12)
+    # the raw-feature prediction scores the training data as the binned training loop did
+    train = a.history_["train_ndcg@10"].iloc[-1]
+    assert evaluate(data.y, pa, data.qptr, ["ndcg@10"])["ndcg@10"] == pytest.approx(train, abs=1e-12)
     staged = list(a.staged_predict(data.X))
     assert len(staged) == a.n_iter_ == 15
     np.testing.assert_allclose(staged[-1], pa, rtol=1e-12)
     ndcg0 = evaluate(data.y, np.zeros(data.n_docs), data.qptr, ["ndcg@10"])["ndcg@10"]
     ndcg = evaluate(data.y, pa, data.qptr, ["ndcg@10"])["ndcg@10"]
     assert ndcg > ndcg0 + 0.05  # learns something on its training data
-    assert len(a.history_["n_leaves"]) == 15
+    assert list(a.history_.columns) == ["n_leaves", "sum_abs_grad", "train_ndcg@10"]
+    assert a.history_.index.name == "iteration" and list(a.history_.index) == list(range(1, 16))
+    assert a.best_iteration_ is None and a.stop_reason_.startswith("n_estimators=15")
 
 
 def test_mart_theorem2_all_criteria_equal(data):
@@ -64,35 +68,36 @@ def test_mcrank_proba(data):
 
 
 def test_early_stopping(data, valid):
-    m = LambdaMART(n_trees=200, max_leaves=6, min_data_in_leaf=5, learning_rate=0.5,
+    m = LambdaMART(n_estimators=200, num_leaves=6, min_child_samples=5, learning_rate=0.5,
                    early_stopping_rounds=5).fit(data, eval_set=valid)
     h = m.history_["valid_ndcg@10"]
     assert m.n_iter_ < 200 and len(h) == m.n_iter_
-    assert m.best_iteration_ == int(np.argmax(h)) + 1
+    assert m.best_iteration_ == int(np.argmax(h)) + 1 == m.n_iter_ - 5
+    assert m.stop_reason_.startswith("early stopping")
     best = evaluate(valid.y, m.predict(valid.X), valid.qptr, ["ndcg@10"])["ndcg@10"]
     assert best == pytest.approx(h.max())
 
 
 def test_lambdamart_step_api(data):
     bins = bin_features(data.X, strategy="quantile")
-    params = LambdaMARTParams(max_leaves=2, learning_rate=0.2, min_data_in_leaf=1)
+    params = LambdaMARTParams(num_leaves=2, learning_rate=0.2, min_child_samples=1)
     scores = np.zeros(data.n_docs)
     tree, new = lambdamart_step(bins.codes, data.y, data.qptr, scores, constraint=[5], params=params,
                                 n_bins=bins.n_bins, thresholds=bins.thresholds)
     assert tree.feature_[0] == 5
     np.testing.assert_allclose(new, scores + tree.predict(data.X))
     # unconstrained steps replay LambdaMART exactly
-    m = LambdaMART(n_trees=3, max_leaves=4, min_data_in_leaf=5, learning_rate=0.2).fit(data)
+    m = LambdaMART(n_estimators=3, num_leaves=4, min_child_samples=5, learning_rate=0.2).fit(data)
     s = np.zeros(data.n_docs)
     for _ in range(3):
         _, s = lambdamart_step(bins.codes, data.y, data.qptr, s,
-                               params=dict(max_leaves=4, min_data_in_leaf=5, learning_rate=0.2),
+                               params=dict(num_leaves=4, min_child_samples=5, learning_rate=0.2),
                                n_bins=bins.n_bins, thresholds=bins.thresholds)
-    np.testing.assert_allclose(s, m.train_scores_, rtol=1e-12)
+    np.testing.assert_allclose(s, m.predict(data.X), rtol=1e-12)
 
 
 def test_sklearn_api_and_errors(data):
-    m = LambdaMART(n_trees=2, criterion="ole", ndcg_at=5)
+    m = LambdaMART(n_estimators=2, criterion="ole", ndcg_at=5)
     c = clone(m)
     assert c.get_params()["ndcg_at"] == 5 and c.get_params()["criterion"] == "ole"
     from sklearn.exceptions import NotFittedError
@@ -100,9 +105,9 @@ def test_sklearn_api_and_errors(data):
     with pytest.raises(NotFittedError):
         m.predict(data.X)
     with pytest.raises(ValueError):
-        LambdaMART(n_trees=0).fit(data)
+        LambdaMART(n_estimators=0).fit(data)
     with pytest.raises(ValueError):
-        LambdaMART(criterion="xx", n_trees=1).fit(data)
+        LambdaMART(criterion="xx", n_estimators=1).fit(data)
     m.fit(data)
     with pytest.raises(ValueError):
         m.predict(data.X[:, :3])
@@ -119,7 +124,7 @@ def test_lambdamart_step_reuses_workspace_same_bits(data):
     codes = bins.codes.copy()
     rng = np.random.default_rng(3)
     for crit in ("se", "ole"):
-        params = LambdaMARTParams(max_leaves=3, learning_rate=0.2, min_data_in_leaf=2, criterion=crit)
+        params = LambdaMARTParams(num_leaves=3, learning_rate=0.2, min_child_samples=2, criterion=crit)
         s_cached = s_fresh = rng.normal(size=data.n_docs)
         for cons in (5, None, [2, 7], 0, None):
             t1, s_cached = lambdamart_step(codes, data.y, data.qptr, s_cached, constraint=cons, params=params,
@@ -138,3 +143,88 @@ def test_lambdamart_step_reuses_workspace_same_bits(data):
     del codes
     gc.collect()
     assert len(gbrt._STEP_WORKSPACES) == n_before - 1
+
+
+def test_eval_set_forms_and_early_stopping_needs_one(data, valid):
+    kw = dict(n_estimators=4, num_leaves=4, min_child_samples=5)
+    a = LambdaMART(**kw).fit(data, eval_set=valid)
+    b = LambdaMART(**kw).fit(data, eval_set=[(valid.X, valid.y, valid.doc_qid()), valid])
+    np.testing.assert_array_equal(a.history_["valid_ndcg@10"], b.history_["valid_ndcg@10"])
+    np.testing.assert_array_equal(b.history_["valid_ndcg@10"], b.history_["valid1_ndcg@10"])
+    assert a.best_iteration_ is None  # no early stopping: predict uses every tree
+    np.testing.assert_array_equal(a.predict(data.X), a.predict(data.X, num_iteration=4))
+    with pytest.raises(ValueError, match="eval_set"):
+        LambdaMART(early_stopping_rounds=2, **kw).fit(data)
+
+
+@pytest.mark.parametrize("cls", [MART, McRank, LambdaMART])
+@pytest.mark.parametrize("param,bad", [("num_leaves", 0), ("num_leaves", 1), ("num_leaves", 2.5),
+                                       ("n_estimators", "5"), ("n_estimators", 2.5), ("n_jobs", 0),
+                                       ("learning_rate", 0.0), ("min_child_samples", 0),
+                                       ("min_child_weight", -1.0), ("criterion", "xx"),
+                                       ("early_stopping_rounds", 0), ("num_leaves", True)])
+def test_bad_parameters_refused_at_fit_naming_them(cls, param, bad, data):
+    est = cls(**{param: bad})
+    with pytest.raises((ValueError, TypeError), match=param):
+        est.fit(data)
+
+
+@pytest.mark.parametrize("param,bad", [("sigma", -1.0), ("sigma", 0.0), ("ndcg_at", -1), ("ndcg_at", 0),
+                                       ("ndcg_at", "5")])
+def test_lambdamart_parameters(param, bad, data):
+    with pytest.raises((ValueError, TypeError), match=param):
+        LambdaMART(**{param: bad}).fit(data)
+
+
+def test_unknown_eval_metric_fails_before_the_first_tree(data, monkeypatch):
+    from lrank.models import gbrt
+
+    def no_tree(self):
+        raise AssertionError("a tree was grown before eval_metric was checked")
+
+    monkeypatch.setattr(gbrt._GBRT, "_tree", no_tree)
+    for cls in (MART, McRank, LambdaMART):
+        with pytest.raises(ValueError, match="eval_metric"):
+            cls(eval_metric="zzz").fit(data)
+
+
+def test_mcrank_labels(data):
+    with pytest.raises(ValueError, match="n_classes"):
+        McRank(n_classes=2, n_estimators=1).fit(data)
+    m = McRank(n_classes=6, n_estimators=2, min_child_samples=5).fit(data)
+    assert m.n_classes_ == 6 and m.predict_proba(data.X).shape == (data.n_docs, 6)
+
+
+def test_fitted_state_holds_no_training_data(data):
+    m = LambdaMART(n_estimators=3, min_child_samples=5).fit(data)
+    for k, v in vars(m).items():
+        if isinstance(v, np.ndarray):
+            assert v.shape[0] != data.n_docs, k
+    assert not hasattr(m, "bins_") and not hasattr(m, "train_scores_")
+
+
+def test_memory_follows_the_trees_made_not_n_estimators(tmp_path):
+    """n_estimators=10**7 with early stopping after a few trees: the ensemble storage grows with the
+    trees made (issue 14.6: it was preallocated for n_estimators, 3.26 GB peak). Measured in a fresh
+    process with tracemalloc (NumPy reports its allocations to it)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import tracemalloc
+        from lrank.data.generators import make_letor_like
+        from lrank.models.gbrt import LambdaMART
+        tr = make_letor_like(n_queries=30, docs_per_query=(5, 30), n_features=8, random_state=0)
+        va = make_letor_like(n_queries=15, docs_per_query=(5, 30), n_features=8, random_state=1)
+        LambdaMART(n_estimators=2).fit(tr)  # compile outside the measurement
+        tracemalloc.start()
+        m = LambdaMART(n_estimators=10**7, early_stopping_rounds=3, learning_rate=0.5,
+                       min_child_samples=5).fit(tr, eval_set=va)
+        peak = tracemalloc.get_traced_memory()[1]
+        print(m.n_iter_, peak)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    n_iter, peak = map(int, out.split())
+    assert n_iter < 1000
+    assert peak < 50 * 2**20, f"peak {peak / 2**20:.1f} MiB for {n_iter} trees"

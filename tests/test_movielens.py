@@ -77,7 +77,7 @@ def test_tasks_match_reference():
     R = make_collaborative_filtering(n_users=40, n_movies=60, density=0.35, min_ratings_per_user=5,
                                      random_state=1)
     tasks = movielens_tasks(R, min_ratings=20, max_missing=0.5)
-    ref = _reference_tasks(R, 20, 0.5)
+    ref = [r for r in _reference_tasks(R, 20, 0.5) if r[1].shape[1] > 0]
     assert len(tasks) == len(ref) > 0
     for t, (user, X, y, names) in zip(tasks, ref):
         assert isinstance(t, RankingData) and t.n_queries == 1
@@ -101,6 +101,7 @@ def test_tasks_threshold_is_strictly_over_half():
     )
     tasks = movielens_tasks(R, min_ratings=4)
     assert [x.provenance["user"] for x in tasks] == [1, 5]
+    assert tasks.without_features == [] and tasks.n_eligible == 2
     t = tasks[0]
     assert t.feature_names == ["u2", "u5"]
     assert t.n_docs == 4 and t.y.tolist() == [5, 4, 3, 2]
@@ -133,3 +134,60 @@ def test_tasks_on_movielens_shaped_data():
         assert (np.isnan(t.X).mean(axis=0) <= 0.5).all()
         folds = t.task_folds(5, random_state=0)
         assert sum(f.test.n_docs for f in folds) == t.n_docs
+
+
+def test_users_without_feature_users_are_reported_not_dropped():
+    """Users 2 and 3 have enough ratings, but nobody else rated half of their movies."""
+    nan = np.nan
+    R = np.array(
+        [
+            [5, 4, 3, 2, nan, nan, nan, nan, nan],
+            [nan, nan, nan, nan, 1, 2, 3, 4, nan],  # only user 3 rated one of its movies (75% missing)
+            [1, nan, nan, nan, nan, nan, nan, 5, 5],  # every other user misses 2 of its 3 movies
+            [4, 4, 4, 1, nan, nan, nan, nan, nan],
+        ]
+    )
+    tasks = movielens_tasks(R, min_ratings=3)
+    assert [t.provenance["user"] for t in tasks] == [1, 4]
+    assert tasks.without_features == [2, 3]
+    assert tasks.n_eligible == 4 == len(tasks) + len(tasks.without_features)
+    assert all(t.n_features > 0 for t in tasks)
+    assert "without feature users: [2, 3]" in repr(tasks)
+
+
+def test_load_recbole_inter_format(tmp_path):
+    p = tmp_path / "ml-100k.inter"
+    p.write_text("user_id:token\titem_id:token\trating:float\ttimestamp:float\n"
+                 "2\t3\t4\t881250949\n1\t1\t5.0\t881250949\n")
+    R = load_movielens(p)
+    assert R.shape == (2, 3) and R[1, 2] == 4 and R[0, 0] == 5 and np.isnan(R).sum() == 4
+    p.write_text("user_id:token\titem_id:token\trating:float\ttimestamp:float\n1\t1\t4.5\t0\n")
+    with pytest.raises(MovieLensFormatError, match=":2: expected"):
+        load_movielens(p)
+    p.write_text("1\t1\t4\t0\nuser_id:token\titem_id:token\trating:float\ttimestamp:float\n")
+    with pytest.raises(MovieLensFormatError, match=":2: expected"):  # a header only on line 1
+        load_movielens(p)
+
+
+def _real_movielens():
+    import importlib
+
+    F = importlib.import_module("lrank.data.fetch")
+    ds = F.REGISTRY["movielens-100k"]
+    for f in (ds.directory / ds.files[0].path, ds.directory / ds.pip_fallback.files[0].path):
+        if f.is_file():
+            return f
+    return None
+
+
+@pytest.mark.skipif(_real_movielens() is None, reason="MovieLens-100K not fetched here "
+                    "(python -m lrank fetch movielens-100k)")
+def test_real_movielens_100k_tasks():
+    """ML-100K: 364 users with >= 100 ratings; 4 of them keep no feature user after the 50% rule."""
+    import lrank.data
+
+    R = lrank.data.fetch("movielens-100k")
+    assert R.shape == (943, 1682) and int((~np.isnan(R)).sum()) == 100_000
+    tasks = movielens_tasks(R)
+    assert tasks.n_eligible == 364
+    assert len(tasks) == 360 and len(tasks.without_features) == 4

@@ -34,7 +34,7 @@ def _ranking(seed, sizes=(12, 9, 1, 15)):
 @pytest.mark.parametrize("growth", ["breadth_first", "best_first"])
 def test_tree_matches_reference(crit, growth):
     codes, grad, hess = _data(hash((crit, growth)) % 1000)
-    tree = RegressionTree(max_leaves=5, min_data_in_leaf=3, min_sum_hessian_in_leaf=0.0, growth=growth,
+    tree = RegressionTree(num_leaves=5, min_child_samples=3, min_child_weight=0.0, growth=growth,
                           criterion=crit).fit_gradients(codes, grad, hess)
     leaves, values = ref.fit_tree(codes, grad, hess, 5, crit, min_data=3, growth=growth)
     assert _leaf_masks(tree, len(grad)) == sorted(tuple(np.flatnonzero(M)) for M in leaves)
@@ -48,7 +48,7 @@ def test_ole_pairwise_matches_reference(growth):
     codes, y, qptr, s = _ranking(3)
     lam, w, pairs = lambdamart_gradients(y, qptr, s, k=5, with_pairs=True)
     plist = list(zip(pairs[0], pairs[1], pairs[2]))
-    tree = RegressionTree(max_leaves=4, min_data_in_leaf=2, min_sum_hessian_in_leaf=1e-9, growth=growth,
+    tree = RegressionTree(num_leaves=4, min_child_samples=2, min_child_weight=1e-9, growth=growth,
                           criterion="ole").fit_gradients(codes, -lam, w, pairs=pairs)
     leaves, _ = ref.fit_tree(codes, -lam, w, 4, "ole", min_data=2, min_hess=1e-9, pairs=plist, growth=growth)
     assert _leaf_masks(tree, len(y)) == sorted(tuple(np.flatnonzero(M)) for M in leaves)
@@ -73,7 +73,7 @@ def test_theorem1_and_theorem2_same_splits():
     codes = rng.integers(0, 20, size=(300, 6)).astype(np.uint8)
     f = rng.normal(size=300)
     y = rng.normal(size=300)
-    trees = [RegressionTree(max_leaves=8, criterion=c, min_data_in_leaf=5).fit_gradients(codes, f - y,
+    trees = [RegressionTree(num_leaves=8, criterion=c, min_child_samples=5).fit_gradients(codes, f - y,
                                                                                        np.ones(300))
              for c in ("se", "wse", "rwse", "ole")]
     for t in trees[1:]:
@@ -81,26 +81,26 @@ def test_theorem1_and_theorem2_same_splits():
         np.testing.assert_allclose(t.value_, trees[0].value_, rtol=1e-12)
     p = 1 / (1 + np.exp(-f))
     lab = (y > 0).astype(float)
-    a = RegressionTree(max_leaves=8, criterion="ole").fit_gradients(codes, p - lab, p * (1 - p))
-    b = RegressionTree(max_leaves=8, criterion="rwse").fit_gradients(codes, p - lab, p * (1 - p))
+    a = RegressionTree(num_leaves=8, criterion="ole").fit_gradients(codes, p - lab, p * (1 - p))
+    b = RegressionTree(num_leaves=8, criterion="rwse").fit_gradients(codes, p - lab, p * (1 - p))
     np.testing.assert_array_equal(a.leaf_of_, b.leaf_of_)
 
 
 def test_feature_constraint():
     codes, grad, hess = _data(11, n=200, F=5)
-    stump = RegressionTree(max_leaves=2, min_data_in_leaf=1, feature_constraint=3).fit_gradients(codes, grad,
+    stump = RegressionTree(num_leaves=2, min_child_samples=1, feature_constraint=3).fit_gradients(codes, grad,
                                                                                                  hess)
     assert stump.feature_[0] == 3 and stump.n_leaves_ == 2
     cons = [4, 0, 2]
     for growth in ("breadth_first", "best_first"):
-        t = RegressionTree(max_leaves=4, min_data_in_leaf=1, feature_constraint=cons,
+        t = RegressionTree(num_leaves=4, min_child_samples=1, feature_constraint=cons,
                            growth=growth).fit_gradients(codes, grad, hess)
         internal = np.flatnonzero(t.children_left_ >= 0)
         assert list(t.feature_[internal]) == cons[: internal.size]  # node ids follow split order
     with pytest.raises(ValueError):
-        RegressionTree(max_leaves=4, feature_constraint=[1]).fit_gradients(codes, grad, hess)
+        RegressionTree(num_leaves=4, feature_constraint=[1]).fit_gradients(codes, grad, hess)
     with pytest.raises(ValueError):
-        RegressionTree(max_leaves=2, feature_constraint=[9]).fit_gradients(codes, grad, hess)
+        RegressionTree(num_leaves=2, feature_constraint=[9]).fit_gradients(codes, grad, hess)
 
 
 def test_raw_features_nan_and_predict():
@@ -109,7 +109,7 @@ def test_raw_features_nan_and_predict():
     X[rng.random(X.shape) < 0.2] = np.nan
     X[:, 2] = np.round(X[:, 2])  # ties
     y = np.nan_to_num(X[:, 0]) * 2 + np.isnan(X[:, 1]) + rng.normal(scale=0.1, size=300)
-    t = RegressionTree(max_leaves=6, min_data_in_leaf=5).fit(X, y)
+    t = RegressionTree(num_leaves=6, min_child_samples=5).fit(X, y)
     np.testing.assert_array_equal(t.predict(X), t.value_[t.leaf_of_])
     assert np.mean((t.predict(X) - y) ** 2) < np.var(y)
 
@@ -117,10 +117,10 @@ def test_raw_features_nan_and_predict():
 def test_one_row_and_constant_gradients():
     codes = np.zeros((1, 2), dtype=np.uint8)
     one = np.array([1.0])
-    t = RegressionTree(max_leaves=4, min_data_in_leaf=1).fit_gradients(codes, one, one)
+    t = RegressionTree(num_leaves=4, min_child_samples=1).fit_gradients(codes, one, one)
     assert t.n_leaves_ == 1 and t.value_[0] == -1.0
     codes, _, hess = _data(2)
-    t = RegressionTree(max_leaves=4).fit_gradients(codes, np.full(60, 0.5), hess)
+    t = RegressionTree(num_leaves=4).fit_gradients(codes, np.full(60, 0.5), hess)
     assert t.n_leaves_ == 1  # SE: nothing to gain
 
 
@@ -146,9 +146,9 @@ def test_parallel_twin_bit_identical(monkeypatch):
     codes, y, qptr, s = _ranking(9, sizes=(40, 30, 50))
     lam, w, pairs = lambdamart_gradients(y, qptr, s, k=10, with_pairs=True)
     for crit in ("se", "ole"):
-        a = RegressionTree(max_leaves=6, min_data_in_leaf=3, criterion=crit).fit_gradients(codes, -lam, w,
+        a = RegressionTree(num_leaves=6, min_child_samples=3, criterion=crit).fit_gradients(codes, -lam, w,
                                                                                            pairs=pairs)
-        b = RegressionTree(max_leaves=6, min_data_in_leaf=3, criterion=crit, n_jobs=2).fit_gradients(
+        b = RegressionTree(num_leaves=6, min_child_samples=3, criterion=crit, n_jobs=2).fit_gradients(
             codes, -lam, w, pairs=pairs)
         np.testing.assert_array_equal(a.leaf_of_, b.leaf_of_)
         assert a.value_.tobytes() == b.value_.tobytes()
@@ -207,7 +207,7 @@ def test_constrained_subset_histograms_same_bits(monkeypatch, crit, growth):
     lam, w, pairs = lambdamart_gradients(y, qptr, rng.normal(size=n), k=10, with_pairs=True)
     ws = None
     for cons in (3, 0, [5, 2, 2, 6, 1], [6, 6, 6, 6, 6], [1, 4, 0, 3, 2]):
-        kw = dict(max_leaves=5, min_data_in_leaf=2, criterion=crit, growth=growth, feature_constraint=cons)
+        kw = dict(num_leaves=5, min_child_samples=2, criterion=crit, growth=growth, feature_constraint=cons)
         a = RegressionTree(**kw).fit_gradients(codes, -lam, w, pairs=pairs, workspace=ws)
         ws = a.workspace_  # the subset path reuses (and dirties) the full-size buffers
         monkeypatch.setattr(RegressionTree, "_subset_histograms", False)
@@ -216,7 +216,7 @@ def test_constrained_subset_histograms_same_bits(monkeypatch, crit, growth):
         assert _tree_bits(a) == _tree_bits(b)
     # constant hessian (MART's two-channel histograms)
     for cons in (4, [2, 0, 2]):
-        kw = dict(max_leaves=4, min_data_in_leaf=1, criterion=crit, growth=growth, feature_constraint=cons)
+        kw = dict(num_leaves=4, min_child_samples=1, criterion=crit, growth=growth, feature_constraint=cons)
         a = RegressionTree(**kw).fit_gradients(codes, lam, np.ones(n))
         monkeypatch.setattr(RegressionTree, "_subset_histograms", False)
         b = RegressionTree(**kw).fit_gradients(codes, lam, np.ones(n))
@@ -301,3 +301,12 @@ def test_fast_split_scan_same_bits_as_general(C, crit):
             par = tk.best_split_parallel(hist, off, feats, *args, False, *rest)
             assert np.float64(fast[0]).tobytes() == np.float64(gen[0]).tobytes() and fast[1:] == gen[1:]
             assert fast == par
+
+
+@pytest.mark.parametrize("param,bad", [("num_leaves", 1), ("num_leaves", 2.5), ("num_leaves", True),
+                                       ("min_child_samples", 0), ("min_child_weight", -1.0),
+                                       ("n_jobs", 0), ("criterion", "xx"), ("growth", "depth")])
+def test_bad_parameters_named(param, bad):
+    codes = np.zeros((4, 1), dtype=np.uint8)
+    with pytest.raises(ValueError, match=param if param not in ("criterion", "growth") else param):
+        RegressionTree(**{param: bad}).fit_gradients(codes, np.ones(4), np.ones(4))

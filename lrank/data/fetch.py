@@ -25,6 +25,11 @@ at first download in ``SHA256SUMS`` next to it and verifies later loads against 
 
 A download that fails, or a checksum that does not match, raises :class:`FetchError` naming the URL
 and the path where the file can be placed by hand.
+
+URL sources are downloaded with pooch (streamed into a temporary folder, moved into place when
+complete); PyPI-package sources with ``pip download`` (in its own process group, ended with the
+fetch). A SIGTERM during ``fetch`` unwinds: the pip child and its children are ended and temporary
+folders (``.lrank-fetch-*``) removed.
 """
 
 from __future__ import annotations
@@ -36,8 +41,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import urllib.error
-import urllib.request
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +66,32 @@ class DataFile:
     path: str
     sha256: str | None = None
     member: str | None = None  # path inside the archive, when it differs from ``path``
+
+
+@dataclass(frozen=True)
+class PipPackage:
+    """A file shipped inside a package on PyPI, obtained with ``pip download`` (a second source).
+
+    Attributes
+    ----------
+    spec : str
+        The pinned requirement, e.g. ``"recbole==1.2.1"``.
+    filename : str
+        The distribution file ``pip download`` writes (wheel or sdist).
+    sha256 : str
+        The distribution file's sha256.
+    files : tuple of DataFile
+        Members to unpack (``member``: path inside the distribution; ``path``: where it goes in the data
+        set's folder; ``sha256``: the unpacked file's checksum).
+    binary : bool
+        A wheel (``--only-binary``) rather than an sdist (``--no-binary``).
+    """
+
+    spec: str
+    filename: str
+    sha256: str
+    files: tuple[DataFile, ...]
+    binary: bool = True
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,6 +131,9 @@ class Dataset:
         Sub-folder of ``downloads/`` (data sets that share one archive share a folder).
     pip_spec : str or None
         ``pip download`` requirement for ``pip-sdist``.
+    pip_fallback : PipPackage or None
+        A second source on PyPI, used when the URL source cannot be had (MovieLens-100K: the ratings
+        inside the ``recbole==1.2.1`` wheel).
     """
 
     name: str
@@ -125,6 +157,7 @@ class Dataset:
     n_features: int | None = None
     folder: str = ""
     pip_spec: str | None = None
+    pip_fallback: PipPackage | None = None
 
     @property
     def directory(self) -> Path:
@@ -323,9 +356,24 @@ REGISTRY: dict[str, Dataset] = {
             archive_sha256="50d2a982c66986937beb9ffb3aa76efe955bf3d5c6b761f4e3a7cd717c6a3229",
             archive_md5="0e33842e24a9c977be4e0107933c0723",
             files=(DataFile("ml-100k/u.data"),),
+            pip_fallback=PipPackage(
+                spec="recbole==1.2.1",
+                filename="recbole-1.2.1-py3-none-any.whl",
+                sha256="9c9948202011f37eb0a7c6768129313f00d6403ad221ec940d5e2d5d5f33a407",
+                files=(
+                    DataFile(
+                        "ml-100k.inter",
+                        "4edb74e2a81178c2ba9ff381495f754f996c4aea351b1272ca36b43da0935eff",
+                        "recbole/dataset_example/ml-100k/ml-100k.inter",
+                    ),
+                ),
+            ),
             licence=(
-                "GroupLens usage licence: research use, no redistribution without permission; never "
-                "committed here"
+                "GroupLens usage licence: research use only, with acknowledgement (cite Harper & Konstan "
+                "2015); no redistribution without GroupLens' permission, no commercial use. The same "
+                "ratings are shipped by the RecBole project (MIT licence for its code) inside its PyPI "
+                "wheel recbole==1.2.1; lrank downloads either copy into the gitignored data folder at run "
+                "time and never commits or redistributes it"
             ),
             redistributable=False,
             citation=(
@@ -334,10 +382,12 @@ REGISTRY: dict[str, Dataset] = {
             ),
             kind="movielens",
             folds=(),
-            quick_substitute="make_collaborative_filtering (943 x 1682, density 0.063, ratings 1-5)",
+            quick_substitute="(is the quick profile's real data: GroupLens zip, else the recbole wheel)",
             checksum_note=(
                 "zip sha256 (4,924,029 bytes) as listed by TensorFlow Datasets; md5 as published by "
-                "GroupLens (ml-100k.zip.md5); u.data's sha256 recorded at first download"
+                "GroupLens (ml-100k.zip.md5); u.data's sha256 recorded at first download. Second source: "
+                "the recbole 1.2.1 wheel's sha256 (as on PyPI) and ml-100k.inter's sha256 (1,979,230 "
+                "bytes, 100,000 rows), both measured here"
             ),
         ),
         Dataset(
@@ -373,31 +423,109 @@ REGISTRY: dict[str, Dataset] = {
 
 # ------------------------------------------------------------------------------ download steps
 def _download(url: str, dest: Path, timeout: float = 60.0) -> None:
-    """Download ``url`` to ``dest`` (through a temporary file). Tests monkeypatch this."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    req = urllib.request.Request(url, headers={"User-Agent": "lrank-fetch"})
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name + ".", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(req, timeout=timeout) as resp:
-            shutil.copyfileobj(resp, out, length=1 << 22)
-        os.replace(tmp, dest)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    """Download ``url`` to ``dest`` with pooch (streamed into a temporary folder next to ``dest``,
+    moved into place only when complete). Tests monkeypatch this.
+
+    Checksums are verified afterwards by the caller (`_verify`), so a mismatch is a `ChecksumError`
+    naming the file, the expected sha256 and where to place a good copy.
+    """
+    import pooch
+
+    dest = Path(dest)
+    _mkdir(dest.parent)
+    pooch.get_logger().setLevel("WARNING")  # lrank prints its own one-line messages
+    downloader = pooch.HTTPDownloader(progressbar=False, timeout=timeout,
+                                      headers={"User-Agent": "lrank-fetch"})
+    with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".lrank-fetch-") as tmp:
+        try:
+            got = pooch.retrieve(url, known_hash=None, fname=dest.name, path=tmp, downloader=downloader,
+                                 progressbar=False)
+        except Exception as exc:  # requests' errors, pooch's ValueError for an unknown protocol
+            raise OSError(f"{type(exc).__name__}: {exc}") from None
+        os.replace(got, dest)
 
 
-def _pip_download(spec: str, dest_dir: Path) -> None:
-    """``python -m pip download SPEC --no-deps --no-binary NAME -d DEST`` (tests monkeypatch this).
+def _pip_command(spec: str, dest_dir: Path, binary: bool = False) -> list[str]:
+    """``python -m pip download SPEC --no-deps --no-binary NAME -d DEST`` (``--only-binary`` for a wheel).
 
     ``--no-binary :all:`` (as first specified) fails here: it also forces rankeval's *build*
     dependencies (numpy, scipy) to be built from source; ``--no-binary rankeval`` makes only
     rankeval itself an sdist, which is what we need.
     """
     project = spec.split("==")[0]
-    cmd = [sys.executable, "-m", "pip", "download", spec, "--no-deps", "--no-binary", project,
-           "-d", str(dest_dir), "--quiet"]
-    res = subprocess.run(cmd, capture_output=True, text=True)
+    return [sys.executable, "-m", "pip", "download", spec, "--no-deps",
+            "--only-binary" if binary else "--no-binary", project, "-d", str(dest_dir), "--quiet"]
+
+
+def _run_child(cmd: list[str]) -> subprocess.CompletedProcess:
+    """Run ``cmd`` in its own process group; if we are interrupted (SIGTERM, Ctrl-C), end the group.
+
+    pip may start children of its own (an sdist's metadata build); killing the group leaves no orphan.
+    """
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate()
+    except BaseException:
+        _end_group(proc)
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def _end_group(proc: subprocess.Popen) -> None:
+    import signal
+
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        try:
+            proc.wait(timeout=wait)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    try:  # the leader is gone; make sure nothing of its group is left
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _pip_download(spec: str, dest_dir: Path, binary: bool = False) -> None:
+    """Download a distribution from PyPI with pip into ``dest_dir`` (tests monkeypatch this)."""
+    cmd = _pip_command(spec, dest_dir, binary)
+    res = _run_child(cmd)
     if res.returncode != 0:
         raise OSError(f"{' '.join(cmd)} failed:\n{res.stderr.strip()[-2000:]}")
+
+
+class _Terminated(SystemExit):
+    """SIGTERM arrived during a fetch: unwinds so that temporary folders and children are cleaned."""
+
+
+def _on_sigterm(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise _Terminated(128 + signum)
+
+
+class _CleanupOnSigterm:
+    """Within the block, SIGTERM raises `_Terminated` (main thread, default handler only)."""
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self.old = None
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            self.old = signal.signal(signal.SIGTERM, _on_sigterm)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self.old is not None:
+            signal.signal(signal.SIGTERM, self.old)
+        return False
 
 
 def _md5_of(path: Path) -> str:
@@ -439,7 +567,7 @@ def _get_archive(ds: Dataset, force: bool) -> Path:
         done = False
         if ds.method == "pip-sdist":
             try:
-                with tempfile.TemporaryDirectory(dir=ds.directory) as tmp:
+                with tempfile.TemporaryDirectory(dir=ds.directory, prefix=".lrank-fetch-") as tmp:
                     _pip_download(ds.pip_spec, Path(tmp))
                     got = Path(tmp) / ds.archive
                     if not got.is_file():
@@ -454,7 +582,7 @@ def _get_archive(ds: Dataset, force: bool) -> Path:
                     _download(url, path)
                     done = True
                     break
-                except (OSError, urllib.error.URLError, ValueError) as exc:
+                except (OSError, ValueError) as exc:
                     errors.append(f"{url}: {exc}")
         if not done:  # never fall back silently on an old archive when a fresh one was asked for
             raise FetchError(
@@ -601,11 +729,96 @@ class LetorDataset:
         return f"LetorDataset({self.name!r}, root={str(self.root)!r}, folds={self.folds})"
 
 
-def _files_present(ds: Dataset) -> bool:
+def _files_present(ds: Dataset, any_source: bool = False) -> bool:
     if ds.kind == "letor":
         ld = LetorDataset(ds)
         return all(ld.path(f, s).is_file() for f in ds.folds for s in ("train", "valid", "test"))
+    if any_source and ds.pip_fallback is not None and all(
+        (ds.directory / f.path).is_file() for f in ds.pip_fallback.files
+    ):
+        return True
     return bool(ds.files) and all((ds.directory / f.path).is_file() for f in ds.files)
+
+
+def _from_pip_package(pkg: PipPackage, folder: Path) -> None:
+    """Unpack ``pkg.files`` from the distribution ``pkg.filename``, checksummed, into ``folder``.
+
+    A distribution file already in ``folder`` (placed there by hand) is used as it is; otherwise
+    ``pip download`` fetches it into a temporary folder that is removed afterwards.
+    """
+    _mkdir(folder)
+    placed = folder / pkg.filename
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".lrank-fetch-") as tmp:
+        dist = placed
+        if not placed.is_file():
+            try:
+                _pip_download(pkg.spec, Path(tmp), binary=pkg.binary)
+            except OSError as exc:
+                raise FetchError(f"pip download {pkg.spec} --no-deps: {exc}") from None
+            dist = Path(tmp) / pkg.filename
+            if not dist.is_file():
+                raise FetchError(f"pip download {pkg.spec} did not produce {pkg.filename} "
+                                 f"(got {sorted(os.listdir(tmp))})")
+        _verify(dist, pkg.sha256, pkg.spec, f"pip download {pkg.spec} --no-deps")
+        try:
+            with zipfile.ZipFile(dist) if dist.suffix == ".whl" else tarfile.open(dist) as arc:
+                for f in pkg.files:
+                    member = f.member or f.path
+                    if isinstance(arc, zipfile.ZipFile):
+                        payload = arc.read(member)
+                    else:
+                        fh = arc.extractfile(member)
+                        if fh is None:
+                            raise KeyError(member)
+                        payload = fh.read()
+                    out = Path(tmp) / ("m-" + Path(f.path).name)
+                    out.write_bytes(payload)
+                    _verify(out, f.sha256, f"{pkg.spec}:{member}")
+                    os.replace(out, folder / f.path)
+        except KeyError as exc:
+            raise FetchError(f"{dist} has no member {exc}") from None
+        except (zipfile.BadZipFile, tarfile.TarError) as exc:
+            raise FetchError(f"{dist} is not a readable {dist.suffix} archive: {exc}") from None
+
+
+def _movielens_file(ds: Dataset, force: bool) -> Path:
+    """The verified ratings file: GroupLens' ``u.data`` (first source) or the wheel's ``.inter``.
+
+    Tries the GroupLens zip, then the PyPI package; raises one `FetchError` naming both sources and
+    where to place either file by hand when neither can be had.
+    """
+    udata = ds.directory / ds.files[0].path
+    pkg = ds.pip_fallback
+    inter = ds.directory / pkg.files[0].path if pkg else None
+    if not force:
+        if udata.is_file():
+            _verify(udata, _expected_sha(ds, ds.files[0].path), ds.name, ds.urls[0])
+            return udata
+        if inter is not None and inter.is_file():
+            _verify(inter, pkg.files[0].sha256, ds.name, f"pip download {pkg.spec} --no-deps")
+            return inter
+    errors = []
+    try:
+        _ensure_extracted(ds, force)
+        _verify(udata, _expected_sha(ds, ds.files[0].path), ds.name, ds.urls[0])
+        return udata
+    except ChecksumError:
+        raise
+    except FetchError as exc:
+        if pkg is None:
+            raise
+        errors.append(f"1. GroupLens ({ds.urls[0]}): {str(exc).splitlines()[0]}")
+    try:
+        _from_pip_package(pkg, ds.directory)
+        return inter
+    except FetchError as exc:
+        errors.append(f"2. PyPI ({pkg.spec}, member {pkg.files[0].member}): {str(exc).splitlines()[0]}")
+    raise FetchError(
+        f"could not get {ds.name} from either source:\n  " + "\n  ".join(errors) + "\n"
+        f"Place by hand either GroupLens' {ds.archive} at {ds.directory / ds.archive} (from {ds.urls[0]}) "
+        f"or the wheel {pkg.filename} at {ds.directory / pkg.filename} (from `pip download {pkg.spec} "
+        f"--no-deps` where PyPI can be reached), then run lrank.data.fetch({ds.name!r}) again."
+    )
 
 
 def _spec(name: str) -> Dataset:
@@ -628,7 +841,7 @@ def _ensure_extracted(ds: Dataset, force: bool) -> None:
     archive = _get_archive(ds, force)
     members = [f.member or f.path for f in ds.files] if ds.kind == "letor-sample" else None
     if ds.kind == "letor-sample":
-        with tempfile.TemporaryDirectory(dir=ds.directory) as tmp:
+        with tempfile.TemporaryDirectory(dir=ds.directory, prefix=".lrank-fetch-") as tmp:
             _extract(archive, Path(tmp), members)
             for f in ds.files:
                 os.replace(Path(tmp) / (f.member or f.path), ds.directory / f.path)
@@ -683,7 +896,14 @@ def fetch(name: str, force: bool = False) -> Any:
         A file's sha256 differs from the registry's (or from the one recorded at first download).
     """
     ds = _spec(name)
-    _ensure_extracted(ds, force)
+    with _CleanupOnSigterm():
+        return _fetch(ds, force)
+
+
+def _fetch(ds: Dataset, force: bool) -> Any:
+    name = ds.name
+    if ds.kind != "movielens":  # MovieLens has two sources, tried in `_movielens_file`
+        _ensure_extracted(ds, force)
     if ds.kind == "letor-sample":
         out = []
         for f in ds.files:
@@ -702,11 +922,9 @@ def fetch(name: str, force: bool = False) -> Any:
     if ds.kind == "movielens":
         from lrank.data.movielens import load_movielens
 
-        rel = ds.files[0].path
-        p = ds.directory / rel
-        expected = _expected_sha(ds, rel)
-        _verify(p, expected, ds.name, ds.urls[0])
-        return load_movielens(p)
+        p = _movielens_file(ds, force)
+        return load_movielens(p, n_users=943 if name == "movielens-100k" else None,
+                              n_movies=1682 if name == "movielens-100k" else None)
     return LetorDataset(ds)
 
 
@@ -741,7 +959,7 @@ def status():
 
     rows = []
     for ds in REGISTRY.values():
-        present = _files_present(ds)
+        present = _files_present(ds, any_source=True)
         st = "present" if present else ("manual, absent" if ds.method == "manual" else "absent")
         rows.append(
             {

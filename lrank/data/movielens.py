@@ -20,15 +20,23 @@ class MovieLensFormatError(ValueError):
     """A ratings file that is not ``user<TAB>item<TAB>rating<TAB>timestamp``; names file and line."""
 
 
+_INTER_HEADER = ("user_id:token", "item_id:token", "rating:float")
+
+
 def load_movielens(
     path: str | os.PathLike, n_users: int | None = None, n_movies: int | None = None
 ) -> np.ndarray:
-    """Read ML-100K's ``u.data`` (``user item rating timestamp``, tab separated, ids from 1).
+    """Read MovieLens ratings: ML-100K's ``u.data`` or RecBole's ``ml-100k.inter``.
+
+    ``u.data`` lines are ``user item rating timestamp`` (tab separated, ids from 1). RecBole's atomic
+    ``.inter`` file (shipped in the ``recbole==1.2.1`` wheel) holds the same rows under the header
+    ``user_id:token item_id:token rating:float timestamp:float``; the header is recognised and
+    skipped, and ratings written as floats must be integral.
 
     Parameters
     ----------
     path : path-like
-        The ``u.data`` file (or any ``u*.base``/``u*.test`` split in the same format).
+        The ``u.data`` file (or any ``u*.base``/``u*.test`` split in the same format), or a ``.inter``.
     n_users, n_movies : int, optional
         Matrix shape (default: the largest ids in the file; ML-100K has 943 x 1682).
 
@@ -40,8 +48,8 @@ def load_movielens(
     Raises
     ------
     MovieLensFormatError
-        A line without four integer fields, an id below 1, a rating outside 1..5, or a (user, movie)
-        pair rated twice; the message gives ``file:line``.
+        A line without four fields (user, item and rating integers), an id below 1, a rating outside
+        1..5, or a (user, movie) pair rated twice; the message gives ``file:line``.
     """
     path = Path(path)
     if not path.is_file():
@@ -52,14 +60,20 @@ def load_movielens(
             if not line.strip():
                 continue
             parts = line.split()
+            if lineno == 1 and tuple(parts[:3]) == _INTER_HEADER:
+                continue  # RecBole's .inter header
             try:
                 if len(parts) != 4:
                     raise ValueError
-                u, m, r, _ = (int(p) for p in parts)
-            except ValueError:
+                u, m = int(parts[0]), int(parts[1])
+                rf = float(parts[2])
+                if rf != int(rf):
+                    raise ValueError
+                r = int(rf)
+            except (ValueError, OverflowError):
                 raise MovieLensFormatError(
-                    f"{path}:{lineno}: expected 'user<TAB>item<TAB>rating<TAB>timestamp' integers, "
-                    f"got {line.strip()[:80]!r}"
+                    f"{path}:{lineno}: expected 'user<TAB>item<TAB>rating<TAB>timestamp' with integer "
+                    f"user, item and rating, got {line.strip()[:80]!r}"
                 ) from None
             if u < 1 or m < 1:
                 raise MovieLensFormatError(f"{path}:{lineno}: user and item ids start at 1, got {u}, {m}")
@@ -85,12 +99,40 @@ def load_movielens(
     return ratings
 
 
+class MovieLensTasks(list):
+    """The list of per-user tasks that have at least one feature user, plus what was left out.
+
+    A plain ``list`` of `RankingData` (one single-query task per target user) with two attributes:
+
+    Attributes
+    ----------
+    without_features : list of int
+        Target users (1-based ids) with at least ``min_ratings`` ratings whose tasks keep no feature
+        user after the ``max_missing`` rule (ML-100K: 4 of its 364 users). They are not in the list
+        (no ranker can learn from zero features), but they are counted here, never dropped silently.
+    n_eligible : int
+        Users with at least ``min_ratings`` ratings: ``len(self) + len(self.without_features)``.
+    """
+
+    without_features: list[int]
+    n_eligible: int
+
+    def __init__(self, tasks: list[RankingData], without_features: list[int], n_eligible: int):
+        super().__init__(tasks)
+        self.without_features = list(without_features)
+        self.n_eligible = int(n_eligible)
+
+    def __repr__(self) -> str:
+        return (f"MovieLensTasks({len(self)} tasks of {self.n_eligible} eligible users; "
+                f"without feature users: {self.without_features})")
+
+
 def movielens_tasks(
     ratings: np.ndarray,
     min_ratings: int = 100,
     max_missing: float = 0.5,
     provenance: dict | None = None,
-) -> list[RankingData]:
+) -> MovieLensTasks:
     """One single-query ranking task per target user (RankBoost+ Sec. 4).
 
     For every user ``u`` with at least ``min_ratings`` ratings: the instances are the movies ``u``
@@ -110,10 +152,13 @@ def movielens_tasks(
 
     Returns
     -------
-    list of RankingData
-        Users in increasing id order. Each task's ``qid`` is ``[user]`` (1-based) and its
-        ``provenance`` records ``user``, ``min_ratings``, ``max_missing`` and ``n_candidate_features``;
-        feature names are ``"u<id>"`` of the kept feature users.
+    MovieLensTasks
+        A list of `RankingData`, users in increasing id order, holding every eligible user whose task
+        keeps at least one feature user; the eligible users whose task keeps none are listed in
+        ``.without_features`` (1-based ids) and ``.n_eligible`` counts all eligible users (ML-100K:
+        364 eligible, 360 tasks, 4 without features). Each task's ``qid`` is ``[user]`` (1-based) and
+        its ``provenance`` records ``user``, ``min_ratings``, ``max_missing`` and
+        ``n_candidate_features``; feature names are ``"u<id>"`` of the kept feature users.
     """
     R = np.asarray(ratings, dtype=np.float64)
     if R.ndim != 2:
@@ -132,6 +177,7 @@ def movielens_tasks(
     base = dict(provenance or {})
     base.setdefault("source", "movielens")
     tasks = []
+    empty = []
     for i, u in enumerate(targets):
         movies = np.flatnonzero(known[u])
         n_u = movies.size
@@ -139,6 +185,9 @@ def movielens_tasks(
         keep = missing <= max_missing
         keep[u] = False  # the target user is the label, never a feature
         users = np.flatnonzero(keep)
+        if users.size == 0:
+            empty.append(int(u + 1))
+            continue
         X = R[np.ix_(users, movies)].T  # (movies of u) x (kept feature users)
         names = [f"u{v + 1}" for v in users]
         others = R.shape[0] - 1
@@ -150,4 +199,4 @@ def movielens_tasks(
             RankingData(X, R[u, movies], np.array([0, movies.size]), qid=np.array([u + 1]),
                         feature_names=names, provenance=prov)
         )
-    return tasks
+    return MovieLensTasks(tasks, empty, targets.size)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -12,7 +13,9 @@ from sklearn.base import clone
 from lrank.data.container import Fold, RankingData
 
 SPLITS = ("train", "valid", "test")
-COLUMNS = ["fold", "split", "round", "metric", "value", "selected"]
+COLUMNS = ["fold", "split", "round", "metric", "value", "selected", "stop_reason"]
+#: ``stop_reason`` of a fold whose data has no feature: nothing is fitted, the constant model is scored.
+NO_FEATURES = "no features: scored as the constant model"
 
 
 def _new_estimator(make_estimator: Any):
@@ -21,11 +24,25 @@ def _new_estimator(make_estimator: Any):
     return clone(make_estimator)
 
 
-def _staged_scores(est: Any, X: np.ndarray) -> Iterable[np.ndarray]:
+def _staged_scores(est: Any, X: np.ndarray) -> Iterable[tuple[int, np.ndarray]]:
+    """``(round, scores)`` for every fitted round; round 0 (the constant model) when none was fitted.
+
+    Uses ``staged_predict`` where the estimator has it, else ``predict(X, num_iteration=k)`` for
+    k = 1..n_iter_, else one ``predict(X)`` (counted as round ``n_iter_``, or 1).
+    A model with ``n_iter_ == 0`` (it stopped before its first round, e.g. Rb-d with eps- = 0) is the
+    constant model: every document gets the same score (0).
+    """
+    n_iter = getattr(est, "n_iter_", None)
+    if n_iter is not None and int(n_iter) == 0:
+        yield 0, np.zeros(X.shape[0])
+        return
     if hasattr(est, "staged_predict"):
-        yield from est.staged_predict(X)
+        yield from enumerate(est.staged_predict(X), start=1)
+    elif n_iter is not None and "num_iteration" in inspect.signature(est.predict).parameters:
+        for k in range(1, int(n_iter) + 1):
+            yield k, est.predict(X, num_iteration=k)
     else:
-        yield est.predict(X)
+        yield int(n_iter or 1), est.predict(X)
 
 
 def _higher_is_better(metric: str) -> bool:
@@ -33,11 +50,12 @@ def _higher_is_better(metric: str) -> bool:
     return name not in ("r1", "r2", "expected_disagreement", "disagreement", "e1", "e2")
 
 
-def _curves(est: Any, split: str, data: RankingData, metrics: Sequence[str], metric_options: dict) -> list:
+def _curves(staged: Iterable[tuple[int, np.ndarray]], split: str, data: RankingData,
+            metrics: Sequence[str], metric_options: dict) -> list:
     from lrank.metrics import evaluate
 
     rows = []
-    for r, scores in enumerate(_staged_scores(est, data.X), start=1):
+    for r, scores in staged:
         vals = evaluate(data.y, np.asarray(scores, dtype=np.float64), data.qptr, list(metrics),
                         **metric_options)
         rows.extend((split, r, m, float(vals[m])) for m in metrics)
@@ -48,38 +66,80 @@ def fit_and_score(make_estimator: Any, fold: Fold, metrics: Sequence[str],
                   metric_options: dict | None = None) -> pd.DataFrame:
     """Train one fresh estimator on ``fold.train`` and score every round on train / valid / test.
 
-    Returns a tidy DataFrame with columns ``split, round, metric, value`` (``round`` counts from 1).
+    Every fold gives rows, whatever happened in training:
+
+    * a model that stopped before its first round (``n_iter_ == 0``) is scored as the constant model
+      (all scores equal) at ``round`` 0;
+    * a fold whose training data has no feature is not fitted and is scored as the constant model at
+      ``round`` 0, with ``stop_reason`` `NO_FEATURES`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tidy: ``split, round, metric, value, stop_reason`` (``round`` counts from 1; 0 is the constant
+        model). ``stop_reason`` is the estimator's ``stop_reason_`` (empty when it has none).
+        ``df.attrs["n_iter"]`` and ``df.attrs["best_iteration"]`` hold the fitted ``n_iter_`` and
+        ``best_iteration_`` (``None`` without early stopping).
     """
+    cols = ["split", "round", "metric", "value", "stop_reason"]
+    if fold.train.n_features == 0:
+        rows: list = []
+        for split, data in zip(SPLITS, fold):
+            if data is not None:
+                rows.extend(_curves([(0, np.zeros(data.n_docs))], split, data, metrics, metric_options or {}))
+        df = pd.DataFrame(rows, columns=cols[:-1]).assign(stop_reason=NO_FEATURES)
+        df.attrs.update(n_iter=0, best_iteration=None)
+        return df
     est = _new_estimator(make_estimator)
     est.fit(fold.train)
-    rows: list = []
+    rows = []
     for split, data in zip(SPLITS, fold):
         if data is not None:
-            rows.extend(_curves(est, split, data, metrics, metric_options or {}))
-    return pd.DataFrame(rows, columns=["split", "round", "metric", "value"])
+            rows.extend(_curves(_staged_scores(est, data.X), split, data, metrics, metric_options or {}))
+    reason = getattr(est, "stop_reason_", None)
+    df = pd.DataFrame(rows, columns=cols[:-1]).assign(stop_reason="" if reason is None else str(reason))
+    best = getattr(est, "best_iteration_", None)
+    df.attrs.update(n_iter=int(getattr(est, "n_iter_", df["round"].max() if len(df) else 0)),
+                    best_iteration=None if best is None else int(best))
+    return df
 
 
 def select_rounds(curves: pd.DataFrame, select_by: str | dict | None = None,
-                  split: str = "valid") -> pd.DataFrame:
+                  split: str = "valid", final_rounds: dict | None = None) -> pd.DataFrame:
     """Mark, per fold and metric, the round chosen on ``split`` (validation) as the papers do.
 
     ``select_by=None`` selects each metric's round by that same metric (the RankBoost+ protocol);
     a metric name selects every metric's round by it (e.g. ``"map"``: the MQ2007/MQ2008 tables);
-    ``"last"`` takes the final round (when the algorithm chose its own length, as AdaRank does); a dict
-    maps a metric to its selector. Ties go to the earliest round. Without a validation split the last
-    round is taken.
+    ``"last"`` takes the round ``predict(X)`` uses (the estimator's ``best_iteration_`` when its early
+    stopping chose one, else its final round: when the algorithm chose its own length, as AdaRank
+    does); a dict maps a metric to its selector. Ties go to the earliest round. Without a validation
+    split the last round is taken. A fold scored only as the constant model (round 0) selects round 0.
+
+    Parameters
+    ----------
+    curves : DataFrame
+        ``[fold,] split, round, metric, value`` rows.
+    select_by : None, str or dict
+    split : str
+        The split the choice is made on.
+    final_rounds : dict, optional
+        ``{fold: round}`` that ``"last"`` selects (default: each fold's largest round).
     """
     curves = curves.copy()
     curves["selected"] = False
     keys = ["fold"] if "fold" in curves.columns else []
     groups = curves.groupby(keys) if keys else [((), curves)]
-    for _, part in groups:
+    for key, part in groups:
+        fold = key[0] if isinstance(key, tuple) and key else key
+        last = part["round"].max()
+        if final_rounds is not None and final_rounds.get(fold) is not None:
+            last = final_rounds[fold]
         metrics = part["metric"].unique()
         for m in metrics:
             sel = select_by.get(m, m) if isinstance(select_by, dict) else (select_by or m)
             val = part[(part["split"] == split) & (part["metric"] == sel)]
             if sel == "last" or val.empty:
-                best_round = part["round"].max()
+                best_round = last
             else:
                 v = val["value"].to_numpy()
                 i = int(np.argmax(v) if _higher_is_better(sel) else np.argmin(v))
@@ -87,6 +147,13 @@ def select_rounds(curves: pd.DataFrame, select_by: str | dict | None = None,
             mask = (part["metric"] == m) & (part["round"] == best_round)
             curves.loc[part.index[mask.to_numpy()], "selected"] = True
     return curves
+
+
+def _final_round(df: pd.DataFrame) -> int | None:
+    best = df.attrs.get("best_iteration")
+    if best is not None:
+        return int(best)
+    return int(df["round"].max()) if len(df) else None
 
 
 def cross_validate(
@@ -105,8 +172,9 @@ def cross_validate(
     ----------
     make_estimator : callable or estimator
         A zero-argument factory returning a fresh estimator, or an estimator that is cloned per fold.
-        It must have ``fit(RankingData)`` and ``predict(X)``; with ``staged_predict(X)`` every round
-        is scored.
+        It follows the estimator contract (`lrank.models._base`): ``fit(RankingData)``,
+        ``staged_predict(X)`` (else ``predict(X, num_iteration=k)``), ``n_iter_``,
+        ``best_iteration_``, ``stop_reason_``. Every round is scored.
     data : RankingData, optional
         Split with ``data.kfold(folds, random_state)`` when ``folds`` is an int (a single-query task
         with ``data.task_folds``).
@@ -125,8 +193,11 @@ def cross_validate(
     Returns
     -------
     pandas.DataFrame
-        Tidy: ``fold, split, round, metric, value, selected``; ``selected`` marks the chosen round of
-        each (fold, metric) on every split. ``summarize(df)`` gives the usual table.
+        Tidy: ``fold, split, round, metric, value, selected, stop_reason``; ``selected`` marks the
+        chosen round of each (fold, metric) on every split; ``stop_reason`` is the fold's model's
+        ``stop_reason_``. Every fold is returned: a model that stopped before its first round
+        (``n_iter_ == 0``), or a fold with no feature, is scored as the constant model at ``round`` 0
+        (see `fit_and_score`). ``summarize(df)`` gives the usual table.
     """
     if isinstance(folds, (int, np.integer)):
         if data is None:
@@ -141,10 +212,13 @@ def cross_validate(
     parts = Parallel(n_jobs=n_jobs)(
         delayed(fit_and_score)(make_estimator, f, metrics, metric_options) for f in folds
     )
+    final = {}
     for i, p in enumerate(parts):
+        final[i] = _final_round(p)
         p.insert(0, "fold", i)
-    curves = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS[:-1])
-    return select_rounds(curves, select_by)[COLUMNS]
+    cols = [c for c in COLUMNS if c != "selected"]
+    curves = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
+    return select_rounds(curves, select_by, final_rounds=final)[COLUMNS]
 
 
 def summarize(results: pd.DataFrame, split: str = "test", by: Sequence[str] = ()) -> pd.DataFrame:

@@ -23,7 +23,7 @@ constraint and returns ``(tree, new_scores)``::
     from lrank.data.binning import bin_features
     from lrank.models.gbrt import lambdamart_step, LambdaMARTParams
     bins = bin_features(train.X, strategy="quantile")
-    params = LambdaMARTParams(max_leaves=2, learning_rate=0.2, min_data_in_leaf=1)
+    params = LambdaMARTParams(num_leaves=2, learning_rate=0.2, min_child_samples=1)
     tree, new_scores = lambdamart_step(bins.codes, train.y, train.qptr, scores, constraint=[5],
                                        params=params, n_bins=bins.n_bins, thresholds=bins.thresholds)
     test_scores += tree.predict(test.X)   # tree.value_ already includes the learning rate
@@ -39,9 +39,11 @@ import threading
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from lrank._kernels import trees as _tk
 from lrank._kernels.lambdas import lambdamart_gradients
@@ -55,10 +57,10 @@ from lrank.weak.tree import RegressionTree, TreeWorkspace
 class LambdaMARTParams:
     """Parameters of one LambdaMART step (ALGORITHMS.md section 6)."""
 
-    max_leaves: int = 10
+    num_leaves: int = 10
     learning_rate: float = 0.1
-    min_data_in_leaf: int = 20
-    min_sum_hessian_in_leaf: float = 1e-3
+    min_child_samples: int = 20
+    min_child_weight: float = 1e-3
     criterion: str = "se"
     growth: str = "best_first"
     ndcg_at: int = 10
@@ -123,8 +125,8 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     lam, w, pairs = lambdamart_gradients(y, qptr, scores, k=params.ndcg_at, sigma=params.sigma,
                                          with_pairs=params.criterion == "ole")
-    tree = RegressionTree(max_leaves=params.max_leaves, min_data_in_leaf=params.min_data_in_leaf,
-                          min_sum_hessian_in_leaf=params.min_sum_hessian_in_leaf, growth=params.growth,
+    tree = RegressionTree(num_leaves=params.num_leaves, min_child_samples=params.min_child_samples,
+                          min_child_weight=params.min_child_weight, growth=params.growth,
                           criterion=params.criterion, feature_constraint=constraint, n_jobs=params.n_jobs)
     cached = workspace is None
     if cached:
@@ -137,21 +139,73 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
     return tree, scores + tree.value_[tree.leaf_of_]
 
 
+_INT_PARAMS = ("n_estimators", "num_leaves", "min_child_samples", "max_thresholds", "early_stopping_rounds",
+               "n_jobs", "random_state", "ndcg_at", "n_classes")
+
+
 class _GBRT(BaseRanker):
-    """Shared boosting loop: binning, trees, staged prediction, early stopping on validation."""
+    """Shared boosting loop: binning, trees, staged prediction, early stopping on ``eval_set``.
 
-    _n_outputs = 1
+    Parameters
+    ----------
+    n_estimators : int, default 100
+        Boosting iterations T (McRank grows ``n_classes`` trees per iteration).
+    learning_rate : float, default 0.1
+        The shrinkage ``alpha`` of Eq. 1, ``f_{t+1} = f_t + alpha g_t``.
+    num_leaves : int, default 10
+        Leaves per tree.
+    min_child_samples : int, default 20
+        Fewest documents in a leaf.
+    min_child_weight : float, default 1e-3
+        Smallest second-derivative sum ``sum L''`` in a leaf (the exact one for OLE with pairs).
+    criterion : {"se", "wse", "rwse", "ole"}, default "se"
+        Split criterion: Eq. 3, 7, 9 or 13.
+    growth : {"best_first", "breadth_first"}, default "best_first"
+        Leaf-wise growth, or the paper's width-first growth (Sec. 4.2).
+    max_thresholds : int, default 254
+        Candidate thresholds per feature (`lrank.data.binning.bin_features`).
+    bin_strategy : {"quantile", "subsample", "all"}, default "quantile"
+        How the thresholds are chosen.
+    early_stopping_rounds : int or None, default None
+        Stop when ``eval_metric`` on the first ``eval_set`` has not improved for this many iterations;
+        ``predict`` then uses ``best_iteration_``. Needs ``eval_set``.
+    eval_metric : str, default "ndcg@10"
+        An `lrank.metrics` name; tracked in ``history_`` as ``train_<metric>`` / ``valid_<metric>``.
+    n_jobs : int, default 1
+        Threads of the histogram kernels (-1: all numba threads); results do not depend on it.
+    random_state : int or None
+        Seeds the ``"subsample"`` binning (the only random choice).
+    verbose : bool, default False
+        A tqdm bar over the iterations.
+    """
 
-    def __init__(self, n_trees: int = 100, learning_rate: float = 0.1, max_leaves: int = 10,
-                 min_data_in_leaf: int = 20, min_sum_hessian_in_leaf: float = 1e-3, criterion: str = "se",
+    _parameter_constraints: ClassVar[dict] = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "num_leaves": [Interval(Integral, 2, None, closed="left")],
+        "min_child_samples": [Interval(Integral, 1, None, closed="left")],
+        "min_child_weight": [Interval(Real, 0, None, closed="left")],
+        "criterion": [StrOptions({"se", "wse", "rwse", "ole"})],
+        "growth": [StrOptions({"best_first", "breadth_first"})],
+        "max_thresholds": [Interval(Integral, 1, None, closed="left")],
+        "bin_strategy": [StrOptions({"quantile", "subsample", "all"})],
+        "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
+        "eval_metric": [str],
+        "n_jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
+        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+        "verbose": ["boolean"],
+    }
+
+    def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1, num_leaves: int = 10,
+                 min_child_samples: int = 20, min_child_weight: float = 1e-3, criterion: str = "se",
                  growth: str = "best_first", max_thresholds: int = 254, bin_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False):
-        self.n_trees = n_trees
+        self.n_estimators = n_estimators
         self.learning_rate = learning_rate
-        self.max_leaves = max_leaves
-        self.min_data_in_leaf = min_data_in_leaf
-        self.min_sum_hessian_in_leaf = min_sum_hessian_in_leaf
+        self.num_leaves = num_leaves
+        self.min_child_samples = min_child_samples
+        self.min_child_weight = min_child_weight
         self.criterion = criterion
         self.growth = growth
         self.max_thresholds = max_thresholds
@@ -162,9 +216,24 @@ class _GBRT(BaseRanker):
         self.random_state = random_state
         self.verbose = verbose
 
+    def _validate(self) -> None:
+        """Declared constraints, then what they cannot say: no bools for integers, a known metric."""
+        params = self.get_params(deep=False)
+        for name in _INT_PARAMS:
+            if isinstance(params.get(name), (bool, np.bool_)):
+                raise TypeError(f"the {name!r} parameter of {type(self).__name__} must be an int, "
+                                f"got {params[name]!r}")
+        super()._validate()
+        from lrank.metrics import parse_metric
+
+        try:
+            parse_metric(self.eval_metric)
+        except ValueError as exc:
+            raise ValueError(f"the 'eval_metric' parameter of {type(self).__name__}: {exc}") from None
+
     # -- loss-specific hooks -------------------------------------------------------------------
     def _init_raw(self, data: RankingData) -> np.ndarray:
-        return np.zeros(self._n_outputs)
+        return np.zeros(1)
 
     def _derivatives(self, data: RankingData, raw: np.ndarray):
         """Yield ``(output index, grad, hess, pairs)`` for the trees of one iteration."""
@@ -175,49 +244,47 @@ class _GBRT(BaseRanker):
 
     # -- fitting -------------------------------------------------------------------------------
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None, eval_set: Any = None):
-        """Fit on a `RankingData` or arrays; ``eval_set`` (a `RankingData` or ``(X, y, qid)``) enables
-        ``early_stopping_rounds`` on ``eval_metric`` and records it in ``history_``."""
-        if int(self.n_trees) < 1 or not float(self.learning_rate) > 0:
-            raise ValueError("n_trees must be >= 1 and learning_rate > 0")
+        """Fit on a `RankingData` or on arrays with ``qid`` / ``group``.
+
+        ``eval_set`` (a `RankingData`, a tuple ``(X, y, qid)`` or a list of them) is scored after every
+        iteration (``history_["valid_<eval_metric>"]``, the first set) and enables
+        ``early_stopping_rounds``.
+        """
+        self._validate()
         data = self._ranking_data(X, y, qid, group)
-        valid = None
-        if eval_set is not None:
-            valid = eval_set if isinstance(eval_set, RankingData) else self._ranking_data(*eval_set[:2],
-                                                                                         qid=eval_set[2])
+        valid = self._eval_sets(eval_set)
+        if self.early_stopping_rounds is not None and not valid:
+            raise ValueError("early_stopping_rounds needs an eval_set to watch")
         bins = bin_features(data.X, max_thresholds=self.max_thresholds, strategy=self.bin_strategy,
                             random_state=self.random_state)
         return self._fit_binned(data, bins, valid)
 
-    def _fit_binned(self, data: RankingData, bins, valid: RankingData | None = None):
-        """The boosting loop on already binned features (``bins`` from `bin_features` on ``data.X``)."""
-        if int(self.n_trees) < 1 or not float(self.learning_rate) > 0:
-            raise ValueError("n_trees must be >= 1 and learning_rate > 0")
-        self.bins_ = bins
-        K = self._n_outputs
-        L = int(self.max_leaves)
-        M = 2 * L - 1
-        T = int(self.n_trees) * K
-        feat = np.zeros((T, M), dtype=np.int64)
-        theta = np.zeros((T, M))
-        left = np.full((T, M), -1, dtype=np.int64)
-        right = np.full((T, M), -1, dtype=np.int64)
-        value = np.zeros((T, M))
-        init = self._init_raw(data)
-        raw = np.tile(init, (data.n_docs, 1))
-        vraw = np.tile(init, (valid.n_docs, 1)) if valid is not None else None
-        ws = None
-        hist = {"n_leaves": [], "sum_abs_grad": []}
-        if valid is not None:
-            hist["valid_" + self.eval_metric] = []
-        best, best_it, since = -np.inf, 0, 0
-        iterator = range(int(self.n_trees))
-        if self.verbose:
-            from tqdm.auto import tqdm
+    def _check_labels(self, data: RankingData) -> None:
+        """Loss-specific label checks (McRank)."""
 
-            iterator = tqdm(iterator, desc=type(self).__name__)
-        t = 0
+    def _fit_binned(self, data: RankingData, bins, valid: list[RankingData] | RankingData | None = None):
+        """The boosting loop on already binned features (``bins`` from `bin_features` on ``data.X``).
+
+        The ensemble is stored as the trees are made (lists of per-tree node arrays, stacked at the
+        end): memory follows the iterations run, not ``n_estimators``.
+        """
+        from lrank.metrics import evaluate
+
+        self._validate()
+        self._check_labels(data)
+        valid = [] if valid is None else ([valid] if isinstance(valid, RankingData) else list(valid))
+        init = self._init_raw(data)
+        M = 2 * int(self.num_leaves) - 1  # nodes of a full tree
+        raw = np.tile(init, (data.n_docs, 1))
+        vraws = [np.tile(init, (v.n_docs, 1)) for v in valid]
+        metric = self.eval_metric
+        nodes: list[tuple[np.ndarray, ...]] = []  # per tree: feature, theta, left, right, value (M each)
+        rows: list[dict] = []
+        ws = None
+        best, best_it, since = -np.inf, 0, 0
+        stop = f"n_estimators={self.n_estimators} iterations done"
         n_iter = 0
-        for it in iterator:
+        for it in self._progress(self.n_estimators):
             leaves = 0
             sag = 0.0
             for k, grad, hess, pairs in self._derivatives(data, raw):
@@ -226,51 +293,58 @@ class _GBRT(BaseRanker):
                 ws = tree.workspace_  # buffers reused by the next tree
                 del tree.workspace_
                 v = tree.value_ * self.learning_rate
-                raw[:, k] += v[tree.leaf_of_]  # Eq. 1
-                m = tree.value_.size
-                feat[t, :m] = np.maximum(tree.feature_, 0)
-                theta[t, :m] = tree.threshold_
-                left[t, :m] = tree.children_left_
-                right[t, :m] = tree.children_right_
-                value[t, :m] = v
-                if valid is not None:
-                    _tk.predict_add(valid.X, feat, theta, left, right, value, np.array([t]), 1.0, vraw[:, k])
+                raw[:, k] += v[tree.leaf_of_]  # Eq. 1: f_{t+1} = f_t + alpha g_t
+                m = v.size
+                one = (np.zeros((1, M), dtype=np.int64), np.zeros((1, M)),
+                       np.full((1, M), -1, dtype=np.int64), np.full((1, M), -1, dtype=np.int64),
+                       np.zeros((1, M)))
+                one[0][0, :m] = np.maximum(tree.feature_, 0)
+                one[1][0, :m] = tree.threshold_
+                one[2][0, :m] = tree.children_left_
+                one[3][0, :m] = tree.children_right_
+                one[4][0, :m] = v
+                nodes.append(one)
+                for vd, vr in zip(valid, vraws):
+                    col = np.ascontiguousarray(vr[:, k])
+                    _tk.predict_add(vd.X, *one, np.zeros(1, dtype=np.int64), 1.0, col)
+                    vr[:, k] = col
                 leaves += tree.n_leaves_
                 sag += float(np.abs(grad).sum())
-                t += 1
             n_iter = it + 1
-            hist["n_leaves"].append(leaves)
-            hist["sum_abs_grad"].append(sag)
-            if valid is not None:
-                from lrank.metrics import evaluate
-
-                score = float(evaluate(valid.y, self._scores(vraw), valid.qptr,
-                                       metrics=[self.eval_metric])[self.eval_metric])
-                hist["valid_" + self.eval_metric].append(score)
+            row = {"n_leaves": leaves, "sum_abs_grad": sag,
+                   f"train_{metric}": float(evaluate(data.y, self._scores(raw), data.qptr, [metric])[metric])}
+            for j, (vd, vr) in enumerate(zip(valid, vraws)):
+                name = f"valid_{metric}" if j == 0 else f"valid{j}_{metric}"
+                row[name] = float(evaluate(vd.y, self._scores(vr), vd.qptr, [metric])[metric])
+            rows.append(row)
+            if valid:
+                score = row[f"valid_{metric}"]
                 if score > best:
                     best, best_it, since = score, n_iter, 0
                 else:
                     since += 1
-                if self.early_stopping_rounds is not None and since >= int(self.early_stopping_rounds):
+                if self.early_stopping_rounds is not None and since >= self.early_stopping_rounds:
+                    stop = (f"early stopping: valid_{metric} did not improve for {since} iterations "
+                            f"after iteration {best_it}")
                     break
         self.init_ = init
-        self.trees_ = (feat[:t], theta[:t], left[:t], right[:t], value[:t])
+        self.trees_ = tuple(np.concatenate([t[c] for t in nodes]) for c in range(5))
         self.n_iter_ = n_iter
         self.n_features_in_ = data.n_features
-        self.best_iteration_ = best_it if valid is not None else n_iter
-        self.history_ = {k: np.asarray(v) for k, v in hist.items()}
-        self.train_scores_ = self._scores(raw)
+        self.best_iteration_ = best_it if self.early_stopping_rounds is not None else None
+        self.stop_reason_ = stop
+        self.history_ = self._history(rows)
         return self
 
     def _tree(self) -> RegressionTree:
-        return RegressionTree(max_leaves=self.max_leaves, min_data_in_leaf=self.min_data_in_leaf,
-                              min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf, growth=self.growth,
+        return RegressionTree(num_leaves=self.num_leaves, min_child_samples=self.min_child_samples,
+                              min_child_weight=self.min_child_weight, growth=self.growth,
                               criterion=self.criterion, n_jobs=self.n_jobs)
 
     # -- prediction ----------------------------------------------------------------------------
     def _raw(self, X: Any, n_iter: int) -> np.ndarray:
         X = self._features(X, self.n_features_in_)
-        K = self._n_outputs
+        K = self.init_.size
         raw = np.tile(self.init_, (X.shape[0], 1))
         f, th, lt, rt, v = self.trees_
         for k in range(K):
@@ -280,18 +354,19 @@ class _GBRT(BaseRanker):
             raw[:, k] = col
         return raw
 
-    def predict(self, X: Any, n_iter: int | None = None) -> np.ndarray:
-        """Ranking scores after ``n_iter`` iterations (default: the best validation iteration when
-        an ``eval_set`` was given, else all)."""
-        self._check_fitted()
-        n_iter = self.best_iteration_ if n_iter is None else min(int(n_iter), self.n_iter_)
-        return self._scores(self._raw(X, n_iter))
+    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
+        """Ranking scores after ``num_iteration`` iterations.
+
+        ``None``: ``best_iteration_`` when early stopping chose one, else every iteration.
+        """
+        n = self._num_iteration(num_iteration)
+        return self._scores(self._raw(X, n))
 
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
         """Ranking scores after each iteration ``1..n_iter_``."""
         self._check_fitted()
         X = self._features(X, self.n_features_in_)
-        K = self._n_outputs
+        K = self.init_.size
         raw = np.tile(self.init_, (X.shape[0], 1))
         f, th, lt, rt, v = self.trees_
         cols = [np.ascontiguousarray(raw[:, k]) for k in range(K)]
@@ -302,42 +377,51 @@ class _GBRT(BaseRanker):
 
 
 class MART(_GBRT):
-    """MART: gradient boosting of regression trees on the least-squares loss (Example 1)."""
+    """MART: gradient boosting of regression trees on the least-squares loss (Example 1).
+
+    ``L = sum_d (f(d) - y(d))^2 / 2``, ``L' = f - y``, ``L'' = 1``; the initial score is the mean label.
+    Parameters as in the shared list (see `LambdaMART`).
+    """
 
     def _init_raw(self, data: RankingData) -> np.ndarray:
         return np.array([float(np.mean(data.y))])
 
     def _derivatives(self, data, raw):
-        yield 0, raw[:, 0] - data.y, np.ones(data.n_docs), None  # L' = f - y, L'' = 1
+        yield 0, raw[:, 0] - data.y, np.ones(data.n_docs), None  # Example 1: L' = f - y, L'' = 1
 
 
 class McRank(_GBRT):
     """McRank: K-class logistic gradient boosting ranked by expected relevance (Eq. 4-5, Example 2).
 
-    ``n_classes`` defaults to ``max label + 1`` of the training data.
+    One tree per class per iteration; ``n_classes`` defaults to ``max label + 1`` of the training data
+    (fitted: ``n_classes_``). Other parameters as in `LambdaMART`.
     """
 
-    def __init__(self, n_trees: int = 100, learning_rate: float = 0.1, max_leaves: int = 10,
-                 min_data_in_leaf: int = 20, min_sum_hessian_in_leaf: float = 1e-3, criterion: str = "se",
+    _parameter_constraints: ClassVar[dict] = {**_GBRT._parameter_constraints,
+                                              "n_classes": [Interval(Integral, 2, None, closed="left"), None]}
+
+    def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1, num_leaves: int = 10,
+                 min_child_samples: int = 20, min_child_weight: float = 1e-3, criterion: str = "se",
                  growth: str = "best_first", max_thresholds: int = 254, bin_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False, n_classes: int | None = None):
-        super().__init__(n_trees=n_trees, learning_rate=learning_rate, max_leaves=max_leaves,
-                         min_data_in_leaf=min_data_in_leaf, min_sum_hessian_in_leaf=min_sum_hessian_in_leaf,
+        super().__init__(n_estimators=n_estimators, learning_rate=learning_rate, num_leaves=num_leaves,
+                         min_child_samples=min_child_samples, min_child_weight=min_child_weight,
                          criterion=criterion, growth=growth, max_thresholds=max_thresholds,
                          bin_strategy=bin_strategy, early_stopping_rounds=early_stopping_rounds,
                          eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose)
         self.n_classes = n_classes
 
-    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None, eval_set: Any = None):
-        data = self._ranking_data(X, y, qid, group)
+    def _check_labels(self, data: RankingData) -> None:
         if data.y.min() < 0:
-            raise ValueError("McRank needs labels 0..K-1")
-        self._n_outputs = int(self.n_classes) if self.n_classes is not None else int(data.y.max()) + 1
-        if data.y.max() >= self._n_outputs:
-            raise ValueError(f"labels reach {data.y.max()} but n_classes={self._n_outputs}")
-        self.n_classes_ = self._n_outputs
-        return super().fit(data, eval_set=eval_set)
+            raise ValueError(f"McRank needs labels 0..K-1, got {data.y.min()}")
+        K = int(self.n_classes) if self.n_classes is not None else max(int(data.y.max()) + 1, 2)
+        if data.y.max() >= K:
+            raise ValueError(f"labels reach {data.y.max()} but n_classes={K}")
+        self.n_classes_ = K
+
+    def _init_raw(self, data: RankingData) -> np.ndarray:
+        return np.zeros(self.n_classes_)
 
     @staticmethod
     def _proba(raw: np.ndarray) -> np.ndarray:
@@ -346,30 +430,50 @@ class McRank(_GBRT):
 
     def _derivatives(self, data, raw):
         p = self._proba(raw)  # all K trees of an iteration use the same p (Friedman's Algorithm 6)
-        for k in range(self._n_outputs):
+        for k in range(raw.shape[1]):
             yield k, p[:, k] - (data.y == k), p[:, k] * (1.0 - p[:, k]), None  # Example 2
 
     def _scores(self, raw: np.ndarray) -> np.ndarray:
         return self._proba(raw) @ np.arange(raw.shape[1], dtype=np.float64)  # expected relevance
 
-    def predict_proba(self, X: Any, n_iter: int | None = None) -> np.ndarray:
-        """Class probabilities ``p_k(d)`` (Eq. 4)."""
-        self._check_fitted()
-        n_iter = self.best_iteration_ if n_iter is None else min(int(n_iter), self.n_iter_)
-        return self._proba(self._raw(X, n_iter))
+    def predict_proba(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
+        """Class probabilities ``p_k(d)`` (Eq. 4) after ``num_iteration`` iterations."""
+        return self._proba(self._raw(X, self._num_iteration(num_iteration)))
 
 
 class LambdaMART(_GBRT):
-    """LambdaMART with NDCG@``ndcg_at`` lambdas (``sigma`` = 1) and Newton leaves (ALGORITHMS.md 6)."""
+    """LambdaMART with NDCG@``ndcg_at`` lambdas and Newton leaves (ALGORITHMS.md 6).
 
-    def __init__(self, n_trees: int = 100, learning_rate: float = 0.1, max_leaves: int = 10,
-                 min_data_in_leaf: int = 20, min_sum_hessian_in_leaf: float = 1e-3, criterion: str = "se",
+    ``L' = -lambda``, ``L'' = w`` per document (`lrank._kernels.lambdas`); the leaf value is
+    ``sum lambda / sum w``. With ``criterion="ole"`` the split uses the node's exact pairwise second
+    derivative (Example 3-4).
+
+    Parameters
+    ----------
+    ndcg_at : int, default 10
+        Truncation of the NDCG whose changes weight the lambdas.
+    sigma : float, default 1.0
+        Steepness of the pairwise logistic loss, ``rho = 1 / (1 + exp(sigma (s_i - s_j)))``.
+
+    The other parameters are those of every tree ensemble here: ``n_estimators`` (T), ``learning_rate``
+    (alpha of Eq. 1), ``num_leaves``, ``min_child_samples``, ``min_child_weight``, ``criterion``
+    (``"se"``, ``"wse"``, ``"rwse"``, ``"ole"``), ``growth`` (``"best_first"``, ``"breadth_first"``),
+    ``max_thresholds``, ``bin_strategy``, ``early_stopping_rounds``, ``eval_metric``, ``n_jobs``,
+    ``random_state``, ``verbose``.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {**_GBRT._parameter_constraints,
+                                              "ndcg_at": [Interval(Integral, 1, None, closed="left")],
+                                              "sigma": [Interval(Real, 0, None, closed="neither")]}
+
+    def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1, num_leaves: int = 10,
+                 min_child_samples: int = 20, min_child_weight: float = 1e-3, criterion: str = "se",
                  growth: str = "best_first", max_thresholds: int = 254, bin_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False, ndcg_at: int = 10,
                  sigma: float = 1.0):
-        super().__init__(n_trees=n_trees, learning_rate=learning_rate, max_leaves=max_leaves,
-                         min_data_in_leaf=min_data_in_leaf, min_sum_hessian_in_leaf=min_sum_hessian_in_leaf,
+        super().__init__(n_estimators=n_estimators, learning_rate=learning_rate, num_leaves=num_leaves,
+                         min_child_samples=min_child_samples, min_child_weight=min_child_weight,
                          criterion=criterion, growth=growth, max_thresholds=max_thresholds,
                          bin_strategy=bin_strategy, early_stopping_rounds=early_stopping_rounds,
                          eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose)

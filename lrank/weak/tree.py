@@ -6,7 +6,7 @@ boosting loss at ``o = 0`` (``grad = L'``, ``hess = L''``):
 
 * histograms of (gradient, hessian, count) per feature and bin, the larger child's histogram obtained by
   subtraction (parent - smaller child), as LightGBM does;
-* growth ``"best_first"`` (leaf-wise: split the leaf with the largest gain until ``max_leaves``) or
+* growth ``"best_first"`` (leaf-wise: split the leaf with the largest gain until ``num_leaves``) or
   ``"breadth_first"`` (level order, the paper's "width-first" search, which its tables use);
 * criteria ``"se"`` (Eq. 3, least squares on the pseudo-responses ``r = -L'``), ``"wse"`` (Eq. 7-8,
   ``r = -L'/L''``, ``w = L''``), ``"rwse"`` (Eq. 9) and ``"ole"`` (Eq. 13). For a derivative-additive
@@ -115,12 +115,12 @@ class RegressionTree:
 
     Parameters
     ----------
-    max_leaves : int, default 10
+    num_leaves : int, default 10
         Number of leaves to grow to (fewer if no valid split remains).
-    min_data_in_leaf : int, default 20
+    min_child_samples : int, default 20
         Minimum number of documents in a leaf.
-    min_sum_hessian_in_leaf : float, default 1e-3
-        Minimum second derivative in a leaf (exact second derivative for OLE with pairs).
+    min_child_weight : float, default 1e-3
+        Minimum second-derivative sum in a leaf (exact second derivative for OLE with pairs).
     growth : {"best_first", "breadth_first"}
         Leaf-wise (LightGBM) or level-order ("width-first", the paper's choice) growth.
     criterion : {"se", "wse", "rwse", "ole"}
@@ -137,12 +137,12 @@ class RegressionTree:
     _subset_histograms = True
     _parallel_min_bins = 50_000  # histogram rows (all features' bins) worth a parallel split search
 
-    def __init__(self, max_leaves: int = 10, min_data_in_leaf: int = 20,
-                 min_sum_hessian_in_leaf: float = 1e-3, growth: str = "best_first", criterion: str = "se",
+    def __init__(self, num_leaves: int = 10, min_child_samples: int = 20,
+                 min_child_weight: float = 1e-3, growth: str = "best_first", criterion: str = "se",
                  feature_constraint: int | Sequence[int] | None = None, n_jobs: int = 1):
-        self.max_leaves = max_leaves
-        self.min_data_in_leaf = min_data_in_leaf
-        self.min_sum_hessian_in_leaf = min_sum_hessian_in_leaf
+        self.num_leaves = num_leaves
+        self.min_child_samples = min_child_samples
+        self.min_child_weight = min_child_weight
         self.growth = growth
         self.criterion = criterion
         self.feature_constraint = feature_constraint
@@ -154,10 +154,17 @@ class RegressionTree:
             raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {self.criterion!r}")
         if self.growth not in GROWTH:
             raise ValueError(f"growth must be one of {GROWTH}, got {self.growth!r}")
-        if int(self.max_leaves) < 2:
-            raise ValueError(f"max_leaves must be >= 2, got {self.max_leaves!r}")
-        if int(self.min_data_in_leaf) < 1:
-            raise ValueError(f"min_data_in_leaf must be >= 1, got {self.min_data_in_leaf!r}")
+        for name, low in (("num_leaves", 2), ("min_child_samples", 1)):
+            v = getattr(self, name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < low:
+                raise ValueError(f"{name} must be an int >= {low}, got {v!r}")
+        v = self.min_child_weight
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                or not v >= 0:
+            raise ValueError(f"min_child_weight must be a number >= 0, got {v!r}")
+        v = self.n_jobs
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not (v >= 1 or v == -1):
+            raise ValueError(f"n_jobs must be an int >= 1 or -1 (all threads), got {v!r}")
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None,
@@ -212,7 +219,7 @@ class RegressionTree:
         const_h = crit != _tk.WSE and h0 > 0.0 and bool(np.all(hess == h0))  # e.g. MART: L'' = 1
         C = 4 if crit == _tk.WSE else (2 if const_h else 3)
         h_unit = h0 if const_h else 0.0
-        L = int(self.max_leaves)
+        L = int(self.num_leaves)
         m = int(pairs[0].size) if use_pairs else 0
         ws = workspace
         if ws is None or not ws.fits(codes, L, C, m, self.n_jobs, n_bins):
@@ -236,7 +243,8 @@ class RegressionTree:
         if par:
             import numba
 
-            numba.set_num_threads(int(self.n_jobs) if self.n_jobs > 0 else numba.config.NUMBA_NUM_THREADS)
+            most = numba.config.NUMBA_NUM_THREADS  # more threads than numba has: use them all
+            numba.set_num_threads(min(int(self.n_jobs), most) if self.n_jobs > 0 else most)
         # below these sizes a parallel launch costs more than it saves (results are identical anyway)
         min_work = self._parallel_min_work
         split_fn = (_tk.best_split_parallel if par and ws.offsets[-1] >= self._parallel_min_bins
@@ -290,8 +298,8 @@ class RegressionTree:
         parent_score = np.zeros(max_nodes)
         best = {}  # node -> (gain, f, j)
         all_features = np.arange(F if sub is None else sub.size, dtype=np.int64)
-        min_data = float(self.min_data_in_leaf)
-        min_hess = float(self.min_sum_hessian_in_leaf)
+        min_data = float(self.min_child_samples)
+        min_hess = float(self.min_child_weight)
         dummy = ws.pmax[0]
 
         def pair_hist(node: int) -> None:
