@@ -54,7 +54,6 @@ constraint's features are drawn i.i.d. from ``p``; reward ``f_t - f_{t-1}``; eve
 
 from __future__ import annotations
 
-import dataclasses
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from numbers import Real
@@ -758,17 +757,6 @@ class Standard(_HypothesisSum, _Driver):
 
 
 # ---------------------------------------------------------------------------------- LambdaMART base
-def _lambdamart_params(num_leaves: int, learning_rate: float, min_child_samples: int, ndcg_at: int):
-    """`lrank.models.gbrt.LambdaMARTParams` under either generation of its field names."""
-    from lrank.models.gbrt import LambdaMARTParams
-
-    names = {f.name for f in dataclasses.fields(LambdaMARTParams)}
-    leaves = "num_leaves" if "num_leaves" in names else "max_leaves"
-    child = "min_child_samples" if "min_child_samples" in names else "min_data_in_leaf"
-    return LambdaMARTParams(**{leaves: int(num_leaves), child: int(min_child_samples),
-                               "learning_rate": float(learning_rate), "ndcg_at": int(ndcg_at)})
-
-
 class LambdaMARTStep:
     """Boosting-step protocol of LambdaMART (ALGORITHMS.md 6) over `lrank.models.gbrt.lambdamart_step`."""
 
@@ -776,6 +764,7 @@ class LambdaMARTStep:
                  max_thresholds: int, bin_strategy: str, metric: str, discount: str,
                  random_state: Any = None) -> None:
         from lrank.data.binning import bin_features
+        from lrank.models.gbrt import LambdaMARTParams
 
         self.data = data
         self.X = np.ascontiguousarray(data.X, dtype=np.float32)
@@ -785,7 +774,8 @@ class LambdaMARTStep:
         self.bins = bin_features(self.X, max_thresholds=max_thresholds, strategy=bin_strategy,
                                  random_state=random_state)
         self.n_bins = self.bins.n_bins  # computed once: a property that loops over features
-        self.params = _lambdamart_params(num_leaves, learning_rate, min_child_samples, ndcg_at)
+        self.params = LambdaMARTParams(num_leaves=int(num_leaves), learning_rate=float(learning_rate),
+                                       min_child_samples=int(min_child_samples), ndcg_at=int(ndcg_at))
         self.metric = metric
         self.metric_kwargs = {"discount": discount}
 
