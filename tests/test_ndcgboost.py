@@ -184,3 +184,28 @@ def test_kernels_private_behind_validating_functions():
         K.histograms(np.zeros((2, 2)), np.ones(2), np.ones(2), np.arange(2), 3)
     with pytest.raises(ValueError, match="rows"):
         K.histograms(np.zeros((2, 2), np.uint8), np.ones(2), np.ones(2), np.array([0, 5]), 3)
+
+
+def test_step_alpha_is_a_quarter_log_of_A_over_B_and_improves_the_bound():
+    """Step (c): alpha = 1/4 ln(A/B) from the reference A, B of the chosen classifier, and it minimises
+    A e^{-2 alpha} + B e^{2 alpha} (a wrong constant in the step turns this red)."""
+    from lrank.models.ndcgboost import NDCGBoostStep
+
+    d = _toy(3)
+    step = NDCGBoostStep(d, num_leaves=3)
+    model = np.random.default_rng(0).normal(scale=0.1, size=d.n_docs)
+    tree, new = step.step(model)
+    fx = tree.predict(d.X) / tree.scale
+    np.testing.assert_allclose(new, model + tree.scale * fx)
+    g = 2.0 ** d.y - 1
+    Z = np.array([np.sum(np.sort(g[a:b])[::-1] / np.log2(np.arange(2, b - a + 2)))
+                  for a, b in zip(d.qptr[:-1], d.qptr[1:])])
+    A, B = ref_AB(model, g, d.qptr, Z, fx)
+    assert A > B > 0
+    dd = step.smoothing * (A + B)                           # the documented smoothing of A and B
+    assert tree.scale == pytest.approx(0.25 * np.log((A + dd) / (B + dd)), rel=1e-9)
+    assert tree.scale == pytest.approx(0.25 * np.log(A / B), rel=1e-4)
+    obj = lambda a: A * np.exp(-2 * a) + B * np.exp(2 * a)   # noqa: E731
+    assert obj(tree.scale) < min(obj(tree.scale * 0.9), obj(tree.scale * 1.1))
+    with pytest.raises(ValueError, match="zzz"):
+        NDCGBoost(metric="zzz").boosting_step(d)

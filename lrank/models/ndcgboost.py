@@ -336,8 +336,10 @@ class NDCGBoost(BaseRanker):
                       metric: str | None = None) -> NDCGBoostStep:
         """The step object ``A(M, C, D)`` BoostingTree / Exp3P / Standard drive (training data inside)."""
         from lrank.data.container import as_ranking_data
+        from lrank.metrics import parse_metric
 
         self._validate()
+        parse_metric(metric or self.metric)
         data = as_ranking_data(X, y, qid=qid, group=group)
         return NDCGBoostStep(data, self.num_leaves, self.max_thresholds, metric or self.metric,
                              self.discount, random_state=self.random_state, bin_strategy=self.bin_strategy)
