@@ -99,7 +99,7 @@ def _tree_rows(data, what: str, n: int) -> dict:
         t0 = time.perf_counter()
         for _ in range(n):
             cons = int(rng.integers(data.n_features)) if constrained else None
-            t = RegressionTree(max_leaves=2, min_data_in_leaf=1, feature_constraint=cons).fit_gradients(
+            t = RegressionTree(num_leaves=2, min_child_samples=1, feature_constraint=cons).fit_gradients(
                 codes, -lam, w, n_bins=nb, thresholds=th, workspace=ws)
             ws = t.workspace_
         return (time.perf_counter() - t0) / n
