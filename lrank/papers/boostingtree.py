@@ -34,8 +34,8 @@ from lrank.stats import HELD, NOT_HELD, UNDECIDED, paired_comparison
 
 __all__ = ["illustrative_example", "PAPER_TABLE1", "PAPER_TABLE2_TOP", "PAPER_TABLE2_BOTTOM",
            "PAPER_TABLE3_AVG", "table2_worst_case", "table2_best_case", "table2_frame", "theorem2_check",
-           "MQ2007_GRADES", "three_grades", "mslr_sample_pooled", "run_protocol", "select_model",
-           "claim_better",
+           "MQ2007_GRADES", "three_grades", "mslr_sample_pooled", "rankboost_baseline", "run_protocol",
+           "select_model", "claim_better",
            "claim_not_worse", "claim_worst", "NON_INFERIORITY_MARGIN"]
 
 
@@ -183,6 +183,15 @@ def mslr_sample_pooled() -> RankingData:
 
     tr, te = fetch("mslr-sample")
     return RankingData.concat([tr, te])
+
+
+def rankboost_baseline(n_estimators: int, random_state: int | None = None) -> Any:
+    """Table 3's RankBoost row: `lrank.models.rankboost.RankBoost` with ``n_estimators`` rounds (run by
+    us; the paper copies LETOR's baseline)."""
+    from lrank.models.rankboost import RankBoost
+
+    rounds = "n_estimators" if "n_estimators" in RankBoost().get_params() else "n_rounds"  # pre-contract name
+    return RankBoost(**{rounds: int(n_estimators)}, random_state=random_state)
 
 
 # ----------------------------------------------------------------------------- protocol
