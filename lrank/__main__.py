@@ -146,13 +146,18 @@ def cmd_info(args: argparse.Namespace) -> int:
     import numba
 
     print(f"numba threads {numba.config.NUMBA_NUM_THREADS}, threading layer {_threading_layer()}")
+    from lrank._kernels._jit import cache_dir
+
+    folder, reason = cache_dir()
+    print(f"numba kernel cache {folder} ({reason}; NUMBA_CACHE_DIR overrides)")
     print(f"profile {profile()}, data {data_dir()}, figures {figures_dir()}")
     try:
         from lrank.data.fetch import status
     except ImportError:
         print("data status: fetch registry not available")
     else:
-        print(status().to_string(index=False))
+        st = status()
+        print(st[["dataset", "status", "path"]].to_string(index=False))
     return 0
 
 

@@ -1,6 +1,8 @@
 """Per-query ranking metrics: NDCG, MeanNDCG, MAP, ERR, P@k, MRR, WTA, pair losses and expectations.
 
-Everything takes flat arrays: labels ``y`` (non-negative integers), ``scores`` (higher = ranked
+Everything takes flat arrays: labels ``y`` (integers ``0 <= y < 31``, lrank's label contract
+`lrank.data.LABEL_BOUND`: every gain 2^rel - 1 is exact, so no query's value can be NaN; other labels
+are refused with the document named), ``scores`` (higher = ranked
 higher) and CSR query offsets ``qptr`` (query ``q`` owns rows ``qptr[q]:qptr[q+1]``, as in
 :class:`lrank.RankingData`). :func:`evaluate` sorts every query once and computes any number of
 metrics from that one sort; the per-metric functions (:func:`ndcg`, :func:`average_precision`, ...)
@@ -67,6 +69,7 @@ from typing import Any
 import numpy as np
 
 from lrank._kernels import metrics as _k
+from lrank.data.container import LABEL_BOUND, first_bad_label, label_error
 
 __all__ = [
     "MetricSpec",
@@ -172,17 +175,12 @@ def _check_inputs(y: Any, scores: Any, qptr: Any) -> tuple[np.ndarray, np.ndarra
     sf = np.ascontiguousarray(scores, dtype=np.float64)
     if y.dtype in _FAST_LABEL_DTYPES and y.flags.c_contiguous:  # one numba pass; NumPy below on failure
         yf = np.empty(y.shape[0], dtype=np.float64)
-        if _k.labels_scores_ok(y, sf, yf):
+        if _k.labels_scores_ok(y, sf, yf, float(LABEL_BOUND)):
             return yf, sf, _check_qptr(qptr, yf.size)
+    i = first_bad_label(y)
+    if i is not None:  # the label contract of lrank.data (0 <= integer < LABEL_BOUND): exact or refused
+        raise ValueError(label_error(i, y[i]))
     yf = np.ascontiguousarray(y, dtype=np.float64)
-    if y.dtype.kind == "f":
-        bad = ~np.isfinite(yf) | (yf != np.round(yf))
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"label of document {i} is {y[i]!r}; labels must be integers")
-    if yf.size and yf.min() < 0:
-        i = int(np.argmin(yf))
-        raise ValueError(f"label of document {i} is {y[i]!r}; labels must be non-negative")
     nan = np.isnan(sf)
     if nan.any():
         i = int(np.flatnonzero(nan)[0])
@@ -281,7 +279,7 @@ def evaluate(
     Parameters
     ----------
     y : array-like of int, shape (n_docs,)
-        Relevance labels (non-negative integers).
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
     scores : array-like of float, shape (n_docs,)
         Ranking scores; higher is ranked higher. NaN is an error.
     qptr : array-like of int, shape (n_queries + 1,)

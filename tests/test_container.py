@@ -24,7 +24,12 @@ def test_construction_and_properties():
     "kwargs, msg",
     [
         (dict(y=[0, 1, np.nan]), "finite"),
-        (dict(y=[0, 1.5, 2]), "integral"),
+        (dict(y=[0, 1.5, 2]), "document 1 is 1.5; labels must be finite integers in 0..30"),
+        (dict(y=[0, -1, 2]), "document 1 is -1; labels must be non-negative"),
+        (dict(y=[0, 1, 31]), "document 2 is 31; labels must be below 31"),
+        (dict(y=np.array([0, 2**40, 1])), "document 1 is 1099511627776; labels must be below 31"),
+        (dict(y=np.array([0, 1, 3e9])), "document 2 is 3000000000.0; labels must be below 31"),
+        (dict(y=np.array([0, 1, 2**64 - 1], dtype=np.uint64)), "document 2 is 18446744073709551615"),
         (dict(qptr=[0, 2, 2, 3]), "empty"),
         (dict(qptr=[0, 2]), "end at"),
         (dict(X=np.array([[1.0], [np.inf], [0.0]])), "infinite"),
@@ -99,7 +104,13 @@ def test_as_ranking_data_conventions():
     X, y = np.zeros((4, 2)), [0, 1, 1, 0]
     assert as_ranking_data(X, y, qid=[5, 5, 6, 6]).n_queries == 2
     assert as_ranking_data(X, y, group=[1, 3]).group.tolist() == [1, 3]
-    assert as_ranking_data(X, y).n_queries == 1
+    with pytest.raises(TypeError, match="ranking needs query ids: pass qid="):
+        as_ranking_data(X, y)
+    import lrank
+
+    with lrank.config_context(one_query=True):
+        one = as_ranking_data(X, y)
+    assert one.n_queries == 1 and one.provenance["one_query"] is True
     d = as_ranking_data(X, y, group=[2, 2])
     assert as_ranking_data(d) is d
     with pytest.raises(TypeError):
@@ -115,3 +126,32 @@ def test_concat_keeps_queries_and_checks_features():
     np.testing.assert_array_equal(both.X[-1], d.X[3])
     with pytest.raises(RankingDataError):
         RankingData.concat([d, RankingData(np.zeros((2, 3)), [0, 1], [0, 2])])
+
+
+def test_label_contract_no_silent_wrap():
+    """The issue's cases: 2**40 became 0 and 3e9 became -2147483648; now both are refused."""
+    from lrank.data import LABEL_BOUND
+
+    assert LABEL_BOUND == 31
+    with pytest.raises(RankingDataError, match="below 31"):
+        RankingData.from_qid(np.eye(2), np.array([2**40, 0]), [1, 1])
+    with pytest.raises(RankingDataError, match="below 31"):
+        RankingData.from_qid(np.eye(2), np.array([3e9, 0]), [1, 1])
+    with pytest.raises(RankingDataError, match="non-negative"):
+        as_ranking_data(np.eye(2), np.array([-3, 0]), group=[2])
+    d = RankingData.from_qid(np.eye(2), np.array([30, 0], dtype=np.uint8), [1, 1])
+    assert d.y.tolist() == [30, 0] and d.y.dtype == np.int32
+    assert RankingData.from_group(np.eye(2), np.array([True, False]), [2]).y.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda X, y: RankingData.from_qid(X, y, None), "qid is required"),
+    (lambda X, y: RankingData.from_group(X, y, None), "group is required"),
+    (lambda X, y: RankingData(X, y, None), "qptr must be a 1-d integer array"),
+    (lambda X, y: as_ranking_data(X, y, qid=None, group=None), "ranking needs query ids"),
+])
+def test_missing_query_ids_never_make_one_query(call, match):
+    """Every data-layer entry point refuses rows without query ids (issue 14.3)."""
+    X, y = np.zeros((4, 2)), [0, 1, 1, 0]
+    with pytest.raises((TypeError, RankingDataError), match=match):
+        call(X, y)

@@ -130,8 +130,10 @@ def test_grid_on_dask_local_cluster_gives_the_local_results(monkeypatch):
         monkeypatch.setenv("LRANK_DASK_SCHEDULER", cluster.scheduler_address)
         by_env = run_grid(tasks, algos, n_jobs=2, **kw)
         with distributed.Client(cluster) as client:
-            by_client = run_grid(tasks, algos, scheduler=client, **kw)
-            assert client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.task_prefixes)) > 0
+            before = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.transition_log))
+            by_client = run_grid(tasks, algos, scheduler=client, **kw)  # n_jobs=1: still on the cluster
+            after = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.transition_log))
+            assert after > before
     assert seen == ["dask", "dask", "dask"]
     for remote in (by_argument, by_env, by_client):
         pd.testing.assert_frame_equal(local, remote)
@@ -210,3 +212,18 @@ def test_select_last_takes_final_round():
     res = cross_validate(lambda: FeaturePrefixRanker(random_state=3), data(), folds=3,
                          metrics=["map"], select_by="last", random_state=0)
     assert (res[res["selected"]]["round"] == 4).all()
+
+
+def test_a_model_without_n_iter_that_yields_no_round_keeps_its_fold():
+    class Legacy(FeaturePrefixRanker):
+        def fit(self, X, y=None, **kw):
+            super().fit(X, y, **kw)
+            del self.n_iter_
+            self.w_ = self.w_[:0]
+            return self
+
+        def staged_predict(self, X):
+            yield from ()
+
+    res = cross_validate(Legacy(), data(5), folds=3, metrics=["map"], random_state=0)
+    assert res["fold"].nunique() == 3 and (res["round"] == 0).all() and res["selected"].all()

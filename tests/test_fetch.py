@@ -489,8 +489,13 @@ def http_root(tmp_path):
     server.server_close()
 
 
-def test_download_through_pooch(http_root, tmp_path):
+def test_download_through_pooch(http_root, tmp_path, monkeypatch):
     """The real downloader (pooch) against a local HTTP server: no network."""
+    import pooch
+
+    calls = []
+    real_retrieve = pooch.retrieve
+    monkeypatch.setattr(pooch, "retrieve", lambda url, **kw: (calls.append(url), real_retrieve(url, **kw))[1])
     root, base = http_root
     (root / "src.bin").write_bytes(b"abc" * 100_000)
     dest = tmp_path / "sub" / "dest.bin"
@@ -499,6 +504,8 @@ def test_download_through_pooch(http_root, tmp_path):
     with pytest.raises(OSError, match="404"):
         F._download(f"{base}/missing.bin", tmp_path / "x.bin")
     assert not list(tmp_path.glob("x.bin*")) and not list(tmp_path.glob(".lrank-fetch-*"))
+    assert calls == [f"{base}/src.bin", f"{base}/missing.bin"]
+    assert "urllib" not in Path(F.__file__).read_text()  # the hand-written downloader is gone
 
 
 def test_fetch_over_http_with_checksums(http_root, data_root, monkeypatch, tmp_path):

@@ -24,8 +24,8 @@ GOOD = "2 qid:10 1:0.5 2:0.25 # docid = a\n0 qid:10 1:0.1 2:0.75\n1 qid:11 2:1.5
     "text, line, match",
     [
         ("1 qid:1 1:0.5\n0 qid:1 1:0.2 garbage\n", 2, "not 'label qid:ID"),  # malformed line
-        ("1 qid:1 1:0.5\nnan qid:1 1:0.2\n", 2, "label nan is not a finite integer"),  # NaN label
-        ("1 qid:1 1:0.5\n1.5 qid:1 1:0.2\n", 2, "label 1.5 is not a finite integer"),  # fractional
+        ("1 qid:1 1:0.5\nnan qid:1 1:0.2\n", 2, "label is nan; labels must be finite integers in 0..30"),
+        ("1 qid:1 1:0.5\n1.5 qid:1 1:0.2\n", 2, "label is 1.5; labels must be finite integers"),  # fractional
         ("a qid:1 1:0.5\n", 1, "label 'a' is not a number"),
         ("1 qid:1 1:0.5\n0 qid:2 1:0.2\n0 qid:1 1:0.3\n", 3, "qid 1 reappears"),  # non-contiguous qid
         ("1 qid:1 1:0.5\n0 qid:1 2:0.5 1:0.1\n", 2, "feature indices must increase"),  # decreasing
@@ -35,7 +35,11 @@ GOOD = "2 qid:10 1:0.5 2:0.25 # docid = a\n0 qid:10 1:0.1 2:0.75\n1 qid:11 2:1.5
         ("1 qid:x 1:0.5\n", 1, "qid 'x' is not an integer"),
         ("1 qid:1 1:nan\n", 1, "NaN or infinite"),
         ("1 qid:1 1:inf\n", 1, "NaN or infinite"),
-        ("# header\n\n1 qid:1 1:0.5\n1 qid:1 1:0.5\n0.5 qid:1 1:0.2\n", 5, "label 0.5"),  # comments, blanks
+        ("# header\n\n1 qid:1 1:0.5\n1 qid:1 1:0.5\n0.5 qid:1 1:0.2\n", 5, "label is 0.5"),  # comments
+        ("1 qid:1 1:0.5\n-1 qid:1 1:0.2\n", 2, "label is -1.0; labels must be non-negative"),
+        ("1 qid:1 1:0.5\n31 qid:1 1:0.2\n", 2, "label is 31.0; labels must be below 31"),
+        ("1 qid:1 1:0.5\n3000000000 qid:1 1:0.2\n", 2, "label is 3000000000.0; labels must be below 31"),
+        ("1 qid:1 1:0.5\n1099511627776 qid:1 1:0.2\n", 2, "label is 1099511627776.0; labels must be below"),
     ],
 )
 def test_errors_name_file_and_line(tmp_path, text, line, match):
@@ -163,3 +167,34 @@ def test_round_trip_property(tmp_path, sizes, n_features, seed):
     np.testing.assert_array_equal(e.y, d.y)
     np.testing.assert_array_equal(e.qptr, d.qptr)
     np.testing.assert_array_equal(e.qid, d.qid)
+
+
+def test_huge_feature_index_is_refused_before_allocating(tmp_path, monkeypatch):
+    """Issue 14.2: ``100000000:1`` in a two-line file built a dense 2 x 1e8 matrix (8 GB peak)."""
+    import lrank.data.letor as L
+
+    p = tmp_path / "huge.txt"
+    p.write_text("1 qid:1 1:0.5\n0 qid:1 2:0.1 100000000:1\n")
+    allocated = []
+    real = L._check_dense_size
+    monkeypatch.setattr(L, "_check_dense_size", lambda *a: (real(*a), allocated.append(True)))
+    with pytest.raises(LetorFormatError) as err:
+        load_letor(p, cache=False)
+    msg = str(err.value)
+    assert msg.startswith(f"{p}:2: feature index 100000000 makes the dense feature matrix 2 x 100,000,000")
+    assert "763 MiB" in msg and "only 3 values are stored" in msg and "max_dense_bytes=None" in msg
+    assert not allocated  # refused inside the check, nothing dense was built
+    p.write_text("1 qid:1 1:0.5\n0 qid:1 2:0.1 1000000000:1\n")
+    with pytest.raises(LetorFormatError, match=r":2: feature index 1000000000 .* = 7.45 GiB, more than "
+                                               r"max_dense_bytes=2,147,483,648"):
+        load_letor(p, cache=False)
+
+
+def test_dense_size_limit_is_a_parameter(tmp_path):
+    p = tmp_path / "f.txt"
+    p.write_text("1 qid:1 1:0.5 3:1\n0 qid:1 2:0.1 4:1\n")
+    with pytest.raises(LetorFormatError, match=r":2: feature index 4 .* 2 x 4 float32 = 3.05e-05 MiB, "
+                                               r"more than max_dense_bytes=16"):
+        load_letor(p, cache=False, max_dense_bytes=16)
+    assert load_letor(p, cache=False, max_dense_bytes=32).X.shape == (2, 4)
+    assert load_letor(p, cache=False, max_dense_bytes=None).n_features == 4

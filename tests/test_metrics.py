@@ -497,11 +497,36 @@ def test_validation_fast_path_same_errors(dtype):
         bad = y.copy()
         bad[1] = -1
         bad[3] = -2
-        with pytest.raises(ValueError, match="document 3 is .*non-negative"):
+        with pytest.raises(ValueError, match="document 1 is -1(.0)?; labels must be non-negative"):
             M._check_inputs(bad, s, qp)
+    big = y.copy()
+    big[3] = 31
+    with pytest.raises(ValueError, match="document 3 is 31(.0)?; labels must be below 31"):
+        M._check_inputs(big, s, qp)
     if np.dtype(dtype).kind == "f":
         for v in (np.nan, np.inf, 2.5):
             bad = y.copy()
             bad[2] = v
             with pytest.raises(ValueError, match="document 2 is .*integers"):
                 M._check_inputs(bad, s, qp)
+
+
+def test_label_contract_evaluate_exact_or_refusing():
+    """Issue 14.1: a label of 2000 made a query's NDCG NaN and the mean silently dropped it (0.5)."""
+    y, s, qp = [2000, 0, 1, 0, 1, 0], [.9, .1, .5, .3, .2, .8], [0, 3, 6]
+    with pytest.raises(ValueError, match="label of document 0 is 2000; labels must be below 31"):
+        M.evaluate(y, s, qp, ["ndcg@10"])
+    with pytest.raises(ValueError, match="label of document 0 is 2000.0"):
+        M.evaluate(np.array(y, dtype=np.float32), s, qp, ["ndcg@10"])
+    with pytest.raises(ValueError, match="label of document 3 is -1"):
+        M.evaluate([2, 0, 1, -1, 1, 0], s, qp, ["map"])
+    # the largest accepted label is exact: NDCG of the ideal order is 1 and nothing is NaN
+    top = M.evaluate([30, 0, 1, 0, 1, 0], s, qp, ["ndcg@10"], per_query=True)["ndcg@10"]
+    assert top[0] == 1.0 and np.isfinite(top).all()
+    assert M.evaluate([30, 0, 1, 0, 1, 0], s, qp, ["ndcg@10"])["ndcg@10"] == pytest.approx((1 + top[1]) / 2)
+
+
+@pytest.mark.parametrize("name", ["ndcg@0", "err@0", "p@0", "dcg@0"])
+def test_cut_off_zero_is_an_error(name):
+    with pytest.raises(ValueError, match="must be at least 1"):
+        M.evaluate([1, 0], [0.5, 0.2], [0, 2], [name])

@@ -55,14 +55,14 @@ DISC_JK = 1
 # input validation
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
-def labels_scores_ok(y, scores, yf):
-    """Copy ``y`` into float64 ``yf``; True iff every label is a finite non-negative integer and no score
-    is NaN (one pass each; the caller locates and reports a failure)."""
+def labels_scores_ok(y, scores, yf, bound):
+    """Copy ``y`` into float64 ``yf``; True iff every label is an integer in ``0 <= label < bound`` and no
+    score is NaN (one pass each; the caller locates and reports a failure)."""
     ok = True
     for i in range(y.size):
         v = float(y[i])
         yf[i] = v
-        ok &= (v >= 0.0) & (v < math.inf) & (v == math.floor(v))
+        ok &= (v >= 0.0) & (v < bound) & (v == math.floor(v))
     for i in range(scores.size):
         ok &= scores[i] == scores[i]
     return ok
@@ -803,7 +803,7 @@ def expected_precisions(s_sorted, good_sorted, qptr, empty):
 def warmup() -> None:
     """Compile every kernel of this module on a toy input."""
     for lab in (np.array([1, 0], dtype=np.int64), np.array([1, 0], dtype=np.int32), np.array([1.0, 0.0])):
-        labels_scores_ok(lab, np.zeros(2), np.empty(2))
+        labels_scores_ok(lab, np.zeros(2), np.empty(2), 31.0)
     y = np.array([2.0, 0.0, 1.0, 0.0, 1.0], dtype=np.float64)
     s = np.array([0.5, 0.5, 0.1, 0.9, -1.0], dtype=np.float64)
     qptr = np.array([0, 3, 5], dtype=np.int64)

@@ -5,7 +5,14 @@ Note: ``lrank.data.fetch`` is the function here; the module of the same name is 
 """
 
 from lrank.data.binning import FeatureBins, bin_features
-from lrank.data.container import CriticalPairs, Fold, RankingData, RankingDataError, as_ranking_data
+from lrank.data.container import (
+    LABEL_BOUND,
+    CriticalPairs,
+    Fold,
+    RankingData,
+    RankingDataError,
+    as_ranking_data,
+)
 from lrank.data.fetch import REGISTRY, ChecksumError, FetchError, LetorDataset, fetch, load_fold, status
 from lrank.data.generators import (
     PairFeedback,
@@ -15,14 +22,16 @@ from lrank.data.generators import (
     subset_lattice,
 )
 from lrank.data.letor import LetorFormatError, load_letor, save_letor
-from lrank.data.movielens import MovieLensFormatError, load_movielens, movielens_tasks
+from lrank.data.movielens import MovieLensFormatError, MovieLensTasks, load_movielens, movielens_tasks
 
 __all__ = [
+    "LABEL_BOUND",
     "REGISTRY",
     "ChecksumError",
     "FetchError",
     "LetorDataset",
     "MovieLensFormatError",
+    "MovieLensTasks",
     "PairFeedback",
     "load_fold",
     "status",

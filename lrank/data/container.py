@@ -29,21 +29,62 @@ class CriticalPairs(NamedTuple):
     weight: np.ndarray
 
 
+#: The label contract: every relevance label is an integer with ``0 <= label < LABEL_BOUND``.
+#: 31 (labels 0..30, the range of LightGBM's default ``label_gain``) keeps every metric exact: the largest
+#: gain 2**30 - 1 is exact in float64 and a query's DCG sum stays far from overflow, so no query's NDCG
+#: can become NaN. Labels outside the range are refused where data enters (`RankingData`,
+#: `lrank.data.load_letor`, `lrank.metrics.evaluate`), never wrapped or clipped.
+LABEL_BOUND = 31
+
+
+def label_error(i: int, value: Any, where: str | None = None) -> str | None:
+    """Why ``value`` (the label of document ``i``) breaks the label contract, or None if it is fine.
+
+    ``where`` (e.g. ``"file.txt:12"``) replaces ``document i`` in the message.
+    """
+    what = where or f"label of document {i}"
+    if hasattr(value, "item"):
+        value = value.item()  # 2000, not np.int64(2000)
+    try:
+        v = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return f"{what} is {value!r}; labels must be integers in 0..{LABEL_BOUND - 1}"
+    if not np.isfinite(v) or v != np.floor(v):
+        return f"{what} is {value!r}; labels must be finite integers in 0..{LABEL_BOUND - 1}"
+    if v < 0:
+        return (f"{what} is {value!r}; labels must be non-negative (integers in 0..{LABEL_BOUND - 1}); "
+                "shift or relabel them, e.g. RankingData.relabel")
+    if v >= LABEL_BOUND:
+        return (f"{what} is {value!r}; labels must be below {LABEL_BOUND} (lrank.data.LABEL_BOUND: gains "
+                f"2**label - 1 stay exact); map larger grades to 0..{LABEL_BOUND - 1}, e.g. with "
+                "RankingData.relabel")
+    return None
+
+
+def first_bad_label(y: np.ndarray) -> int | None:
+    """Index of the first label that breaks the contract (0 <= integer < LABEL_BOUND), or None."""
+    y = np.asarray(y)
+    if y.dtype.kind == "b" or y.size == 0:
+        return None
+    if y.dtype.kind == "f":
+        bad = ~np.isfinite(y) | (y != np.floor(y)) | (y < 0) | (y >= LABEL_BOUND)
+    elif y.dtype.kind in "iu":
+        bad = (y < 0) | (y >= LABEL_BOUND)
+    else:
+        return 0
+    idx = np.flatnonzero(bad)
+    return int(idx[0]) if idx.size else None
+
+
 def _as_labels(y: Any, n: int) -> np.ndarray:
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n:
         raise RankingDataError(f"y must be 1-d with {n} entries, got shape {y.shape}")
-    if y.dtype.kind == "f":
-        bad = ~np.isfinite(y)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise RankingDataError(f"label of document {i} is {y[i]!r}; labels must be finite integers")
-        frac = y != np.round(y)
-        if frac.any():
-            i = int(np.flatnonzero(frac)[0])
-            raise RankingDataError(f"label of document {i} is {y[i]!r}; labels must be integral")
-    elif y.dtype.kind not in "iub":
+    if y.dtype.kind not in "iufb":
         raise RankingDataError(f"labels must be numeric, got dtype {y.dtype}")
+    i = first_bad_label(y)
+    if i is not None:
+        raise RankingDataError(label_error(i, y[i]))
     return np.ascontiguousarray(y, dtype=np.int32)
 
 
@@ -84,7 +125,8 @@ class RankingData:
     X : array-like of shape (n_docs, n_features)
         Feature values, stored as float32; NaN marks a missing value (the RankBoost paper's "unranked").
     y : array-like of shape (n_docs,)
-        Integral relevance labels (stored as int32). NaN or fractional labels are an error.
+        Relevance labels, integers in ``0..LABEL_BOUND - 1`` = 0..30 (stored as int32). NaN, fractional,
+        negative or larger labels are an error naming the document (never wrapped or clipped).
     qptr : array-like of shape (n_queries + 1,)
         CSR offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``. Every query must be non-empty.
     qid : array-like of shape (n_queries,), optional
@@ -152,6 +194,9 @@ class RankingData:
     @classmethod
     def from_qid(cls, X: Any, y: Any, qid: Any, **kwargs: Any) -> RankingData:
         """Build from XGBoost-style per-document query ids (each query's rows contiguous)."""
+        if qid is None:
+            raise TypeError("qid is required (one query id per row); use RankingData(X, y, [0, n]) for "
+                            "rows that are one query")
         qptr, ids = qptr_from_qid(qid)
         if np.asarray(X).shape[0] != np.asarray(qid).shape[0]:
             raise RankingDataError("X and qid have different numbers of rows")
@@ -160,6 +205,9 @@ class RankingData:
     @classmethod
     def from_group(cls, X: Any, y: Any, group: Any, **kwargs: Any) -> RankingData:
         """Build from LightGBM-style per-query document counts."""
+        if group is None:
+            raise TypeError("group is required (documents per query); use RankingData(X, y, [0, n]) for "
+                            "rows that are one query")
         group = np.asarray(group, dtype=np.int64)
         if group.ndim != 1 or (group <= 0).any():
             raise RankingDataError("group must be a 1-d array of positive query sizes")
@@ -411,4 +459,4 @@ def as_ranking_data(
             "group= (documents per query); if every row belongs to one query, say so with "
             "`with lrank.config_context(one_query=True): ...`")
     n = np.asarray(X).shape[0]
-    return RankingData(X, y, np.array([0, n]))
+    return RankingData(X, y, np.array([0, n]), provenance={"one_query": True})

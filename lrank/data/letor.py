@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lrank.data.container import RankingData, RankingDataError, qptr_from_qid
+from lrank.data.container import RankingData, RankingDataError, first_bad_label, label_error, qptr_from_qid
 
 CACHE_VERSION = 1
 _LINE = re.compile(r"^\s*(\S+)\s+qid:(\S+)((?:\s+\d+:\S+)*)\s*(#.*)?$")
@@ -84,7 +84,44 @@ def _doc_line_numbers(path: Path) -> np.ndarray:
     return np.asarray(lines)
 
 
-def _parse(path: Path, n_features: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+#: Default limit of `load_letor`'s dense feature matrix (float32 bytes): 2 GiB.
+MAX_DENSE_BYTES = 2 * 1024**3
+#: Above this many bytes, a dense matrix whose stored (non-zero) values fill less than `MIN_FILL` of it is
+#: refused too: a huge, nearly empty feature range is almost always a typo or an id written as a feature.
+SPARSE_GUARD_BYTES = 64 * 1024**2
+MIN_FILL = 1e-3
+
+
+def _gib(n: float) -> str:
+    return f"{n / 1024**3:.3g} GiB" if n >= 1024**3 else f"{n / 1024**2:.3g} MiB"
+
+
+def _check_dense_size(path: Path, X, max_dense_bytes: int | None) -> None:
+    """Refuse, before allocating, a dense matrix over ``max_dense_bytes``, or a huge, nearly empty one."""
+    if max_dense_bytes is None:
+        return
+    n, f = X.shape
+    size = 4 * n * f  # float32
+    fill = X.nnz / (n * f) if n * f else 1.0
+    too_big = size > max_dense_bytes
+    too_empty = size > SPARSE_GUARD_BYTES and fill < MIN_FILL
+    if not (too_big or too_empty):
+        return
+    pos = int(np.argmax(X.indices)) if X.nnz else 0
+    row = int(np.searchsorted(X.indptr, pos, side="right") - 1)
+    line = _doc_line_numbers(path)[row] if X.nnz else 1
+    why = (f"more than max_dense_bytes={max_dense_bytes:,} ({_gib(max_dense_bytes)})" if too_big else
+           f"while only {X.nnz:,} values are stored ({fill:.2g} of it, below {MIN_FILL:g})")
+    raise LetorFormatError(
+        f"{path}:{line}: feature index {int(X.indices[pos]) + 1 if X.nnz else f} makes the dense feature "
+        f"matrix {n:,} x {f:,} float32 = {_gib(size)}, {why}; refusing to allocate it. If the index is "
+        "a mistake, fix the file; pass n_features= to state the number of features; or pass "
+        "max_dense_bytes=None (or a larger limit) to load it anyway."
+    )
+
+
+def _parse(path: Path, n_features: int | None, max_dense_bytes: int | None = MAX_DENSE_BYTES
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from sklearn.datasets import load_svmlight_file
 
     try:
@@ -93,12 +130,13 @@ def _parse(path: Path, n_features: int | None) -> tuple[np.ndarray, np.ndarray, 
         )
     except (ValueError, RuntimeError) as exc:
         raise LetorFormatError(_find_bad_line(path, n_features) + f" ({exc})") from None
-    if not np.isfinite(y).all() or (y != np.round(y)).any():
-        bad = int(np.flatnonzero(~np.isfinite(y) | (y != np.round(y)))[0])
+    bad = first_bad_label(y)  # the label contract, checked before any cast (no int32 wrap)
+    if bad is not None:
         line = _doc_line_numbers(path)[bad]
-        raise LetorFormatError(f"{path}:{line}: label {float(y[bad])!r} is not a finite integer")
+        raise LetorFormatError(label_error(bad, y[bad], where=f"{path}:{line}: label"))
     if qid.shape[0] != X.shape[0]:
         raise LetorFormatError(_find_bad_line(path, n_features) + " (a line without qid?)")
+    _check_dense_size(path, X, max_dense_bytes)
     Xd = X.toarray()
     if not np.isfinite(Xd).all():
         bad = int(np.argwhere(~np.isfinite(Xd))[0][0])
@@ -111,6 +149,7 @@ def load_letor(
     n_features: int | None = None,
     cache: bool = True,
     expected_sha256: str | None = None,
+    max_dense_bytes: int | None = MAX_DENSE_BYTES,
 ) -> RankingData:
     """Read a LETOR / SVMlight ranking file (``label qid:Q 1:v 2:v ... # comment``).
 
@@ -126,6 +165,12 @@ def load_letor(
     cache : bool, default True
     expected_sha256 : str, optional
         Verify the file's checksum first.
+    max_dense_bytes : int or None, default `MAX_DENSE_BYTES` (2 GiB)
+        The features are stored dense (float32). Before allocating, the size ``4 * n_docs *
+        n_features`` is checked: above ``max_dense_bytes`` the file is refused, and so is a matrix above
+        64 MiB in which fewer than 1 in 1,000 entries is stored (a huge, nearly empty feature range such
+        as ``100000000:1``). The error names the file, the line holding the largest feature index and
+        the size. ``None`` switches the check off.
 
     Notes
     -----
@@ -138,8 +183,8 @@ def load_letor(
         A malformed line or a line without ``qid``; a non-numeric, NaN or fractional label; a
         non-integer qid; feature indices below 1, not increasing, or above ``n_features``; a NaN or
         infinite feature value; a query whose documents are not contiguous; an empty file; a sha256
-        that differs from ``expected_sha256``. The message gives ``file:line`` where a line is at
-        fault.
+        that differs from ``expected_sha256``; a dense matrix over ``max_dense_bytes`` or huge and
+        nearly empty. The message gives ``file:line`` where a line is at fault.
     FileNotFoundError
         No file at ``path``.
     """
@@ -152,7 +197,7 @@ def load_letor(
     cfile = _cache_dir() / f"letor-v{CACHE_VERSION}-{digest}-{n_features or 0}.npz"
     arrays = _read_cache(cfile) if cache else None
     if arrays is None:
-        arrays = _parse(path, n_features)
+        arrays = _parse(path, n_features, max_dense_bytes)
         if cache:
             _write_cache(cfile, *arrays)
     X, y, qid = arrays

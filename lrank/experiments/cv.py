@@ -37,7 +37,12 @@ def _staged_scores(est: Any, X: np.ndarray) -> Iterable[tuple[int, np.ndarray]]:
         yield 0, np.zeros(X.shape[0])
         return
     if hasattr(est, "staged_predict"):
-        yield from enumerate(est.staged_predict(X), start=1)
+        any_round = False
+        for r, scores in enumerate(est.staged_predict(X), start=1):
+            any_round = True
+            yield r, scores
+        if not any_round:  # no round although n_iter_ did not say 0: still the constant model
+            yield 0, np.zeros(X.shape[0])
     elif n_iter is not None and "num_iteration" in inspect.signature(est.predict).parameters:
         for k in range(1, int(n_iter) + 1):
             yield k, est.predict(X, num_iteration=k)

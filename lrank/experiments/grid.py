@@ -115,7 +115,8 @@ def run_grid(
     random_state : int, optional
         Seeds the fold split of every task (the same split for every algorithm).
     n_jobs : int
-        Parallel jobs; each (task, algorithm, fold) is one job. The result does not depend on
+        Local parallel jobs; each (task, algorithm, fold) is one job. With a Dask ``scheduler`` every
+        worker of the cluster takes jobs and ``n_jobs`` is not used. The result does not depend on
         ``n_jobs`` or backend.
     verbose : bool
         Show a tqdm progress bar over jobs.
@@ -153,8 +154,9 @@ def run_grid(
         for aname, make in algorithms.items():
             for i, fold in enumerate(folds):
                 jobs.append((tname, aname, i, make, fold))
-    with dask_backend(scheduler):
-        par = Parallel(n_jobs=n_jobs, return_as="generator")
+    with dask_backend(scheduler) as client:
+        # on a cluster every worker takes jobs; n_jobs counts local processes only
+        par = Parallel(n_jobs=-1 if client is not None else n_jobs, return_as="generator")
         gen = par(delayed(fit_and_score)(make, fold, metrics, metric_options) for *_, make, fold in jobs)
         parts = []
         for (tname, aname, i, _, _), df in zip(jobs, tqdm(gen, total=len(jobs), disable=not verbose,
