@@ -1,4 +1,4 @@
-"""``python -m lrank reproduce | fetch | info | bench``."""
+"""``python -m lrank reproduce | accept | site | fetch | info | bench``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 
-def _notebooks(only: list[str] | None) -> list[Path]:
+def _notebooks(only: list[str] | None, index_last: bool = True) -> list[Path]:
+    """The numbered notebooks; 00_index last (it reads the others' results) unless asked otherwise."""
     from lrank.paths import notebooks_dir
 
     folder = notebooks_dir()
@@ -26,15 +27,23 @@ def _notebooks(only: list[str] | None) -> list[Path]:
         books = [b for b in books if any(o in b.stem for o in only)]
         if not books:
             raise SystemExit(f"no notebook matches {only}")
+    if index_last:
+        books = [b for b in books if not b.stem.startswith("00")] + [b for b in books
+                                                                     if b.stem.startswith("00")]
     return books
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    """Run the notebooks in order with papermill; quick outputs are stored in place."""
+    """Run the notebooks with papermill and store them cleaned; quick outputs are stored in place.
+
+    No parameters are injected: the profile reaches each notebook through ``LRANK_PROFILE``, which
+    its parameters cell reads, so the stored notebook has no injected-parameters cell.
+    """
     import papermill as pm
     from tqdm import tqdm
 
     from lrank.paths import figures_dir
+    from lrank.site import clean_file
 
     os.environ["LRANK_PROFILE"] = args.profile
     if getattr(args, "scheduler", None):  # the notebooks' run_grid calls read it (lrank.experiments)
@@ -51,8 +60,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         try:
             pm.execute_notebook(
-                str(nb), str(out), kernel_name="python3", parameters={"PROFILE": args.profile},
-                cwd=str(nb.parent), progress_bar=False, log_output=False,
+                str(nb), str(out), kernel_name="python3", cwd=str(nb.parent), progress_bar=False,
+                log_output=False,
             )
         except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
             failed.append(nb.stem)
@@ -62,11 +71,75 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                 break
         else:
             tqdm.write(f"ok     {nb.stem}  ({time.perf_counter() - t0:.0f} s) -> {out}")
+        finally:
+            if out.is_file():
+                clean_file(out)
     print(f"artifacts in {figures_dir(args.profile)}")
     if failed:
         print("failed: " + ", ".join(failed), file=sys.stderr)
         return 1
+    if getattr(args, "accept", False):
+        if args.profile != "quick":
+            print("--accept pins the quick profile only; nothing accepted", file=sys.stderr)
+            return 1
+        return cmd_accept(argparse.Namespace(only=args.only))
     return 0
+
+
+def cmd_accept(args: argparse.Namespace) -> int:
+    """Rewrite tests/golden/<notebook>.json from the fresh results and print what changed."""
+    import json
+
+    from lrank import results
+    from lrank.paths import repo_dir
+
+    golden_dir = repo_dir() / "tests" / "golden"
+    golden_dir.mkdir(parents=True, exist_ok=True)
+    changed = 0
+    for nb in _notebooks(args.only, index_last=False):
+        entries = results.load(nb.stem, "quick")
+        if not entries:
+            continue
+        stale = results.freshness(nb.stem, "quick")
+        if stale:
+            print(f"refusing {nb.stem}: {stale}", file=sys.stderr)
+            return 1
+        path = golden_dir / f"{nb.stem}.json"
+        old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        new = {k: results.golden_entry(v) for k, v in sorted(entries.items())}
+        diff = results.compare_to_golden(entries, old) if old else [f"(new golden file, {len(new)} names)"]
+        added = sorted(set(new) - set(old))
+        removed = sorted(set(old) - set(new))
+        n_changed = len({d.split(".")[0] for d in diff if " -> this run " in d})
+        print(f"== {nb.stem}: {len(new)} names, {len(added)} added, {len(removed)} removed, "
+              f"{n_changed} changed")
+        for d in diff:
+            print("   " + d)
+        if new != old:
+            path.write_text(json.dumps(new, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            changed += 1
+    print(f"{changed} golden file(s) rewritten in {golden_dir}")
+    return 0
+
+
+def cmd_site(args: argparse.Namespace) -> int:
+    """Static HTML export of the stored notebooks (and, with --check, the browser check)."""
+    import tempfile
+
+    from lrank.paths import repo_dir
+    from lrank.site import browser_check, export_site
+
+    books = _notebooks(args.only, index_last=False)
+    out = Path(args.out) if args.out else repo_dir() / "build" / "site"
+    index = export_site(out, books)
+    print(f"wrote {index}")
+    if not args.check:
+        return 0
+    shots = Path(args.screenshots or tempfile.mkdtemp(prefix="lrank-screenshots-"))
+    rows = browser_check(books, repo_dir(), shots)
+    bad = [r["notebook"] for r in rows if not r["ok"]]
+    print(f"browser check: {len(rows) - len(bad)} of {len(rows)} notebooks ok; screenshots in {shots}")
+    return 1 if bad else 0
 
 
 def _describe(result: object) -> str:
@@ -201,10 +274,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", choices=("quick", "paper"), default="quick")
     p.add_argument("--only", nargs="*", help="run only notebooks whose name contains one of these")
     p.add_argument("--keep-going", action="store_true", help="run the remaining notebooks after a failure")
+    p.add_argument("--accept", action="store_true",
+                   help="then rewrite tests/golden/ from the fresh results and print the differences")
     p.add_argument("--scheduler", default=None,
                    help="Dask scheduler address for the notebooks' task grids "
                         "(default: $LRANK_DASK_SCHEDULER)")
     p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser("accept", help="rewrite tests/golden/ from the current results; prints the diff")
+    p.add_argument("--only", nargs="*", help="only notebooks whose name contains one of these")
+    p.set_defaults(func=cmd_accept)
+
+    p = sub.add_parser("site", help="static HTML export of the notebooks (--check: browser check too)")
+    p.add_argument("--out", help="output folder (default build/site, not committed)")
+    p.add_argument("--only", nargs="*", help="only notebooks whose name contains one of these")
+    p.add_argument("--check", action="store_true",
+                   help="open each notebook in JupyterLab in headless chromium and check its figures")
+    p.add_argument("--screenshots", help="folder for the screenshots (default: a new temporary folder)")
+    p.set_defaults(func=cmd_site)
 
     p = sub.add_parser("fetch", help="download and verify a data set into $LRANK_DATA")
     p.add_argument("names", nargs="+")

@@ -1,5 +1,11 @@
 """One figure style, and the two ways an artifact leaves a notebook: `save_figure` and `save_table`.
 
+No matplotlib backend is forced: without a display matplotlib picks Agg by itself, and in a
+notebook the figure is shown inline by `save_figure` (an ``image/png`` output of the very PNG saved
+to ``figures/``, tagged with the artifact name in its metadata) and then closed so it is not shown
+twice. `save_table(..., show=True)` shows its table as HTML under its caption. Outside an IPython
+kernel both only save.
+
 Every artifact carries a caption: which paper artifact it regenerates, the data it used (real /
 substitute / synthetic), the profile, and every deviation from the paper's protocol. The caption is
 written beside the artifact (``<name>.caption.txt``) and into the Markdown table.
@@ -7,15 +13,14 @@ written beside the artifact (``<name>.caption.txt``) and into the Markdown table
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import pandas as pd
 
-matplotlib.use("Agg", force=False)
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from lrank.paths import figures_dir  # noqa: E402
+from lrank import results
+from lrank.paths import figures_dir
 
 STYLE = {
     "figure.figsize": (6.4, 4.0),
@@ -44,10 +49,26 @@ def _check(name: str, caption: str) -> None:
         raise ValueError("every artifact needs a caption (artifact, data used, profile, deviations)")
 
 
+def in_kernel() -> bool:
+    """True inside an IPython kernel (a notebook, nbval, papermill), False in a plain interpreter."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    ip = get_ipython()
+    return ip is not None and getattr(ip, "kernel", None) is not None
+
+
+def _png_width(png: bytes) -> int:
+    return struct.unpack(">I", png[16:20])[0]  # IHDR width
+
+
 def save_figure(fig: plt.Figure, name: str, caption: str, profile: str | None = None) -> Path:
     """Save ``fig`` as ``<figures>/<name>.png`` and ``.pdf`` with deterministic metadata.
 
-    Returns the PNG path. ``caption`` is written to ``<name>.caption.txt``.
+    In an IPython kernel the saved PNG is also displayed in the current cell (output metadata
+    ``{"lrank": {"figure": name}}``) with its caption, and the figure is closed. Returns the PNG path.
+    ``caption`` is written to ``<name>.caption.txt``.
     """
     _check(name, caption)
     d = figures_dir(profile)
@@ -56,12 +77,27 @@ def save_figure(fig: plt.Figure, name: str, caption: str, profile: str | None = 
     fig.savefig(d / f"{name}.pdf", metadata={"CreationDate": None, "ModDate": None, "Producer": None,
                                              "Creator": None}, bbox_inches="tight")
     (d / f"{name}.caption.txt").write_text(caption.strip() + "\n", encoding="utf-8")
+    results.note_artifact("figures", name, profile)
+    if in_kernel():
+        from IPython.display import Image, Markdown, display
+
+        data = png.read_bytes()
+        # shown at the figure's screen size (figure.dpi), not the file's savefig.dpi
+        width = round(_png_width(data) * fig.dpi / plt.rcParams["savefig.dpi"]) \
+            if isinstance(plt.rcParams["savefig.dpi"], (int, float)) else None
+        display(Image(data=data, format="png", width=width, metadata={"lrank": {"figure": name}}))
+        display(Markdown(f"*{name}*: {caption.strip()}"))
+        plt.close(fig)
     return png
 
 
 def save_table(df: pd.DataFrame, name: str, caption: str, profile: str | None = None,
-               floatfmt: str = ".4f", index: bool = True) -> Path:
-    """Save ``df`` as ``<figures>/<name>.csv`` and ``<name>.md`` (caption line, then the table)."""
+               floatfmt: str = ".4f", index: bool = True, show: bool = False) -> Path:
+    """Save ``df`` as ``<figures>/<name>.csv`` and ``<name>.md`` (caption line, then the table).
+
+    With ``show=True`` in an IPython kernel the table is also displayed as HTML under its caption
+    (off by default: the paper notebooks show their tables with ``display(df)`` themselves).
+    """
     _check(name, caption)
     d = figures_dir(profile)
     csv = d / f"{name}.csv"
@@ -69,4 +105,17 @@ def save_table(df: pd.DataFrame, name: str, caption: str, profile: str | None = 
     md = df.to_markdown(index=index, floatfmt=floatfmt)
     (d / f"{name}.md").write_text(f"{caption.strip()}\n\n{md}\n", encoding="utf-8")
     (d / f"{name}.caption.txt").write_text(caption.strip() + "\n", encoding="utf-8")
+    results.note_artifact("tables", name, profile)
+    if show and in_kernel():
+        from IPython.display import HTML, display
+
+        display(HTML(f"<p><em>{name}</em>: {_escape(caption.strip())}</p>"
+                     + df.to_html(index=index, float_format=lambda v: format(v, floatfmt),
+                                  na_rep="", border=0, classes="lrank-table")))
     return csv
+
+
+def _escape(text: str) -> str:
+    import html
+
+    return html.escape(text)

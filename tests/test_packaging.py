@@ -58,7 +58,9 @@ def test_environment_installs_lrank_itself():
 
 def test_cli_help_and_info():
     out = subprocess.run([sys.executable, "-m", "lrank", "--help"], capture_output=True, text=True)
-    assert out.returncode == 0 and "reproduce" in out.stdout and "bench" in out.stdout
+    assert out.returncode == 0
+    for command in ("reproduce", "accept", "site", "fetch", "info", "bench"):
+        assert command in out.stdout
     out = subprocess.run([sys.executable, "-m", "lrank", "info"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "numba threads" in out.stdout
@@ -84,3 +86,34 @@ def test_readme_library_example_runs():
     out = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "ndcg@10" in out.stdout
+
+
+def test_reproduce_outside_a_checkout_fails_with_a_message(tmp_path, monkeypatch):
+    import pytest
+
+    import lrank.paths
+    from lrank.__main__ import _notebooks
+
+    monkeypatch.setattr(lrank.paths, "notebooks_dir", lambda: tmp_path)
+    with pytest.raises(SystemExit, match="no notebooks in"):
+        _notebooks(None)
+
+
+def test_dev_tiers_run_the_index_last_and_find_kernel_tests():
+    from lrank import dev
+
+    order = dev.notebook_order()
+    assert order and order[-1].endswith("00_index.ipynb") and order == sorted(order[:-1]) + order[-1:]
+    for f in dev.kernel_test_files():
+        assert re.search(dev._KERNEL_MARK, (ROOT / f).read_text(), re.M)
+    assert "tests/test_packaging.py" not in dev.kernel_test_files()  # naming the mark is not using it
+    assert dev.TIERS == ("unit", "kernel", "notebooks", "results", "browser", "git")
+
+
+def test_dev_mutations_apply_to_the_current_sources():
+    """Each documented mutation still finds its line exactly once (else `mutate` could not run)."""
+    from lrank import dev
+
+    for name, (path, old, new, _) in dev.MUTATIONS.items():
+        assert (ROOT / path).read_text().count(old) == 1, f"mutation {name}: {old!r} not in {path}"
+        assert old != new

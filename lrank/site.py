@@ -1,0 +1,334 @@
+"""Notebooks as a reader meets them: cleaned when stored, exported as static HTML, checked in a browser.
+
+* :func:`clean_notebook` removes run noise from an executed notebook (papermill's per-cell metadata,
+  timestamps and durations, the injected-parameters cell, kernel-version metadata) and numbers the
+  executed cells 1..n; ``python -m lrank reproduce`` applies it to every notebook it writes.
+* :func:`export_site` writes every notebook as HTML with an index page (``python -m lrank site``).
+* :func:`browser_check` serves JupyterLab on localhost (a random free port and token), opens each
+  notebook in headless Chromium through Selenium and Debian's ``chromedriver``, counts the rendered
+  images and error outputs, and saves one screenshot per notebook (``python -m lrank site --check``).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import html
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+LANGUAGE_INFO = {"codemirror_mode": {"name": "ipython", "version": 3}, "file_extension": ".py",
+                 "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
+                 "pygments_lexer": "ipython3"}
+_NOISY_CELL_METADATA = ("papermill", "execution", "ExecuteTime", "collapsed", "scrolled")
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage", "--window-size=1400,1800")
+
+
+def _source(cell: dict) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def clean_notebook(nb: dict) -> dict:
+    """A copy of an executed notebook (nbformat 4 as a dict) without run noise.
+
+    Removes the ``injected-parameters`` cell, papermill's notebook and cell metadata (timestamps,
+    durations, status), ``execution`` timing metadata and empty tag lists; fixes the kernelspec and
+    language metadata to version-free values; numbers the executed code cells 1..n in order (their
+    ``execute_result`` outputs likewise); gives cells without an id a deterministic one. Idempotent.
+    """
+    nb = copy.deepcopy(dict(nb))
+    meta = {k: v for k, v in nb.get("metadata", {}).items() if k not in ("papermill", "widgets")}
+    meta["kernelspec"] = dict(KERNELSPEC)
+    meta["language_info"] = dict(LANGUAGE_INFO)
+    nb["metadata"] = meta
+    cells = []
+    count = 0
+    for cell in nb.get("cells", []):
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "injected-parameters" in tags:
+            continue
+        cell = dict(cell)
+        cmeta = {k: v for k, v in cell.get("metadata", {}).items() if k not in _NOISY_CELL_METADATA}
+        if not cmeta.get("tags"):
+            cmeta.pop("tags", None)
+        cell["metadata"] = cmeta
+        if "id" not in cell and nb.get("nbformat_minor", 0) >= 5:
+            cell["id"] = hashlib.sha256(f"{len(cells)}\0{_source(cell)}".encode()).hexdigest()[:12]
+        if cell.get("cell_type") == "code":
+            outputs = []
+            for out in cell.get("outputs", []):
+                out = dict(out)
+                if "transient" in out:
+                    out.pop("transient")
+                outputs.append(out)
+            ran = cell.get("execution_count") is not None or bool(outputs)
+            if ran:
+                count += 1
+                cell["execution_count"] = count
+                for out in outputs:
+                    if out.get("output_type") == "execute_result":
+                        out["execution_count"] = count
+            else:
+                cell["execution_count"] = None
+            cell["outputs"] = outputs
+        cells.append(cell)
+    nb["cells"] = cells
+    return nb
+
+
+def clean_file(path: Path) -> bool:
+    """Clean a stored notebook in place (:func:`clean_notebook`); True when the file changed."""
+    text = Path(path).read_text(encoding="utf-8")
+    nb = clean_notebook(json.loads(text))
+    new = json.dumps(nb, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    if new != text:
+        Path(path).write_text(new, encoding="utf-8")
+        return True
+    return False
+
+
+def image_outputs(nb: dict) -> list[str]:
+    """The figure names of a notebook's stored ``image/png`` outputs (``""`` for an unnamed image)."""
+    names = []
+    for cell in nb.get("cells", []):
+        for out in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
+            if "image/png" in out.get("data", {}):
+                md = out.get("metadata", {}).get("image/png", {})
+                names.append(md.get("lrank", {}).get("figure", ""))
+    return names
+
+
+def error_outputs(nb: dict) -> int:
+    """How many stored outputs are errors (``output_type == "error"``)."""
+    return sum(out.get("output_type") == "error" for cell in nb.get("cells", [])
+               for out in cell.get("outputs", []))
+
+
+# --------------------------------------------------------------------------- static HTML export
+def export_site(out: Path, notebooks: list[Path]) -> Path:
+    """Export ``notebooks`` to ``out/<stem>.html`` with ``jupyter nbconvert`` and write ``out/index.html``.
+
+    Returns the index path. The export uses the stored outputs (nothing is executed).
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--output-dir", str(out),
+           *[str(p) for p in notebooks]]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(f"nbconvert failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    # links between notebooks and to ../figures/ work in the export too
+    figures = Path(notebooks[0]).resolve().parent.parent / "figures" if notebooks else None
+    if figures is not None and figures.is_dir():
+        shutil.copytree(figures, out / "figures", dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("results", "paper"))
+    for p in notebooks:
+        page = out / f"{p.stem}.html"
+        text = page.read_text(encoding="utf-8")
+        text = re.sub(r'href="(\d\d[\w.\-]*)\.ipynb"', r'href="\1.html"', text)
+        page.write_text(text.replace('href="../figures/', 'href="figures/'), encoding="utf-8")
+    rows = []
+    for p in notebooks:
+        nb = json.loads(p.read_text(encoding="utf-8"))
+        title = next((_source(c).lstrip("# ").splitlines()[0] for c in nb["cells"]
+                      if c["cell_type"] == "markdown" and _source(c).strip()), p.stem)
+        rows.append(f'<li><a href="{html.escape(p.stem)}.html">{html.escape(p.stem)}</a>: '
+                    f"{html.escape(title)} ({len(image_outputs(nb))} figures)</li>")
+    index = out / "index.html"
+    index.write_text("<!doctype html><meta charset='utf-8'><title>lrank notebooks</title>"
+                     "<h1>lrank notebooks</h1><p>Static export of the stored notebooks (quick profile)."
+                     f"</p><ul>{''.join(rows)}</ul>\n", encoding="utf-8")
+    return index
+
+
+# --------------------------------------------------------------------------- browser check
+def find_chromium() -> tuple[str, str] | None:
+    """Paths of Debian's ``chromium`` and ``chromedriver``, or None when either is missing."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if browser and driver:
+        return browser, driver
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _lab_settings(folder: Path) -> None:
+    """JupyterLab user settings for a deterministic check: every cell rendered, no news pop-ups."""
+    nb_dir = folder / "@jupyterlab" / "notebook-extension"
+    nb_dir.mkdir(parents=True, exist_ok=True)
+    (nb_dir / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    doc_dir = folder / "@jupyterlab" / "docmanager-extension"  # never write the notebook back
+    doc_dir.mkdir(parents=True, exist_ok=True)
+    (doc_dir / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
+    app_dir = folder / "@jupyterlab" / "apputils-extension"
+    app_dir.mkdir(parents=True, exist_ok=True)
+    (app_dir / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+
+
+_COUNT_JS = """
+const nb = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
+if (!nb) return null;
+const q = (s) => nb.querySelectorAll(s).length;
+// JupyterLab renders an error output with the stderr renderer: recognise it by its traceback
+const err = Array.from(nb.querySelectorAll(
+    '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')).filter(
+    e => /Traceback \\(most recent call last\\)|^\\w*(Error|Exception)\\b.*:/m.test(e.innerText));
+return {cells: q('.jp-Cell'), images: q('.jp-OutputArea-output img'), errors: err.length};
+"""
+
+
+def browser_check(notebooks: list[Path], root: Path, shots: Path, timeout: float = 120.0,
+                  log=print) -> list[dict[str, Any]]:
+    """Open each notebook in JupyterLab in headless Chromium and compare what renders with what is stored.
+
+    Parameters
+    ----------
+    notebooks : list of Path
+        Notebook files under ``root``.
+    root : Path
+        The folder JupyterLab serves (the checkout).
+    shots : Path
+        Folder for one screenshot per notebook (``<stem>.png``).
+    timeout : float
+        Seconds to wait for one notebook to render.
+
+    Returns
+    -------
+    list of dict
+        Per notebook: ``notebook``, ``cells``, ``stored_images``, ``rendered_images``, ``errors``
+        (rendered error outputs), ``screenshot``, ``ok`` (rendered == stored images, no error, and
+        some image when the notebook calls ``save_figure``), ``problem`` (why not ok, else "").
+    """
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    found = find_chromium()
+    if found is None:
+        raise RuntimeError("the browser check needs Debian's chromium and chromium-driver "
+                           "(apt-get install -y chromium chromium-driver)")
+    browser, driver_path = found
+    shots = Path(shots)
+    shots.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="lrank-browser-"))
+    settings = work / "settings"
+    _lab_settings(settings)
+    port, token = _free_port(), hashlib.sha256(os.urandom(16)).hexdigest()[:32]
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(work / "config"), JUPYTER_RUNTIME_DIR=str(work / "rt"),
+               JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTERLAB_WORKSPACES_DIR=str(work / "ws"))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+         f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={work / 'ws'}",
+         "--ServerApp.open_browser=False", *(["--allow-root"] if _is_root() else [])],
+        cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=open(work / "server.log", "w"))
+    base = f"http://127.0.0.1:{port}"
+    results: list[dict[str, Any]] = []
+    drv = None
+    try:
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=1)
+                break
+            except OSError as exc:
+                if server.poll() is not None:
+                    log_text = (work / "server.log").read_text()[-2000:]
+                    raise RuntimeError("jupyter lab exited:\n" + log_text) from exc
+                time.sleep(0.2)
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = browser
+        for flag in CHROMIUM_FLAGS:
+            opts.add_argument(flag)
+        opts.add_argument(f"--user-data-dir={work / 'chromium'}")
+        drv = webdriver.Chrome(service=Service(driver_path), options=opts)
+        drv.set_page_load_timeout(timeout)
+        for path in notebooks:
+            nb = json.loads(Path(path).read_text(encoding="utf-8"))
+            stored = len(image_outputs(nb))
+            rel = Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+            drv.get(f"{base}/lab/tree/{rel}?token={token}")
+            t0, counts, last, stable = time.monotonic(), None, None, 0
+            while time.monotonic() - t0 < timeout:
+                counts = drv.execute_script(_COUNT_JS)
+                if counts and counts["cells"] >= len(nb["cells"]) and counts["images"] >= stored:
+                    stable = stable + 1 if counts == last else 0
+                    if stable >= 3:
+                        break
+                last = counts
+                time.sleep(0.5)
+            counts = counts or {"cells": 0, "images": 0, "errors": 0}
+            shot = shots / f"{Path(path).stem}.png"
+            drv.execute_script("const i = document.querySelector("
+                               "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output img');"
+                               "if (i) i.scrollIntoView({block: 'center'});")
+            time.sleep(0.5)
+            drv.save_screenshot(str(shot))
+            ok = (counts["images"] == stored and counts["errors"] == 0 and error_outputs(nb) == 0
+                  and (stored > 0 or not _saves_figures(nb)))
+            if ok:
+                problem = ""
+            elif error_outputs(nb):
+                problem = "the stored notebook has an error output"
+            elif counts["errors"]:
+                problem = f"{counts['errors']} error outputs rendered"
+            elif counts["images"] != stored:
+                problem = f"{counts['images']} images rendered, {stored} stored"
+            else:
+                problem = "calls save_figure but stores no image (rerun python -m lrank reproduce)"
+            row = {"notebook": Path(path).stem, "cells": counts["cells"], "stored_images": stored,
+                   "rendered_images": counts["images"], "errors": counts["errors"],
+                   "screenshot": str(shot), "ok": ok, "problem": problem}
+            log(f"{'ok    ' if ok else 'FAILED'} {row['notebook']}: {row['rendered_images']} of {stored} "
+                f"images rendered, {row['errors']} errors, {row['cells']} cells "
+                f"({time.monotonic() - t0:.0f} s) -> {shot}" + (f"; {problem}" if problem else ""))
+            results.append(row)
+            drv.get("about:blank")
+            _shutdown_kernels(base, token)
+    finally:
+        if drv is not None:
+            drv.quit()
+        server.terminate()
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(work, ignore_errors=True)
+    return results
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _saves_figures(nb: dict) -> bool:
+    return any("save_figure(" in _source(c) for c in nb.get("cells", []) if c.get("cell_type") == "code")
+
+
+def _shutdown_kernels(base: str, token: str) -> None:
+    try:
+        with urllib.request.urlopen(f"{base}/api/sessions?token={token}", timeout=5) as r:
+            sessions = json.loads(r.read())
+        for s in sessions:
+            req = urllib.request.Request(f"{base}/api/sessions/{s['id']}?token={token}", method="DELETE")
+            urllib.request.urlopen(req, timeout=10).close()
+    except OSError:
+        pass
