@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lrank.baselines import VSIM, NearestNeighbourRanker, RegressionRanker
-from lrank.baselines.collaborative import evaluate_task, movie_task
+from lrank.papers.rankboost import evaluate_task, movie_task
 
 
 def _ratings(seed=0, users=40, movies=30, density=0.5):
@@ -22,7 +22,7 @@ def test_regression_is_minimum_norm_least_squares():
     X[0, 3] = np.nan
     y = rng.integers(1, 6, size=6)
     means = np.nanmean(X, 0) + 0.25
-    m = RegressionRanker(feature_means=means).fit(X, y)
+    m = RegressionRanker(feature_means=means).fit(X, y, group=[6])
     C = np.where(np.isnan(X), means, X)
     np.testing.assert_allclose(m.coef_, np.linalg.pinv(C) @ y, atol=1e-10)
     np.testing.assert_allclose(m.predict(X), C @ m.coef_, atol=1e-12)
@@ -35,7 +35,7 @@ def test_nearest_neighbour_finds_the_identical_viewer_and_q_def():
     X[:, 0] = [1, 2, 3, 4, 5, 1, 5]  # reversed
     X[:, 1] = [5, 4, 3, 2, 1, np.nan, np.nan]  # agrees, misses two movies (one good, one bad)
     X[:, 2] = [2, 2, 2, 2, 2, 2, 2]
-    m = NearestNeighbourRanker().fit(X, y)
+    m = NearestNeighbourRanker().fit(X, y, group=[7])
     assert m.feature_ == 1
     # missing movies rated 5 and 1: any q_def gives the same loss on them -> smallest such q
     s = m.predict(X)
@@ -54,7 +54,7 @@ def test_vsim_formula():
     X = rng.integers(1, 6, size=(8, 4)).astype(float)
     X[rng.random(X.shape) < 0.3] = np.nan
     y = rng.integers(1, 6, size=8).astype(float)
-    m = VSIM().fit(X, y)
+    m = VSIM().fit(X, y, group=[8])
     w = np.array([np.nansum(X[:, i] * y) / (np.linalg.norm(y) * np.sqrt(np.nansum(X[:, i] ** 2)))
                   for i in range(4)])
     np.testing.assert_allclose(m.weights_, w, atol=1e-12)
@@ -69,11 +69,23 @@ def test_movie_task_split_and_protocol():
     assert task.train.n_docs == 6 and task.test.n_docs == 6
     assert task.train.n_features == 39
     np.testing.assert_allclose(task.feature_means, np.nanmean(R[1:], 1))
-    res = evaluate_task(task, n_rounds=5)
+    res = evaluate_task(task, n_estimators=5)
     assert set(res) == {"RankBoost", "Regression", "NN", "VSIM"}
     for d in res.values():
         assert 0 <= d["disagreement"] <= 1 and 0 < d["ap"] <= 1
     with pytest.raises(ValueError, match="target"):
         movie_task(R, 0, [0, 1])
-    again = evaluate_task(movie_task(R, 0, np.arange(1, 40), random_state=0), n_rounds=5)
+    again = evaluate_task(movie_task(R, 0, np.arange(1, 40), random_state=0), n_estimators=5)
     assert again == res
+
+
+@pytest.mark.parametrize("cls", [RegressionRanker, NearestNeighbourRanker, VSIM])
+def test_one_shot_contract(cls):
+    R = _ratings(3)
+    task = movie_task(R, 0, np.arange(1, 40), random_state=0)
+    m = cls().fit(task.train)
+    assert m.n_iter_ == 1 and m.best_iteration_ is None and m.stop_reason_
+    np.testing.assert_array_equal(m.predict(task.test.X, num_iteration=1), m.predict(task.test.X))
+    np.testing.assert_array_equal(m.predict(task.test.X, num_iteration=0), np.zeros(task.test.n_docs))
+    with pytest.raises(ValueError, match="feature_means"):
+        cls(feature_means="abc").fit(task.train)

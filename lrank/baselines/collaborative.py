@@ -11,19 +11,31 @@ it). Three baselines:
 * `VSIM`: Breese, Heckerman and Kadie's vector similarity: a prediction from the viewers' mean-offset
   ratings weighted by cosine similarity.
 
-`movie_task` builds one task of Sec. 6.2.5 from a ratings matrix (half of the target's movies for
-training, the other half for testing) and `evaluate_task` runs RankBoost and the three baselines on it
-with the paper's four measures.
+Each is a one-shot model (``n_iter_ = 1``); ``predict(X, num_iteration=0)`` gives the empty model's
+constant 0. The paper's movie protocol (tasks, Fig. 5-7) lives in `lrank.papers.rankboost`.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, ClassVar
 
 import numpy as np
 
-from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker
+
+
+class _OneShot(BaseRanker):
+    """A ranker fitted in one step (no rounds): ``n_iter_ = 1``, no early stopping."""
+
+    def _done(self, n_features: int) -> None:
+        self.n_features_in_ = n_features
+        self.n_iter_ = 1
+        self.best_iteration_ = None
+        self.stop_reason_ = "closed form (one step)"
+
+    def _prepare(self, X: Any, num_iteration: int | None) -> tuple[np.ndarray, int]:
+        k = self._num_iteration(num_iteration)
+        return self._features(X, self.n_features_in_).astype(np.float64), k
 
 
 def _viewer_stats(X: np.ndarray, feature_means: Any, feature_norms: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -40,7 +52,7 @@ def _viewer_stats(X: np.ndarray, feature_means: Any, feature_norms: Any) -> tupl
     return means, norms
 
 
-class RegressionRanker(BaseRanker):
+class RegressionRanker(_OneShot):
     """Minimum-norm least squares on the viewers' ratings (Sec. 6.2.3, after Hill et al.).
 
     Parameters
@@ -51,6 +63,8 @@ class RegressionRanker(BaseRanker):
         the mean of the target's ratings.
     """
 
+    _parameter_constraints: ClassVar[dict] = {"feature_means": ["array-like", None]}
+
     def __init__(self, feature_means: Any = None) -> None:
         self.feature_means = feature_means
 
@@ -58,6 +72,8 @@ class RegressionRanker(BaseRanker):
         return np.where(np.isnan(X), self.fill_values_[None, :], X).astype(np.float64)
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> RegressionRanker:
+        """Least squares of the target's ratings ``y`` on the filled viewers' ratings ``X``."""
+        self._validate()
         data = self._ranking_data(X, y, qid, group)
         Xf = data.X.astype(np.float64)
         means, _ = _viewer_stats(Xf, self.feature_means, None)
@@ -66,13 +82,13 @@ class RegressionRanker(BaseRanker):
         C = self._fill(Xf)
         # w minimising ||C w - a|| with the smallest ||w|| (LAPACK gelsd via numpy)
         self.coef_ = np.linalg.lstsq(C, data.y.astype(np.float64), rcond=None)[0]
-        self.n_iter_ = 1
+        self._done(Xf.shape[1])
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        self._check_fitted()
-        Xf = self._features(X, self.n_features_in_).astype(np.float64)
-        return self._fill(Xf) @ self.coef_
+    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
+        """The fitted linear combination of the (filled) viewers' ratings."""
+        Xf, k = self._prepare(X, num_iteration)
+        return self._fill(Xf) @ self.coef_ if k else np.zeros(Xf.shape[0])
 
 
 def _rloss_candidates(x: np.ndarray, hi: np.ndarray, lo: np.ndarray, w: np.ndarray, cand: np.ndarray):
@@ -93,7 +109,7 @@ def _rloss_candidates(x: np.ndarray, hi: np.ndarray, lo: np.ndarray, w: np.ndarr
     return out
 
 
-class NearestNeighbourRanker(BaseRanker):
+class NearestNeighbourRanker(_OneShot):
     """The single most similar viewer under the ranking loss, with a searched default score (Sec. 6.2.3).
 
     For each viewer i the loss of h(x) = f_i(x) (``q_def`` where f_i is missing) on the target's
@@ -108,10 +124,14 @@ class NearestNeighbourRanker(BaseRanker):
         Each viewer's average rating over all the movies they rated.
     """
 
+    _parameter_constraints: ClassVar[dict] = {"feature_means": ["array-like", None]}
+
     def __init__(self, feature_means: Any = None) -> None:
         self.feature_means = feature_means
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> NearestNeighbourRanker:
+        """Choose the viewer and default score with the lowest training ranking loss (Eq. 21)."""
+        self._validate()
         data = self._ranking_data(X, y, qid, group)
         Xf = data.X.astype(np.float64)
         means, _ = _viewer_stats(Xf, self.feature_means, None)
@@ -134,16 +154,17 @@ class NearestNeighbourRanker(BaseRanker):
             if losses[i] < best[0]:
                 best = (float(losses[i]), f, float(cand[i]))
         self.train_loss_, self.feature_, self.q_def_ = best
-        self.n_iter_ = 1
+        self._done(Xf.shape[1])
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        self._check_fitted()
-        x = self._features(X, self.n_features_in_)[:, self.feature_].astype(np.float64)
-        return np.where(np.isnan(x), self.q_def_, x)
+    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
+        """The chosen viewer's ratings, ``q_def_`` where that viewer did not rate."""
+        Xf, k = self._prepare(X, num_iteration)
+        x = Xf[:, self.feature_]
+        return np.where(np.isnan(x), self.q_def_, x) if k else np.zeros(Xf.shape[0])
 
 
-class VSIM(BaseRanker):
+class VSIM(_OneShot):
     """Vector similarity (Breese, Heckerman, Kadie 1998) as in Sec. 6.2.3.
 
     w_{k,i} = C_k . C_i / (||C_k|| ||C_i||), the inner product over the movies both rated and each norm
@@ -157,11 +178,16 @@ class VSIM(BaseRanker):
         over the rows of ``X``).
     """
 
+    _parameter_constraints: ClassVar[dict] = {"feature_means": ["array-like", None],
+                                              "feature_norms": ["array-like", None]}
+
     def __init__(self, feature_means: Any = None, feature_norms: Any = None) -> None:
         self.feature_means = feature_means
         self.feature_norms = feature_norms
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> VSIM:
+        """Cosine weights of every viewer against the target's ratings ``y``."""
+        self._validate()
         data = self._ranking_data(X, y, qid, group)
         Xf = data.X.astype(np.float64)
         a = data.y.astype(np.float64)
@@ -176,131 +202,13 @@ class VSIM(BaseRanker):
         self.alpha_ = 1.0 / s if s > 0 else 0.0
         self.target_mean_ = float(a.mean())
         self.viewer_means_ = np.where(np.isnan(means), 0.0, means)
-        self.n_features_in_ = Xf.shape[1]
-        self.n_iter_ = 1
+        self._done(Xf.shape[1])
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        self._check_fitted()
-        Xf = self._features(X, self.n_features_in_).astype(np.float64)
+    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
+        """C_hat = mean_k + alpha sum_i w_i (C_i - mean_i) over the viewers who rated each movie."""
+        Xf, k = self._prepare(X, num_iteration)
+        if not k:
+            return np.zeros(Xf.shape[0])
         dev = np.where(np.isnan(Xf), 0.0, Xf - self.viewer_means_[None, :])
         return self.target_mean_ + self.alpha_ * (dev @ self.weights_)
-
-
-# ---------------------------------------------------------------------------------- the protocol
-class MovieTask(NamedTuple):
-    """One target user's task: train / test halves and the viewers' statistics over all their ratings."""
-
-    train: RankingData
-    test: RankingData
-    feature_means: np.ndarray
-    feature_norms: np.ndarray
-
-
-def movie_task(ratings: np.ndarray, target: int, feature_users: Any, random_state: Any = None,
-               train_fraction: float = 0.5) -> MovieTask:
-    """Sec. 6.2.5: the target's rated movies split at random into training and test halves.
-
-    Parameters
-    ----------
-    ratings : ndarray (n_users, n_movies)
-        NaN = unrated.
-    target : int
-        Row of the target user (the feedback).
-    feature_users : array-like of int
-        Rows of the viewers that serve as ranking features (must not contain ``target``).
-    random_state : int, Generator or None
-        Seeds the split.
-    """
-    R = np.asarray(ratings, dtype=np.float64)
-    feats = np.asarray(feature_users, dtype=np.int64)
-    if np.any(feats == target):
-        raise ValueError("the target user cannot be one of the feature users")
-    movies = np.flatnonzero(~np.isnan(R[target]))
-    if movies.size < 2:
-        raise ValueError(f"user {target} rated {movies.size} movie(s); need at least 2")
-    rng = np.random.default_rng(random_state)
-    perm = rng.permutation(movies)
-    n_train = int(round(train_fraction * movies.size))
-    n_train = min(max(n_train, 1), movies.size - 1)
-    tr, te = np.sort(perm[:n_train]), np.sort(perm[n_train:])
-    F = R[feats]
-    known = ~np.isnan(F)
-    cnt = known.sum(1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(cnt > 0, np.nansum(F, 1) / np.maximum(cnt, 1), np.nan)
-    norms = np.sqrt(np.nansum(F * F, 1))
-    names = [f"u{u + 1}" for u in feats]
-    prov = {"source": "movie_task", "target": int(target) + 1}
-
-    def part(rows: np.ndarray) -> RankingData:
-        return RankingData(R[np.ix_(feats, rows)].T, R[target, rows], np.array([0, rows.size]),
-                           qid=np.array([target + 1]), feature_names=names, provenance=prov)
-
-    return MovieTask(part(tr), part(te), means, norms)
-
-
-ALGORITHMS = ("RankBoost", "Regression", "NN", "VSIM")
-MEASURES = ("disagreement", "ap", "prot", "coverage")
-
-
-def evaluate_task(task: MovieTask, n_rounds: int | None = None, algorithms: Any = ALGORITHMS,
-                  random_state: int | None = 0) -> dict[str, dict[str, float]]:
-    """Fit RankBoost (WeakLearn.3.cum, q_def chosen adaptively, T = 40 + N/10) and the baselines on the
-    training half and return the four measures of Sec. 6.2.4 on the test half (expectations over random
-    tie-breaking, good movies = the target's highest test rating)."""
-    import warnings
-
-    from lrank.metrics import evaluate
-    from lrank.models.rankboost import DegenerateRoundWarning, RankBoost
-
-    n_feat = task.train.n_features
-    T = 40 + n_feat // 10 if n_rounds is None else n_rounds
-    out = {}
-    for name in algorithms:
-        if name == "RankBoost":
-            model = RankBoost(n_rounds=T, alpha_method="third", cumulative_positive=True,
-                              random_state=random_state)
-        elif name == "Regression":
-            model = RegressionRanker(feature_means=task.feature_means)
-        elif name == "NN":
-            model = NearestNeighbourRanker(feature_means=task.feature_means)
-        elif name == "VSIM":
-            model = VSIM(feature_means=task.feature_means, feature_norms=task.feature_norms)
-        else:
-            raise ValueError(f"unknown algorithm {name!r}; choose from {ALGORITHMS}")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DegenerateRoundWarning)
-            model.fit(task.train)
-        s = model.predict(task.test.X)
-        res = evaluate(task.test.y, s, task.test.qptr, ["expected_disagreement", "expected_ap",
-                                                       "expected_prot", "expected_coverage"])
-        out[name] = {"disagreement": res["expected_disagreement"], "ap": res["expected_ap"],
-                     "prot": res["expected_prot"], "coverage": res["expected_coverage"]}
-    return out
-
-
-def evaluate_tasks(ratings: np.ndarray, targets: Any, feature_users: Any, seed: int = 0,
-                   random_state: int | None = 0, n_rounds: int | None = None):
-    """`evaluate_task` for every target user (split seeded by ``seed + target``) plus random guessing.
-
-    Tasks whose training or test half has no crucial pair (all ratings equal) are skipped. Returns a tidy
-    ``pandas.DataFrame`` with columns ``target, algorithm, measure, value``; algorithm ``"random"`` is
-    random guessing on the same test half (`lrank.metrics.random_guessing`).
-    """
-    import pandas as pd
-
-    from lrank.metrics import random_guessing
-
-    rows = []
-    for u in np.asarray(targets, dtype=np.int64):
-        task = movie_task(ratings, int(u), feature_users, random_state=seed + int(u))
-        if task.train.n_critical_pairs().sum() == 0 or task.test.n_critical_pairs().sum() == 0:
-            continue
-        res = evaluate_task(task, n_rounds=n_rounds, random_state=random_state)
-        yt = task.test.y
-        res["random"] = random_guessing(int(yt.size), int((yt == yt.max()).sum()))
-        for alg, d in res.items():
-            rows.extend({"target": int(u), "algorithm": alg, "measure": k, "value": float(d[k])}
-                        for k in MEASURES)
-    return pd.DataFrame(rows, columns=["target", "algorithm", "measure", "value"])

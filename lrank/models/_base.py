@@ -66,8 +66,21 @@ class BaseRanker(BaseEstimator):
 
     # ------------------------------------------------------------------------------- fit inputs
     def _validate(self) -> None:
-        """Check every parameter against ``_parameter_constraints`` (errors name the parameter)."""
+        """Check every parameter against ``_parameter_constraints`` (errors name the parameter).
+
+        Booleans are refused where a number is expected (scikit-learn's ``Interval(Integral, ...)``
+        accepts ``True`` as 1).
+        """
+        from sklearn.utils._param_validation import Interval
+
         self._validate_params()
+        for name, constraints in self._parameter_constraints.items():
+            value = getattr(self, name, None)
+            if isinstance(value, (bool, np.bool_)) and constraints != "no_validation" and not any(
+                    c in (bool, "boolean") for c in constraints) and any(
+                    isinstance(c, Interval) for c in constraints):
+                raise ValueError(f"The {name!r} parameter of {type(self).__name__} must be a number, "
+                                 f"got {value!r}")
 
     def _ranking_data(self, X: Any, y: Any = None, qid: Any = None, group: Any = None) -> RankingData:
         """Turn the ``fit`` arguments into a validated `RankingData` (and set ``n_features_in_``).

@@ -11,7 +11,7 @@
 Example
 -------
 >>> from lrank.models.rankboost import RankBoost
->>> model = RankBoost(n_rounds=50).fit(train)      # doctest: +SKIP
+>>> model = RankBoost(n_estimators=50).fit(train)  # doctest: +SKIP
 >>> scores = model.predict(test.X)                  # doctest: +SKIP
 """
 
@@ -19,17 +19,22 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator
-from typing import Any
+from numbers import Integral
+from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
+from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from lrank._kernels import stumps as K
 from lrank.data.container import RankingData
+from lrank.metrics import evaluate, parse_metric
 from lrank.models._base import BaseRanker
 from lrank.weak.stumps import BinnedStumps, ScaledFeatures, feature_ranking_values
 
 ALPHA_METHODS = ("first", "second", "third")
+_LOSS_METRICS = ("r1", "r2", "expected_disagreement")  # lower is better
+HISTORY_COLUMNS = ["feature", "bin", "threshold", "q_def", "low", "high", "r", "alpha", "Z", "eps_plus",
+                   "eps_zero", "eps_minus", "bound", "train_rloss", "train_rloss_strict"]
 
 
 class DegenerateRoundWarning(UserWarning):
@@ -123,18 +128,21 @@ class RankBoost(BaseRanker):
 
     Parameters
     ----------
-    n_rounds : int, default 300
-        Boosting rounds T.
+    n_estimators : int, default 300
+        Boosting rounds T (the final ranking is H = sum_{t=1}^T alpha_t h_t).
     alpha_method : {"third", "second", "first"}, default "third"
         "third": WeakLearn.3 (max |r|, alpha by Eq. 6); "second": WeakLearn.2 (min Z of Eq. 3, alpha by
         Eq. 2); "first": stumps by max |r|, alpha by numerical minimisation of Z.
     cumulative_positive : bool, default False
         WeakLearn.cum: only stumps whose cumulative weight stays positive (Sec. 4).
+    positive_alpha : bool, default False
+        Only weak rankings with r > 0 (so alpha_t > 0) in every round, as RankLib's RankBoost does. The
+        paper's WeakLearn (Fig. 3) maximises |r| and takes a negative alpha when r < 0 (default).
     q_def : None, 0 or 1
         Value of a stump on a missing feature; None lets the weak learner choose it per stump.
     max_thresholds : int, default 255
         Candidate thresholds per feature (``lrank.data.binning``; 255 needs uint16 codes, 254 uint8).
-    threshold_strategy : str, default "subsample"
+    threshold_strategy : {"subsample", "quantile", "all"}, default "subsample"
         How thresholds are picked when a feature has more distinct values (see `bin_features`).
     bipartite : {"auto", True, False}
         RankBoost.B (Fig. 2) when the feedback is per-query bipartite ("auto"), always (error if not
@@ -143,6 +151,13 @@ class RankBoost(BaseRanker):
         "stump": binary stumps of Eq. 9 (WeakLearn, Fig. 3). "feature": the [0, 1]-valued weak ranking
         h = the raw feature scaled to its training range (q_def on missing values), chosen by max |r|;
         pair it with ``alpha_method="first"`` (numerical minimisation of Z) or "third".
+    early_stopping_rounds : int or None, default None
+        Stop when ``eval_metric`` on the first ``eval_set`` (a `fit` argument) has not improved for this
+        many rounds; ``best_iteration_`` is then the best round, which `predict` uses by default.
+    eval_metric : str, default "ndcg@10"
+        An `lrank.metrics` name scored on every ``eval_set`` after each round (``history_`` columns
+        ``valid_<eval_metric>``); the losses ``r1``, ``r2``, ``expected_disagreement`` are minimised,
+        every other metric maximised.
     random_state : int or None
         Seeds the threshold subsample; the same seed gives bit-identical models.
     verbose : bool
@@ -153,13 +168,16 @@ class RankBoost(BaseRanker):
     alphas_, features_, thresholds_, q_defs_ : ndarray (n_iter_,)
         The final ranking H(x) = sum_t alpha_t [x_{f_t} > theta_t] (q_def_t if x_{f_t} is missing).
     history_ : pandas.DataFrame
-        One row per round: feature, bin, threshold, q_def, r, alpha, Z, W_minus, W_zero, W_plus,
-        bound (prod_s Z_s, Theorem 1), train_rloss (Eq. 21 under the initial D), train_rloss_strict
-        (Eq. 1).
+        One row per round, indexed by ``iteration``: feature, bin, threshold, q_def, low, high, r (Eq. 5),
+        alpha, Z, eps_plus = W_- (weight of the pairs h orders correctly), eps_zero = W_0 (tied),
+        eps_minus = W_+ (misordered), bound (prod_s Z_s, Theorem 1), train_rloss (Eq. 21 under the
+        initial D), train_rloss_strict (Eq. 1); ``valid_<eval_metric>`` with an ``eval_set``.
     n_iter_ : int
+    best_iteration_ : int or None
+        The round with the best ``valid_<eval_metric>`` when ``early_stopping_rounds`` is set, else None.
     bipartite_ : bool
         Whether RankBoost.B ran.
-    stop_reason_ : str or None
+    stop_reason_ : str
 
     Notes
     -----
@@ -176,57 +194,88 @@ class RankBoost(BaseRanker):
       `DegenerateRoundWarning`; so does a round where no allowed stump has r != 0.
     """
 
-    def __init__(self, n_rounds: int = 300, alpha_method: str = "third", cumulative_positive: bool = False,
-                 q_def: int | None = None, max_thresholds: int = 255, threshold_strategy: str = "subsample",
-                 bipartite: Any = "auto", weak_ranker: str = "stump", random_state: int | None = None,
-                 verbose: bool = False) -> None:
-        self.n_rounds = n_rounds
+    _parameter_constraints: ClassVar[dict] = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "alpha_method": [StrOptions(set(ALPHA_METHODS))],
+        "cumulative_positive": ["boolean"],
+        "positive_alpha": ["boolean"],
+        "q_def": [None, Options(Integral, {0, 1})],
+        "max_thresholds": [Interval(Integral, 1, 65534, closed="both")],
+        "threshold_strategy": [StrOptions({"subsample", "quantile", "all"})],
+        "bipartite": [StrOptions({"auto"}), "boolean"],
+        "weak_ranker": [StrOptions({"stump", "feature"})],
+        "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
+        "eval_metric": [str],
+        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+        "verbose": ["boolean"],
+    }
+
+    def __init__(self, n_estimators: int = 300, alpha_method: str = "third",
+                 cumulative_positive: bool = False,
+                 positive_alpha: bool = False, q_def: int | None = None, max_thresholds: int = 255,
+                 threshold_strategy: str = "subsample", bipartite: Any = "auto", weak_ranker: str = "stump",
+                 early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10",
+                 random_state: int | None = None, verbose: bool = False) -> None:
+        self.n_estimators = n_estimators
         self.alpha_method = alpha_method
         self.cumulative_positive = cumulative_positive
+        self.positive_alpha = positive_alpha
         self.q_def = q_def
         self.max_thresholds = max_thresholds
         self.threshold_strategy = threshold_strategy
         self.bipartite = bipartite
         self.weak_ranker = weak_ranker
+        self.early_stopping_rounds = early_stopping_rounds
+        self.eval_metric = eval_metric
         self.random_state = random_state
         self.verbose = verbose
 
     # ---------------------------------------------------------------------------------- fitting
-    def _check_params(self) -> None:
-        if self.alpha_method not in ALPHA_METHODS:
-            raise ValueError(f"alpha_method must be one of {ALPHA_METHODS}, got {self.alpha_method!r}")
-        if not isinstance(self.n_rounds, (int, np.integer)) or self.n_rounds < 0:
-            raise ValueError(f"n_rounds must be a non-negative integer, got {self.n_rounds!r}")
-        if self.q_def not in (None, 0, 1):
-            raise ValueError(f"q_def must be None, 0 or 1, got {self.q_def!r}")
-        if self.weak_ranker not in ("stump", "feature"):
-            raise ValueError(f"weak_ranker must be 'stump' or 'feature', got {self.weak_ranker!r}")
+    def _validate(self) -> None:
+        super()._validate()
+        for name in ("n_estimators", "max_thresholds", "q_def", "random_state", "early_stopping_rounds"):
+            if isinstance(getattr(self, name), bool):  # bool is an Integral to scikit-learn
+                raise TypeError(f"The '{name}' parameter of {type(self).__name__} must be an int, got "
+                                f"{getattr(self, name)!r}")
         if self.weak_ranker == "feature" and self.alpha_method == "second":
-            raise ValueError("the second method (Eq. 2-3) needs {0,1}-valued weak rankings; with "
+            raise ValueError("alpha_method='second' (Eq. 2-3) needs {0,1}-valued weak rankings; with "
                              "weak_ranker='feature' use alpha_method='first' or 'third'")
-        if self.bipartite not in ("auto", True, False):
-            raise ValueError(f"bipartite must be 'auto', True or False, got {self.bipartite!r}")
+        try:
+            parse_metric(self.eval_metric)
+        except ValueError as exc:
+            raise ValueError(f"eval_metric: {exc}") from None
 
-    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> RankBoost:
+    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
+            eval_set: Any = None) -> RankBoost:
         """Learn from graded labels: the crucial pairs are ``y[x_1] > y[x_0]`` within each query, all
-        with the same initial weight 1/m (D = c max(0, Phi), Phi = sum of the queries' feedback)."""
-        self._check_params()
+        with the same initial weight 1/m (D = c max(0, Phi), Phi = sum of the queries' feedback).
+
+        ``eval_set`` (a `RankingData`, a tuple ``(X, y, qid)`` or a list of them) is scored after every
+        round and enables ``early_stopping_rounds``.
+        """
+        self._validate()
         data = self._ranking_data(X, y, qid, group)
+        valid = self._eval_sets(eval_set)
+        if self.early_stopping_rounds is not None and not valid:
+            raise ValueError("early_stopping_rounds needs an eval_set to watch")
         pairs = data.pairs("uniform")
         structure = bipartite_structure(data) if self.bipartite in ("auto", True) else None
         if self.bipartite is True and structure is None:
             raise ValueError("bipartite=True needs at most two label values per query")
         return self._fit(data.X, pairs.hi, pairs.lo, pairs.weight, structure, data.query_index(),
-                         data.n_queries)
+                         data.n_queries, valid)
 
     def fit_feedback(self, X: Any, hi: Any, lo: Any, weight: Any = None) -> RankBoost:
         """Learn from general feedback Phi given as weighted pairs: ``hi[p]`` should rank above ``lo[p]``
         with importance ``weight[p]`` (Sec. 2). Several feedback functions are summed by concatenating
         their pairs; a negative weight means the opposite preference; zero weights are dropped."""
-        self._check_params()
+        self._validate()
+        if self.early_stopping_rounds is not None:
+            raise ValueError("early_stopping_rounds: fit_feedback has no eval_set; use fit()")
         if self.bipartite is True:
-            raise ValueError("fit_feedback runs the general algorithm (Fig. 1); use fit() for RankBoost.B")
-        X = self._features(X)
+            raise ValueError("bipartite=True: fit_feedback runs the general algorithm (Fig. 1); use fit() "
+                             "for RankBoost.B")
+        X = self._features(X, n_features=np.shape(X)[1] if np.ndim(X) == 2 else None)
         hi = np.asarray(hi, dtype=np.int64).ravel()
         lo = np.asarray(lo, dtype=np.int64).ravel()
         w = np.ones(hi.size) if weight is None else np.asarray(weight, dtype=np.float64).ravel()
@@ -247,8 +296,8 @@ class RankBoost(BaseRanker):
             w = w / w.sum()
         return self._fit(X, hi, lo, w, None, np.zeros(X.shape[0], dtype=np.int64), 1)
 
-    def _fit(self, X, hi, lo, D1, structure, doc_query, n_queries) -> RankBoost:
-        X = self._features(X)
+    def _fit(self, X, hi, lo, D1, structure, doc_query, n_queries, valid=()) -> RankBoost:
+        X = self._features(X, X.shape[1])
         self.n_features_in_ = X.shape[1]
         hi = np.ascontiguousarray(hi, dtype=np.int64)
         lo = np.ascontiguousarray(lo, dtype=np.int64)
@@ -256,18 +305,21 @@ class RankBoost(BaseRanker):
         D = D1.copy()
         m = hi.size
         n = X.shape[0]
-        stumps = BinnedStumps(X, self.max_thresholds, self.threshold_strategy, self.random_state)
-        self.bins_ = stumps.bins
         use_features = self.weak_ranker == "feature"
+        stumps = None if use_features else BinnedStumps(X, self.max_thresholds, self.threshold_strategy,
+                                                        self.random_state)
         feats = ScaledFeatures(X) if use_features else None
         rows = np.unique(np.r_[hi, lo]) if m else np.zeros(0, dtype=np.int64)
         dense = rows.size == n
         eps = 1.0 / (2.0 * m) if m else 0.0
         method = self.alpha_method
         cum = None
-        if self.cumulative_positive:
-            shape = (stumps.n_features, 2) if use_features else (stumps.n_features, stumps.n_bins, 2)
+        # WeakLearn.cum keeps cumulative weights; positive_alpha alone is the same test with the weights
+        # held at 0 (cum + alpha > 0  <=>  alpha > 0  <=>  r > 0)
+        if self.cumulative_positive or self.positive_alpha:
+            shape = (X.shape[1], 2) if use_features else (stumps.n_features, stumps.n_bins, 2)
             cum = np.zeros(shape)
+        accumulate = self.cumulative_positive
         self.bipartite_ = structure is not None
         if self.bipartite_:
             side, n_pairs = structure
@@ -279,20 +331,18 @@ class RankBoost(BaseRanker):
                 v[sel] = 1.0 / cnt[doc_query[sel]]
             c = n_pairs / n_pairs.sum() if n_pairs.sum() > 0 else n_pairs.copy()
         H = np.zeros(n)
-        rec: dict[str, list] = {k: [] for k in ("feature", "bin", "threshold", "low", "high", "q_def", "r",
-                                                "alpha", "Z",
-                                                "W_minus", "W_zero", "W_plus", "bound", "train_rloss",
-                                                "train_rloss_strict")}
+        metric = self.eval_metric
+        lower_better = parse_metric(metric).base in _LOSS_METRICS
+        vX = [self._features(vd.X, X.shape[1]) for vd in valid]
+        vH = [np.zeros(v.shape[0]) for v in vX]
+        best, best_it, since = np.inf, 0, 0
+        rows_out: list[dict] = []  # grows with the rounds actually run (memory follows work)
+        sum_abs_alpha = 0.0
         bound = 1.0
-        self.stop_reason_ = None
-        rounds = range(self.n_rounds)
-        if self.verbose:
-            from tqdm.auto import tqdm
-
-            rounds = tqdm(rounds, desc="RankBoost")
-        for _t in rounds:
+        self.stop_reason_ = "n_estimators reached"
+        for _t in self._progress(self.n_estimators, "RankBoost"):
             if m == 0:
-                self._stop("the feedback has no crucial pairs (every query's labels are equal)")
+                self._stop("no crucial pairs (every query's labels are equal)")
                 break
             if self.bipartite_:
                 pi = K.potentials_bipartite(v, side, c, doc_query)  # pi = d(x) s(x), Sec. 4
@@ -309,8 +359,9 @@ class RankBoost(BaseRanker):
                 st = stumps.search(pi, q_def=self.q_def, rows=None if dense else rows, cum=cum, pairs=pairs,
                                    eps=eps)
             if st is None:
-                self._stop("no weak ranking has r != 0 under the current distribution"
-                           + (" with a positive cumulative weight" if cum is not None else ""))
+                self._stop("no allowed weak ranking has r != 0"
+                           + (" (r > 0 required)" if self.positive_alpha else "")
+                           + (" with a positive cumulative weight" if self.cumulative_positive else ""))
                 break
             h = feats.values(st) if use_features else stumps.values(st.feature, st.bin, st.q_def)
             perfect = False
@@ -318,27 +369,27 @@ class RankBoost(BaseRanker):
                 if abs(st.r) >= 1.0 - 1e-12:
                     perfect = True
                 else:
-                    alpha = alpha_third(st.r)
+                    alpha = alpha_third(st.r)  # Eq. (6)
             elif method == "second":
                 if st.w_zero <= 1e-15 and min(st.w_minus, st.w_plus) <= 1e-15:
                     perfect = True
                 else:
-                    alpha = alpha_second(st.w_minus, st.w_plus, eps)
+                    alpha = alpha_second(st.w_minus, st.w_plus, eps)  # Eq. (2)
             else:
                 Dp = c[doc_query[hi]] * v[hi] * v[lo] if self.bipartite_ else D
                 diff = h[lo] - h[hi]
                 if abs(st.r) >= 1.0 - 1e-12:
                     perfect = True
                 else:
-                    alpha = alpha_first(diff, Dp, eps)
+                    alpha = alpha_first(diff, Dp, eps)  # the first method: argmin Z(alpha)
             if perfect:
                 # h alone orders every crucial pair: give it a weight that dominates the rest of H
-                alpha = float(np.sign(st.r)) * (1.0 + float(np.sum(np.abs(rec["alpha"]))))
+                alpha = float(np.sign(st.r)) * (1.0 + sum_abs_alpha)
             if self.bipartite_:
                 Z, wm, w0, wp = K.update_bipartite(v, side, c, doc_query, h, alpha, n_queries)  # Fig. 2
             else:
                 Z, wm, w0, wp = K.update_pairs(hi, lo, D, h, alpha)  # Fig. 1
-            if cum is not None:
+            if accumulate:
                 if use_features:
                     cum[st.feature, st.q_def] += alpha
                 else:
@@ -346,30 +397,47 @@ class RankBoost(BaseRanker):
             if use_features:  # W_b is defined for {0,1}-valued rankings only (Sec. 3.2)
                 wm = w0 = wp = float("nan")
             H += alpha * h
-            bound *= Z  # Theorem 1
+            sum_abs_alpha += abs(alpha)
+            bound *= Z  # Theorem 1: rloss_D(H) <= prod_t Z_t
             loss_half, loss_strict = K.ranking_losses(hi, lo, D1, H)  # Eq. (21) and Eq. (1)
-            for key, val in (("feature", st.feature), ("bin", -1 if use_features else st.bin),
-                             ("threshold", np.nan if use_features else st.threshold),
-                             ("low", st.low if use_features else np.nan),
-                             ("high", st.high if use_features else np.nan), ("q_def", st.q_def),
-                             ("r", st.r), ("alpha", alpha), ("Z", Z), ("W_minus", wm),
-                             ("W_zero", w0), ("W_plus", wp), ("bound", bound),
-                             ("train_rloss", loss_half), ("train_rloss_strict", loss_strict)):
-                rec[key].append(val)
+            rows_out.append({
+                "feature": st.feature, "bin": -1 if use_features else st.bin,
+                "threshold": np.nan if use_features else st.threshold, "q_def": st.q_def,
+                "low": st.low if use_features else np.nan, "high": st.high if use_features else np.nan,
+                "r": st.r, "alpha": alpha, "Z": Z, "eps_plus": wm, "eps_zero": w0, "eps_minus": wp,
+                "bound": bound, "train_rloss": loss_half, "train_rloss_strict": loss_strict})
+            for j, (vd, x_v, h_v) in enumerate(zip(valid, vX, vH)):
+                if use_features:
+                    h_v += alpha * feature_ranking_values(x_v, st.feature, st.low, st.high, st.q_def)
+                else:
+                    K.stump_scores(x_v, np.array([st.feature], dtype=np.int64), np.array([st.threshold]),
+                                   np.array([float(st.q_def)]), np.array([alpha]), h_v)
+                score = float(evaluate(vd.y, h_v, vd.qptr, [metric])[metric])
+                rows_out[-1][f"valid_{metric}" if j == 0 else f"valid{j}_{metric}"] = score
+                if j == 0:
+                    loss = score if lower_better else -score
+                    if loss < best:
+                        best, best_it, since = loss, len(rows_out), 0
+                    else:
+                        since += 1
             if perfect:
-                self._stop("a weak ranking orders every crucial pair correctly (|r| = 1); training is done")
+                self._stop("|r| = 1: one weak ranking orders every crucial pair")
                 break
-        self.history_ = pd.DataFrame(rec)
-        self.history_.index.name = "round"
-        self.history_.index = self.history_.index + 1
+            if self.early_stopping_rounds is not None and since >= self.early_stopping_rounds:
+                self.stop_reason_ = (f"early stopping: valid_{metric} did not improve for {since} rounds "
+                                     f"after round {best_it}")
+                break
+        columns = HISTORY_COLUMNS + [k for k in (rows_out[0] if rows_out else {}) if k not in HISTORY_COLUMNS]
+        self.history_ = self._history(rows_out, columns=columns)
         self.n_iter_ = len(self.history_)
-        self.alphas_ = self.history_["alpha"].to_numpy(dtype=np.float64)
-        self.features_ = self.history_["feature"].to_numpy(dtype=np.int64)
-        self.thresholds_ = self.history_["threshold"].to_numpy(dtype=np.float64)
-        self.q_defs_ = self.history_["q_def"].to_numpy(dtype=np.float64)
-        self.lows_ = self.history_["low"].to_numpy(dtype=np.float64)
-        self.highs_ = self.history_["high"].to_numpy(dtype=np.float64)
-        self.train_scores_ = H
+        self.best_iteration_ = best_it if self.early_stopping_rounds is not None else None
+        h_ = self.history_
+        self.alphas_ = h_["alpha"].to_numpy(dtype=np.float64)
+        self.features_ = h_["feature"].to_numpy(dtype=np.int64)
+        self.thresholds_ = h_["threshold"].to_numpy(dtype=np.float64)
+        self.q_defs_ = h_["q_def"].to_numpy(dtype=np.float64)
+        self.lows_ = h_["low"].to_numpy(dtype=np.float64)
+        self.highs_ = h_["high"].to_numpy(dtype=np.float64)
         return self
 
     def _stop(self, why: str) -> None:
@@ -377,16 +445,20 @@ class RankBoost(BaseRanker):
         warnings.warn(f"RankBoost stopped early: {why}", DegenerateRoundWarning, stacklevel=3)
 
     # ------------------------------------------------------------------------------- prediction
-    def predict(self, X: Any) -> np.ndarray:
-        """H(x) = sum_t alpha_t h_t(x) (float64); higher means ranked higher. No qid needed."""
-        self._check_fitted()
+    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
+        """H(x) = sum_{t <= num_iteration} alpha_t h_t(x) (float64); higher means ranked higher.
+
+        ``num_iteration`` None: every round. No qid needed.
+        """
+        k = self._num_iteration(num_iteration)
         X = self._features(X, self.n_features_in_)
         out = np.zeros(X.shape[0])
         if self.weak_ranker == "feature":
-            for t in range(self.n_iter_):
+            for t in range(k):
                 out += self.alphas_[t] * self._feature_h(X, t)
             return out
-        return K.stump_scores(X, self.features_, self.thresholds_, self.q_defs_, self.alphas_, out)
+        return K.stump_scores(X, self.features_[:k].copy(), self.thresholds_[:k].copy(),
+                              self.q_defs_[:k].copy(), self.alphas_[:k].copy(), out)
 
     def _feature_h(self, X: np.ndarray, t: int) -> np.ndarray:
         return feature_ranking_values(X, int(self.features_[t]), self.lows_[t], self.highs_[t],
@@ -428,98 +500,6 @@ def ranking_loss(scores: Any, hi: Any, lo: Any, weight: Any = None) -> float:
     w = (np.full(hi.size, 1.0 / max(hi.size, 1)) if weight is None
          else np.ascontiguousarray(weight, dtype=np.float64))
     return float(K.ranking_loss(hi, lo, w, s))
-
-
-def vc_bound(m: float, n: float, T: float, d: float = 2.0, delta: float = 0.05) -> float:
-    """Theorem 3: with probability 1 - delta, |train error - generalisation error| is at most this.
-
-    ``m``, ``n``: sizes of the two training samples S_0, S_1; ``T`` rounds; ``d`` the VC dimension of the
-    weak rankings (>= 2); d' = 2 (d + 1)(T + 1) log2(e (T + 1)).
-    """
-    dp = 2.0 * (d + 1.0) * (T + 1.0) * np.log2(np.e * (T + 1.0))
-
-    def eps(k: float) -> float:
-        return 2.0 * np.sqrt((dp * (np.log(2.0 * k / dp) + 1.0) + np.log(18.0 / delta)) / k)
-
-    return float(eps(m) + eps(n))
-
-
-def as_homepage_finding(data: RankingData, single_target: bool = True) -> RankingData:
-    """Cast graded data as homepage finding (Sec. 6.1): one correct document per query.
-
-    Per query the document with the highest label is the target (label 1) and every lower-labelled
-    document gets label 0; queries whose labels are all equal are dropped. With ``single_target`` (the
-    paper's one correct homepage per base query) only the first top-labelled document in row order is
-    kept as target and the query's other top-labelled documents are removed; otherwise all of them are
-    targets.
-    """
-    rows, ys, sizes, keep = [], [], [], []
-    for q in range(data.n_queries):
-        a, b = int(data.qptr[q]), int(data.qptr[q + 1])
-        yq = data.y[a:b]
-        if yq.max() == yq.min():
-            continue
-        top = yq == yq.max()
-        if single_target:
-            first = int(np.flatnonzero(top)[0])
-            sel = np.flatnonzero(~top | (np.arange(b - a) == first))
-        else:
-            sel = np.arange(b - a)
-        rows.append(a + sel)
-        ys.append(top[sel].astype(np.int32))
-        sizes.append(sel.size)
-        keep.append(q)
-    rows_a = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
-    y = np.concatenate(ys) if ys else np.zeros(0, dtype=np.int32)
-    prov = dict(data.provenance, cast="homepage finding: target = the query's top-labelled document"
-                + (" (first one; other top-labelled documents removed)" if single_target else "s"))
-    return RankingData(data.X[rows_a], y, np.r_[0, np.cumsum(sizes)].astype(np.int64),
-                       qid=data.qid[np.asarray(keep, dtype=np.int64)], feature_names=data.feature_names,
-                       provenance=prov)
-
-
-def target_rank_stats(y: Any, scores: Any, qptr: Any, ks: Any = (1, 2, 5, 10, 20, 30)) -> dict:
-    """Table 1's numbers under random tie-breaking: per query the rank of the first target (y > 0).
-
-    With R documents scored above the best-scored target and Q documents (q of them targets) tied with
-    it, the first target's rank is R + Y with Pr[Y <= l] = 1 - C(Q - l, q) / C(Q, q) and
-    E[Y] = (Q + 1) / (q + 1) (App. A, the urn of Eq. 24 with j = 1).
-
-    Returns ``{"top": {k: expected number of queries with rank <= k}, "mean_rank": expected rank
-    averaged over queries, "rank": per-query expected rank}``; queries without a target are skipped.
-    """
-    from scipy.special import gammaln
-
-    y = np.asarray(y)
-    s = np.asarray(scores, dtype=np.float64)
-    qptr = np.asarray(qptr, dtype=np.int64)
-    ks = [int(k) for k in ks]
-    top = dict.fromkeys(ks, 0.0)
-    ranks = []
-
-    def lbinom(a, b):
-        return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
-
-    for qi in range(qptr.size - 1):
-        yq, sq = y[qptr[qi]:qptr[qi + 1]], s[qptr[qi]:qptr[qi + 1]]
-        good = yq > 0
-        if not good.any():
-            continue
-        best = sq[good].max()
-        R = int((sq > best).sum())
-        Q = int((sq == best).sum())
-        q = int((good & (sq == best)).sum())
-        ranks.append(R + (Q + 1.0) / (q + 1.0))
-        for k in ks:
-            ell = k - R
-            if ell <= 0:
-                continue
-            if ell > Q - q:
-                top[k] += 1.0
-            else:
-                top[k] += 1.0 - float(np.exp(lbinom(Q - ell, q) - lbinom(Q, q)))
-    ranks = np.asarray(ranks)
-    return {"top": top, "mean_rank": float(ranks.mean()) if ranks.size else float("nan"), "rank": ranks}
 
 
 def warmup() -> None:
