@@ -134,7 +134,12 @@ def paired_comparison(a: Any, b: Any, *, alpha: float = 0.05, n_resamples: int =
            "p_value": 1.0, "verdict": UNDECIDED}
     if n < 2 or not np.any(d != 0):
         return out
-    out["p_value"] = float(wilcoxon(d, zero_method="wilcox", alternative="two-sided").pvalue)
+    nz = d[d != 0]
+    # exact null distribution when it is exact (no ties, n <= 50), else the normal approximation with the
+    # tie correction; scipy's "auto" falls back to a permutation test that is slow on small tied samples
+    exact = nz.size <= 50 and np.unique(np.abs(nz)).size == nz.size
+    out["p_value"] = float(wilcoxon(d, zero_method="wilcox", alternative="two-sided",
+                                    method="exact" if exact else "approx").pvalue)
     if np.ptp(d) > 0:
         ci = bootstrap((d,), np.mean, confidence_level=1 - alpha, n_resamples=n_resamples,
                        method="percentile", rng=np.random.default_rng(random_state)).confidence_interval

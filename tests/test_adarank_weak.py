@@ -49,3 +49,19 @@ def test_errors():
     w.fit(np.zeros((2, 2)))
     with pytest.raises(ValueError):
         w.transform(np.zeros((2, 3)))
+
+
+def test_standard_scaling_values_missing_and_order():
+    X = np.array([[1.0, 5.0], [3.0, np.nan], [2.0, 5.0], [np.nan, 7.0]])
+    w = SingleFeatureRankers(scaling="standard", directions="both").fit(X)
+    H = w.transform(X)
+    x0 = np.array([1.0, 3.0, 2.0])
+    z0 = (x0 - x0.mean()) / x0.std()
+    np.testing.assert_allclose(H[[0, 1, 2], 0], z0)
+    assert H[3, 0] == pytest.approx(z0.min())  # missing -> the lowest training value
+    np.testing.assert_allclose(H[[0, 1, 2], 2], -z0)
+    assert H[3, 2] == pytest.approx(-z0.max())
+    raw = SingleFeatureRankers(scaling="none").fit(X).transform(X)
+    for c in range(2):  # same ranking as the raw values
+        np.testing.assert_array_equal(np.argsort(H[:, c], kind="stable"),
+                                      np.argsort(raw[:, c], kind="stable"))

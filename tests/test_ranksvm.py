@@ -74,3 +74,21 @@ def test_bm25_columns():
     assert [BM25_FEATURES["mslr"][s] + 1 for s in ("body", "anchor", "title", "url", "whole document")] == [
         106, 107, 108, 109, 110]
     assert BM25_FEATURE["mslr"] == 109
+
+
+@pytest.mark.parametrize("kwargs", [dict(C=0.0), dict(C=-1.0), dict(validation_fraction=1.0),
+                                    dict(max_pairs_per_query=0), dict(max_iter=0), dict(select_by="zzz"),
+                                    dict(Cs=(0.1, -1.0))])
+def test_parameters_validated_at_fit_naming_the_parameter(kwargs):
+    d = _linear_data()
+    (name,) = kwargs
+    with pytest.raises(ValueError, match=name):
+        RankSVM(**kwargs).fit(d)
+
+
+def test_predict_has_no_rounds():
+    d = _linear_data()
+    m = RankSVM(C=1.0, random_state=0).fit(d)
+    np.testing.assert_array_equal(m.predict(d.X, num_iteration=None), m.predict(d.X))
+    with pytest.raises(ValueError, match="num_iteration"):
+        m.predict(d.X, num_iteration=3)

@@ -54,3 +54,35 @@ def test_bad_input():
         stats.friedman(pd.DataFrame({"a": [1.0, 2.0], "b": [2.0, 1.0]}))
     with pytest.raises(ValueError):
         stats.paired_ttest([1.0], [2.0])
+
+
+def test_paired_comparison_verdicts():
+    from lrank.stats import paired_comparison, verdict
+
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=60)
+    up = paired_comparison(base + 0.5 + 0.1 * rng.normal(size=60), base)
+    assert up["verdict"] == "HELD" and up["n"] == 60 and up["p_value"] < 1e-6
+    assert up["ci_low"] > 0 and up["ci_low"] < up["mean_diff"] < up["ci_high"]
+    down = paired_comparison(base - 0.5 + 0.1 * rng.normal(size=60), base)
+    assert down["verdict"] == "NOT HELD" and down["ci_high"] < 0
+    noise = paired_comparison(base + rng.normal(size=60), base + rng.normal(size=60))
+    assert noise["verdict"] == "UNDECIDED" and noise["p_value"] > 0.05
+    assert paired_comparison(base[:1], base[:1] - 1)["verdict"] == "UNDECIDED"  # one pair decides nothing
+    assert verdict(0.049, True) == "HELD" and verdict(0.049, False) == "NOT HELD"
+    assert verdict(0.05, True) == "UNDECIDED"
+
+
+def test_paired_comparison_p_value_is_scipys():
+    from scipy.stats import wilcoxon
+
+    from lrank.stats import paired_comparison
+
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=30), rng.normal(size=30)
+    assert paired_comparison(a, b)["p_value"] == pytest.approx(wilcoxon(a - b).pvalue, rel=1e-12)
+    ta, tb = np.round(a, 1), np.round(b, 1)  # ties: normal approximation with the tie correction
+    assert paired_comparison(ta, tb)["p_value"] == pytest.approx(
+        wilcoxon(ta - tb, method="approx").pvalue, rel=1e-12)
+    with pytest.raises(ValueError, match="equally long"):
+        paired_comparison(a, b[:-1])

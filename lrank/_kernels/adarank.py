@@ -6,8 +6,9 @@ query is computed once, ``M[c, q] = E(pi(q, d_q, h_c), y_q)``, and round ``t`` p
 ``argmax_c sum_q P_t(q) M[c, q]`` (Sec. 3.6), an O(candidates x queries) weighted sum, instead of
 re-ranking every feature on every query every round.
 
-The matrix itself is filled with :func:`lrank.metrics.evaluate` (``per_query=True``), one call per
-candidate, so AdaRank's E is exactly lrank's metric, with its tie and empty-query conventions.
+The matrix itself is filled above this layer (`lrank.weak.single_feature.feature_query_matrix`, with
+`lrank.metrics.evaluate`); nothing here imports from lrank's upper layers. The ``@njit`` kernels are
+private (``_name``), each behind one validating function.
 """
 
 from __future__ import annotations
@@ -82,39 +83,6 @@ def choose_weak_ranker(M: np.ndarray, P: np.ndarray, allowed: np.ndarray | None 
     allowed = np.ascontiguousarray(allowed, dtype=np.bool_)
     best, best_phi, phi = _choose(M, P, allowed)
     return int(best), float(best_phi), phi
-
-
-def feature_query_matrix(H: np.ndarray, y: np.ndarray, qptr: np.ndarray, metric: str,
-                         metric_options: dict | None = None) -> np.ndarray:
-    """``M[c, q]``: metric ``metric`` of query ``q`` ranked by candidate ``c``'s scores ``H[:, c]``.
-
-    Parameters
-    ----------
-    H : ndarray of shape (n_docs, n_candidates)
-        Scores of every candidate weak ranker.
-    y, qptr : labels and CSR query offsets.
-    metric : str
-        An lrank metric name (``"map"``, ``"ndcg@5"``, ...).
-    metric_options : dict, optional
-        Passed to :func:`lrank.metrics.evaluate` (``gain``, ``discount``, ``empty``, ``rel_threshold``...).
-
-    Returns
-    -------
-    ndarray of shape (n_candidates, n_queries), float64
-        NaN where the metric skips a query (e.g. MAP of a query without relevant documents and
-        ``empty="skip"``).
-    """
-    from lrank.metrics import evaluate
-
-    H = np.asarray(H, dtype=np.float64)
-    if H.ndim != 2 or H.shape[0] != np.asarray(y).shape[0]:
-        raise ValueError(f"H must be (n_docs, n_candidates) with n_docs = len(y), got {H.shape}")
-    opts = dict(metric_options or {})
-    nq = np.asarray(qptr).size - 1
-    M = np.empty((H.shape[1], nq), dtype=np.float64)
-    for c in range(H.shape[1]):
-        M[c] = evaluate(y, np.ascontiguousarray(H[:, c]), qptr, [metric], per_query=True, **opts)[metric]
-    return M
 
 
 def warmup() -> None:

@@ -19,9 +19,11 @@ the training data) by a ranking metric, then the model is refit on all training 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker
@@ -109,7 +111,9 @@ class RankSVM(BaseRanker):
     metric_options : dict, optional
         Passed to `lrank.metrics.evaluate` when choosing ``C``.
     random_state : int, optional
-        Flipped pairs, subsample and the validation split.
+        Flipped pairs, subsample and the validation split (liblinear's own shuffling too).
+
+    Not a boosting model: it has no rounds, so no ``n_estimators`` / ``staged_predict`` / ``history_``.
 
     Attributes
     ----------
@@ -119,9 +123,22 @@ class RankSVM(BaseRanker):
         The C used.
     validation_scores_ : dict
         ``C -> select_by`` on the validation queries (empty when ``C`` was given).
+    n_iter_ : int
+        liblinear's iterations in the final fit (scikit-learn's meaning; there are no boosting rounds).
     mean_, scale_ : ndarray
         Standardisation of the training documents.
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "Cs": ["array-like"],
+        "select_by": [str],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "max_pairs_per_query": [Interval(Integral, 1, None, closed="left"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "metric_options": [dict, None],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, C: float | None = None, Cs: Sequence[float] = (1e-4, 1e-3, 1e-2, 1e-1),
                  select_by: str = "map", validation_fraction: float = 0.25,
@@ -141,13 +158,13 @@ class RankSVM(BaseRanker):
         Z = (np.asarray(X, dtype=np.float64) - self.mean_) / self.scale_
         return np.where(np.isnan(Z), 0.0, Z)
 
-    def _solve(self, data: RankingData, C: float) -> np.ndarray:
+    def _solve(self, data: RankingData, C: float) -> tuple[np.ndarray, int]:
         from sklearn.svm import LinearSVC
 
         std = RankingData(self._standardise(data.X), data.y, data.qptr)
         D, s = pair_differences(std, self.random_state, self.max_pairs_per_query)
         if D.shape[0] == 0:
-            return np.zeros(data.n_features)
+            return np.zeros(data.n_features), 0
         if np.unique(s).size < 2:  # a single pair: add its mirror so liblinear sees two classes
             D, s = np.vstack([D, -D]), np.r_[s, -s]
         svm = LinearSVC(C=C, loss="hinge", fit_intercept=False, dual=True, max_iter=self.max_iter,
@@ -159,15 +176,24 @@ class RankSVM(BaseRanker):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             svm.fit(D, s)
-        return svm.coef_.ravel().astype(np.float64)
+        return svm.coef_.ravel().astype(np.float64), int(svm.n_iter_)
 
     # ------------------------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: RankingData | None = None) -> RankSVM:
-        """Train; with ``C=None`` choose C on ``eval_set`` (or on held-out training queries) first."""
-        from lrank.metrics import evaluate
+            eval_set: Any = None) -> RankSVM:
+        """Train; with ``C=None`` first choose C on the first ``eval_set`` (or held-out training queries)."""
+        from lrank.metrics import evaluate, parse_metric
 
+        self._validate()
+        try:
+            parse_metric(self.select_by)
+        except (ValueError, KeyError) as exc:
+            raise ValueError(f"select_by={self.select_by!r} is not an lrank metric: {exc}") from None
+        if self.random_state is not None and not isinstance(self.random_state, (int, np.integer)):
+            raise TypeError(f"random_state must be an int or None, got {type(self.random_state).__name__}")
         data = self._ranking_data(X, y, qid, group)
+        valids = self._eval_sets(eval_set)
+        eval_set = valids[0] if valids else None
         Xd = data.X.astype(np.float64)
         mean = np.nanmean(np.where(np.isnan(Xd).all(axis=0), 0.0, Xd), axis=0)
         sd = np.nanstd(np.where(np.isnan(Xd).all(axis=0), 0.0, Xd), axis=0)
@@ -177,35 +203,33 @@ class RankSVM(BaseRanker):
         opts = dict(self.metric_options or {})
         self.validation_scores_: dict = {}
         if self.C is not None:
-            if not self.C > 0:
-                raise ValueError(f"C must be positive, got {self.C!r}")
             C = float(self.C)
         else:
             Cs = [float(c) for c in self.Cs]
-            if not Cs or min(Cs) <= 0:
+            if not Cs or min(Cs) <= 0 or not all(np.isfinite(Cs)):
                 raise ValueError(f"Cs must be a non-empty sequence of positive numbers, got {self.Cs!r}")
             if eval_set is not None:
                 train, valid = data, eval_set
             else:
-                if not 0 < self.validation_fraction < 1:
-                    raise ValueError("validation_fraction must be in (0, 1)")
                 if data.n_queries < 2:
                     raise ValueError("choosing C needs >= 2 training queries or an eval_set")
                 order = np.random.default_rng(self.random_state).permutation(data.n_queries)
                 n_val = max(1, int(round(self.validation_fraction * data.n_queries)))
                 train, valid = data.subset(np.sort(order[n_val:])), data.subset(np.sort(order[:n_val]))
             for c in Cs:
-                w = self._solve(train, c)
+                w, _ = self._solve(train, c)
                 s = self._standardise(valid.X) @ w
                 self.validation_scores_[c] = float(evaluate(valid.y, s, valid.qptr, [self.select_by],
                                                             **opts)[self.select_by])
             C = max(Cs, key=lambda c: (self.validation_scores_[c], -Cs.index(c)))
         self.C_ = C
-        self.coef_ = self._solve(data, C)
+        self.coef_, self.n_iter_ = self._solve(data, C)
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        """Scores ``w . standardise(x)``."""
+    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
+        """Scores ``w . standardise(x)`` (``num_iteration`` must be None: a linear model has no rounds)."""
+        if num_iteration is not None:
+            raise ValueError(f"num_iteration must be None for RankSVM (no rounds), got {num_iteration!r}")
         self._check_fitted("coef_")
         Xf = self._features(X, self.n_features_in_)
         return self._standardise(Xf) @ self.coef_

@@ -4,7 +4,7 @@ Issue 5's target: after the one-time precomputation, a round costs O(features x 
 ranking of the combined model; at least 20x faster per round than re-ranking every feature every round
 (the way Fig. 1 reads literally, and the paper's own O((k + T) m n log n) count assumes the matrix).
 
-* ours: time per round of `AdaRank.fit` = ``(T(n) - T(1)) / (n - 1)`` with ``early_stopping=None`` and
+* ours: time per round of `AdaRank.fit` = ``(T(n) - T(1)) / (n - 1)`` with ``early_stopping_rounds=None`` and
   ``max_consecutive=1`` (so rounds do not repeat one feature), best of a few repeats;
 * reference: one naive round = the metric of every candidate on every query recomputed
   (`feature_query_matrix`, i.e. one sort per feature and query, the metric from lrank.metrics) plus the
@@ -46,10 +46,10 @@ def _data(profile: str):
 
 def run(profile: str = "quick") -> list[dict]:
     """Benchmark rows (keys as in `lrank.benchmarks`)."""
-    from lrank._kernels.adarank import choose_weak_ranker, feature_query_matrix, warmup
+    from lrank._kernels.adarank import choose_weak_ranker, warmup
     from lrank.metrics import evaluate
     from lrank.models.adarank import AdaRank
-    from lrank.weak.single_feature import SingleFeatureRankers
+    from lrank.weak.single_feature import SingleFeatureRankers, feature_query_matrix
 
     warmup()
     data, label = _data(profile)
@@ -58,7 +58,7 @@ def run(profile: str = "quick") -> list[dict]:
     metric = "map"
 
     def fit(n):
-        return AdaRank(metric=metric, n_rounds=n, early_stopping=None, max_consecutive=1).fit(data)
+        return AdaRank(metric=metric, n_estimators=n, early_stopping_rounds=None, max_consecutive=1).fit(data)
 
     fit(2)  # compile / warm caches
     t1 = _best(lambda: fit(1), repeats)

@@ -13,10 +13,12 @@ Direction
 Scaling
     ``"minmax"`` (default): ``z_k = (x_k - min_k) / (max_k - min_k)`` with the minimum and maximum over
     the *training* documents, so every weak ranker lies in [0, 1] on the training data and no feature
-    dominates ``f`` because of its unit (MSLR mixes counts, lengths and PageRank). The map is affine and
-    strictly increasing on float32 inputs, so each single-feature ranking, and hence the feature x query
-    metric matrix, is exactly the one of the raw values. ``"none"``: the raw value, as the paper (whose
-    LETOR features were already normalised). A constant feature gets ``z_k = 0``.
+    dominates ``f`` because of its unit (MSLR mixes counts, lengths and PageRank). ``"standard"``:
+    ``z_k = (x_k - mean_k) / sd_k`` (training mean and standard deviation, NaN ignored). Both maps are
+    affine and strictly increasing, so each single-feature ranking, and hence the feature x query metric
+    matrix, is the one of the raw values; only the values that ``f = sum_t alpha_t h_t`` adds up differ.
+    ``"none"``: the raw value, as the paper (whose LETOR features were already normalised). A constant
+    feature gets ``z_k = 0``.
 Missing values (NaN)
     A missing value is scored as the weak ranker's lowest training value (0, or -1 reversed, after
     min-max scaling):
@@ -24,7 +26,8 @@ Missing values (NaN)
     is missing on every training document is constant (``h = 0``).
 
 A candidate is the pair ``(feature, direction)``; `SingleFeatureRankers.transform` returns the values of
-every candidate, `SingleFeatureRanker` is one fitted candidate (callable on a feature matrix).
+every candidate, `SingleFeatureRanker` is one fitted candidate (callable on a feature matrix), and
+`feature_query_matrix` the metric of every candidate on every query (computed once per AdaRank fit).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-SCALINGS = ("minmax", "none")
+SCALINGS = ("minmax", "standard", "none")
 DIRECTIONS = ("positive", "both")
 
 
@@ -106,6 +109,11 @@ class SingleFeatureRankers:
         hi = np.where(any_present, np.max(np.where(present, X, -np.inf), axis=0), 0.0)
         self.min_ = lo
         self.max_ = hi
+        cnt = present.sum(axis=0)
+        mean = np.where(any_present, np.where(present, X, 0.0).sum(axis=0) / np.maximum(cnt, 1), 0.0)
+        var = np.where(present, (X - mean) ** 2, 0.0).sum(axis=0) / np.maximum(cnt, 1)
+        self.mean_ = mean
+        self.std_ = np.sqrt(var)
         self.n_features_in_ = F
         signs = [1] if self.directions == "positive" else [1, -1]
         self.candidates_ = np.array([(k, s) for s in signs for k in range(F)], dtype=np.int64).reshape(-1, 2)
@@ -119,6 +127,11 @@ class SingleFeatureRankers:
             # z = (x - lo) / (hi - lo) in [0, 1]; h = z or -z; lowest training h is 0 or -1
             center, span = lo, (hi - lo if hi > lo else 1.0)
             missing = 0.0 if s == 1 else -(hi - lo) / span
+        elif self.scaling == "standard":
+            # z = (x - mean) / sd; the lowest training h is (lo - mean) / sd, or -(hi - mean) / sd reversed
+            sd = float(self.std_[k])
+            center, span = float(self.mean_[k]), (sd if sd > 0 else 1.0)
+            missing = (lo - center) / span if s == 1 else -(hi - center) / span
         else:
             center, span = 0.0, 1.0
             missing = lo if s == 1 else -hi
@@ -135,3 +148,43 @@ class SingleFeatureRankers:
         for c in range(self.candidates_.shape[0]):
             out[:, c] = self.ranker(c)(X)
         return out
+
+
+def feature_query_matrix(H: np.ndarray, y: np.ndarray, qptr: np.ndarray, metric: str,
+                         metric_options: dict | None = None) -> np.ndarray:
+    """``M[c, q]``: metric ``metric`` of query ``q`` ranked by candidate ``c``'s scores ``H[:, c]``.
+
+    A single-feature weak ranker's measure on a query never changes while AdaRank trains (Sec. 3.6 of
+    Xu & Li 2007), so AdaRank computes this matrix once and each round is a weighted sum over it
+    (`lrank._kernels.adarank.choose_weak_ranker`). Filled with `lrank.metrics.evaluate`
+    (``per_query=True``), one call per candidate, so AdaRank's E is exactly lrank's metric with its tie
+    and empty-query conventions.
+
+    Parameters
+    ----------
+    H : ndarray of shape (n_docs, n_candidates)
+        Scores of every candidate weak ranker (`SingleFeatureRankers.transform`).
+    y, qptr : ndarray
+        Labels and CSR query offsets.
+    metric : str
+        An lrank metric name (``"map"``, ``"ndcg@5"``, ...).
+    metric_options : dict, optional
+        Passed to `lrank.metrics.evaluate` (``gain``, ``discount``, ``empty``, ``rel_threshold``...).
+
+    Returns
+    -------
+    ndarray of shape (n_candidates, n_queries), float64
+        NaN where the metric skips a query (e.g. MAP of a query without relevant documents and
+        ``empty="skip"``).
+    """
+    from lrank.metrics import evaluate
+
+    H = np.asarray(H, dtype=np.float64)
+    if H.ndim != 2 or H.shape[0] != np.asarray(y).shape[0]:
+        raise ValueError(f"H must be (n_docs, n_candidates) with n_docs = len(y), got {H.shape}")
+    opts = dict(metric_options or {})
+    nq = np.asarray(qptr).size - 1
+    M = np.empty((H.shape[1], nq), dtype=np.float64)
+    for c in range(H.shape[1]):
+        M[c] = evaluate(y, np.ascontiguousarray(H[:, c]), qptr, [metric], per_query=True, **opts)[metric]
+    return M

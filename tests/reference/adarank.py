@@ -40,7 +40,7 @@ def weak_values(X: np.ndarray, directions: str = "positive") -> np.ndarray:
     return np.column_stack(cols)
 
 
-def adarank(data, metric: str = "map", n_rounds: int = 10, directions: str = "positive",
+def adarank(data, metric: str = "map", n_estimators: int = 10, directions: str = "positive",
             metric_options: dict | None = None) -> dict:
     """Fig. 1 without early stopping: chosen candidates, alphas, train E and the Theorem 1 bound per round."""
     opts = dict(metric_options or {})
@@ -55,7 +55,7 @@ def adarank(data, metric: str = "map", n_rounds: int = 10, directions: str = "po
     E_prev = np.zeros(m)
     prod = 1.0
     out = {"candidate": [], "alpha": [], "varphi": [], "train_E": [], "bound": [], "delta_min": []}
-    for _ in range(n_rounds):
+    for _ in range(n_estimators):
         # Sec. 3.6: rank every query by every feature, this round
         Eh_all = np.array([per_query(y, H[:, c], qptr, metric, opts)[keep] for c in range(H.shape[1])])
         phis = Eh_all @ P
