@@ -26,15 +26,10 @@ from lrank.benchmarks import _timing as T
 
 
 def _data():
-    from lrank.data.container import RankingData
-    from lrank.models.boostingtree import three_grades
+    from lrank.papers.boostingtree import mslr_sample_pooled, three_grades
 
     try:
-        from lrank.data import fetch
-
-        tr, te = fetch("mslr-sample")
-        d = RankingData.from_qid(np.vstack([tr.X, te.X]), np.concatenate([tr.y, te.y]),
-                                 np.concatenate([tr.doc_qid(), te.doc_qid() + 10**7]))
+        d = mslr_sample_pooled()
         what = "real MSLR sample (86 queries, 136 features) relabelled to 3 grades"
     except Exception:  # noqa: BLE001 - no data: a generated set of the same shape
         from lrank.data.generators import make_letor_like
@@ -81,7 +76,7 @@ def run(profile: str = "quick") -> list[dict]:
                     threads=1, repeats=reps, timing=T.WALL, load=t.load,
                     notes=f"{what}; ({n} - 1 iterations) / {n - 1} on both sides; includes the "
                           "training-measure evaluation each iteration"))
-        h = getattr(last.get("bt"), "history_", None)
+        h = getattr(last.get("bt"), "rounds_", None)
         if h is not None and {"select_s", "step_s", "round_length"} <= set(h.columns):
             sel = float(h["select_s"].sum() / len(h))
             step = float(h["step_s"].sum() / max(int(h["round_length"].sum()), 1))
