@@ -2,42 +2,28 @@
 
 import numpy as np
 import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from lrank.models.adaboost import AdaBoostStumps, illustrative_example
-from lrank.models.boostingtree import (
-    BoostingTree,
-    Exp3P,
+from lrank.models.adaboost import AdaBoostStumps
+from lrank.models.boostingtree import BoostingTree, Exp3P
+from lrank.papers.boostingtree import (
+    PAPER_TABLE2_BOTTOM as PAPER_BOTTOM,
+)
+from lrank.papers.boostingtree import (
+    PAPER_TABLE2_TOP as PAPER_TOP,
+)
+from lrank.papers.boostingtree import (
+    illustrative_example,
     table2_best_case,
     table2_frame,
     table2_worst_case,
     theorem2_check,
 )
 
-# Table 2 of the paper as printed (the compared-against values), bold written as **n**
-PAPER_TOP = [
-    ["-", "0.5", "**0**", "1", "**1**", "", "", "", ""],
-    ["2", "0.25", "e", "**1**", "**2**", "", "", "", ""],
-    ["2,1", "0.375 (0.25)", "", "e", "2", "2", "2", "2", "2 (t)"],
-    ["1", "0.25", "", "", "e", "**1**", "**2**", "", ""],
-    ["2,2", "0.375 (0.25)", "", "", "e", "2", "2", "2", "2 (t)"],
-    ["1,2", "0.25", "", "", "", "e", "2", "2", "**2** (t)"],
-    ["1,1", "0.125", "", "", "", "", "e", "**2** (c)", "**3**"],
-    ["1,1,2", "0.125", "", "", "", "", "", "e", "3"],
-    ["1,2,1", "0.125", "", "", "", "", "", "", "e"],
-    ["1,1,1", "0", "", "", "", "", "", "", "e"],
-]
-PAPER_BOTTOM = [
-    ["-", "0.5", "**0**", "1", "**1**"],
-    ["1", "0.25", "e", "**1**", "2"],
-    ["1,1", "0.125", "", "e", "**2**"],
-    ["1,2", "0.25", "", "", "e"],       # the paper's probable typo: its parent is the root -> "2"
-    ["1,1,1", "0", "", "", "e"],
-]
-
 
 def _run(sampler, **kw):
     X, y = illustrative_example()
-    return BoostingTree(AdaBoostStumps(), n_sequences=100, constraint_sampler=sampler, stop_at=1.0,
+    return BoostingTree(AdaBoostStumps(), n_estimators=100, constraint_sampler=sampler, stop_at=1.0,
                         **kw).fit(X, y)
 
 
@@ -64,17 +50,17 @@ def test_theorem2_bounds_random_runs(step_c, seed):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(60, 5))
     y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=60) > 0, 1, -1)
-    bt = BoostingTree(AdaBoostStumps(), n_sequences=80, step_c=step_c, random_state=seed).fit(X, y)
-    chk = theorem2_check(bt.history_)
+    bt = BoostingTree(AdaBoostStumps(), n_estimators=80, step_c=step_c, random_state=seed).fit(X, y)
+    chk = theorem2_check(bt.rounds_)
     assert chk["eq2_upper (l < 2r)"].all()
     assert chk["eq3 (l >= bound)"].all()
     if step_c == "theorem":
         assert chk["eq2_lower (r <= l)"].all()
-    assert (bt.history_["round_length"] >= 1).all()
+    assert (bt.rounds_["round_length"] >= 1).all()
 
 
 def test_worst_case_theorem2_first_bound_fails_with_table_step_c():
-    chk = theorem2_check(_run(table2_worst_case).history_)
+    chk = theorem2_check(_run(table2_worst_case).rounds_)
     assert not chk["eq2_lower (r <= l)"].all()       # the "known gap" of ALGORITHMS.md 4
     assert chk["eq3 (l >= bound)"].all() and chk["eq2_upper (l < 2r)"].all()
 
@@ -83,21 +69,26 @@ def test_same_seed_same_tree_and_cache_recompute():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(50, 4))
     y = np.where(X[:, 0] + X[:, 2] > 0, 1, -1)
-    a = BoostingTree(AdaBoostStumps(), n_sequences=40, random_state=5).fit(X, y)
-    b = BoostingTree(AdaBoostStumps(), n_sequences=40, random_state=5, cache_bytes=0).fit(X, y)
-    assert a.nodes_.equals(b.nodes_)
+    a = BoostingTree(AdaBoostStumps(), n_estimators=40, random_state=5).fit(X, y)
+    b = BoostingTree(AdaBoostStumps(), n_estimators=40, random_state=5, cache_bytes=0).fit(X, y)
+    assert a.history_.equals(b.history_)
     assert np.array_equal(a.predict(X), b.predict(X))
-    assert a.n_iter_ == 40
+    assert a.n_iter_ == 40 and len(a.history_) == 40
     staged = list(a.staged_predict(X))
-    assert len(staged) == len(a.estimators_)
+    assert len(staged) == 40 and np.array_equal(staged[-1], a.predict(X))
+    # num_iteration=k: the best model among the first k generated
+    for k in (1, 7, 40):
+        node = int(np.argmax(a.tree_.f[:k + 1]))
+        assert np.array_equal(a.predict(X, num_iteration=k), staged[k - 1])
+        assert a.tree_.f[a.select_node(num_iteration=k)] == a.tree_.f[node]
 
 
 def test_exp3p_on_adaboost():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(80, 6))
     y = np.where(X[:, 3] > 0, 1, -1)
-    e = Exp3P(AdaBoostStumps(), n_iter=60, random_state=2).fit(X, y)
-    e2 = Exp3P(AdaBoostStumps(), n_iter=60, random_state=2).fit(X, y)
+    e = Exp3P(AdaBoostStumps(), n_estimators=60, random_state=2).fit(X, y)
+    e2 = Exp3P(AdaBoostStumps(), n_estimators=60, random_state=2).fit(X, y)
     assert e.history_.equals(e2.history_)
     assert np.isfinite(e.weights_).all()
     # the informative arm ends with the largest weight
@@ -109,12 +100,14 @@ def test_exp3p_on_adaboost():
 
 def test_errors():
     X, y = illustrative_example()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="base"):
         BoostingTree(None).fit(X, y)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="step_c"):
         BoostingTree(AdaBoostStumps(), step_c="x").fit(X, y)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="base"):
         BoostingTree(object()).fit(X, y)
+    with pytest.raises(ValueError, match="lam"):
+        Exp3P(AdaBoostStumps(), lam=0.0).fit(X, y)
 
 
 def _ranking_toy(seed=0, nq=10):
@@ -134,40 +127,194 @@ def test_ranking_bases_under_boostingtree_exp3p_standard(which):
     from lrank.models.ndcgboost import NDCGBoost
 
     d = _ranking_toy()
-    base = NDCGBoost(n_leaves=2) if which == "ndcgboost" else LambdaMARTBase(n_leaves=3)
-    bt = BoostingTree(base, n_sequences=30, random_state=0, eval_metric="ndcg@5").fit(d, eval_set=d)
-    bt2 = BoostingTree(base, n_sequences=30, random_state=0, eval_metric="ndcg@5").fit(d, eval_set=d)
-    assert bt.nodes_.equals(bt2.nodes_)
-    assert bt.nodes_["f_valid"].iloc[1:].notna().all()
+    base = NDCGBoost(num_leaves=2) if which == "ndcgboost" else LambdaMARTBase(num_leaves=3)
+    bt = BoostingTree(base, n_estimators=30, random_state=0, eval_metric="ndcg@5").fit(d, eval_set=d)
+    bt2 = BoostingTree(base, n_estimators=30, random_state=0, eval_metric="ndcg@5").fit(d, eval_set=d)
+    assert bt.history_.equals(bt2.history_)
+    assert bt.history_["valid_ndcg@5"].notna().all()
     node = bt.select_node("valid", max_length=3)
     assert bt.tree_.depth[node] <= 3
     # the tree's stored f is the training metric of the node's recomputed model
     from lrank.metrics import evaluate
 
-    i = int(bt.nodes_["node"].iloc[-1])
+    i = int(bt.history_["node"].iloc[-1])
     f = evaluate(d.y, bt.predict_node(d, i), d.qptr, ["mean_ndcg"], discount="jk")["mean_ndcg"]
     assert f == pytest.approx(bt.tree_.f[i], abs=1e-9)
-    e = Exp3P(base, n_iter=20, random_state=0).fit(d)
-    s = Standard(base, n_iter=10, eval_metric="ndcg@5").fit(d, eval_set=d)
+    e = Exp3P(base, n_estimators=20, random_state=0).fit(d)
+    s = Standard(base, n_estimators=10, eval_metric="ndcg@5").fit(d, eval_set=d)
     assert len(e.estimators_) == 20 and len(s.estimators_) == 10
-    assert s.history_["f"].iloc[-1] > s.history_["f"].iloc[0] - 0.05
+    assert s.history_["train_mean_ndcg"].iloc[-1] > s.history_["train_mean_ndcg"].iloc[0] - 0.05
+    assert list(s.history_.columns) == ["train_mean_ndcg", "valid_ndcg@5"]
 
 
-def test_protocol_curves_and_three_grades():
-    from lrank.models.boostingtree import Standard, protocol_curves, three_grades
+def test_run_protocol_and_three_grades():
+    from lrank.models.boostingtree import Standard
     from lrank.models.ndcgboost import NDCGBoost
+    from lrank.papers.boostingtree import claim_better, claim_not_worse, run_protocol, three_grades
 
     d = _ranking_toy(nq=15)
     d.y[:] = np.minimum(d.y * 2, 4)
     d3 = three_grades(d)
-    assert d3.y.max() <= 2 and "relabelled" in d3.provenance
-    folds = d3.kfold(5, random_state=0)[:1]
+    assert d3.y.max() <= 2 and "relabel" in d3.provenance
+    assert np.array_equal(d3.y, np.minimum(d.y, 2))
+    folds = d3.kfold(5, random_state=0)[:2]
     keep = []
-    ests = {"std": Standard(NDCGBoost(), n_iter=4),
-            "bt": BoostingTree(NDCGBoost(), n_sequences=8, random_state=0),
-            "exp3p": Exp3P(NDCGBoost(), n_iter=8, random_state=0)}
-    df = protocol_curves(ests, folds, metric="ndcg@5", test_metrics=("ndcg@5", "mean_ndcg"),
-                         lengths=(None, 1, 2), keep=keep)
-    assert len(df) == 9 and len(keep) == 3
-    assert (df.loc[df["max_length"] == 1, "length"] <= 1).all()
-    assert df["ndcg@5"].between(0, 1).all()
+    ests = {"std": Standard(NDCGBoost(), n_estimators=4),
+            "bt": BoostingTree(NDCGBoost(), n_estimators=8, random_state=0),
+            "exp3p": Exp3P(NDCGBoost(), n_estimators=8, random_state=0)}
+    pq, fits = run_protocol(ests, folds, metric="ndcg@5", test_metrics=("ndcg@5", "mean_ndcg"),
+                            lengths=(None, 1, 2), keep=keep)
+    n_test = sum(f.test.n_queries for f in folds)
+    assert len(pq) == 3 * 3 * n_test and len(keep) == 6 and len(fits) == 6
+    assert (pq.loc[pq["max_length"] == 1, "length"] <= 1).all()
+    assert pq["ndcg@5"].between(0, 1).all()
+    # the picked model of the standard variant is the first best validation round
+    est = next(e for fo, n, e in keep if fo == 1 and n == "std")
+    v = est.history_["valid_ndcg@5"].to_numpy()
+    picked = pq[(pq.fold == 1) & (pq.algorithm == "std") & pq.max_length.isna()]["length"]
+    assert (picked == np.argmax(v) + 1).all()
+    c = claim_better(pq, "bt", "std", "mean_ndcg")
+    assert c["n"] == n_test and c["verdict"] in ("HELD", "NOT HELD", "UNDECIDED")
+    same = claim_not_worse(pq, "std", "std", "mean_ndcg")
+    assert same["verdict"] == "UNDECIDED" and same["mean_diff"] == 0
+
+
+def test_claim_verdicts_can_fail():
+    """The claim checks say NOT HELD for a clearly worse algorithm and HELD for a clearly better one."""
+    import pandas as pd
+
+    from lrank.papers.boostingtree import claim_better, claim_not_worse, claim_worst
+
+    rng = np.random.default_rng(0)
+    n = 60
+    base = rng.uniform(0.3, 0.6, n)
+    rows = []
+    for name, shift in (("good", 0.05), ("ref", 0.0), ("bad", -0.05)):
+        rows.append(pd.DataFrame({"fold": 1, "algorithm": name, "max_length": np.nan, "query": np.arange(n),
+                                  "m": base + shift + rng.normal(0, 0.01, n)}))
+    pq = pd.concat(rows, ignore_index=True)
+    assert claim_better(pq, "good", "ref", "m")["verdict"] == "HELD"
+    assert claim_better(pq, "bad", "ref", "m")["verdict"] == "NOT HELD"
+    assert claim_not_worse(pq, "good", "ref", "m")["verdict"] == "HELD"
+    assert claim_not_worse(pq, "bad", "ref", "m")["verdict"] == "NOT HELD"
+    assert claim_worst(pq, "bad", ["good", "ref"], "m")["verdict"] == "HELD"
+    assert claim_worst(pq, "ref", ["good", "bad"], "m")["verdict"] == "NOT HELD"
+
+
+# ------------------------------------------------------------------ the estimator contract
+def _drivers():
+    from lrank.models.boostingtree import Standard
+    from lrank.models.ndcgboost import NDCGBoost
+
+    return {"BoostingTree": BoostingTree(NDCGBoost(), n_estimators=12, random_state=0),
+            "Exp3P": Exp3P(NDCGBoost(), n_estimators=6, random_state=0),
+            "Standard": Standard(NDCGBoost(), n_estimators=5)}
+
+
+RETIRED = {"n_rounds", "n_trees", "n_iter", "n_sequences", "max_leaves", "n_leaves", "min_data_in_leaf"}
+
+
+@pytest.mark.parametrize("name", ["BoostingTree", "Exp3P", "Standard"])
+def test_driver_contract(name):
+    from sklearn.base import clone
+
+    from lrank.models._base import BaseRanker
+
+    est = _drivers()[name]
+    cls = type(est)
+    assert issubclass(cls, BaseRanker)
+    params = set(cls().get_params(deep=False))
+    assert not params & RETIRED and set(cls._parameter_constraints) == params
+    assert ("random_state" in params) == (name != "Standard")     # Standard has no random choice
+    d = _ranking_toy(1)
+    est.fit(d)
+    n = est.n_iter_
+    h = est.history_
+    assert h.index.name == "iteration" and list(h.index) == list(range(1, n + 1))
+    assert "train_mean_ndcg" in h and est.best_iteration_ is None and isinstance(est.stop_reason_, str)
+    staged = list(est.staged_predict(d.X))
+    assert len(staged) == n and np.array_equal(staged[-1], est.predict(d.X))
+    for k in (1, n):
+        assert np.array_equal(est.predict(d.X, num_iteration=k), staged[k - 1])
+    with pytest.raises(ValueError, match="num_iteration"):
+        est.predict(d.X, num_iteration=n + 1)
+    with pytest.raises(ValueError, match="features"):
+        est.predict(d.X[:, :-1])
+    assert np.array_equal(clone(est).fit(d.X, d.y, qid=d.doc_qid()).predict(d.X), est.predict(d.X))
+    with pytest.raises(TypeError, match="qid"):
+        clone(est).fit(d.X, d.y)
+
+
+@pytest.mark.parametrize("name", ["BoostingTree", "Exp3P", "Standard"])
+@pytest.mark.parametrize("bad", [0, 2.5, "5", -1, True])
+def test_driver_n_estimators_validated(name, bad):
+    est = _drivers()[name].set_params(n_estimators=bad)
+    with pytest.raises((ValueError, TypeError), match="n_estimators"):
+        est.fit(_ranking_toy(1))
+
+
+@pytest.mark.parametrize("name", ["BoostingTree", "Exp3P", "Standard"])
+def test_driver_save_load_in_a_fresh_process_and_small_pickles(name, tmp_path):
+    import pickle
+    import subprocess
+    import sys
+    import textwrap
+
+    from sklearn.base import clone
+
+    est = _drivers()[name]
+    d = _ranking_toy(1)
+    est.fit(d)
+    path = est.save_model(tmp_path / "m")
+    np.save(tmp_path / "X.npy", d.X)
+    np.save(tmp_path / "p.npy", est.predict(d.X))
+    code = textwrap.dedent(f"""
+        import numpy as np
+        from lrank.models._base import load_model
+        m = load_model({str(path)!r})
+        assert type(m).__name__ == {name!r}
+        p = m.predict(np.load({str(tmp_path / 'X.npy')!r}))
+        assert np.array_equal(p, np.load({str(tmp_path / 'p.npy')!r}))
+    """)
+    subprocess.run([sys.executable, "-c", code], check=True)
+    small, big = _ranking_toy(2, nq=10), _ranking_toy(2, nq=80)
+    sizes = [len(pickle.dumps(clone(est).fit(x))) for x in (small, big)]
+    assert sizes[1] < 2.5 * sizes[0] + 20_000, sizes
+
+
+def test_boostingtree_refuses_to_save_a_callable(tmp_path):
+    from lrank.metamax import h_exp_sqrt
+
+    X, y = illustrative_example()
+    bt = BoostingTree(AdaBoostStumps(), n_estimators=5, h=h_exp_sqrt).fit(X, y)
+    with pytest.raises(TypeError, match="h="):
+        bt.save_model(tmp_path / "bt")
+    with pytest.raises(TypeError, match="constraint_sampler"):
+        _run(table2_worst_case).save_model(tmp_path / "bt2")
+
+
+def test_lambdamart_base_parameters():
+    from lrank.models.boostingtree import LambdaMARTBase
+
+    params = set(LambdaMARTBase().get_params())
+    assert not params & RETIRED and set(LambdaMARTBase._parameter_constraints) == params
+    with pytest.raises(ValueError, match="num_leaves"):
+        Exp3P(LambdaMARTBase(num_leaves=1), n_estimators=2).fit(_ranking_toy())
+
+
+def _checked():
+    from lrank.models.boostingtree import Standard
+    from lrank.models.ndcgboost import NDCGBoost
+
+    return [Standard(NDCGBoost(), n_estimators=3), Exp3P(NDCGBoost(), n_estimators=3, random_state=0),
+            BoostingTree(NDCGBoost(), n_estimators=4, random_state=0)]
+
+
+@pytest.mark.filterwarnings("ignore")
+@parametrize_with_checks(_checked())
+def test_sklearn_estimator_checks(estimator, check):
+    """scikit-learn's estimator checks (as tests/test_sklearn_checks.py runs over the rankers)."""
+    import lrank
+
+    with lrank.config_context(one_query=True):
+        check(estimator)

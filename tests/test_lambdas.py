@@ -6,6 +6,8 @@ import pytest
 from lrank._kernels.lambdas import lambdamart_gradients
 from tests.reference import trees as ref
 
+pytestmark = pytest.mark.kernel
+
 
 def _queries(rng, sizes, n_labels=5, ties=False):
     qptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
@@ -29,6 +31,9 @@ def test_kernel_matches_reference(k, ties):
     rlam, rw, rpairs = ref.lambdas(y, qptr, s, k=k)
     np.testing.assert_allclose(lam, rlam, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(w, rw, rtol=1e-12, atol=1e-14)
+    lam2, w2, _ = lambdamart_gradients(y, qptr, s, k=k)  # the label-grouped loop (no pair list)
+    np.testing.assert_allclose(lam2, rlam, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(w2, rw, rtol=1e-12, atol=1e-14)
     pa, pb, pw = pairs
     got = sorted(zip(pa.tolist(), pb.tolist(), pw.tolist()))
     want = sorted(rpairs)
@@ -58,3 +63,18 @@ def test_sigma_and_bad_input():
     assert not np.allclose(l1, l2)
     with pytest.raises(ValueError):
         lambdamart_gradients(y[:-1], qptr, s)
+
+
+def test_far_apart_scores_take_the_pairs_own_exp():
+    """Scores 400 apart: exp(sigma (s - s_max)) underflows for the low documents, so those pairs fall back
+    to the pair's own exp; lambdas and weights still match the pair-by-pair reference (to 1e-12 of the
+    largest value: the reference's ``rho (1 - rho)`` rounds ``1 - rho`` to 0 where ours keeps e^-400)."""
+    y = np.array([0, 2, 1, 0, 1, 2], dtype=np.int32)
+    s = np.array([0.0, -400.0, -800.0, -1200.0, 3.0, -801.0])
+    qptr = np.array([0, 6], dtype=np.int64)
+    for sigma in (1.0, 2.5):
+        lam, w, _ = lambdamart_gradients(y, qptr, s, k=0, sigma=sigma)
+        rlam, rw, _ = ref.lambdas(y, qptr, s, k=0, sigma=sigma)
+        assert np.isfinite(lam).all() and np.isfinite(w).all()
+        np.testing.assert_allclose(lam, rlam, rtol=1e-12, atol=1e-12 * np.abs(rlam).max())
+        np.testing.assert_allclose(w, rw, rtol=1e-12, atol=1e-12 * np.abs(rw).max())

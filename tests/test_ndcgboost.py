@@ -110,23 +110,43 @@ def _toy(seed=0, nq=8):
 
 def test_ndcgboost_fits_and_is_deterministic():
     d = _toy()
-    a = NDCGBoost(n_iter=15, metric="mean_ndcg", random_state=0).fit(d)
-    b = NDCGBoost(n_iter=15, metric="mean_ndcg", random_state=0).fit(d)
+    a = NDCGBoost(n_estimators=15, metric="mean_ndcg", random_state=0).fit(d)
+    b = NDCGBoost(n_estimators=15, metric="mean_ndcg", random_state=0).fit(d)
     assert np.array_equal(a.predict(d), b.predict(d))
     h = a.history_
-    assert h["train"].iloc[-1] > h["train"].iloc[0] - 1e-12 and (a.alphas_ >= 0).all()
+    assert h.index.name == "iteration" and list(h.columns) == ["alpha", "A", "B", "train_mean_ndcg"]
+    assert h["train_mean_ndcg"].iloc[-1] > h["train_mean_ndcg"].iloc[0] - 1e-12 and (a.alphas_ >= 0).all()
     staged = list(a.staged_predict(d.X))
     assert np.allclose(staged[-1], a.predict(d.X))
-    v = NDCGBoost(n_iter=3, eval_metric="ndcg@5").fit(d, eval_set=d)
-    assert v.history_["valid"].notna().all()
+    v = NDCGBoost(n_estimators=3, eval_metric="ndcg@5").fit(d, eval_set=d)
+    assert v.history_["valid_ndcg@5"].notna().all()
+    assert a.best_iteration_ is None and a.stop_reason_ == "n_estimators reached"
 
 
 def test_ndcgboost_bad_input():
     d = _toy()
-    with pytest.raises(ValueError):
-        NDCGBoost(n_leaves=1).fit(d)
-    with pytest.raises(ValueError):
-        NDCGBoost(n_iter=2).fit(d, eval_set=d)
+    with pytest.raises(ValueError, match="num_leaves"):
+        NDCGBoost(num_leaves=1).fit(d)
+    with pytest.raises(ValueError, match="eval_set"):
+        NDCGBoost(n_estimators=2, early_stopping_rounds=1).fit(d)
+    with pytest.raises(ValueError, match="discount"):
+        NDCGBoost(discount="ln").fit(d)
+    with pytest.raises(ValueError, match="zzz"):
+        NDCGBoost(eval_metric="zzz").fit(d, eval_set=d)   # refused before the first iteration
+
+
+def test_ndcgboost_early_stopping():
+    d = _toy(1)
+    va = _toy(2)
+    full = NDCGBoost(n_estimators=40).fit(d, eval_set=va)
+    v = full.history_["valid_mean_ndcg"].to_numpy()
+    es = NDCGBoost(n_estimators=40, early_stopping_rounds=3).fit(d, eval_set=va)
+    best = int(np.argmax(v)) + 1
+    # stops 3 rounds after the first best, unless that is past the end
+    assert es.best_iteration_ == int(np.argmax(v[:es.n_iter_])) + 1
+    assert es.n_iter_ == min(40, es.best_iteration_ + 3) or es.n_iter_ == 40
+    assert es.best_iteration_ <= best or es.n_iter_ < 40
+    np.testing.assert_array_equal(es.predict(d.X), full.predict(d.X, num_iteration=es.best_iteration_))
 
 
 def test_default_binning_is_deterministic_without_seed():
@@ -135,6 +155,57 @@ def test_default_binning_is_deterministic_without_seed():
     X = rng.normal(size=(qid.size, 3)).astype(np.float32)   # > 254 distinct values per feature
     y = (X[:, 0] > 0.5).astype(int) + (X[:, 1] > 1).astype(int)
     d = RankingData.from_qid(X, y, qid)
-    a = NDCGBoost(n_iter=3).fit(d).predict(d)
-    b = NDCGBoost(n_iter=3).fit(d).predict(d)
+    a = NDCGBoost(n_estimators=3).fit(d).predict(d)
+    b = NDCGBoost(n_estimators=3).fit(d).predict(d)
     assert np.array_equal(a, b)
+
+
+def test_kernels_private_behind_validating_functions():
+    import ast
+    import inspect
+
+    import lrank._kernels.ndcgboost as K
+
+    tree = ast.parse(inspect.getsource(K))
+    imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert not [m for m in imported if m and m.startswith("lrank.") and not m.startswith("lrank._kernels")]
+    jitted = [name for name, obj in vars(K).items() if hasattr(obj, "py_func")]
+    assert jitted and all(name.startswith("_") for name in jitted), jitted
+    K.warmup()
+    F, g, qptr = np.zeros(3), np.ones(3), np.array([0, 3])
+    with pytest.raises(ValueError, match="g"):
+        K.gamma_pairs(F, g[:2], qptr, np.ones(1))
+    with pytest.raises(ValueError, match="qptr"):
+        K.gamma_pairs(F, g, np.array([0, 2]), np.ones(1))
+    with pytest.raises(ValueError, match="invZ"):
+        K.gamma_pairs(F, g, qptr, np.ones(2))
+    with pytest.raises(ValueError, match="codes"):
+        K.histograms(np.zeros((2, 2)), np.ones(2), np.ones(2), np.arange(2), 3)
+    with pytest.raises(ValueError, match="rows"):
+        K.histograms(np.zeros((2, 2), np.uint8), np.ones(2), np.ones(2), np.array([0, 5]), 3)
+
+
+def test_step_alpha_is_a_quarter_log_of_A_over_B_and_improves_the_bound():
+    """Step (c): alpha = 1/4 ln(A/B) from the reference A, B of the chosen classifier, and it minimises
+    A e^{-2 alpha} + B e^{2 alpha} (a wrong constant in the step turns this red)."""
+    from lrank.models.ndcgboost import NDCGBoostStep
+
+    d = _toy(3)
+    step = NDCGBoostStep(d, num_leaves=3)
+    model = np.random.default_rng(0).normal(scale=0.1, size=d.n_docs)
+    tree, new = step.step(model)
+    fx = tree.predict(d.X) / tree.scale
+    np.testing.assert_allclose(new, model + tree.scale * fx)
+    g = 2.0 ** d.y - 1
+    Z = np.array([np.sum(np.sort(g[a:b])[::-1] / np.log2(np.arange(2, b - a + 2)))
+                  for a, b in zip(d.qptr[:-1], d.qptr[1:])])
+    A, B = ref_AB(model, g, d.qptr, Z, fx)
+    assert A > B > 0
+    dd = step.smoothing * (A + B)                           # the documented smoothing of A and B
+    assert tree.scale == pytest.approx(0.25 * np.log((A + dd) / (B + dd)), rel=1e-9)
+    assert tree.scale == pytest.approx(0.25 * np.log(A / B), rel=1e-4)
+    obj = lambda a: A * np.exp(-2 * a) + B * np.exp(2 * a)   # noqa: E731
+    assert obj(tree.scale) < min(obj(tree.scale * 0.9), obj(tree.scale * 1.1))
+    with pytest.raises(ValueError, match="zzz"):
+        NDCGBoost(metric="zzz").boosting_step(d)

@@ -3,11 +3,13 @@
 import numpy as np
 import pytest
 
-from lrank._kernels.pair_stumps import pair_min_codes, stump_eps, stump_pattern, warmup
+from lrank._kernels.pair_stumps import pair_min_codes, stump_eps, stump_pattern
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.weak.pair_patterns import distinct_stumps
 from tests.reference.rankboost_plus import distinct_patterns, stump_eps_loop
+
+pytestmark = pytest.mark.kernel
 
 
 def _data(seed, n=40, F=5, nan=0.2, levels=6, labels=3, qsizes=(15, 1, 24)):
@@ -74,6 +76,3 @@ def test_dedup_independent_of_seed():
     np.testing.assert_array_equal(a.feature, b.feature)
     np.testing.assert_array_equal(a.bin, b.bin)
 
-
-def test_warmup_runs():
-    warmup()

@@ -8,6 +8,8 @@ from lrank.data.container import RankingData
 from lrank.weak.stumps import BinnedStumps
 from tests.reference import rankboost as ref
 
+pytestmark = pytest.mark.kernel
+
 
 def _problem(seed, n_queries=4, docs=(1, 9), n_features=5, nan_frac=0.2, ties=True, labels=3):
     rng = np.random.default_rng(seed)

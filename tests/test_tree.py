@@ -30,6 +30,7 @@ def _ranking(seed, sizes=(12, 9, 1, 15)):
     return codes, y, qptr, s
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("crit", ["se", "wse", "rwse", "ole"])
 @pytest.mark.parametrize("growth", ["breadth_first", "best_first"])
 def test_tree_matches_reference(crit, growth):
@@ -43,6 +44,7 @@ def test_tree_matches_reference(crit, growth):
         assert got[tuple(np.flatnonzero(M))] == pytest.approx(v, rel=1e-10, abs=1e-12)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("growth", ["breadth_first", "best_first"])
 def test_ole_pairwise_matches_reference(growth):
     codes, y, qptr, s = _ranking(3)
@@ -154,6 +156,7 @@ def test_parallel_twin_bit_identical(monkeypatch):
         assert a.value_.tobytes() == b.value_.tobytes()
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("C", [2, 3, 4])
 def test_histogram_kernels_match_numpy(C):
     from lrank._kernels import histograms as hk
@@ -224,6 +227,7 @@ def test_constrained_subset_histograms_same_bits(monkeypatch, crit, growth):
         assert _tree_bits(a) == _tree_bits(b)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("C", [2, 3, 4])
 def test_feature_subset_histogram_kernels(C):
     """The feature-subset kernels give each feature's rows of the all-features kernels, bit for bit."""
@@ -264,6 +268,7 @@ def test_feature_subset_histogram_kernels(C):
     assert smin.tobytes() == np.concatenate([pmin[off[f]:off[f + 1]] for f in feats]).tobytes()
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("C", [2, 3])
 @pytest.mark.parametrize("crit", [0, 2])
 def test_fast_split_scan_same_bits_as_general(C, crit):
@@ -310,3 +315,38 @@ def test_bad_parameters_named(param, bad):
     codes = np.zeros((4, 1), dtype=np.uint8)
     with pytest.raises(ValueError, match=param if param not in ("criterion", "growth") else param):
         RegressionTree(**{param: bad}).fit_gradients(codes, np.ones(4), np.ones(4))
+
+
+@pytest.mark.kernel
+def test_sibling_pair_histograms_by_subtraction():
+    """partition_pairs orders left / right / crossing pairs; the parent's pair histograms minus the
+    crossing pairs minus one child's equal the other child's, built directly."""
+    from lrank._kernels import histograms as hk
+    from lrank._kernels import trees as tk
+
+    codes, y, qptr, s = _ranking(4, sizes=(30, 1, 25))
+    _, _, (pa, pb, pw) = lambdamart_gradients(y, qptr, s, k=5, with_pairs=True)
+    n, F = codes.shape
+    m = pa.size
+    off = np.r_[0, np.cumsum(np.full(F, int(codes.max()) + 1))].astype(np.int64)
+    feats = np.arange(F, dtype=np.int64)
+    leaf_of = np.where(codes[:, 2] > 1, 1, 2).astype(np.int64)
+    pidx = np.arange(m, dtype=np.int64)
+    mid, end = tk.partition_pairs(pa, pb, pidx, 0, m, leaf_of, 1, 2, np.empty(m, dtype=np.int64))
+    assert sorted(pidx.tolist()) == list(range(m))
+    assert (leaf_of[pa[pidx[:mid]]] == 1).all() and (leaf_of[pb[pidx[:mid]]] == 1).all()
+    assert (leaf_of[pa[pidx[mid:end]]] == 2).all() and (leaf_of[pb[pidx[mid:end]]] == 2).all()
+    assert (leaf_of[pa[pidx[end:]]] != leaf_of[pb[pidx[end:]]]).all() and end < m
+    T = int(off[-1])
+
+    def direct(lo, hi):
+        mx, mn = np.zeros(T), np.zeros(T)
+        hk.pair_histograms(codes, pa, pb, pw, pidx, lo, hi, off, mx, mn)
+        return mx, mn
+
+    pmax_p, pmin_p = direct(0, m)
+    pmax_s, pmin_s = np.zeros(T), np.zeros(T)
+    hk.sibling_pair_histograms(codes, pa, pb, pw, pidx, 0, mid, end, m, feats, off, pmax_s, pmin_s, pmax_p,
+                               pmin_p)
+    for got, want in zip((pmax_s, pmin_s, pmax_p, pmin_p), (*direct(0, mid), *direct(mid, end))):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)

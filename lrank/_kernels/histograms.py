@@ -179,6 +179,37 @@ def pair_histograms_features(codes, pa, pb, pw, pidx, start, end, feats, off, pm
                 pmin[o + ca] += wt
 
 
+@njit(cache=True)
+def sibling_pair_histograms(codes, pa, pb, pw, pidx, s_lo, s_hi, c_lo, c_hi, feats, off, pmax_s, pmin_s,
+                            pmax_p, pmin_p):
+    """OLE's pair histograms of both children from the parent's, over the features ``feats`` (``off``
+    indexed by position): the child's own pairs ``pidx[s_lo:s_hi]`` into ``pmax_s``/``pmin_s`` (added),
+    then the parent's buffers become the other child's by subtraction, parent - crossing pairs
+    ``pidx[c_lo:c_hi]`` - child (the pairs inside the parent are those inside either child plus the
+    crossing ones). Costs the child's and the crossing pairs instead of both children's."""
+    pair_histograms_features(codes, pa, pb, pw, pidx, s_lo, s_hi, feats, off, pmax_s, pmin_s)
+    m = feats.size
+    for k in range(c_lo, c_hi):
+        p = pidx[k]
+        a = pa[p]
+        b = pb[p]
+        wt = pw[p]
+        for t in range(m):
+            f = feats[t]
+            ca = codes[a, f]
+            cb = codes[b, f]
+            o = off[t]
+            if ca >= cb:
+                pmax_p[o + ca] -= wt
+                pmin_p[o + cb] -= wt
+            else:
+                pmax_p[o + cb] -= wt
+                pmin_p[o + ca] -= wt
+    for t in range(off[m]):
+        pmax_p[t] -= pmax_s[t]
+        pmin_p[t] -= pmin_s[t]
+
+
 @njit(cache=False, parallel=True)
 def pair_histograms_parallel(codes_t, pa, pb, pw, pidx, start, end, off, pmax, pmin):
     """Parallel twin of :func:`pair_histograms` over features; ``codes_t`` is (F, n)."""
@@ -214,6 +245,8 @@ def warmup() -> None:
     pb = np.array([1], dtype=np.int64)
     pm = np.zeros(6)
     pair_histograms(codes, pa, pb, np.ones(1), np.zeros(1, dtype=np.int64), 0, 1, off, pm, pm.copy())
+    sibling_pair_histograms(codes, pa, pb, np.ones(1), np.zeros(1, dtype=np.int64), 0, 1, 0, 0,
+                            np.arange(2, dtype=np.int64), off, pm, pm.copy(), np.ones(6), np.ones(6))
     feats = np.array([1], dtype=np.int64)
     off1 = np.array([0, 3], dtype=np.int64)
     for C in (2, 3, 4):

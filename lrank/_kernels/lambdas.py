@@ -18,6 +18,11 @@ and is omitted. ``lambda > 0`` pushes a document up; the gradient of the implici
 The pairwise weights ``w_ij = sigma^2 dZ rho (1 - rho)`` are also returned as a pair list (pairs with
 ``dZ > 0`` only) for the tree-fitting paper's OLE criterion, whose exact node second derivative
 subtracts the pairs that fall inside one node (Example 3-4 of Xia, Zhai & Wang).
+
+Cost: one ``exp`` per document, not per pair: with ``e_i = exp(sigma (s_i - s_max))`` (``s_max`` the
+query's top score, so ``e_i <= 1`` never overflows), ``rho = e_j / (e_i + e_j)`` and
+``rho (1 - rho) = e_i e_j / (e_i + e_j)^2``; a pair whose two exponentials underflow takes its own
+``exp``. The whole-list lambdas (``k <= 0``) of BoostingTree's LambdaMART base are O(n_q^2) divisions.
 """
 
 from __future__ import annotations
@@ -28,33 +33,137 @@ from ._jit import njit
 
 
 @njit(cache=True)
-def _query_order(y, scores, lo, hi, k, disc, order):
-    """Sort the query by score (stable), fill ``disc``; return (1/maxDCG@k or 0, the cut ``min(k, n)``)."""
+def _query_prep(y, scores, lo, hi, k, sigma, disc, order, gain, ex):
+    """Sort the query by score (stable) and fill the per-document workspaces.
+
+    ``disc`` (per document) gets ``1/log2(r + 2)`` for ranks ``r < min(k, n)`` and 0 beyond;
+    ``order[r]`` is the document at rank ``r``, ``gain[r] = 2^y - 1`` and
+    ``ex[r] = exp(sigma (s - s_max))`` of that document (one ``exp`` per document: the sigmoid of a
+    pair is then ``rho_ij = 1 / (1 + exp(sigma (s_i - s_j))) = ex_j / (ex_i + ex_j)``).
+    Returns (1/maxDCG@k or 0, the cut ``min(k, n)``).
+    """
     n = hi - lo
     o = np.argsort(-scores[lo:hi], kind="mergesort")
     kk = n if (k <= 0 or k > n) else k
+    smax = scores[lo + o[0]] if n > 0 else 0.0
     for r in range(n):
-        order[r] = lo + o[r]
-        disc[lo + o[r]] = 1.0 / np.log2(r + 2.0) if r < kk else 0.0
-    labels = np.sort(y[lo:hi])[::-1]
+        d = lo + o[r]
+        order[r] = d
+        disc[d] = 1.0 / np.log2(r + 2.0) if r < kk else 0.0
+        gain[r] = 2.0 ** y[d] - 1.0
+        ex[r] = np.exp(sigma * (scores[d] - smax))
+    og = np.argsort(-gain[:n], kind="mergesort")  # ideal order (the scores' argsort: no second sort compiled)
     ideal = 0.0
     for r in range(kk):
-        ideal += (2.0 ** labels[r] - 1.0) / np.log2(r + 2.0)
+        ideal += gain[og[r]] / np.log2(r + 2.0)
     return (1.0 / ideal if ideal > 0.0 else 0.0), kk
 
 
+_TINY = 1e-280  # below this ex_i / (ex_i + ex_j) loses digits: take the pair's own exp
+
+
 @njit(cache=True)
-def lambdas_and_weights(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg):
-    """LambdaMART lambdas ``lam`` and weights ``w`` (filled in place); returns the number of pairs with
-    ``dZ > 0`` (the size of the list :func:`pair_weights` fills).
+def _rho(sigma, si, sj, ei, ej):
+    """``rho_ij = 1 / (1 + exp(sigma (s_i - s_j)))`` and ``rho_ij (1 - rho_ij)`` from the per-document
+    exponentials ``ei, ej`` (exact same quantity; the direct ``exp`` where both underflow)."""
+    if ei > _TINY and ej > _TINY:
+        inv_den = 1.0 / (ei + ej)
+        rho = ej * inv_den
+        return rho, (ei * inv_den) * rho
+    rho = 1.0 / (1.0 + np.exp(sigma * (si - sj)))
+    return rho, rho * (1.0 - rho)
+
+
+@njit(cache=True)
+def _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo_, wo, pos, gstart, gptr):
+    """The pair loop of one whole-list query when no ``exp`` underflowed: documents grouped by label, so only
+    pairs of different labels are visited and the inner loop has no branch. Adds into ``lo_``/``wo``
+    (per rank); returns the number of pairs with ``dZ > 0``."""
+    for t in range(n):
+        d = order[t]
+        yo[t] = y[d]
+        do[t] = disc[d]
+        lo_[t] = 0.0
+        wo[t] = 0.0
+    srt = np.argsort(yo[:n], kind="mergesort")  # ranks grouped by label, increasing rank in a group
+    ng = 0
+    for u in range(n):
+        pos[u] = srt[u]
+        if u == 0 or yo[srt[u]] != yo[srt[u - 1]]:
+            gstart[ng] = u
+            gptr[ng] = u
+            ng += 1
+    gstart[ng] = n
+    s2 = sigma * sigma
+    n_pairs = 0
+    for r in range(kk):
+        ya = yo[r]
+        ga = gain[r]
+        da = do[r]
+        ea = ex[r]
+        la = 0.0
+        wa = 0.0
+        for g in range(ng):
+            e = gstart[g + 1]
+            u = gptr[g]
+            while u < e and pos[u] <= r:  # first rank of the group below rank r
+                u += 1
+            gptr[g] = u
+            yb = yo[pos[gstart[g]]]
+            if yb == ya or u == e:
+                continue
+            dg = abs(ga - gain[pos[gstart[g]]]) * inv
+            n_pairs += e - u
+            if ya > yb:  # a = order[r] is the more relevant document: rho = ex_b / (ex_a + ex_b)
+                for v in range(u, e):
+                    t = pos[v]
+                    eb = ex[t]
+                    dz = (da - do[t]) * dg  # Delta NDCG of the swap (da > do[t]: rank r above t)
+                    iv = 1.0 / (ea + eb)
+                    c = sigma * dz * eb * iv
+                    h = s2 * dz * (ea * iv) * (eb * iv)
+                    la += c
+                    lo_[t] -= c
+                    wa += h
+                    wo[t] += h
+            else:  # b is the more relevant one: rho = ex_a / (ex_a + ex_b)
+                for v in range(u, e):
+                    t = pos[v]
+                    eb = ex[t]
+                    dz = (da - do[t]) * dg
+                    iv = 1.0 / (ea + eb)
+                    c = sigma * dz * ea * iv
+                    h = s2 * dz * (ea * iv) * (eb * iv)
+                    la -= c
+                    lo_[t] += c
+                    wa += h
+                    wo[t] += h
+        lo_[r] += la
+        wo[r] += wa
+    return n_pairs
+
+
+@njit(cache=True)
+def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, pa, pb, pw):
+    """One pass over the pairs with ``dZ > 0``: lambdas ``lam`` and weights ``w`` (filled in place) and,
+    when ``fill_pairs``, the pair list ``(pa, pb, pw)``; returns the number of such pairs.
 
     Only pairs with a document in the top ``k`` have ``dZ > 0``: the loop runs over the top-``k``
-    positions and the documents ranked below them, O(k n_q) per query. ``disc`` (per document) and
-    ``inv_max_dcg`` (per query) are workspaces that :func:`pair_weights` reuses.
+    positions and the documents ranked below them, O(k n_q) per query (O(n_q^2) for the whole list,
+    with one ``exp`` per document, not per pair).
     """
     n_pairs = 0
-    order = np.empty(max(1, np.max(qptr[1:] - qptr[:-1])) if qptr.size > 1 else 1, dtype=np.int64)
-    gain = np.empty(order.size)
+    nmax = max(1, np.max(qptr[1:] - qptr[:-1])) if qptr.size > 1 else 1
+    order = np.empty(nmax, dtype=np.int64)
+    gain = np.empty(nmax)
+    ex = np.empty(nmax)
+    yo = np.empty(nmax)  # labels as float64: the argsort below reuses the scores' specialisation
+    do = np.empty(nmax)
+    lo_ = np.empty(nmax)
+    wo = np.empty(nmax)
+    pos = np.empty(nmax, dtype=np.int64)
+    gstart = np.empty(nmax + 1, dtype=np.int64)
+    gptr = np.empty(nmax + 1, dtype=np.int64)
     for q in range(qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
         n = hi - lo
@@ -64,70 +173,49 @@ def lambdas_and_weights(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg):
         if n < 2:
             inv_max_dcg[q] = 0.0
             continue
-        inv, kk = _query_order(y, scores, lo, hi, k, disc, order)
+        inv, kk = _query_prep(y, scores, lo, hi, k, sigma, disc, order, gain, ex)
         inv_max_dcg[q] = inv
         if inv == 0.0:
             continue
-        for t in range(n):  # gains 2^y - 1 once per document, not once per pair
-            gain[t] = 2.0 ** y[order[t]] - 1.0
+        if not fill_pairs and kk == n and np.min(ex[:n]) > _TINY:  # whole list: O(n^2) pairs
+            n_pairs += _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo_, wo, pos,
+                                        gstart, gptr)
+            for t in range(n):
+                lam[order[t]] = lo_[t]
+                w[order[t]] = wo[t]
+            continue
         for r in range(kk):
             a = order[r]
+            ya = y[a]
             ga = gain[r]
+            da = disc[a]
+            ea = ex[r]
+            sa = scores[a]
             for t in range(r + 1, n):
                 b = order[t]
-                if y[a] == y[b]:
+                yb = y[b]
+                if ya == yb:
                     continue
-                i, j = (a, b) if y[a] > y[b] else (b, a)  # i is the more relevant document
-                dz = abs((disc[a] - disc[b]) * (ga - gain[t])) * inv
+                dz = abs((da - disc[b]) * (ga - gain[t])) * inv   # |Delta NDCG| of the swap
                 if dz == 0.0:
                     continue
-                rho = 1.0 / (1.0 + np.exp(sigma * (scores[i] - scores[j])))
+                if ya > yb:   # i = a is the more relevant document
+                    i, j = a, b
+                    rho, rr = _rho(sigma, sa, scores[b], ea, ex[t])
+                else:
+                    i, j = b, a
+                    rho, rr = _rho(sigma, scores[b], sa, ex[t], ea)
                 lam[i] += sigma * dz * rho
                 lam[j] -= sigma * dz * rho
-                h = sigma * sigma * dz * rho * (1.0 - rho)
+                h = sigma * sigma * dz * rr
                 w[i] += h
                 w[j] += h
+                if fill_pairs:
+                    pa[n_pairs] = i
+                    pb[n_pairs] = j
+                    pw[n_pairs] = h
                 n_pairs += 1
     return n_pairs
-
-
-@njit(cache=True)
-def pair_weights(y, qptr, scores, k, sigma, disc, inv_max_dcg, pa, pb, pw):
-    """Fill the pair list ``(pa, pb, pw)``: ``pa`` the more relevant one, ``pw = sigma^2 dZ rho (1-rho)``.
-
-    Call after :func:`lambdas_and_weights` with the same scores; the arrays must hold the number of
-    pairs it returned. Pairs come in query order, then by the rank of the higher-ranked document of the
-    pair, then by the rank of the other.
-    """
-    m = 0
-    order = np.empty(max(1, np.max(qptr[1:] - qptr[:-1])) if qptr.size > 1 else 1, dtype=np.int64)
-    gain = np.empty(order.size)
-    for q in range(qptr.size - 1):
-        lo, hi = qptr[q], qptr[q + 1]
-        n = hi - lo
-        inv = inv_max_dcg[q]
-        if inv == 0.0 or n < 2:
-            continue
-        _, kk = _query_order(y, scores, lo, hi, k, disc, order)
-        for t in range(n):
-            gain[t] = 2.0 ** y[order[t]] - 1.0
-        for r in range(kk):
-            a = order[r]
-            ga = gain[r]
-            for t in range(r + 1, n):
-                b = order[t]
-                if y[a] == y[b]:
-                    continue
-                i, j = (a, b) if y[a] > y[b] else (b, a)
-                dz = abs((disc[a] - disc[b]) * (ga - gain[t])) * inv
-                if dz == 0.0:
-                    continue
-                rho = 1.0 / (1.0 + np.exp(sigma * (scores[i] - scores[j])))
-                pa[m] = i
-                pb[m] = j
-                pw[m] = sigma * sigma * dz * rho * (1.0 - rho)
-                m += 1
-    return m
 
 
 def lambdamart_gradients(
@@ -162,18 +250,26 @@ def lambdamart_gradients(
     if y.shape != scores.shape or qptr[-1] != y.size:
         raise ValueError("y, scores and qptr do not describe the same documents")
     n = y.size
+    if np.any(np.diff(qptr) < 0) or qptr[0] != 0:
+        raise ValueError("qptr must start at 0 and be non-decreasing")
     lam = np.empty(n)
     w = np.empty(n)
     disc = np.zeros(n)
     inv = np.zeros(qptr.size - 1)
-    m = lambdas_and_weights(y, qptr, scores, int(k), float(sigma), lam, w, disc, inv)
     pairs = None
     if with_pairs:
-        pa = np.empty(m, dtype=np.int64)
-        pb = np.empty(m, dtype=np.int64)
-        pw = np.empty(m)
-        pair_weights(y, qptr, scores, int(k), float(sigma), disc, inv, pa, pb, pw)
-        pairs = (pa, pb, pw)
+        # an upper bound on the pairs with dZ > 0: every (top-k, below) pair of every query
+        sizes = np.diff(qptr)
+        kk = sizes if k <= 0 else np.minimum(sizes, k)
+        cap = int(np.sum(kk * (sizes - 1) - kk * (kk - 1) // 2))
+        pa = np.empty(cap, dtype=np.int64)
+        pb = np.empty(cap, dtype=np.int64)
+        pw = np.empty(cap)
+        m = _lambdas(y, qptr, scores, int(k), float(sigma), lam, w, disc, inv, True, pa, pb, pw)
+        pairs = (pa[:m].copy(), pb[:m].copy(), pw[:m].copy())
+    else:
+        e_i = np.empty(0, dtype=np.int64)
+        _lambdas(y, qptr, scores, int(k), float(sigma), lam, w, disc, inv, False, e_i, e_i, np.empty(0))
     return lam, w, pairs
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import njit
+from .stumps import potentials_from_pairs
 
 
 @njit(cache=True)
@@ -89,13 +90,12 @@ def pair_suffix(minc, weights, n_bins):
 
 @njit(cache=True)
 def potentials(hi, lo, D, n):
-    """Potential ``pi(x)`` and pair mass ``s(x)`` of every document under the pair weights ``D``."""
-    pi = np.zeros(n)
+    """Potential ``pi(x)`` (RankBoost's Eq. 10, the one kernel `potentials_from_pairs` of
+    ``stumps.py``) and pair mass ``s(x)`` of every document under the pair weights ``D``."""
+    pi = potentials_from_pairs(hi, lo, D, n)
     s = np.zeros(n)
     for i in range(hi.size):
         w = D[i]
-        pi[hi[i]] += w
-        pi[lo[i]] -= w
         s[hi[i]] += w
         s[lo[i]] += w
     return pi, s

@@ -234,18 +234,23 @@ def partition_rows(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_i
 
 @njit(cache=True)
 def partition_pairs(pa, pb, pidx, start, end, leaf_of, left_id, right_id, tmp):
-    """Keep the pairs inside the left child, then those inside the right child; drop crossing pairs.
+    """Order the node's pairs: inside the left child, inside the right child, then the crossing ones.
 
-    Returns ``(mid, new_end)``: left pairs are ``pidx[start:mid]``, right pairs ``pidx[mid:new_end]``.
+    Returns ``(mid, new_end)``: left pairs are ``pidx[start:mid]``, right pairs ``pidx[mid:new_end]``,
+    crossing pairs (one document in each child; they leave the tree's pair lists) ``pidx[new_end:end]``,
+    each group in its original order.
     """
     nl = 0
     nr = 0
+    nc = 0
+    m = end - start
     for k in range(start, end):
         p = pidx[k]
         la = leaf_of[pa[p]]
         if la != leaf_of[pb[p]]:
-            continue
-        if la == left_id:
+            nc += 1
+            tmp[m - nc] = p  # crossing pairs fill tmp from the back
+        elif la == left_id:
             pidx[start + nl] = p
             nl += 1
         elif la == right_id:
@@ -253,6 +258,8 @@ def partition_pairs(pa, pb, pidx, start, end, leaf_of, left_id, right_id, tmp):
             nr += 1
     for k in range(nr):
         pidx[start + nl + k] = tmp[k]
+    for k in range(nc):
+        pidx[start + nl + nr + k] = tmp[m - 1 - k]
     return start + nl, start + nl + nr
 
 

@@ -4,8 +4,9 @@ Issue 5's target: after the one-time precomputation, a round costs O(features x 
 ranking of the combined model; at least 20x faster per round than re-ranking every feature every round
 (the way Fig. 1 reads literally, and the paper's own O((k + T) m n log n) count assumes the matrix).
 
-* ours: time per round of `AdaRank.fit` = ``(T(n) - T(1)) / (n - 1)`` with ``early_stopping_rounds=None`` and
-  ``max_consecutive=1`` (so rounds do not repeat one feature), best of a few repeats;
+* ours: time per round of `AdaRank.fit` = ``(T(n) - T(1)) / (n - 1)`` without early stopping and with
+  ``max_consecutive=1`` (so rounds do not repeat one feature); the reference runs the same n naive
+  rounds; the two alternated, medians (:mod:`lrank.benchmarks._timing`);
 * reference: one naive round = the metric of every candidate on every query recomputed
   (`feature_query_matrix`, i.e. one sort per feature and query, the metric from lrank.metrics) plus the
   weighted sum and the ranking of ``f_t`` that both variants need;
@@ -17,18 +18,9 @@ numbers come from may be shared; the ratios are what to read.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-
-def _best(fn, repeats: int) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+from lrank.benchmarks import _timing as T
 
 
 def _data(profile: str):
@@ -46,24 +38,20 @@ def _data(profile: str):
 
 def run(profile: str = "quick") -> list[dict]:
     """Benchmark rows (keys as in `lrank.benchmarks`)."""
-    from lrank._kernels.adarank import choose_weak_ranker, warmup
+    from lrank._kernels.adarank import choose_weak_ranker, feature_query_matrix, warmup
     from lrank.metrics import evaluate
     from lrank.models.adarank import AdaRank
-    from lrank.weak.single_feature import SingleFeatureRankers, feature_query_matrix
+    from lrank.weak.single_feature import SingleFeatureRankers
 
     warmup()
     data, label = _data(profile)
-    n_rounds = 30 if profile == "quick" else 200
+    n_rounds = 200 if profile == "quick" else 500
     repeats = 3 if profile == "quick" else 5
     metric = "map"
 
     def fit(n):
-        return AdaRank(metric=metric, n_estimators=n, early_stopping_rounds=None, max_consecutive=1).fit(data)
-
-    fit(2)  # compile / warm caches
-    t1 = _best(lambda: fit(1), repeats)
-    tn = _best(lambda: fit(n_rounds), repeats)
-    ours = max(tn - t1, 1e-9) / (n_rounds - 1)
+        kw = T.kwargs_for(AdaRank, n_estimators=n, early_stopping_rounds=None)
+        return T.fit(AdaRank(metric=metric, **kw, max_consecutive=1), data)
 
     weak = SingleFeatureRankers().fit(data.X)
     H = weak.transform(data.X)
@@ -75,19 +63,27 @@ def run(profile: str = "quick") -> list[dict]:
         c, _, _ = choose_weak_ranker(np.nan_to_num(M), P)
         evaluate(data.y, f + H[:, c], data.qptr, [metric], per_query=True, empty="skip")
 
-    naive = _best(naive_round, repeats)
-    pre = _best(lambda: feature_query_matrix(H, data.y, data.qptr, metric, {"empty": "skip"}), repeats)
-    ratio = naive / ours
+    def naive(n):
+        for _ in range(n):
+            naive_round()
+
+    with T.threads(1):
+        t = T.per_iteration(fit, naive, n_rounds, repeats)
+        tp = T.alternate(lambda: feature_query_matrix(H, data.y, data.qptr, metric, {"empty": "skip"}),
+                         lambda: fit(n_rounds), repeats)
+    ours, ratio = t.a, t.ratio
     shape = f"{H.shape[1]} candidates x {data.n_queries} queries, {data.n_docs} documents"
     return [
-        dict(benchmark=f"AdaRank.MAP time per round ({label}; {shape})", ours_s=ours,
-             reference="naive round: re-rank every feature on every query (same metric kernels)",
-             reference_s=naive, ratio=ratio, target=">= 20x faster per round", met=bool(ratio >= 20.0),
-             notes=f"(T({n_rounds}) - T(1)) / {n_rounds - 1}, best of {repeats}; max_consecutive=1"),
-        dict(benchmark=f"AdaRank one-time feature x query matrix ({label})", ours_s=pre,
-             reference="one AdaRank round (ours)", reference_s=ours, ratio=pre / ours,
-             ratio_kind="precomputation_s / round_s", target="paid once per fit", met=True,
-             notes="the matrix equals one naive round's work; it is amortised after one round"),
+        T.row(f"AdaRank.MAP time per round ({label}; {shape})", ours,
+              "naive round: re-rank every feature on every query (same metric kernels)", t.b,
+              target=">= 20x faster per round (issue 5)", ok=ratio >= 20.0, threads=1, repeats=repeats,
+              timing=T.WALL, load=t.load,
+              notes=f"(T({n_rounds}) - T(1)) / {n_rounds - 1} on both sides; max_consecutive=1"),
+        T.row(f"AdaRank one-time feature x query matrix ({label})", tp.a,
+              f"one AdaRank fit of {n_rounds} rounds (ours)", tp.b, ratio=tp.a / tp.b,
+              ratio_kind="precomputation_s / fit_s", target="(report; paid once per fit)", ok=None,
+              threads=1, repeats=repeats, timing=T.WALL, load=tp.load,
+              notes="the matrix equals one naive round's work; it is amortised after one round"),
     ]
 
 

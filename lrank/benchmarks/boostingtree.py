@@ -22,17 +22,14 @@ import time
 
 import numpy as np
 
+from lrank.benchmarks import _timing as T
+
 
 def _data():
-    from lrank.data.container import RankingData
-    from lrank.models.boostingtree import three_grades
+    from lrank.papers.boostingtree import mslr_sample_pooled, three_grades
 
     try:
-        from lrank.data import fetch
-
-        tr, te = fetch("mslr-sample")
-        d = RankingData.from_qid(np.vstack([tr.X, te.X]), np.concatenate([tr.y, te.y]),
-                                 np.concatenate([tr.doc_qid(), te.doc_qid() + 10**7]))
+        d = mslr_sample_pooled()
         what = "real MSLR sample (86 queries, 136 features) relabelled to 3 grades"
     except Exception:  # noqa: BLE001 - no data: a generated set of the same shape
         from lrank.data.generators import make_letor_like
@@ -43,47 +40,66 @@ def _data():
 
 
 def run(profile: str = "quick") -> list[dict]:
-    """Rows: standard / BoostingTree and standard / EXP3.P per-iteration ratios (two bases), and
-    step / selection time per round."""
+    """Rows: standard / BoostingTree and standard / EXP3.P per-iteration ratios (two bases, the same number
+    of iterations on both sides, alternated repeats), step / selection time per round, the tree alone."""
     from lrank.models.boostingtree import BoostingTree, Exp3P, LambdaMARTBase, Standard
     from lrank.models.ndcgboost import NDCGBoost
 
     data, what = _data()
-    n_std, n_bt = (20, 100) if profile == "quick" else (200, 1000)
+    n, reps = (41, 3) if profile == "quick" else (201, 5)
     rows = []
     for bname, base in (("NDCGBoost", NDCGBoost()), ("LambdaMART", LambdaMARTBase())):
-        Standard(base, n_iter=2).fit(data)  # compile / warm caches
-        t0 = time.perf_counter()
-        Standard(base, n_iter=n_std).fit(data)
-        std = (time.perf_counter() - t0) / n_std
-        t0 = time.perf_counter()
-        bt = BoostingTree(base, n_sequences=n_bt, random_state=0).fit(data)
-        bts = (time.perf_counter() - t0) / n_bt
-        t0 = time.perf_counter()
-        Exp3P(base, n_iter=n_bt, random_state=0).fit(data)
-        exs = (time.perf_counter() - t0) / n_bt
-        for name, ours in (("BoostingTree", bts), ("EXP3.P", exs)):
-            r = std / ours
-            rows.append({"benchmark": f"{name}({bname}) time per iteration, stumps", "ours_s": ours,
-                         "reference": f"standard {bname} (unconstrained stump steps)", "reference_s": std,
-                         "ratio": r, "target": "5-10x faster per iteration (paper, MQ2007, 46 features)",
-                         "met": bool(r >= 5.0),
-                         "notes": f"{what}; {n_std} standard / {n_bt} {name} iterations; per-iteration "
-                                  "time includes the training-measure evaluation; machine shared"})
-        h = bt.history_
-        sel = float(h["select_s"].sum() / len(h))
-        step = float(h["step_s"].sum() / max(int(h["round_length"].sum()), 1))
-        rows.append({"benchmark": f"BoostingTree({bname}) node selection per round vs one step",
-                     "ours_s": sel, "reference": "one constrained boosting step (incl. model recompute)",
-                     "reference_s": step, "ratio": step / sel if sel > 0 else float("inf"),
-                     "ratio_kind": "step_s / select_s",
-                     "target": "selection considerably cheaper than a boosting step (paper, footnote 4)",
-                     "met": bool(sel < step), "notes": f"{what}; {n_bt} sequences, {len(h)} rounds"})
-    rows.append(_tree_rows(data, what, n_bt))
+        def std(m, base=base):
+            return T.fit(Standard(base, **T.kwargs_for(Standard, n_estimators=m)), data)
+
+        last = {}
+
+        def bt(m, base=base, last=last):
+            kw = T.kwargs_for(BoostingTree, n_estimators=m)
+            last["bt"] = T.fit(BoostingTree(base, **kw, random_state=0), data)
+            return last["bt"]
+
+        def ex(m, base=base):
+            return T.fit(Exp3P(base, **T.kwargs_for(Exp3P, n_estimators=m), random_state=0), data)
+
+        with T.threads(1):
+            for name, fn in (("BoostingTree", bt), ("EXP3.P", ex)):
+                try:
+                    t = T.per_iteration(fn, std, n, reps)
+                except Exception as e:  # noqa: BLE001 - an estimator mid-conversion: say so in the table
+                    rows.append(_error_row(f"{name}({bname}) time per iteration, stumps", e))
+                    continue
+                rows.append(T.row(
+                    f"{name}({bname}) time per iteration, stumps", t.a,
+                    f"standard {bname} (unconstrained stump steps)", t.b,
+                    target=">= 5 (issue 15.2; paper: 5-10x, MQ2007, 46 features)", ok=t.ratio >= 5.0,
+                    threads=1, repeats=reps, timing=T.WALL, load=t.load,
+                    notes=f"{what}; ({n} - 1 iterations) / {n - 1} on both sides; includes the "
+                          "training-measure evaluation each iteration"))
+        h = getattr(last.get("bt"), "rounds_", None)
+        if h is not None and {"select_s", "step_s", "round_length"} <= set(h.columns):
+            sel = float(h["select_s"].sum() / len(h))
+            step = float(h["step_s"].sum() / max(int(h["round_length"].sum()), 1))
+            rows.append(T.row(f"BoostingTree({bname}) node selection per round vs one step", sel,
+                              "one constrained boosting step (incl. model recompute)", step,
+                              ratio=step / sel if sel > 0 else float("inf"), ratio_kind="step_s / select_s",
+                              target="selection cheaper than a step (paper, footnote 4)", ok=sel < step,
+                              threads=1, repeats=1, timing="wall, accumulated inside one fit", load=T.load(),
+                              notes=f"{what}; {n} sequences, {len(h)} rounds"))
+    rows.append(_tree_rows(data, what, n, reps))
     return rows
 
 
-def _tree_rows(data, what: str, n: int) -> dict:
+def _error_row(benchmark: str, e: Exception) -> dict:
+    """A row saying the benchmark could not run (status ``error``), never counted as met."""
+    row = T.row(benchmark, float("nan"), "(not run)", float("nan"), target=">= 5 (issue 15.2)", ok=False,
+                threads=1, repeats=0, timing="not timed", load=T.load(),
+                notes=f"failed: {type(e).__name__}: {e}"[:300])
+    row["status"] = "error"
+    return row
+
+
+def _tree_rows(data, what: str, n: int, reps: int) -> dict:
     """Unconstrained stump fit over a constrained one (tree only), on one set of whole-list lambdas."""
     from lrank._kernels.lambdas import lambdamart_gradients
     from lrank.data.binning import bin_features
@@ -98,22 +114,21 @@ def _tree_rows(data, what: str, n: int) -> dict:
     lam, w, _ = lambdamart_gradients(data.y, data.qptr, s, k=0)
     lam_s = time.perf_counter() - t0
     ws = None
+    kw = T.kwargs_for(RegressionTree, num_leaves=2, min_child_samples=1)
 
-    def per_fit(constrained: bool) -> float:
+    def fits(constrained: bool) -> None:
         nonlocal ws
-        t0 = time.perf_counter()
         for _ in range(n):
             cons = int(rng.integers(data.n_features)) if constrained else None
-            t = RegressionTree(max_leaves=2, min_data_in_leaf=1, feature_constraint=cons).fit_gradients(
+            t = RegressionTree(**kw, feature_constraint=cons).fit_gradients(
                 codes, -lam, w, n_bins=nb, thresholds=th, workspace=ws)
             ws = t.workspace_
-        return (time.perf_counter() - t0) / n
 
-    per_fit(True), per_fit(False)  # compile / warm
-    con, unc = per_fit(True), per_fit(False)
-    return {"benchmark": "constrained stump tree vs unconstrained (tree only, LambdaMART lambdas given)",
-            "ours_s": con, "reference": "unconstrained stump tree (all features' histograms)",
-            "reference_s": unc, "ratio": unc / con, "target": "5-10x (paper, per iteration, MQ2007)",
-            "met": bool(unc / con >= 5.0),
-            "notes": f"{what}; {n} fits each, workspace reused; whole-list lambdas of one step take "
-                     f"{lam_s * 1e3:.1f} ms (not included); machine shared"}
+    with T.threads(1):
+        t = T.alternate(lambda: fits(True), lambda: fits(False), reps)
+    return T.row("constrained stump tree vs unconstrained (tree only, LambdaMART lambdas given)", t.a / n,
+                 "unconstrained stump tree (all features' histograms)", t.b / n,
+                 target="(report; the per-iteration rows carry the target)", ok=None, threads=1,
+                 repeats=reps, timing=T.WALL, load=t.load,
+                 notes=f"{what}; {n} fits per repeat, workspace reused; whole-list lambdas of one step take "
+                       f"{lam_s * 1e3:.1f} ms (not included; the same work on both sides)")

@@ -10,9 +10,9 @@ reference) and one written a metric function at a time, each sorting the query
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+
+from lrank.benchmarks import _timing as T
 
 METRICS = ("ndcg@10", "map", "err@10")
 
@@ -81,34 +81,19 @@ def per_metric_loop_evaluate(y: np.ndarray, s: np.ndarray, qptr: np.ndarray, k: 
     return {f"ndcg@{k}": float(np.mean(nd)), "map": float(np.mean(ap)), f"err@{k}": float(np.mean(er))}
 
 
-def _best(fn, repeats: int) -> tuple[float, float, object]:
-    """Best wall-clock and best CPU time (this process) of ``repeats`` calls, and the last result."""
-    wall = cpu = float("inf")
-    out = None
-    for _ in range(repeats):
-        c0 = time.process_time()
-        t0 = time.perf_counter()
-        out = fn()
-        wall = min(wall, time.perf_counter() - t0)
-        cpu = min(cpu, time.process_time() - c0)
-    return wall, cpu, out
-
-
 def run(profile: str = "quick") -> list[dict]:
     """Two rows: evaluate(ndcg@10, map, err@10) on 10,000 queries x 100 documents vs two NumPy loops.
 
-    Times are wall-clock (``ours_s``, ``reference_s``, ``ratio``); the notes add the ratio of CPU times
-    of this process, which a shared, loaded machine disturbs less.
-
-    ``profile`` changes only the number of repeats (quick: best of 3 / 1; paper: best of 5 / 3).
+    Both sides on one thread (the loops cannot use a second one), alternated repeats, medians of wall
+    time; the notes add the ratio of CPU times. ``profile`` changes only the number of repeats.
     """
     from lrank.metrics import evaluate
 
     n_queries, per_query = 10_000, 100
     y, s, qptr = make_data(n_queries, per_query)
     evaluate(y[:1000], s[:1000], qptr[:11], METRICS)  # warm-up: compile or load the kernels
-    reps_ours, reps_loop = (3, 1) if profile == "quick" else (5, 3)
-    ours_s, ours_cpu, ours = _best(lambda: evaluate(y, s, qptr, METRICS), reps_ours)
+    reps = 3 if profile == "quick" else 7
+    ours = evaluate(y, s, qptr, METRICS)
     rows = []
     for ref_name, fn in (
         ("per-query NumPy loop, one sort per query shared by the three metrics "
@@ -116,32 +101,16 @@ def run(profile: str = "quick") -> list[dict]:
         ("per-query NumPy loop, one function per metric, each sorting the query "
          "(lrank.benchmarks.metrics.per_metric_loop_evaluate)", per_metric_loop_evaluate),
     ):
-        loop_s, loop_cpu, theirs = _best(lambda fn=fn: fn(y, s, qptr), reps_loop)
+        theirs = fn(y, s, qptr)
         agree = all(abs(ours[m] - theirs[m]) < 1e-9 for m in METRICS)
-        ratio = loop_s / ours_s
-        rows.append(
-            {
-                "benchmark": f"metrics.evaluate({', '.join(METRICS)}): {n_queries * per_query:,} docs in "
-                f"{n_queries:,} queries",
-                "ours_s": ours_s,
-                "reference": ref_name,
-                "reference_s": loop_s,
-                "ratio": ratio,
-                "target": ">= 20x",
-                "met": bool(ratio >= 20.0 and agree),
-                "notes": f"wall-clock; CPU-time ratio {loop_cpu / ours_cpu:.1f}x; {_threads()}: one "
-                "bucket sort per query, metrics from the sorted labels in scratch; results agree to "
-                f"1e-9: {agree}; best of {reps_ours} (ours) / {reps_loop} (loop) after warm-up",
-            }
-        )
+        with T.threads(1):
+            t = T.alternate(lambda: evaluate(y, s, qptr, METRICS), lambda fn=fn: fn(y, s, qptr), reps,
+                            warmup=False)
+        rows.append(T.row(
+            f"metrics.evaluate({', '.join(METRICS)}): {n_queries * per_query:,} docs in "
+            f"{n_queries:,} queries",
+            t.a, ref_name, t.b, target=">= 20x (issue 2)", ok=t.ratio >= 20.0 and agree, threads=1,
+            repeats=reps, timing=T.WALL, load=t.load,
+            notes=f"CPU-time ratio {t.cpu_ratio:.1f}x; serial fused kernel: one bucket sort per query, "
+                  f"metrics from the sorted labels in scratch; results agree to 1e-9: {agree}"))
     return rows
-
-
-def _threads() -> str:
-    import numba
-
-    from lrank.metrics import PARALLEL_MIN_DOCS
-
-    k = numba.get_num_threads()
-    return (f"fused kernel's parallel twin on {k} numba threads (inputs >= {PARALLEL_MIN_DOCS:,} docs)"
-            if k > 1 else "serial fused kernel (1 numba thread)")

@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from lrank._kernels import stumps as K
+from lrank.benchmarks import _timing as T
 
 
 def fig3_numpy(X: np.ndarray, thresholds: list[np.ndarray], pi: np.ndarray) -> tuple[int, float, int, float]:
@@ -81,8 +82,10 @@ def run(profile: str = "quick") -> list[dict]:
         hist = K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
         return K.scan_third(hist, nt, -1)
 
-    t_search = _time(search, repeat)
-    t_stream = _time(lambda: K.streaming_pass(bs.codes_t), repeat)
+    reps = 9 if profile == "quick" else 25
+    with T.threads(1):
+        t1 = T.alternate(search, lambda: K.streaming_pass(bs.codes_t), reps)
+    t_search, t_stream = t1.a, t1.b
     ratio1 = t_search / t_stream
     # where the time goes: the histogram (scatter of pi over the codes) and the Fig. 3 scan; and the path
     # RankBoost.fit takes when some rows are in no crucial pair (histogram over the feedback instances)
@@ -91,34 +94,32 @@ def run(profile: str = "quick") -> list[dict]:
     t_scan = _time(lambda: K.scan_third(hist0, nt, -1), repeat)
     fb_rows = np.unique(np.r_[p.hi, p.lo])
     t_rows = _time(lambda: bs.search(pi, rows=fb_rows), repeat)  # codes of the rows copied once per fit
-    rows = [{
-        "benchmark": f"WeakLearn.3 search per round, {what}, {int(nt.max())} thresholds, "
-                     f"{bs.codes_t.dtype} codes",
-        "ours_s": t_search, "reference": "one streaming pass over the binned matrix (sum of all codes)",
-        "reference_s": t_stream, "ratio": ratio1, "ratio_kind": "ours_s / reference_s (lower is better)",
-        "target": "<= 3", "met": bool(ratio1 <= 3.0),
-        "notes": f"histogram of potentials over the feature-major codes, four features per pass "
-                 f"({t_hist / t_stream:.1f}x the pass) + Fig. 3 scan of every bin "
-                 f"({t_scan / t_stream:.1f}x); "
-                 f"BinnedStumps.search over the {fb_rows.size} feedback instances (fit's path): "
-                 f"{t_rows / t_stream:.1f}x. "
-                 "Strict IEEE order (same bits as a one-feature-at-a-time scatter) rules out SIMD sums; "
-                 "tried and dropped: document order sorted by code (segmented sums), skipping each "
-                 "feature's largest bin (fills it by subtraction: changes bits, flips q_def on features "
-                 "without missing values), uint8 codes, 8 partial histograms, 8 features per pass",
-    }]
+    rows = [T.row(
+        f"WeakLearn.3 search per round, {what}, {int(nt.max())} thresholds, {bs.codes_t.dtype} codes",
+        t_search, "one streaming pass over the binned matrix (sum of all codes)", t_stream, ratio=ratio1,
+        ratio_kind="ours_s / reference_s (lower is better)", target="<= 3 (issue 15.4)", ok=ratio1 <= 3.0,
+        threads=1, repeats=reps, timing=T.WALL, load=t1.load,
+        notes=f"histogram of potentials over the feature-major codes, four features per pass "
+              f"({t_hist / t_stream:.1f}x the pass) + Fig. 3 scan of every bin "
+              f"({t_scan / t_stream:.1f}x) (split: medians of {repeat}, not alternated); "
+              f"BinnedStumps.search over the {fb_rows.size} feedback instances (fit's path): "
+              f"{t_rows / t_stream:.1f}x. "
+              "Strict IEEE order (same bits as a one-feature-at-a-time scatter) rules out SIMD sums; "
+              "tried and dropped: document order sorted by code (segmented sums), skipping each "
+              "feature's largest bin (fills it by subtraction: changes bits, flips q_def on features "
+              "without missing values), uint8 codes, 8 partial histograms, 8 features per pass")]
     X64 = data.X.astype(np.float64)
     th = [np.asarray(t) for t in bs.bins.thresholds]
-    t_np = _time(lambda: fig3_numpy(X64, th, pi), max(3, repeat // 5))
+    with T.threads(1):
+        t2 = T.alternate(search, lambda: fig3_numpy(X64, th, pi), 3)
     ours = search()
     ref = fig3_numpy(X64, th, pi)
-    ratio2 = t_np / t_search
-    rows.append({
-        "benchmark": f"WeakLearn.3 search per round vs straightforward NumPy Fig. 3, {what}",
-        "ours_s": t_search, "reference": "NumPy Fig. 3 (per feature: argsort, cumsum, searchsorted)",
-        "reference_s": t_np, "ratio": ratio2, "target": ">= 30", "met": bool(ratio2 >= 30.0),
-        "notes": f"same best |r|: {abs(abs(ours[3]) - abs(ref[3])) < 1e-12}",
-    })
+    ratio2 = t2.ratio
+    rows.append(T.row(
+        f"WeakLearn.3 search per round vs straightforward NumPy Fig. 3, {what}", t2.a,
+        "NumPy Fig. 3 (per feature: argsort, cumsum, searchsorted)", t2.b, target=">= 30 (issue 3)",
+        ok=ratio2 >= 30.0 and abs(abs(ours[3]) - abs(ref[3])) < 1e-12, threads=1, repeats=3, timing=T.WALL,
+        load=t2.load, notes=f"same best |r|: {abs(abs(ours[3]) - abs(ref[3])) < 1e-12}"))
     # 10x more pairs on the same documents: many grades instead of few
     rng = np.random.default_rng(0)
     y_few = np.zeros(data.n_docs, dtype=np.int32)
@@ -131,43 +132,45 @@ def run(profile: str = "quick") -> list[dict]:
         y_many[a:b] = rng.integers(0, 5, size=n)
     d_few = RankingData(data.X, y_few, data.qptr)
     d_many = RankingData(data.X, y_many, data.qptr)
-    res = {}
+    fns, npairs, t_pot = {}, {}, {}
     for name, d in (("few", d_few), ("many", d_many)):
         pp = d.pairs("uniform")
         pii = K.potentials_from_pairs(pp.hi, pp.lo, pp.weight, d.n_docs)
-        t_s = _time(lambda pii=pii: K.scan_third(K.potential_histogram_dense(bs.codes_t, pii, bs.n_bins),
-                                                 nt, -1), repeat)
-        t_p = _time(lambda pp=pp: K.potentials_from_pairs(pp.hi, pp.lo, pp.weight, data.n_docs), repeat)
-        res[name] = (pp.hi.size, t_s, t_p)
-    m_ratio = res["many"][0] / res["few"][0]
-    ratio3 = res["many"][1] / res["few"][1]
-    rows.append({
-        "benchmark": f"WeakLearn.3 search with {m_ratio:.0f}x more crucial pairs (same {data.n_docs} docs)",
-        "ours_s": res["many"][1], "reference": f"same search with {res['few'][0]} pairs",
-        "reference_s": res["few"][1], "ratio": ratio3, "ratio_kind": "many / few (1 = no growth)",
-        "target": "<= 1.5 (no growth with m)", "met": bool(ratio3 <= 1.5),
-        "notes": f"O(m) potential update: {res['few'][2] * 1e3:.3f} ms -> {res['many'][2] * 1e3:.3f} ms "
-                 f"({res['many'][0]} pairs)",
-    })
+        fns[name] = lambda pii=pii: K.scan_third(K.potential_histogram_dense(bs.codes_t, pii, bs.n_bins),
+                                                 nt, -1)
+        npairs[name] = pp.hi.size
+        t_pot[name] = _time(lambda pp=pp: K.potentials_from_pairs(pp.hi, pp.lo, pp.weight, data.n_docs),
+                            repeat)
+    with T.threads(1):
+        t3 = T.alternate(fns["many"], fns["few"], reps)
+    m_ratio = npairs["many"] / npairs["few"]
+    rows.append(T.row(
+        f"WeakLearn.3 search with {m_ratio:.0f}x more crucial pairs (same {data.n_docs} docs)", t3.a,
+        f"same search with {npairs['few']} pairs", t3.b, ratio=t3.a / t3.b,
+        ratio_kind="many / few (1 = no growth)", target="<= 1.5 (no growth with m)", ok=t3.a / t3.b <= 1.5,
+        threads=1, repeats=reps, timing=T.WALL, load=t3.load,
+        notes=f"O(m) potential update: {t_pot['few'] * 1e3:.3f} ms -> {t_pot['many'] * 1e3:.3f} ms "
+              f"({npairs['many']} pairs)"))
+
     # WeakLearn.2 (pair-split histograms, O(m F)) against WeakLearn.3 (potentials, O(n F + m))
     def weaklearn2():
         mass, count = K.pair_split_histograms(bs.codes_t, p.hi, p.lo, p.weight, bs.n_bins)
         return K.scan_second(mass, count, nt, -1, np.zeros((1, 1, 1)), False, 1.0, 0.0)
 
-    t_w2 = _time(weaklearn2, max(2, repeat // 10))
     def weaklearn3():
         pi3 = K.potentials_from_pairs(p.hi, p.lo, p.weight, data.n_docs)
         return K.scan_third(K.potential_histogram_dense(bs.codes_t, pi3, bs.n_bins), nt, -1)
 
-    t_w3 = _time(weaklearn3, repeat)
-    rows.append({
-        "benchmark": f"WeakLearn.2 vs WeakLearn.3 per round, {what}, {p.hi.size} crucial pairs",
-        "ours_s": t_w3, "reference": "WeakLearn.2 (min Z over every stump: pair-split histograms)",
-        "reference_s": t_w2, "ratio": t_w2 / t_w3, "ratio_kind": "WeakLearn.2 / WeakLearn.3",
-        "target": "paper: WeakLearn.2 about 10x slower (ML data)", "met": bool(t_w2 / t_w3 <= 10.0),
-        "notes": "informational, not an issue target: WeakLearn.2 is O(m F) per round, WeakLearn.3 "
-                 "O(n F + m); graded MSLR queries have m >> n (the ML data had one target per query)",
-    })
+    with T.threads(1):
+        t4 = T.alternate(weaklearn3, weaklearn2, 3)
+    rows.append(T.row(
+        f"WeakLearn.2 vs WeakLearn.3 per round, {what}, {p.hi.size} crucial pairs", t4.a,
+        "WeakLearn.2 (min Z over every stump: pair-split histograms)", t4.b,
+        ratio_kind="WeakLearn.2 / WeakLearn.3",
+        target="(report; paper: WeakLearn.2 about 10x slower, ML data)",
+        ok=None, threads=1, repeats=3, timing=T.WALL, load=t4.load,
+        notes="WeakLearn.2 is O(m F) per round, WeakLearn.3 O(n F + m); graded MSLR queries have m >> n "
+              "(the ML data had one target per query)"))
     return rows
 
 

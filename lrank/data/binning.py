@@ -90,11 +90,30 @@ def candidate_thresholds(values: np.ndarray) -> np.ndarray:
     return mid
 
 
+def _feature_thresholds(col: np.ndarray, max_thresholds: int, strategy: str) -> np.ndarray:
+    """Candidate thresholds of one feature column; for ``"quantile"`` already cut to ``max_thresholds``
+    (``"subsample"`` is cut afterwards, in feature order, from the one random stream)."""
+    known = np.sort(col[~np.isnan(col)]).astype(np.float64)  # one sort gives the distinct values and
+    if known.size < 2:                                          # the order statistics of the quantiles
+        return np.zeros(0)
+    v = known[np.r_[True, known[1:] != known[:-1]]]
+    if v.size < 2:
+        return np.zeros(0)
+    cand = (v[:-1] + v[1:]) / 2.0
+    if strategy == "quantile" and cand.size > max_thresholds:
+        qs = np.quantile(known, np.linspace(0, 1, max_thresholds + 2)[1:-1])
+        pos = np.clip(np.searchsorted(cand, qs), 0, cand.size - 1)
+        cand = np.unique(cand[pos])
+    return cand
+
+
 def bin_features(
     X: np.ndarray,
     max_thresholds: int = 254,
     strategy: str = "subsample",
     random_state: int | np.random.Generator | None = None,
+    sample_size: int | None = 200_000,
+    n_jobs: int | None = None,
 ) -> FeatureBins:
     """Choose per-feature candidate thresholds and return the bin codes.
 
@@ -111,7 +130,14 @@ def bin_features(
         ``"quantile"``: midpoints nearest to ``max_thresholds`` evenly spaced quantiles of the
         known values (LightGBM-like). ``"all"``: every midpoint (``max_thresholds`` ignored).
     random_state : int, Generator or None
-        Seeds the subsample; the same seed gives the same thresholds.
+        Seeds the subsample (and the row sample); the same seed gives the same thresholds.
+    sample_size : int or None, default 200,000
+        With more rows than this, the thresholds come from this many rows drawn without replacement
+        (LightGBM's ``bin_construct_sample_cnt``; seeded by ``random_state``, 0 when None); every row is
+        then coded. None: always every row. Sets up to this size are binned exactly as before.
+    n_jobs : int or None
+        Threads for the per-feature thresholds and the coding (None: numba's thread count). The result
+        does not depend on it.
 
     Returns
     -------
@@ -121,26 +147,44 @@ def bin_features(
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
     if not isinstance(max_thresholds, (int, np.integer)) or max_thresholds < 1:
         raise ValueError(f"max_thresholds must be a positive integer, got {max_thresholds!r}")
+    if sample_size is not None and (not isinstance(sample_size, (int, np.integer)) or sample_size < 2):
+        raise ValueError(f"sample_size must be an integer >= 2 or None, got {sample_size!r}")
     X = np.ascontiguousarray(X, dtype=np.float32)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-d, got shape {X.shape}")
+    if n_jobs is None:
+        import numba
+
+        n_jobs = numba.get_num_threads()
+    n_jobs = max(1, int(n_jobs))
     rng = np.random.default_rng(random_state)
-    thresholds = []
-    for f in range(X.shape[1]):
-        cand = candidate_thresholds(X[:, f])
-        if strategy != "all" and cand.size > max_thresholds:
-            if strategy == "subsample":
-                cand = np.sort(rng.choice(cand, size=max_thresholds, replace=False))
-            else:
-                known = np.sort(X[:, f][~np.isnan(X[:, f])].astype(np.float64))
-                qs = np.quantile(known, np.linspace(0, 1, max_thresholds + 2)[1:-1])
-                pos = np.clip(np.searchsorted(cand, qs), 0, cand.size - 1)
-                cand = np.unique(cand[pos])
-        thresholds.append(cand)
+    n, F = X.shape
+    if sample_size is not None and n > sample_size:
+        srng = np.random.default_rng(0) if random_state is None else rng
+        rows = np.sort(srng.choice(n, size=int(sample_size), replace=False))
+        cols = np.ascontiguousarray(X[rows].T)
+    else:
+        cols = np.ascontiguousarray(X.T)
+
+    def one(f: int) -> np.ndarray:
+        return _feature_thresholds(cols[f], max_thresholds, strategy)
+
+    if n_jobs > 1 and F > 1 and cols.shape[1] >= 50_000:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(min(n_jobs, F)) as ex:
+            thresholds = list(ex.map(one, range(F)))
+    else:
+        thresholds = [one(f) for f in range(F)]
+    cols = None  # free the column copy before coding (peak memory)
+    if strategy == "subsample":
+        for f in range(F):  # in feature order: one random stream, the same draws as ever
+            if thresholds[f].size > max_thresholds:
+                thresholds[f] = np.sort(rng.choice(thresholds[f], size=max_thresholds, replace=False))
     kmax = max((t.size for t in thresholds), default=0)
     if kmax + 2 > 65536:
         raise ValueError(f"a feature has {kmax} thresholds; at most 65534 fit the codes")
     dtype = np.uint8 if kmax + 2 <= 256 else np.uint16
     bins = FeatureBins(np.empty(X.shape, dtype=dtype), thresholds)
-    apply_thresholds(X, bins.padded_thresholds(), bins.n_thresholds, bins.codes)
+    apply_thresholds(X, bins.padded_thresholds(), bins.n_thresholds, bins.codes, n_jobs=n_jobs)
     return bins

@@ -27,13 +27,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from numbers import Real
+from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
-from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions
 
-__all__ = ["Stump", "AdaBoostStep", "AdaBoostStumps", "illustrative_example"]
+from lrank.models._base import BaseRanker
+from lrank.models._params import Count
+
+__all__ = ["Stump", "AdaBoostStep", "AdaBoostStumps"]
 
 TIE_BREAKS = ("paper", "first", "random")
 
@@ -152,6 +155,7 @@ class AdaBoostStep:
         self.rng = np.random.default_rng(random_state)
         self.n_features = X.shape[1]
         self.constraint_size = 1
+        self.metric = "accuracy"          # the measure f of `score` (history_ column train_accuracy)
 
     def initial_model(self) -> np.ndarray:
         """The empty model: ``M = 0`` on every training point."""
@@ -201,13 +205,18 @@ class AdaBoostStep:
         return float(np.mean(pred == self.y))
 
 
-class AdaBoostStumps(BaseEstimator):
+class AdaBoostStumps(BaseRanker):
     """AdaBoost with decision stumps (the BoostingTree paper's illustrative example, Sec. 3.2).
+
+    A binary classifier, not a ranker: ``fit(X, y)`` takes labels in {-1, +1} (or {0, 1}) and no
+    ``qid`` / ``group`` (class flag ``binary_classifier = True``); ``predict`` gives classes and
+    ``decision_function`` the scores ``M(x)``. Otherwise it follows the estimator contract of
+    `lrank.models._base` (``n_estimators``, ``history_`` by iteration, ``num_iteration``, save/load).
 
     Parameters
     ----------
-    n_rounds : int
-        Number of stumps.
+    n_estimators : int
+        Number of stumps T.
     constraint : int or sequence of int or None
         Restrict every stump to these feature indices (Table 1, right: ``constraint=0``, feature 1).
     tie_break : {"paper", "first", "random"}
@@ -221,20 +230,33 @@ class AdaBoostStumps(BaseEstimator):
     ----------
     estimators_ : list of Stump
     alphas_ : ndarray
-    n_iter_ : int
+    n_iter_, best_iteration_ (always None), stop_reason_
     history_ : pandas.DataFrame
-        One row per round: feature (1-based, as the paper), split, weighted error, alpha, training error.
+        Indexed by ``iteration``: ``feature`` (1-based, as the paper), ``threshold``, ``split``, ``error``
+        (the weighted error eps_t), ``alpha``, ``train_error``.
 
     Examples
     --------
+    >>> from lrank.papers.boostingtree import illustrative_example
     >>> X, y = illustrative_example()
-    >>> [round(a, 4) for a in AdaBoostStumps(n_rounds=5).fit(X, y).alphas_]
+    >>> [round(a, 4) for a in AdaBoostStumps(n_estimators=5).fit(X, y).alphas_]
     [0.5493, 0.5493, 0.6264, 0.763, 0.673]
     """
 
-    def __init__(self, n_rounds: int = 10, constraint: int | Sequence[int] | None = None,
+    #: a binary classifier: ``fit(X, y)`` without query ids (the rankers' contract asks for qid/group)
+    binary_classifier: ClassVar[bool] = True
+    _estimator_type = "classifier"
+    _parameter_constraints: ClassVar[dict] = {
+        "n_estimators": [Count(1)],
+        "constraint": [Count(0), "array-like", None],
+        "tie_break": [StrOptions(set(TIE_BREAKS))],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, n_estimators: int = 10, constraint: int | Sequence[int] | None = None,
                  tie_break: str = "paper", tol: float = 1e-9, random_state: int | None = None) -> None:
-        self.n_rounds = n_rounds
+        self.n_estimators = n_estimators
         self.constraint = constraint
         self.tie_break = tie_break
         self.tol = tol
@@ -243,69 +265,66 @@ class AdaBoostStumps(BaseEstimator):
     # ------------------------------------------------------------------ the protocol
     def boosting_step(self, X: Any, y: Any = None, **_: Any) -> AdaBoostStep:
         """The step protocol object BoostingTree and Exp3P drive (data given as arrays)."""
+        self._validate()
         if y is None and hasattr(X, "y"):
             X, y = X.X, X.y
         return AdaBoostStep(X, y, tie_break=self.tie_break, tol=self.tol, random_state=self.random_state)
 
     def fit(self, X: Any, y: Any = None) -> AdaBoostStumps:
-        if int(self.n_rounds) < 0:
-            raise ValueError(f"n_rounds must be >= 0, got {self.n_rounds}")
+        """``n_estimators`` AdaBoost rounds on the binary problem ``(X, y)``."""
+        self._validate()
         base = self.boosting_step(X, y)
         c = self.constraint
         constraint = None if c is None else ((int(c),) if np.isscalar(c) else tuple(int(k) for k in c))
         model = base.initial_model()
         self.estimators_: list[Stump] = []
         rows = []
-        for t in range(int(self.n_rounds)):
+        for _ in self._progress(self.n_estimators):
             w, model = base.step(model, constraint)
             self.estimators_.append(w)
-            rows.append({"round": t + 1, "feature": w.feature + 1, "split": w.split(), "error": w.error,
-                         "alpha": w.alpha, "train_error": 1.0 - base.score(model)})
+            rows.append({"feature": w.feature + 1, "threshold": w.threshold, "split": w.split(),
+                         "error": w.error, "alpha": w.alpha, "train_error": 1.0 - base.score(model)})
         self.alphas_ = np.array([w.alpha for w in self.estimators_], dtype=np.float64)
         self.n_iter_ = len(self.estimators_)
         self.n_features_in_ = base.n_features
-        self.history_ = pd.DataFrame(rows, columns=["round", "feature", "split", "error", "alpha",
-                                                    "train_error"])
+        self.best_iteration_ = None
+        self.stop_reason_ = "n_estimators reached"
+        self.history_ = self._history(rows, columns=["feature", "threshold", "split", "error", "alpha",
+                                                     "train_error"])
         return self
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """``M(x) = sum_j w_j(x)``."""
-        self._check()
-        X = np.asarray(X, dtype=np.float64)
+    def decision_function(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
+        """``M(x) = sum_j w_j(x)`` over the first ``num_iteration`` stumps (all by default)."""
+        k = self._num_iteration(num_iteration)
+        X = self._features(X).astype(np.float64)
         out = np.zeros(X.shape[0])
-        for w in self.estimators_:
+        for w in self.estimators_[:k]:
             out += w.predict(X)
         return out
 
     def staged_decision_function(self, X: Any) -> Iterator[np.ndarray]:
-        self._check()
-        X = np.asarray(X, dtype=np.float64)
+        """``M(x)`` after each stump."""
+        self._check_fitted()
+        X = self._features(X).astype(np.float64)
         out = np.zeros(X.shape[0])
         for w in self.estimators_:
             out = out + w.predict(X)
             yield out
 
-    def predict(self, X: Any) -> np.ndarray:
+    def _classes(self, m: np.ndarray, k: int) -> np.ndarray:
+        return np.where(m >= -self.tol * max(float(np.abs(self.alphas_[:k]).sum()), 1.0), 1, -1)
+
+    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
         """Class ``+1`` where ``M(x) >= 0`` (to within ``tol * sum|alpha|``), else ``-1``."""
-        m = self.decision_function(X)
-        return np.where(m >= -self.tol * max(float(np.abs(self.alphas_).sum()), 1.0), 1, -1)
+        k = self._num_iteration(num_iteration)
+        return self._classes(self.decision_function(X, k), k)
 
-    def _check(self) -> None:
-        if not hasattr(self, "estimators_"):
-            from sklearn.exceptions import NotFittedError
+    def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
+        """Classes after each stump."""
+        for k, m in enumerate(self.staged_decision_function(X), start=1):
+            yield self._classes(m, k)
 
-            raise NotFittedError("AdaBoostStumps is not fitted yet; call fit first")
-
-
-def illustrative_example() -> tuple[np.ndarray, np.ndarray]:
-    """The 8-point, 2-feature problem of the paper's Fig. 4 (reconstructed, ALGORITHMS.md 8.1).
-
-    Bands (0,.2], (.2,.4], (.4,.6], (.6,.8] on both axes with labels -, +, -, +; points at the cell
-    centres (the two doubled points kept on the same centre: moving them inside their band changes no
-    stump choice, ALGORITHMS.md 8.1).  Returns ``X`` (8, 2) float64 and ``y`` in {-1, +1}.
-    """
-    pts = [((0.1, 0.5), -1), ((0.3, 0.3), 1), ((0.3, 0.7), 1), ((0.3, 0.7), 1),
-           ((0.5, 0.1), -1), ((0.5, 0.5), -1), ((0.5, 0.5), -1), ((0.7, 0.3), 1)]
-    X = np.array([p for p, _ in pts], dtype=np.float64)
-    y = np.array([c for _, c in pts], dtype=np.int64)
-    return X, y
+    def score(self, X: Any, y: Any = None, **_: Any) -> float:
+        """Classification accuracy of ``predict(X)`` against ``y`` in {-1, +1} or {0, 1}."""
+        y = np.where(np.asarray(y) > 0, 1, -1)
+        return float(np.mean(self.predict(X) == y))

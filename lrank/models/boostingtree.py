@@ -17,8 +17,18 @@ returns from ``base.boosting_step(X, y, qid=..., group=...)``:
   ``L``-leaf feature tree, Sec. 4.2); hypotheses have ``predict(X)``.
 
 Implemented for `lrank.models.adaboost.AdaBoostStumps`, `lrank.models.ndcgboost.NDCGBoost` and
-`LambdaMARTBase` below (which wraps the tree-fitting issue's `lrank.models.gbrt.lambdamart_step`).
-`Standard` drives any of them unconstrained: the paper's "standard variant".
+`LambdaMARTBase` below (which wraps `lrank.models.gbrt.lambdamart_step`). `Standard` drives any of
+them unconstrained: the paper's "standard variant". The step also names its training measure
+(``metric``: ``"accuracy"``, ``"mean_ndcg"``, ...), which gives the ``train_<metric>`` /
+``valid_<metric>`` columns of ``history_``.
+
+All three estimators follow the contract of `lrank.models._base` (``n_estimators``, ``history_``
+indexed by ``iteration``, ``predict(X, num_iteration=)``, ``save_model``); for BoostingTree an
+*iteration* is one generated model (one boosting step, the paper's ``t``) and ``n_estimators`` the
+number of models (hypothesis sequences) it may generate.
+
+The paper's tables, replay orders (Table 2), Theorem 2 checks and experiment protocol live in
+`lrank.papers.boostingtree`.
 
 BOOSTINGTREE (ALGORITHMS.md section 4, paper Fig. 3)
 ---------------------------------------------------
@@ -26,7 +36,8 @@ BOOSTINGTREE (ALGORITHMS.md section 4, paper Fig. 3)
 virtual point ``(0, max f^)`` (`lrank.metamax.hull_select`, Eq. (1)); among selected nodes with the
 same cumulative length ``n`` keep the one of smallest depth ``l``, then larger ``f``, then the
 earliest created; (b) extend each with a constraint not yet used at it (uniformly at random, or by a
-fixed order for the Table 2 replays), ``n_parent += 1``; (c) while some node worse than the best
+fixed order given as a callable, e.g. the Table 2 replays), ``n_parent += 1``; (c) while some node worse
+than the best
 ``f*`` is at least as deep as the best leaf-model ``I`` (the deepest node with ``f^ = f*``), extend
 ``I`` (the reconstruction that replays Table 2 exactly).  ``step_c="theorem"`` additionally extends
 ``I`` until it is deeper than the previous round's best leaf-model (the growth the proof of Theorem 2
@@ -44,49 +55,37 @@ constraint's features are drawn i.i.d. from ``p``; reward ``f_t - f_{t-1}``; eve
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from numbers import Real
+from pathlib import Path
+from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from lrank.metamax import h_exp_sqrt, hull_select
+from lrank.models._base import BaseRanker
+from lrank.models._params import Count
 
-__all__ = ["BoostingTree", "Exp3P", "Standard", "LambdaMARTBase", "LambdaMARTStep", "make_step",
-           "three_grades", "protocol_curves", "table2_worst_case", "table2_best_case",
-           "table2_frame", "theorem2_check"]
+__all__ = ["BoostingTree", "Exp3P", "Standard", "LambdaMARTBase", "LambdaMARTStep", "make_step"]
 
 Constraint = tuple
 
 
 # ---------------------------------------------------------------------------------- helpers
 def make_step(base: Any, X: Any, y: Any = None, qid: Any = None, group: Any = None, **kwargs: Any):
-    """The step object of ``base`` on the training data (see the module docstring)."""
+    """The step object of ``base`` on the training data (see the module docstring).
+
+    The base decides what the data must be: the rankers need ``qid`` / ``group`` (or a `RankingData`),
+    `lrank.models.adaboost.AdaBoostStumps` takes a binary ``(X, y)``.
+    """
     if not hasattr(base, "boosting_step"):
         raise TypeError(f"{type(base).__name__} has no boosting_step(); it cannot be driven by "
-                        "BoostingTree or Exp3P")
+                        "BoostingTree, Exp3P or Standard")
     if qid is None and group is None:
         return base.boosting_step(X, y, **kwargs)
     return base.boosting_step(X, y, qid=qid, group=group, **kwargs)
-
-
-def table2_worst_case(path: tuple, unused: list, rng: np.random.Generator) -> tuple:
-    """Table 2 (top) constraint order: the feature *unlike* the last one (feature 2 at the root)."""
-    last = path[-1][0] if path else 0
-    for c in unused:
-        if c[0] != last:
-            return c
-    return unused[0]
-
-
-def table2_best_case(path: tuple, unused: list, rng: np.random.Generator) -> tuple:
-    """Table 2 (bottom) constraint order: the *same* feature as the last one (feature 1 at the root)."""
-    last = path[-1][0] if path else 0
-    for c in unused:
-        if c[0] == last:
-            return c
-    return unused[0]
 
 
 class _Tree:
@@ -164,26 +163,78 @@ class _ModelCache:
             self.used -= self._size(self.store.pop(k))
 
 
-def _as_eval(eval_set: Any):
-    if eval_set is None:
-        return None
-    from lrank.data.container import RankingData
-
-    if isinstance(eval_set, RankingData):
-        return eval_set
-    if isinstance(eval_set, (tuple, list)) and len(eval_set) == 3:
-        from lrank.data.container import as_ranking_data
-
-        return as_ranking_data(eval_set[0], eval_set[1], qid=eval_set[2])
-    raise TypeError("eval_set must be a RankingData or (X, y, qid)")
+def _step_metric(step: Any) -> str:
+    """The name of the step's training measure ``f`` (``history_`` column ``train_<metric>``)."""
+    return str(getattr(step, "metric", "f"))
 
 
-def _constraint_total(K: int, s: int) -> float:
-    return float(K) ** s
+class _Driver(BaseRanker):
+    """Shared fit plumbing of the estimators that drive a base's step object."""
+
+    def _setup(self, X: Any, y: Any, qid: Any, group: Any, eval_set: Any):
+        from lrank.data.container import RankingData
+        from lrank.models._base import _check_array
+
+        self._validate()
+        if not isinstance(X, RankingData):       # scikit-learn's checks and messages, as BaseRanker's
+            X = _check_array(X)
+            if y is None:
+                raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+            y = np.asarray(y)
+            if y.dtype.kind in "OUSV":
+                try:
+                    y = y.astype(np.float64)
+                except (TypeError, ValueError):
+                    raise ValueError(f"Unknown label type: labels must be numbers, got values of dtype "
+                                     f"{y.dtype}") from None
+        step = make_step(self.base, X, y, qid=qid, group=group)
+        self.n_features_in_ = int(step.n_features)
+        evals = self._eval_sets(eval_set)
+        valid = evals[0] if evals else None
+        vmetric = self.eval_metric or getattr(step, "metric", None)
+        if valid is not None:
+            if vmetric is None:
+                raise ValueError("eval_set needs eval_metric (e.g. 'mean_ndcg')")
+            from lrank.metrics import parse_metric
+
+            parse_metric(vmetric)
+        return step, valid, vmetric
+
+    @staticmethod
+    def _valid_score(step: Any, valid: Any, vmetric: str, scores: np.ndarray) -> float:
+        from lrank.metrics import evaluate
+
+        return float(evaluate(valid.y, scores, valid.qptr, [vmetric],
+                              **getattr(step, "metric_kwargs", {}))[vmetric])
+
+
+class _HypothesisSum:
+    """``predict`` / ``staged_predict`` of a model that is the sum of its hypotheses ``estimators_``."""
+
+    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
+        """Scores of the first ``num_iteration`` hypotheses (default: ``best_iteration_``, else all)."""
+        k = self._num_iteration(num_iteration)
+        X = self._features(X)
+        out = np.zeros(X.shape[0])
+        for w in self.estimators_[:k]:
+            out += w.predict(X)
+        return out
+
+    def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
+        """Scores after each hypothesis."""
+        self._check_fitted()
+        X = self._features(X)
+        out = np.zeros(X.shape[0])
+        for w in self.estimators_:
+            out = out + w.predict(X)
+            yield out
+
+
+_BASE = [HasMethods(["boosting_step"])]
 
 
 # ---------------------------------------------------------------------------------- BoostingTree
-class BoostingTree(BaseEstimator):
+class BoostingTree(_Driver):
     """BOOSTINGTREE (paper Fig. 3, ALGORITHMS.md 4): parallel, tree-structured boosting sequences.
 
     Parameters
@@ -192,13 +243,14 @@ class BoostingTree(BaseEstimator):
         ``AdaBoostStumps``, ``NDCGBoost`` or ``LambdaMARTBase`` (the base boosting algorithm ``A``).
     h : callable ``h(n, t)`` or None
         Positive, decreasing in ``n``; ``None`` is the paper's ``exp(-n / sqrt(t))`` (Sec. 4.2.1),
-        called with ``t = t_{r-1}`` (clipped at 1).
-    n_sequences : int
-        Stop once this many models (hypothesis sequences) were generated (Table 3: 5,000).
+        called with ``t = t_{r-1}`` (clipped at 1). A callable cannot be written by `save_model`.
+    n_estimators : int
+        The number of models (hypothesis sequences, the paper's ``t``) BoostingTree may generate;
+        every generated model is one boosting step (Table 3: 5,000).
     constraint_sampler : "random" or callable
-        ``"random"``: uniformly among the constraints not yet used at the node (Sec. 4.2.1).  A
-        callable ``(path, unused, rng) -> constraint`` fixes the order (`table2_worst_case`,
-        `table2_best_case`); ``path`` is the tuple of constraints from the root.
+        ``"random"``: uniformly among the constraints not yet used at the node (Sec. 4.2.1). A
+        callable ``(path, unused, rng) -> constraint`` fixes the order (the Table 2 replays in
+        `lrank.papers.boostingtree`); ``path`` is the tuple of constraints from the root.
     step_c : {"table", "theorem"}
         The reconstructed step (c) (replays Table 2) or that plus the leader-growth rule the proof of
         Theorem 2 uses.
@@ -206,39 +258,59 @@ class BoostingTree(BaseEstimator):
         Also stop as soon as a generated model reaches ``f >= stop_at`` (1.0: zero training error,
         as the Table 2 runs end); the other nodes selected in that round are still extended.
     eval_metric : str or None
-        Metric of each node on ``eval_set`` (for validation-based model choice), e.g. ``"mean_ndcg"``.
+        Metric of each model on the first ``eval_set`` (``history_["valid_<metric>"]``, for
+        validation-based model choice with `select_node`); default: the base's training measure.
     cache_bytes : int
-        Memory budget for cached node models (Sec. 3.3).
+        Memory budget for cached node models (Sec. 3.3); the cache lives only during ``fit``.
     random_state : int or None
+        Seeds the constraint draws.
     verbose : bool
         A tqdm progress bar over generated models.
 
     Attributes
     ----------
-    nodes_ : pandas.DataFrame
-        One row per model: node, parent, depth ``l``, final cumulative length ``n``, ``f``, ``fhat``,
-        ``f_valid``, round created, path (the constraints' first features, 1-based).
     history_ : pandas.DataFrame
+        One row per generated model (``iteration`` = its node id): ``node``, ``parent``, ``depth``
+        (``l``), ``n`` (final cumulative length), ``round`` (created in), ``path`` (the constraints'
+        first features, 1-based), ``train_<metric>`` (``f``), ``fhat`` (``f^``), ``valid_<metric>``.
+    rounds_ : pandas.DataFrame
         One row per round: ``round``, ``t`` (models generated by its end), ``round_length``,
-        ``best_length`` (``l_{I_r}``), ``best_leaf`` (``I_r``), ``f_star``, ``n_selected``,
-        ``step_c`` (models added by step (c)), ``complete`` (False for a round cut short by
-        ``n_sequences`` or ``stop_at``), ``select_s``/``step_s`` (time in selection / steps).
+        ``best_length`` (``l_{I_r}``), ``best_leaf`` (``I_r``), ``f_star``, ``n_selected``, ``step_c``
+        (models added by step (c)), ``complete`` (False for a round cut short by ``n_estimators`` or
+        ``stop_at``), ``select_s`` / ``step_s`` (seconds in selection / in boosting steps).
     trace_ : list of dict
         Per round: the active nodes with their ``n``, the selected ones, the tie groups, the created.
+    tree_ : the tree (parent, hypothesis, constraint, depth, n, f, f^ per node; node 0 = empty model)
     best_node_ : int
-        The node of largest ``f`` (shallowest among equals): the best model found on the training data.
+        The node of largest training ``f`` (shallowest, then earliest, among equals).
     estimators_ : list
         The hypotheses on the path to ``best_node_``.
+    n_iter_ : int
+        Models generated. ``predict(X, num_iteration=k)`` uses the best model among the first ``k``.
+    best_iteration_ : None (no early stopping); stop_reason_ : str
     """
 
-    def __init__(self, base: Any = None, h: Callable | None = None, n_sequences: int = 5000,
+    _parameter_constraints: ClassVar[dict] = {
+        "base": _BASE,
+        "h": [callable, None],
+        "n_estimators": [Count(1)],
+        "constraint_sampler": [StrOptions({"random"}), callable],
+        "step_c": [StrOptions({"table", "theorem"})],
+        "stop_at": [Real, None],
+        "eval_metric": [str, None],
+        "cache_bytes": [Count(0)],
+        "random_state": ["random_state"],
+        "verbose": ["boolean"],
+    }
+
+    def __init__(self, base: Any = None, h: Callable | None = None, n_estimators: int = 5000,
                  constraint_sampler: str | Callable = "random", step_c: str = "table",
                  stop_at: float | None = None, eval_metric: str | None = None,
                  cache_bytes: int = 256 * 2**20, random_state: int | None = None,
                  verbose: bool = False) -> None:
         self.base = base
         self.h = h
-        self.n_sequences = n_sequences
+        self.n_estimators = n_estimators
         self.constraint_sampler = constraint_sampler
         self.step_c = step_c
         self.stop_at = stop_at
@@ -250,26 +322,17 @@ class BoostingTree(BaseEstimator):
     # -------------------------------------------------------------- fitting
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
             eval_set: Any = None) -> BoostingTree:
-        if self.base is None:
-            raise ValueError("BoostingTree needs a base boosting algorithm (base=...)")
-        if self.step_c not in ("table", "theorem"):
-            raise ValueError(f"step_c must be 'table' or 'theorem', got {self.step_c!r}")
-        if int(self.n_sequences) < 1:
-            raise ValueError(f"n_sequences must be >= 1, got {self.n_sequences}")
+        """Grow the boosting tree until ``n_estimators`` models were generated (or ``stop_at``)."""
         import time
 
+        import pandas as pd
+
+        step, valid, vmetric = self._setup(X, y, qid, group, eval_set)
         rng = np.random.default_rng(self.random_state)
-        step = make_step(self.base, X, y, qid=qid, group=group)
-        self.step_ = step
         K, s = int(step.n_features), int(step.constraint_size)
-        total = _constraint_total(K, s)
+        total = float(K) ** s
         h = self.h if self.h is not None else h_exp_sqrt
         sampler = self.constraint_sampler
-        if not (sampler == "random" or callable(sampler)):
-            raise ValueError("constraint_sampler must be 'random' or a callable (path, unused, rng)")
-        valid = _as_eval(eval_set)
-        if valid is not None and self.eval_metric is None:
-            raise ValueError("eval_set needs eval_metric (e.g. 'mean_ndcg')")
         Xv = None if valid is None else np.ascontiguousarray(valid.X, dtype=np.float32)
 
         def vscore(scores_v):
@@ -277,8 +340,8 @@ class BoostingTree(BaseEstimator):
                 return float("nan")
             from lrank.metrics import evaluate
 
-            return float(evaluate(valid.y, scores_v, valid.qptr, [self.eval_metric],
-                                  **getattr(step, "metric_kwargs", {}))[self.eval_metric])
+            return float(evaluate(valid.y, scores_v, valid.qptr, [vmetric],
+                                  **getattr(step, "metric_kwargs", {}))[vmetric])
 
         tree = _Tree()
         cache = _ModelCache(self.cache_bytes)
@@ -353,9 +416,9 @@ class BoostingTree(BaseEstimator):
         if self.verbose:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=int(self.n_sequences), desc="BoostingTree", leave=False)
+            bar = tqdm(total=int(self.n_estimators), desc="BoostingTree", leave=False)
         rows, trace = [], []
-        limit = int(self.n_sequences)
+        limit = int(self.n_estimators)
         stop_at = self.stop_at
         prev_leader_depth = 0
         rnd = 0
@@ -433,18 +496,28 @@ class BoostingTree(BaseEstimator):
                 done = True
         if bar is not None:
             bar.close()
+        metric = _step_metric(step)
         self.tree_ = tree
-        self.history_ = pd.DataFrame(rows)
+        self.rounds_ = pd.DataFrame(rows, columns=["round", "t", "round_length", "best_length", "best_leaf",
+                                                   "f_star", "n_selected", "step_c", "complete",
+                                                   "select_s", "step_s"])
         self.trace_ = trace
         self.n_iter_ = len(tree) - 1
-        self.n_features_in_ = K
         self.best_node_ = self.select_node()
         self.estimators_ = [tree.hyp[k] for k in tree.path(self.best_node_)]
-        self.nodes_ = pd.DataFrame({
-            "node": np.arange(len(tree)), "parent": tree.parent, "depth": tree.depth, "n": tree.n,
-            "f": tree.f, "fhat": tree.fhat, "f_valid": tree.f_valid, "round": tree.created,
-            "path": [self.path_label(i) for i in range(len(tree))],
-        })
+        self.best_iteration_ = None
+        self.stop_reason_ = ("stop_at reached" if stop_at is not None and max(tree.f) >= stop_at
+                             else "n_estimators reached" if self.n_iter_ >= limit
+                             else "every constraint used at every node")
+        hist = {
+            "node": np.arange(1, len(tree)), "parent": tree.parent[1:], "depth": tree.depth[1:],
+            "n": tree.n[1:], "round": tree.created[1:],
+            "path": [self.path_label(i) for i in range(1, len(tree))],
+            f"train_{metric}": tree.f[1:], "fhat": tree.fhat[1:],
+        }
+        if valid is not None:
+            hist[f"valid_{vmetric}"] = tree.f_valid[1:]
+        self.history_ = self._history(pd.DataFrame(hist))
         return self
 
     # -------------------------------------------------------------- using the tree
@@ -456,18 +529,21 @@ class BoostingTree(BaseEstimator):
             return "-"
         return ",".join("+".join(str(k + 1) for k in t.constraint[j]) for j in p)
 
-    def select_node(self, by: str = "train", max_length: int | None = None) -> int:
+    def select_node(self, by: str = "train", max_length: int | None = None,
+                    num_iteration: int | None = None) -> int:
         """The best node on the training ``f`` (``by="train"``) or on ``eval_set`` (``"valid"``).
 
         Only nodes of depth ``<= max_length`` count (Fig. 9: the best model of at most so many
-        hypotheses); ties go to the shallower, then the earlier node.
+        hypotheses), and only the first ``num_iteration`` generated models (all by default); ties go
+        to the shallower, then the earlier node.
         """
-        t = self.tree_
-        vals = np.array(t.f if by == "train" else t.f_valid, dtype=np.float64)
         if by not in ("train", "valid"):
-            raise ValueError("by must be 'train' or 'valid'")
-        depth = np.array(t.depth)
-        ok = np.ones(len(t), bool) if max_length is None else depth <= max_length
+            raise ValueError(f"by must be 'train' or 'valid', got {by!r}")
+        t = self.tree_
+        m = len(t) if num_iteration is None else int(num_iteration) + 1
+        vals = np.array(t.f if by == "train" else t.f_valid, dtype=np.float64)[:m]
+        depth = np.array(t.depth)[:m]
+        ok = np.ones(m, bool) if max_length is None else depth <= max_length
         vals = np.where(ok & ~np.isnan(vals), vals, -np.inf)
         best = vals.max()
         cand = np.flatnonzero(vals == best)
@@ -475,125 +551,48 @@ class BoostingTree(BaseEstimator):
 
     def predict_node(self, X: Any, node: int) -> np.ndarray:
         """Scores of the model of ``node`` (the sum of the hypotheses on its path)."""
-        X = self._X(X)
+        self._check_fitted()
+        X = self._features(X)
         out = np.zeros(X.shape[0])
         for k in self.tree_.path(node):
             out += self.tree_.hyp[k].predict(X)
         return out
 
-    def predict(self, X: Any) -> np.ndarray:
-        """Scores of the best model found (``best_node_``)."""
-        if not hasattr(self, "tree_"):
-            from sklearn.exceptions import NotFittedError
+    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
+        """Scores of the best model (training ``f``) among the first ``num_iteration`` generated ones."""
+        k = self._num_iteration(num_iteration)
+        node = self.best_node_ if k == self.n_iter_ else self.select_node(num_iteration=k)
+        return self.predict_node(X, node)
 
-            raise NotFittedError("BoostingTree is not fitted yet; call fit first")
-        return self.predict_node(X, self.best_node_)
-
-    def staged_predict(self, X: Any):
-        """Scores after each hypothesis on the path to ``best_node_``."""
-        X = self._X(X)
-        out = np.zeros(X.shape[0])
-        for w in self.estimators_:
-            out = out + w.predict(X)
+    def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
+        """``predict(X, num_iteration=k)`` for ``k = 1 .. n_iter_`` (recomputed when the best changes)."""
+        self._check_fitted()
+        last, out = -1, None
+        for k in range(1, self.n_iter_ + 1):
+            node = self.select_node(num_iteration=k)
+            if node != last:
+                last, out = node, self.predict_node(X, node)
             yield out
 
-    @staticmethod
-    def _X(X: Any) -> np.ndarray:
-        if hasattr(X, "X") and hasattr(X, "qptr"):
-            X = X.X
-        return np.asarray(X)
-
-
-def table2_frame(bt: BoostingTree) -> pd.DataFrame:
-    """A fitted run laid out as the paper's Table 2 (cumulative length ``n`` per round, as strings).
-
-    Rows are the models in creation order; ``error`` is ``1 - f`` with ``1 - f^`` in brackets when it
-    differs.  A cell holds ``n`` at the start of the round, ``**n**`` when the model is selected,
-    ``e`` in the round that creates it, ``(t)`` when it is in a same-``n`` tie that only ``f`` breaks,
-    and ``(c)`` for the step-(c) expansion, which the paper shows as a round of its own (so the
-    paper's round ``r + 1`` follows a round ``r`` with a step (c)).  Empty: no longer active.
-    """
-    t = bt.tree_
-    cols: list[dict[int, str]] = []
-    for tr in bt.trace_:
-        col: dict[int, str] = {}
-        tie_f = set()
-        for g in tr["ties"]:
-            lmin = min(t.depth[i] for i in g)
-            top = [i for i in g if t.depth[i] == lmin]
-            if len(top) > 1:
-                tie_f.update(g)
-        for i, n_i in tr["active"].items():
-            cell = f"**{n_i}**" if i in tr["selected"] else str(n_i)
-            col[i] = cell + (" (t)" if i in tie_f else "")
-        for j in tr["created"]:
-            col[j] = "e"
-        cols.append(col)
-        if tr["created_c"]:
-            cc: dict[int, str] = {}
-            for i, n_i in tr["active_c"].items():
-                cc[i] = f"**{n_i}** (c)" if i == tr["c_parents"][0] else str(n_i)
-            for j in tr["created_c"]:
-                cc[j] = "e"
-            cols.append(cc)
-    rows = []
-    for i in range(len(t)):
-        err = 1.0 - t.f[i]
-        e = f"{err:.3g}" + (f" ({1.0 - t.fhat[i]:.3g})" if t.fhat[i] != t.f[i] else "")
-        row = {"model": bt.path_label(i), "error": e}
-        for r, col in enumerate(cols, start=1):
-            row[f"r = {r}"] = col.get(i, "")
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def theorem2_check(history: pd.DataFrame) -> pd.DataFrame:
-    """Theorem 2 per round: ``r <= l_{I_r}``, ``l_{I_r} < 2r``, ``l_{I_r} >= (sqrt(2 t_r + 7) - 1)/2``.
-
-    Rounds cut short by ``n_sequences`` or ``stop_at`` (``complete`` False) are left out.
-    """
-    history = history[history["complete"]] if "complete" in history else history
-    r = history["round"].to_numpy()
-    lI = history["best_length"].to_numpy()
-    t = history["t"].to_numpy()
-    bound3 = (np.sqrt(2.0 * t + 7.0) - 1.0) / 2.0
-    return pd.DataFrame({"round": r, "t_r": t, "l_I": lI, "eq2_lower (r <= l)": r <= lI,
-                         "eq2_upper (l < 2r)": lI < 2 * r, "eq3 bound": bound3,
-                         "eq3 (l >= bound)": lI >= bound3 - 1e-12})
+    def save_model(self, path: str | Path) -> Path:
+        """`BaseRanker.save_model`; refuses callable ``h`` / ``constraint_sampler`` (a file holds no code)."""
+        for name in ("h", "constraint_sampler"):
+            v = getattr(self, name)
+            if callable(v):
+                raise TypeError(f"BoostingTree.save_model: parameter {name}={v!r} is a callable and a "
+                                "model file cannot hold code; refit with the default (None / 'random') or "
+                                "pickle the model")
+        return super().save_model(path)
 
 
 # ---------------------------------------------------------------------------------- EXP3.P
-class _HypothesisSum:
-    """``predict`` / ``staged_predict`` of a model that is the sum of its hypotheses ``estimators_``."""
-
-    def predict(self, X: Any, n_estimators: int | None = None) -> np.ndarray:
-        """Scores of the first ``n_estimators`` hypotheses (all by default)."""
-        if not hasattr(self, "estimators_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit first")
-        X = BoostingTree._X(X)
-        out = np.zeros(X.shape[0])
-        for w in self.estimators_[:n_estimators]:
-            out += w.predict(X)
-        return out
-
-    def staged_predict(self, X: Any):
-        """Scores after each hypothesis."""
-        X = BoostingTree._X(X)
-        out = np.zeros(X.shape[0])
-        for w in self.estimators_:
-            out = out + w.predict(X)
-            yield out
-
-
-class Exp3P(_HypothesisSum, BaseEstimator):
+class Exp3P(_HypothesisSum, _Driver):
     """EXP3.P applied to boosting (paper Fig. 5, ALGORITHMS.md 5; Busa-Fekete & Kégl 2010).
 
     Parameters
     ----------
     base : estimator with ``boosting_step``
-    n_iter : int
+    n_estimators : int
         Boosting iterations ``T`` (Table 3: 5,000).
     lam : float
         Exploration ``lambda`` in (0, 1] (paper: 0.3).
@@ -602,25 +601,38 @@ class Exp3P(_HypothesisSum, BaseEstimator):
     reward : {"delta"}
         ``f_t - f_{t-1}``, the change of the training measure (Sec. 4.2.2).
     eval_metric : str or None
-        Metric on ``eval_set`` after every iteration (``history_["f_valid"]``).
+        Metric on the first ``eval_set`` after every iteration; default the base's training measure.
     random_state : int or None
+        Seeds the arm draws.
     verbose : bool
 
     Attributes
     ----------
     estimators_ : list of hypotheses
     history_ : pandas.DataFrame
-        One row per iteration: ``t``, ``arms`` (the constraint's features), ``reward``, ``f``,
-        ``f_valid``, ``p_played`` (probability of the first played arm), ``p_max``.
+        Indexed by ``iteration``: ``arms`` (the constraint's features), ``reward``, ``train_<metric>``,
+        ``valid_<metric>``, ``p_played`` (probability of the first played arm), ``p_max``.
     weights_ : ndarray
         Final log-weights ``ln omega_k``.
+    n_iter_, best_iteration_ (None), stop_reason_
     """
 
-    def __init__(self, base: Any = None, n_iter: int = 1000, lam: float = 0.3, eta: float = 0.1,
+    _parameter_constraints: ClassVar[dict] = {
+        "base": _BASE,
+        "n_estimators": [Count(1)],
+        "lam": [Interval(Real, 0, 1, closed="right")],
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "reward": [StrOptions({"delta"})],
+        "eval_metric": [str, None],
+        "random_state": ["random_state"],
+        "verbose": ["boolean"],
+    }
+
+    def __init__(self, base: Any = None, n_estimators: int = 1000, lam: float = 0.3, eta: float = 0.1,
                  reward: str = "delta", eval_metric: str | None = None, random_state: int | None = None,
                  verbose: bool = False) -> None:
         self.base = base
-        self.n_iter = n_iter
+        self.n_estimators = n_estimators
         self.lam = lam
         self.eta = eta
         self.reward = reward
@@ -630,33 +642,19 @@ class Exp3P(_HypothesisSum, BaseEstimator):
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
             eval_set: Any = None) -> Exp3P:
-        if self.base is None:
-            raise ValueError("Exp3P needs a base boosting algorithm (base=...)")
-        if not 0.0 < float(self.lam) <= 1.0:
-            raise ValueError(f"lam must be in (0, 1], got {self.lam}")
-        if float(self.eta) <= 0:
-            raise ValueError(f"eta must be > 0, got {self.eta}")
-        if self.reward != "delta":
-            raise ValueError(f"reward must be 'delta' (f_t - f_(t-1)), got {self.reward!r}")
+        """``n_estimators`` EXP3.P-constrained steps of the base."""
+        step, valid, vmetric = self._setup(X, y, qid, group, eval_set)
         rng = np.random.default_rng(self.random_state)
-        step = make_step(self.base, X, y, qid=qid, group=group)
         K, s = int(step.n_features), int(step.constraint_size)
         lam, eta = float(self.lam), float(self.eta)
-        valid = _as_eval(eval_set)
-        if valid is not None and self.eval_metric is None:
-            raise ValueError("eval_set needs eval_metric (e.g. 'mean_ndcg')")
+        metric = _step_metric(step)
         logw = np.zeros(K)                                    # omega_k^(1) = 1
         model = step.initial_model()
         f_prev = step.score(model)
         v = None if valid is None else np.zeros(valid.n_docs)
         Xv = None if valid is None else np.ascontiguousarray(valid.X, dtype=np.float32)
         hyps, rows = [], []
-        it = range(int(self.n_iter))
-        if self.verbose:
-            from tqdm.auto import tqdm
-
-            it = tqdm(it, desc="Exp3P", leave=False)
-        for t in it:
+        for _ in self._progress(self.n_estimators, "Exp3P"):
             w = np.exp(logw - logw.max())
             p = (1.0 - lam) * w / w.sum() + lam / K                       # step (a)
             arms = tuple(int(a) for a in rng.choice(K, size=s, p=p))     # step (b)
@@ -669,21 +667,92 @@ class Exp3P(_HypothesisSum, BaseEstimator):
             xhat[played] = rew / p[played]                                # step (e)
             logw += lam / (3.0 * K) * (xhat + eta / (p * np.sqrt(K)))      # step (f)
             hyps.append(hyp)
-            fv = float("nan")
+            row = {"arms": arms, "reward": rew, f"train_{metric}": f}
             if valid is not None:
-                from lrank.metrics import evaluate
-
                 v = v + hyp.predict(Xv)
-                fv = float(evaluate(valid.y, v, valid.qptr, [self.eval_metric],
-                                    **getattr(step, "metric_kwargs", {}))[self.eval_metric])
-            rows.append({"t": t + 1, "arms": arms, "reward": rew, "f": f, "f_valid": fv,
-                         "p_played": float(p[arms[0]]), "p_max": float(p.max())})
+                row[f"valid_{vmetric}"] = self._valid_score(step, valid, vmetric, v)
+            row.update(p_played=float(p[arms[0]]), p_max=float(p.max()))
+            rows.append(row)
         self.estimators_ = hyps
-        self.history_ = pd.DataFrame(rows, columns=["t", "arms", "reward", "f", "f_valid", "p_played",
-                                                    "p_max"])
+        self.history_ = self._history(rows)
         self.weights_ = logw
         self.n_iter_ = len(hyps)
-        self.n_features_in_ = K
+        self.best_iteration_ = None
+        self.stop_reason_ = "n_estimators reached"
+        return self
+
+
+# ---------------------------------------------------------------------------------- standard variant
+class Standard(_HypothesisSum, _Driver):
+    """The standard variant: ``n_estimators`` unconstrained steps of ``base`` (``A(M, {}, D)``).
+
+    Same step object as BoostingTree and Exp3P use, so the three differ only in how they choose
+    constraints. Deterministic (no ``random_state``: the unconstrained step has no random choice).
+
+    Parameters
+    ----------
+    base : estimator with ``boosting_step``
+    n_estimators : int
+        Boosting iterations T.
+    eval_metric : str or None
+        Metric on the first ``eval_set`` after every iteration; default the base's training measure.
+    early_stopping_rounds : int or None
+        Stop when ``eval_metric`` did not improve for this many iterations (``best_iteration_``).
+    verbose : bool
+
+    Attributes
+    ----------
+    estimators_, n_iter_, best_iteration_, stop_reason_
+    history_ : pandas.DataFrame
+        Indexed by ``iteration``: ``train_<metric>``, ``valid_<metric>``.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "base": _BASE,
+        "n_estimators": [Count(1)],
+        "eval_metric": [str, None],
+        "early_stopping_rounds": [Count(1), None],
+        "verbose": ["boolean"],
+    }
+
+    def __init__(self, base: Any = None, n_estimators: int = 1000, eval_metric: str | None = None,
+                 early_stopping_rounds: int | None = None, verbose: bool = False) -> None:
+        self.base = base
+        self.n_estimators = n_estimators
+        self.eval_metric = eval_metric
+        self.early_stopping_rounds = early_stopping_rounds
+        self.verbose = verbose
+
+    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
+            eval_set: Any = None) -> Standard:
+        """``n_estimators`` unconstrained steps (or fewer, with early stopping)."""
+        step, valid, vmetric = self._setup(X, y, qid, group, eval_set)
+        if self.early_stopping_rounds is not None and valid is None:
+            raise ValueError("early_stopping_rounds needs an eval_set")
+        metric = _step_metric(step)
+        model = step.initial_model()
+        v = None if valid is None else np.zeros(valid.n_docs)
+        Xv = None if valid is None else np.ascontiguousarray(valid.X, dtype=np.float32)
+        hyps, rows = [], []
+        best, best_t, stop = -np.inf, 0, "n_estimators reached"
+        for t in self._progress(self.n_estimators, "Standard"):
+            hyp, model = step.step(model, None)
+            hyps.append(hyp)
+            row = {f"train_{metric}": step.score(model)}
+            if valid is not None:
+                v = v + hyp.predict(Xv)
+                row[f"valid_{vmetric}"] = fv = self._valid_score(step, valid, vmetric, v)
+                if fv > best:
+                    best, best_t = fv, t + 1
+            rows.append(row)
+            if self.early_stopping_rounds is not None and t + 1 - best_t >= self.early_stopping_rounds:
+                stop = f"early stopping: valid_{vmetric} not better for {self.early_stopping_rounds} rounds"
+                break
+        self.estimators_ = hyps
+        self.history_ = self._history(rows)
+        self.n_iter_ = len(hyps)
+        self.best_iteration_ = best_t if self.early_stopping_rounds is not None else None
+        self.stop_reason_ = stop
         return self
 
 
@@ -691,7 +760,7 @@ class Exp3P(_HypothesisSum, BaseEstimator):
 class LambdaMARTStep:
     """Boosting-step protocol of LambdaMART (ALGORITHMS.md 6) over `lrank.models.gbrt.lambdamart_step`."""
 
-    def __init__(self, data: Any, n_leaves: int, learning_rate: float, ndcg_at: int, min_data_in_leaf: int,
+    def __init__(self, data: Any, num_leaves: int, learning_rate: float, ndcg_at: int, min_child_samples: int,
                  max_thresholds: int, bin_strategy: str, metric: str, discount: str,
                  random_state: Any = None) -> None:
         from lrank.data.binning import bin_features
@@ -701,14 +770,12 @@ class LambdaMARTStep:
         self.X = np.ascontiguousarray(data.X, dtype=np.float32)
         self.y, self.qptr = data.y, data.qptr
         self.n_features = data.n_features
-        if int(n_leaves) < 2:
-            raise ValueError(f"n_leaves must be >= 2, got {n_leaves}")
-        self.constraint_size = int(n_leaves) - 1
+        self.constraint_size = int(num_leaves) - 1
         self.bins = bin_features(self.X, max_thresholds=max_thresholds, strategy=bin_strategy,
                                  random_state=random_state)
         self.n_bins = self.bins.n_bins  # computed once: a property that loops over features
-        self.params = LambdaMARTParams(max_leaves=int(n_leaves), learning_rate=float(learning_rate),
-                                       min_data_in_leaf=int(min_data_in_leaf), ndcg_at=int(ndcg_at))
+        self.params = LambdaMARTParams(num_leaves=int(num_leaves), learning_rate=float(learning_rate),
+                                       min_child_samples=int(min_child_samples), ndcg_at=int(ndcg_at))
         self.metric = metric
         self.metric_kwargs = {"discount": discount}
 
@@ -731,19 +798,34 @@ class LambdaMARTStep:
 class LambdaMARTBase(BaseEstimator):
     """LambdaMART as a base for BoostingTree / Exp3P / Standard (paper Sec. 4.3.1, Fig. 6).
 
-    ``n_leaves`` leaves (2 = stumps, the paper's MQ2007 choice), combination coefficient
-    ``learning_rate`` (paper: 0.2), lambdas of NDCG@``ndcg_at`` (0 = the whole list, the paper's NDCG),
-    ``sigma = 1``; ``metric``/``discount`` define ``f`` (MeanNDCG with the Jarvelin-Kekalainen discount
-    on MQ2007).  The step is `lrank.models.gbrt.lambdamart_step` (the tree-fitting issue's code).
+    A base-learner specification, not a ranker (it has no ``fit``: `lrank.models.gbrt.LambdaMART` is
+    the ranker; ``Standard(LambdaMARTBase())`` is the paper's standard variant). ``num_leaves`` leaves
+    (2 = stumps, the paper's MQ2007 choice), combination coefficient ``learning_rate`` (paper: 0.2),
+    lambdas of NDCG@``ndcg_at`` (0 = the whole list, the paper's NDCG), ``sigma = 1``, at least
+    ``min_child_samples`` documents per leaf; ``metric`` / ``discount`` define ``f`` (MeanNDCG with
+    the Jarvelin-Kekalainen discount on MQ2007). Parameters are checked when a driver calls
+    `boosting_step`.
     """
 
-    def __init__(self, n_leaves: int = 2, learning_rate: float = 0.2, ndcg_at: int = 0,
-                 min_data_in_leaf: int = 1, max_thresholds: int = 254, bin_strategy: str = "quantile",
+    _parameter_constraints: ClassVar[dict] = {
+        "num_leaves": [Count(2)],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "ndcg_at": [Count(0)],
+        "min_child_samples": [Count(1)],
+        "max_thresholds": [Count(1, 254)],
+        "bin_strategy": [StrOptions({"quantile", "subsample", "all"})],
+        "metric": [str],
+        "discount": [StrOptions({"jk", "log2"})],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, num_leaves: int = 2, learning_rate: float = 0.2, ndcg_at: int = 0,
+                 min_child_samples: int = 1, max_thresholds: int = 254, bin_strategy: str = "quantile",
                  metric: str = "mean_ndcg", discount: str = "jk", random_state: int | None = None) -> None:
-        self.n_leaves = n_leaves
+        self.num_leaves = num_leaves
         self.learning_rate = learning_rate
         self.ndcg_at = ndcg_at
-        self.min_data_in_leaf = min_data_in_leaf
+        self.min_child_samples = min_child_samples
         self.max_thresholds = max_thresholds
         self.bin_strategy = bin_strategy
         self.metric = metric
@@ -751,158 +833,13 @@ class LambdaMARTBase(BaseEstimator):
         self.random_state = random_state
 
     def boosting_step(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> LambdaMARTStep:
+        """The step object on the training queries (``qid`` / ``group`` or a `RankingData`)."""
         from lrank.data.container import as_ranking_data
+        from lrank.metrics import parse_metric
 
+        self._validate_params()
+        parse_metric(self.metric)
         data = as_ranking_data(X, y, qid=qid, group=group)
-        return LambdaMARTStep(data, self.n_leaves, self.learning_rate, self.ndcg_at, self.min_data_in_leaf,
+        return LambdaMARTStep(data, self.num_leaves, self.learning_rate, self.ndcg_at, self.min_child_samples,
                               self.max_thresholds, self.bin_strategy, self.metric, self.discount,
                               self.random_state)
-
-
-# ---------------------------------------------------------------------------------- standard variant
-class Standard(_HypothesisSum, BaseEstimator):
-    """The standard variant: ``n_iter`` unconstrained steps of ``base`` (``A(M, {}, D)``).
-
-    Same step object as BoostingTree and Exp3P use, so the three differ only in how they choose
-    constraints. ``history_`` has ``t``, ``f`` (training measure) and ``f_valid``.
-    """
-
-    def __init__(self, base: Any = None, n_iter: int = 1000, eval_metric: str | None = None,
-                 verbose: bool = False) -> None:
-        self.base = base
-        self.n_iter = n_iter
-        self.eval_metric = eval_metric
-        self.verbose = verbose
-
-    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: Any = None) -> Standard:
-        if self.base is None:
-            raise ValueError("Standard needs a base boosting algorithm (base=...)")
-        step = make_step(self.base, X, y, qid=qid, group=group)
-        valid = _as_eval(eval_set)
-        if valid is not None and self.eval_metric is None:
-            raise ValueError("eval_set needs eval_metric (e.g. 'mean_ndcg')")
-        model = step.initial_model()
-        v = None if valid is None else np.zeros(valid.n_docs)
-        Xv = None if valid is None else np.ascontiguousarray(valid.X, dtype=np.float32)
-        hyps, rows = [], []
-        it: Any = range(int(self.n_iter))
-        if self.verbose:
-            from tqdm.auto import tqdm
-
-            it = tqdm(it, desc="Standard", leave=False)
-        for t in it:
-            hyp, model = step.step(model, None)
-            hyps.append(hyp)
-            fv = float("nan")
-            if valid is not None:
-                from lrank.metrics import evaluate
-
-                v = v + hyp.predict(Xv)
-                fv = float(evaluate(valid.y, v, valid.qptr, [self.eval_metric],
-                                    **getattr(step, "metric_kwargs", {}))[self.eval_metric])
-            rows.append({"t": t + 1, "f": step.score(model), "f_valid": fv})
-        self.estimators_ = hyps
-        self.history_ = pd.DataFrame(rows, columns=["t", "f", "f_valid"])
-        self.n_iter_ = len(hyps)
-        self.n_features_in_ = step.n_features
-        return self
-
-
-# ---------------------------------------------------------------------------------- experiment protocol
-def three_grades(data: Any) -> Any:
-    """Relabel a 0-4 graded set to MQ2007's three grades (0 -> 0, 1 -> 1, 2..4 -> 2); a quick-profile
-    substitute for MQ2007, stated in every caption that uses it."""
-    from lrank.data.container import RankingData
-
-    y = np.minimum(np.asarray(data.y), 2).astype(np.int32)
-    prov = dict(data.provenance or {})
-    prov["relabelled"] = "0->0, 1->1, 2..4->2 (MQ2007's three grades)"
-    return RankingData(data.X, y, data.qptr, qid=data.qid, feature_names=data.feature_names, provenance=prov)
-
-
-def _model_scores(est: Any, X: Any, length: int | None, by: str = "valid"):
-    """Scores of the model of at most ``length`` hypotheses with the best validation measure, and its
-    length (the Table 3 / Fig. 9 protocol)."""
-    if isinstance(est, BoostingTree):
-        node = est.select_node(by, max_length=length)
-        return est.predict_node(X, node), est.tree_.depth[node]
-    h = est.history_
-    col = "f_valid" if by == "valid" else "f"
-    vals = h[col].to_numpy()
-    if length is not None:
-        vals = vals[:length]
-    if vals.size == 0 or np.all(np.isnan(vals)):
-        return np.zeros(BoostingTree._X(X).shape[0]), 0
-    t = int(np.nanargmax(vals)) + 1                     # first best iteration
-    return est.predict(X, n_estimators=t), t
-
-
-def protocol_curves(estimators: dict, folds: list, metric: str = "mean_ndcg",
-                    test_metrics: tuple = ("mean_ndcg",), lengths: tuple = (None,),
-                    metric_kwargs: dict | None = None, keep: list | None = None,
-                    verbose: bool = False) -> pd.DataFrame:
-    """Fit every estimator on every fold and report the test measures of the validation-selected model.
-
-    Parameters
-    ----------
-    estimators : dict name -> estimator
-        ``Standard``, ``Exp3P`` or ``BoostingTree`` (each is cloned per fold and fitted with
-        ``eval_set=fold.valid`` and ``eval_metric=metric``), or any ranker with ``staged_predict``
-        (the RankBoost baseline: the round is picked on ``fold.valid`` from its staged scores).
-    folds : list of Fold
-        ``(train, valid, test)`` RankingData triples (`RankingData.kfold`).
-    metric : str
-        The validation measure that picks the model (Table 3: MeanNDCG; Figs. 10-11: NDCG@10).
-    test_metrics : tuple of str
-        Measures of the picked model on the test part.
-    lengths : tuple of int or None
-        Largest allowed number of hypotheses (Fig. 9-11's x axis); ``None`` = no limit (Table 3).
-    metric_kwargs : dict
-        Conventions for `lrank.metrics.evaluate` (e.g. ``{"discount": "jk"}``).
-    keep : list or None
-        If given, ``(fold number, name, fitted estimator)`` is appended for every fit.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per fold x algorithm x length: ``fold``, ``algorithm``, ``max_length``, ``length``
-        (of the picked model), ``fit_s``, ``iterations`` and one column per test measure.
-    """
-    import time
-
-    from sklearn.base import clone
-
-    from lrank.metrics import evaluate
-
-    kw = dict(metric_kwargs or {})
-    rows = []
-    for fi, fold in enumerate(folds):
-        for name, est0 in estimators.items():
-            own = isinstance(est0, (BoostingTree, Exp3P, Standard))
-            est = clone(est0).set_params(eval_metric=metric) if own else clone(est0)
-            t0 = time.perf_counter()
-            if own:
-                est.fit(fold.train, eval_set=fold.valid)
-            else:  # any other ranker with staged_predict (the RankBoost baseline)
-                est.fit(fold.train)
-            fit_s = time.perf_counter() - t0
-            if keep is not None:
-                keep.append((fi + 1, name, est))
-            if not own:
-                fv = np.array([evaluate(fold.valid.y, sv, fold.valid.qptr, [metric], **kw)[metric]
-                               for sv in est.staged_predict(fold.valid.X)])
-                staged_test = list(est.staged_predict(fold.test.X))
-            for L in lengths:
-                if own:
-                    s, used = _model_scores(est, fold.test.X, L)
-                else:
-                    cut = fv if L is None else fv[:L]
-                    used = int(np.argmax(cut)) + 1 if cut.size else 0
-                    s = staged_test[used - 1] if used else np.zeros(fold.test.n_docs)
-                res = evaluate(fold.test.y, s, fold.test.qptr, list(test_metrics), **kw)
-                rows.append({"fold": fi + 1, "algorithm": name, "max_length": L, "length": used,
-                             "fit_s": fit_s, "iterations": getattr(est, "n_iter_", 0), **res})
-            if verbose:
-                print(f"fold {fi + 1} {name}: {fit_s:.1f}s")
-    return pd.DataFrame(rows)

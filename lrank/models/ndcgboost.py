@@ -32,56 +32,30 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
+from sklearn.utils._param_validation import StrOptions
 
-from lrank._kernels.ndcgboost import ab_kernel, gamma_kernel, histogram3
+from lrank._kernels.ndcgboost import ab_sums, gamma_pairs, histograms, pair_offsets
 from lrank.models._base import BaseRanker
+from lrank.models._params import Count
 
 __all__ = ["NDCGBoost", "NDCGBoostStep", "FeatureTree", "grow_tree", "ndcgboost_gamma",
-           "ndcgboost_AB", "pair_offsets", "warmup"]
-
-
-# kernels: lrank/_kernels/ndcgboost.py
-
-
-def pair_offsets(qptr: np.ndarray) -> np.ndarray:
-    """Start of each query's unordered pairs in the flat pair buffer."""
-    n = np.diff(np.asarray(qptr, dtype=np.int64))
-    return np.concatenate([[0], np.cumsum(n * (n - 1) // 2)]).astype(np.int64)
-
-
-def _prep(F, g, qptr, invZ):
-    F = np.ascontiguousarray(F, dtype=np.float64)
-    g = np.ascontiguousarray(g, dtype=np.float64)
-    qptr = np.ascontiguousarray(qptr, dtype=np.int64)
-    invZ = np.ascontiguousarray(invZ, dtype=np.float64)
-    if F.shape != g.shape or qptr[-1] != F.size or invZ.size != qptr.size - 1:
-        raise ValueError("F, g, qptr and invZ do not describe the same documents and queries")
-    return F, g, qptr, invZ
+           "ndcgboost_AB", "pair_offsets"]
 
 
 def ndcgboost_gamma(F: np.ndarray, g: np.ndarray, qptr: np.ndarray, invZ: np.ndarray) -> np.ndarray:
     """Per-document ``gamma`` (step (a)); ``invZ`` is ``1 / maxDCG`` per query (0 for none)."""
-    F, g, qptr, invZ = _prep(F, g, qptr, invZ)
-    poff = pair_offsets(qptr)
-    gamma = np.empty(F.size)
-    gamma_kernel(F, g, qptr, invZ, poff, gamma, np.empty(F.size), np.empty(poff[-1]))
-    return gamma
+    return gamma_pairs(F, g, qptr, invZ)[0]
 
 
 def ndcgboost_AB(F: np.ndarray, g: np.ndarray, qptr: np.ndarray, invZ: np.ndarray,
                  fx: np.ndarray) -> tuple[float, float]:
     """``(A, B)`` of step (c) for classifier outputs ``fx``."""
-    F, g, qptr, invZ = _prep(F, g, qptr, invZ)
-    fx = np.ascontiguousarray(fx, dtype=np.float64)
     poff = pair_offsets(qptr)
-    beta, P = np.empty(F.size), np.empty(poff[-1])
-    gamma_kernel(F, g, qptr, invZ, poff, np.empty(F.size), beta, P)
-    A, B = ab_kernel(qptr, invZ, poff, fx, beta, P)
-    return float(A), float(B)
+    _, beta, P = gamma_pairs(F, g, qptr, invZ, poff)
+    return ab_sums(qptr, invZ, poff, fx, beta, P)
 
 
 # ----------------------------------------------------------------------------------- trees
@@ -118,7 +92,7 @@ class FeatureTree:
         return self.scale * self.value[self.leaf_index(X)]
 
     @property
-    def n_leaves(self) -> int:
+    def num_leaves(self) -> int:
         return int((self.feature < 0).sum())
 
 
@@ -141,9 +115,7 @@ def _best_split(codes: np.ndarray, rows: np.ndarray, features: Sequence[int], s:
         cnt = np.bincount(cf, minlength=nb)[None, :nb].astype(np.float64)
     else:
         sub = np.ascontiguousarray(codes[:, feats]) if feats.size < codes.shape[1] else codes
-        hist = np.zeros((3, feats.size, max(nb, int(sub.max(initial=0)) + 1)))
-        histogram3(sub, np.ascontiguousarray(s, dtype=np.float64), np.ascontiguousarray(c, dtype=np.float64),
-                   np.ascontiguousarray(rows, dtype=np.int64), hist)
+        hist = histograms(sub, s, c, rows, nb)
         hs, hc, cnt = hist[0, :, :nb], hist[1, :, :nb], hist[2, :, :nb]
     SL = np.cumsum(hs, axis=1)[:, :-1]
     CL = np.cumsum(hc, axis=1)[:, :-1]
@@ -166,9 +138,9 @@ def _best_split(codes: np.ndarray, rows: np.ndarray, features: Sequence[int], s:
 
 
 def grow_tree(codes: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray, c: np.ndarray | None,
-              n_leaves: int, constraint: Sequence[int] | None, criterion: str = "classify",
+              num_leaves: int, constraint: Sequence[int] | None, criterion: str = "classify",
               min_gain: float = 0.0) -> tuple[FeatureTree, np.ndarray]:
-    """Grow an ``n_leaves`` tree leaf-wise (best first) on binned data, under a feature constraint.
+    """Grow an ``num_leaves`` tree leaf-wise (best first) on binned data, under a feature constraint.
 
     ``criterion="classify"``: NDCGBoost's classifier (leaf 1 iff ``sum s > 0``; split gain
     ``max(0, S_L) + max(0, S_R) - max(0, S)``); ``"ls"``: least squares on the responses ``s`` with
@@ -187,7 +159,7 @@ def grow_tree(codes: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray, c:
     splits = []
     all_feats = range(F)
     cand: dict[int, Any] = {}
-    for k in range(max(int(n_leaves) - 1, 0)):
+    for k in range(max(int(num_leaves) - 1, 0)):
         feats = all_feats if constraint is None else ([int(constraint[k])] if k < len(constraint) else [])
         if not feats:
             break
@@ -237,7 +209,7 @@ class NDCGBoostStep:
     """Boosting-step protocol of NDCGBoost (see `lrank.models.boostingtree`): a model is the score
     vector on the training documents; ``score`` is the training ``metric``."""
 
-    def __init__(self, data: Any, n_leaves: int = 2, max_thresholds: int = 254, metric: str = "mean_ndcg",
+    def __init__(self, data: Any, num_leaves: int = 2, max_thresholds: int = 254, metric: str = "mean_ndcg",
                  discount: str = "jk", smoothing: float = 1e-6, random_state: Any = None,
                  bin_strategy: str = "quantile") -> None:
         from lrank.data.binning import bin_features
@@ -248,10 +220,10 @@ class NDCGBoostStep:
         self.y = data.y
         self.qptr = data.qptr
         self.n_features = data.n_features
-        self.n_leaves = int(n_leaves)
-        if self.n_leaves < 2:
-            raise ValueError(f"n_leaves must be >= 2, got {n_leaves}")
-        self.constraint_size = self.n_leaves - 1
+        self.num_leaves = int(num_leaves)
+        if self.num_leaves < 2:
+            raise ValueError(f"num_leaves must be >= 2, got {num_leaves}")
+        self.constraint_size = self.num_leaves - 1
         bins = bin_features(self.X, max_thresholds=max_thresholds, strategy=bin_strategy,
                             random_state=random_state)
         self.codes, self.thresholds = bins.codes, bins.thresholds
@@ -262,28 +234,24 @@ class NDCGBoostStep:
         self.metric_kwargs = {"discount": discount}
         self.smoothing = float(smoothing)
         self.poff = pair_offsets(self.qptr)
-        self._beta = np.empty(self.X.shape[0])
-        self._P = np.empty(self.poff[-1])
 
     def initial_model(self) -> np.ndarray:
         return np.zeros(self.X.shape[0])
 
     def gamma(self, model: np.ndarray) -> np.ndarray:
         """Step (a): the document weights."""
-        gamma = np.empty(model.size)
-        gamma_kernel(np.ascontiguousarray(model, dtype=np.float64), self.g, self.qptr, self.invZ, self.poff,
-                     gamma, self._beta, self._P)
-        return gamma
+        return gamma_pairs(model, self.g, self.qptr, self.invZ, self.poff)[0]
 
     def step(self, model: np.ndarray, constraint: Sequence[int] | None = None):
         """One NDCGBoost iteration ``A(M, C, D)``: returns ``(alpha f, M + alpha f)``."""
         model = np.ascontiguousarray(model, dtype=np.float64)
-        gamma = self.gamma(model)                                                    # (a)
-        tree, leaf_of = grow_tree(self.codes, self.thresholds, gamma, None, self.n_leaves, constraint)  # (b)
+        gamma, beta, P = gamma_pairs(model, self.g, self.qptr, self.invZ, self.poff)     # (a)
+        # (b)
+        tree, leaf_of = grow_tree(self.codes, self.thresholds, gamma, None, self.num_leaves, constraint)
         fx = tree.value[leaf_of]
-        A, B = ab_kernel(self.qptr, self.invZ, self.poff, fx, self._beta, self._P)    # (c)
+        A, B = ab_sums(self.qptr, self.invZ, self.poff, fx, beta, P)                       # (c)
         d = self.smoothing * (A + B)
-        alpha = 0.25 * np.log((A + d) / (B + d)) if A > B else 0.0
+        alpha = 0.25 * np.log((A + d) / (B + d)) if A > B else 0.0       # minimises A e^{-2a} + B e^{2a}
         tree.scale = float(alpha)
         tree.A, tree.B = float(A), float(B)
         return tree, model + alpha * fx
@@ -297,11 +265,14 @@ class NDCGBoostStep:
 class NDCGBoost(BaseRanker):
     """NDCGBoost (Valizadegan et al. 2009) with ``L``-leaf decision trees, as in BoostingTree Sec. 4.3.2.
 
+    Also a base algorithm for `lrank.models.boostingtree.BoostingTree`, ``Exp3P`` and ``Standard``
+    (through `boosting_step`).
+
     Parameters
     ----------
-    n_iter : int
-        Boosting iterations (Table 3: 1,000).
-    n_leaves : int
+    n_estimators : int
+        Boosting iterations T (Table 3: 1,000).
+    num_leaves : int
         Leaves of the binary decision tree (2 = stumps, the paper's MQ2007 choice).
     max_thresholds : int
         Bin thresholds per feature (`lrank.data.binning.bin_features`).
@@ -309,104 +280,126 @@ class NDCGBoost(BaseRanker):
         How the thresholds are picked when a feature has more distinct values (``"quantile"`` is
         deterministic; ``"subsample"`` draws with ``random_state``).
     metric : str
-        Training measure reported in ``history_`` and used as ``f`` by BoostingTree/Exp3P
-        (``"mean_ndcg"``, ``"ndcg@10"``, ...).
+        Training measure reported in ``history_`` (``train_<metric>``) and used as ``f`` by
+        BoostingTree / Exp3P (``"mean_ndcg"``, ``"ndcg@10"``, ...).
     discount : {"jk", "log2"}
-        Discount of ``metric`` (the paper's MQ2007 numbers use Jarvelin-Kekalainen's).
+        Discount of ``metric`` and ``eval_metric`` (the paper's MQ2007 numbers use Jarvelin-Kekalainen's).
     eval_metric : str or None
-        Metric on ``eval_set`` after every iteration.
+        Metric on the first ``eval_set`` after every iteration (``history_["valid_<eval_metric>"]``);
+        default ``metric`` when an ``eval_set`` is given.
+    early_stopping_rounds : int or None
+        Stop when ``eval_metric`` on the first ``eval_set`` did not improve for this many iterations;
+        ``best_iteration_`` is then the best one.
     random_state : int or None
-        Seeds the threshold subsample.
+        Seeds the threshold subsample (``bin_strategy="subsample"``).
     verbose : bool
+        A tqdm bar over the iterations.
 
     Attributes
     ----------
     estimators_ : list of FeatureTree
     alphas_ : ndarray
     history_ : pandas.DataFrame
-        ``iteration``, ``alpha``, ``A``, ``B``, ``train`` (metric), ``valid``.
+        Indexed by ``iteration``: ``alpha``, ``A``, ``B``, ``train_<metric>``, ``valid_<eval_metric>``.
+    n_iter_, best_iteration_, stop_reason_
     """
 
-    def __init__(self, n_iter: int = 100, n_leaves: int = 2, max_thresholds: int = 254,
+    _parameter_constraints: ClassVar[dict] = {
+        "n_estimators": [Count(1)],
+        "num_leaves": [Count(2)],
+        "max_thresholds": [Count(1, 254)],
+        "bin_strategy": [StrOptions({"quantile", "subsample", "all"})],
+        "metric": [str],
+        "discount": [StrOptions({"jk", "log2"})],
+        "eval_metric": [str, None],
+        "early_stopping_rounds": [Count(1), None],
+        "random_state": ["random_state"],
+        "verbose": ["boolean"],
+    }
+
+    def __init__(self, n_estimators: int = 100, num_leaves: int = 2, max_thresholds: int = 254,
                  bin_strategy: str = "quantile", metric: str = "mean_ndcg", discount: str = "jk",
-                 eval_metric: str | None = None, random_state: int | None = None,
-                 verbose: bool = False) -> None:
-        self.n_iter = n_iter
-        self.n_leaves = n_leaves
+                 eval_metric: str | None = None, early_stopping_rounds: int | None = None,
+                 random_state: int | None = None, verbose: bool = False) -> None:
+        self.n_estimators = n_estimators
+        self.num_leaves = num_leaves
         self.max_thresholds = max_thresholds
         self.bin_strategy = bin_strategy
         self.metric = metric
         self.discount = discount
         self.eval_metric = eval_metric
+        self.early_stopping_rounds = early_stopping_rounds
         self.random_state = random_state
         self.verbose = verbose
 
     def boosting_step(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
                       metric: str | None = None) -> NDCGBoostStep:
-        data = self._ranking_data(X, y, qid, group)
-        return NDCGBoostStep(data, self.n_leaves, self.max_thresholds, metric or self.metric,
+        """The step object ``A(M, C, D)`` BoostingTree / Exp3P / Standard drive (training data inside)."""
+        from lrank.data.container import as_ranking_data
+        from lrank.metrics import parse_metric
+
+        self._validate()
+        parse_metric(metric or self.metric)
+        data = as_ranking_data(X, y, qid=qid, group=group)
+        return NDCGBoostStep(data, self.num_leaves, self.max_thresholds, metric or self.metric,
                              self.discount, random_state=self.random_state, bin_strategy=self.bin_strategy)
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
             eval_set: Any = None) -> NDCGBoost:
-        if int(self.n_iter) < 0:
-            raise ValueError(f"n_iter must be >= 0, got {self.n_iter}")
-        step = self.boosting_step(X, y, qid=qid, group=group)
-        from lrank.models.boostingtree import _as_eval
+        """Run ``n_estimators`` NDCGBoost iterations (ALGORITHMS.md 7) on the queries of ``X``."""
+        from lrank.metrics import evaluate, parse_metric
 
-        valid = _as_eval(eval_set)
-        if valid is not None and self.eval_metric is None:
-            raise ValueError("eval_set needs eval_metric")
+        self._validate()
+        data = self._ranking_data(X, y, qid, group)
+        evals = self._eval_sets(eval_set)
+        valid = evals[0] if evals else None
+        vmetric = self.eval_metric or self.metric
+        parse_metric(self.metric)
+        parse_metric(vmetric)
+        if self.early_stopping_rounds is not None and valid is None:
+            raise ValueError("early_stopping_rounds needs an eval_set")
+        step = NDCGBoostStep(data, self.num_leaves, self.max_thresholds, self.metric, self.discount,
+                             random_state=self.random_state, bin_strategy=self.bin_strategy)
         model = step.initial_model()
         v = None if valid is None else np.zeros(valid.n_docs)
-        self.estimators_, rows = [], []
-        it: Any = range(int(self.n_iter))
-        if self.verbose:
-            from tqdm.auto import tqdm
-
-            it = tqdm(it, desc="NDCGBoost", leave=False)
-        for t in it:
+        trees, rows = [], []
+        best, best_t, stop = -np.inf, 0, "n_estimators reached"
+        for t in self._progress(self.n_estimators):
             tree, model = step.step(model, None)
-            self.estimators_.append(tree)
-            fv = float("nan")
+            trees.append(tree)
+            row = {"alpha": tree.scale, "A": tree.A, "B": tree.B, f"train_{self.metric}": step.score(model)}
             if valid is not None:
-                from lrank.metrics import evaluate
-
                 v = v + tree.predict(valid.X)
-                fv = float(evaluate(valid.y, v, valid.qptr, [self.eval_metric],
-                                    discount=self.discount)[self.eval_metric])
-            rows.append({"iteration": t + 1, "alpha": tree.scale, "A": tree.A, "B": tree.B,
-                         "train": step.score(model), "valid": fv})
-        self.alphas_ = np.array([t.scale for t in self.estimators_])
-        self.history_ = pd.DataFrame(rows, columns=["iteration", "alpha", "A", "B", "train", "valid"])
-        self.n_iter_ = len(self.estimators_)
-        self.n_features_in_ = step.n_features
+                fv = float(evaluate(valid.y, v, valid.qptr, [vmetric], discount=self.discount)[vmetric])
+                row[f"valid_{vmetric}"] = fv
+                if fv > best:
+                    best, best_t = fv, t + 1
+            rows.append(row)
+            if self.early_stopping_rounds is not None and t + 1 - best_t >= self.early_stopping_rounds:
+                stop = f"early stopping: valid_{vmetric} not better for {self.early_stopping_rounds} rounds"
+                break
+        self.estimators_ = trees
+        self.alphas_ = np.array([tr.scale for tr in trees])
+        self.history_ = self._history(rows)
+        self.n_iter_ = len(trees)
+        self.best_iteration_ = best_t if self.early_stopping_rounds is not None else None
+        self.stop_reason_ = stop
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        self._check_fitted()
-        X = self._features(X, self.n_features_in_)
+    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
+        """Scores ``sum_t alpha_t f_t(x)`` of the first ``num_iteration`` trees (default: the contract's)."""
+        k = self._num_iteration(num_iteration)
+        X = self._features(X)
         out = np.zeros(X.shape[0])
-        for t in self.estimators_:
-            out += t.predict(X)
+        for tr in self.estimators_[:k]:
+            out += tr.predict(X)
         return out
 
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
+        """Scores after each iteration."""
         self._check_fitted()
-        X = self._features(X, self.n_features_in_)
+        X = self._features(X)
         out = np.zeros(X.shape[0])
-        for t in self.estimators_:
-            out = out + t.predict(X)
+        for tr in self.estimators_:
+            out = out + tr.predict(X)
             yield out
-
-
-def warmup() -> None:
-    """Compile the NDCGBoost kernels on a toy query."""
-    F = np.array([0.1, 0.0, -0.2])
-    g = np.array([3.0, 0.0, 1.0])
-    qptr = np.array([0, 3], dtype=np.int64)
-    invZ = np.array([0.25])
-    ndcgboost_gamma(F, g, qptr, invZ)
-    ndcgboost_AB(F, g, qptr, invZ, np.array([1.0, 0.0, 1.0]))
-    hist = np.zeros((3, 2, 3))
-    histogram3(np.array([[0, 1], [2, 1]], dtype=np.uint8), np.ones(2), np.ones(2), np.arange(2), hist)

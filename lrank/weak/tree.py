@@ -361,8 +361,21 @@ class RegressionTree:
                 pm, pe = _tk.partition_pairs(pairs[0], pairs[1], ws.pidx, pstart[node], pend[node],
                                              leaf_of, lt, rt, ws.ptmp)
                 pstart[lt], pend[lt], pstart[rt], pend[rt] = pstart[node], pm, pm, pe
-                pair_hist(lt)
-                pair_hist(rt)
+                n_cross = pend[node] - pe
+                if n_cross < pend[large] - pstart[large]:  # (serial kernel; same choice on any thread count)
+                    # the larger child keeps the parent's buffers: parent - smaller child - crossing pairs
+                    ss, sl = slot[small], slot[large]
+                    pmaxs[ss].fill(0.0)
+                    pmins[ss].fill(0.0)
+                    _hk.sibling_pair_histograms(codes, pairs[0], pairs[1], pairs[2], ws.pidx, pstart[small],
+                                                pend[small], pe, pend[node],
+                                                all_features if sub is None else sub, off, pmaxs[ss],
+                                                pmins[ss], pmaxs[sl], pmins[sl])
+                    for c in (lt, rt):
+                        ptot[c] = pairs[2][ws.pidx[pstart[c]:pend[c]]].sum()
+                else:
+                    pair_hist(lt)
+                    pair_hist(rt)
             feature[node], jbin[node], left[node], right[node], gain[node] = f, j, lt, rt, g
             finish_node(lt)
             finish_node(rt)

@@ -1,0 +1,110 @@
+"""Benchmark: the first fit of a fresh install (issue 15.5), cold and warm, per estimator.
+
+Each measurement is a whole new process (``python -c ...``: interpreter start, ``import lrank``, the
+MSLR sample from its binary cache, one fit) timed from the parent:
+
+* **cold**: ``NUMBA_CACHE_DIR`` points at a new empty folder, so every kernel the fit uses is compiled;
+* **warm**: the same folder again, so the cached kernels load from disk (parallel kernels, which numba
+  cannot cache, still compile).
+
+Rows: LambdaMART and MART (10 trees), RankBoost and RankBoost+ (10 rounds on the sample / its largest
+query), AdaRank (10 rounds); targets: cold <= 5 s for LambdaMART and <= 15 s for RankBoost+ and a warm
+10-tree LambdaMART within 2x of LightGBM's whole process (same data, 10 trees). Cold and warm alternate
+per estimator (cold, warm, cold, warm, ...: each cold run gets its own new cache folder); medians.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from lrank.benchmarks import _timing as T
+
+_FIT = """
+import sys
+import numpy as np
+from lrank.data import fetch
+from lrank.benchmarks import _timing as T
+import importlib
+mod, name, n, task = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+cls = getattr(importlib.import_module(mod), name)
+train, _ = fetch("mslr-sample")
+if task == "largest":
+    train = train.subset([int(np.argmax(train.n_critical_pairs()))])
+T.fit(cls(**T.kwargs_for(cls, n_estimators=n)), train)
+"""
+
+_LGB = """
+import lightgbm as lgb
+from lrank.data import fetch
+train, _ = fetch("mslr-sample")
+ds = lgb.Dataset(train.X, train.y, group=train.group, params=dict(max_bin=255, verbose=-1))
+lgb.train(dict(objective="lambdarank", num_leaves=10, learning_rate=0.1, min_data_in_leaf=20,
+               num_threads=1, verbose=-1, lambdarank_truncation_level=10), ds, num_boost_round=10)
+"""
+
+#: (label, module, class, rounds, data, cold target in seconds or None)
+ESTIMATORS = [
+    ("LambdaMART", "lrank.models.gbrt", "LambdaMART", 10, "all", 5.0),
+    ("MART", "lrank.models.gbrt", "MART", 10, "all", None),
+    ("RankBoost", "lrank.models.rankboost", "RankBoost", 10, "all", None),
+    ("RankBoost+", "lrank.models.rankboost_plus", "RankBoostPlus", 10, "largest", 15.0),
+    ("AdaRank", "lrank.models.adarank", "AdaRank", 10, "all", None),
+]
+
+
+def _run(code: str, args: list[str], cache: str) -> float:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "OMP_WAIT_POLICY": "passive", "NUMBA_NUM_THREADS": "1"}
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code, *args], env=env, check=True, capture_output=True)
+    return time.perf_counter() - t0
+
+
+def run(profile: str = "quick") -> list[dict]:
+    """Cold and warm whole-process times of a first fit, per estimator (see the module docstring)."""
+    import numpy as np
+
+    from lrank.data import fetch
+
+    fetch("mslr-sample")  # the binary cache of the sample exists before any timed process
+    reps = 1 if profile == "quick" else 3
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        ld = T.load()
+        try:
+            lgb_s = float(np.median([_run(_LGB, [], os.path.join(tmp, "lgb")) for _ in range(3)]))
+        except subprocess.CalledProcessError:  # pragma: no cover - LightGBM missing
+            lgb_s = float("nan")
+        for label, mod, cls, n, task, target in ESTIMATORS:
+            cold, warm = [], []
+            for r in range(reps):
+                cache = os.path.join(tmp, f"{cls}-{r}")
+                args = [mod, cls, str(n), task]
+                cold.append(_run(_FIT, args, cache))
+                warm.append(_run(_FIT, args, cache))
+            c, w = float(np.median(cold)), float(np.median(warm))
+            what = "the largest MSLR-sample query" if task == "largest" else "the MSLR sample (train)"
+            rows.append(T.row(
+                f"{label}: first fit in a new process, cold numba cache ({n} rounds, {what})", c,
+                "the same process with a warm cache", w, ratio=c,
+                ratio_kind="cold seconds (ours_s); reference_s = warm seconds",
+                target=f"cold <= {target:g} s (issue 15.5)" if target else "(report)",
+                ok=None if target is None else c <= target, threads=1, repeats=reps,
+                timing="wall of a whole subprocess (python -c), cold/warm alternated, median", load=ld,
+                notes="interpreter start + import lrank + sample from its binary cache + one fit"))
+        lm = [r for r in rows if r["benchmark"].startswith("LambdaMART")][0]
+        rows.append(T.row(
+            "LambdaMART 10-tree fit, whole new process, warm cache, vs LightGBM", lm["reference_s"],
+            "LightGBM lambdarank, 10 trees, whole new process", lgb_s,
+            target=">= 0.5 (warm within 2x of LightGBM, issue 15.5)", ok=lgb_s / lm["reference_s"] >= 0.5,
+            threads=1, repeats=reps, timing="wall of a whole subprocess (python -c), median", load=ld,
+            notes="both: interpreter start, imports, the sample from lrank's binary cache, 10 trees"))
+    return rows
+
+
+if __name__ == "__main__":  # pragma: no cover
+    for row in run():
+        print(row)
