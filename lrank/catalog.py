@@ -9,15 +9,16 @@ PAPERS: list[dict] = [
         "short": "RankBoost",
         "text": "rankboost_freund2003.txt",
         "notebook": "01_rankboost",
-        "modules": ["lrank.models.rankboost", "lrank.weak.stumps", "lrank.baselines.collaborative",
-                    "lrank.metrics"],
+        "modules": ["lrank.papers.rankboost", "lrank.models.rankboost", "lrank.weak.stumps",
+                    "lrank.baselines.collaborative", "lrank.metrics"],
     },
     {
         "paper": "Xu, Li. AdaRank: A Boosting Algorithm for Information Retrieval. SIGIR 2007",
         "short": "AdaRank",
         "text": "adarank_xu2007.txt",
         "notebook": "02_adarank",
-        "modules": ["lrank.models.adarank", "lrank.weak.single_feature", "lrank.baselines.ranksvm"],
+        "modules": ["lrank.papers.adarank", "lrank.models.adarank", "lrank.weak.single_feature",
+                    "lrank.baselines.ranksvm"],
     },
     {
         "paper": "Kocsis, György, Bán. BoostingTree: Parallel Selection of Weak Learners in Boosting, "
@@ -25,8 +26,8 @@ PAPERS: list[dict] = [
         "short": "BoostingTree",
         "text": "boostingtree_kocsis2013.txt",
         "notebook": "03_boostingtree",
-        "modules": ["lrank.models.boostingtree", "lrank.metamax", "lrank.models.adaboost",
-                    "lrank.models.ndcgboost", "lrank.data.chess"],
+        "modules": ["lrank.papers.boostingtree", "lrank.models.boostingtree", "lrank.metamax",
+                    "lrank.models.adaboost", "lrank.models.ndcgboost", "lrank.data.chess"],
     },
     {
         "paper": ("Xia, Zhai, Wang. Analysis of Regression Tree Fitting Algorithms in Learning to Rank "
@@ -34,7 +35,7 @@ PAPERS: list[dict] = [
         "short": "Tree fitting (MART, McRank, LambdaMART)",
         "text": "tree_fitting_xia.txt",
         "notebook": "04_tree_fitting",
-        "modules": ["lrank.weak.tree", "lrank.models.gbrt"],
+        "modules": ["lrank.papers.tree_fitting", "lrank.weak.tree", "lrank.models.gbrt"],
     },
     {
         "paper": "Connamacher, Pancha, Liu, Ray. Rankboost+: an improvement to Rankboost. "
@@ -42,7 +43,7 @@ PAPERS: list[dict] = [
         "short": "RankBoost+",
         "text": "rankboost_plus_connamacher2020.txt",
         "notebook": "05_rankboost_plus",
-        "modules": ["lrank.models.rankboost_plus", "lrank.stats"],
+        "modules": ["lrank.papers.rankboost_plus", "lrank.models.rankboost_plus", "lrank.stats"],
     },
 ]
 

@@ -313,6 +313,27 @@ def test_protocol_keeps_every_fold_and_selects_on_validation():
     assert (out["per_task_log_E2"]["Rb+"][0] < 0).all()
 
 
+def test_protocol_on_a_dask_cluster_is_identical_to_the_local_run():
+    """The MovieLens grid (run_tasks) runs unchanged on a Dask scheduler (argument or
+    LRANK_DASK_SCHEDULER)."""
+    distributed = pytest.importorskip("distributed")
+    from lrank.papers.rankboost_plus import run_tasks
+
+    rng = np.random.default_rng(1)
+    tasks = {}
+    for k in range(3):
+        X = rng.normal(size=(30, 3)).astype(np.float32)
+        tasks[f"t{k}"] = RankingData(X, (X[:, k] > 0).astype(int) + (X[:, 2 - k] > 0.5), np.array([0, 30]))
+    local = run_tasks(tasks, 5, seed=0, max_thresholds=8)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        remote = run_tasks(tasks, 5, seed=0, max_thresholds=8, scheduler=cluster.scheduler_address)
+    pd.testing.assert_frame_equal(local["selected"], remote["selected"])
+    pd.testing.assert_frame_equal(local["folds"], remote["folds"])
+    for a in local["per_task_log_E2"]:
+        np.testing.assert_array_equal(local["per_task_log_E2"][a], remote["per_task_log_E2"][a])
+
+
 def test_verdict_helpers_can_fail():
     """rank_order_verdict / best_verdict: HELD on a clear order, NOT HELD reversed, UNDECIDED on noise."""
     from lrank.papers.rankboost_plus import best_verdict, rank_order_verdict

@@ -19,6 +19,9 @@ _WHERE = {
     "NDCGBoost": "ndcgboost",
     "BoostingTree": "boostingtree",
     "Exp3P": "boostingtree",
+    "Standard": "boostingtree",
+    "LambdaMARTBase": "boostingtree",
+    "load_model": "_base",
 }
 
 __getattr__ = lazy_getattr(__name__, _WHERE)
