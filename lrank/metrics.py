@@ -175,7 +175,7 @@ def _check_inputs(y: Any, scores: Any, qptr: Any) -> tuple[np.ndarray, np.ndarra
     sf = np.ascontiguousarray(scores, dtype=np.float64)
     if y.dtype in _FAST_LABEL_DTYPES and y.flags.c_contiguous:  # one numba pass; NumPy below on failure
         yf = np.empty(y.shape[0], dtype=np.float64)
-        if _k.labels_scores_ok(y, sf, yf, float(LABEL_BOUND)):
+        if _k._labels_scores_ok(y, sf, yf, float(LABEL_BOUND)):
             return yf, sf, _check_qptr(qptr, yf.size)
     i = first_bad_label(y)
     if i is not None:  # the label contract of lrank.data (0 <= integer < LABEL_BOUND): exact or refused
@@ -255,8 +255,8 @@ def _parallel(n_docs: int) -> bool:
 def _rank_order(sf: np.ndarray, yf: np.ndarray, qp: np.ndarray, t: int) -> np.ndarray:
     """Sort every query: the serial kernel, or its parallel twin for large inputs (same output)."""
     if _parallel(sf.size):
-        return _k.rank_order_parallel(sf, yf, qp, t)
-    return _k.rank_order(sf, yf, qp, t)
+        return _k._rank_order_parallel(sf, yf, qp, t)
+    return _k._rank_order(sf, yf, qp, t)
 
 
 def evaluate(
@@ -321,33 +321,34 @@ def evaluate(
     if all(spec.kind == "sorted" for spec in specs):  # one fused pass per query, nothing stored globally
         codes = np.array([spec.code for spec in specs], dtype=np.int64)
         ks = np.array([spec.k for spec in specs], dtype=np.int64)
-        kernel = _k.evaluate_sorted_parallel if _parallel(sf.size) else _k.evaluate_sorted
+        kernel = _k._evaluate_sorted_parallel if _parallel(sf.size) else _k._evaluate_sorted
         table = kernel(sf, yf, qp, t, codes, ks, g, d, e, thr, float(max_grade))
         return {spec.name: (table[j].copy() if per_query else _mean(table[j]))
                 for j, spec in enumerate(specs)}
 
     order = _rank_order(sf, yf, qp, t)
     y_sorted = yf[order]
-    ideal = _k.ideal_labels(yf, qp)
+    ideal = _k._ideal_labels(yf, qp)
     s_sorted: np.ndarray | None = None
     pair_cache: tuple[np.ndarray, np.ndarray] | None = None
     exp_cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     out: dict[str, Any] = {}
     for spec in specs:
         if spec.kind == "sorted":
-            vals = _k.query_metric(y_sorted, ideal, qp, spec.code, spec.k, g, d, e, thr, float(max_grade))
+            vals = _k._query_metric(y_sorted, ideal, qp, spec.code, spec.k, g, d, e, thr, float(max_grade))
         else:
             if s_sorted is None:
                 s_sorted = sf[order]
             if spec.kind == "pairs":
                 if pair_cache is None:
-                    pair_cache = _k.pair_losses(s_sorted, y_sorted, qp)
+                    pair_cache = _k._pair_losses(s_sorted, y_sorted, qp)
                 vals = pair_cache[spec.code]
             elif spec.kind == "disagreement":
-                vals = _k.expected_disagreement(s_sorted, y_sorted, ideal, qp)
+                vals = _k._expected_disagreement(s_sorted, y_sorted, ideal, qp)
             else:
                 if exp_cache is None:
-                    exp_cache = _k.expected_precisions(s_sorted, _good_mask(y_sorted, ideal, qp, good), qp, e)
+                    good_mask = _good_mask(y_sorted, ideal, qp, good)
+                    exp_cache = _k._expected_precisions(s_sorted, good_mask, qp, e)
                 vals = exp_cache[spec.code]
         out[spec.name] = vals.copy() if per_query else _mean(vals)
     return out
@@ -504,7 +505,7 @@ def ideal_dcg(
     """Ideal (maximum) DCG@k of every query; 0 for a query without a positive label."""
     yf, _, qp = _check_inputs(y, np.zeros(np.asarray(y).shape[0]), qptr)
     kk = 0 if k is None else int(k)
-    return _k.ideal_dcg(yf, qp, kk, _option(gain, _GAINS, "gain"), _option(discount, _DISCOUNTS, "discount"))
+    return _k._ideal_dcg(yf, qp, kk, _option(gain, _GAINS, "gain"), _option(discount, _DISCOUNTS, "discount"))
 
 
 def rank_order(scores: Any, qptr: Any, y: Any = None, *, ties: str = "stable") -> np.ndarray:

@@ -73,13 +73,13 @@ def test_gain_and_discount_conventions(gain, discount):
 
 def test_discount_values():
     # log2: 1/log2(i+1); jk: 1 at i = 1, 1/log2(i) after (positions 1 and 2 share the discount)
-    assert K.discount_value(1, K.DISC_LOG2) == 1.0
-    assert K.discount_value(3, K.DISC_LOG2) == 0.5
-    assert K.discount_value(1, K.DISC_JK) == 1.0
-    assert K.discount_value(2, K.DISC_JK) == 1.0
-    assert K.discount_value(4, K.DISC_JK) == 0.5
-    assert K.gain_value(3.0, K.GAIN_EXP) == 7.0
-    assert K.gain_value(3.0, K.GAIN_LINEAR) == 3.0
+    assert K._discount_value(1, K.DISC_LOG2) == 1.0
+    assert K._discount_value(3, K.DISC_LOG2) == 0.5
+    assert K._discount_value(1, K.DISC_JK) == 1.0
+    assert K._discount_value(2, K.DISC_JK) == 1.0
+    assert K._discount_value(4, K.DISC_JK) == 0.5
+    assert K._gain_value(3.0, K.GAIN_EXP) == 7.0
+    assert K._gain_value(3.0, K.GAIN_LINEAR) == 3.0
 
 
 @pytest.mark.parametrize("seed", [0, 3])
@@ -234,9 +234,9 @@ def test_ideal_dcg_export():
 def test_query_metric_kernel_directly():
     y, s, qp = random_queries(8)
     yf = y.astype(float)
-    order = K.rank_order(s, yf, qp, K.TIES_STABLE)
-    ideal = K.ideal_labels(yf, qp)
-    vals = K.query_metric(yf[order], ideal, qp, K.NDCG, 10, K.GAIN_EXP, K.DISC_LOG2, np.nan, 1.0, 4.0)
+    order = K._rank_order(s, yf, qp, K.TIES_STABLE)
+    ideal = K._ideal_labels(yf, qp)
+    vals = K._query_metric(yf[order], ideal, qp, K.NDCG, 10, K.GAIN_EXP, K.DISC_LOG2, np.nan, 1.0, 4.0)
     assert_same(vals, M.ndcg(y, s, qp, k=10, empty="skip"))
 
 
@@ -346,7 +346,7 @@ def test_rank_order_long_queries_with_ties(ties):
 def test_ideal_labels_wide_label_range():
     y = np.array([0, 1000, 3, 999, 2, 7, 7])
     qp = np.array([0, 4, 7])
-    ideal = K.ideal_labels(y.astype(float), qp)
+    ideal = K._ideal_labels(y.astype(float), qp)
     assert ideal.tolist() == [1000, 999, 3, 0, 7, 7, 2]
 
 
@@ -416,8 +416,8 @@ def test_rank_order_parallel_twin_is_identical(ties):
     n = int(qptr[-1])
     scores = rng.integers(0, 6, n).astype(np.float64)  # many ties
     labels = rng.integers(0, 4, n).astype(np.float64)
-    np.testing.assert_array_equal(K.rank_order_parallel(scores, labels, qptr, ties),
-                                  K.rank_order(scores, labels, qptr, ties))
+    np.testing.assert_array_equal(K._rank_order_parallel(scores, labels, qptr, ties),
+                                  K._rank_order(scores, labels, qptr, ties))
 
 
 @pytest.mark.parametrize("ties", [0, 1, 2])
@@ -446,9 +446,9 @@ def test_bucket_sort_equals_merge_sort(ties):
         labels = rng.integers(0, 5, n).astype(np.float64)
         if trial % 4 == 0:
             labels[:] = 1.0
-        want = K.rank_order_merge(s, labels, qptr, ties)
-        np.testing.assert_array_equal(K.rank_order(s, labels, qptr, ties), want)
-        np.testing.assert_array_equal(K.rank_order_parallel(s, labels, qptr, ties), want)
+        want = K._rank_order_merge(s, labels, qptr, ties)
+        np.testing.assert_array_equal(K._rank_order(s, labels, qptr, ties), want)
+        np.testing.assert_array_equal(K._rank_order_parallel(s, labels, qptr, ties), want)
 
 
 @pytest.mark.parametrize("ties", [0, 1, 2])
@@ -468,11 +468,11 @@ def test_fused_evaluate_sorted_equals_separate_kernels(ties):
         for k in (0, 1, 10):
             ks = np.full(8, k, dtype=np.int64)
             for gain, disc, empty in ((0, 0, np.nan), (1, 1, 0.0)):
-                o = K.rank_order_merge(s, y, qp, ties)
-                ideal = K.ideal_labels(y, qp)
-                want = np.array([K.query_metric(y[o], ideal, qp, c, k, gain, disc, empty, 1.0, 1000.0)
+                o = K._rank_order_merge(s, y, qp, ties)
+                ideal = K._ideal_labels(y, qp)
+                want = np.array([K._query_metric(y[o], ideal, qp, c, k, gain, disc, empty, 1.0, 1000.0)
                                  for c in codes])
-                for kern in (K.evaluate_sorted, K.evaluate_sorted_parallel):
+                for kern in (K._evaluate_sorted, K._evaluate_sorted_parallel):
                     got = kern(s, y, qp, ties, codes, ks, gain, disc, empty, 1.0, 1000.0)
                     assert np.array_equal(got, want, equal_nan=True)
 
@@ -480,7 +480,7 @@ def test_fused_evaluate_sorted_equals_separate_kernels(ties):
 def test_exp_gain_fast_path_is_exact():
     """gain_value's shift for integer labels equals 2.0**rel - 1.0 bitwise; other labels use the power."""
     for v in [*range(0, 70), 0.5, 2.5, 1e3, -1.0]:
-        assert K.gain_value(float(v), K.GAIN_EXP) == 2.0 ** float(v) - 1.0, v
+        assert K._gain_value(float(v), K.GAIN_EXP) == 2.0 ** float(v) - 1.0, v
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float64, np.float32, np.uint8, np.int16])

@@ -15,10 +15,10 @@ PROBE = """
 import json, numpy as np
 from lrank._kernels._jit import cache_dir
 from lrank._kernels import metrics as k
-assert k.labels_scores_ok(np.array([1, 0, 2]), np.zeros(3), np.empty(3), 31.0)
+assert k._labels_scores_ok(np.array([1, 0, 2]), np.zeros(3), np.empty(3), 31.0)
 folder, reason = cache_dir()
-print(json.dumps({"folder": str(folder), "reason": reason, "hits": k.labels_scores_ok.stats.cache_hits and
-                  sum(k.labels_scores_ok.stats.cache_hits.values()),
+print(json.dumps({"folder": str(folder), "reason": reason, "hits": k._labels_scores_ok.stats.cache_hits and
+                  sum(k._labels_scores_ok.stats.cache_hits.values()),
                   "env": __import__("os").environ.get("NUMBA_CACHE_DIR")}))
 """
 

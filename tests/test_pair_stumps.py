@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from lrank._kernels.pair_stumps import pair_min_codes, stump_eps, stump_pattern
+from lrank._kernels.pair_stumps import _pair_min_codes as pair_min_codes
+from lrank._kernels.pair_stumps import _stump_eps as stump_eps
+from lrank._kernels.pair_stumps import _stump_pattern as stump_pattern
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.weak.pair_patterns import distinct_stumps

@@ -36,9 +36,9 @@ def _thresholds(bins):
 @pytest.mark.parametrize("seed", range(6))
 def test_potentials_match_reference(seed):
     data, hi, lo, D = _problem(seed)
-    np.testing.assert_allclose(K.potentials_from_pairs(hi, lo, D, data.n_docs),
+    np.testing.assert_allclose(K._potentials_from_pairs(hi, lo, D, data.n_docs),
                                ref.potentials(hi, lo, D, data.n_docs), atol=1e-15)
-    assert abs(K.potentials_from_pairs(hi, lo, D, data.n_docs).sum()) < 1e-12  # sum pi = 0 (Eq. 13)
+    assert abs(K._potentials_from_pairs(hi, lo, D, data.n_docs).sum()) < 1e-12  # sum pi = 0 (Eq. 13)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -47,7 +47,7 @@ def test_weaklearn3_equals_fig3_and_brute_force(seed, q_def):
     data, hi, lo, D = _problem(seed)
     X = data.X.astype(np.float64)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
-    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
     st = bs.search(pi, q_def=q_def)
     f, theta, q, r = ref.weaklearn_fig3(X, _thresholds(bs), pi, q_def)
     brute = ref.all_stumps(X, _thresholds(bs), hi, lo, D, (0, 1) if q_def is None else (q_def,))
@@ -67,7 +67,7 @@ def test_weaklearn2_minimises_z(seed, q_def):
     data, hi, lo, D = _problem(seed)
     X = data.X.astype(np.float64)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
-    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
     st = bs.search(pi, q_def=q_def, pairs=(hi, lo, D))
     brute = ref.all_stumps(X, _thresholds(bs), hi, lo, D, (0, 1) if q_def is None else (q_def,))
     zs = [w0 + 2 * np.sqrt(wm * wp) for (_, _, _, r, wm, w0, wp) in brute if r != 0]
@@ -86,7 +86,7 @@ def test_cumulative_positive_constraint(seed, second):
     data, hi, lo, D = _problem(seed)
     X = data.X.astype(np.float64)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
-    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
     rng = np.random.default_rng(seed)
     cum = rng.normal(scale=0.05, size=(bs.n_features, bs.n_bins, 2))
     eps = 0.01
@@ -117,7 +117,7 @@ def test_cumulative_positive_constraint(seed, second):
 def test_histogram_sparse_rows_equals_dense():
     data, hi, lo, D = _problem(3)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=0)
-    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
     rows = np.unique(np.r_[hi, lo])
     np.testing.assert_allclose(bs.histogram(pi, rows), bs.histogram(pi), atol=1e-15)
 
@@ -130,7 +130,7 @@ def test_uint16_codes_255_thresholds():
     y = (X[:, 0] > 0).astype(int)
     data = RankingData(X, y, np.array([0, 600]))
     p = data.pairs()
-    pi = K.potentials_from_pairs(p.hi, p.lo, p.weight, 600)
+    pi = K._potentials_from_pairs(p.hi, p.lo, p.weight, 600)
     st = bs.search(pi)
     assert st.feature == 0 and st.r > 0.99
 
@@ -163,11 +163,11 @@ def test_histogram_bit_exact_arithmetic(seed, n_features):
     # features in groups of four plus a remainder; ties, NaN (bin 0), one-document and all-equal queries
     data, hi, lo, D = _problem(seed, n_queries=6, n_features=n_features)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
-    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
-    dense = K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
+    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
+    dense = K._potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
     np.testing.assert_array_equal(dense, _histogram_model(bs.codes_t, np.arange(data.n_docs), pi, bs.n_bins))
     rows = np.unique(np.r_[hi, lo])
-    sparse = K.potential_histogram(bs.codes_t, rows, pi, bs.n_bins)
+    sparse = K._potential_histogram(bs.codes_t, rows, pi, bs.n_bins)
     np.testing.assert_array_equal(sparse, _histogram_model(bs.codes_t, rows, pi, bs.n_bins))
     np.testing.assert_allclose(sparse, ref_histogram(bs.codes_t, rows, pi, bs.n_bins), atol=1e-15)
 
@@ -186,10 +186,10 @@ def test_histogram_tiny_inputs(n_docs):
     rng = np.random.default_rng(n_docs)
     codes_t = rng.integers(0, 4, size=(6, n_docs)).astype(np.uint16)
     pi = rng.normal(size=n_docs)
-    np.testing.assert_array_equal(K.potential_histogram_dense(codes_t, pi, 4),
+    np.testing.assert_array_equal(K._potential_histogram_dense(codes_t, pi, 4),
                                   _histogram_model(codes_t, np.arange(n_docs), pi, 4))
     rows = np.arange(0, n_docs, 2)
-    np.testing.assert_array_equal(K.potential_histogram(codes_t, rows, pi, 4),
+    np.testing.assert_array_equal(K._potential_histogram(codes_t, rows, pi, 4),
                                   _histogram_model(codes_t, rows, pi, 4))
 
 
@@ -199,10 +199,10 @@ def test_histogram_rows_cache_same_bits(seed):
     # new rows set (or a changed one) is not served from the cache
     data, hi, lo, D = _problem(seed, n_queries=6, n_features=6)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
-    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
     rows = np.unique(np.r_[hi, lo])
     for r in (rows, rows, rows[::2], rows):
-        want = K.potential_histogram(bs.codes_t, r, pi, bs.n_bins)
+        want = K._potential_histogram(bs.codes_t, r, pi, bs.n_bins)
         np.testing.assert_array_equal(bs.histogram(pi, r), want)
     # pi is 0 off the feedback rows, so the dense search finds the same best |r| (to rounding)
     assert abs(abs(bs.search(pi, rows=rows).r) - abs(bs.search(pi).r)) < 1e-12

@@ -172,10 +172,10 @@ def test_histogram_kernels_match_numpy(C):
     for f in range(F):
         np.add.at(want, off[f] + codes[rows, f], vals[rows])
     got = np.zeros_like(want)
-    hk.histogram(codes, vals, rows, 0, rows.size, off, got)
+    hk._histogram(codes, vals, rows, 0, rows.size, off, got)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     par = np.zeros_like(want)
-    hk.histogram_parallel(codes, vals, rows, 0, rows.size, off, par)
+    hk._histogram_parallel(codes, vals, rows, 0, rows.size, off, par)
     assert par.tobytes() == got.tobytes()
     # pair histograms: by the larger and the smaller code of each pair
     pa, pb = rng.integers(0, n, 30), rng.integers(0, n, 30)
@@ -186,7 +186,7 @@ def test_histogram_kernels_match_numpy(C):
         np.add.at(wmax, off[f] + np.maximum(codes[pa, f], codes[pb, f]), pw)
         np.add.at(wmin, off[f] + np.minimum(codes[pa, f], codes[pb, f]), pw)
     gmax, gmin = np.zeros(off[-1]), np.zeros(off[-1])
-    hk.pair_histograms(codes, pa, pb, pw, pidx, 0, 30, off, gmax, gmin)
+    hk._pair_histograms(codes, pa, pb, pw, pidx, 0, 30, off, gmax, gmin)
     np.testing.assert_allclose(gmax, wmax, rtol=1e-12)
     np.testing.assert_allclose(gmin, wmin, rtol=1e-12)
 
@@ -241,17 +241,17 @@ def test_feature_subset_histogram_kernels(C):
     vals = rng.normal(size=(n, C))
     rows = rng.permutation(n).astype(np.int64)
     full = np.zeros((off[-1], C))
-    hk.histogram(codes, vals, rows, 5, 70, off, full)
+    hk._histogram(codes, vals, rows, 5, 70, off, full)
     feats = np.array([0, 2, 5], dtype=np.int64)
     soff = np.r_[0, np.cumsum(nb[feats])].astype(np.int64)
     sub = np.zeros((soff[-1], C))
-    hk.histogram_features(codes, vals, rows, 5, 70, feats, soff, sub)
+    hk._histogram_features(codes, vals, rows, 5, 70, feats, soff, sub)
     want = np.concatenate([full[off[f]:off[f + 1]] for f in feats])
     assert sub.tobytes() == want.tobytes()
     parent, small = want + 1.0, np.full_like(want, np.nan)
-    hk.child_histogram_features(codes, vals, rows, 5, 30, feats, soff, small, parent)
+    hk._child_histogram_features(codes, vals, rows, 5, 30, feats, soff, small, parent)
     s_full = np.zeros((off[-1], C))
-    hk.histogram(codes, vals, rows, 5, 30, off, s_full)
+    hk._histogram(codes, vals, rows, 5, 30, off, s_full)
     s_want = np.concatenate([s_full[off[f]:off[f + 1]] for f in feats])
     assert small.tobytes() == s_want.tobytes()
     np.testing.assert_array_equal(parent, (want + 1.0) - s_want)
@@ -261,9 +261,9 @@ def test_feature_subset_histogram_kernels(C):
     pw = rng.uniform(size=40)
     pidx = rng.permutation(40).astype(np.int64)
     pmax, pmin = np.zeros(off[-1]), np.zeros(off[-1])
-    hk.pair_histograms(codes, pa, pb, pw, pidx, 3, 35, off, pmax, pmin)
+    hk._pair_histograms(codes, pa, pb, pw, pidx, 3, 35, off, pmax, pmin)
     smax, smin = np.zeros(soff[-1]), np.zeros(soff[-1])
-    hk.pair_histograms_features(codes, pa, pb, pw, pidx, 3, 35, feats, soff, smax, smin)
+    hk._pair_histograms_features(codes, pa, pb, pw, pidx, 3, 35, feats, soff, smax, smin)
     assert smax.tobytes() == np.concatenate([pmax[off[f]:off[f + 1]] for f in feats]).tobytes()
     assert smin.tobytes() == np.concatenate([pmin[off[f]:off[f + 1]] for f in feats]).tobytes()
 
@@ -289,9 +289,9 @@ def test_fast_split_scan_same_bits_as_general(C, crit):
         vals[:, 1] = rng.uniform(0.1, 1.0, n)
     rows = np.arange(n, dtype=np.int64)
     hist = np.zeros((off[-1], C))
-    hk.histogram(codes, vals, rows, 0, n, off, hist)
+    hk._histogram(codes, vals, rows, 0, n, off, hist)
     tot = np.zeros(4)
-    tk.node_totals(hist, off, 0, tot)
+    tk._node_totals(hist, off, 0, tot)
     if C == 2:
         tot[2] = n
     h_unit = 1.0 if C == 2 else 0.0
@@ -301,9 +301,9 @@ def test_fast_split_scan_same_bits_as_general(C, crit):
         for ps in (0.0, 1.7):
             args = (crit, min_data, 1e-3)
             rest = (zero, zero, 0.0, tot, ps, h_unit)
-            fast = tk.best_split(hist, off, feats, *args, False, *rest)
-            gen = tk.best_split(hist, off, feats, *args, True, *rest)
-            par = tk.best_split_parallel(hist, off, feats, *args, False, *rest)
+            fast = tk._best_split(hist, off, feats, *args, False, *rest)
+            gen = tk._best_split(hist, off, feats, *args, True, *rest)
+            par = tk._best_split_parallel(hist, off, feats, *args, False, *rest)
             assert np.float64(fast[0]).tobytes() == np.float64(gen[0]).tobytes() and fast[1:] == gen[1:]
             assert fast == par
 
@@ -332,7 +332,7 @@ def test_sibling_pair_histograms_by_subtraction():
     feats = np.arange(F, dtype=np.int64)
     leaf_of = np.where(codes[:, 2] > 1, 1, 2).astype(np.int64)
     pidx = np.arange(m, dtype=np.int64)
-    mid, end = tk.partition_pairs(pa, pb, pidx, 0, m, leaf_of, 1, 2, np.empty(m, dtype=np.int64))
+    mid, end = tk._partition_pairs(pa, pb, pidx, 0, m, leaf_of, 1, 2, np.empty(m, dtype=np.int64))
     assert sorted(pidx.tolist()) == list(range(m))
     assert (leaf_of[pa[pidx[:mid]]] == 1).all() and (leaf_of[pb[pidx[:mid]]] == 1).all()
     assert (leaf_of[pa[pidx[mid:end]]] == 2).all() and (leaf_of[pb[pidx[mid:end]]] == 2).all()
@@ -341,12 +341,12 @@ def test_sibling_pair_histograms_by_subtraction():
 
     def direct(lo, hi):
         mx, mn = np.zeros(T), np.zeros(T)
-        hk.pair_histograms(codes, pa, pb, pw, pidx, lo, hi, off, mx, mn)
+        hk._pair_histograms(codes, pa, pb, pw, pidx, lo, hi, off, mx, mn)
         return mx, mn
 
     pmax_p, pmin_p = direct(0, m)
     pmax_s, pmin_s = np.zeros(T), np.zeros(T)
-    hk.sibling_pair_histograms(codes, pa, pb, pw, pidx, 0, mid, end, m, feats, off, pmax_s, pmin_s, pmax_p,
+    hk._sibling_pair_histograms(codes, pa, pb, pw, pidx, 0, mid, end, m, feats, off, pmax_s, pmin_s, pmax_p,
                                pmin_p)
     for got, want in zip((pmax_s, pmin_s, pmax_p, pmin_p), (*direct(0, mid), *direct(mid, end))):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)

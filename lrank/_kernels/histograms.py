@@ -14,7 +14,7 @@ pairs lying inside the node whose larger code on ``f`` is ``b`` (flat row ``off[
 code is ``<= j`` and on the right iff its min code is ``> j``.
 
 Serial kernels are cached; each ``*_parallel`` twin runs ``prange`` over features (blocks of features
-for the gradient histogram), each thread writing its own features' rows, and sums in the same document
+for the gradient _histogram), each thread writing its own features' rows, and sums in the same document
 order, so the result is bit-identical to the serial one whatever the number of threads.
 """
 
@@ -27,7 +27,7 @@ from ._jit import njit
 
 
 @njit(cache=True)
-def histogram(codes, vals, rows, start, end, off, hist):
+def _histogram(codes, vals, rows, start, end, off, hist):
     """Add ``vals[rows[start:end]]`` into the flat ``hist`` (total bins, C); ``codes`` is (n, F)."""
     F = codes.shape[1]
     C = vals.shape[1]
@@ -62,21 +62,21 @@ def histogram(codes, vals, rows, start, end, off, hist):
 
 
 @njit(cache=True)
-def child_histogram(codes, vals, rows, start, end, off, out, parent):
+def _child_histogram(codes, vals, rows, start, end, off, out, parent):
     """Histogram of the smaller child into ``out`` (zeroed here) and the larger child's by subtraction:
     ``parent -= out`` in place."""
     out[:] = 0.0
-    histogram(codes, vals, rows, start, end, off, out)
+    _histogram(codes, vals, rows, start, end, off, out)
     for b in range(out.shape[0]):
         for c in range(out.shape[1]):
             parent[b, c] -= out[b, c]
 
 
 @njit(cache=True)
-def histogram_features(codes, vals, rows, start, end, feats, off, hist):
+def _histogram_features(codes, vals, rows, start, end, feats, off, hist):
     """:func:`histogram` restricted to the features ``feats``: feature ``feats[t]`` owns the flat rows
     ``off[t]:off[t+1]`` (``off`` indexed by position in ``feats``). Every bin is summed in the same row
-    order as in the full histogram, so each feature's rows are bit-identical to it."""
+    order as in the full _histogram, so each feature's rows are bit-identical to it."""
     m = feats.size
     C = vals.shape[1]
     for k in range(start, end):
@@ -88,17 +88,17 @@ def histogram_features(codes, vals, rows, start, end, feats, off, hist):
 
 
 @njit(cache=True)
-def child_histogram_features(codes, vals, rows, start, end, feats, off, out, parent):
+def _child_histogram_features(codes, vals, rows, start, end, feats, off, out, parent):
     """:func:`child_histogram` restricted to the features ``feats`` (as :func:`histogram_features`)."""
     out[:] = 0.0
-    histogram_features(codes, vals, rows, start, end, feats, off, out)
+    _histogram_features(codes, vals, rows, start, end, feats, off, out)
     for b in range(out.shape[0]):
         for c in range(out.shape[1]):
             parent[b, c] -= out[b, c]
 
 
 @njit(cache=False, parallel=True)
-def histogram_parallel(codes, vals, rows, start, end, off, hist):
+def _histogram_parallel(codes, vals, rows, start, end, off, hist):
     """Parallel twin of :func:`histogram`: ``prange`` over blocks of features, each block summed row by
     row as the serial kernel does (the same order for every bin, so the same bits)."""
     F = codes.shape[1]
@@ -137,7 +137,7 @@ def histogram_parallel(codes, vals, rows, start, end, off, hist):
 
 
 @njit(cache=True)
-def pair_histograms(codes, pa, pb, pw, pidx, start, end, off, pmax, pmin):
+def _pair_histograms(codes, pa, pb, pw, pidx, start, end, off, pmax, pmin):
     """Add the weights of pairs ``pidx[start:end]`` into the flat ``pmax``/``pmin`` by max/min code."""
     F = codes.shape[1]
     for k in range(start, end):
@@ -158,7 +158,7 @@ def pair_histograms(codes, pa, pb, pw, pidx, start, end, off, pmax, pmin):
 
 
 @njit(cache=True)
-def pair_histograms_features(codes, pa, pb, pw, pidx, start, end, feats, off, pmax, pmin):
+def _pair_histograms_features(codes, pa, pb, pw, pidx, start, end, feats, off, pmax, pmin):
     """:func:`pair_histograms` restricted to the features ``feats`` (``off`` indexed by position)."""
     m = feats.size
     for k in range(start, end):
@@ -180,14 +180,14 @@ def pair_histograms_features(codes, pa, pb, pw, pidx, start, end, feats, off, pm
 
 
 @njit(cache=True)
-def sibling_pair_histograms(codes, pa, pb, pw, pidx, s_lo, s_hi, c_lo, c_hi, feats, off, pmax_s, pmin_s,
+def _sibling_pair_histograms(codes, pa, pb, pw, pidx, s_lo, s_hi, c_lo, c_hi, feats, off, pmax_s, pmin_s,
                             pmax_p, pmin_p):
     """OLE's pair histograms of both children from the parent's, over the features ``feats`` (``off``
     indexed by position): the child's own pairs ``pidx[s_lo:s_hi]`` into ``pmax_s``/``pmin_s`` (added),
     then the parent's buffers become the other child's by subtraction, parent - crossing pairs
     ``pidx[c_lo:c_hi]`` - child (the pairs inside the parent are those inside either child plus the
     crossing ones). Costs the child's and the crossing pairs instead of both children's."""
-    pair_histograms_features(codes, pa, pb, pw, pidx, s_lo, s_hi, feats, off, pmax_s, pmin_s)
+    _pair_histograms_features(codes, pa, pb, pw, pidx, s_lo, s_hi, feats, off, pmax_s, pmin_s)
     m = feats.size
     for k in range(c_lo, c_hi):
         p = pidx[k]
@@ -211,7 +211,7 @@ def sibling_pair_histograms(codes, pa, pb, pw, pidx, s_lo, s_hi, c_lo, c_hi, fea
 
 
 @njit(cache=False, parallel=True)
-def pair_histograms_parallel(codes_t, pa, pb, pw, pidx, start, end, off, pmax, pmin):
+def _pair_histograms_parallel(codes_t, pa, pb, pw, pidx, start, end, off, pmax, pmin):
     """Parallel twin of :func:`pair_histograms` over features; ``codes_t`` is (F, n)."""
     F = codes_t.shape[0]
     for f in prange(F):
@@ -236,22 +236,22 @@ def warmup() -> None:
     vals = np.ones((3, 3))
     rows = np.arange(3, dtype=np.int64)
     off = np.array([0, 3, 6], dtype=np.int64)
-    histogram(codes, vals, rows, 0, 3, off, np.zeros((6, 3)))
-    histogram(codes, np.ones((3, 2)), rows, 0, 3, off, np.zeros((6, 2)))
+    _histogram(codes, vals, rows, 0, 3, off, np.zeros((6, 3)))
+    _histogram(codes, np.ones((3, 2)), rows, 0, 3, off, np.zeros((6, 2)))
     for C in (2, 3, 4):
-        child_histogram(codes, np.ones((3, C)), rows, 0, 2, off, np.zeros((6, C)), np.ones((6, C)))
-    histogram(codes, np.ones((3, 4)), rows, 0, 3, off, np.zeros((6, 4)))
+        _child_histogram(codes, np.ones((3, C)), rows, 0, 2, off, np.zeros((6, C)), np.ones((6, C)))
+    _histogram(codes, np.ones((3, 4)), rows, 0, 3, off, np.zeros((6, 4)))
     pa = np.array([0], dtype=np.int64)
     pb = np.array([1], dtype=np.int64)
     pm = np.zeros(6)
-    pair_histograms(codes, pa, pb, np.ones(1), np.zeros(1, dtype=np.int64), 0, 1, off, pm, pm.copy())
-    sibling_pair_histograms(codes, pa, pb, np.ones(1), np.zeros(1, dtype=np.int64), 0, 1, 0, 0,
+    _pair_histograms(codes, pa, pb, np.ones(1), np.zeros(1, dtype=np.int64), 0, 1, off, pm, pm.copy())
+    _sibling_pair_histograms(codes, pa, pb, np.ones(1), np.zeros(1, dtype=np.int64), 0, 1, 0, 0,
                             np.arange(2, dtype=np.int64), off, pm, pm.copy(), np.ones(6), np.ones(6))
     feats = np.array([1], dtype=np.int64)
     off1 = np.array([0, 3], dtype=np.int64)
     for C in (2, 3, 4):
-        child_histogram_features(codes, np.ones((3, C)), rows, 0, 2, feats, off1, np.zeros((3, C)),
+        _child_histogram_features(codes, np.ones((3, C)), rows, 0, 2, feats, off1, np.zeros((3, C)),
                                  np.ones((3, C)))
-        histogram_features(codes, np.ones((3, C)), rows, 0, 3, feats, off1, np.zeros((3, C)))
-    pair_histograms_features(codes, pa, pb, np.ones(1), np.zeros(1, dtype=np.int64), 0, 1, feats, off1,
+        _histogram_features(codes, np.ones((3, C)), rows, 0, 3, feats, off1, np.zeros((3, C)))
+    _pair_histograms_features(codes, pa, pb, np.ones(1), np.zeros(1, dtype=np.int64), 0, 1, feats, off1,
                              pm[:3], pm[3:])

@@ -55,7 +55,7 @@ DISC_JK = 1
 # input validation
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
-def labels_scores_ok(y, scores, yf, bound):
+def _labels_scores_ok(y, scores, yf, bound):
     """Copy ``y`` into float64 ``yf``; True iff every label is an integer in ``0 <= label < bound`` and no
     score is NaN (one pass each; the caller locates and reports a failure)."""
     ok = True
@@ -170,7 +170,7 @@ def _order_query(scores, labels, a, b, ties, key, idx, tkey, tidx, order):
 
 
 @njit(cache=True)
-def rank_order_merge(scores, labels, qptr, ties):
+def _rank_order_merge(scores, labels, qptr, ties):
     """:func:`rank_order` by a merge sort of every whole query (the bucket sort's fallback; for tests)."""
     n = scores.size
     nq = qptr.size - 1
@@ -278,7 +278,7 @@ def _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt):
 
 
 @njit(cache=True)
-def rank_order(scores, labels, qptr, ties):
+def _rank_order(scores, labels, qptr, ties):
     """Global row indices of every query's documents in decreasing score order.
 
     ``ties`` orders documents with equal scores: 0 by document order (stable), 1 lowest label first
@@ -305,7 +305,7 @@ def rank_order(scores, labels, qptr, ties):
 
 
 @njit(cache=False, parallel=True)
-def rank_order_parallel(scores, labels, qptr, ties):
+def _rank_order_parallel(scores, labels, qptr, ties):
     """Parallel twin of :func:`rank_order` (queries over threads; identical output)."""
     n = scores.size
     nq = qptr.size - 1
@@ -358,7 +358,7 @@ def _ideal_query(labels, a, b, counts, out, o, limit):
 
 
 @njit(cache=True)
-def ideal_labels(labels, qptr):
+def _ideal_labels(labels, qptr):
     """Each query's labels sorted in decreasing order (the ideal ranking's labels), float64.
 
     A counting sort when the query's labels span at most 256 values, else a comparison sort.
@@ -374,7 +374,7 @@ def ideal_labels(labels, qptr):
 # gains and discounts
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
-def gain_value(rel, gain):
+def _gain_value(rel, gain):
     """Gain of a label: 2^rel - 1 (gain 0) or rel (gain 1).
 
     For an integer label in 0..62, 2^rel is built by a shift (exact, so equal to ``2.0**rel``).
@@ -387,7 +387,7 @@ def gain_value(rel, gain):
 
 
 @njit(cache=True)
-def discount_value(pos, disc):
+def _discount_value(pos, disc):
     """Discount of 1-based position ``pos``: 1/log2(pos+1) (disc 0) or JK's 1, 1/log2(pos) (disc 1)."""
     if disc == 0:
         return 1.0 / math.log2(pos + 1.0)
@@ -400,16 +400,16 @@ def discount_value(pos, disc):
 def _dcg(lab, a, kk, gain, disc):
     s = 0.0
     for i in range(kk):
-        s += gain_value(lab[a + i], gain) * discount_value(i + 1, disc)
+        s += _gain_value(lab[a + i], gain) * _discount_value(i + 1, disc)
     return s
 
 
 @njit(cache=True)
 def _discounts(n, disc):
-    """``discount_value(i + 1, disc)`` for positions ``i = 0 .. n - 1`` (a table, computed once per call)."""
+    """``_discount_value(i + 1, disc)`` for positions ``i = 0 .. n - 1`` (a table, computed once per call)."""
     out = np.empty(n, dtype=np.float64)
     for i in range(n):
-        out[i] = discount_value(i + 1, disc)
+        out[i] = _discount_value(i + 1, disc)
     return out
 
 
@@ -418,14 +418,14 @@ def _dcg_tab(lab, a, kk, gain, dtab):
     """:func:`_dcg` with the discounts read from the table of :func:`_discounts` (the same values)."""
     s = 0.0
     for i in range(kk):
-        s += gain_value(lab[a + i], gain) * dtab[i]
+        s += _gain_value(lab[a + i], gain) * dtab[i]
     return s
 
 
 @njit(cache=True)
-def ideal_dcg(labels, qptr, k, gain, disc):
+def _ideal_dcg(labels, qptr, k, gain, disc):
     """Ideal DCG@k of every query (k <= 0: all positions); labels in document order."""
-    ideal = ideal_labels(labels, qptr)
+    ideal = _ideal_labels(labels, qptr)
     nq = qptr.size - 1
     out = np.zeros(nq, dtype=np.float64)
     for q in range(nq):
@@ -464,8 +464,8 @@ def _metric_query(y_sorted, ideal_sorted, a, m, code, k, gain, dtab, empty, rel_
         acc = 0.0
         for i in range(m):
             w = dtab[i]
-            d += gain_value(y_sorted[a + i], gain) * w
-            di += gain_value(ideal_sorted[a + i], gain) * w
+            d += _gain_value(y_sorted[a + i], gain) * w
+            di += _gain_value(ideal_sorted[a + i], gain) * w
             acc += d / di
         return acc / m
     elif code == MAP:
@@ -482,7 +482,7 @@ def _metric_query(y_sorted, ideal_sorted, a, m, code, k, gain, dtab, empty, rel_
         s = 0.0
         decay = 1.0
         for i in range(kk):
-            r = gain_value(y_sorted[a + i], 0) / scale  # (2^g - 1) / 2^max_grade
+            r = _gain_value(y_sorted[a + i], 0) / scale  # (2^g - 1) / 2^max_grade
             s += r * decay / (i + 1.0)
             decay *= 1.0 - r
         return s
@@ -506,7 +506,7 @@ def _metric_query(y_sorted, ideal_sorted, a, m, code, k, gain, dtab, empty, rel_
 
 
 @njit(cache=True)
-def query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_threshold, max_grade):
+def _query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_threshold, max_grade):
     """One metric for every query, from labels in ranked order and in ideal order.
 
     Parameters
@@ -561,7 +561,7 @@ def _evaluate_query(scores, labels, a, b, ties, codes, ks, gain, dtab, empty, re
 
 
 @njit(cache=True)
-def evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, rel_threshold, max_grade):
+def _evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, rel_threshold, max_grade):
     """Metrics ``codes[j]`` at cut-offs ``ks[j]`` for every query: ``out[j, q]``, shape (n_codes, n_q).
 
     The same values as :func:`rank_order`, the gather ``labels[order]``, :func:`ideal_labels` and one
@@ -588,7 +588,7 @@ def evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, re
 
 
 @njit(cache=False, parallel=True)
-def evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc, empty, rel_threshold,
+def _evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc, empty, rel_threshold,
                              max_grade):
     """Parallel twin of :func:`evaluate_sorted` (blocks of queries over threads; identical output)."""
     nq = qptr.size - 1
@@ -618,7 +618,7 @@ def evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc, 
 # pair losses R1, R2 (RankBoost+ Eq. 3-4) over the critical pairs of each query
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
-def pair_losses(s_sorted, y_sorted, qptr):
+def _pair_losses(s_sorted, y_sorted, qptr):
     """Per-query ``(R1, R2)`` over the critical pairs, from scores and labels in ranked order.
 
     ``R1`` counts a tied critical pair as wrong (Eq. 3), ``R2`` as half wrong (Eq. 4). Queries without
@@ -662,7 +662,7 @@ def pair_losses(s_sorted, y_sorted, qptr):
 # RankBoost Sec. 6.2.4 and App. A: expectations under random tie-breaking
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
-def expected_disagreement(s_sorted, y_sorted, ideal_sorted, qptr):
+def _expected_disagreement(s_sorted, y_sorted, ideal_sorted, qptr):
     """E[disagreement] (RankBoost Sec. 6.2.4) per query in O(n_q log n_q) (NaN: no ordered pair).
 
     Counted independently of :func:`pair_losses`: documents are inserted into a Fenwick tree over the
@@ -737,7 +737,7 @@ def _log_binom(n, k):
 
 
 @njit(cache=True)
-def expected_precisions(s_sorted, good_sorted, qptr, empty):
+def _expected_precisions(s_sorted, good_sorted, qptr, empty):
     """Per-query ``(E[AP], E[PROT], E[coverage])`` under random tie-breaking (RankBoost Eq. 22).
 
     ``good_sorted`` (uint8) marks the good documents in ranked order. For the k-th good document,
@@ -803,23 +803,23 @@ def expected_precisions(s_sorted, good_sorted, qptr, empty):
 def warmup() -> None:
     """Compile every kernel of this module on a toy input."""
     for lab in (np.array([1, 0], dtype=np.int64), np.array([1, 0], dtype=np.int32), np.array([1.0, 0.0])):
-        labels_scores_ok(lab, np.zeros(2), np.empty(2), 31.0)
+        _labels_scores_ok(lab, np.zeros(2), np.empty(2), 31.0)
     y = np.array([2.0, 0.0, 1.0, 0.0, 1.0], dtype=np.float64)
     s = np.array([0.5, 0.5, 0.1, 0.9, -1.0], dtype=np.float64)
     qptr = np.array([0, 3, 5], dtype=np.int64)
     for ties in (0, 1, 2):
-        rank_order_merge(s, y, qptr, ties)
-        order = rank_order(s, y, qptr, ties)
+        _rank_order_merge(s, y, qptr, ties)
+        order = _rank_order(s, y, qptr, ties)
     ys = y[order]
     ss = s[order]
-    ideal = ideal_labels(y, qptr)
+    ideal = _ideal_labels(y, qptr)
     for code in range(8):
-        query_metric(ys, ideal, qptr, code, 3, 0, 0, np.nan, 1.0, 4.0)
+        _query_metric(ys, ideal, qptr, code, 3, 0, 0, np.nan, 1.0, 4.0)
     codes = np.arange(8, dtype=np.int64)
     ks = np.full(8, 3, dtype=np.int64)
     for ties in (0, 1, 2):
-        evaluate_sorted(s, y, qptr, ties, codes, ks, 0, 0, np.nan, 1.0, 4.0)
-    ideal_dcg(y, qptr, 10, 0, 0)
-    pair_losses(ss, ys, qptr)
-    expected_disagreement(ss, ys, ideal, qptr)
-    expected_precisions(ss, (ys >= 1).astype(np.uint8), qptr, np.nan)
+        _evaluate_sorted(s, y, qptr, ties, codes, ks, 0, 0, np.nan, 1.0, 4.0)
+    _ideal_dcg(y, qptr, 10, 0, 0)
+    _pair_losses(ss, ys, qptr)
+    _expected_disagreement(ss, ys, ideal, qptr)
+    _expected_precisions(ss, (ys >= 1).astype(np.uint8), qptr, np.nan)

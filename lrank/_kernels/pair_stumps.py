@@ -21,11 +21,11 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import njit
-from .stumps import potentials_from_pairs
+from .stumps import _potentials_from_pairs as potentials_from_pairs
 
 
 @njit(cache=True)
-def pair_min_codes(codes, hi, lo):
+def _pair_min_codes(codes, hi, lo):
     """``out[f, i] = min(codes[hi[i], f], codes[lo[i], f])`` (feature-major, same dtype as codes)."""
     m = hi.size
     F = codes.shape[1]
@@ -41,7 +41,7 @@ def pair_min_codes(codes, hi, lo):
 
 
 @njit(cache=True)
-def doc_suffix(codes, values, n_bins):
+def _doc_suffix(codes, values, n_bins):
     """``out[f, j] = sum_x values[x] [codes[x, f] > j]`` for ``j = 0..n_bins-2`` (any numeric dtype).
 
     ``values`` may be float64 (sums), int64 (counts) or uint64 (wrapping hashes).
@@ -62,7 +62,7 @@ def doc_suffix(codes, values, n_bins):
 
 
 @njit(cache=True)
-def pair_suffix(minc, weights, n_bins):
+def _pair_suffix(minc, weights, n_bins):
     """``out[f, j] = sum_i weights[i] [minc[f, i] > j]`` for ``j = 0..n_bins-2``.
 
     Four interleaved histograms break the store-to-load chain when neighbouring pairs share a bin.
@@ -89,7 +89,7 @@ def pair_suffix(minc, weights, n_bins):
 
 
 @njit(cache=True)
-def potentials(hi, lo, D, n):
+def _potentials(hi, lo, D, n):
     """Potential ``pi(x)`` (RankBoost's Eq. 10, the one kernel `potentials_from_pairs` of
     ``stumps.py``) and pair mass ``s(x)`` of every document under the pair weights ``D``."""
     pi = potentials_from_pairs(hi, lo, D, n)
@@ -102,16 +102,16 @@ def potentials(hi, lo, D, n):
 
 
 @njit(cache=True)
-def stump_eps(codes, minc, hi, lo, D, n_bins):
+def _stump_eps(codes, minc, hi, lo, D, n_bins):
     """eps+, eps-, eps0 (each ``(F, n_bins-1)``) of every stump ``[code > j]``, RankBoost+ Eq. 8.
 
     Tiny negative values from rounding are clipped to 0.
     """
     n = codes.shape[0]
-    pi, s = potentials(hi, lo, D, n)
-    P = doc_suffix(codes, pi, n_bins)  # eps+ - eps-
-    S = doc_suffix(codes, s, n_bins)
-    M = pair_suffix(minc, D, n_bins)
+    pi, s = _potentials(hi, lo, D, n)
+    P = _doc_suffix(codes, pi, n_bins)  # eps+ - eps-
+    S = _doc_suffix(codes, s, n_bins)
+    M = _pair_suffix(minc, D, n_bins)
     total = 0.0
     for i in range(D.size):
         total += D[i]
@@ -134,7 +134,7 @@ def stump_eps(codes, minc, hi, lo, D, n_bins):
 
 
 @njit(cache=True)
-def stump_pattern(codes, hi, lo, f, j):
+def _stump_pattern(codes, hi, lo, f, j):
     """Pattern ``u_i = [c_hi > j] - [c_lo > j]`` (int8) of stump ``[code_f > j]`` over the pairs."""
     m = hi.size
     u = np.empty(m, dtype=np.int8)
@@ -146,7 +146,7 @@ def stump_pattern(codes, hi, lo, f, j):
 
 
 @njit(cache=True)
-def patterns_equal(codes, hi, lo, f1, j1, f2, j2):
+def _patterns_equal(codes, hi, lo, f1, j1, f2, j2):
     """For each k: are the patterns of stumps ``(f1[k], j1[k])`` and ``(f2[k], j2[k])`` equal, or negated?
 
     Returns int8: 1 equal, -1 negated, 0 neither (an all-tie pattern counts as equal).
@@ -170,7 +170,7 @@ def patterns_equal(codes, hi, lo, f1, j1, f2, j2):
 
 
 @njit(cache=True)
-def scale_pairs(D, u, w_plus, w_minus, w_zero):
+def _scale_pairs(D, u, w_plus, w_minus, w_zero):
     """``D_i *= w_plus / w_minus / w_zero`` by outcome ``u_i = +1 / -1 / 0``; returns the new sum (Z)."""
     z = 0.0
     for i in range(D.size):
@@ -191,12 +191,12 @@ def warmup() -> None:
     D = np.full(3, 1.0 / 3.0)
     for dt in (np.uint8, np.uint16):
         codes = np.array([[3, 1], [2, 0], [1, 2]], dtype=dt)
-        minc = pair_min_codes(codes, hi, lo)
-        stump_eps(codes, minc, hi, lo, D, 4)
-        doc_suffix(codes, np.ones(3, dtype=np.int64), 4)
-        doc_suffix(codes, np.ones(3, dtype=np.uint64), 4)
-        pair_suffix(minc, np.ones(3, dtype=np.int64), 4)
-        stump_pattern(codes, hi, lo, 0, 1)
+        minc = _pair_min_codes(codes, hi, lo)
+        _stump_eps(codes, minc, hi, lo, D, 4)
+        _doc_suffix(codes, np.ones(3, dtype=np.int64), 4)
+        _doc_suffix(codes, np.ones(3, dtype=np.uint64), 4)
+        _pair_suffix(minc, np.ones(3, dtype=np.int64), 4)
+        _stump_pattern(codes, hi, lo, 0, 1)
         idx = np.zeros(1, dtype=np.int64)
-        patterns_equal(codes, hi, lo, idx, idx + 1, idx, idx + 1)
-    scale_pairs(D.copy(), np.array([1, 0, -1], dtype=np.int8), 0.5, 2.0, 1.0)
+        _patterns_equal(codes, hi, lo, idx, idx + 1, idx, idx + 1)
+    _scale_pairs(D.copy(), np.array([1, 0, -1], dtype=np.int8), 0.5, 2.0, 1.0)

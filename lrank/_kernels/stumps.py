@@ -18,7 +18,7 @@ from ._jit import njit
 
 # --------------------------------------------------------------------------------------- potentials
 @njit(cache=True)
-def potentials_from_pairs(hi, lo, D, n_docs):
+def _potentials_from_pairs(hi, lo, D, n_docs):
     """pi(x) = sum_x' D(x', x) - D(x, x')  (Eq. 10): + weight where x is hi, - where x is lo."""
     pi = np.zeros(n_docs)
     for p in range(hi.size):
@@ -29,7 +29,7 @@ def potentials_from_pairs(hi, lo, D, n_docs):
 
 
 @njit(cache=True)
-def potentials_bipartite(v, side, c, doc_query):
+def _potentials_bipartite(v, side, c, doc_query):
     """pi(x) = d(x) s(x) with d(x) = c_q v(x) (Eq. 8; each side's v sums to 1 within its query)."""
     n = v.size
     pi = np.empty(n)
@@ -117,13 +117,13 @@ def _histogram_groups(codes_t, rows, dense, pi, n_bins):
 
 
 @njit(cache=True)
-def potential_histogram(codes_t, rows, pi, n_bins):
+def _potential_histogram(codes_t, rows, pi, n_bins):
     """hist[f, c] = sum of pi(x) over feedback instances x (``rows``, in that order) with code c on f."""
     return _histogram_groups(codes_t, rows, False, pi, n_bins)
 
 
 @njit(cache=True)
-def potential_histogram_dense(codes_t, pi, n_bins):
+def _potential_histogram_dense(codes_t, pi, n_bins):
     """As `potential_histogram` with every row (in order) a feedback instance."""
     return _histogram_groups(codes_t, np.zeros(0, dtype=np.int64), True, pi, n_bins)
 
@@ -135,7 +135,7 @@ def _alpha_third(r):
 
 
 @njit(cache=True)
-def scan_third(hist, n_thresholds, qmode):
+def _scan_third(hist, n_thresholds, qmode):
     """WeakLearn (Fig. 3): maximise |r| = |L - q R| (Eq. 14) over features, thresholds, q_def.
 
     ``qmode``: -1 chooses q_def in {0, 1} by step 6, 0 or 1 fixes it (step 6 skipped). Thresholds are
@@ -168,7 +168,7 @@ def scan_third(hist, n_thresholds, qmode):
 
 
 @njit(cache=True)
-def scan_third_cum(hist, n_thresholds, qmode, cum):
+def _scan_third_cum(hist, n_thresholds, qmode, cum):
     """WeakLearn.3.cum: max |r| among stumps whose cumulative weight stays positive.
 
     Unlike `scan_third`, q_def is not fixed by step 6 (the constrained optimum may need the other q).
@@ -201,7 +201,7 @@ def scan_third_cum(hist, n_thresholds, qmode, cum):
 
 # ------------------------------------------------------------------ WeakLearn.2: pair histograms
 @njit(cache=True)
-def pair_split_histograms(codes_t, hi, lo, D, n_bins):
+def _pair_split_histograms(codes_t, hi, lo, D, n_bins):
     """Per feature, pair-weight histograms giving W_- and W_+ of every stump (one pass over the pairs).
 
     With a = code(x_1) (``hi``), b = code(x_0) (``lo``), 0 = missing, slot ``s`` of ``mass[s, f, c]``:
@@ -240,7 +240,7 @@ def pair_split_histograms(codes_t, hi, lo, D, n_bins):
 
 
 @njit(cache=True)
-def scan_second(mass, count, n_thresholds, qmode, cum, use_cum, total, eps):
+def _scan_second(mass, count, n_thresholds, qmode, cum, use_cum, total, eps):
     """WeakLearn.2: minimise Z = W_0 + 2 sqrt(W_- W_+) (Eq. 3) over features, thresholds, q_def.
 
     For threshold bin j and default q (see `pair_split_histograms` for the slots):
@@ -324,7 +324,7 @@ def scan_second(mass, count, n_thresholds, qmode, cum, use_cum, total, eps):
 
 # ----------------------------------------------------------------------------- weak ranking values
 @njit(cache=True)
-def stump_on_codes(col, j, q):
+def _stump_on_codes(col, j, q):
     """h(x) on the training rows: [code > j] for known values, q for missing (Eq. 9)."""
     n = col.size
     h = np.empty(n)
@@ -340,7 +340,7 @@ def stump_on_codes(col, j, q):
 
 
 @njit(cache=True)
-def stump_scores(X, feature, theta, qdef, alpha, out):
+def _stump_scores(X, feature, theta, qdef, alpha, out):
     """out += sum_t alpha_t h_t(x) with h_t = [x_f > theta_t], q_def_t for NaN (the final ranking H)."""
     n = X.shape[0]
     for t in range(feature.size):
@@ -359,7 +359,7 @@ def stump_scores(X, feature, theta, qdef, alpha, out):
 
 # ------------------------------------------------------------------------------- the Fig. 1 update
 @njit(cache=True)
-def update_pairs(hi, lo, D, h, alpha):
+def _update_pairs(hi, lo, D, h, alpha):
     """D_{t+1} = D_t exp(alpha (h(x_0) - h(x_1))) / Z_t (Fig. 1), in place.
 
     Returns (Z_t, W_-, W_0, W_+) of the old distribution, where W_b = sum D [h(x_0) - h(x_1) = b] for
@@ -387,7 +387,7 @@ def update_pairs(hi, lo, D, h, alpha):
 
 
 @njit(cache=True)
-def update_bipartite(v, side, c, doc_query, h, alpha, n_queries):
+def _update_bipartite(v, side, c, doc_query, h, alpha, n_queries):
     """RankBoost.B update (Fig. 2) for a sum of per-query bipartite feedback functions, in place.
 
     v is renormalised on each side of each query (Z^1_q, Z^0_q); the query masses c_q absorb
@@ -432,7 +432,7 @@ def update_bipartite(v, side, c, doc_query, h, alpha, n_queries):
 
 
 @njit(cache=True)
-def ranking_loss(hi, lo, D, H):
+def _ranking_loss(hi, lo, D, H):
     """rloss_D(H) with ties counted 1/2 (Eq. 21)."""
     s = 0.0
     for p in range(hi.size):
@@ -446,7 +446,7 @@ def ranking_loss(hi, lo, D, H):
 
 
 @njit(cache=True)
-def ranking_losses(hi, lo, D, H):
+def _ranking_losses(hi, lo, D, H):
     """(Eq. 21 with ties 1/2, Eq. 1 with ties counted as errors) in one pass."""
     half = 0.0
     strict = 0.0
@@ -463,7 +463,7 @@ def ranking_losses(hi, lo, D, H):
 
 
 @njit(cache=True)
-def z_of_alpha(diff, w, alpha):
+def _z_of_alpha(diff, w, alpha):
     """Z(alpha) = sum_p w_p exp(alpha d_p) and its derivative, d_p = h(x_0) - h(x_1)."""
     z = 0.0
     dz = 0.0
@@ -475,7 +475,7 @@ def z_of_alpha(diff, w, alpha):
 
 
 @njit(cache=True)
-def streaming_pass(codes_t):
+def _streaming_pass(codes_t):
     """Read every code once (the memory-bound reference pass of the benchmark)."""
     F, n = codes_t.shape
     acc = 0
@@ -492,27 +492,27 @@ def warmup() -> None:
     hi = np.array([2, 1], dtype=np.int64)
     lo = np.array([0, 0], dtype=np.int64)
     D = np.array([0.5, 0.5])
-    pi = potentials_from_pairs(hi, lo, D, 3)
+    pi = _potentials_from_pairs(hi, lo, D, 3)
     nt = np.array([1, 1], dtype=np.int64)
-    hist = potential_histogram(codes_t, np.arange(3, dtype=np.int64), pi, 3)
-    potential_histogram_dense(codes_t, pi, 3)
+    hist = _potential_histogram(codes_t, np.arange(3, dtype=np.int64), pi, 3)
+    _potential_histogram_dense(codes_t, pi, 3)
     cum = np.zeros((2, 3, 2))
-    scan_third(hist, nt, -1)
-    scan_third_cum(hist, nt, -1, cum)
-    mass, count = pair_split_histograms(codes_t, hi, lo, D, 3)
-    scan_second(mass, count, nt, -1, cum, True, 1.0, 0.1)
-    h = stump_on_codes(codes_t[0], 1, 0.0)
-    ranking_loss(hi, lo, D, h)
-    ranking_losses(hi, lo, D, h)
-    update_pairs(hi, lo, D.copy(), h, 0.5)
+    _scan_third(hist, nt, -1)
+    _scan_third_cum(hist, nt, -1, cum)
+    mass, count = _pair_split_histograms(codes_t, hi, lo, D, 3)
+    _scan_second(mass, count, nt, -1, cum, True, 1.0, 0.1)
+    h = _stump_on_codes(codes_t[0], 1, 0.0)
+    _ranking_loss(hi, lo, D, h)
+    _ranking_losses(hi, lo, D, h)
+    _update_pairs(hi, lo, D.copy(), h, 0.5)
     side = np.array([-1, 1, 1], dtype=np.int64)
     dq = np.zeros(3, dtype=np.int64)
     v = np.array([1.0, 0.5, 0.5])
     c = np.ones(1)
-    potentials_bipartite(v, side, c, dq)
-    update_bipartite(v, side, c, dq, h, 0.5, 1)
+    _potentials_bipartite(v, side, c, dq)
+    _update_bipartite(v, side, c, dq, h, 0.5, 1)
     X = np.array([[0.0, np.nan], [1.0, 2.0]], dtype=np.float32)
-    stump_scores(X, np.array([0], dtype=np.int64), np.array([0.5]), np.array([0.0]), np.array([1.0]),
+    _stump_scores(X, np.array([0], dtype=np.int64), np.array([0.5]), np.array([0.0]), np.array([1.0]),
                  np.zeros(2))
-    z_of_alpha(np.array([1.0, -1.0]), D, 0.1)
-    streaming_pass(codes_t)
+    _z_of_alpha(np.array([1.0, -1.0]), D, 0.1)
+    _streaming_pass(codes_t)

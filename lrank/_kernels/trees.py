@@ -159,7 +159,7 @@ def _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin,
 
 
 @njit(cache=True)
-def best_split(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total, tot,
+def _best_split(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total, tot,
                parent_score, h_unit):
     """Best ``(gain, feature, j)`` over ``features`` for one node (feature -1 when no split is valid)."""
     best = -np.inf
@@ -190,7 +190,7 @@ def best_split(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, p
 
 
 @njit(cache=False, parallel=True)
-def best_split_parallel(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total,
+def _best_split_parallel(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total,
                         tot, parent_score, h_unit):
     """Parallel twin of :func:`best_split`: per-feature search in ``prange``, serial reduction."""
     m = features.size
@@ -213,7 +213,7 @@ def best_split_parallel(hist, off, features, crit, min_data, min_hess, use_pairs
 
 
 @njit(cache=True)
-def partition_rows(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_id):
+def _partition_rows(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_id):
     """Stable partition of ``rows[start:end]`` into ``code <= j`` then ``code > j``; returns the boundary."""
     nl = 0
     nr = 0
@@ -233,7 +233,7 @@ def partition_rows(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_i
 
 
 @njit(cache=True)
-def partition_pairs(pa, pb, pidx, start, end, leaf_of, left_id, right_id, tmp):
+def _partition_pairs(pa, pb, pidx, start, end, leaf_of, left_id, right_id, tmp):
     """Order the node's pairs: inside the left child, inside the right child, then the crossing ones.
 
     Returns ``(mid, new_end)``: left pairs are ``pidx[start:mid]``, right pairs ``pidx[mid:new_end]``,
@@ -264,7 +264,7 @@ def partition_pairs(pa, pb, pidx, start, end, leaf_of, left_id, right_id, tmp):
 
 
 @njit(cache=True)
-def node_totals(hist, off, f, out):
+def _node_totals(hist, off, f, out):
     """Sum the channels of feature ``f``'s histogram rows (the node totals) into ``out``."""
     for c in range(hist.shape[1]):
         s = 0.0
@@ -275,12 +275,12 @@ def node_totals(hist, off, f, out):
 
 
 @njit(cache=True)
-def node_summary(hist, off, crit, h_unit, use_pairs, p_total, min_hess, tot, k):
+def _node_summary(hist, off, crit, h_unit, use_pairs, p_total, min_hess, tot, k):
     """Finish node ``k``: its totals (G, H, N[, Q]) from feature 0's histogram rows into ``tot[k]`` (the
     count ``round(H / h_unit)`` for a two-channel histogram), and return its own score (as
     :func:`_score`; for OLE with pairs, on the exact second derivative ``H - 2 p_total``)."""
     t = tot[k]
-    node_totals(hist, off, 0, t)
+    _node_totals(hist, off, 0, t)
     if hist.shape[1] == 2:
         t[2] = np.floor(t[1] / h_unit + 0.5)
     G = t[0]
@@ -295,7 +295,7 @@ def node_summary(hist, off, crit, h_unit, use_pairs, p_total, min_hess, tot, k):
 
 
 @njit(cache=True)
-def predict_add(X, feature, theta, left, right, value, tree_ids, scale, out):
+def _predict_add(X, feature, theta, left, right, value, tree_ids, scale, out):
     """``out[i] += scale * sum_t value[t, leaf_t(X[i])]`` over ``tree_ids``; raw features, NaN goes left."""
     n = X.shape[0]
     for s in range(tree_ids.size):
@@ -312,7 +312,7 @@ def predict_add(X, feature, theta, left, right, value, tree_ids, scale, out):
 
 
 @njit(cache=True)
-def apply_codes(codes, feature, jbin, left, right, out):
+def _apply_codes(codes, feature, jbin, left, right, out):
     """Leaf node of every row of the binned matrix ``codes`` for one tree (1-d node arrays)."""
     for i in range(codes.shape[0]):
         node = 0
@@ -330,24 +330,25 @@ def warmup() -> None:
     hist = np.ones((6, 3))
     tot = np.empty(4)
     off = np.array([0, 3, 6], dtype=np.int64)
-    node_totals(hist, off, 0, tot)
+    _node_totals(hist, off, 0, tot)
     for C in (2, 3, 4):
         for crit in (SE, WSE, RWSE):
-            node_summary(np.ones((6, C)), off, crit, 1.0, crit == RWSE, 0.5, 0.0, np.zeros((2, 4)), 1)
+            _node_summary(np.ones((6, C)), off, crit, 1.0, crit == RWSE, 0.5, 0.0, np.zeros((2, 4)), 1)
     feats = np.arange(2, dtype=np.int64)
     pm = np.zeros(6)
     for crit in (SE, RWSE):
-        best_split(hist, off, feats, crit, 1.0, 0.0, False, pm, pm, 0.0, np.ones(4), 0.0, 0.0)
-        best_split(np.ones((6, 2)), off, feats, crit, 1.0, 0.0, False, pm, pm, 0.0, np.ones(4), 0.0, 1.0)
-    best_split(np.ones((6, 4)), off, feats, WSE, 1.0, 0.0, True, pm, pm, 0.0, np.ones(4), 0.0, 0.0)
+        _best_split(hist, off, feats, crit, 1.0, 0.0, False, pm, pm, 0.0, np.ones(4), 0.0, 0.0)
+        _best_split(np.ones((6, 2)), off, feats, crit, 1.0, 0.0, False, pm, pm, 0.0, np.ones(4), 0.0, 1.0)
+    _best_split(np.ones((6, 4)), off, feats, WSE, 1.0, 0.0, True, pm, pm, 0.0, np.ones(4), 0.0, 0.0)
     codes = np.array([[1, 2], [2, 1], [0, 1]], dtype=np.uint8)
     rows = np.arange(3, dtype=np.int64)
     leaf_of = np.zeros(3, dtype=np.int64)
-    partition_rows(codes, rows, 0, 3, 0, 1, np.empty(3, dtype=np.int64), leaf_of, 1, 2)
+    _partition_rows(codes, rows, 0, 3, 0, 1, np.empty(3, dtype=np.int64), leaf_of, 1, 2)
     pa = np.array([0], dtype=np.int64)
-    partition_pairs(pa, pa + 1, np.zeros(1, dtype=np.int64), 0, 1, leaf_of, 1, 2, np.empty(1, dtype=np.int64))
+    _partition_pairs(pa, pa + 1, np.zeros(1, dtype=np.int64), 0, 1, leaf_of, 1, 2,
+                     np.empty(1, dtype=np.int64))
     f = np.zeros((1, 3), dtype=np.int64)
     lr = np.array([[1, -1, -1]], dtype=np.int64)
-    predict_add(np.zeros((2, 2), dtype=np.float32), f, np.zeros((1, 3)), lr, lr + 1, np.zeros((1, 3)),
+    _predict_add(np.zeros((2, 2), dtype=np.float32), f, np.zeros((1, 3)), lr, lr + 1, np.zeros((1, 3)),
                 np.zeros(1, dtype=np.int64), 1.0, np.zeros(2))
-    apply_codes(codes, f[0], f[0], lr[0], lr[0] + 1, np.empty(3, dtype=np.int64))
+    _apply_codes(codes, f[0], f[0], lr[0], lr[0] + 1, np.empty(3, dtype=np.int64))

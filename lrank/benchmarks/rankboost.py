@@ -75,23 +75,23 @@ def run(profile: str = "quick") -> list[dict]:
     repeat = 20 if profile == "quick" else 100
     bs = BinnedStumps(data.X, max_thresholds=255, random_state=0)
     p = data.pairs("uniform")
-    pi = K.potentials_from_pairs(p.hi, p.lo, p.weight, data.n_docs)
+    pi = K._potentials_from_pairs(p.hi, p.lo, p.weight, data.n_docs)
     nt = bs.n_thresholds
 
     def search():
-        hist = K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
-        return K.scan_third(hist, nt, -1)
+        hist = K._potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
+        return K._scan_third(hist, nt, -1)
 
     reps = 9 if profile == "quick" else 25
     with T.threads(1):
-        t1 = T.alternate(search, lambda: K.streaming_pass(bs.codes_t), reps)
+        t1 = T.alternate(search, lambda: K._streaming_pass(bs.codes_t), reps)
     t_search, t_stream = t1.a, t1.b
     ratio1 = t_search / t_stream
     # where the time goes: the histogram (scatter of pi over the codes) and the Fig. 3 scan; and the path
     # RankBoost.fit takes when some rows are in no crucial pair (histogram over the feedback instances)
-    hist0 = K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
-    t_hist = _time(lambda: K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins), repeat)
-    t_scan = _time(lambda: K.scan_third(hist0, nt, -1), repeat)
+    hist0 = K._potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
+    t_hist = _time(lambda: K._potential_histogram_dense(bs.codes_t, pi, bs.n_bins), repeat)
+    t_scan = _time(lambda: K._scan_third(hist0, nt, -1), repeat)
     fb_rows = np.unique(np.r_[p.hi, p.lo])
     t_rows = _time(lambda: bs.search(pi, rows=fb_rows), repeat)  # codes of the rows copied once per fit
     rows = [T.row(
@@ -135,11 +135,11 @@ def run(profile: str = "quick") -> list[dict]:
     fns, npairs, t_pot = {}, {}, {}
     for name, d in (("few", d_few), ("many", d_many)):
         pp = d.pairs("uniform")
-        pii = K.potentials_from_pairs(pp.hi, pp.lo, pp.weight, d.n_docs)
-        fns[name] = lambda pii=pii: K.scan_third(K.potential_histogram_dense(bs.codes_t, pii, bs.n_bins),
+        pii = K._potentials_from_pairs(pp.hi, pp.lo, pp.weight, d.n_docs)
+        fns[name] = lambda pii=pii: K._scan_third(K._potential_histogram_dense(bs.codes_t, pii, bs.n_bins),
                                                  nt, -1)
         npairs[name] = pp.hi.size
-        t_pot[name] = _time(lambda pp=pp: K.potentials_from_pairs(pp.hi, pp.lo, pp.weight, data.n_docs),
+        t_pot[name] = _time(lambda pp=pp: K._potentials_from_pairs(pp.hi, pp.lo, pp.weight, data.n_docs),
                             repeat)
     with T.threads(1):
         t3 = T.alternate(fns["many"], fns["few"], reps)
@@ -154,12 +154,12 @@ def run(profile: str = "quick") -> list[dict]:
 
     # WeakLearn.2 (pair-split histograms, O(m F)) against WeakLearn.3 (potentials, O(n F + m))
     def weaklearn2():
-        mass, count = K.pair_split_histograms(bs.codes_t, p.hi, p.lo, p.weight, bs.n_bins)
-        return K.scan_second(mass, count, nt, -1, np.zeros((1, 1, 1)), False, 1.0, 0.0)
+        mass, count = K._pair_split_histograms(bs.codes_t, p.hi, p.lo, p.weight, bs.n_bins)
+        return K._scan_second(mass, count, nt, -1, np.zeros((1, 1, 1)), False, 1.0, 0.0)
 
     def weaklearn3():
-        pi3 = K.potentials_from_pairs(p.hi, p.lo, p.weight, data.n_docs)
-        return K.scan_third(K.potential_histogram_dense(bs.codes_t, pi3, bs.n_bins), nt, -1)
+        pi3 = K._potentials_from_pairs(p.hi, p.lo, p.weight, data.n_docs)
+        return K._scan_third(K._potential_histogram_dense(bs.codes_t, pi3, bs.n_bins), nt, -1)
 
     with T.threads(1):
         t4 = T.alternate(weaklearn3, weaklearn2, 3)

@@ -306,7 +306,7 @@ class _GBRT(BaseRanker):
                 nodes.append(one)
                 for vd, vr in zip(valid, vraws):
                     col = np.ascontiguousarray(vr[:, k])
-                    _tk.predict_add(vd.X, *one, np.zeros(1, dtype=np.int64), 1.0, col)
+                    _tk._predict_add(vd.X, *one, np.zeros(1, dtype=np.int64), 1.0, col)
                     vr[:, k] = col
                 leaves += tree.n_leaves_
                 sag += float(np.abs(grad).sum())
@@ -350,7 +350,7 @@ class _GBRT(BaseRanker):
         for k in range(K):
             ids = np.arange(k, n_iter * K, K, dtype=np.int64)
             col = np.ascontiguousarray(raw[:, k])
-            _tk.predict_add(X, f, th, lt, rt, v, ids, 1.0, col)
+            _tk._predict_add(X, f, th, lt, rt, v, ids, 1.0, col)
             raw[:, k] = col
         return raw
 
@@ -372,7 +372,7 @@ class _GBRT(BaseRanker):
         cols = [np.ascontiguousarray(raw[:, k]) for k in range(K)]
         for it in range(self.n_iter_):
             for k in range(K):
-                _tk.predict_add(X, f, th, lt, rt, v, np.array([it * K + k], dtype=np.int64), 1.0, cols[k])
+                _tk._predict_add(X, f, th, lt, rt, v, np.array([it * K + k], dtype=np.int64), 1.0, cols[k])
             yield self._scores(np.stack(cols, axis=1))
 
 

@@ -61,7 +61,7 @@ def alpha_second(w_minus: float, w_plus: float, eps: float = 0.0) -> float:
 def z_value(diff: np.ndarray, weight: np.ndarray, alpha: float) -> float:
     """Z(alpha) = sum_p D_p exp(alpha (h(x_0) - h(x_1)))."""
     d = np.ascontiguousarray(diff, dtype=np.float64)
-    return float(K.z_of_alpha(d, np.ascontiguousarray(weight, dtype=np.float64), alpha)[0])
+    return float(K._z_of_alpha(d, np.ascontiguousarray(weight, dtype=np.float64), alpha)[0])
 
 
 def alpha_first(diff: np.ndarray, weight: np.ndarray, eps: float = 0.0, tol: float = 1e-13) -> float:
@@ -85,7 +85,7 @@ def alpha_first(diff: np.ndarray, weight: np.ndarray, eps: float = 0.0, tol: flo
         weight = np.r_[weight, eps, eps]
 
     def dz(a: float) -> float:
-        return float(K.z_of_alpha(diff, weight, a)[1])
+        return float(K._z_of_alpha(diff, weight, a)[1])
 
     lo, hi = -1.0, 1.0
     while dz(lo) > 0:
@@ -345,9 +345,9 @@ class RankBoost(BaseRanker):
                 self._stop("no crucial pairs (every query's labels are equal)")
                 break
             if self.bipartite_:
-                pi = K.potentials_bipartite(v, side, c, doc_query)  # pi = d(x) s(x), Sec. 4
+                pi = K._potentials_bipartite(v, side, c, doc_query)  # pi = d(x) s(x), Sec. 4
             else:
-                pi = K.potentials_from_pairs(hi, lo, D, n)  # Eq. (10)
+                pi = K._potentials_from_pairs(hi, lo, D, n)  # Eq. (10)
             pairs = None
             if method == "second":
                 if self.bipartite_:
@@ -386,9 +386,9 @@ class RankBoost(BaseRanker):
                 # h alone orders every crucial pair: give it a weight that dominates the rest of H
                 alpha = float(np.sign(st.r)) * (1.0 + sum_abs_alpha)
             if self.bipartite_:
-                Z, wm, w0, wp = K.update_bipartite(v, side, c, doc_query, h, alpha, n_queries)  # Fig. 2
+                Z, wm, w0, wp = K._update_bipartite(v, side, c, doc_query, h, alpha, n_queries)  # Fig. 2
             else:
-                Z, wm, w0, wp = K.update_pairs(hi, lo, D, h, alpha)  # Fig. 1
+                Z, wm, w0, wp = K._update_pairs(hi, lo, D, h, alpha)  # Fig. 1
             if accumulate:
                 if use_features:
                     cum[st.feature, st.q_def] += alpha
@@ -399,7 +399,7 @@ class RankBoost(BaseRanker):
             H += alpha * h
             sum_abs_alpha += abs(alpha)
             bound *= Z  # Theorem 1: rloss_D(H) <= prod_t Z_t
-            loss_half, loss_strict = K.ranking_losses(hi, lo, D1, H)  # Eq. (21) and Eq. (1)
+            loss_half, loss_strict = K._ranking_losses(hi, lo, D1, H)  # Eq. (21) and Eq. (1)
             rows_out.append({
                 "feature": st.feature, "bin": -1 if use_features else st.bin,
                 "threshold": np.nan if use_features else st.threshold, "q_def": st.q_def,
@@ -410,7 +410,7 @@ class RankBoost(BaseRanker):
                 if use_features:
                     h_v += alpha * feature_ranking_values(x_v, st.feature, st.low, st.high, st.q_def)
                 else:
-                    K.stump_scores(x_v, np.array([st.feature], dtype=np.int64), np.array([st.threshold]),
+                    K._stump_scores(x_v, np.array([st.feature], dtype=np.int64), np.array([st.threshold]),
                                    np.array([float(st.q_def)]), np.array([alpha]), h_v)
                 score = float(evaluate(vd.y, h_v, vd.qptr, [metric])[metric])
                 rows_out[-1][f"valid_{metric}" if j == 0 else f"valid{j}_{metric}"] = score
@@ -457,7 +457,7 @@ class RankBoost(BaseRanker):
             for t in range(k):
                 out += self.alphas_[t] * self._feature_h(X, t)
             return out
-        return K.stump_scores(X, self.features_[:k].copy(), self.thresholds_[:k].copy(),
+        return K._stump_scores(X, self.features_[:k].copy(), self.thresholds_[:k].copy(),
                               self.q_defs_[:k].copy(), self.alphas_[:k].copy(), out)
 
     def _feature_h(self, X: np.ndarray, t: int) -> np.ndarray:
@@ -474,7 +474,7 @@ class RankBoost(BaseRanker):
                 out += self.alphas_[t] * self._feature_h(X, t)
             else:
                 s = slice(t, t + 1)
-                K.stump_scores(X, self.features_[s], self.thresholds_[s], self.q_defs_[s], self.alphas_[s],
+                K._stump_scores(X, self.features_[s], self.thresholds_[s], self.q_defs_[s], self.alphas_[s],
                                out)
             yield out.copy()
 
@@ -499,7 +499,7 @@ def ranking_loss(scores: Any, hi: Any, lo: Any, weight: Any = None) -> float:
     lo = np.ascontiguousarray(lo, dtype=np.int64)
     w = (np.full(hi.size, 1.0 / max(hi.size, 1)) if weight is None
          else np.ascontiguousarray(weight, dtype=np.float64))
-    return float(K.ranking_loss(hi, lo, w, s))
+    return float(K._ranking_loss(hi, lo, w, s))
 
 
 def warmup() -> None:

@@ -243,7 +243,7 @@ class _IndependentSet:
         self._patterns: dict[int, np.ndarray] = {}
 
     def pattern(self, c: int) -> np.ndarray:
-        from lrank._kernels.pair_stumps import stump_pattern
+        from lrank._kernels.pair_stumps import _stump_pattern as stump_pattern
 
         p = self._patterns.get(c)
         if p is None:
@@ -452,7 +452,10 @@ class RankBoostPlus(BaseRanker):
             self._fit_pairs(Xf, hi, lo, w1)
         return self
     def _fit_pairs(self, X: np.ndarray, hi: np.ndarray, lo: np.ndarray, w1: np.ndarray) -> None:
-        from lrank._kernels.pair_stumps import pair_min_codes, scale_pairs, stump_eps, stump_pattern
+        from lrank._kernels.pair_stumps import _pair_min_codes as pair_min_codes
+        from lrank._kernels.pair_stumps import _scale_pairs as scale_pairs
+        from lrank._kernels.pair_stumps import _stump_eps as stump_eps
+        from lrank._kernels.pair_stumps import _stump_pattern as stump_pattern
         from lrank.weak.pair_patterns import distinct_stumps
 
         rng = np.random.default_rng(self.random_state)

@@ -247,8 +247,8 @@ class RegressionTree:
             numba.set_num_threads(min(int(self.n_jobs), most) if self.n_jobs > 0 else most)
         # below these sizes a parallel launch costs more than it saves (results are identical anyway)
         min_work = self._parallel_min_work
-        split_fn = (_tk.best_split_parallel if par and ws.offsets[-1] >= self._parallel_min_bins
-                    and sub is None else _tk.best_split)
+        split_fn = (_tk._best_split_parallel if par and ws.offsets[-1] >= self._parallel_min_bins
+                    and sub is None else _tk._best_split)
         if sub is None:
             off = ws.offsets
             TB = ws.hist.shape[1]
@@ -263,21 +263,21 @@ class RegressionTree:
 
         def hist_fn(lo: int, hi: int, out: np.ndarray) -> None:
             if sub is not None:
-                _hk.histogram_features(codes, vals, rows, lo, hi, sub, off, out)
+                _hk._histogram_features(codes, vals, rows, lo, hi, sub, off, out)
             elif par and (hi - lo) * F >= min_work:
-                _hk.histogram_parallel(codes, vals, rows, lo, hi, off, out)
+                _hk._histogram_parallel(codes, vals, rows, lo, hi, off, out)
             else:
-                _hk.histogram(codes, vals, rows, lo, hi, off, out)
+                _hk._histogram(codes, vals, rows, lo, hi, off, out)
 
         def pair_fn(lo: int, hi: int, pmax: np.ndarray, pmin: np.ndarray) -> None:
             if sub is not None:
-                _hk.pair_histograms_features(codes, pairs[0], pairs[1], pairs[2], ws.pidx, lo, hi, sub, off,
+                _hk._pair_histograms_features(codes, pairs[0], pairs[1], pairs[2], ws.pidx, lo, hi, sub, off,
                                              pmax, pmin)
             elif par and (hi - lo) * F >= min_work:
-                _hk.pair_histograms_parallel(ws.codes_t, pairs[0], pairs[1], pairs[2], ws.pidx, lo, hi, off,
+                _hk._pair_histograms_parallel(ws.codes_t, pairs[0], pairs[1], pairs[2], ws.pidx, lo, hi, off,
                                              pmax, pmin)
             else:
-                _hk.pair_histograms(codes, pairs[0], pairs[1], pairs[2], ws.pidx, lo, hi, off, pmax, pmin)
+                _hk._pair_histograms(codes, pairs[0], pairs[1], pairs[2], ws.pidx, lo, hi, off, pmax, pmin)
 
         rows, leaf_of = ws.rows, ws.leaf_of
         rows[:] = np.arange(n)
@@ -311,7 +311,7 @@ class RegressionTree:
 
         def finish_node(node: int) -> None:
             # totals from feature 0's rows (sub[0] == 0) and the node's own score, in one kernel call
-            parent_score[node] = _tk.node_summary(hists[slot[node]], off, crit, h_unit, use_pairs,
+            parent_score[node] = _tk._node_summary(hists[slot[node]], off, crit, h_unit, use_pairs,
                                                   float(ptot[node]), min_hess, tot, node)
 
         def search(node: int, features: np.ndarray) -> tuple[float, int, int]:
@@ -341,7 +341,7 @@ class RegressionTree:
             nonlocal n_nodes, n_leaves, n_splits
             lt, rt = n_nodes, n_nodes + 1
             n_nodes += 2
-            mid = _tk.partition_rows(codes, rows, start[node], end[node], f, j, ws.tmp, leaf_of, lt, rt)
+            mid = _tk._partition_rows(codes, rows, start[node], end[node], f, j, ws.tmp, leaf_of, lt, rt)
             start[lt], end[lt], start[rt], end[rt] = start[node], mid, mid, end[node]
             small, large = (lt, rt) if mid - start[node] <= end[node] - mid else (rt, lt)
             new_slot = n_leaves  # slots 0..n_leaves-1 are in use
@@ -350,15 +350,15 @@ class RegressionTree:
             hs = hists[new_slot]
             hp = hists[slot[node]]
             if sub is not None:
-                _hk.child_histogram_features(codes, vals, rows, start[small], end[small], sub, off, hs, hp)
+                _hk._child_histogram_features(codes, vals, rows, start[small], end[small], sub, off, hs, hp)
             elif par and (end[small] - start[small]) * F >= min_work:
                 hs.fill(0.0)
                 hist_fn(start[small], end[small], hs)
                 np.subtract(hp, hs, out=hp)  # histogram subtraction
             else:  # the same in one kernel call: smaller child, then parent - smaller
-                _hk.child_histogram(codes, vals, rows, start[small], end[small], off, hs, hp)
+                _hk._child_histogram(codes, vals, rows, start[small], end[small], off, hs, hp)
             if use_pairs:
-                pm, pe = _tk.partition_pairs(pairs[0], pairs[1], ws.pidx, pstart[node], pend[node],
+                pm, pe = _tk._partition_pairs(pairs[0], pairs[1], ws.pidx, pstart[node], pend[node],
                                              leaf_of, lt, rt, ws.ptmp)
                 pstart[lt], pend[lt], pstart[rt], pend[rt] = pstart[node], pm, pm, pe
                 n_cross = pend[node] - pe
@@ -367,7 +367,7 @@ class RegressionTree:
                     ss, sl = slot[small], slot[large]
                     pmaxs[ss].fill(0.0)
                     pmins[ss].fill(0.0)
-                    _hk.sibling_pair_histograms(codes, pairs[0], pairs[1], pairs[2], ws.pidx, pstart[small],
+                    _hk._sibling_pair_histograms(codes, pairs[0], pairs[1], pairs[2], ws.pidx, pstart[small],
                                                 pend[small], pe, pend[node],
                                                 all_features if sub is None else sub, off, pmaxs[ss],
                                                 pmins[ss], pmaxs[sl], pmins[sl])
@@ -449,7 +449,7 @@ class RegressionTree:
         self._check_fitted()
         codes = np.ascontiguousarray(codes)
         out = np.empty(codes.shape[0], dtype=np.int64)
-        return _tk.apply_codes(codes, self.feature_, self.bin_, self.children_left_, self.children_right_,
+        return _tk._apply_codes(codes, self.feature_, self.bin_, self.children_left_, self.children_right_,
                                out)
 
     def predict_codes(self, codes: np.ndarray) -> np.ndarray:
@@ -466,5 +466,6 @@ class RegressionTree:
             raise ValueError(f"X must have shape (n, {self.n_features_in_})")
         a = lambda v: v[None, :]  # noqa: E731
         out = np.zeros(X.shape[0])
-        return _tk.predict_add(X, a(np.maximum(self.feature_, 0)), a(self.threshold_), a(self.children_left_),
-                               a(self.children_right_), a(self.value_), np.zeros(1, dtype=np.int64), 1.0, out)
+        return _tk._predict_add(X, a(np.maximum(self.feature_, 0)), a(self.threshold_),
+                                a(self.children_left_), a(self.children_right_), a(self.value_),
+                                np.zeros(1, dtype=np.int64), 1.0, out)
