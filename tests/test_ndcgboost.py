@@ -209,3 +209,20 @@ def test_step_alpha_is_a_quarter_log_of_A_over_B_and_improves_the_bound():
     assert obj(tree.scale) < min(obj(tree.scale * 0.9), obj(tree.scale * 1.1))
     with pytest.raises(ValueError, match="zzz"):
         NDCGBoost(metric="zzz").boosting_step(d)
+
+
+@pytest.mark.kernel
+def test_histograms_equal_a_plain_numpy_sum_bit_for_bit():
+    """NDCGBoost's per-feature (s, c, count) histograms come from the trees' histogram kernel: same bits as
+    an in-order NumPy accumulation, including one-row and empty row sets."""
+    from lrank._kernels.ndcgboost import histograms
+
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 5, size=(40, 3)).astype(np.uint8)
+    s, c = rng.normal(size=40), rng.normal(size=40)
+    for rows in (rng.permutation(40)[:25], np.array([7]), np.array([], dtype=np.int64)):
+        ref = np.zeros((3, 3, 6))
+        for i in rows:  # row order, as the kernel adds
+            for f in range(3):
+                ref[:, f, codes[i, f]] += (s[i], c[i], 1.0)
+        np.testing.assert_array_equal(histograms(codes, s, c, rows, 6), ref)

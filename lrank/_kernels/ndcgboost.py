@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lrank._kernels.histograms import _histogram
+
 from ._jit import njit
 
 
@@ -69,19 +71,6 @@ def _ab_kernel(qptr, invZ, poff, fx, beta, P):
                     B += beta[j] * P[p]
                 p += 1
     return A, B
-
-
-@njit(cache=True)
-def _histogram3(codes, s, c, rows, hist):
-    """``hist[0|1|2, f, b]``: sums of ``s``, ``c`` and counts over ``rows`` by bin code of feature f."""
-    F = codes.shape[1]
-    for k in range(rows.size):
-        i = rows[k]
-        for f in range(F):
-            b = codes[i, f]
-            hist[0, f, b] += s[i]
-            hist[1, f, b] += c[i]
-            hist[2, f, b] += 1.0
 
 
 def pair_offsets(qptr: np.ndarray) -> np.ndarray:
@@ -146,9 +135,13 @@ def histograms(codes: np.ndarray, s: np.ndarray, c: np.ndarray, rows: np.ndarray
     if rows.size and (rows.min() < 0 or rows.max() >= n):
         raise ValueError(f"rows must index 0..{n - 1}")
     width = max(int(n_bins), int(codes.max(initial=0)) + 1)
-    hist = np.zeros((3, codes.shape[1], width))
-    _histogram3(codes, s, c, rows, hist)
-    return hist
+    F = codes.shape[1]
+    # the trees' histogram kernel with channels (s, c, 1): the same sums in the same row order
+    vals = np.empty((n, 3))
+    vals[:, 0], vals[:, 1], vals[:, 2] = s, c, 1.0
+    flat = np.zeros((F * width, 3))
+    _histogram(codes, vals, rows, 0, rows.size, np.arange(F, dtype=np.int64) * width, flat)
+    return np.ascontiguousarray(flat.reshape(F, width, 3).transpose(2, 0, 1))
 
 
 def warmup() -> None:
