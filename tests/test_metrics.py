@@ -324,8 +324,29 @@ def test_infinite_scores_are_fine():
     assert got[0] == pytest.approx((1 / 2 + 2 / 3) / 2)
 
 
-def test_warmup_runs():
-    K.warmup()
+def test_warmup_compiles_every_kernel_the_metrics_layer_calls():
+    """lrank's metrics warmup must leave no serial entry kernel to compile at a first evaluate (parallel
+    twins are compiled on first use: numba cannot cache them). In a fresh process, so that kernels other
+    tests called cannot make it pass."""
+    import subprocess
+    import sys
+
+    code = """
+import re
+from pathlib import Path
+import lrank.metrics
+from lrank._kernels import metrics as K
+K.warmup()
+called = set(re.findall(r"\\b_k\\.(_\\w+)\\(", Path(lrank.metrics.__file__).read_text()))
+entry = sorted(n for n in called if not n.endswith("_parallel"))
+assert entry, "the metrics layer calls no kernel?"
+missing = [n for n in entry if not getattr(K, n).signatures]
+assert not missing, f"warmup leaves {missing} uncompiled"
+print(len(entry))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert int(out.stdout.split()[-1]) >= 5
 
 
 @pytest.mark.parametrize("ties", TIES)
