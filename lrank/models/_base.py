@@ -41,6 +41,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -89,16 +90,7 @@ class BaseRanker(BaseEstimator):
         allowed: it marks a missing value), so malformed input gets scikit-learn's usual messages.
         """
         if not isinstance(X, RankingData):
-            X = _check_array(X)
-            if y is None:
-                raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-            y = np.asarray(y)
-            if y.dtype.kind in "OUSV":
-                try:
-                    y = y.astype(np.float64)
-                except (TypeError, ValueError):
-                    raise ValueError(f"Unknown label type: labels must be non-negative integers, got values "
-                                     f"of dtype {y.dtype}") from None
+            X, y = _check_X_y(self, X, y)
         data = as_ranking_data(X, y, qid=qid, group=group)
         self.n_features_in_ = data.n_features
         return data
@@ -229,6 +221,45 @@ class BaseRanker(BaseEstimator):
         for k in self._training_only:
             state.pop(k, None)
         return state
+
+
+class SumOfEstimators:
+    """``predict`` / ``staged_predict`` of a model that is the sum of its hypotheses ``estimators_`` (each
+    with its weight folded into its own ``predict``); mix in before `BaseRanker`."""
+
+    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
+        """Scores of the first ``num_iteration`` hypotheses (default: ``best_iteration_``, else all)."""
+        k = self._num_iteration(num_iteration)
+        X = self._features(X)
+        out = np.zeros(X.shape[0])
+        for h in self.estimators_[:k]:
+            out += h.predict(X)
+        return out
+
+    def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
+        """Scores after each hypothesis."""
+        self._check_fitted()
+        X = self._features(X)
+        out = np.zeros(X.shape[0])
+        for h in self.estimators_:
+            out = out + h.predict(X)
+            yield out
+
+
+def _check_X_y(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Arrays of ``fit(X, y)`` through scikit-learn's ``check_array`` (its messages); ``y`` required and
+    numeric."""
+    X = _check_array(X)
+    if y is None:
+        raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y is None")
+    y = np.asarray(y)
+    if y.dtype.kind in "OUSV":
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"Unknown label type: labels must be numbers, got values of dtype {y.dtype}"
+                             ) from None
+    return X, y
 
 
 def _check_array(X: Any) -> np.ndarray:

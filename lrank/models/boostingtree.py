@@ -65,7 +65,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from lrank.metamax import h_exp_sqrt, hull_select
-from lrank.models._base import BaseRanker
+from lrank.models._base import BaseRanker, SumOfEstimators
 from lrank.models._params import Count
 
 __all__ = ["BoostingTree", "Exp3P", "Standard", "LambdaMARTBase", "LambdaMARTStep", "make_step"]
@@ -173,20 +173,11 @@ class _Driver(BaseRanker):
 
     def _setup(self, X: Any, y: Any, qid: Any, group: Any, eval_set: Any):
         from lrank.data.container import RankingData
-        from lrank.models._base import _check_array
+        from lrank.models._base import _check_X_y
 
         self._validate()
         if not isinstance(X, RankingData):       # scikit-learn's checks and messages, as BaseRanker's
-            X = _check_array(X)
-            if y is None:
-                raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-            y = np.asarray(y)
-            if y.dtype.kind in "OUSV":
-                try:
-                    y = y.astype(np.float64)
-                except (TypeError, ValueError):
-                    raise ValueError(f"Unknown label type: labels must be numbers, got values of dtype "
-                                     f"{y.dtype}") from None
+            X, y = _check_X_y(self, X, y)
         step = make_step(self.base, X, y, qid=qid, group=group)
         self.n_features_in_ = int(step.n_features)
         evals = self._eval_sets(eval_set)
@@ -206,28 +197,6 @@ class _Driver(BaseRanker):
 
         return float(evaluate(valid.y, scores, valid.qptr, [vmetric],
                               **getattr(step, "metric_kwargs", {}))[vmetric])
-
-
-class _HypothesisSum:
-    """``predict`` / ``staged_predict`` of a model that is the sum of its hypotheses ``estimators_``."""
-
-    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
-        """Scores of the first ``num_iteration`` hypotheses (default: ``best_iteration_``, else all)."""
-        k = self._num_iteration(num_iteration)
-        X = self._features(X)
-        out = np.zeros(X.shape[0])
-        for w in self.estimators_[:k]:
-            out += w.predict(X)
-        return out
-
-    def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
-        """Scores after each hypothesis."""
-        self._check_fitted()
-        X = self._features(X)
-        out = np.zeros(X.shape[0])
-        for w in self.estimators_:
-            out = out + w.predict(X)
-            yield out
 
 
 _BASE = [HasMethods(["boosting_step"])]
@@ -586,7 +555,7 @@ class BoostingTree(_Driver):
 
 
 # ---------------------------------------------------------------------------------- EXP3.P
-class Exp3P(_HypothesisSum, _Driver):
+class Exp3P(SumOfEstimators, _Driver):
     """EXP3.P applied to boosting (paper Fig. 5, ALGORITHMS.md 5; Busa-Fekete & Kégl 2010).
 
     Parameters
@@ -683,7 +652,7 @@ class Exp3P(_HypothesisSum, _Driver):
 
 
 # ---------------------------------------------------------------------------------- standard variant
-class Standard(_HypothesisSum, _Driver):
+class Standard(SumOfEstimators, _Driver):
     """The standard variant: ``n_estimators`` unconstrained steps of ``base`` (``A(M, {}, D)``).
 
     Same step object as BoostingTree and Exp3P use, so the three differ only in how they choose

@@ -30,7 +30,7 @@ be used").  Trees search the bin thresholds of `lrank.data.binning.bin_features`
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from lrank._kernels.ndcgboost import ab_sums, gamma_pairs, histograms, pair_offsets
-from lrank.models._base import BaseRanker
+from lrank.models._base import BaseRanker, SumOfEstimators
 from lrank.models._params import Count
 
 __all__ = ["NDCGBoost", "NDCGBoostStep", "FeatureTree", "grow_tree", "ndcgboost_gamma",
@@ -262,7 +262,7 @@ class NDCGBoostStep:
         return float(evaluate(self.y, model, self.qptr, [self.metric], **self.metric_kwargs)[self.metric])
 
 
-class NDCGBoost(BaseRanker):
+class NDCGBoost(SumOfEstimators, BaseRanker):
     """NDCGBoost (Valizadegan et al. 2009) with ``L``-leaf decision trees, as in BoostingTree Sec. 4.3.2.
 
     Also a base algorithm for `lrank.models.boostingtree.BoostingTree`, ``Exp3P`` and ``Standard``
@@ -385,21 +385,3 @@ class NDCGBoost(BaseRanker):
         self.best_iteration_ = best_t if self.early_stopping_rounds is not None else None
         self.stop_reason_ = stop
         return self
-
-    def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
-        """Scores ``sum_t alpha_t f_t(x)`` of the first ``num_iteration`` trees (default: the contract's)."""
-        k = self._num_iteration(num_iteration)
-        X = self._features(X)
-        out = np.zeros(X.shape[0])
-        for tr in self.estimators_[:k]:
-            out += tr.predict(X)
-        return out
-
-    def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
-        """Scores after each iteration."""
-        self._check_fitted()
-        X = self._features(X)
-        out = np.zeros(X.shape[0])
-        for tr in self.estimators_:
-            out = out + tr.predict(X)
-            yield out
