@@ -57,10 +57,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for nb in bar:
         bar.set_postfix_str(nb.stem)
         out = nb if out_dir is None else out_dir / nb.name
+        # papermill rewrites its output after every cell: run into a temporary file and move it into place
+        # at the end, so that the notebook file itself (which lrank.results hashes while the notebook runs)
+        # is never read half-written
+        running = out.with_name(f".{out.stem}.running.ipynb")
         t0 = time.perf_counter()
         try:
             pm.execute_notebook(
-                str(nb), str(out), kernel_name="python3", cwd=str(nb.parent), progress_bar=False,
+                str(nb), str(running), kernel_name="python3", cwd=str(nb.parent), progress_bar=False,
                 log_output=False,
             )
         except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
@@ -72,8 +76,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         else:
             tqdm.write(f"ok     {nb.stem}  ({time.perf_counter() - t0:.0f} s) -> {out}")
         finally:
-            if out.is_file():
-                clean_file(out)
+            if running.is_file():
+                clean_file(running)
+                os.replace(running, out)
     print(f"artifacts in {figures_dir(args.profile)}")
     if failed:
         print("failed: " + ", ".join(failed), file=sys.stderr)

@@ -88,8 +88,10 @@ def _write(path: Path, data: dict) -> None:
 
 def _meta(data: dict, notebook: str) -> dict:
     meta = data.setdefault(META, {})
-    meta.setdefault("lrank_sha256", lrank_sha256())
-    meta.setdefault("notebook_sha256", notebook_sha256(notebook))
+    if "lrank_sha256" not in meta:  # hashed once per run (at reset), not at every record
+        meta["lrank_sha256"] = lrank_sha256()
+    if "notebook_sha256" not in meta:
+        meta["notebook_sha256"] = notebook_sha256(notebook)
     meta.setdefault("artifacts", {"figures": [], "tables": []})
     return meta
 
