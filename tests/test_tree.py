@@ -177,18 +177,6 @@ def test_histogram_kernels_match_numpy(C):
     par = np.zeros_like(want)
     hk._histogram_parallel(codes, vals, rows, 0, rows.size, off, par)
     assert par.tobytes() == got.tobytes()
-    # pair histograms: by the larger and the smaller code of each pair
-    pa, pb = rng.integers(0, n, 30), rng.integers(0, n, 30)
-    pw = rng.uniform(size=30)
-    pidx = np.arange(30, dtype=np.int64)
-    wmax, wmin = np.zeros(off[-1]), np.zeros(off[-1])
-    for f in range(F):
-        np.add.at(wmax, off[f] + np.maximum(codes[pa, f], codes[pb, f]), pw)
-        np.add.at(wmin, off[f] + np.minimum(codes[pa, f], codes[pb, f]), pw)
-    gmax, gmin = np.zeros(off[-1]), np.zeros(off[-1])
-    hk._pair_histograms(codes, pa, pb, pw, pidx, 0, 30, off, gmax, gmin)
-    np.testing.assert_allclose(gmax, wmax, rtol=1e-12)
-    np.testing.assert_allclose(gmin, wmin, rtol=1e-12)
 
 
 def _tree_bits(t):
@@ -255,17 +243,6 @@ def test_feature_subset_histogram_kernels(C):
     s_want = np.concatenate([s_full[off[f]:off[f + 1]] for f in feats])
     assert small.tobytes() == s_want.tobytes()
     np.testing.assert_array_equal(parent, (want + 1.0) - s_want)
-    # pair histograms
-    pa = rng.integers(0, n, 40).astype(np.int64)
-    pb = rng.integers(0, n, 40).astype(np.int64)
-    pw = rng.uniform(size=40)
-    pidx = rng.permutation(40).astype(np.int64)
-    pmax, pmin = np.zeros(off[-1]), np.zeros(off[-1])
-    hk._pair_histograms(codes, pa, pb, pw, pidx, 3, 35, off, pmax, pmin)
-    smax, smin = np.zeros(soff[-1]), np.zeros(soff[-1])
-    hk._pair_histograms_features(codes, pa, pb, pw, pidx, 3, 35, feats, soff, smax, smin)
-    assert smax.tobytes() == np.concatenate([pmax[off[f]:off[f + 1]] for f in feats]).tobytes()
-    assert smin.tobytes() == np.concatenate([pmin[off[f]:off[f + 1]] for f in feats]).tobytes()
 
 
 @pytest.mark.kernel
@@ -321,32 +298,29 @@ def test_bad_parameters_named(param, bad):
 def test_sibling_pair_histograms_by_subtraction():
     """partition_pairs orders left / right / crossing pairs; the parent's pair histograms minus the
     crossing pairs minus one child's equal the other child's, built directly."""
-    from lrank._kernels import histograms as hk
-    from lrank._kernels import trees as tk
+    from lrank._kernels import pair_histograms as ph
 
     codes, y, qptr, s = _ranking(4, sizes=(30, 1, 25))
     _, _, (pa, pb, pw) = lambdamart_gradients(y, qptr, s, k=5, with_pairs=True)
     n, F = codes.shape
     m = pa.size
     off = np.r_[0, np.cumsum(np.full(F, int(codes.max()) + 1))].astype(np.int64)
-    feats = np.arange(F, dtype=np.int64)
     leaf_of = np.where(codes[:, 2] > 1, 1, 2).astype(np.int64)
-    pidx = np.arange(m, dtype=np.int64)
-    mid, end = tk._partition_pairs(pa, pb, pidx, 0, m, leaf_of, 1, 2, np.empty(m, dtype=np.int64))
-    assert sorted(pidx.tolist()) == list(range(m))
-    assert (leaf_of[pa[pidx[:mid]]] == 1).all() and (leaf_of[pb[pidx[:mid]]] == 1).all()
-    assert (leaf_of[pa[pidx[mid:end]]] == 2).all() and (leaf_of[pb[pidx[mid:end]]] == 2).all()
-    assert (leaf_of[pa[pidx[end:]]] != leaf_of[pb[pidx[end:]]]).all() and end < m
+    before = sorted(zip(pa.tolist(), pb.tolist(), pw.tolist()))
+    mid, end = ph.partition_pairs(pa, pb, pw, 0, m, leaf_of, 1, 2)
+    assert sorted(zip(pa.tolist(), pb.tolist(), pw.tolist())) == before
+    assert (leaf_of[pa[:mid]] == 1).all() and (leaf_of[pb[:mid]] == 1).all()
+    assert (leaf_of[pa[mid:end]] == 2).all() and (leaf_of[pb[mid:end]] == 2).all()
+    assert (leaf_of[pa[end:]] != leaf_of[pb[end:]]).all() and end < m
     T = int(off[-1])
 
     def direct(lo, hi):
         mx, mn = np.zeros(T), np.zeros(T)
-        hk._pair_histograms(codes, pa, pb, pw, pidx, lo, hi, off, mx, mn)
+        ph.pair_histograms(codes, pa, pb, pw, lo, hi, off, mx, mn)
         return mx, mn
 
     pmax_p, pmin_p = direct(0, m)
     pmax_s, pmin_s = np.zeros(T), np.zeros(T)
-    hk._sibling_pair_histograms(codes, pa, pb, pw, pidx, 0, mid, end, m, feats, off, pmax_s, pmin_s, pmax_p,
-                               pmin_p)
+    ph.sibling_pair_histograms(codes, pa, pb, pw, (0, mid), (end, m), off, pmax_s, pmin_s, pmax_p, pmin_p)
     for got, want in zip((pmax_s, pmin_s, pmax_p, pmin_p), (*direct(0, mid), *direct(mid, end))):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)

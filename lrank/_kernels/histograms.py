@@ -1,4 +1,5 @@
-"""Gradient histograms over the binned feature matrix (LightGBM-style) and OLE's pair histograms.
+"""Gradient histograms over the binned feature matrix (LightGBM-style); OLE's pair histograms are in
+:mod:`lrank._kernels.pair_histograms`.
 
 ``hist[off[f] + b, c]`` sums channel ``c`` of ``vals`` (per document: gradient, hessian, count, and for
 WSE the weighted squared response; with a constant hessian ``h0`` only gradient and hessian, the count
@@ -7,11 +8,6 @@ feature ``f`` owns the rows ``off[f]:off[f+1]`` of the flat histogram (its numbe
 the histogram small enough for the cache when features have few distinct values.
 A sibling's histogram is its parent's minus the other child's (histogram subtraction, done by the
 caller with ``numpy.subtract``).
-
-For the OLE criterion with a pairwise loss (LambdaMART), ``pmax[f, b]`` sums the pair weights of the
-pairs lying inside the node whose larger code on ``f`` is ``b`` (flat row ``off[f] + b``) and
-``pmin`` those whose smaller code is ``b``: a split ``code <= j`` keeps a pair on the left iff its max
-code is ``<= j`` and on the right iff its min code is ``> j``.
 
 Serial kernels are cached; each ``*_parallel`` twin runs ``prange`` over features (blocks of features
 for the gradient _histogram), each thread writing its own features' rows, and sums in the same document
@@ -136,100 +132,6 @@ def _histogram_parallel(codes, vals, rows, start, end, off, hist):
                         hist[b, c] += vals[i, c]
 
 
-@njit(cache=True)
-def _pair_histograms(codes, pa, pb, pw, pidx, start, end, off, pmax, pmin):
-    """Add the weights of pairs ``pidx[start:end]`` into the flat ``pmax``/``pmin`` by max/min code."""
-    F = codes.shape[1]
-    for k in range(start, end):
-        p = pidx[k]
-        a = pa[p]
-        b = pb[p]
-        wt = pw[p]
-        for f in range(F):
-            ca = codes[a, f]
-            cb = codes[b, f]
-            o = off[f]
-            if ca >= cb:
-                pmax[o + ca] += wt
-                pmin[o + cb] += wt
-            else:
-                pmax[o + cb] += wt
-                pmin[o + ca] += wt
-
-
-@njit(cache=True)
-def _pair_histograms_features(codes, pa, pb, pw, pidx, start, end, feats, off, pmax, pmin):
-    """:func:`pair_histograms` restricted to the features ``feats`` (``off`` indexed by position)."""
-    m = feats.size
-    for k in range(start, end):
-        p = pidx[k]
-        a = pa[p]
-        b = pb[p]
-        wt = pw[p]
-        for t in range(m):
-            f = feats[t]
-            ca = codes[a, f]
-            cb = codes[b, f]
-            o = off[t]
-            if ca >= cb:
-                pmax[o + ca] += wt
-                pmin[o + cb] += wt
-            else:
-                pmax[o + cb] += wt
-                pmin[o + ca] += wt
-
-
-@njit(cache=True)
-def _sibling_pair_histograms(codes, pa, pb, pw, pidx, s_lo, s_hi, c_lo, c_hi, feats, off, pmax_s, pmin_s,
-                            pmax_p, pmin_p):
-    """OLE's pair histograms of both children from the parent's, over the features ``feats`` (``off``
-    indexed by position): the child's own pairs ``pidx[s_lo:s_hi]`` into ``pmax_s``/``pmin_s`` (added),
-    then the parent's buffers become the other child's by subtraction, parent - crossing pairs
-    ``pidx[c_lo:c_hi]`` - child (the pairs inside the parent are those inside either child plus the
-    crossing ones). Costs the child's and the crossing pairs instead of both children's."""
-    _pair_histograms_features(codes, pa, pb, pw, pidx, s_lo, s_hi, feats, off, pmax_s, pmin_s)
-    m = feats.size
-    for k in range(c_lo, c_hi):
-        p = pidx[k]
-        a = pa[p]
-        b = pb[p]
-        wt = pw[p]
-        for t in range(m):
-            f = feats[t]
-            ca = codes[a, f]
-            cb = codes[b, f]
-            o = off[t]
-            if ca >= cb:
-                pmax_p[o + ca] -= wt
-                pmin_p[o + cb] -= wt
-            else:
-                pmax_p[o + cb] -= wt
-                pmin_p[o + ca] -= wt
-    for t in range(off[m]):
-        pmax_p[t] -= pmax_s[t]
-        pmin_p[t] -= pmin_s[t]
-
-
-@njit(cache=False, parallel=True)
-def _pair_histograms_parallel(codes_t, pa, pb, pw, pidx, start, end, off, pmax, pmin):
-    """Parallel twin of :func:`pair_histograms` over features; ``codes_t`` is (F, n)."""
-    F = codes_t.shape[0]
-    for f in prange(F):
-        col = codes_t[f]
-        o = off[f]
-        for k in range(start, end):
-            p = pidx[k]
-            wt = pw[p]
-            ca = col[pa[p]]
-            cb = col[pb[p]]
-            if ca >= cb:
-                pmax[o + ca] += wt
-                pmin[o + cb] += wt
-            else:
-                pmax[o + cb] += wt
-                pmin[o + ca] += wt
-
-
 def warmup() -> None:
     """Compile the histogram kernels on a toy matrix."""
     codes = np.array([[1, 2], [2, 1], [0, 1]], dtype=np.uint8)
@@ -241,17 +143,9 @@ def warmup() -> None:
     for C in (2, 3, 4):
         _child_histogram(codes, np.ones((3, C)), rows, 0, 2, off, np.zeros((6, C)), np.ones((6, C)))
     _histogram(codes, np.ones((3, 4)), rows, 0, 3, off, np.zeros((6, 4)))
-    pa = np.array([0], dtype=np.int64)
-    pb = np.array([1], dtype=np.int64)
-    pm = np.zeros(6)
-    _pair_histograms(codes, pa, pb, np.ones(1), np.zeros(1, dtype=np.int64), 0, 1, off, pm, pm.copy())
-    _sibling_pair_histograms(codes, pa, pb, np.ones(1), np.zeros(1, dtype=np.int64), 0, 1, 0, 0,
-                            np.arange(2, dtype=np.int64), off, pm, pm.copy(), np.ones(6), np.ones(6))
     feats = np.array([1], dtype=np.int64)
     off1 = np.array([0, 3], dtype=np.int64)
     for C in (2, 3, 4):
         _child_histogram_features(codes, np.ones((3, C)), rows, 0, 2, feats, off1, np.zeros((3, C)),
                                  np.ones((3, C)))
         _histogram_features(codes, np.ones((3, C)), rows, 0, 3, feats, off1, np.zeros((3, C)))
-    _pair_histograms_features(codes, pa, pb, np.ones(1), np.zeros(1, dtype=np.int64), 0, 1, feats, off1,
-                             pm[:3], pm[3:])

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from lrank._kernels import histograms as _hk
+from lrank._kernels import pair_histograms as _ph
 from lrank._kernels import trees as _tk
 
 CRITERIA = {"se": _tk.SE, "wse": _tk.WSE, "rwse": _tk.RWSE, "ole": _tk.RWSE}
@@ -67,8 +68,10 @@ class TreeWorkspace:
         self.vals = np.empty((n, n_channels))
         self.pmax = np.zeros((max_leaves, TB)) if n_pairs else np.zeros((1, 1))
         self.pmin = np.zeros_like(self.pmax)
-        self.pidx = np.empty(max(n_pairs, 1), dtype=np.int64)
-        self.ptmp = np.empty(max(n_pairs, 1), dtype=np.int64)
+        # OLE's pair lists, node-contiguous (structure of arrays), and the partition's scratch
+        P = max(n_pairs, 1)
+        self.pa, self.pb, self.pw = np.empty(P, dtype=np.int64), np.empty(P, dtype=np.int64), np.empty(P)
+        self.ta, self.tb, self.tw = np.empty(P, dtype=np.int64), np.empty(P, dtype=np.int64), np.empty(P)
         self.n_jobs = n_jobs
         self.max_leaves = max_leaves
         self.n_pairs = n_pairs
@@ -108,6 +111,87 @@ def _constraint_array(feature_constraint: Any, max_leaves: int, n_features: int)
     if (c < 0).any() or (c >= n_features).any():
         raise ValueError(f"feature_constraint entries must lie in [0, {n_features})")
     return c.astype(np.int64)
+
+
+class _NodePairs:
+    """OLE's pairs for one tree (Example 3-4): node-contiguous pair lists and per-slot pair histograms.
+
+    Node ``k`` owns the pairs ``start[k]:end[k]`` of the workspace's ``pa``/``pb``/``pw`` (both documents
+    inside the node); ``total[k]`` is their weight and ``built[k]`` says whether its pair histograms
+    (``pmax[slot]``, ``pmin[slot]``) were made. A split partitions the node's pairs once
+    (:func:`lrank._kernels.pair_histograms.partition_pairs`: left, right, crossing) and makes the
+    children's histograms the cheaper way, with the same choice (so the same bits) as always: the
+    smaller child's pairs plus the crossing ones subtracted from the parent's when there are fewer of
+    them than the larger child's pairs, else both children directly. A child that will never be
+    searched (fewer than ``2 * min_child_samples`` documents, or the split that completes the tree) gets
+    no histogram, unless its sibling's subtraction needs it.
+    """
+
+    def __init__(self, ws: TreeWorkspace, codes: np.ndarray, pairs: tuple, max_nodes: int,
+                 sub: np.ndarray | None, off: np.ndarray, TB: int, parallel: bool, min_work: int):
+        m = int(pairs[0].size)
+        self.pa, self.pb, self.pw = ws.pa, ws.pb, ws.pw
+        self.pa[:m], self.pb[:m], self.pw[:m] = pairs
+        self.ws, self.codes, self.sub, self.off = ws, codes, sub, off
+        self.pmax = [ws.pmax[s][:TB] for s in range(ws.pmax.shape[0])]
+        self.pmin = [ws.pmin[s][:TB] for s in range(ws.pmin.shape[0])]
+        self.start = np.zeros(max_nodes, dtype=np.int64)
+        self.end = np.zeros(max_nodes, dtype=np.int64)
+        self.total = np.zeros(max_nodes)
+        self.built = np.zeros(max_nodes, dtype=bool)
+        self.end[0] = m
+        self.parallel, self.min_work = parallel, min_work
+
+    def _total(self, node: int) -> None:
+        self.total[node] = self.pw[self.start[node]:self.end[node]].sum()
+
+    def build(self, node: int, slot: int) -> None:
+        """The node's pair histograms from its own pairs, into ``slot``."""
+        pmax, pmin = self.pmax[slot], self.pmin[slot]
+        pmax.fill(0.0)
+        pmin.fill(0.0)
+        lo, hi = int(self.start[node]), int(self.end[node])
+        if self.sub is None and self.parallel and (hi - lo) * self.codes.shape[1] >= self.min_work:
+            _ph._pair_histograms_parallel(self.ws.codes_t, self.pa, self.pb, self.pw, lo, hi, self.off,
+                                          pmax, pmin)
+        else:
+            _ph._pair_histograms(self.codes, self.pa, self.pb, self.pw, lo, hi, self.sub, self.off,
+                                 pmax, pmin, 1.0)
+        self._total(node)
+        self.built[node] = True
+
+    def split(self, node: int, lt: int, rt: int, small: int, slot_small: int, slot_large: int,
+              leaf_of: np.ndarray, need: tuple[bool, bool]) -> None:
+        """Children ``lt``, ``rt`` of ``node`` (documents already moved in ``leaf_of``); ``need`` says
+        which of (``lt``, ``rt``) will be searched; the larger child takes the parent's slot."""
+        large = rt if small == lt else lt
+        need_small, need_large = (need[0], need[1]) if small == lt else (need[1], need[0])
+        if not (need_small or need_large):
+            return
+        ws = self.ws
+        lo, hi = int(self.start[node]), int(self.end[node])
+        mid, new_end = _ph._partition_pairs(self.pa, self.pb, self.pw, lo, hi, leaf_of, lt, rt, ws.ta, ws.tb,
+                                            ws.tw)
+        self.start[lt], self.end[lt], self.start[rt], self.end[rt] = lo, mid, mid, new_end
+        n_cross = hi - new_end
+        if n_cross < self.end[large] - self.start[large]:  # (the same choice on any thread count)
+            if need_large:  # the larger child: parent - crossing pairs - smaller child
+                self.pmax[slot_small].fill(0.0)
+                self.pmin[slot_small].fill(0.0)
+                _ph._sibling_pair_histograms(self.codes, self.pa, self.pb, self.pw, self.start[small],
+                                             self.end[small], new_end, hi, self.sub, self.off,
+                                             self.pmax[slot_small], self.pmin[slot_small],
+                                             self.pmax[slot_large], self.pmin[slot_large])
+                for c in (small, large):
+                    self._total(c)
+                    self.built[c] = True
+            else:
+                self.build(small, slot_small)
+        else:
+            if need_small:
+                self.build(small, slot_small)
+            if need_large:
+                self.build(large, slot_large)
 
 
 class RegressionTree:
@@ -222,8 +306,9 @@ class RegressionTree:
         L = int(self.num_leaves)
         m = int(pairs[0].size) if use_pairs else 0
         ws = workspace
-        if ws is None or not ws.fits(codes, L, C, m, self.n_jobs, n_bins):
-            ws = TreeWorkspace(codes, n_bins, L, C, m + m // 2, self.n_jobs)  # room for more pairs later
+        need_p = max(m, int(use_pairs))  # OLE keeps pair buffers even with no pair
+        if ws is None or not ws.fits(codes, L, C, need_p, self.n_jobs, n_bins):
+            ws = TreeWorkspace(codes, n_bins, L, C, need_p + m // 2, self.n_jobs)  # room for more pairs later
         cons = _constraint_array(self.feature_constraint, L, F)
         # features whose histograms are built: all, or (constrained) those the constraint names + feature 0
         sub = None
@@ -258,8 +343,6 @@ class RegressionTree:
             TB = max(int(off[-1]), 1)
             cons = np.searchsorted(sub, cons)  # positions in sub
         hists = [ws.hist[s][:TB] for s in range(L)]
-        pmaxs = [ws.pmax[s][:TB] for s in range(L)] if use_pairs else None
-        pmins = [ws.pmin[s][:TB] for s in range(L)] if use_pairs else None
 
         def hist_fn(lo: int, hi: int, out: np.ndarray) -> None:
             if sub is not None:
@@ -268,16 +351,6 @@ class RegressionTree:
                 _hk._histogram_parallel(codes, vals, rows, lo, hi, off, out)
             else:
                 _hk._histogram(codes, vals, rows, lo, hi, off, out)
-
-        def pair_fn(lo: int, hi: int, pmax: np.ndarray, pmin: np.ndarray) -> None:
-            if sub is not None:
-                _hk._pair_histograms_features(codes, pairs[0], pairs[1], pairs[2], ws.pidx, lo, hi, sub, off,
-                                             pmax, pmin)
-            elif par and (hi - lo) * F >= min_work:
-                _hk._pair_histograms_parallel(ws.codes_t, pairs[0], pairs[1], pairs[2], ws.pidx, lo, hi, off,
-                                             pmax, pmin)
-            else:
-                _hk._pair_histograms(codes, pairs[0], pairs[1], pairs[2], ws.pidx, lo, hi, off, pmax, pmin)
 
         rows, leaf_of = ws.rows, ws.leaf_of
         rows[:] = np.arange(n)
@@ -291,9 +364,8 @@ class RegressionTree:
         tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
         start = np.zeros(max_nodes, dtype=np.int64)
         end = np.zeros(max_nodes, dtype=np.int64)
-        pstart = np.zeros(max_nodes, dtype=np.int64)
-        pend = np.zeros(max_nodes, dtype=np.int64)
-        ptot = np.zeros(max_nodes)
+        ole = _NodePairs(ws, codes, pairs, max_nodes, sub, off, TB, par, min_work) if use_pairs else None
+        ptot = ole.total if use_pairs else np.zeros(max_nodes)
         slot = np.zeros(max_nodes, dtype=np.int64)
         parent_score = np.zeros(max_nodes)
         best = {}  # node -> (gain, f, j)
@@ -302,13 +374,6 @@ class RegressionTree:
         min_hess = float(self.min_child_weight)
         dummy = ws.pmax[0]
 
-        def pair_hist(node: int) -> None:
-            s = slot[node]
-            pmaxs[s].fill(0.0)
-            pmins[s].fill(0.0)
-            pair_fn(pstart[node], pend[node], pmaxs[s], pmins[s])
-            ptot[node] = pairs[2][ws.pidx[pstart[node]:pend[node]]].sum()
-
         def finish_node(node: int) -> None:
             # totals from feature 0's rows (sub[0] == 0) and the node's own score, in one kernel call
             parent_score[node] = _tk._node_summary(hists[slot[node]], off, crit, h_unit, use_pairs,
@@ -316,8 +381,10 @@ class RegressionTree:
 
         def search(node: int, features: np.ndarray) -> tuple[float, int, int]:
             s = slot[node]
-            pm = pmaxs[s] if use_pairs else dummy
-            pn = pmins[s] if use_pairs else dummy
+            if use_pairs and not ole.built[node]:  # OLE: never searched (too small, or the tree is complete)
+                return -np.inf, -1, -1
+            pm = ole.pmax[s] if use_pairs else dummy
+            pn = ole.pmin[s] if use_pairs else dummy
             g, f, j = split_fn(hists[s], off, features, crit, min_data, min_hess, use_pairs, pm, pn,
                                ptot[node], tot[node], parent_score[node], h_unit)
             if sub is not None and f >= 0:
@@ -329,9 +396,7 @@ class RegressionTree:
         hist_fn(0, n, hists[0])
         end[0] = n
         if use_pairs:
-            ws.pidx[:m] = np.arange(m)
-            pend[0] = m
-            pair_hist(0)
+            ole.build(0, 0)
         finish_node(0)
         n_nodes = 1
         n_leaves = 1
@@ -357,25 +422,10 @@ class RegressionTree:
                 np.subtract(hp, hs, out=hp)  # histogram subtraction
             else:  # the same in one kernel call: smaller child, then parent - smaller
                 _hk._child_histogram(codes, vals, rows, start[small], end[small], off, hs, hp)
-            if use_pairs:
-                pm, pe = _tk._partition_pairs(pairs[0], pairs[1], ws.pidx, pstart[node], pend[node],
-                                             leaf_of, lt, rt, ws.ptmp)
-                pstart[lt], pend[lt], pstart[rt], pend[rt] = pstart[node], pm, pm, pe
-                n_cross = pend[node] - pe
-                if n_cross < pend[large] - pstart[large]:  # (serial kernel; same choice on any thread count)
-                    # the larger child keeps the parent's buffers: parent - smaller child - crossing pairs
-                    ss, sl = slot[small], slot[large]
-                    pmaxs[ss].fill(0.0)
-                    pmins[ss].fill(0.0)
-                    _hk._sibling_pair_histograms(codes, pairs[0], pairs[1], pairs[2], ws.pidx, pstart[small],
-                                                pend[small], pe, pend[node],
-                                                all_features if sub is None else sub, off, pmaxs[ss],
-                                                pmins[ss], pmaxs[sl], pmins[sl])
-                    for c in (lt, rt):
-                        ptot[c] = pairs[2][ws.pidx[pstart[c]:pend[c]]].sum()
-                else:
-                    pair_hist(lt)
-                    pair_hist(rt)
+            if use_pairs:  # OLE: only children that can still be split are searched
+                more = n_leaves + 1 < L
+                ole.split(node, lt, rt, small, slot[small], slot[large], leaf_of,
+                          tuple(more and end[c] - start[c] >= 2 * self.min_child_samples for c in (lt, rt)))
             feature[node], jbin[node], left[node], right[node], gain[node] = f, j, lt, rt, g
             finish_node(lt)
             finish_node(rt)

@@ -1,0 +1,238 @@
+"""OLE's pair histograms (Xia, Zhai & Wang, Example 3-4): the pair weights of a node by the larger and
+the smaller bin code of each pair, and the stable partition of a node's pairs between its children.
+
+With a pairwise loss (LambdaMART) the exact second derivative of a node is ``sum_d L''_d - 2 sum w_ij``
+over the pairs ``(i, j)`` whose two documents share the node. For a split ``code <= j`` on feature
+``f`` a pair stays on the left iff its larger code is ``<= j`` and on the right iff its smaller code is
+``> j``; so the split scan needs, per feature and bin,
+
+* ``pmax[off[f] + b]``: the weights of the node's pairs whose larger code on ``f`` is ``b``;
+* ``pmin[off[f] + b]``: those whose smaller code is ``b``.
+
+A node's pairs are kept **contiguous and structure-of-arrays**: ``pa[start:end]``, ``pb[start:end]``,
+``pw[start:end]`` (the two documents and the weight of each pair). A split reorders its node's slice
+into the pairs inside the left child, those inside the right child, then the crossing pairs (one
+document in each child, which leave the tree's pair lists), each group in its original order
+(:func:`partition_pairs`), as the rows are partitioned.
+
+Histogram subtraction for the sibling (:func:`sibling_pair_histograms`): the pairs inside the parent
+are those inside either child plus the crossing ones, so the larger child's histograms are the
+parent's minus the crossing pairs' minus the smaller child's. One kernel adds ``sign * w`` for both
+jobs (``sign = -1`` removes the crossing pairs), with the same bits as a plain ``-= w``.
+
+Every bin is summed in pair order, one pair after another, whatever the loop layout: the results are
+bit-identical to a sequential ``numpy.add.at`` in pair order (``tests/reference/pair_histograms.py``)
+and, for the parallel twin, whatever the number of threads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from ._jit import njit
+
+
+@njit(cache=True)
+def _pair_histograms(codes, pa, pb, pw, start, end, feats, off, pmax, pmin, sign):
+    """Add ``sign * pw[p]`` at each pair's larger code into ``pmax`` and at its smaller into ``pmin``
+    for the pairs ``start:end``; ``feats`` None means every feature (feature ``f`` owns rows
+    ``off[f]:off[f+1]``), else the features ``feats`` (``feats[t]`` owns ``off[t]:off[t+1]``).
+
+    Two phases per pair: the flat bins of every feature first (a loop the compiler vectorises), then
+    the scattered additions; the additions run in pair order, so the bits do not depend on it."""
+    m = codes.shape[1] if feats is None else feats.size
+    hi_bin = np.empty(m, dtype=np.uint64)
+    lo_bin = np.empty(m, dtype=np.uint64)
+    offu = off[:m].astype(np.uint64)
+    for p in range(start, end):
+        wt = sign * pw[p]  # exact: a sign flip
+        ra = codes[pa[p]]
+        rb = codes[pb[p]]
+        for t in range(m):
+            f = t if feats is None else feats[t]
+            ca = ra[f]
+            cb = rb[f]
+            hi_bin[t] = offu[t] + np.uint64(ca if ca >= cb else cb)  # the pair's larger code
+            lo_bin[t] = offu[t] + np.uint64(cb if ca >= cb else ca)  # and its smaller one
+        for t in range(m):
+            pmax[hi_bin[t]] += wt
+            pmin[lo_bin[t]] += wt
+
+
+@njit(cache=True)
+def _sibling_pair_histograms(codes, pa, pb, pw, s_lo, s_hi, c_lo, c_hi, feats, off, pmax_s, pmin_s,
+                            pmax_p, pmin_p):
+    """Both children's pair histograms from the parent's: the smaller child's pairs ``s_lo:s_hi`` are
+    added into ``pmax_s``/``pmin_s``; the parent's buffers become the other child's, parent - crossing
+    pairs ``c_lo:c_hi`` - smaller child (costs the smaller child's and the crossing pairs)."""
+    _pair_histograms(codes, pa, pb, pw, s_lo, s_hi, feats, off, pmax_s, pmin_s, 1.0)
+    _pair_histograms(codes, pa, pb, pw, c_lo, c_hi, feats, off, pmax_p, pmin_p, -1.0)
+    m = codes.shape[1] if feats is None else feats.size
+    for t in range(off[m]):
+        pmax_p[t] -= pmax_s[t]
+        pmin_p[t] -= pmin_s[t]
+
+
+@njit(cache=False, parallel=True)
+def _pair_histograms_parallel(codes_t, pa, pb, pw, start, end, off, pmax, pmin):
+    """Parallel twin of :func:`_pair_histograms` (every feature, ``sign = 1``): ``prange`` over features,
+    each summed in pair order; ``codes_t`` is (F, n)."""
+    F = codes_t.shape[0]
+    for f in prange(F):
+        col = codes_t[f]
+        o = off[f]
+        for p in range(start, end):
+            wt = pw[p]
+            ca = col[pa[p]]
+            cb = col[pb[p]]
+            if ca >= cb:
+                pmax[o + ca] += wt
+                pmin[o + cb] += wt
+            else:
+                pmax[o + cb] += wt
+                pmin[o + ca] += wt
+
+
+@njit(cache=True)
+def _partition_pairs(pa, pb, pw, start, end, leaf_of, left_id, right_id, ta, tb, tw):
+    """Stable partition of the pairs ``start:end`` (all three arrays alike): inside the left child,
+    inside the right child, then the crossing ones; ``ta``/``tb``/``tw`` are scratch of the slice's
+    length. Returns ``(mid, new_end)``: left ``start:mid``, right ``mid:new_end``, crossing
+    ``new_end:end``."""
+    nl = 0
+    nr = 0
+    nc = 0
+    m = end - start
+    for k in range(start, end):
+        a = pa[k]
+        b = pb[k]
+        wt = pw[k]
+        la = leaf_of[a]
+        if la != leaf_of[b]:
+            nc += 1  # crossing pairs fill the scratch from the back
+            ta[m - nc] = a
+            tb[m - nc] = b
+            tw[m - nc] = wt
+        elif la == left_id:
+            pa[start + nl] = a
+            pb[start + nl] = b
+            pw[start + nl] = wt
+            nl += 1
+        elif la == right_id:
+            ta[nr] = a
+            tb[nr] = b
+            tw[nr] = wt
+            nr += 1
+    for k in range(nr):
+        pa[start + nl + k] = ta[k]
+        pb[start + nl + k] = tb[k]
+        pw[start + nl + k] = tw[k]
+    for k in range(nc):
+        pa[start + nl + nr + k] = ta[m - 1 - k]
+        pb[start + nl + nr + k] = tb[m - 1 - k]
+        pw[start + nl + nr + k] = tw[m - 1 - k]
+    return start + nl, start + nl + nr
+
+
+# ------------------------------------------------------------------------------- checked entry points
+def _check_pairs(codes: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw: np.ndarray, start: int,
+                 end: int) -> None:
+    if codes.ndim != 2 or codes.dtype not in (np.uint8, np.uint16) or not codes.flags.c_contiguous:
+        raise ValueError("codes must be a C-contiguous 2-d uint8/uint16 array of bin codes")
+    if not (pa.shape == pb.shape == pw.shape and pa.ndim == 1):
+        raise ValueError("pa, pb and pw must be 1-d arrays of one length")
+    if pa.dtype != np.int64 or pb.dtype != np.int64 or pw.dtype != np.float64:
+        raise ValueError("pa, pb must be int64 and pw float64")
+    if not 0 <= start <= end <= pa.size:
+        raise ValueError(f"pairs {start}:{end} outside 0:{pa.size}")
+    if end > start and (min(pa[start:end].min(), pb[start:end].min()) < 0
+                        or max(pa[start:end].max(), pb[start:end].max()) >= codes.shape[0]):
+        raise ValueError("pair documents must index rows of codes")
+
+
+def _check_bins(codes: np.ndarray, feats: np.ndarray | None, off: np.ndarray, *bufs: np.ndarray) -> None:
+    m = codes.shape[1] if feats is None else feats.size
+    if off.dtype != np.int64 or off.shape != (m + 1,) or np.any(np.diff(off) < 0):
+        raise ValueError("off must be non-decreasing int64 offsets, one per feature plus one")
+    if feats is not None and (feats.dtype != np.int64 or (m and (feats.min() < 0
+                                                                or feats.max() >= codes.shape[1]))):
+        raise ValueError("feats must be int64 feature indices")
+    for buf in bufs:
+        if buf.dtype != np.float64 or buf.ndim != 1 or buf.size < off[-1]:
+            raise ValueError(f"histogram buffers must be float64 with at least {off[-1]} bins")
+
+
+def pair_histograms(codes: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw: np.ndarray, start: int,
+                    end: int, off: np.ndarray, pmax: np.ndarray, pmin: np.ndarray,
+                    feats: np.ndarray | None = None, sign: float = 1.0) -> None:
+    """Add the pairs ``start:end`` into ``pmax``/``pmin`` (by their larger/smaller code; module docstring).
+
+    Parameters
+    ----------
+    codes : uint8/uint16 array (n, F)
+        Bin codes.
+    pa, pb : int64 arrays (m,)
+        The two documents of each pair.
+    pw : float64 array (m,)
+        Pair weights (LambdaMART's pairwise second derivatives).
+    start, end : int
+        The pairs to add.
+    off : int64 array (F + 1,) or (len(feats) + 1,)
+        Flat histogram offsets of the features.
+    pmax, pmin : float64 arrays
+        Histograms, added into.
+    feats : int64 array, optional
+        Only these features (``off`` indexed by position in ``feats``).
+    sign : float
+        ``1.0`` adds, ``-1.0`` removes the pairs (the same bits as subtracting the weights).
+    """
+    if sign not in (1.0, -1.0):
+        raise ValueError("sign must be 1.0 or -1.0")
+    _check_pairs(codes, pa, pb, pw, start, end)
+    _check_bins(codes, feats, off, pmax, pmin)
+    _pair_histograms(codes, pa, pb, pw, int(start), int(end), feats, off, pmax, pmin, float(sign))
+
+
+def sibling_pair_histograms(codes: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw: np.ndarray,
+                            small: tuple[int, int], crossing: tuple[int, int], off: np.ndarray,
+                            pmax_s: np.ndarray, pmin_s: np.ndarray, pmax_p: np.ndarray,
+                            pmin_p: np.ndarray, feats: np.ndarray | None = None) -> None:
+    """The smaller child's pair histograms (``small`` = its pair range, added into ``pmax_s``/``pmin_s``)
+    and the larger child's in place of the parent's: parent - ``crossing`` pairs - smaller child."""
+    _check_pairs(codes, pa, pb, pw, *small)
+    _check_pairs(codes, pa, pb, pw, *crossing)
+    _check_bins(codes, feats, off, pmax_s, pmin_s, pmax_p, pmin_p)
+    _sibling_pair_histograms(codes, pa, pb, pw, int(small[0]), int(small[1]), int(crossing[0]),
+                             int(crossing[1]), feats, off, pmax_s, pmin_s, pmax_p, pmin_p)
+
+
+def partition_pairs(pa: np.ndarray, pb: np.ndarray, pw: np.ndarray, start: int, end: int,
+                    leaf_of: np.ndarray, left_id: int, right_id: int) -> tuple[int, int]:
+    """Reorder the pairs ``start:end`` in place: left child's, right child's, crossing (module docstring).
+
+    ``leaf_of`` gives each document's node after the split. Returns ``(mid, new_end)``."""
+    if not (pa.shape == pb.shape == pw.shape) or not 0 <= start <= end <= pa.size:
+        raise ValueError("pa, pb, pw must have one length and contain start:end")
+    n = end - start
+    ta, tb, tw = np.empty(n, dtype=pa.dtype), np.empty(n, dtype=pb.dtype), np.empty(n, dtype=pw.dtype)
+    mid, new_end = _partition_pairs(pa, pb, pw, int(start), int(end), leaf_of, int(left_id), int(right_id),
+                                    ta, tb, tw)
+    return int(mid), int(new_end)
+
+
+def warmup() -> None:
+    """Compile the pair-histogram kernels on a toy matrix."""
+    codes = np.array([[1, 2], [2, 1], [0, 1]], dtype=np.uint8)
+    pa = np.array([0, 2], dtype=np.int64)
+    pb = np.array([1, 1], dtype=np.int64)
+    pw = np.ones(2)
+    off = np.array([0, 3, 6], dtype=np.int64)
+    pm = np.zeros(6)
+    pair_histograms(codes, pa, pb, pw, 0, 2, off, pm, pm.copy())
+    feats = np.array([1], dtype=np.int64)
+    pair_histograms(codes, pa, pb, pw, 0, 2, off[:2], pm, pm.copy(), feats=feats, sign=-1.0)
+    sibling_pair_histograms(codes, pa, pb, pw, (0, 1), (1, 2), off, pm, pm.copy(), np.ones(6), np.ones(6))
+    sibling_pair_histograms(codes, pa, pb, pw, (0, 1), (1, 2), off[:2], pm, pm.copy(), np.ones(6),
+                            np.ones(6), feats=feats)
+    partition_pairs(pa, pb, pw, 0, 2, np.array([1, 1, 2], dtype=np.int64), 1, 2)
