@@ -42,9 +42,9 @@ def _pair_histograms(codes, pa, pb, pw, start, end, feats, off, pmax, pmin, sign
     Two phases per pair: the flat bins of every feature first (a loop the compiler vectorises), then
     the scattered additions; the additions run in pair order, so the bits do not depend on it."""
     m = codes.shape[1] if feats is None else feats.size
-    hi_bin = np.empty(m, dtype=np.uint64)
-    lo_bin = np.empty(m, dtype=np.uint64)
-    offu = off[:m].astype(np.uint64)
+    hi_bin = np.empty(m, dtype=np.uint32)  # unsigned: no negative-index wrap-around in the scatter
+    lo_bin = np.empty(m, dtype=np.uint32)
+    offu = off[:m].astype(np.uint32)
     for p in range(start, end):
         wt = sign * pw[p]  # exact: a sign flip
         ra = codes[pa[p]]
@@ -53,11 +53,11 @@ def _pair_histograms(codes, pa, pb, pw, start, end, feats, off, pmax, pmin, sign
             f = t if feats is None else feats[t]
             ca = ra[f]
             cb = rb[f]
-            hi_bin[t] = offu[t] + np.uint64(ca if ca >= cb else cb)  # the pair's larger code
-            lo_bin[t] = offu[t] + np.uint64(cb if ca >= cb else ca)  # and its smaller one
+            hi_bin[t] = offu[t] + np.uint32(ca if ca >= cb else cb)  # the pair's larger code
+            lo_bin[t] = offu[t] + np.uint32(cb if ca >= cb else ca)  # and its smaller one
         for t in range(m):
-            pmax[hi_bin[t]] += wt
-            pmin[lo_bin[t]] += wt
+            pmax[np.uint64(hi_bin[t])] += wt
+            pmin[np.uint64(lo_bin[t])] += wt
 
 
 @njit(cache=True)
@@ -153,8 +153,8 @@ def _check_pairs(codes: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw: np.ndarr
 
 def _check_bins(codes: np.ndarray, feats: np.ndarray | None, off: np.ndarray, *bufs: np.ndarray) -> None:
     m = codes.shape[1] if feats is None else feats.size
-    if off.dtype != np.int64 or off.shape != (m + 1,) or np.any(np.diff(off) < 0):
-        raise ValueError("off must be non-decreasing int64 offsets, one per feature plus one")
+    if off.dtype != np.int64 or off.shape != (m + 1,) or np.any(np.diff(off) < 0) or off[-1] >= 2**32:
+        raise ValueError("off must be non-decreasing int64 offsets (< 2**32), one per feature plus one")
     if feats is not None and (feats.dtype != np.int64 or (m and (feats.min() < 0
                                                                 or feats.max() >= codes.shape[1]))):
         raise ValueError("feats must be int64 feature indices")
