@@ -28,7 +28,7 @@ and, for the parallel twin, whatever the number of threads.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
+from numba import get_num_threads, prange
 
 from ._jit import njit
 
@@ -75,23 +75,30 @@ def _sibling_pair_histograms(codes, pa, pb, pw, s_lo, s_hi, c_lo, c_hi, feats, o
 
 
 @njit(cache=False, parallel=True)
-def _pair_histograms_parallel(codes_t, pa, pb, pw, start, end, off, pmax, pmin):
-    """Parallel twin of :func:`_pair_histograms` (every feature, ``sign = 1``): ``prange`` over features,
-    each summed in pair order; ``codes_t`` is (F, n)."""
-    F = codes_t.shape[0]
-    for f in prange(F):
-        col = codes_t[f]
-        o = off[f]
+def _pair_histograms_parallel(codes, pa, pb, pw, start, end, off, pmax, pmin):
+    """Parallel twin of :func:`_pair_histograms` (every feature, ``sign = 1``): ``prange`` over blocks of
+    features, each block in two phases per pair as the serial kernel, so every bin is summed in pair
+    order (the same bits whatever the number of threads)."""
+    F = codes.shape[1]
+    nblk = min(F, get_num_threads())
+    for blk in prange(nblk):
+        f0 = blk * F // nblk
+        f1 = (blk + 1) * F // nblk
+        hi_bin = np.empty(f1 - f0, dtype=np.uint32)
+        lo_bin = np.empty(f1 - f0, dtype=np.uint32)
+        offu = off[f0:f1].astype(np.uint32)
         for p in range(start, end):
             wt = pw[p]
-            ca = col[pa[p]]
-            cb = col[pb[p]]
-            if ca >= cb:
-                pmax[o + ca] += wt
-                pmin[o + cb] += wt
-            else:
-                pmax[o + cb] += wt
-                pmin[o + ca] += wt
+            ra = codes[pa[p]]
+            rb = codes[pb[p]]
+            for t in range(f1 - f0):
+                ca = ra[f0 + t]
+                cb = rb[f0 + t]
+                hi_bin[t] = offu[t] + np.uint32(ca if ca >= cb else cb)
+                lo_bin[t] = offu[t] + np.uint32(cb if ca >= cb else ca)
+            for t in range(f1 - f0):
+                pmax[np.uint64(hi_bin[t])] += wt
+                pmin[np.uint64(lo_bin[t])] += wt
 
 
 @njit(cache=True)

@@ -59,7 +59,6 @@ class TreeWorkspace:
         self.offsets[1:] = np.cumsum(n_bins)
         TB = max(int(self.offsets[-1]), 1)
         self._codes = weakref.ref(codes)
-        self._codes_t = None  # feature-major copy for the parallel pair histograms, made on first use
         self.n_bins = np.ascontiguousarray(n_bins, dtype=np.int64)
         self.hist = np.zeros((max_leaves, TB, n_channels))
         self.rows = np.empty(n, dtype=np.int64)
@@ -75,13 +74,6 @@ class TreeWorkspace:
         self.n_jobs = n_jobs
         self.max_leaves = max_leaves
         self.n_pairs = n_pairs
-
-    @property
-    def codes_t(self) -> np.ndarray:
-        """``codes`` transposed to (F, n), C-contiguous (built once, when OLE's parallel kernel needs it)."""
-        if self._codes_t is None:
-            self._codes_t = np.ascontiguousarray(self.codes.T)
-        return self._codes_t
 
     @property
     def codes(self) -> np.ndarray | None:
@@ -152,8 +144,7 @@ class _NodePairs:
         pmin.fill(0.0)
         lo, hi = int(self.start[node]), int(self.end[node])
         if self.sub is None and self.parallel and (hi - lo) * self.codes.shape[1] >= self.min_work:
-            _ph._pair_histograms_parallel(self.ws.codes_t, self.pa, self.pb, self.pw, lo, hi, self.off,
-                                          pmax, pmin)
+            _ph._pair_histograms_parallel(self.codes, self.pa, self.pb, self.pw, lo, hi, self.off, pmax, pmin)
         else:
             _ph._pair_histograms(self.codes, self.pa, self.pb, self.pw, lo, hi, self.sub, self.off,
                                  pmax, pmin, 1.0)
