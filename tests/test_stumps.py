@@ -206,3 +206,52 @@ def test_histogram_rows_cache_same_bits(seed):
         np.testing.assert_array_equal(bs.histogram(pi, r), want)
     # pi is 0 off the feedback rows, so the dense search finds the same best |r| (to rounding)
     assert abs(abs(bs.search(pi, rows=rows).r) - abs(bs.search(pi).r)) < 1e-12
+
+
+def _round_pairs_model(hi, lo, D, h, alpha, D1, H):
+    """The round's O(m) work as the three kernels it fuses, one after another (the old code path)."""
+    D = D.copy()
+    Z, wm, w0, wp = K._update_pairs(hi, lo, D, h, alpha)
+    half, strict = K._ranking_losses(hi, lo, D1, H)
+    return (Z, wm, w0, wp, half, strict), D, K._potentials_from_pairs(hi, lo, D, H.size)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("binary", [True, False])
+def test_round_pairs_same_bits_as_separate_kernels(seed, binary):
+    # ties, NaN (q_def on missing values), one-document and all-equal-label queries; binary stumps and
+    # [0, 1]-valued rankings (the per-pair exp path); alpha of both signs and 0
+    data, hi, lo, D = _problem(seed, n_queries=7, n_features=4)
+    rng = np.random.default_rng(seed)
+    bs = BinnedStumps(data.X, max_thresholds=5, random_state=seed)
+    for alpha in (0.37, -1.25, 0.0, 3.0):
+        if binary:
+            h = bs.values(int(rng.integers(4)), int(rng.integers(bs.n_bins)), float(rng.integers(2)))
+        else:
+            h = np.round(rng.random(data.n_docs), 1)  # ties, and d = +-1, 0 among other differences
+        D1 = np.full(hi.size, 1.0 / max(hi.size, 1))
+        H = np.round(rng.normal(size=data.n_docs), 1) + alpha * h
+        want, D_want, pi_want = _round_pairs_model(hi, lo, D, h, alpha, D1, H)
+        D_got = D.copy()
+        pi = np.full(data.n_docs, np.nan)  # overwritten
+        got = K._round_pairs(hi, lo, D_got, h, alpha, D1, H, pi)
+        assert got == want
+        np.testing.assert_array_equal(D_got, D_want)
+        np.testing.assert_array_equal(pi, pi_want)
+        # and against the paper, Fig. 1 and Eq. (10)
+        D_ref = D * np.exp(alpha * (h[lo] - h[hi]))
+        np.testing.assert_allclose(D_got, D_ref / D_ref.sum(), rtol=1e-12)
+        np.testing.assert_allclose(pi, ref.potentials(hi, lo, D_ref / D_ref.sum(), data.n_docs), atol=1e-15)
+        np.testing.assert_allclose(got[4], ref.rloss(hi, lo, D1, H), rtol=1e-12)
+
+
+def test_round_pairs_no_pairs_and_one_pair():
+    h = np.array([1.0, 0.0, 0.0])
+    H = np.array([0.5, 0.0, 0.5])
+    for hi, lo in ((np.zeros(0, np.int64), np.zeros(0, np.int64)), (np.array([1]), np.array([0]))):
+        D = np.full(hi.size, 1.0)
+        want, D_want, pi_want = _round_pairs_model(hi, lo, D, h, 0.5, D.copy(), H)
+        pi = np.zeros(3)
+        got = K._round_pairs(hi, lo, D, h, 0.5, D.copy(), H, pi)
+        np.testing.assert_array_equal(np.array(got), np.array(want))  # NaN D when Z = 0, as before
+        np.testing.assert_array_equal(pi, pi_want)

@@ -387,6 +387,64 @@ def _update_pairs(hi, lo, D, h, alpha):
 
 
 @njit(cache=True)
+def _round_pairs(hi, lo, D, h, alpha, D1, H, pi):
+    """One round's O(m) work of Fig. 1 in two passes over the pairs, in place.
+
+    Pass 1: W_-, W_0, W_+ and D_{t+1} Z_t = D_t exp(alpha (h(x_0) - h(x_1))) (Fig. 1), and the training
+    losses of the already updated ``H`` under the initial ``D1`` (Eq. 21 with ties 1/2, Eq. 1).
+    Pass 2: D_{t+1} = D_{t+1} Z_t / Z_t and the next round's potentials ``pi`` (Eq. 10).
+    The arithmetic is that of `_update_pairs`, `_ranking_losses` and `_potentials_from_pairs` called one
+    after another (same bits, tested); ``exp`` is evaluated once per round for the differences -1 and +1
+    of a binary h (exp(alpha * d) for the same d is the same number), per pair only for other values.
+    Returns (Z_t, W_-, W_0, W_+, rloss, rloss_strict).
+    """
+    e_minus = np.exp(alpha * -1.0)
+    e_plus = np.exp(alpha * 1.0)
+    Z = 0.0
+    wm = 0.0
+    w0 = 0.0
+    wp = 0.0
+    half = 0.0
+    strict = 0.0
+    for p in range(hi.size):
+        i1 = hi[p]
+        i0 = lo[p]
+        d = h[i0] - h[i1]
+        w = D[p]
+        if d < 0.0:
+            wm += w
+        elif d > 0.0:
+            wp += w
+        else:
+            w0 += w
+        if d == -1.0:
+            nw = w * e_minus
+        elif d == 1.0:
+            nw = w * e_plus
+        elif d == 0.0:
+            nw = w  # w exp(0) = w
+        else:
+            nw = w * np.exp(alpha * d)
+        D[p] = nw
+        Z += nw
+        a = H[i1]  # Eq. (21) and Eq. (1) under D1
+        b = H[i0]
+        if a < b:
+            half += D1[p]
+            strict += D1[p]
+        elif a == b:
+            half += 0.5 * D1[p]
+            strict += D1[p]
+    pi[:] = 0.0
+    for p in range(hi.size):
+        w = D[p] / Z
+        D[p] = w
+        pi[hi[p]] += w  # Eq. (10)
+        pi[lo[p]] -= w
+    return Z, wm, w0, wp, half, strict
+
+
+@njit(cache=True)
 def _update_bipartite(v, side, c, doc_query, h, alpha, n_queries):
     """RankBoost.B update (Fig. 2) for a sum of per-query bipartite feedback functions, in place.
 
@@ -505,6 +563,7 @@ def warmup() -> None:
     _ranking_loss(hi, lo, D, h)
     _ranking_losses(hi, lo, D, h)
     _update_pairs(hi, lo, D.copy(), h, 0.5)
+    _round_pairs(hi, lo, D.copy(), h, 0.5, D, h, np.zeros(3))
     side = np.array([-1, 1, 1], dtype=np.int64)
     dq = np.zeros(3, dtype=np.int64)
     v = np.array([1.0, 0.5, 0.5])
