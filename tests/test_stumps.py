@@ -218,11 +218,16 @@ def _round_pairs_model(hi, lo, D, h, alpha, D1, H):
 
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("binary", [True, False])
-def test_round_pairs_same_bits_as_separate_kernels(seed, binary):
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_round_pairs_same_bits_as_separate_kernels(seed, binary, shuffle):
     # ties, NaN (q_def on missing values), one-document and all-equal-label queries; binary stumps and
-    # [0, 1]-valued rankings (the per-pair exp path); alpha of both signs and 0
+    # [0, 1]-valued rankings (the per-pair exp path); alpha of both signs and 0; pairs grouped by x_1
+    # (as `pairs()` gives them) or in any order (general feedback)
     data, hi, lo, D = _problem(seed, n_queries=7, n_features=4)
     rng = np.random.default_rng(seed)
+    if shuffle:
+        perm = rng.permutation(hi.size)
+        hi, lo, D = hi[perm], lo[perm], D[perm]
     bs = BinnedStumps(data.X, max_thresholds=5, random_state=seed)
     for alpha in (0.37, -1.25, 0.0, 3.0):
         if binary:
@@ -255,3 +260,36 @@ def test_round_pairs_no_pairs_and_one_pair():
         got = K._round_pairs(hi, lo, D, h, 0.5, D.copy(), H, pi)
         np.testing.assert_array_equal(np.array(got), np.array(want))  # NaN D when Z = 0, as before
         np.testing.assert_array_equal(pi, pi_want)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_features", [1, 4, 5, 9])
+def test_weighted_bin_pass_is_a_histogram(seed, n_features):
+    # the benchmark's reference pass: every code read once, its document's weight added to its bin
+    data, hi, lo, D = _problem(seed, n_queries=6, n_features=n_features)
+    bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
+    w = K._potentials_from_pairs(hi, lo, D, data.n_docs)
+    got = K._weighted_bin_pass(bs.codes_t, w, bs.n_bins)
+    np.testing.assert_array_equal(got, ref_histogram(bs.codes_t, np.arange(data.n_docs), w, bs.n_bins))
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("n_features", [1, 7, 8, 13])
+@pytest.mark.parametrize("q_def", [None, 0, 1])
+def test_search_sorted_order_is_fig3(seed, n_features, q_def):
+    # Fig. 3 in the paper's summation order (running sums over sorted instances): the same best |r| as
+    # the histogram search and as Fig. 3 in NumPy, to rounding; ties, NaN, one-document queries, all-equal
+    # labels, groups of eight features plus a remainder
+    data, hi, lo, D = _problem(seed, n_queries=6, n_features=n_features)
+    bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
+    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
+    qmode = -1 if q_def is None else q_def
+    order, n_above, buf = K.sorted_order_inputs(bs.codes_t, bs.n_bins)
+    f, j, q, r = K._search_sorted_order(order, n_above, pi, bs.n_thresholds, qmode, buf)
+    f2, j2, q2, r2 = K._scan_third(K._potential_histogram_dense(bs.codes_t, pi, bs.n_bins), bs.n_thresholds,
+                                   qmode)
+    want = ref.weaklearn_fig3(data.X.astype(np.float64), _thresholds(bs), pi, q_def)
+    assert abs(abs(r) - abs(r2)) < 1e-12 and abs(abs(r) - abs(want[3])) < 1e-12
+    if f >= 0:  # the chosen stump's own r recomputed from its definition (Eq. 14)
+        h = K._stump_on_codes(bs.codes_t[f], j, float(q))
+        assert abs(float(h @ pi) - r) < 1e-12
