@@ -208,11 +208,24 @@ def test_histogram_rows_cache_same_bits(seed):
     assert abs(abs(bs.search(pi, rows=rows).r) - abs(bs.search(pi).r)) < 1e-12
 
 
+def _losses_model(hi, lo, D, H):
+    """Eq. (21) and Eq. (1) as the branching loop the kernels had (sequential sums, pairs skipped)."""
+    half = strict = 0.0
+    for a, b, v in zip(H[hi], H[lo], D):
+        if a < b:
+            half += v
+            strict += v
+        elif a == b:
+            half += 0.5 * v
+            strict += v
+    return half, strict
+
+
 def _round_pairs_model(hi, lo, D, h, alpha, D1, H):
     """The round's O(m) work as the three kernels it fuses, one after another (the old code path)."""
     D = D.copy()
     Z, wm, w0, wp = K._update_pairs(hi, lo, D, h, alpha)
-    half, strict = K._ranking_losses(hi, lo, D1, H)
+    half, strict = _losses_model(hi, lo, D1, H)
     return (Z, wm, w0, wp, half, strict), D, K._potentials_from_pairs(hi, lo, D, H.size)
 
 
@@ -293,3 +306,13 @@ def test_search_sorted_order_is_fig3(seed, n_features, q_def):
     if f >= 0:  # the chosen stump's own r recomputed from its definition (Eq. 14)
         h = K._stump_on_codes(bs.codes_t[f], j, float(q))
         assert abs(float(h @ pi) - r) < 1e-12
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ranking_losses_same_bits_as_branching_loop(seed):
+    # ties in H (counted 1/2 and 1), NaN scores (neither), one-document and all-equal-label queries
+    data, hi, lo, D = _problem(seed, n_queries=7)
+    rng = np.random.default_rng(seed)
+    H = np.round(rng.normal(size=data.n_docs), 1)
+    H[rng.random(data.n_docs) < 0.1] = np.nan
+    assert K._ranking_losses(hi, lo, D, H) == _losses_model(hi, lo, D, H)

@@ -396,15 +396,21 @@ def _round_pairs(hi, lo, D, h, alpha, D1, H, pi):
     The arithmetic is that of `_update_pairs`, `_ranking_losses` and `_potentials_from_pairs` called one
     after another (same bits, tested), done faster:
 
-    * ``exp`` once per round for the differences -1 and +1 of a binary h (exp(alpha d) for the same d
-      is the same number; w exp(0) = w), per pair only for other values;
-    * the sums take +0.0 where the separate kernels skipped a pair (x + 0.0 = x for the non-negative
-      sums), so no branch depends on the data;
+    * ``exp`` once per round for the differences -1 and +1 when h is binary (exp(alpha d) for the same
+      d is the same number; w exp(0) = w w 1 = w), per pair only for a [0, 1]-valued h;
+    * the sums add w 0 = +0.0 where the separate kernels skipped a pair (x + 0.0 = x for these
+      non-negative sums) and w 1 = w or w 0.5 where they added w or 0.5 w: no branch depends on the
+      data (mispredicted branches cost more than the whole pass otherwise);
     * pi(x) of a run of pairs with the same x_1 (pairs come grouped by x_1) is summed in a register and
       stored once: the same additions in the same order, without a store-to-load chain per pair.
 
     Returns (Z_t, W_-, W_0, W_+, rloss, rloss_strict).
     """
+    binary = True
+    for i in range(h.size):
+        if h[i] != 0.0 and h[i] != 1.0:
+            binary = False
+            break
     e_minus = np.exp(alpha * -1.0)
     e_plus = np.exp(alpha * 1.0)
     Z = 0.0
@@ -419,15 +425,13 @@ def _round_pairs(hi, lo, D, h, alpha, D1, H, pi):
         i0 = lo[p]
         d = h[i0] - h[i1]
         w = D[p]
-        wm += w if d < 0.0 else 0.0
-        wp += w if d > 0.0 else 0.0
-        w0 += w if d == 0.0 else 0.0
-        if d == -1.0:
-            nw = w * e_minus
-        elif d == 1.0:
-            nw = w * e_plus
-        elif d == 0.0:
-            nw = w
+        neg = d < 0.0
+        pos = d > 0.0
+        wm += w * (neg * 1.0)
+        wp += w * (pos * 1.0)
+        w0 += w * ((d == 0.0) * 1.0)
+        if binary:
+            nw = w * (e_minus if neg else (e_plus if pos else 1.0))
         else:
             nw = w * np.exp(alpha * d)
         D[p] = nw
@@ -435,8 +439,8 @@ def _round_pairs(hi, lo, D, h, alpha, D1, H, pi):
         a = H[i1]  # Eq. (21) (ties 1/2) and Eq. (1) (ties count) under D1
         b = H[i0]
         v = D1[p]
-        half += v if a < b else (0.5 * v if a == b else 0.0)
-        strict += v if a <= b else 0.0
+        half += v * ((a < b) * 1.0 + (a == b) * 0.5)
+        strict += v * ((a <= b) * 1.0)
     pi[:] = 0.0
     p = 0
     while p < m:
@@ -519,12 +523,9 @@ def _ranking_losses(hi, lo, D, H):
     for p in range(hi.size):
         a = H[hi[p]]
         b = H[lo[p]]
-        if a < b:
-            half += D[p]
-            strict += D[p]
-        elif a == b:
-            half += 0.5 * D[p]
-            strict += D[p]
+        v = D[p]
+        half += v * ((a < b) * 1.0 + (a == b) * 0.5)  # v, 0.5 v or +0.0: no data-dependent branch
+        strict += v * ((a <= b) * 1.0)
     return half, strict
 
 
