@@ -1,5 +1,7 @@
 """WeakLearn (RankBoost Fig. 3, Eq. 10-14) and WeakLearn.2 kernels against plain-NumPy references."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -316,3 +318,43 @@ def test_ranking_losses_same_bits_as_branching_loop(seed):
     H = np.round(rng.normal(size=data.n_docs), 1)
     H[rng.random(data.n_docs) < 0.1] = np.nan
     assert K._ranking_losses(hi, lo, D, H) == _losses_model(hi, lo, D, H)
+
+
+def _update_bipartite_model(v, side, c, doc_query, h, alpha, n_queries):
+    """The per-document loop of `_update_bipartite` with one exp per document (the previous kernel)."""
+    z1, z0, a1, b1 = (np.zeros(n_queries) for _ in range(4))
+    for i in range(v.size):
+        q = doc_query[i]
+        if side[i] > 0:
+            a1[q] += v[i] * h[i]
+            v[i] = v[i] * math.exp(-alpha * h[i])  # libm's exp, as the kernels (NumPy's may differ)
+            z1[q] += v[i]
+        elif side[i] < 0:
+            b1[q] += v[i] * h[i]
+            v[i] = v[i] * math.exp(alpha * h[i])
+            z0[q] += v[i]
+    return z1, z0, a1, b1
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("binary", [True, False])
+def test_update_bipartite_same_bits_as_exp_per_document(seed, binary):
+    # X_1 / X_0 / outside the feedback, several queries (one with a single document), alpha of both signs
+    rng = np.random.default_rng(seed)
+    n, nq = 40, 5
+    doc_query = np.sort(rng.integers(0, nq, size=n)).astype(np.int64)
+    side = rng.choice([-1, 0, 1], size=n).astype(np.int64)
+    v0 = rng.uniform(0.1, 1.0, size=n)
+    h = rng.integers(0, 2, size=n).astype(float) if binary else np.round(rng.random(n), 1)
+    for alpha in (0.4, -1.1, 0.0):
+        c = np.full(nq, 1.0 / nq)
+        v = v0.copy()
+        K._update_bipartite(v, side, c, doc_query, h, alpha, nq)
+        vm = v0.copy()
+        z1, z0, _, _ = _update_bipartite_model(vm, side, c, doc_query, h, alpha, nq)
+        for i in range(n):  # the kernel's renormalisation of each side, as it does it
+            if side[i] > 0:
+                vm[i] /= z1[doc_query[i]]
+            elif side[i] < 0:
+                vm[i] /= z0[doc_query[i]]
+        np.testing.assert_array_equal(v, vm)

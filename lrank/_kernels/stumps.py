@@ -467,18 +467,32 @@ def _update_bipartite(v, side, c, doc_query, h, alpha, n_queries):
     z0 = np.zeros(n_queries)
     a1 = np.zeros(n_queries)  # v-mass of X_1 with h = 1 (before the update)
     b1 = np.zeros(n_queries)  # v-mass of X_0 with h = 1
+    binary = True  # then exp(-+alpha h) is exp(-+alpha) or 1: two exp per round (same numbers)
+    for i in range(h.size):
+        if h[i] != 0.0 and h[i] != 1.0:
+            binary = False
+            break
+    e_down = np.exp(-alpha * 1.0)
+    e_up = np.exp(alpha * 1.0)
     for i in range(v.size):
         s = side[i]
         if s == 0:
             continue
         q = doc_query[i]
+        hi_ = h[i]
         if s > 0:
-            a1[q] += v[i] * h[i]
-            v[i] = v[i] * np.exp(-alpha * h[i])
+            a1[q] += v[i] * hi_
+            if binary:
+                v[i] = v[i] * (e_down if hi_ == 1.0 else 1.0)
+            else:
+                v[i] = v[i] * np.exp(-alpha * hi_)
             z1[q] += v[i]
         else:
-            b1[q] += v[i] * h[i]
-            v[i] = v[i] * np.exp(alpha * h[i])
+            b1[q] += v[i] * hi_
+            if binary:
+                v[i] = v[i] * (e_up if hi_ == 1.0 else 1.0)
+            else:
+                v[i] = v[i] * np.exp(alpha * hi_)
             z0[q] += v[i]
     Z = 0.0
     wm = 0.0
