@@ -358,3 +358,12 @@ def test_update_bipartite_same_bits_as_exp_per_document(seed, binary):
             elif side[i] < 0:
                 vm[i] /= z0[doc_query[i]]
         np.testing.assert_array_equal(v, vm)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_streaming_pass_sums_every_code(dtype):
+    # the benchmark's memory-bound reference: the integer sum of every code (one feature, one document)
+    rng = np.random.default_rng(0)
+    for shape in ((1, 1), (3, 7), (9, 130)):
+        codes_t = rng.integers(0, np.iinfo(dtype).max + 1, size=shape).astype(dtype)
+        assert K._streaming_pass(codes_t) == int(codes_t.astype(np.int64).sum())

@@ -192,6 +192,11 @@ class RankBoost(BaseRanker):
     * a weak ranking with |r| = 1 orders every crucial pair: it is added with alpha = sign(r) (1 +
       sum |alpha_s|), so that the final ranking orders every training pair, and training stops with a
       `DegenerateRoundWarning`; so does a round where no allowed stump has r != 0.
+
+    Cost of a round (general feedback, Fig. 1): WeakLearn's potential histogram and scan, O(n F),
+    then one pair kernel (`lrank._kernels.stumps._round_pairs`, two passes) for the update of D, the
+    train losses of ``history_`` and the next round's potentials, O(m); summation orders are fixed, so
+    the same data give the same bits.
     """
 
     _parameter_constraints: ClassVar[dict] = {
