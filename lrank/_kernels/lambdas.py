@@ -75,71 +75,76 @@ def _rho(sigma, si, sj, ei, ej):
 
 
 @njit(cache=True)
-def _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo_, wo, pos, gstart, gptr):
-    """The pair loop of one whole-list query when no ``exp`` underflowed: documents grouped by label, so only
-    pairs of different labels are visited and the inner loop has no branch. Adds into ``lo_``/``wo``
-    (per rank); returns the number of pairs with ``dZ > 0``."""
+def _group_by_label(y, order, n, yo, pos, gstart):
+    """Ranks grouped by label (a stable counting of ``argsort``: increasing rank within a group), labels
+    in increasing order; ``pos[u]`` is the rank at grouped position ``u``, group ``g`` owns positions
+    ``gstart[g]:gstart[g + 1]``. Returns the number of groups."""
     for t in range(n):
-        d = order[t]
-        yo[t] = y[d]
-        do[t] = disc[d]
-        lo_[t] = 0.0
-        wo[t] = 0.0
-    srt = np.argsort(yo[:n], kind="mergesort")  # ranks grouped by label, increasing rank in a group
+        yo[t] = y[order[t]]
+    srt = np.argsort(yo[:n], kind="mergesort")
     ng = 0
     for u in range(n):
         pos[u] = srt[u]
         if u == 0 or yo[srt[u]] != yo[srt[u - 1]]:
             gstart[ng] = u
-            gptr[ng] = u
             ng += 1
     gstart[ng] = n
+    return ng
+
+
+@njit(cache=True, error_model="numpy")
+def _pair_block_cols(sigma, dgi, ea, da, E, D, LAM, W, sgn):
+    """Contributions of one document ``a`` (exponential ``ea``, discount ``da``) to the documents of another
+    label (views ``E, D, LAM, W`` of their group): their lambdas move by ``-sgn c`` and weights by ``h``.
+
+    One loop over contiguous arrays with no branch and no reduction, so it vectorises without
+    reassociation (``error_model="numpy"``: ``ea + eb > 0`` here, and Python's zero-division check would
+    keep the division scalar).
+    """
     s2 = sigma * sigma
+    for v in range(E.size):
+        eb = E[v]
+        dz = abs(da - D[v]) * dgi               # |Delta NDCG| of swapping the two documents
+        iv = 1.0 / (ea + eb)
+        rho = (eb if sgn > 0.0 else ea) * iv    # the sigmoid of the more relevant document's score
+        LAM[v] -= sgn * (sigma * dz * rho)
+        W[v] += s2 * dz * (ea * iv) * (eb * iv)
+
+
+@njit(cache=True)
+def _lambdas_whole(y, sigma, n, inv, order, gain, ex, disc, yo, pos, gstart, E, D, LAM, W):
+    """The pair loop of one whole-list query when no ``exp`` underflowed, with lambdas ``LAM`` and weights
+    ``W`` in label-grouped positions (``pos`` maps them to ranks).
+
+    Documents are grouped by label once (only pairs of different labels have ``dZ > 0``) and laid out
+    by group (structure of arrays: exponential ``E``, discount ``D``), so every pair loop is a
+    contiguous sweep with no branch and no reduction: for each pair of groups, once with the more
+    relevant group outside (adding into the less relevant documents) and once the other way round.
+    Each accumulator thus receives its terms in a fixed order (by group, then by rank), whatever the
+    compiler vectorises. Returns the number of pairs with ``dZ > 0``.
+    """
+    ng = _group_by_label(y, order, n, yo, pos, gstart)
+    for u in range(n):
+        t = pos[u]
+        E[u] = ex[t]
+        D[u] = disc[order[t]]
+        LAM[u] = 0.0
+        W[u] = 0.0
     n_pairs = 0
-    for r in range(kk):
-        ya = yo[r]
-        ga = gain[r]
-        da = do[r]
-        ea = ex[r]
-        la = 0.0
-        wa = 0.0
-        for g in range(ng):
-            e = gstart[g + 1]
-            u = gptr[g]
-            while u < e and pos[u] <= r:  # first rank of the group below rank r
-                u += 1
-            gptr[g] = u
-            yb = yo[pos[gstart[g]]]
-            if yb == ya or u == e:
+    for ga in range(ng):
+        a0, a1 = gstart[ga], gstart[ga + 1]
+        for gb in range(ng):
+            if gb == ga:
                 continue
-            dg = abs(ga - gain[pos[gstart[g]]]) * inv
-            n_pairs += e - u
-            if ya > yb:  # a = order[r] is the more relevant document: rho = ex_b / (ex_a + ex_b)
-                for v in range(u, e):
-                    t = pos[v]
-                    eb = ex[t]
-                    dz = (da - do[t]) * dg  # Delta NDCG of the swap (da > do[t]: rank r above t)
-                    iv = 1.0 / (ea + eb)
-                    c = sigma * dz * eb * iv
-                    h = s2 * dz * (ea * iv) * (eb * iv)
-                    la += c
-                    lo_[t] -= c
-                    wa += h
-                    wo[t] += h
-            else:  # b is the more relevant one: rho = ex_a / (ex_a + ex_b)
-                for v in range(u, e):
-                    t = pos[v]
-                    eb = ex[t]
-                    dz = (da - do[t]) * dg
-                    iv = 1.0 / (ea + eb)
-                    c = sigma * dz * ea * iv
-                    h = s2 * dz * (ea * iv) * (eb * iv)
-                    la -= c
-                    lo_[t] += c
-                    wa += h
-                    wo[t] += h
-        lo_[r] += la
-        wo[r] += wa
+            b0, b1 = gstart[gb], gstart[gb + 1]
+            # groups are in increasing label order: ga > gb means documents of ga are the more relevant
+            sgn = 1.0 if ga > gb else -1.0
+            dgi = abs(gain[pos[a0]] - gain[pos[b0]]) * inv
+            if ga > gb:
+                n_pairs += (a1 - a0) * (b1 - b0)
+            Eb, Db, Lb, Wb = E[b0:b1], D[b0:b1], LAM[b0:b1], W[b0:b1]
+            for u in range(a0, a1):  # every document of ga pushes those of gb: -sgn c to each
+                _pair_block_cols(sigma, dgi, E[u], D[u], Eb, Db, Lb, Wb, sgn)
     return n_pairs
 
 
@@ -159,11 +164,11 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, p
     ex = np.empty(nmax)
     yo = np.empty(nmax)  # labels as float64: the argsort below reuses the scores' specialisation
     do = np.empty(nmax)
+    dd = np.empty(nmax)
     lo_ = np.empty(nmax)
     wo = np.empty(nmax)
     pos = np.empty(nmax, dtype=np.int64)
     gstart = np.empty(nmax + 1, dtype=np.int64)
-    gptr = np.empty(nmax + 1, dtype=np.int64)
     for q in range(qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
         n = hi - lo
@@ -178,11 +183,12 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, p
         if inv == 0.0:
             continue
         if not fill_pairs and kk == n and np.min(ex[:n]) > _TINY:  # whole list: O(n^2) pairs
-            n_pairs += _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo_, wo, pos,
-                                        gstart, gptr)
-            for t in range(n):
-                lam[order[t]] = lo_[t]
-                w[order[t]] = wo[t]
+            n_pairs += _lambdas_whole(y, sigma, n, inv, order, gain, ex, disc, yo, pos, gstart,
+                                      do, dd, lo_, wo)
+            for u in range(n):
+                d = order[pos[u]]
+                lam[d] = lo_[u]
+                w[d] = wo[u]
             continue
         for r in range(kk):
             a = order[r]

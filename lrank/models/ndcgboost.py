@@ -53,9 +53,8 @@ def ndcgboost_gamma(F: np.ndarray, g: np.ndarray, qptr: np.ndarray, invZ: np.nda
 def ndcgboost_AB(F: np.ndarray, g: np.ndarray, qptr: np.ndarray, invZ: np.ndarray,
                  fx: np.ndarray) -> tuple[float, float]:
     """``(A, B)`` of step (c) for classifier outputs ``fx``."""
-    poff = pair_offsets(qptr)
-    _, beta, P = gamma_pairs(F, g, qptr, invZ, poff)
-    return ab_sums(qptr, invZ, poff, fx, beta, P)
+    _, beta, ex = gamma_pairs(F, g, qptr, invZ)
+    return ab_sums(qptr, invZ, F, fx, beta, ex)
 
 
 # ----------------------------------------------------------------------------------- trees
@@ -233,23 +232,22 @@ class NDCGBoostStep:
         self.metric = metric
         self.metric_kwargs = {"discount": discount}
         self.smoothing = float(smoothing)
-        self.poff = pair_offsets(self.qptr)
 
     def initial_model(self) -> np.ndarray:
         return np.zeros(self.X.shape[0])
 
     def gamma(self, model: np.ndarray) -> np.ndarray:
         """Step (a): the document weights."""
-        return gamma_pairs(model, self.g, self.qptr, self.invZ, self.poff)[0]
+        return gamma_pairs(model, self.g, self.qptr, self.invZ)[0]
 
     def step(self, model: np.ndarray, constraint: Sequence[int] | None = None):
         """One NDCGBoost iteration ``A(M, C, D)``: returns ``(alpha f, M + alpha f)``."""
         model = np.ascontiguousarray(model, dtype=np.float64)
-        gamma, beta, P = gamma_pairs(model, self.g, self.qptr, self.invZ, self.poff)     # (a)
+        gamma, beta, ex = gamma_pairs(model, self.g, self.qptr, self.invZ)                # (a)
         # (b)
         tree, leaf_of = grow_tree(self.codes, self.thresholds, gamma, None, self.num_leaves, constraint)
         fx = tree.value[leaf_of]
-        A, B = ab_sums(self.qptr, self.invZ, self.poff, fx, beta, P)                       # (c)
+        A, B = ab_sums(self.qptr, self.invZ, model, fx, beta, ex)                          # (c)
         d = self.smoothing * (A + B)
         alpha = 0.25 * np.log((A + d) / (B + d)) if A > B else 0.0       # minimises A e^{-2a} + B e^{2a}
         tree.scale = float(alpha)
