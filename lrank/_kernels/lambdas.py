@@ -33,13 +33,58 @@ from ._jit import njit
 
 
 @njit(cache=True)
-def _query_prep(y, scores, lo, hi, k, sigma, disc, order, gain, ex):
+def _label_counts(y, lo, hi, cnt):
+    """Counts of each label of documents ``lo:hi`` in ``cnt[0 : ymax - ymin + 1]``; returns ``(ymin, width)``
+    or ``(ymin, -1)`` when the label range is wider than ``cnt`` (then callers sort instead)."""
+    ymin = y[lo]
+    ymax = y[lo]
+    for d in range(lo + 1, hi):
+        ymin = min(ymin, y[d])
+        ymax = max(ymax, y[d])
+    width = ymax - ymin + 1
+    if width > cnt.size:
+        return ymin, -1
+    for v in range(width):
+        cnt[v] = 0
+    for d in range(lo, hi):
+        cnt[y[d] - ymin] += 1
+    return ymin, width
+
+
+@njit(cache=True)
+def _ideal_inv(y, lo, hi, kk, lg, gain, cnt):
+    """``1 / maxDCG@kk`` of the query (0 when it is 0): the gains in decreasing order, summed by rank.
+
+    Labels are counted (no sort) when their range is small; ``gain`` holds the query's gains (any order).
+    """
+    n = hi - lo
+    ideal = 0.0
+    ymin, width = _label_counts(y, lo, hi, cnt)
+    if width > 0:
+        r = 0
+        for v in range(width - 1, -1, -1):
+            gv = 2.0 ** (ymin + v) - 1.0
+            for _ in range(cnt[v]):
+                if r >= kk:
+                    break
+                ideal += gv / lg[r]
+                r += 1
+    else:
+        og = np.argsort(-gain[:n], kind="mergesort")  # the scores' argsort: no second sort compiled
+        for r in range(kk):
+            ideal += gain[og[r]] / lg[r]
+    return 1.0 / ideal if ideal > 0.0 else 0.0
+
+
+@njit(cache=True)
+def _query_prep(y, scores, lo, hi, k, sigma, disc, order, gain, ex, lg, cnt):
     """Sort the query by score (stable) and fill the per-document workspaces.
 
-    ``disc`` (per document) gets ``1/log2(r + 2)`` for ranks ``r < min(k, n)`` and 0 beyond;
-    ``order[r]`` is the document at rank ``r``, ``gain[r] = 2^y - 1`` and
-    ``ex[r] = exp(sigma (s - s_max))`` of that document (one ``exp`` per document: the sigmoid of a
-    pair is then ``rho_ij = 1 / (1 + exp(sigma (s_i - s_j))) = ex_j / (ex_i + ex_j)``).
+    ``disc`` (per document) gets ``1/log2(r + 2)`` for ranks ``r < min(k, n)`` and 0 beyond (``lg[r]`` is
+    ``log2(r + 2)``, tabled once per call); ``order[r]`` is the document at rank ``r``,
+    ``gain[r] = 2^y - 1`` and ``ex[r] = exp(sigma (s - s_max))`` of that document (one ``exp`` per
+    document: the sigmoid of a pair is then ``rho_ij = 1 / (1 + exp(sigma (s_i - s_j)))``
+    ``= ex_j / (ex_i + ex_j)``).
     Returns (1/maxDCG@k or 0, the cut ``min(k, n)``).
     """
     n = hi - lo
@@ -49,14 +94,10 @@ def _query_prep(y, scores, lo, hi, k, sigma, disc, order, gain, ex):
     for r in range(n):
         d = lo + o[r]
         order[r] = d
-        disc[d] = 1.0 / np.log2(r + 2.0) if r < kk else 0.0
+        disc[d] = 1.0 / lg[r] if r < kk else 0.0
         gain[r] = 2.0 ** y[d] - 1.0
         ex[r] = np.exp(sigma * (scores[d] - smax))
-    og = np.argsort(-gain[:n], kind="mergesort")  # ideal order (the scores' argsort: no second sort compiled)
-    ideal = 0.0
-    for r in range(kk):
-        ideal += gain[og[r]] / np.log2(r + 2.0)
-    return (1.0 / ideal if ideal > 0.0 else 0.0), kk
+    return _ideal_inv(y, lo, hi, kk, lg, gain, cnt), kk
 
 
 _TINY = 1e-280  # below this ex_i / (ex_i + ex_j) loses digits: take the pair's own exp
@@ -75,19 +116,44 @@ def _rho(sigma, si, sj, ei, ej):
 
 
 @njit(cache=True)
-def _group_by_label(y, order, n, yo, pos, gstart):
-    """Ranks grouped by label (a stable counting of ``argsort``: increasing rank within a group), labels
-    in increasing order; ``pos[u]`` is the rank at grouped position ``u``, group ``g`` owns positions
-    ``gstart[g]:gstart[g + 1]``. Returns the number of groups."""
+def _group_by_label(y, order, n, yo, pos, gstart, cnt):
+    """Ranks grouped by label (increasing rank within a group, labels in increasing order): ``pos[u]`` is
+    the rank at grouped position ``u``, group ``g`` owns positions ``gstart[g]:gstart[g + 1]``. A
+    counting sort when the labels' range is small (a stable ``argsort`` otherwise). Returns the number
+    of groups."""
+    lo = order[0]
+    ymin = y[lo]
+    ymax = y[lo]
     for t in range(n):
         yo[t] = y[order[t]]
-    srt = np.argsort(yo[:n], kind="mergesort")
+        ymin = min(ymin, y[order[t]])
+        ymax = max(ymax, y[order[t]])
+    width = ymax - ymin + 1
     ng = 0
-    for u in range(n):
-        pos[u] = srt[u]
-        if u == 0 or yo[srt[u]] != yo[srt[u - 1]]:
-            gstart[ng] = u
-            ng += 1
+    if width <= cnt.size:
+        for v in range(width):
+            cnt[v] = 0
+        for t in range(n):
+            cnt[y[order[t]] - ymin] += 1
+        u = 0
+        for v in range(width):  # cnt[v] becomes the first position of label ymin + v
+            c = cnt[v]
+            if c > 0:
+                gstart[ng] = u
+                ng += 1
+            cnt[v] = u
+            u += c
+        for t in range(n):
+            v = y[order[t]] - ymin
+            pos[cnt[v]] = t
+            cnt[v] += 1
+    else:
+        srt = np.argsort(yo[:n], kind="mergesort")
+        for u in range(n):
+            pos[u] = srt[u]
+            if u == 0 or yo[srt[u]] != yo[srt[u - 1]]:
+                gstart[ng] = u
+                ng += 1
     gstart[ng] = n
     return ng
 
@@ -112,7 +178,7 @@ def _pair_block_cols(sigma, dgi, ea, da, E, D, LAM, W, sgn):
 
 
 @njit(cache=True)
-def _lambdas_whole(y, sigma, n, inv, order, gain, ex, disc, yo, pos, gstart, E, D, LAM, W):
+def _lambdas_whole(y, sigma, n, inv, order, gain, ex, disc, yo, pos, gstart, cnt, E, D, LAM, W):
     """The pair loop of one whole-list query when no ``exp`` underflowed, with lambdas ``LAM`` and weights
     ``W`` in label-grouped positions (``pos`` maps them to ranks).
 
@@ -123,7 +189,7 @@ def _lambdas_whole(y, sigma, n, inv, order, gain, ex, disc, yo, pos, gstart, E, 
     Each accumulator thus receives its terms in a fixed order (by group, then by rank), whatever the
     compiler vectorises. Returns the number of pairs with ``dZ > 0``.
     """
-    ng = _group_by_label(y, order, n, yo, pos, gstart)
+    ng = _group_by_label(y, order, n, yo, pos, gstart, cnt)
     for u in range(n):
         t = pos[u]
         E[u] = ex[t]
@@ -149,6 +215,76 @@ def _lambdas_whole(y, sigma, n, inv, order, gain, ex, disc, yo, pos, gstart, E, 
 
 
 @njit(cache=True)
+def _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo_, wo, pos, gstart, gptr):
+    """The pair loop of one query of at most ``k`` documents (NDCG@k lambdas, LambdaMART) when no ``exp``
+    underflowed: documents grouped by label, so only pairs of different labels are visited. Adds into
+    ``lo_``/``wo`` (per rank); returns the number of pairs with ``dZ > 0``. (The whole-list lambdas,
+    ``k <= 0``, take the vectorised `_lambdas_whole`; this loop keeps LambdaMART's bits.)"""
+    for t in range(n):
+        d = order[t]
+        yo[t] = y[d]
+        do[t] = disc[d]
+        lo_[t] = 0.0
+        wo[t] = 0.0
+    srt = np.argsort(yo[:n], kind="mergesort")  # ranks grouped by label, increasing rank in a group
+    ng = 0
+    for u in range(n):
+        pos[u] = srt[u]
+        if u == 0 or yo[srt[u]] != yo[srt[u - 1]]:
+            gstart[ng] = u
+            gptr[ng] = u
+            ng += 1
+    gstart[ng] = n
+    s2 = sigma * sigma
+    n_pairs = 0
+    for r in range(kk):
+        ya = yo[r]
+        ga = gain[r]
+        da = do[r]
+        ea = ex[r]
+        la = 0.0
+        wa = 0.0
+        for g in range(ng):
+            e = gstart[g + 1]
+            u = gptr[g]
+            while u < e and pos[u] <= r:  # first rank of the group below rank r
+                u += 1
+            gptr[g] = u
+            yb = yo[pos[gstart[g]]]
+            if yb == ya or u == e:
+                continue
+            dg = abs(ga - gain[pos[gstart[g]]]) * inv
+            n_pairs += e - u
+            if ya > yb:  # a = order[r] is the more relevant document: rho = ex_b / (ex_a + ex_b)
+                for v in range(u, e):
+                    t = pos[v]
+                    eb = ex[t]
+                    dz = (da - do[t]) * dg  # Delta NDCG of the swap (da > do[t]: rank r above t)
+                    iv = 1.0 / (ea + eb)
+                    c = sigma * dz * eb * iv
+                    h = s2 * dz * (ea * iv) * (eb * iv)
+                    la += c
+                    lo_[t] -= c
+                    wa += h
+                    wo[t] += h
+            else:  # b is the more relevant one: rho = ex_a / (ex_a + ex_b)
+                for v in range(u, e):
+                    t = pos[v]
+                    eb = ex[t]
+                    dz = (da - do[t]) * dg
+                    iv = 1.0 / (ea + eb)
+                    c = sigma * dz * ea * iv
+                    h = s2 * dz * (ea * iv) * (eb * iv)
+                    la -= c
+                    lo_[t] += c
+                    wa += h
+                    wo[t] += h
+        lo_[r] += la
+        wo[r] += wa
+    return n_pairs
+
+
+@njit(cache=True)
 def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, pa, pb, pw):
     """One pass over the pairs with ``dZ > 0``: lambdas ``lam`` and weights ``w`` (filled in place) and,
     when ``fill_pairs``, the pair list ``(pa, pb, pw)``; returns the number of such pairs.
@@ -169,6 +305,11 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, p
     wo = np.empty(nmax)
     pos = np.empty(nmax, dtype=np.int64)
     gstart = np.empty(nmax + 1, dtype=np.int64)
+    gptr = np.empty(nmax + 1, dtype=np.int64)
+    cnt = np.empty(nmax + 1, dtype=np.int64)  # label counts (a label range wider than this is sorted)
+    lg = np.empty(nmax)
+    for r in range(nmax):
+        lg[r] = np.log2(r + 2.0)  # the discount's log2(r + 2), once per call
     for q in range(qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
         n = hi - lo
@@ -178,17 +319,24 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, p
         if n < 2:
             inv_max_dcg[q] = 0.0
             continue
-        inv, kk = _query_prep(y, scores, lo, hi, k, sigma, disc, order, gain, ex)
+        inv, kk = _query_prep(y, scores, lo, hi, k, sigma, disc, order, gain, ex, lg, cnt)
         inv_max_dcg[q] = inv
         if inv == 0.0:
             continue
-        if not fill_pairs and kk == n and np.min(ex[:n]) > _TINY:  # whole list: O(n^2) pairs
-            n_pairs += _lambdas_whole(y, sigma, n, inv, order, gain, ex, disc, yo, pos, gstart,
-                                      do, dd, lo_, wo)
-            for u in range(n):
-                d = order[pos[u]]
-                lam[d] = lo_[u]
-                w[d] = wo[u]
+        if not fill_pairs and kk == n and np.min(ex[:n]) > _TINY:  # every pair: O(n^2)
+            if k <= 0:  # the whole list (BoostingTree's LambdaMART): grouped, vectorised sweeps
+                n_pairs += _lambdas_whole(y, sigma, n, inv, order, gain, ex, disc, yo, pos, gstart, cnt,
+                                          do, dd, lo_, wo)
+                for u in range(n):
+                    d = order[pos[u]]
+                    lam[d] = lo_[u]
+                    w[d] = wo[u]
+                continue
+            n_pairs += _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo_, wo, pos,
+                                        gstart, gptr)
+            for t in range(n):
+                lam[order[t]] = lo_[t]
+                w[order[t]] = wo[t]
             continue
         for r in range(kk):
             a = order[r]
