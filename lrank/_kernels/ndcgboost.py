@@ -33,18 +33,22 @@ def _query_exp(F, lo, hi, ex):
 
 
 @njit(cache=True, error_model="numpy")
-def _add_sig(ej, E, S):
-    """``S_k += sig_kj = ex_j / (ex_k + ex_j)`` for the documents of the views ``E, S`` (vectorises: no
-    branch, no reduction; ``error_model="numpy"`` since ``ex_k + ex_j > 0``)."""
+def _add_sig(ej, E, S, Q):
+    """``S_k += sig_kj = ex_j / (ex_k + ex_j)`` for the documents of the views ``E, S``, keeping
+    ``Q_k = 1 / (ex_k + ex_j)`` for the second sweep (vectorises: no branch, no reduction;
+    ``error_model="numpy"`` since ``ex_k + ex_j > 0``)."""
     for k in range(E.size):
-        S[k] += ej / (E[k] + ej)
+        iv = 1.0 / (E[k] + ej)
+        Q[k] = iv
+        S[k] += ej * iv
 
 
-@njit(cache=True, error_model="numpy")
-def _add_theta(ej, bj, E, Bt, G):
-    """``G_k += P_jk (beta_k - beta_j)`` with ``P_jk = sig_jk (1 - sig_jk) = ex_j ex_k / (ex_j + ex_k)^2``."""
+@njit(cache=True)
+def _add_theta(ej, bj, E, Bt, G, Q):
+    """``G_k += P_jk (beta_k - beta_j)`` with ``P_jk = sig_jk (1 - sig_jk) = ex_j ex_k Q_k^2`` (``Q`` from
+    `_add_sig`: no division)."""
     for k in range(E.size):
-        iv = 1.0 / (ej + E[k])
+        iv = Q[k]
         G[k] += (ej * iv) * (E[k] * iv) * (Bt[k] - bj)
 
 
@@ -57,19 +61,24 @@ def _beta(g, invZ, lo, hi, S, beta):
 
 
 @njit(cache=True)
-def _gamma_query_fast(g, invZ, lo, hi, ex, gamma, beta):
+def _gamma_query_fast(g, invZ, lo, hi, ex, gamma, beta, Q):
     """Step (a) of one query from the per-document exponentials: two sweeps over all pairs, each adding
-    into a contiguous run of documents (so each accumulator gets its terms in document order)."""
+    into a contiguous run of documents (so each accumulator gets its terms in document order); the
+    first keeps ``1 / (ex_j + ex_k)`` in the ``n x n`` workspace ``Q`` for the second."""
+    n = hi - lo
     for j in range(lo, hi):
         gamma[j] = 0.0
-    for j in range(lo, hi):                               # pibar_k - 1 = sum_{j != k} sig_kj (in gamma)
-        _add_sig(ex[j], ex[lo:j], gamma[lo:j])
-        _add_sig(ex[j], ex[j + 1:hi], gamma[j + 1:hi])
+    for j in range(n):                                    # pibar_k - 1 = sum_{j != k} sig_kj (in gamma)
+        ej = ex[lo + j]
+        row = Q[j * n:(j + 1) * n]
+        _add_sig(ej, ex[lo:lo + j], gamma[lo:lo + j], row[:j])
+        _add_sig(ej, ex[lo + j + 1:hi], gamma[lo + j + 1:hi], row[j + 1:])
+        row[j] = 0.5 / ej                                 # the diagonal (multiplied by beta_j - beta_j = 0)
     _beta(g, invZ, lo, hi, gamma, beta)
     for j in range(lo, hi):
         gamma[j] = 0.0
-    for j in range(lo, hi):                               # gamma_k = sum_j P_jk (beta_k - beta_j)
-        _add_theta(ex[j], beta[j], ex[lo:hi], beta[lo:hi], gamma[lo:hi])
+    for j in range(n):                                    # gamma_k = sum_j P_jk (beta_k - beta_j)
+        _add_theta(ex[lo + j], beta[lo + j], ex[lo:hi], beta[lo:hi], gamma[lo:hi], Q[j * n:(j + 1) * n])
 
 
 @njit(cache=True)
@@ -97,6 +106,10 @@ def _gamma_query_exact(F, g, invZ, lo, hi, gamma, beta):
 def _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex):
     """NDCGBoost's document weights gamma and beta (ALGORITHMS.md 7 step (a)); O(sum n_q^2) divisions, one
     ``exp`` per document (one per pair only in a query whose scores span more than ~320)."""
+    nmax = 1
+    for q in range(qptr.size - 1):
+        nmax = max(nmax, qptr[q + 1] - qptr[q])
+    Q = np.empty(nmax * nmax)                             # 1 / (ex_j + ex_k) of the current query
     for q in range(qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
         for j in range(lo, hi):
@@ -106,7 +119,7 @@ def _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex):
         if invZ[q] == 0.0 or hi - lo < 2:
             continue
         if _query_exp(F, lo, hi, ex):
-            _gamma_query_fast(g, invZ[q], lo, hi, ex, gamma, beta)
+            _gamma_query_fast(g, invZ[q], lo, hi, ex, gamma, beta, Q)
         else:
             _gamma_query_exact(F, g, invZ[q], lo, hi, gamma, beta)
 

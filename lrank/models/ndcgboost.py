@@ -240,10 +240,18 @@ class NDCGBoostStep:
         """Step (a): the document weights."""
         return gamma_pairs(model, self.g, self.qptr, self.invZ)[0]
 
-    def step(self, model: np.ndarray, constraint: Sequence[int] | None = None):
-        """One NDCGBoost iteration ``A(M, C, D)``: returns ``(alpha f, M + alpha f)``."""
+    def reweight(self, model: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Step (a) alone, ``(gamma, beta, ex)``: a function of the model only, so a driver that extends
+        one model several times (BoostingTree, Sec. 3.3) may keep it and pass it to `step`."""
+        return gamma_pairs(np.ascontiguousarray(model, dtype=np.float64), self.g, self.qptr, self.invZ)
+
+    def step(self, model: np.ndarray, constraint: Sequence[int] | None = None, weights: tuple | None = None):
+        """One NDCGBoost iteration ``A(M, C, D)``: returns ``(alpha f, M + alpha f)``.
+
+        ``weights`` is ``reweight(model)`` when the caller kept it (the same result, step (a) skipped).
+        """
         model = np.ascontiguousarray(model, dtype=np.float64)
-        gamma, beta, ex = gamma_pairs(model, self.g, self.qptr, self.invZ)                # (a)
+        gamma, beta, ex = self.reweight(model) if weights is None else weights                  # (a)
         # (b)
         tree, leaf_of = grow_tree(self.codes, self.thresholds, gamma, None, self.num_leaves, constraint)
         fx = tree.value[leaf_of]
