@@ -22,7 +22,14 @@ subtracts the pairs that fall inside one node (Example 3-4 of Xia, Zhai & Wang).
 Cost: one ``exp`` per document, not per pair: with ``e_i = exp(sigma (s_i - s_max))`` (``s_max`` the
 query's top score, so ``e_i <= 1`` never overflows), ``rho = e_j / (e_i + e_j)`` and
 ``rho (1 - rho) = e_i e_j / (e_i + e_j)^2``; a pair whose two exponentials underflow takes its own
-``exp``. The whole-list lambdas (``k <= 0``) of BoostingTree's LambdaMART base are O(n_q^2) divisions.
+``exp``. The whole-list lambdas (``k <= 0``) of BoostingTree's LambdaMART base are O(n_q^2) divisions,
+laid out so they vectorise without reassociation (`_lambdas_whole`): the documents of a query are
+grouped by label once per call (a counting sort), stored by group (structure of arrays), and every
+pair of label groups is swept twice, each sweep adding into a contiguous run of per-document sums
+(no reduction in the inner loop, ``error_model="numpy"`` so the division is not guarded). The sums
+thus take their terms in a fixed order (by group, then by rank), not the order of the NDCG@k loop:
+whole-list lambdas differ from a pair-by-pair sum in the last bits. NDCG@k lambdas (``k > 0``,
+LambdaMART) keep the pair-by-pair order and their bits.
 """
 
 from __future__ import annotations

@@ -4,6 +4,12 @@ The ``@njit`` kernels are private (``_name``); each is called through one valida
 `gamma_pairs` (step (a): gamma and beta), `ab_sums` (step (c): A and B) and
 `histograms` (per-feature sums for the classifier tree of step (b)). Nothing here imports from the
 layers above.
+
+Cost: ``sig_jk = 1 / (1 + exp(2 (F_j - F_k))) = ex_k / (ex_j + ex_k)`` with ``ex = exp(2 (F - max_q F))``,
+one ``exp`` per document (a query whose scores span more than ~320 takes one per pair); step (a) is two
+sweeps over each query's pairs and step (c) one sweep over the pairs with different classifier outputs,
+each adding into a contiguous run of per-document sums (vectorised without reassociation; the terms are
+summed in a fixed order, not the order of the original double loop, so the last bits differ from it).
 """
 
 from __future__ import annotations
