@@ -95,3 +95,16 @@ def test_label_grouping_counted_or_sorted(k, top):
     rlam, rw, _ = ref.lambdas(y, qptr, s, k=k)
     np.testing.assert_allclose(lam, rlam, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(w, rw, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("k", [0, 10])
+def test_parallel_over_queries_is_the_serial_result(k):
+    """``n_jobs=2`` (``prange`` over chunks of queries) gives the serial lambdas and weights bit for bit, with
+    one-document queries, queries of all-equal labels and ties in scores."""
+    rng = np.random.default_rng(7 + k)
+    sizes = [1, 30, 2, 57, 1, 12, 40, 3, 25, 9]
+    y, qptr, s = _queries(rng, sizes, ties=True)
+    y[qptr[5]:qptr[6]] = 1
+    a = lambdamart_gradients(y, qptr, s, k=k)
+    b = lambdamart_gradients(y, qptr, s, k=k, n_jobs=2)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])

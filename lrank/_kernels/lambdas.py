@@ -35,6 +35,7 @@ LambdaMART) keep the pair-by-pair order and their bits.
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from ._jit import njit
 
@@ -292,6 +293,88 @@ def _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo
 
 
 @njit(cache=True)
+def _workspace(qptr):
+    """Per-query buffers sized for the largest query, and the table ``lg[r] = log2(r + 2)``."""
+    nmax = max(1, np.max(qptr[1:] - qptr[:-1])) if qptr.size > 1 else 1
+    order = np.empty(nmax, dtype=np.int64)
+    pos = np.empty(nmax, dtype=np.int64)
+    ints = np.empty((3, nmax + 1), dtype=np.int64)  # gstart, gptr, cnt (label counts; wider ranges sort)
+    f64 = np.empty((7, nmax))                        # gain, ex, yo, do, dd, lo_, wo
+    lg = np.empty(nmax)
+    for r in range(nmax):
+        lg[r] = np.log2(r + 2.0)  # the discount's log2(r + 2), once per call
+    return order, pos, ints, f64, lg
+
+
+@njit(cache=True)
+def _lambdas_query(q, y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, pa, pb, pw, n0,
+                   order, pos, ints, f64, lg):
+    """Lambdas and weights of query ``q`` (and its pairs from ``pa[n0]`` on, when ``fill_pairs``); returns
+    the number of its pairs with ``dZ > 0``."""
+    gstart, gptr, cnt = ints[0], ints[1], ints[2]
+    gain, ex, yo, do, dd, lo_, wo = f64[0], f64[1], f64[2], f64[3], f64[4], f64[5], f64[6]
+    lo, hi = qptr[q], qptr[q + 1]
+    n = hi - lo
+    for i in range(lo, hi):
+        lam[i] = 0.0
+        w[i] = 0.0
+    if n < 2:
+        inv_max_dcg[q] = 0.0
+        return 0
+    inv, kk = _query_prep(y, scores, lo, hi, k, sigma, disc, order, gain, ex, lg, cnt)
+    inv_max_dcg[q] = inv
+    if inv == 0.0:
+        return 0
+    if not fill_pairs and kk == n and np.min(ex[:n]) > _TINY:  # every pair: O(n^2)
+        if k <= 0:  # the whole list (BoostingTree's LambdaMART): grouped, vectorised sweeps
+            m = _lambdas_whole(y, sigma, n, inv, order, gain, ex, disc, yo, pos, gstart, cnt, do, dd, lo_, wo)
+            for u in range(n):
+                d = order[pos[u]]
+                lam[d] = lo_[u]
+                w[d] = wo[u]
+            return m
+        m = _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo_, wo, pos, gstart,
+                             gptr)
+        for t in range(n):
+            lam[order[t]] = lo_[t]
+            w[order[t]] = wo[t]
+        return m
+    n_pairs = n0
+    for r in range(kk):
+        a = order[r]
+        ya = y[a]
+        ga = gain[r]
+        da = disc[a]
+        ea = ex[r]
+        sa = scores[a]
+        for t in range(r + 1, n):
+            b = order[t]
+            yb = y[b]
+            if ya == yb:
+                continue
+            dz = abs((da - disc[b]) * (ga - gain[t])) * inv   # |Delta NDCG| of the swap
+            if dz == 0.0:
+                continue
+            if ya > yb:   # i = a is the more relevant document
+                i, j = a, b
+                rho, rr = _rho(sigma, sa, scores[b], ea, ex[t])
+            else:
+                i, j = b, a
+                rho, rr = _rho(sigma, scores[b], sa, ex[t], ea)
+            lam[i] += sigma * dz * rho
+            lam[j] -= sigma * dz * rho
+            h = sigma * sigma * dz * rr
+            w[i] += h
+            w[j] += h
+            if fill_pairs:
+                pa[n_pairs] = i
+                pb[n_pairs] = j
+                pw[n_pairs] = h
+            n_pairs += 1
+    return n_pairs - n0
+
+
+@njit(cache=True)
 def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, pa, pb, pw):
     """One pass over the pairs with ``dZ > 0``: lambdas ``lam`` and weights ``w`` (filled in place) and,
     when ``fill_pairs``, the pair list ``(pa, pb, pw)``; returns the number of such pairs.
@@ -300,88 +383,37 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, p
     positions and the documents ranked below them, O(k n_q) per query (O(n_q^2) for the whole list,
     with one ``exp`` per document, not per pair).
     """
+    order, pos, ints, f64, lg = _workspace(qptr)
     n_pairs = 0
-    nmax = max(1, np.max(qptr[1:] - qptr[:-1])) if qptr.size > 1 else 1
-    order = np.empty(nmax, dtype=np.int64)
-    gain = np.empty(nmax)
-    ex = np.empty(nmax)
-    yo = np.empty(nmax)  # labels as float64: the argsort below reuses the scores' specialisation
-    do = np.empty(nmax)
-    dd = np.empty(nmax)
-    lo_ = np.empty(nmax)
-    wo = np.empty(nmax)
-    pos = np.empty(nmax, dtype=np.int64)
-    gstart = np.empty(nmax + 1, dtype=np.int64)
-    gptr = np.empty(nmax + 1, dtype=np.int64)
-    cnt = np.empty(nmax + 1, dtype=np.int64)  # label counts (a label range wider than this is sorted)
-    lg = np.empty(nmax)
-    for r in range(nmax):
-        lg[r] = np.log2(r + 2.0)  # the discount's log2(r + 2), once per call
     for q in range(qptr.size - 1):
-        lo, hi = qptr[q], qptr[q + 1]
-        n = hi - lo
-        for i in range(lo, hi):
-            lam[i] = 0.0
-            w[i] = 0.0
-        if n < 2:
-            inv_max_dcg[q] = 0.0
-            continue
-        inv, kk = _query_prep(y, scores, lo, hi, k, sigma, disc, order, gain, ex, lg, cnt)
-        inv_max_dcg[q] = inv
-        if inv == 0.0:
-            continue
-        if not fill_pairs and kk == n and np.min(ex[:n]) > _TINY:  # every pair: O(n^2)
-            if k <= 0:  # the whole list (BoostingTree's LambdaMART): grouped, vectorised sweeps
-                n_pairs += _lambdas_whole(y, sigma, n, inv, order, gain, ex, disc, yo, pos, gstart, cnt,
-                                          do, dd, lo_, wo)
-                for u in range(n):
-                    d = order[pos[u]]
-                    lam[d] = lo_[u]
-                    w[d] = wo[u]
-                continue
-            n_pairs += _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo_, wo, pos,
-                                        gstart, gptr)
-            for t in range(n):
-                lam[order[t]] = lo_[t]
-                w[order[t]] = wo[t]
-            continue
-        for r in range(kk):
-            a = order[r]
-            ya = y[a]
-            ga = gain[r]
-            da = disc[a]
-            ea = ex[r]
-            sa = scores[a]
-            for t in range(r + 1, n):
-                b = order[t]
-                yb = y[b]
-                if ya == yb:
-                    continue
-                dz = abs((da - disc[b]) * (ga - gain[t])) * inv   # |Delta NDCG| of the swap
-                if dz == 0.0:
-                    continue
-                if ya > yb:   # i = a is the more relevant document
-                    i, j = a, b
-                    rho, rr = _rho(sigma, sa, scores[b], ea, ex[t])
-                else:
-                    i, j = b, a
-                    rho, rr = _rho(sigma, scores[b], sa, ex[t], ea)
-                lam[i] += sigma * dz * rho
-                lam[j] -= sigma * dz * rho
-                h = sigma * sigma * dz * rr
-                w[i] += h
-                w[j] += h
-                if fill_pairs:
-                    pa[n_pairs] = i
-                    pb[n_pairs] = j
-                    pw[n_pairs] = h
-                n_pairs += 1
+        n_pairs += _lambdas_query(q, y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, pa, pb,
+                                  pw, n_pairs, order, pos, ints, f64, lg)
     return n_pairs
+
+
+@njit(cache=False, parallel=True)
+def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, n_chunks):
+    """Parallel twin of `_lambdas` without the pair list: ``prange`` over chunks of queries, each with its
+    own buffers; every query is computed exactly as in `_lambdas` (results do not depend on threads)."""
+    nq = qptr.size - 1
+    counts = np.zeros(n_chunks, dtype=np.int64)
+    e_i = np.empty(0, dtype=np.int64)
+    e_f = np.empty(0)
+    for c in prange(n_chunks):
+        q0 = c * nq // n_chunks
+        q1 = (c + 1) * nq // n_chunks
+        order, pos, ints, f64, lg = _workspace(qptr[q0:q1 + 1])
+        m = 0
+        for q in range(q0, q1):
+            m += _lambdas_query(q, y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, False, e_i, e_i, e_f,
+                                0, order, pos, ints, f64, lg)
+        counts[c] = m
+    return counts.sum()
 
 
 def lambdamart_gradients(
     y: np.ndarray, qptr: np.ndarray, scores: np.ndarray, k: int = 10, sigma: float = 1.0,
-    with_pairs: bool = False,
+    with_pairs: bool = False, n_jobs: int = 1,
 ):
     """Lambdas and weights of LambdaMART for the current ``scores``.
 
@@ -399,6 +431,9 @@ def lambdamart_gradients(
         The sigmoid's shape parameter.
     with_pairs : bool
         Also return the pair list ``(pa, pb, pw)`` for the exact (OLE) second derivative.
+    n_jobs : int
+        Threads (``prange`` over queries; ``-1``: numba's thread count); the results are the same bit
+        for bit. The pair list (``with_pairs``) is always filled serially.
 
     Returns
     -------
@@ -428,6 +463,18 @@ def lambdamart_gradients(
         pw = np.empty(cap)
         m = _lambdas(y, qptr, scores, int(k), float(sigma), lam, w, disc, inv, True, pa, pb, pw)
         pairs = (pa[:m].copy(), pb[:m].copy(), pw[:m].copy())
+    elif n_jobs != 1 and qptr.size > 2:
+        import numba
+
+        most = numba.config.NUMBA_NUM_THREADS
+        threads = min(int(n_jobs), most) if n_jobs > 0 else most
+        old = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:  # chunks of queries balance uneven query sizes; each query is computed as in the serial pass
+            _lambdas_parallel(y, qptr, scores, int(k), float(sigma), lam, w, disc, inv,
+                              min(qptr.size - 1, 8 * threads))
+        finally:
+            numba.set_num_threads(old)
     else:
         e_i = np.empty(0, dtype=np.int64)
         _lambdas(y, qptr, scores, int(k), float(sigma), lam, w, disc, inv, False, e_i, e_i, np.empty(0))
