@@ -433,7 +433,8 @@ def lambdamart_gradients(
         Also return the pair list ``(pa, pb, pw)`` for the exact (OLE) second derivative.
     n_jobs : int
         Threads (``prange`` over queries; ``-1``: numba's thread count); the results are the same bit
-        for bit. The pair list (``with_pairs``) is always filled serially.
+        for bit. The pair list (``with_pairs``) is always filled serially. The parallel twin is
+        compiled on its first use in a process (parallel kernels are not cached: ~10 s here).
 
     Returns
     -------
