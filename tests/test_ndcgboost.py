@@ -25,6 +25,7 @@ def _random_queries(rng, nq=6):
     return F, g, qptr, Z, invZ
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("seed", range(12))
 def test_gamma_and_AB_match_reference(seed):
     rng = np.random.default_rng(seed)
@@ -255,6 +256,30 @@ def test_far_apart_scores_take_one_exp_per_pair():
     got = ndcgboost_gamma(F, g, qptr, invZ)
     np.testing.assert_allclose(got, ref_gamma(F, g, qptr, Z), rtol=1e-10, atol=1e-13)
     fx = np.array([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    A, B = ndcgboost_AB(F, g, qptr, invZ, fx)
+    rA, rB = ref_AB(F, g, qptr, Z, fx)
+    assert A == pytest.approx(rA, rel=1e-10, abs=1e-14) and B == pytest.approx(rB, rel=1e-10, abs=1e-14)
+
+
+@pytest.mark.kernel
+def test_gamma_and_AB_match_reference_on_longer_queries():
+    """Queries of up to 45 documents (the vectorised sweeps' main loops, not only their remainders), with
+    ties in scores, a one-document query, a query of all-equal labels and one without a relevant one."""
+    rng = np.random.default_rng(11)
+    sizes = np.array([1, 45, 17, 30, 2, 23])
+    qptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = int(qptr[-1])
+    y = rng.integers(0, 3, size=n)
+    y[qptr[2]:qptr[3]] = 1
+    y[qptr[4]:qptr[5]] = 0
+    F = np.round(rng.normal(size=n), 1)
+    g = 2.0 ** y - 1
+    Z = np.array([np.sum(np.sort(g[a:b])[::-1] / np.log2(np.arange(2, b - a + 2)))
+                  for a, b in zip(qptr[:-1], qptr[1:])])
+    invZ = np.where(Z > 0, 1 / np.where(Z > 0, Z, 1), 0.0)
+    np.testing.assert_allclose(ndcgboost_gamma(F, g, qptr, invZ), ref_gamma(F, g, qptr, Z),
+                               rtol=1e-10, atol=1e-13)
+    fx = rng.integers(0, 2, size=n).astype(float)
     A, B = ndcgboost_AB(F, g, qptr, invZ, fx)
     rA, rB = ref_AB(F, g, qptr, Z, fx)
     assert A == pytest.approx(rA, rel=1e-10, abs=1e-14) and B == pytest.approx(rB, rel=1e-10, abs=1e-14)
