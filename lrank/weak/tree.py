@@ -12,7 +12,9 @@ boosting loss at ``o = 0`` (``grad = L'``, ``hess = L''``):
   ``r = -L'/L''``, ``w = L''``), ``"rwse"`` (Eq. 9) and ``"ole"`` (Eq. 13). For a derivative-additive
   loss OLE is RWSE (Theorem 1). Given ``pairs=(pa, pb, pw)`` (LambdaMART's pairwise second derivatives),
   OLE uses the node's exact second derivative, in which the pairs inside a node cancel (Example 3-4),
-  updated incrementally over the sorted bins through pair histograms;
+  updated incrementally over the sorted bins through pair histograms (`lrank._kernels.pair_histograms`:
+  node-contiguous pair lists; the larger child's histograms by subtracting the smaller child's and the
+  crossing pairs' from the parent's when that is fewer pairs);
 * leaf values by one Newton step ``-sum L' / sum L''`` (Eq. 11; for LambdaMART ``sum lambda / sum w``,
   Wu et al.'s line 11, with the additive denominator whatever the criterion, so SE and OLE trees differ
   only in their splits, as in the paper's experiments);
