@@ -18,6 +18,8 @@ unit weights counts the pairs a stump does not tie (exact all-tie detection).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._jit import njit
@@ -171,7 +173,11 @@ def _patterns_equal(codes, hi, lo, f1, j1, f2, j2):
 
 @njit(cache=True)
 def _scale_pairs(D, u, w_plus, w_minus, w_zero):
-    """``D_i *= w_plus / w_minus / w_zero`` by outcome ``u_i = +1 / -1 / 0``; returns the new sum (Z)."""
+    """``D_i *= w_plus / w_minus / w_zero`` by outcome ``u_i = +1 / -1 / 0``; returns the new sum (Z).
+
+    The normalisation ``D /= Z`` stays with the caller, in NumPy: the fastmath policy allows ``arcp``,
+    under which a kernel may divide by multiplying with ``1 / Z`` (other bits).
+    """
     z = 0.0
     for i in range(D.size):
         if u[i] > 0:
@@ -182,6 +188,182 @@ def _scale_pairs(D, u, w_plus, w_minus, w_zero):
             D[i] *= w_zero
         z += D[i]
     return z
+
+
+# --------------------------------------------------------------------------------------------------
+# One boosting round on the candidates only (RankBoost+ Sec. 4 per round, issue 15): the statistics of
+# the distinct candidate stumps, the chosen stump's outcomes, the reweighting and the training losses.
+# Each sum runs in the order of the full-table kernels above, so results are the same bits.
+# --------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _pair_min_lists(minc, jmin):
+    """Per feature ``f``, the pairs ``i`` with ``minc[f, i] > jmin[f]`` (CSR ``ptr``, ``pos``, ``code``).
+
+    A pair whose smaller code is at most ``jmin[f]`` (the lowest candidate threshold of ``f``) adds to
+    no ``[min > j]`` with ``j >= jmin[f]``: it is left out of the per-round pair histogram. ``lane``
+    is the interleaved histogram `_pair_suffix` puts pair ``i`` in (``i % 4``, the tail in lane 0).
+    """
+    F, m = minc.shape
+    m4 = m - m % 4
+    ptr = np.zeros(F + 1, dtype=np.int64)
+    for f in range(F):
+        c = 0
+        for i in range(m):
+            if minc[f, i] > jmin[f]:
+                c += 1
+        ptr[f + 1] = ptr[f] + c
+    pos = np.empty(ptr[F], dtype=np.int64)
+    code = np.empty(ptr[F], dtype=minc.dtype)
+    lane = np.empty(ptr[F], dtype=np.int8)
+    for f in range(F):
+        e = ptr[f]
+        for i in range(m):
+            if minc[f, i] > jmin[f]:
+                pos[e] = i
+                code[e] = minc[f, i]
+                lane[e] = i % 4 if i < m4 else 0
+                e += 1
+    return ptr, pos, code, lane
+
+
+@njit(cache=True)
+def _candidate_eps(codes_t, hi, lo, D, n_bins, jmin, ptr, pos, code, lane, cptr, corder, cj):
+    """eps+, eps-, eps0 of the candidate stumps only (RankBoost+ Eq. 8), as `_stump_eps` computes them.
+
+    ``codes_t`` is ``codes.T`` (feature-major); candidates of feature ``f`` are
+    ``corder[cptr[f]:cptr[f+1]]`` with bins ``cj``; ``jmin[f]`` is their lowest bin. The document and
+    pair histograms skip the bins ``<= jmin[f]`` (no candidate reads them) and every suffix sum runs
+    in `_doc_suffix` / `_pair_suffix`'s order: the values are bit-identical to `_stump_eps`'s entries.
+    """
+    F, n = codes_t.shape
+    pi, s = _potentials(hi, lo, D, n)
+    total = 0.0
+    for i in range(D.size):
+        total += D[i]
+    K = cj.size
+    ep = np.empty(K)
+    em = np.empty(K)
+    e0 = np.empty(K)
+    hp = np.empty(n_bins)
+    hs = np.empty(n_bins)
+    h = np.empty((4, n_bins))
+    P = np.empty(n_bins)
+    S = np.empty(n_bins)
+    M = np.empty(n_bins)
+    for f in range(F):
+        if cptr[f + 1] == cptr[f]:
+            continue
+        jm = jmin[f]
+        hp[:] = 0.0
+        hs[:] = 0.0
+        h[:] = 0.0
+        row = codes_t[f]
+        for x in range(n):  # document histograms of pi (eps+ - eps-) and s (pair mass)
+            c = row[x]
+            if c > jm:
+                hp[c] += pi[x]
+                hs[c] += s[x]
+        for e in range(ptr[f], ptr[f + 1]):  # pair histogram of min codes, 4 lanes
+            i = pos[e]
+            h[lane[e], code[e]] += D[i]
+        accp = hp[n_bins - 1]
+        accs = hs[n_bins - 1]
+        accm = (h[0, n_bins - 1] + h[1, n_bins - 1]) + (h[2, n_bins - 1] + h[3, n_bins - 1])
+        for j in range(n_bins - 2, jm - 1, -1):
+            P[j] = accp
+            S[j] = accs
+            M[j] = accm
+            accp += hp[j]
+            accs += hs[j]
+            accm += (h[0, j] + h[1, j]) + (h[2, j] + h[3, j])
+        for t in range(cptr[f], cptr[f + 1]):
+            k = corder[t]
+            j = cj[k]
+            split = S[j] - 2.0 * M[j]  # eps+ + eps-
+            a = 0.5 * (split + P[j])
+            b = 0.5 * (split - P[j])
+            a = a if a > 0.0 else 0.0
+            b = b if b > 0.0 else 0.0
+            z = total - a - b
+            ep[k] = a
+            em[k] = b
+            e0[k] = z if z > 0.0 else 0.0
+    return ep, em, e0
+
+
+@njit(cache=True)
+def _stump_outcomes(codes, hi, lo, f, j, D):
+    """Pattern ``u`` of stump ``[code_f > j]`` and its ``(eps-, eps0, eps+)`` under ``D`` (Eq. 8).
+
+    The three sums run over the pairs in order (as ``np.bincount(u + 1, weights=D)``).
+    """
+    m = hi.size
+    u = np.empty(m, dtype=np.int8)
+    out = np.zeros(3)
+    for i in range(m):
+        a = 1 if codes[hi[i], f] > j else 0
+        b = 1 if codes[lo[i], f] > j else 0
+        u[i] = a - b
+        out[a - b + 1] += D[i]
+    return u, out[0], out[1], out[2]
+
+
+@njit(cache=True)
+def _log_weighted_sum_exp(x, w):
+    """``ln sum_i w_i exp(x_i)`` without overflow (``w >= 0``; ``-inf`` when every term is 0)."""
+    n = x.size
+    mx = -np.inf
+    for i in range(n):
+        if x[i] > mx:
+            mx = x[i]
+    if np.isfinite(mx):
+        tot = 0.0
+        for i in range(n):
+            tot += w[i] * np.exp(x[i] - mx)
+        if tot > 0.0 and np.isfinite(tot):
+            return mx + np.log(tot)
+    mx = -np.inf
+    found = False
+    for i in range(n):
+        if w[i] > 0.0:
+            found = True
+            if x[i] > mx:
+                mx = x[i]
+    if not found:
+        return -np.inf
+    if not np.isfinite(mx):
+        return mx
+    tot = 0.0
+    for i in range(n):
+        tot += w[i] * np.exp(x[i] - mx)
+    return mx + np.log(tot)
+
+
+@njit(cache=True)
+def _margin_losses(margins, u, alpha, w1):
+    """``margins += alpha u``, then train ``ln E1`` (Eq. 5), ``R1`` (Eq. 3) and ``R2`` (Eq. 4)."""
+    m = margins.size
+    neg = np.empty(m)
+    r1 = 0.0
+    r2 = 0.0
+    for i in range(m):
+        g = margins[i] + alpha * u[i]
+        margins[i] = g
+        neg[i] = -g
+        if g <= 0.0:
+            r1 += w1[i]
+        if g < 0.0:
+            r2 += w1[i]
+        elif g == 0.0:
+            r2 += 0.5 * w1[i]
+    return _log_weighted_sum_exp(neg, w1), r1, r2
+
+
+@njit(cache=True)
+def _add_log_terms(lt, u, table):
+    """``lt_i += table[u_i + 1]`` (Eq. 25 in the log domain: one ranker's weight changed)."""
+    for i in range(lt.size):
+        lt[i] += table[u[i] + 1]
 
 
 def warmup() -> None:
@@ -199,4 +381,76 @@ def warmup() -> None:
         _stump_pattern(codes, hi, lo, 0, 1)
         idx = np.zeros(1, dtype=np.int64)
         _patterns_equal(codes, hi, lo, idx, idx + 1, idx, idx + 1)
-    _scale_pairs(D.copy(), np.array([1, 0, -1], dtype=np.int8), 0.5, 2.0, 1.0)
+        _stump_outcomes(codes, hi, lo, 0, 1, D)
+        pick = np.array([0, 1], dtype=np.int64)
+        plan = candidate_plan(codes, minc, pick, pick[::-1].copy(), 4)
+        candidate_eps(plan, hi, lo, D)
+    u = np.array([1, 0, -1], dtype=np.int8)
+    _scale_pairs(D.copy(), u, 0.5, 2.0, 1.0)
+    _margin_losses(np.zeros(3), u, 0.5, D)
+    _add_log_terms(np.zeros(3), u, np.array([0.5, 0.1, -0.5]))
+    _log_weighted_sum_exp(np.zeros(3), D)
+
+
+class CandidatePlan(NamedTuple):
+    """What `candidate_eps` needs besides the pair weights, built once per fit by `candidate_plan`."""
+
+    codes_t: np.ndarray  # (F, n) bin codes, feature-major
+    n_bins: int
+    jmin: np.ndarray  # lowest candidate bin per feature (n_bins - 1 when a feature has none)
+    ptr: np.ndarray  # pairs whose min code exceeds jmin[f]: CSR over features
+    pos: np.ndarray
+    code: np.ndarray
+    lane: np.ndarray
+    cptr: np.ndarray  # candidates of feature f: corder[cptr[f]:cptr[f+1]]
+    corder: np.ndarray
+    cj: np.ndarray
+
+
+def candidate_plan(codes: np.ndarray, minc: np.ndarray, cf: np.ndarray, cj: np.ndarray,
+                   n_bins: int) -> CandidatePlan:
+    """Check the inputs of `candidate_eps` once and precompute its per-feature lists.
+
+    Parameters
+    ----------
+    codes : ndarray (n_docs, n_features) of uint8 / uint16
+        Bin codes.
+    minc : ndarray (n_features, n_pairs)
+        ``_pair_min_codes(codes, hi, lo)``.
+    cf, cj : ndarray of int
+        The candidate stumps ``[code_cf > cj]``.
+    n_bins : int
+        Codes per feature (``> codes.max()``).
+    """
+    codes = np.ascontiguousarray(codes)
+    if codes.ndim != 2 or codes.dtype not in (np.uint8, np.uint16):
+        raise ValueError(f"codes must be 2-d uint8 or uint16, got {codes.dtype} of shape {codes.shape}")
+    F = codes.shape[1]
+    minc = np.ascontiguousarray(minc, dtype=codes.dtype)
+    if minc.shape[0] != F:
+        raise ValueError(f"minc has {minc.shape[0]} rows for {F} features")
+    cf = np.ascontiguousarray(cf, dtype=np.int64)
+    cj = np.ascontiguousarray(cj, dtype=np.int64)
+    n_bins = int(n_bins)
+    if cf.shape != cj.shape or (cf.size and (cf.min() < 0 or cf.max() >= F or cj.min() < 0
+                                              or cj.max() > n_bins - 2)):
+        raise ValueError("candidates (cf, cj) out of range")
+    if codes.size and int(codes.max()) >= n_bins:
+        raise ValueError(f"a code exceeds n_bins - 1 = {n_bins - 1}")
+    jmin = np.full(F, n_bins - 1, dtype=np.int64)
+    np.minimum.at(jmin, cf, cj)
+    corder = np.argsort(cf, kind="stable").astype(np.int64)
+    cptr = np.r_[0, np.cumsum(np.bincount(cf, minlength=F))].astype(np.int64)
+    ptr, pos, code, lane = _pair_min_lists(minc, jmin)
+    return CandidatePlan(np.ascontiguousarray(codes.T), n_bins, jmin, ptr, pos, code, lane, cptr, corder, cj)
+
+
+def candidate_eps(plan: CandidatePlan, hi: np.ndarray, lo: np.ndarray, D: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """eps+, eps-, eps0 (RankBoost+ Eq. 8) of every candidate of ``plan`` under the pair weights ``D``.
+
+    The same bits as ``_stump_eps(codes, minc, hi, lo, D, n_bins)[k][cf, cj]``, at a cost
+    proportional to the pairs and documents above each feature's lowest candidate bin.
+    """
+    return _candidate_eps(plan.codes_t, hi, lo, D, plan.n_bins, plan.jmin, plan.ptr, plan.pos, plan.code,
+                          plan.lane, plan.cptr, plan.corder, plan.cj)

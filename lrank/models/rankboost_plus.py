@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from lrank._kernels.pair_stumps import _add_log_terms, _log_weighted_sum_exp
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker
@@ -280,7 +281,7 @@ class _IndependentSet:
         u = self.pattern(self.members[j])
         old = self.eta[j]
         diff = _log_term_table(new) - _log_term_table(old)  # Eq. 25: ln omega+ = ln omega*_2(new) - (old)
-        self.lt += diff[_outcome_index(u)]
+        _add_log_terms(self.lt, u, diff)  # lt_i += diff[u_i + 1]
         self.eta[j] = new
 
     def coefficients(self, v: np.ndarray) -> np.ndarray:
@@ -304,7 +305,7 @@ class _IndependentSet:
 
     def log_f2(self) -> float:
         """``ln F_2(eta)`` (Eq. 22) over the independent set: finite where F_2 itself overflows."""
-        return log_weighted_sum_exp(self.lt, self.w1)
+        return _log_weighted_sum_exp(self.lt, self.w1)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -452,10 +453,11 @@ class RankBoostPlus(BaseRanker):
             self._fit_pairs(Xf, hi, lo, w1)
         return self
     def _fit_pairs(self, X: np.ndarray, hi: np.ndarray, lo: np.ndarray, w1: np.ndarray) -> None:
+        from lrank._kernels.pair_stumps import _margin_losses as margin_losses
         from lrank._kernels.pair_stumps import _pair_min_codes as pair_min_codes
         from lrank._kernels.pair_stumps import _scale_pairs as scale_pairs
-        from lrank._kernels.pair_stumps import _stump_eps as stump_eps
-        from lrank._kernels.pair_stumps import _stump_pattern as stump_pattern
+        from lrank._kernels.pair_stumps import _stump_outcomes as stump_outcomes
+        from lrank._kernels.pair_stumps import candidate_eps, candidate_plan
         from lrank.weak.pair_patterns import distinct_stumps
 
         rng = np.random.default_rng(self.random_state)
@@ -471,6 +473,7 @@ class RankBoostPlus(BaseRanker):
         self.n_candidates_ = {"stumps": cands.n_candidates, "all_tie": cands.n_all_tie,
                               "duplicates": cands.n_duplicates, "distinct": K}
         thr = np.array([-np.inf if j == 0 else bins.thresholds[f][j - 1] for f, j in zip(cf, cj)])
+        plan = candidate_plan(codes, minc, cf, cj, n_bins)  # Eq. 8 per round on the candidates only
 
         space = _PairSpace(hi, lo, n)
         state = _IndependentSet(space, codes, hi, lo, w1, cf, cj)
@@ -483,7 +486,7 @@ class RankBoostPlus(BaseRanker):
         H = space.vectors(codes, cf, cj, n_bins) if (variant == "plus" and impl == "optimal") else None
         rounds: list[tuple[np.ndarray, np.ndarray]] = []
         rows: list[dict] = []
-        deltas: list[float] = []
+        sum_sq = 0.0  # sum_t (delta_t / 2)^2 of the Theorem 1 / 2 bound
         log_prodZ = 0.0  # sum_t ln Z_t (Eq. 12 / 29 in the log domain: a product of Z_t may overflow)
         stop = "n_estimators reached"
         last = -1
@@ -493,8 +496,7 @@ class RankBoostPlus(BaseRanker):
             if K == 0:
                 stop = "no candidate ranker"
                 break
-            ep, em, e0 = stump_eps(codes, minc, hi, lo, D, n_bins)
-            cep, cem, ce0 = ep[cf, cj], em[cf, cj], e0[cf, cj]
+            cep, cem, ce0 = candidate_eps(plan, hi, lo, D)  # Eq. 8 for every candidate
             move = None  # (candidate, alpha', kind) or ("line", beta)
             if variant in ("d", "c"):
                 score = cep - cem  # eps+ - eps- = r_t (Eq. 17), -delta of Eq. 13
@@ -595,11 +597,9 @@ class RankBoostPlus(BaseRanker):
                     margins += alpha * beta[i] * state.pattern(state.members[i])
                 row = dict(feature=int(cf[k]), threshold=float(thr[k]), eps_plus=np.nan, eps_minus=np.nan,
                            eps_zero=np.nan, alpha=alpha, alpha_prime=np.nan, Z=Z, kind="dependent")
-                deltas.append(0.0)
             else:
                 k, ap, kind = move
-                u = stump_pattern(codes, hi, lo, int(cf[k]), int(cj[k]))
-                e_m, e_0, e_p = (float(v) for v in np.bincount(u + 1, weights=D, minlength=3))  # Eq. 8
+                u, e_m, e_0, e_p = stump_outcomes(codes, hi, lo, int(cf[k]), int(cj[k]), D)  # Eq. 8
                 tot = e_p + e_m + e_0
                 e_p, e_m, e_0 = e_p / tot, e_m / tot, e_0 / tot
                 if self.stop_on_repeat and t >= 2 and k == last:
@@ -627,9 +627,9 @@ class RankBoostPlus(BaseRanker):
                         margins = sgn * np.where(u > 0, np.inf, np.where(u < 0, -np.inf, 0.0))
                         Z = e_0
                         log_prodZ += _log(Z)
-                        deltas.append(delta)
+                        sum_sq += (delta / 2.0) ** 2
                         rows.append(self._row(t, cf[k], thr[k], e_p, e_m, e_0, alpha, ap, Z, kind, log_prodZ,
-                                              margins, w1, state, deltas))
+                                              _losses(margins, w1), state, sum_sq))
                         stop = "eps- = 0 (infinite weight)"
                         break
                     # constant: finite weight in g, limiting distribution (correct pairs -> 0)
@@ -647,7 +647,7 @@ class RankBoostPlus(BaseRanker):
                     Z = scale_pairs(D, u, math.exp(-alpha), math.exp(alpha), w0)
                     D /= Z
                 log_prodZ += _log(Z)
-                deltas.append(delta)
+                sum_sq += (delta / 2.0) ** 2
                 if variant == "plus":
                     if kind == "member":
                         j = state.where[k]
@@ -656,13 +656,15 @@ class RankBoostPlus(BaseRanker):
                         state.add_member(k, state.vector(k), alpha)
                 else:
                     kind = state.accumulate(k, alpha)  # "member", "new" or "dependent" (E2's set)
-                margins += alpha * u
+                losses = margin_losses(margins, u, alpha, w1)  # margins += alpha u; ln E1, R1, R2
                 rounds.append((np.array([k]), np.array([alpha])))
                 row = dict(feature=int(cf[k]), threshold=float(thr[k]), eps_plus=e_p, eps_minus=e_m,
                            eps_zero=e_0, alpha=alpha, alpha_prime=ap if variant == "plus" else np.nan, Z=Z,
                            kind=kind)
                 last = k
-            rows.append(self._finish_row(t, row, log_prodZ, margins, w1, state, deltas))
+            if move[0] == "line":
+                losses = _losses(margins, w1)
+            rows.append(self._finish_row(t, row, log_prodZ, losses, state, sum_sq))
             now = time.perf_counter()
             rows[-1]["time_s"] = now - tick  # wall time of this round (Fig. 1)
             tick = now
@@ -681,7 +683,7 @@ class RankBoostPlus(BaseRanker):
         base = state.lt.copy()
         for i, u in zip(idx, U):
             base -= pair_log_terms(u, state.eta[i])
-        log_old = state.log_f2()
+        log_old = log_weighted_sum_exp(state.lt, state.w1)  # ln F2 before the step (NumPy, as f)
 
         def f(lam: float) -> float:  # ln F2(eta + lam beta) - ln F2(eta): same minimiser, no overflow
             lt = base.copy()
@@ -693,26 +695,24 @@ class RankBoostPlus(BaseRanker):
         lam = float(res.x)
         for i in idx:
             state.set_eta(int(i), state.eta[i] + lam * beta[i])
-        return lam, math.exp(state.log_f2() - log_old)
+        return lam, math.exp(log_weighted_sum_exp(state.lt, state.w1) - log_old)
 
     @staticmethod
-    def _finish_row(t: int, row: dict, log_prodZ: float, margins: np.ndarray, w1: np.ndarray,
-                    state: _IndependentSet, deltas: list) -> dict:
-        log_e1 = log_weighted_sum_exp(-margins, w1)  # ln E1, Eq. 5 (margins are never NaN)
+    def _finish_row(t: int, row: dict, log_prodZ: float, losses: tuple[float, float, float],
+                    state: _IndependentSet, sum_sq: float) -> dict:
+        log_e1, r1, r2 = losses  # ln E1 (Eq. 5), R1 (Eq. 3), R2 (Eq. 4) of the margins after round t
         log_e2 = state.log_f2()  # ln E2 = ln F2(eta), Eq. 22-24
         e1 = math.exp(log_e1) if log_e1 < 709.78 else math.inf  # float64 overflows above ln(1.8e308)
         e2 = math.exp(log_e2) if log_e2 < 709.78 else math.inf
         row.update(train_E1=e1, train_log_E1=log_e1, train_E2=e2, train_log_E2=log_e2,
-                   train_R1=float(np.sum(w1 * (margins <= 0))),
-                   train_R2=float(np.sum(w1 * ((margins < 0) + 0.5 * (margins == 0)))), log_prod_Z=log_prodZ,
-                   bound=theorem_bound(deltas), n_independent=len(state.members))
+                   train_R1=float(r1), train_R2=float(r2), log_prod_Z=log_prodZ,
+                   bound=float(np.exp(-2.0 * sum_sq)), n_independent=len(state.members))  # Eq. 16 / 35
         return row
 
-    def _row(self, t, f, thr, e_p, e_m, e_0, alpha, ap, Z, kind, log_prodZ, margins, w1, state, deltas
-             ) -> dict:
+    def _row(self, t, f, thr, e_p, e_m, e_0, alpha, ap, Z, kind, log_prodZ, losses, state, sum_sq) -> dict:
         row = dict(feature=int(f), threshold=float(thr), eps_plus=e_p, eps_minus=e_m, eps_zero=e_0,
                    alpha=alpha, alpha_prime=ap if self.variant == "plus" else np.nan, Z=Z, kind=kind)
-        return self._finish_row(t, row, log_prodZ, margins, w1, state, deltas)
+        return self._finish_row(t, row, log_prodZ, losses, state, sum_sq)
 
     def _store(self, rounds, rows, cf, thr, stop, infinite_last) -> None:
         used = np.unique(np.concatenate([r[0] for r in rounds])) if rounds else np.zeros(0, np.int64)
@@ -773,6 +773,12 @@ class RankBoostPlus(BaseRanker):
         for stage in self._stages(X, k):
             out = stage
         return out
+
+
+def _losses(margins: np.ndarray, w1: np.ndarray) -> tuple[float, float, float]:
+    """``(ln E1, R1, R2)`` of the pair margins (Eq. 5, 3, 4); margins may be infinite, never NaN."""
+    return (log_weighted_sum_exp(-margins, w1), float(np.sum(w1 * (margins <= 0))),
+            float(np.sum(w1 * ((margins < 0) + 0.5 * (margins == 0)))))
 
 
 def _log(z: float) -> float:
