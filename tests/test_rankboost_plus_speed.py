@@ -151,9 +151,8 @@ def test_round_kernels_match_numpy(seed):
         margins = np.random.default_rng(seed).normal(size=u.size).round(1)  # exact ties at 0
         ref = margins + 0.3 * u
         w1 = np.full(u.size, 1.0 / max(u.size, 1))
-        le1, r1, r2 = _margin_losses(margins, u, 0.3, w1)
+        r1, r2 = _margin_losses(margins, u, 0.3, w1)
         np.testing.assert_array_equal(margins, ref)
-        assert np.isclose(le1, log_weighted_sum_exp(-ref, w1), rtol=1e-13)
         assert np.isclose(r1, np.sum(w1 * (ref <= 0)), rtol=1e-13)
         assert np.isclose(r2, np.sum(w1 * ((ref < 0) + 0.5 * (ref == 0))), rtol=1e-13)
         # log terms of Eq. 25
@@ -161,6 +160,7 @@ def test_round_kernels_match_numpy(seed):
         table = np.array([0.4, 0.05, -0.4])
         _add_log_terms(lt, u, table)
         np.testing.assert_array_equal(lt, table[u_ref + 1])
+
 
 
 @pytest.mark.kernel

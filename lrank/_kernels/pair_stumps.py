@@ -196,46 +196,20 @@ def _scale_pairs(D, u, w_plus, w_minus, w_zero):
 # Each sum runs in the order of the full-table kernels above, so results are the same bits.
 # --------------------------------------------------------------------------------------------------
 @njit(cache=True)
-def _pair_min_lists(minc, jmin):
-    """Per feature ``f``, the pairs ``i`` with ``minc[f, i] > jmin[f]`` (CSR ``ptr``, ``pos``, ``code``).
+def _candidate_eps(codes_c, minc_b, hi, lo, D, n_bins, cptr, corder, cj):
+    """eps+, eps-, eps0 of the candidate stumps only (RankBoost+ Eq. 8), the bits of `_stump_eps`.
 
-    A pair whose smaller code is at most ``jmin[f]`` (the lowest candidate threshold of ``f``) adds to
-    no ``[min > j]`` with ``j >= jmin[f]``: it is left out of the per-round pair histogram. ``lane``
-    is the interleaved histogram `_pair_suffix` puts pair ``i`` in (``i % 4``, the tail in lane 0).
+    ``codes_c`` (n, Fc) holds the codes of the Fc features that have candidates; ``minc_b``
+    (n_blocks, m, B) their pair min codes by block of B features (the last block padded). For each
+    block, one pass over the documents and one over the pairs update every feature's histograms
+    (independent additions: no dependency chain between neighbouring pairs). Every sum per (feature,
+    lane, bin) runs in increasing document / pair order as in `_doc_suffix` / `_pair_suffix` (pair
+    ``i`` in lane ``i % 4``, the tail in lane 0), so every value is the same bits. Candidates of
+    compact feature ``g`` are ``corder[cptr[g]:cptr[g+1]]``, with bins ``cj``.
     """
-    F, m = minc.shape
+    n, Fc = codes_c.shape
+    n_blocks, m, B = minc_b.shape
     m4 = m - m % 4
-    ptr = np.zeros(F + 1, dtype=np.int64)
-    for f in range(F):
-        c = 0
-        for i in range(m):
-            if minc[f, i] > jmin[f]:
-                c += 1
-        ptr[f + 1] = ptr[f] + c
-    pos = np.empty(ptr[F], dtype=np.int64)
-    code = np.empty(ptr[F], dtype=minc.dtype)
-    lane = np.empty(ptr[F], dtype=np.int8)
-    for f in range(F):
-        e = ptr[f]
-        for i in range(m):
-            if minc[f, i] > jmin[f]:
-                pos[e] = i
-                code[e] = minc[f, i]
-                lane[e] = i % 4 if i < m4 else 0
-                e += 1
-    return ptr, pos, code, lane
-
-
-@njit(cache=True)
-def _candidate_eps(codes_t, hi, lo, D, n_bins, jmin, ptr, pos, code, lane, cptr, corder, cj):
-    """eps+, eps-, eps0 of the candidate stumps only (RankBoost+ Eq. 8), as `_stump_eps` computes them.
-
-    ``codes_t`` is ``codes.T`` (feature-major); candidates of feature ``f`` are
-    ``corder[cptr[f]:cptr[f+1]]`` with bins ``cj``; ``jmin[f]`` is their lowest bin. The document and
-    pair histograms skip the bins ``<= jmin[f]`` (no candidate reads them) and every suffix sum runs
-    in `_doc_suffix` / `_pair_suffix`'s order: the values are bit-identical to `_stump_eps`'s entries.
-    """
-    F, n = codes_t.shape
     pi, s = _potentials(hi, lo, D, n)
     total = 0.0
     for i in range(D.size):
@@ -244,50 +218,59 @@ def _candidate_eps(codes_t, hi, lo, D, n_bins, jmin, ptr, pos, code, lane, cptr,
     ep = np.empty(K)
     em = np.empty(K)
     e0 = np.empty(K)
-    hp = np.empty(n_bins)
-    hs = np.empty(n_bins)
-    h = np.empty((4, n_bins))
+    hp = np.empty((B, n_bins))
+    hs = np.empty((B, n_bins))
+    h = np.empty((B, 4, n_bins))
     P = np.empty(n_bins)
     S = np.empty(n_bins)
     M = np.empty(n_bins)
-    for f in range(F):
-        if cptr[f + 1] == cptr[f]:
-            continue
-        jm = jmin[f]
+    for bk in range(n_blocks):
+        f0 = bk * B
+        nf = min(B, Fc - f0)
         hp[:] = 0.0
         hs[:] = 0.0
         h[:] = 0.0
-        row = codes_t[f]
         for x in range(n):  # document histograms of pi (eps+ - eps-) and s (pair mass)
-            c = row[x]
-            if c > jm:
-                hp[c] += pi[x]
-                hs[c] += s[x]
-        for e in range(ptr[f], ptr[f + 1]):  # pair histogram of min codes, 4 lanes
-            i = pos[e]
-            h[lane[e], code[e]] += D[i]
-        accp = hp[n_bins - 1]
-        accs = hs[n_bins - 1]
-        accm = (h[0, n_bins - 1] + h[1, n_bins - 1]) + (h[2, n_bins - 1] + h[3, n_bins - 1])
-        for j in range(n_bins - 2, jm - 1, -1):
-            P[j] = accp
-            S[j] = accs
-            M[j] = accm
-            accp += hp[j]
-            accs += hs[j]
-            accm += (h[0, j] + h[1, j]) + (h[2, j] + h[3, j])
-        for t in range(cptr[f], cptr[f + 1]):
-            k = corder[t]
-            j = cj[k]
-            split = S[j] - 2.0 * M[j]  # eps+ + eps-
-            a = 0.5 * (split + P[j])
-            b = 0.5 * (split - P[j])
-            a = a if a > 0.0 else 0.0
-            b = b if b > 0.0 else 0.0
-            z = total - a - b
-            ep[k] = a
-            em[k] = b
-            e0[k] = z if z > 0.0 else 0.0
+            a = pi[x]
+            b = s[x]
+            for g in range(nf):
+                c = codes_c[x, f0 + g]
+                hp[g, c] += a
+                hs[g, c] += b
+        blk = minc_b[bk]
+        for i in range(m):  # pair histograms of min codes, lane i % 4 (the tail in lane 0)
+            d = D[i]
+            ln = i % 4 if i < m4 else 0
+            for g in range(nf):
+                h[g, ln, blk[i, g]] += d
+        for g in range(nf):
+            f = f0 + g
+            lo_j = cj[corder[cptr[f]]]
+            for t in range(cptr[f], cptr[f + 1]):
+                if cj[corder[t]] < lo_j:
+                    lo_j = cj[corder[t]]
+            accp = hp[g, n_bins - 1]
+            accs = hs[g, n_bins - 1]
+            accm = (h[g, 0, n_bins - 1] + h[g, 1, n_bins - 1]) + (h[g, 2, n_bins - 1] + h[g, 3, n_bins - 1])
+            for j in range(n_bins - 2, lo_j - 1, -1):
+                P[j] = accp
+                S[j] = accs
+                M[j] = accm
+                accp += hp[g, j]
+                accs += hs[g, j]
+                accm += (h[g, 0, j] + h[g, 1, j]) + (h[g, 2, j] + h[g, 3, j])
+            for t in range(cptr[f], cptr[f + 1]):
+                k = corder[t]
+                j = cj[k]
+                split = S[j] - 2.0 * M[j]  # eps+ + eps-
+                a = 0.5 * (split + P[j])
+                b = 0.5 * (split - P[j])
+                a = a if a > 0.0 else 0.0
+                b = b if b > 0.0 else 0.0
+                z = total - a - b
+                ep[k] = a
+                em[k] = b
+                e0[k] = z if z > 0.0 else 0.0
     return ep, em, e0
 
 
@@ -341,22 +324,19 @@ def _log_weighted_sum_exp(x, w):
 
 @njit(cache=True)
 def _margin_losses(margins, u, alpha, w1):
-    """``margins += alpha u``, then train ``ln E1`` (Eq. 5), ``R1`` (Eq. 3) and ``R2`` (Eq. 4)."""
-    m = margins.size
-    neg = np.empty(m)
+    """``margins += alpha u``, then train ``R1`` (Eq. 3) and ``R2`` (Eq. 4) under the weights ``w1``."""
     r1 = 0.0
     r2 = 0.0
-    for i in range(m):
+    for i in range(margins.size):
         g = margins[i] + alpha * u[i]
         margins[i] = g
-        neg[i] = -g
         if g <= 0.0:
             r1 += w1[i]
         if g < 0.0:
             r2 += w1[i]
         elif g == 0.0:
             r2 += 0.5 * w1[i]
-    return _log_weighted_sum_exp(neg, w1), r1, r2
+    return r1, r2
 
 
 @njit(cache=True)
@@ -395,21 +375,22 @@ def warmup() -> None:
 class CandidatePlan(NamedTuple):
     """What `candidate_eps` needs besides the pair weights, built once per fit by `candidate_plan`."""
 
-    codes_t: np.ndarray  # (F, n) bin codes, feature-major
+    codes_c: np.ndarray  # (n, Fc) codes of the features that have candidates
+    minc_b: np.ndarray  # (n_blocks, m, B) their pair min codes, by block of B features
     n_bins: int
-    jmin: np.ndarray  # lowest candidate bin per feature (n_bins - 1 when a feature has none)
-    ptr: np.ndarray  # pairs whose min code exceeds jmin[f]: CSR over features
-    pos: np.ndarray
-    code: np.ndarray
-    lane: np.ndarray
-    cptr: np.ndarray  # candidates of feature f: corder[cptr[f]:cptr[f+1]]
+    cptr: np.ndarray  # candidates of compact feature g: corder[cptr[g]:cptr[g+1]]
     corder: np.ndarray
     cj: np.ndarray
+
+    @staticmethod
+    def block_size(n_bins: int) -> int:
+        """Features per block: their 4-lane pair histograms fill about 32 KB (one L1 data cache)."""
+        return max(1, 1024 // n_bins)
 
 
 def candidate_plan(codes: np.ndarray, minc: np.ndarray, cf: np.ndarray, cj: np.ndarray,
                    n_bins: int) -> CandidatePlan:
-    """Check the inputs of `candidate_eps` once and precompute its per-feature lists.
+    """Check the inputs of `candidate_eps` once and lay its data out (features with candidates only).
 
     Parameters
     ----------
@@ -426,31 +407,36 @@ def candidate_plan(codes: np.ndarray, minc: np.ndarray, cf: np.ndarray, cj: np.n
     if codes.ndim != 2 or codes.dtype not in (np.uint8, np.uint16):
         raise ValueError(f"codes must be 2-d uint8 or uint16, got {codes.dtype} of shape {codes.shape}")
     F = codes.shape[1]
-    minc = np.ascontiguousarray(minc, dtype=codes.dtype)
-    if minc.shape[0] != F:
-        raise ValueError(f"minc has {minc.shape[0]} rows for {F} features")
+    minc = np.asarray(minc)
+    if minc.ndim != 2 or minc.shape[0] != F or minc.dtype != codes.dtype:
+        raise ValueError(f"minc must be ({F}, n_pairs) of {codes.dtype}, got {minc.dtype} {minc.shape}")
     cf = np.ascontiguousarray(cf, dtype=np.int64)
     cj = np.ascontiguousarray(cj, dtype=np.int64)
     n_bins = int(n_bins)
-    if cf.shape != cj.shape or (cf.size and (cf.min() < 0 or cf.max() >= F or cj.min() < 0
-                                              or cj.max() > n_bins - 2)):
+    if cf.shape != cj.shape or cf.ndim != 1 or (cf.size and (cf.min() < 0 or cf.max() >= F or cj.min() < 0
+                                                             or cj.max() > n_bins - 2)):
         raise ValueError("candidates (cf, cj) out of range")
     if codes.size and int(codes.max()) >= n_bins:
         raise ValueError(f"a code exceeds n_bins - 1 = {n_bins - 1}")
-    jmin = np.full(F, n_bins - 1, dtype=np.int64)
-    np.minimum.at(jmin, cf, cj)
-    corder = np.argsort(cf, kind="stable").astype(np.int64)
-    cptr = np.r_[0, np.cumsum(np.bincount(cf, minlength=F))].astype(np.int64)
-    ptr, pos, code, lane = _pair_min_lists(minc, jmin)
-    return CandidatePlan(np.ascontiguousarray(codes.T), n_bins, jmin, ptr, pos, code, lane, cptr, corder, cj)
+    feats = np.unique(cf)
+    compact = np.searchsorted(feats, cf)
+    B = max(1, min(CandidatePlan.block_size(n_bins), feats.size))
+    n_blocks = -(-feats.size // B)
+    minc_b = np.zeros((n_blocks, minc.shape[1], B), dtype=codes.dtype)
+    for k in range(n_blocks):
+        sel = feats[k * B:(k + 1) * B]
+        minc_b[k, :, :sel.size] = minc[sel].T
+    corder = np.argsort(compact, kind="stable").astype(np.int64)
+    cptr = np.r_[0, np.cumsum(np.bincount(compact, minlength=feats.size))].astype(np.int64)
+    return CandidatePlan(np.ascontiguousarray(codes[:, feats]), minc_b, n_bins, cptr, corder, cj)
 
 
 def candidate_eps(plan: CandidatePlan, hi: np.ndarray, lo: np.ndarray, D: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """eps+, eps-, eps0 (RankBoost+ Eq. 8) of every candidate of ``plan`` under the pair weights ``D``.
 
-    The same bits as ``_stump_eps(codes, minc, hi, lo, D, n_bins)[k][cf, cj]``, at a cost
-    proportional to the pairs and documents above each feature's lowest candidate bin.
+    The same bits as ``_stump_eps(codes, minc, hi, lo, D, n_bins)[k][cf, cj]``, with histograms only
+    for the features that have candidates and suffix sums only down to their lowest candidate bin.
     """
-    return _candidate_eps(plan.codes_t, hi, lo, D, plan.n_bins, plan.jmin, plan.ptr, plan.pos, plan.code,
-                          plan.lane, plan.cptr, plan.corder, plan.cj)
+    return _candidate_eps(plan.codes_c, plan.minc_b, hi, lo, D, plan.n_bins, plan.cptr, plan.corder,
+                          plan.cj)

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from lrank._kernels.pair_stumps import _add_log_terms, _log_weighted_sum_exp
+from lrank._kernels.pair_stumps import _add_log_terms, _scale_pairs
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker
@@ -103,6 +103,37 @@ def pair_log_terms(u: np.ndarray, eta: float) -> np.ndarray:
 def _log_term_table(eta: float) -> np.ndarray:
     """``ln omega*_2`` by outcome ``u + 1``: reversed ``eta``, tied ``ln cosh eta``, correct ``-eta``."""
     return np.array([eta, float(log_cosh(eta)), -eta])
+
+
+def _log_rescale(q: np.ndarray, u: np.ndarray, l_plus: float, l_minus: float, l_zero: float) -> float | None:
+    """``q_i *= exp(l[u_i])`` by outcome (+1, -1, 0), then ``q /= sum``; returns ``ln`` of that sum.
+
+    ``q`` is a distribution proportional to ``w1 exp(x)`` for some per-pair log weights ``x`` (E1's
+    ``-margins``, E2's ``lt``): ``ln sum w1 exp(x)`` then grows by the returned value (Eq. 12 / 29's
+    product of normalisers), one multiplication per pair instead of one ``exp``. None when ``q``
+    vanishes in float64 (the caller recomputes it from ``x``).
+    """
+    s = max(l_plus, l_minus, l_zero)
+    s = s if abs(s) > 300.0 else 0.0  # shift only where exp would overflow
+    z = _scale_pairs(q, u, math.exp(l_plus - s), math.exp(l_minus - s), math.exp(l_zero - s))
+    if not (z > 0.0 and math.isfinite(z)):
+        return None
+    q /= z
+    return math.log(z) + s
+
+
+def _distribution(x: np.ndarray, w1: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(w1 exp(x) / S, ln S)`` with ``S = sum w1 exp(x)``, without overflow."""
+    log_s = log_weighted_sum_exp(x, w1)
+    with np.errstate(under="ignore", invalid="ignore"):
+        q = w1 * np.exp(x - log_s) if math.isfinite(log_s) else w1.copy()
+    return np.where(np.isnan(q), 0.0, q), log_s
+
+
+def _log_cosh1(x: float) -> float:
+    """``ln cosh x`` of one float (as `log_cosh`, in ``math``)."""
+    a = abs(x)
+    return a + math.log1p(math.exp(-2.0 * a)) - math.log(2.0)
 
 
 def _outcome_index(u: np.ndarray) -> np.ndarray:
@@ -240,7 +271,9 @@ class _IndependentSet:
         self.eta = np.zeros(0)
         self.vecs = np.zeros((space.dim, 0))
         self.Q = np.zeros((space.dim, 0))
-        self.lt = np.zeros(hi.size)
+        self.lt = np.zeros(hi.size)  # ln omega*_2 summed over the members, per pair
+        self.q = w1.copy()  # w1 exp(lt) / F2(eta): F2's distribution over the pairs
+        self.log_e2 = 0.0  # ln F2(eta), accumulated as the sum of ln of q's normalisers (Eq. 29's form)
         self._patterns: dict[int, np.ndarray] = {}
 
     def pattern(self, c: int) -> np.ndarray:
@@ -278,10 +311,16 @@ class _IndependentSet:
             self.add_member(c, vecs[:, k], 0.0)
 
     def set_eta(self, j: int, new: float) -> None:
+        """Change one member's weight: F2's pair distribution ``q`` and ``ln F2`` by Eq. 25-27."""
         u = self.pattern(self.members[j])
-        old = self.eta[j]
-        diff = _log_term_table(new) - _log_term_table(old)  # Eq. 25: ln omega+ = ln omega*_2(new) - (old)
-        _add_log_terms(self.lt, u, diff)  # lt_i += diff[u_i + 1]
+        old = float(self.eta[j])
+        _add_log_terms(self.lt, u, _log_term_table(new) - _log_term_table(old))  # Eq. 25 in the log domain
+        # the same change on q: correct pairs e^-(new - old), reversed e^(new - old), tied cosh new / cosh old
+        lz = _log_rescale(self.q, u, old - new, new - old, _log_cosh1(new) - _log_cosh1(old))
+        if lz is None:  # q vanished in float64 (extreme weights): from the log terms
+            self.q, self.log_e2 = _distribution(self.lt, self.w1)
+        else:
+            self.log_e2 += lz
         self.eta[j] = new
 
     def coefficients(self, v: np.ndarray) -> np.ndarray:
@@ -305,7 +344,7 @@ class _IndependentSet:
 
     def log_f2(self) -> float:
         """``ln F_2(eta)`` (Eq. 22) over the independent set: finite where F_2 itself overflows."""
-        return _log_weighted_sum_exp(self.lt, self.w1)
+        return self.log_e2
 
 
 # --------------------------------------------------------------------------------------------------
@@ -480,6 +519,7 @@ class RankBoostPlus(BaseRanker):
         variant, impl = self.variant, self.implementation
         D = w1.copy()
         margins = np.zeros(hi.size)
+        p_e1, log_e1 = w1.copy(), 0.0  # w1 exp(-margins) / E1 and ln E1 (Eq. 5), updated each round
         active = np.ones(K, dtype=bool)  # Algorithm 2's R (columns not yet removed)
         greedy = True
         prune_at = None  # the round at which Algorithm 2 pruned R (line 14)
@@ -656,7 +696,13 @@ class RankBoostPlus(BaseRanker):
                         state.add_member(k, state.vector(k), alpha)
                 else:
                     kind = state.accumulate(k, alpha)  # "member", "new" or "dependent" (E2's set)
-                losses = margin_losses(margins, u, alpha, w1)  # margins += alpha u; ln E1, R1, R2
+                r1, r2 = margin_losses(margins, u, alpha, w1)  # margins += alpha u; R1, R2
+                lz = _log_rescale(p_e1, u, -alpha, alpha, 0.0)  # E1_t = E1_{t-1} sum_i p_i e^(-alpha u_i)
+                if lz is None:
+                    p_e1, log_e1 = _distribution(-margins, w1)
+                else:
+                    log_e1 += lz
+                losses = (log_e1, r1, r2)
                 rounds.append((np.array([k]), np.array([alpha])))
                 row = dict(feature=int(cf[k]), threshold=float(thr[k]), eps_plus=e_p, eps_minus=e_m,
                            eps_zero=e_0, alpha=alpha, alpha_prime=ap if variant == "plus" else np.nan, Z=Z,
@@ -664,6 +710,7 @@ class RankBoostPlus(BaseRanker):
                 last = k
             if move[0] == "line":
                 losses = _losses(margins, w1)
+                p_e1, log_e1 = _distribution(-margins, w1)
             rows.append(self._finish_row(t, row, log_prodZ, losses, state, sum_sq))
             now = time.perf_counter()
             rows[-1]["time_s"] = now - tick  # wall time of this round (Fig. 1)
