@@ -23,6 +23,7 @@ squares and QR steps of Sec. 3.5 run in that space, not in R^m.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 import warnings
@@ -32,7 +33,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from lrank._kernels.pair_stumps import _add_log_terms, _scale_pairs
+from lrank._kernels.pair_stumps import _add_log_terms, _add_log_terms_many, _scale_pairs
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker
@@ -263,7 +264,8 @@ class _IndependentSet:
     """A linearly independent set of weak rankers with weights eta, and F2(eta) (Eq. 22) over it."""
 
     def __init__(self, space: _PairSpace, codes: np.ndarray, hi: np.ndarray, lo: np.ndarray,
-                 w1: np.ndarray, cand_f: np.ndarray, cand_j: np.ndarray) -> None:
+                 w1: np.ndarray, cand_f: np.ndarray, cand_j: np.ndarray, exact_log_terms: bool = True
+                 ) -> None:
         self.space, self.codes, self.hi, self.lo, self.w1 = space, codes, hi, lo, w1
         self.cand_f, self.cand_j = cand_f, cand_j
         self.members: list[int] = []
@@ -271,6 +273,7 @@ class _IndependentSet:
         self.eta = np.zeros(0)
         self.vecs = np.zeros((space.dim, 0))
         self.Q = np.zeros((space.dim, 0))
+        self.exact_log_terms = exact_log_terms  # lt in NumPy's bits (the optimal variant's line search)
         self.lt = np.zeros(hi.size)  # ln omega*_2 summed over the members, per pair
         self.q = w1.copy()  # w1 exp(lt) / F2(eta): F2's distribution over the pairs
         self.log_e2 = 0.0  # ln F2(eta), accumulated as the sum of ln of q's normalisers (Eq. 29's form)
@@ -314,14 +317,41 @@ class _IndependentSet:
         """Change one member's weight: F2's pair distribution ``q`` and ``ln F2`` by Eq. 25-27."""
         u = self.pattern(self.members[j])
         old = float(self.eta[j])
-        _add_log_terms(self.lt, u, _log_term_table(new) - _log_term_table(old))  # Eq. 25 in the log domain
+        d_tie = _log_cosh1(new) - _log_cosh1(old)
+        if self.exact_log_terms:
+            _add_log_terms(self.lt, u, _log_term_table(new) - _log_term_table(old))  # Eq. 25, log domain
+        else:
+            _add_log_terms(self.lt, u, np.array([new - old, d_tie, (-new) - (-old)]))
         # the same change on q: correct pairs e^-(new - old), reversed e^(new - old), tied cosh new / cosh old
-        lz = _log_rescale(self.q, u, old - new, new - old, _log_cosh1(new) - _log_cosh1(old))
+        lz = _log_rescale(self.q, u, old - new, new - old, d_tie)
         if lz is None:  # q vanished in float64 (extreme weights): from the log terms
             self.q, self.log_e2 = _distribution(self.lt, self.w1)
         else:
             self.log_e2 += lz
         self.eta[j] = new
+
+    def set_etas(self, js: np.ndarray, steps: np.ndarray) -> None:
+        """``eta_j += steps[j]`` for every ``j`` in ``js`` (a dependent ranker spread over the members).
+
+        The log terms change member by member in the order of ``js`` (as repeated `set_eta`); F2 and
+        its distribution are then recomputed once from them (one ``exp`` per pair).
+        """
+        if js.size <= 2:
+            for k in js:
+                self.set_eta(int(k), self.eta[k] + steps[k])
+            return
+        new = self.eta[js] + steps[js]
+        U = np.stack([self.pattern(self.members[int(k)]) for k in js])
+        tables = np.stack([self._table(float(n)) - self._table(float(o)) for n, o in zip(new, self.eta[js])])
+        _add_log_terms_many(self.lt, U, tables)  # Eq. 25 for each changed member
+        self.q, self.log_e2 = _distribution(self.lt, self.w1)
+        self.eta[js] = new
+
+    def _table(self, eta: float) -> np.ndarray:
+        """``ln omega*_2`` by outcome (reversed, tied, correct) of one weight (Eq. 23)."""
+        if self.exact_log_terms:
+            return _log_term_table(eta)
+        return np.array([eta, _log_cosh1(eta), -eta])
 
     def coefficients(self, v: np.ndarray) -> np.ndarray:
         """beta with ``S beta = v`` (least squares over the members)."""
@@ -336,8 +366,7 @@ class _IndependentSet:
         v = self.vector(c)
         if self.is_dependent(v):
             beta = self.coefficients(v)
-            for k in np.flatnonzero(beta != 0.0):
-                self.set_eta(int(k), self.eta[k] + weight * beta[k])
+            self.set_etas(np.flatnonzero(beta != 0.0), weight * beta)
             return "dependent"
         self.add_member(c, v, weight)
         return "new"
@@ -486,9 +515,7 @@ class RankBoostPlus(BaseRanker):
         if (hi < 0).any() or (hi >= Xf.shape[0]).any() or (lo < 0).any() or (lo >= Xf.shape[0]).any():
             raise ValueError("pair indices out of range")
         w1 = w1 / w1.sum()
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(1, user_api="blas"):  # small dense algebra: threads only contend
+        with _blas_controller().limit(limits=1, user_api="blas"):  # small dense algebra: threads only contend
             self._fit_pairs(Xf, hi, lo, w1)
         return self
     def _fit_pairs(self, X: np.ndarray, hi: np.ndarray, lo: np.ndarray, w1: np.ndarray) -> None:
@@ -515,7 +542,8 @@ class RankBoostPlus(BaseRanker):
         plan = candidate_plan(codes, minc, cf, cj, n_bins)  # Eq. 8 per round on the candidates only
 
         space = _PairSpace(hi, lo, n)
-        state = _IndependentSet(space, codes, hi, lo, w1, cf, cj)
+        state = _IndependentSet(space, codes, hi, lo, w1, cf, cj,
+                                exact_log_terms=self.variant == "plus" and self.implementation == "optimal")
         variant, impl = self.variant, self.implementation
         D = w1.copy()
         margins = np.zeros(hi.size)
@@ -826,6 +854,21 @@ def _losses(margins: np.ndarray, w1: np.ndarray) -> tuple[float, float, float]:
     """``(ln E1, R1, R2)`` of the pair margins (Eq. 5, 3, 4); margins may be infinite, never NaN."""
     return (log_weighted_sum_exp(-margins, w1), float(np.sum(w1 * (margins <= 0))),
             float(np.sum(w1 * ((margins < 0) + 0.5 * (margins == 0)))))
+
+
+@functools.lru_cache(maxsize=1)
+def _blas_controller():
+    """threadpoolctl's controller, built once per process (finding the BLAS libraries takes ~4 ms).
+
+    SciPy's modules the fit uses are imported first, so that every BLAS a fit can call is loaded
+    when the controller lists them.
+    """
+    import scipy.linalg  # noqa: F401
+    import scipy.optimize  # noqa: F401
+    import scipy.sparse.csgraph  # noqa: F401
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def _log(z: float) -> float:
