@@ -12,6 +12,7 @@ import pytest
 
 from lrank._kernels.pair_stumps import (
     _add_log_terms,
+    _add_log_terms_many,
     _log_weighted_sum_exp,
     _margin_losses,
     _pair_min_codes,
@@ -160,6 +161,11 @@ def test_round_kernels_match_numpy(seed):
         table = np.array([0.4, 0.05, -0.4])
         _add_log_terms(lt, u, table)
         np.testing.assert_array_equal(lt, table[u_ref + 1])
+        tables = np.array([[0.3, 0.01, -0.3], [-0.2, 0.02, 0.2]])
+        ref_lt = lt + tables[0][u_ref + 1]
+        ref_lt += tables[1][u_ref + 1]
+        _add_log_terms_many(lt, np.stack([u, u]), tables)
+        np.testing.assert_array_equal(lt, ref_lt)  # member by member, in order
 
 
 

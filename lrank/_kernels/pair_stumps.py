@@ -292,6 +292,18 @@ def _stump_outcomes(codes, hi, lo, f, j, D):
 
 
 @njit(cache=True)
+def _add_log_terms_many(lt, U, tables):
+    """``lt_i += tables[k, U[k, i] + 1]`` for ``k = 0, 1, ...`` in order (several weights changed)."""
+    K, m = U.shape
+    for i in range(m):
+        acc = lt[i]
+        for k in range(K):
+            acc += tables[k, U[k, i] + 1]
+        lt[i] = acc
+    return lt
+
+
+@njit(cache=True)
 def _log_weighted_sum_exp(x, w):
     """``ln sum_i w_i exp(x_i)`` without overflow (``w >= 0``; ``-inf`` when every term is 0)."""
     n = x.size
@@ -369,6 +381,7 @@ def warmup() -> None:
     _scale_pairs(D.copy(), u, 0.5, 2.0, 1.0)
     _margin_losses(np.zeros(3), u, 0.5, D)
     _add_log_terms(np.zeros(3), u, np.array([0.5, 0.1, -0.5]))
+    _add_log_terms_many(np.zeros(3), np.stack([u, u]), np.array([[0.5, 0.1, -0.5], [0.2, 0.0, -0.2]]))
     _log_weighted_sum_exp(np.zeros(3), D)
 
 
