@@ -181,3 +181,26 @@ def test_log_weighted_sum_exp_kernel_matches_numpy():
         with np.errstate(invalid="ignore"):  # 0 * inf: NaN on both sides
             a, b = _log_weighted_sum_exp(x, w), log_weighted_sum_exp(x, w)
         assert a == b or np.isclose(a, b, rtol=1e-13, equal_nan=True), (x, w, a, b)
+
+
+def test_incremental_losses_rescale_and_fall_back():
+    """E1 / E2 by one multiplication per pair: ln of the normaliser is the growth of ln sum w1 exp(x);
+    a distribution that vanishes in float64 is reported (None) so that the caller recomputes it."""
+    from lrank.models.rankboost_plus import _distribution, _log_rescale
+
+    rng = np.random.default_rng(1)
+    w1 = rng.random(30)
+    w1 /= w1.sum()
+    x = rng.normal(size=30)
+    u = rng.integers(-1, 2, size=30).astype(np.int8)
+    q, ls = _distribution(x, w1)
+    assert np.isclose(ls, log_weighted_sum_exp(x, w1), rtol=1e-14) and np.isclose(q.sum(), 1.0)
+    lz = _log_rescale(q, u, -0.7, 0.7, 0.1)
+    x2 = x + np.array([0.7, 0.1, -0.7])[u + 1]
+    assert np.isclose(ls + lz, log_weighted_sum_exp(x2, w1), rtol=1e-13)
+    np.testing.assert_allclose(q, _distribution(x2, w1)[0], rtol=1e-12)
+    big = _log_rescale(q, u, -800.0, 800.0, 0.0)  # shifted: no overflow
+    assert np.isclose(ls + lz + big, log_weighted_sum_exp(x2 + np.array([800.0, 0.0, -800.0])[u + 1], w1),
+                      rtol=1e-12)
+    only_ties = np.zeros(4, dtype=np.int8)
+    assert _log_rescale(np.full(4, 0.25), only_ties, 900.0, 900.0, -900.0) is None  # all mass underflows
