@@ -178,14 +178,13 @@ def _scale_pairs(D, u, w_plus, w_minus, w_zero):
     The normalisation ``D /= Z`` stays with the caller, in NumPy: the fastmath policy allows ``arcp``,
     under which a kernel may divide by multiplying with ``1 / Z`` (other bits).
     """
+    w = np.empty(3)  # by u + 1: no branch on the data (the same products, the same sum)
+    w[0] = w_minus
+    w[1] = w_zero
+    w[2] = w_plus
     z = 0.0
     for i in range(D.size):
-        if u[i] > 0:
-            D[i] *= w_plus
-        elif u[i] < 0:
-            D[i] *= w_minus
-        else:
-            D[i] *= w_zero
+        D[i] *= w[u[i] + 1]
         z += D[i]
     return z
 
@@ -339,15 +338,11 @@ def _margin_losses(margins, u, alpha, w1):
     """``margins += alpha u``, then train ``R1`` (Eq. 3) and ``R2`` (Eq. 4) under the weights ``w1``."""
     r1 = 0.0
     r2 = 0.0
-    for i in range(margins.size):
+    for i in range(margins.size):  # w * 0 adds +0.0 where a branch would skip: the same sums
         g = margins[i] + alpha * u[i]
         margins[i] = g
-        if g <= 0.0:
-            r1 += w1[i]
-        if g < 0.0:
-            r2 += w1[i]
-        elif g == 0.0:
-            r2 += 0.5 * w1[i]
+        r1 += w1[i] * (1.0 if g <= 0.0 else 0.0)
+        r2 += w1[i] * (1.0 if g < 0.0 else (0.5 if g == 0.0 else 0.0))
     return r1, r2
 
 

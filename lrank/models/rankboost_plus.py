@@ -702,7 +702,7 @@ class RankBoostPlus(BaseRanker):
                         break
                     # constant: finite weight in g, limiting distribution (correct pairs -> 0)
                     alpha = sgn * float(self.large_alpha)
-                    Z = scale_pairs(D, sgn * u, 0.0, 1.0, 1.0)
+                    Z = scale_pairs(D, u if sgn > 0 else -u, 0.0, 1.0, 1.0)
                     if Z <= 0:
                         stop = "all pairs ranked correctly"
                     else:
