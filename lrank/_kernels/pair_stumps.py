@@ -154,17 +154,37 @@ def _patterns_equal(codes, hi, lo, f1, j1, f2, j2):
     Returns int8: 1 equal, -1 negated, 0 neither (an all-tie pattern counts as equal).
     """
     K = f1.size
+    m = hi.size
+    F = codes.shape[1]
     out = np.empty(K, dtype=np.int8)
+    need = np.zeros(F, dtype=np.bool_)
     for k in range(K):
+        need[f1[k]] = True
+        need[f2[k]] = True
+    c_hi = np.zeros((F, m), dtype=codes.dtype)  # the codes of both ends of each pair, feature-major
+    c_lo = np.zeros((F, m), dtype=codes.dtype)
+    for i in range(m):
+        a = hi[i]
+        b = lo[i]
+        for f in range(F):
+            if need[f]:
+                c_hi[f, i] = codes[a, f]
+                c_lo[f, i] = codes[b, f]
+    for k in range(K):
+        ra, la, ja = c_hi[f1[k]], c_lo[f1[k]], j1[k]
+        rb, lb, jb = c_hi[f2[k]], c_lo[f2[k]], j2[k]
         same = True
         neg = True
-        for i in range(hi.size):
-            ua = (1 if codes[hi[i], f1[k]] > j1[k] else 0) - (1 if codes[lo[i], f1[k]] > j1[k] else 0)
-            ub = (1 if codes[hi[i], f2[k]] > j2[k] else 0) - (1 if codes[lo[i], f2[k]] > j2[k] else 0)
-            if ua != ub:
-                same = False
-            if ua != -ub:
-                neg = False
+        for s in range(0, m, 512):  # blocks without a branch inside, an early exit between them
+            n_diff = 0
+            n_opp = 0
+            for i in range(s, min(s + 512, m)):
+                ua = (1 if ra[i] > ja else 0) - (1 if la[i] > ja else 0)
+                ub = (1 if rb[i] > jb else 0) - (1 if lb[i] > jb else 0)
+                n_diff += 1 if ua != ub else 0
+                n_opp += 1 if ua != -ub else 0
+            same = same and n_diff == 0
+            neg = neg and n_opp == 0
             if not same and not neg:
                 break
         out[k] = 1 if same else (-1 if neg else 0)
