@@ -323,37 +323,6 @@ def _add_log_terms_many(lt, U, tables):
 
 
 @njit(cache=True)
-def _log_weighted_sum_exp(x, w):
-    """``ln sum_i w_i exp(x_i)`` without overflow (``w >= 0``; ``-inf`` when every term is 0)."""
-    n = x.size
-    mx = -np.inf
-    for i in range(n):
-        if x[i] > mx:
-            mx = x[i]
-    if np.isfinite(mx):
-        tot = 0.0
-        for i in range(n):
-            tot += w[i] * np.exp(x[i] - mx)
-        if tot > 0.0 and np.isfinite(tot):
-            return mx + np.log(tot)
-    mx = -np.inf
-    found = False
-    for i in range(n):
-        if w[i] > 0.0:
-            found = True
-            if x[i] > mx:
-                mx = x[i]
-    if not found:
-        return -np.inf
-    if not np.isfinite(mx):
-        return mx
-    tot = 0.0
-    for i in range(n):
-        tot += w[i] * np.exp(x[i] - mx)
-    return mx + np.log(tot)
-
-
-@njit(cache=True)
 def _margin_losses(margins, u, alpha, w1):
     """``margins += alpha u``, then train ``R1`` (Eq. 3) and ``R2`` (Eq. 4) under the weights ``w1``."""
     r1 = 0.0
@@ -397,7 +366,6 @@ def warmup() -> None:
     _margin_losses(np.zeros(3), u, 0.5, D)
     _add_log_terms(np.zeros(3), u, np.array([0.5, 0.1, -0.5]))
     _add_log_terms_many(np.zeros(3), np.stack([u, u]), np.array([[0.5, 0.1, -0.5], [0.2, 0.0, -0.2]]))
-    _log_weighted_sum_exp(np.zeros(3), D)
 
 
 class CandidatePlan(NamedTuple):
