@@ -26,6 +26,7 @@ import numpy as np
 from numba import prange
 
 from ._jit import njit
+from .histograms import _child_histogram, _histogram
 
 SE, WSE, RWSE = 0, 1, 2
 
@@ -292,6 +293,109 @@ def _node_summary(hist, off, crit, h_unit, use_pairs, p_total, min_hess, tot, k)
     if h >= min_hess and h > 0.0:
         return G * G / h - (t[3] if crit == 1 else 0.0)
     return 0.0
+
+
+@njit(cache=True)
+def _split_node(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node, f, j, g, n_nodes,
+                n_leaves, feature, jbin, left, right, gain, tot, start, end, slot, parent_score):
+    """Split ``node`` on ``code_f <= j``: children ``n_nodes`` (left) and ``n_nodes + 1`` (right), rows
+    partitioned stably, the smaller child's histogram built into the free slot ``n_leaves`` and the larger
+    child's by subtraction in the parent's slot; both children's totals and scores."""
+    lt = n_nodes
+    rt = n_nodes + 1
+    s0 = start[node]
+    s1 = end[node]
+    mid = _partition_rows(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt)
+    start[lt] = s0
+    end[lt] = mid
+    start[rt] = mid
+    end[rt] = s1
+    if mid - s0 <= s1 - mid:
+        small, large = lt, rt
+    else:
+        small, large = rt, lt
+    slot[large] = slot[node]
+    slot[small] = n_leaves  # slots 0..n_leaves-1 are in use
+    _child_histogram(codes, vals, rows, start[small], end[small], off, hist[n_leaves], hist[slot[node]])
+    feature[node] = f
+    jbin[node] = j
+    left[node] = lt
+    right[node] = rt
+    gain[node] = g
+    for c in (lt, rt):
+        parent_score[c] = _node_summary(hist[slot[c]], off, crit, h_unit, False, 0.0, min_hess, tot, c)
+
+
+@njit(cache=True)
+def _grow_tree(codes, vals, off, crit, h_unit, num_leaves, min_data, min_hess, breadth_first, hist, rows, tmp,
+               leaf_of, feature, jbin, left, right, gain, tot, start, end, slot, parent_score):
+    """Grow one unconstrained tree without pair lists in one call (no per-node Python).
+
+    The same kernels in the same order as `lrank.weak.tree.RegressionTree`'s node-by-node path, so the
+    same bits: the root histogram, then per split the partition, the smaller child's histogram plus the
+    subtraction, and the children's split search (best first: the open leaf with the largest positive
+    gain, ties to the smaller node id; breadth first: level order). ``rows`` holds ``0..n-1`` and
+    ``leaf_of`` zeros on entry; node arrays have ``2 num_leaves - 1`` entries, ``feature``/``jbin``/
+    ``left``/``right`` filled with -1, the rest with zeros. Returns ``(n_nodes, n_leaves)``.
+    """
+    n = rows.size
+    F = off.size - 1
+    features = np.arange(F)
+    dummy = np.zeros(1)
+    hist[0][:] = 0.0
+    _histogram(codes, vals, rows, 0, n, off, hist[0])
+    end[0] = n
+    parent_score[0] = _node_summary(hist[0], off, crit, h_unit, False, 0.0, min_hess, tot, 0)
+    max_nodes = 2 * num_leaves - 1
+    bg = np.full(max_nodes, -np.inf)
+    bf = np.full(max_nodes, -1, dtype=np.int64)
+    bj = np.full(max_nodes, -1, dtype=np.int64)
+    n_nodes = 1
+    n_leaves = 1
+    if breadth_first:
+        queue = np.empty(max_nodes, dtype=np.int64)
+        q0 = 0
+        q1 = 1
+        queue[0] = 0
+        while q0 < q1 and n_leaves < num_leaves:
+            node = queue[q0]
+            q0 += 1
+            s = slot[node]
+            g, f, j = _best_split(hist[s], off, features, crit, min_data, min_hess, False, dummy, dummy, 0.0,
+                                  tot[node], parent_score[node], h_unit)
+            if f < 0 or not g > 0.0:
+                continue
+            _split_node(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node, f, j, g,
+                        n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
+                        parent_score)
+            queue[q1] = n_nodes
+            queue[q1 + 1] = n_nodes + 1
+            q1 += 2
+            n_nodes += 2
+            n_leaves += 1
+        return n_nodes, n_leaves
+    is_open = np.zeros(max_nodes, dtype=np.bool_)
+    is_open[0] = True
+    bg[0], bf[0], bj[0] = _best_split(hist[0], off, features, crit, min_data, min_hess, False, dummy, dummy,
+                                      0.0, tot[0], parent_score[0], h_unit)
+    while n_leaves < num_leaves:
+        node = -1
+        for nd in range(n_nodes):  # the largest positive gain; ties to the smaller node id
+            if is_open[nd] and bf[nd] >= 0 and bg[nd] > 0.0 and (node < 0 or bg[nd] > bg[node]):
+                node = nd
+        if node < 0:
+            break
+        is_open[node] = False
+        _split_node(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node, bf[node],
+                    bj[node], bg[node], n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end,
+                    slot, parent_score)
+        for c in (n_nodes, n_nodes + 1):
+            is_open[c] = True
+            bg[c], bf[c], bj[c] = _best_split(hist[slot[c]], off, features, crit, min_data, min_hess, False,
+                                              dummy, dummy, 0.0, tot[c], parent_score[c], h_unit)
+        n_nodes += 2
+        n_leaves += 1
+    return n_nodes, n_leaves
 
 
 @njit(cache=True)

@@ -136,6 +136,9 @@ class RegressionTree:
     # give the node totals); False builds them for all features (the same bits, kept for the tests)
     _subset_histograms = True
     _parallel_min_bins = 50_000  # histogram rows (all features' bins) worth a parallel split search
+    # an unconstrained serial tree without pair lists grows in one kernel call (`_grow_tree`); False grows
+    # it node by node from Python (the same kernels in the same order: the same bits, kept for the tests)
+    _whole_tree_kernel = True
 
     def __init__(self, num_leaves: int = 10, min_child_samples: int = 20,
                  min_child_weight: float = 1e-3, growth: str = "best_first", criterion: str = "se",
@@ -324,6 +327,14 @@ class RegressionTree:
                 f = sub[f]
             return float(g), int(f), int(j)
 
+        if cons is None and not use_pairs and not par and self._whole_tree_kernel:
+            n_nodes, n_leaves = _tk._grow_tree(codes, vals, off, crit, h_unit, L, min_data, min_hess,
+                                               self.growth == "breadth_first", ws.hist, rows, ws.tmp, leaf_of,
+                                               feature, jbin, left, right, gain, tot, start, end, slot,
+                                               parent_score)
+            return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, leaf_of,
+                                thresholds, F, ws)
+
         # root
         hists[0].fill(0.0)
         hist_fn(0, n, hists[0])
@@ -413,7 +424,14 @@ class RegressionTree:
                     continue
                 queue += list(split(node, f, j, g))
 
-        k = n_nodes
+        return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, leaf_of,
+                            thresholds, F, ws)
+
+    def _finish(self, k: int, n_leaves: int, feature: np.ndarray, jbin: np.ndarray, left: np.ndarray,
+                right: np.ndarray, gain: np.ndarray, tot: np.ndarray, start: np.ndarray, end: np.ndarray,
+                leaf_of: np.ndarray, thresholds: Sequence[np.ndarray] | None, F: int,
+                ws: TreeWorkspace) -> RegressionTree:
+        """Store the fitted node arrays of the first ``k`` nodes (leaf values by Eq. 11)."""
         self.feature_ = feature[:k]
         self.bin_ = jbin[:k]
         self.children_left_ = left[:k]
