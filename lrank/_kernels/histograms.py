@@ -73,6 +73,65 @@ def _child_histogram(codes, vals, rows, start, end, off, out, parent):
 
 
 @njit(cache=True)
+def _global_bins(codes, off, out):
+    """``out[i, f] = off[f] + codes[i, f]``: each entry's row of the flat histogram (LightGBM's
+    multi-value bin with its offsets added once), uint16; the caller checks ``off[-1] <= 65536``."""
+    F = codes.shape[1]
+    for i in range(codes.shape[0]):
+        for f in range(F):
+            out[i, f] = off[f] + codes[i, f]
+    return out
+
+
+@njit(cache=True)
+def _histogram_global(gbin, vals, rows, start, end, hist):
+    """:func:`_histogram` over global bin indices (:func:`_global_bins`): no offset per entry. ``hist``
+    is the flat (total bins, C) histogram; each bin is summed in the same row order as :func:`_histogram`
+    (the same bits)."""
+    F = gbin.shape[1]
+    C = vals.shape[1]
+    flat = hist.reshape(hist.size)
+    if C == 2:
+        for k in range(start, end):
+            i = rows[k]
+            g = vals[i, 0]
+            h = vals[i, 1]
+            for f in range(F):
+                b = np.int64(gbin[i, f]) << 1
+                flat[b] += g
+                flat[b + 1] += h
+        return
+    if C == 3:
+        for k in range(start, end):
+            i = rows[k]
+            g = vals[i, 0]
+            h = vals[i, 1]
+            n = vals[i, 2]
+            for f in range(F):
+                b = np.int64(gbin[i, f]) * 3
+                flat[b] += g
+                flat[b + 1] += h
+                flat[b + 2] += n
+        return
+    for k in range(start, end):
+        i = rows[k]
+        for f in range(F):
+            b = np.int64(gbin[i, f]) * C
+            for c in range(C):
+                flat[b + c] += vals[i, c]
+
+
+@njit(cache=True)
+def _child_histogram_global(gbin, vals, rows, start, end, out, parent):
+    """:func:`_child_histogram` over global bin indices."""
+    out[:] = 0.0
+    _histogram_global(gbin, vals, rows, start, end, out)
+    for b in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            parent[b, c] -= out[b, c]
+
+
+@njit(cache=True)
 def _histogram_features(codes, vals, rows, start, end, feats, off, hist):
     """:func:`histogram` restricted to the features ``feats``: feature ``feats[t]`` owns the flat rows
     ``off[t]:off[t+1]`` (``off`` indexed by position in ``feats``). Every bin is summed in the same row
@@ -241,6 +300,9 @@ def warmup() -> None:
     for C in (2, 3, 4):
         _child_histogram(codes, np.ones((3, C)), rows, 0, 2, off, np.zeros((6, C)), np.ones((6, C)))
     _histogram(codes, np.ones((3, 4)), rows, 0, 3, off, np.zeros((6, 4)))
+    gbin = _global_bins(codes, off, np.empty(codes.shape, dtype=np.uint16))
+    for C in (2, 3, 4):
+        _child_histogram_global(gbin, np.ones((3, C)), rows, 0, 2, np.zeros((6, C)), np.ones((6, C)))
     pa = np.array([0], dtype=np.int64)
     pb = np.array([1], dtype=np.int64)
     pm = np.zeros(6)

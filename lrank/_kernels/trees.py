@@ -26,7 +26,7 @@ import numpy as np
 from numba import prange
 
 from ._jit import njit
-from .histograms import _child_histogram, _histogram
+from .histograms import _child_histogram, _child_histogram_global, _histogram, _histogram_global
 
 SE, WSE, RWSE = 0, 1, 2
 
@@ -296,16 +296,21 @@ def _node_summary(hist, off, crit, h_unit, use_pairs, p_total, min_hess, tot, k)
 
 
 @njit(cache=True)
-def _split_node(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node, f, j, g, n_nodes,
-                n_leaves, feature, jbin, left, right, gain, tot, start, end, slot, parent_score):
+def _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node,
+                f, j, g, n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
+                parent_score):
     """Split ``node`` on ``code_f <= j``: children ``n_nodes`` (left) and ``n_nodes + 1`` (right), rows
     partitioned stably, the smaller child's histogram built into the free slot ``n_leaves`` and the larger
-    child's by subtraction in the parent's slot; both children's totals and scores."""
+    child's by subtraction in the parent's slot; both children's totals and scores. With ``use_gbin`` the
+    global bin indices ``gbin`` (``off[f] + code``) replace ``codes``: the same rows and sums."""
     lt = n_nodes
     rt = n_nodes + 1
     s0 = start[node]
     s1 = end[node]
-    mid = _partition_rows(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt)
+    if use_gbin:  # code <= j iff off[f] + code <= off[f] + j
+        mid = _partition_rows(gbin, rows, s0, s1, f, off[f] + j, tmp, leaf_of, lt, rt)
+    else:
+        mid = _partition_rows(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt)
     start[lt] = s0
     end[lt] = mid
     start[rt] = mid
@@ -316,7 +321,10 @@ def _split_node(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_
         small, large = rt, lt
     slot[large] = slot[node]
     slot[small] = n_leaves  # slots 0..n_leaves-1 are in use
-    _child_histogram(codes, vals, rows, start[small], end[small], off, hist[n_leaves], hist[slot[node]])
+    if use_gbin:
+        _child_histogram_global(gbin, vals, rows, start[small], end[small], hist[n_leaves], hist[slot[node]])
+    else:
+        _child_histogram(codes, vals, rows, start[small], end[small], off, hist[n_leaves], hist[slot[node]])
     feature[node] = f
     jbin[node] = j
     left[node] = lt
@@ -327,8 +335,9 @@ def _split_node(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_
 
 
 @njit(cache=True)
-def _grow_tree(codes, vals, off, crit, h_unit, num_leaves, min_data, min_hess, breadth_first, hist, rows, tmp,
-               leaf_of, feature, jbin, left, right, gain, tot, start, end, slot, parent_score):
+def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_data, min_hess, breadth_first,
+               hist, rows, tmp, leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
+               parent_score):
     """Grow one unconstrained tree without pair lists in one call (no per-node Python).
 
     The same kernels in the same order as `lrank.weak.tree.RegressionTree`'s node-by-node path, so the
@@ -336,14 +345,19 @@ def _grow_tree(codes, vals, off, crit, h_unit, num_leaves, min_data, min_hess, b
     subtraction, and the children's split search (best first: the open leaf with the largest positive
     gain, ties to the smaller node id; breadth first: level order). ``rows`` holds ``0..n-1`` and
     ``leaf_of`` zeros on entry; node arrays have ``2 num_leaves - 1`` entries, ``feature``/``jbin``/
-    ``left``/``right`` filled with -1, the rest with zeros. Returns ``(n_nodes, n_leaves)``.
+    ``left``/``right`` filled with -1, the rest with zeros. ``use_gbin``: histograms and partitions read
+    the global bin indices ``gbin = off[f] + codes`` (`_global_bins`; no offset per entry, the same
+    bits). Returns ``(n_nodes, n_leaves)``.
     """
     n = rows.size
     F = off.size - 1
     features = np.arange(F)
     dummy = np.zeros(1)
     hist[0][:] = 0.0
-    _histogram(codes, vals, rows, 0, n, off, hist[0])
+    if use_gbin:
+        _histogram_global(gbin, vals, rows, 0, n, hist[0])
+    else:
+        _histogram(codes, vals, rows, 0, n, off, hist[0])
     end[0] = n
     parent_score[0] = _node_summary(hist[0], off, crit, h_unit, False, 0.0, min_hess, tot, 0)
     max_nodes = 2 * num_leaves - 1
@@ -365,9 +379,9 @@ def _grow_tree(codes, vals, off, crit, h_unit, num_leaves, min_data, min_hess, b
                                   tot[node], parent_score[node], h_unit)
             if f < 0 or not g > 0.0:
                 continue
-            _split_node(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node, f, j, g,
-                        n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
-                        parent_score)
+            _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
+                        node, f, j, g, n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end,
+                        slot, parent_score)
             queue[q1] = n_nodes
             queue[q1 + 1] = n_nodes + 1
             q1 += 2
@@ -386,9 +400,9 @@ def _grow_tree(codes, vals, off, crit, h_unit, num_leaves, min_data, min_hess, b
         if node < 0:
             break
         is_open[node] = False
-        _split_node(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node, bf[node],
-                    bj[node], bg[node], n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end,
-                    slot, parent_score)
+        _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
+                    node, bf[node], bj[node], bg[node], n_nodes, n_leaves, feature, jbin, left, right, gain,
+                    tot, start, end, slot, parent_score)
         for c in (n_nodes, n_nodes + 1):
             is_open[c] = True
             bg[c], bf[c], bj[c] = _best_split(hist[slot[c]], off, features, crit, min_data, min_hess, False,

@@ -40,6 +40,7 @@ import numpy as np
 from lrank._kernels import histograms as _hk
 from lrank._kernels import trees as _tk
 
+_NO_GBIN = np.zeros((1, 1), dtype=np.uint16)
 CRITERIA = {"se": _tk.SE, "wse": _tk.WSE, "rwse": _tk.RWSE, "ole": _tk.RWSE}
 GROWTH = ("best_first", "breadth_first")
 
@@ -72,6 +73,20 @@ class TreeWorkspace:
         self.n_jobs = n_jobs
         self.max_leaves = max_leaves
         self.n_pairs = n_pairs
+        self._gbin = None  # global bin indices off[f] + code, made on first use (`global_bins`)
+
+    #: largest global-bin matrix (bytes) made; above it the trees read ``codes`` and add offsets per entry
+    global_bins_max_bytes = 128 * 2**20
+
+    def global_bins(self) -> np.ndarray | None:
+        """``off[f] + codes[:, f]`` as uint16 (n, F), made once per workspace: the histogram rows of every
+        entry, so the histogram loop adds no offsets (about 1.4x faster, the same bits). None when the
+        histogram has more than 65,536 rows or the matrix would exceed `global_bins_max_bytes`."""
+        codes = self.codes
+        if self._gbin is None and codes is not None and self.offsets[-1] <= 65536 \
+                and 2 * codes.size <= self.global_bins_max_bytes:
+            self._gbin = _hk._global_bins(codes, self.offsets, np.empty(codes.shape, dtype=np.uint16))
+        return self._gbin
 
     @property
     def codes_t(self) -> np.ndarray:
@@ -139,6 +154,8 @@ class RegressionTree:
     # an unconstrained serial tree without pair lists grows in one kernel call (`_grow_tree`); False grows
     # it node by node from Python (the same kernels in the same order: the same bits, kept for the tests)
     _whole_tree_kernel = True
+    # ... reading the workspace's global bin indices (`TreeWorkspace.global_bins`; the same bits)
+    _use_global_bins = True
 
     def __init__(self, num_leaves: int = 10, min_child_samples: int = 20,
                  min_child_weight: float = 1e-3, growth: str = "best_first", criterion: str = "se",
@@ -328,7 +345,9 @@ class RegressionTree:
             return float(g), int(f), int(j)
 
         if cons is None and not use_pairs and not par and self._whole_tree_kernel:
-            n_nodes, n_leaves = _tk._grow_tree(codes, vals, off, crit, h_unit, L, min_data, min_hess,
+            gbin = ws.global_bins() if self._use_global_bins else None
+            n_nodes, n_leaves = _tk._grow_tree(codes, _NO_GBIN if gbin is None else gbin, gbin is not None,
+                                               vals, off, crit, h_unit, L, min_data, min_hess,
                                                self.growth == "breadth_first", ws.hist, rows, ws.tmp, leaf_of,
                                                feature, jbin, left, right, gain, tot, start, end, slot,
                                                parent_score)
