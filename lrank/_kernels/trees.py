@@ -45,7 +45,13 @@ def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit):
     """The scan of :func:`_feature_best` for SE (crit 0) and RWSE/OLE without pairs: the largest
     ``G_l^2/D_l + G_r^2/D_r`` (``D`` = count for SE, hessian for RWSE) over the bins of one feature
     (rows ``o:o+nb``); one loop per histogram layout so the loop body has no layout or criterion
-    arithmetic. Returns (score, j) with j = -1 if none is valid."""
+    arithmetic. Returns (score, j) with j = -1 if none is valid.
+
+    An empty bin gives the partition of threshold ``b - 1`` again: its sums are masked to zero (a
+    histogram made by subtraction may hold a rounding residue in an empty bin's gradient) and it is
+    evaluated like any other bin, with the previous bin's numbers, so it never wins (``g > best`` is
+    strict) and never breaks earlier; a select instead of a branch that the scattered empty bins of
+    a small node mispredict."""
     gl = 0.0
     hl = 0.0
     nl = 0.0
@@ -54,11 +60,9 @@ def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit):
     if hist.shape[1] == 2:  # constant hessian: the count is H / h_unit (up to rounding)
         for b in range(nb - 1):
             hb = hist[o + b, 1]
-            if hb == 0.0:
-                continue  # empty bin: the partition of threshold b - 1, already evaluated
             hl += hb
             nl = hl * inv_unit
-            gl += hist[o + b, 0]
+            gl += hist[o + b, 0] * (hb != 0.0)  # an empty bin adds nothing (see above)
             nr = N - nl
             if nl < md:
                 continue
@@ -78,11 +82,10 @@ def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit):
         return best, bj
     for b in range(nb - 1):
         cb = hist[o + b, 2]
-        if cb == 0.0:
-            continue
-        hl += hist[o + b, 1]
+        full = cb != 0.0
+        hl += hist[o + b, 1] * full  # an empty bin adds nothing (see above)
         nl += cb
-        gl += hist[o + b, 0]
+        gl += hist[o + b, 0] * full
         nr = N - nl
         if nl < md:
             continue
