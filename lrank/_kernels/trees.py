@@ -346,13 +346,16 @@ def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_d
     The same kernels in the same order as `lrank.weak.tree.RegressionTree`'s node-by-node path, so the
     same bits: the root histogram, then per split the partition, the smaller child's histogram plus the
     subtraction, and the children's split search (best first: the open leaf with the largest positive
-    gain, ties to the smaller node id; breadth first: level order). ``rows`` holds ``0..n-1`` and
-    ``leaf_of`` zeros on entry; node arrays have ``2 num_leaves - 1`` entries, ``feature``/``jbin``/
-    ``left``/``right`` filled with -1, the rest with zeros. ``use_gbin``: histograms and partitions read
+    gain, ties to the smaller node id; breadth first: level order). ``rows`` and ``leaf_of`` (n each)
+    are set here; node arrays have ``2 num_leaves - 1`` entries, ``feature``/``jbin``/``left``/``right``
+    filled with -1, the rest with zeros. ``use_gbin``: histograms and partitions read
     the global bin indices ``gbin = off[f] + codes`` (`_global_bins`; no offset per entry, the same
     bits). Returns ``(n_nodes, n_leaves)``.
     """
     n = rows.size
+    for i in range(n):
+        rows[i] = i
+        leaf_of[i] = 0
     F = off.size - 1
     features = np.arange(F)
     dummy = np.zeros(1)

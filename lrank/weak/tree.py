@@ -259,6 +259,8 @@ class RegressionTree:
             vals[:, 2] = 1.0
         if C == 4:  # WSE: w r^2 = L'^2 / L'' (Eq. 6); a zero hessian is floored at 1e-12
             vals[:, 3] = grad * grad / np.maximum(hess, 1e-12)
+        if cons is None and not use_pairs and self.n_jobs == 1 and self._whole_tree_kernel:
+            return self._grow_whole(codes, ws, crit, h_unit, thresholds)
         par = self.n_jobs != 1
         if par:
             import numba
@@ -343,16 +345,6 @@ class RegressionTree:
             if sub is not None and f >= 0:
                 f = sub[f]
             return float(g), int(f), int(j)
-
-        if cons is None and not use_pairs and not par and self._whole_tree_kernel:
-            gbin = ws.global_bins() if self._use_global_bins else None
-            n_nodes, n_leaves = _tk._grow_tree(codes, _NO_GBIN if gbin is None else gbin, gbin is not None,
-                                               vals, off, crit, h_unit, L, min_data, min_hess,
-                                               self.growth == "breadth_first", ws.hist, rows, ws.tmp, leaf_of,
-                                               feature, jbin, left, right, gain, tot, start, end, slot,
-                                               parent_score)
-            return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, leaf_of,
-                                thresholds, F, ws)
 
         # root
         hists[0].fill(0.0)
@@ -445,6 +437,24 @@ class RegressionTree:
 
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, leaf_of,
                             thresholds, F, ws)
+
+    def _grow_whole(self, codes: np.ndarray, ws: TreeWorkspace, crit: int, h_unit: float,
+                    thresholds: Sequence[np.ndarray] | None) -> RegressionTree:
+        """The unconstrained serial tree without pair lists: grown in one `_grow_tree` call."""
+        L = int(self.num_leaves)
+        max_nodes = 2 * L - 1
+        feature, jbin, left, right = (np.full(max_nodes, -1, dtype=np.int64) for _ in range(4))
+        start, end, slot = (np.zeros(max_nodes, dtype=np.int64) for _ in range(3))
+        gain, parent_score = np.zeros(max_nodes), np.zeros(max_nodes)
+        tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
+        gbin = ws.global_bins() if self._use_global_bins else None
+        n_nodes, n_leaves = _tk._grow_tree(
+            codes, _NO_GBIN if gbin is None else gbin, gbin is not None, ws.vals, ws.offsets, crit, h_unit, L,
+            float(self.min_child_samples), float(self.min_child_weight), self.growth == "breadth_first",
+            ws.hist, ws.rows, ws.tmp, ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
+            parent_score)
+        return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
+                            thresholds, codes.shape[1], ws)
 
     def _finish(self, k: int, n_leaves: int, feature: np.ndarray, jbin: np.ndarray, left: np.ndarray,
                 right: np.ndarray, gain: np.ndarray, tot: np.ndarray, start: np.ndarray, end: np.ndarray,
