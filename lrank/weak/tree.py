@@ -283,11 +283,18 @@ class RegressionTree:
         pmaxs = [ws.pmax[s][:TB] for s in range(L)] if use_pairs else None
         pmins = [ws.pmin[s][:TB] for s in range(L)] if use_pairs else None
 
+        gbin = ws.global_bins() if sub is None and self._use_global_bins else None  # the same bits
+
         def hist_fn(lo: int, hi: int, out: np.ndarray) -> None:
             if sub is not None:
                 _hk._histogram_features(codes, vals, rows, lo, hi, sub, off, out)
             elif par and (hi - lo) * F >= min_work:
-                _hk._histogram_parallel(codes, vals, rows, lo, hi, off, out)
+                if gbin is not None:
+                    _hk._histogram_global_parallel(gbin, vals, rows, lo, hi, off, out)
+                else:
+                    _hk._histogram_parallel(codes, vals, rows, lo, hi, off, out)
+            elif gbin is not None:
+                _hk._histogram_global(gbin, vals, rows, lo, hi, out)
             else:
                 _hk._histogram(codes, vals, rows, lo, hi, off, out)
 
@@ -377,7 +384,9 @@ class RegressionTree:
                 hs.fill(0.0)
                 hist_fn(start[small], end[small], hs)
                 np.subtract(hp, hs, out=hp)  # histogram subtraction
-            else:  # the same in one kernel call: smaller child, then parent - smaller
+            elif gbin is not None:  # the same in one kernel call: smaller child, then parent - smaller
+                _hk._child_histogram_global(gbin, vals, rows, start[small], end[small], hs, hp)
+            else:
                 _hk._child_histogram(codes, vals, rows, start[small], end[small], off, hs, hp)
             if use_pairs:
                 pm, pe = _tk._partition_pairs(pairs[0], pairs[1], ws.pidx, pstart[node], pend[node],
