@@ -26,7 +26,13 @@ import numpy as np
 from numba import prange
 
 from ._jit import njit
-from .histograms import _child_histogram, _child_histogram_global, _histogram, _histogram_global
+from .histograms import (
+    _child_histogram,
+    _child_histogram_features,
+    _child_histogram_global,
+    _histogram,
+    _histogram_global,
+)
 
 SE, WSE, RWSE = 0, 1, 2
 
@@ -301,11 +307,13 @@ def _node_summary(hist, off, crit, h_unit, use_pairs, p_total, min_hess, tot, k)
 @njit(cache=True)
 def _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node,
                 f, j, g, n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
-                parent_score):
+                parent_score, last):
     """Split ``node`` on ``code_f <= j``: children ``n_nodes`` (left) and ``n_nodes + 1`` (right), rows
     partitioned stably, the smaller child's histogram built into the free slot ``n_leaves`` and the larger
     child's by subtraction in the parent's slot; both children's totals and scores. With ``use_gbin`` the
-    global bin indices ``gbin`` (``off[f] + code``) replace ``codes``: the same rows and sums."""
+    global bin indices ``gbin`` (``off[f] + code``) replace ``codes``: the same rows and sums. ``last``:
+    the split that completes the tree, whose children are never searched: only feature 0's bins (the
+    children's totals) are made, each summed as in the full histogram (the same bits)."""
     lt = n_nodes
     rt = n_nodes + 1
     s0 = start[node]
@@ -324,7 +332,10 @@ def _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, 
         small, large = rt, lt
     slot[large] = slot[node]
     slot[small] = n_leaves  # slots 0..n_leaves-1 are in use
-    if use_gbin:
+    if last:  # feature 0 owns the histogram rows 0:off[1]
+        _child_histogram_features(codes, vals, rows, start[small], end[small], np.zeros(1, dtype=np.int64),
+                                  off[:2], hist[n_leaves][:off[1]], hist[slot[node]][:off[1]])
+    elif use_gbin:
         _child_histogram_global(gbin, vals, rows, start[small], end[small], hist[n_leaves], hist[slot[node]])
     else:
         _child_histogram(codes, vals, rows, start[small], end[small], off, hist[n_leaves], hist[slot[node]])
@@ -380,6 +391,8 @@ def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_d
         while q0 < q1 and n_leaves < num_leaves:
             node = queue[q0]
             q0 += 1
+            if end[node] - start[node] < 2.0 * min_data:
+                continue  # no split leaves min_data documents on both sides: not searched
             s = slot[node]
             g, f, j = _best_split(hist[s], off, features, crit, min_data, min_hess, False, dummy, dummy, 0.0,
                                   tot[node], parent_score[node], h_unit)
@@ -387,7 +400,7 @@ def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_d
                 continue
             _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
                         node, f, j, g, n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end,
-                        slot, parent_score)
+                        slot, parent_score, n_leaves + 1 == num_leaves)
             queue[q1] = n_nodes
             queue[q1 + 1] = n_nodes + 1
             q1 += 2
@@ -408,11 +421,12 @@ def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_d
         is_open[node] = False
         _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
                     node, bf[node], bj[node], bg[node], n_nodes, n_leaves, feature, jbin, left, right, gain,
-                    tot, start, end, slot, parent_score)
+                    tot, start, end, slot, parent_score, n_leaves + 1 == num_leaves)
         for c in (n_nodes, n_nodes + 1):
             is_open[c] = True
-            bg[c], bf[c], bj[c] = _best_split(hist[slot[c]], off, features, crit, min_data, min_hess, False,
-                                              dummy, dummy, 0.0, tot[c], parent_score[c], h_unit)
+            if n_leaves + 1 < num_leaves and end[c] - start[c] >= 2.0 * min_data:  # else never split
+                bg[c], bf[c], bj[c] = _best_split(hist[slot[c]], off, features, crit, min_data, min_hess,
+                                                  False, dummy, dummy, 0.0, tot[c], parent_score[c], h_unit)
         n_nodes += 2
         n_leaves += 1
     return n_nodes, n_leaves
