@@ -145,6 +145,7 @@ def test_bad_input():
 def test_parallel_twin_bit_identical(monkeypatch):
     monkeypatch.setattr(RegressionTree, "_parallel_min_work", 0)  # use the parallel kernels on tiny data
     monkeypatch.setattr(RegressionTree, "_parallel_min_bins", 0)
+    monkeypatch.setattr(RegressionTree, "_parallel_min_tree_work", 0)  # not the serial whole-tree kernel
     codes, y, qptr, s = _ranking(9, sizes=(40, 30, 50))
     lam, w, pairs = lambdamart_gradients(y, qptr, s, k=10, with_pairs=True)
     for crit in ("se", "ole"):

@@ -156,6 +156,9 @@ class RegressionTree:
     _whole_tree_kernel = True
     # ... reading the workspace's global bin indices (`TreeWorkspace.global_bins`; the same bits)
     _use_global_bins = True
+    # documents x features below which a tree asked to use threads is grown serially in one kernel call
+    # anyway (a node-by-node parallel tree costs more there; the results are identical)
+    _parallel_min_tree_work = 1_000_000
 
     def __init__(self, num_leaves: int = 10, min_child_samples: int = 20,
                  min_child_weight: float = 1e-3, growth: str = "best_first", criterion: str = "se",
@@ -259,7 +262,8 @@ class RegressionTree:
             vals[:, 2] = 1.0
         if C == 4:  # WSE: w r^2 = L'^2 / L'' (Eq. 6); a zero hessian is floored at 1e-12
             vals[:, 3] = grad * grad / np.maximum(hess, 1e-12)
-        if cons is None and not use_pairs and self.n_jobs == 1 and self._whole_tree_kernel:
+        if cons is None and not use_pairs and self._whole_tree_kernel \
+                and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work):
             return self._grow_whole(codes, ws, crit, h_unit, thresholds)
         par = self.n_jobs != 1
         if par:
