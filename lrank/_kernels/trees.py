@@ -490,3 +490,9 @@ def warmup() -> None:
     _predict_add(np.zeros((2, 2), dtype=np.float32), f, np.zeros((1, 3)), lr, lr + 1, np.zeros((1, 3)),
                 np.zeros(1, dtype=np.int64), 1.0, np.zeros(2))
     _apply_codes(codes, f[0], f[0], lr[0], lr[0] + 1, np.empty(3, dtype=np.int64))
+    gbin = (codes + off[:-1]).astype(np.uint16)
+    for use_gbin in (True, False):  # one specialisation: the flags are values, not types
+        ints = [np.full(3, -1, dtype=np.int64) for _ in range(7)]  # rows, tmp, leaf_of, 4 node arrays
+        idx = [np.zeros(3, dtype=np.int64) for _ in range(3)]  # start, end, slot
+        _grow_tree(codes, gbin, use_gbin, np.ones((3, 2)), off, SE, 1.0, 2, 1.0, 0.0, use_gbin,
+                   np.zeros((2, 6, 2)), *ints, np.zeros(3), np.zeros((3, 4)), *idx, np.zeros(3))
