@@ -131,6 +131,47 @@ def _child_histogram_global(gbin, vals, rows, start, end, out, parent):
             parent[b, c] -= out[b, c]
 
 
+@njit(cache=False, parallel=True)
+def _histogram_global_parallel(gbin, vals, rows, start, end, off, hist):
+    """Parallel twin of :func:`_histogram_global`: ``prange`` over blocks of features (``off`` gives each
+    feature's first histogram row only to split the features), each block summed row by row as the
+    serial kernel does (the same order for every bin, so the same bits)."""
+    F = gbin.shape[1]
+    C = vals.shape[1]
+    flat = hist.reshape(hist.size)
+    nblk = min(F, get_num_threads())
+    for blk in prange(nblk):
+        f0 = blk * F // nblk
+        f1 = (blk + 1) * F // nblk
+        if C == 2:
+            for k in range(start, end):
+                i = rows[k]
+                g = vals[i, 0]
+                h = vals[i, 1]
+                for f in range(f0, f1):
+                    b = np.int64(gbin[i, f]) << 1
+                    flat[b] += g
+                    flat[b + 1] += h
+        elif C == 3:
+            for k in range(start, end):
+                i = rows[k]
+                g = vals[i, 0]
+                h = vals[i, 1]
+                n = vals[i, 2]
+                for f in range(f0, f1):
+                    b = np.int64(gbin[i, f]) * 3
+                    flat[b] += g
+                    flat[b + 1] += h
+                    flat[b + 2] += n
+        else:
+            for k in range(start, end):
+                i = rows[k]
+                for f in range(f0, f1):
+                    b = np.int64(gbin[i, f]) * C
+                    for c in range(C):
+                        flat[b + c] += vals[i, c]
+
+
 @njit(cache=True)
 def _histogram_features(codes, vals, rows, start, end, feats, off, hist):
     """:func:`histogram` restricted to the features ``feats``: feature ``feats[t]`` owns the flat rows
@@ -193,47 +234,6 @@ def _histogram_parallel(codes, vals, rows, start, end, off, hist):
                     b = off[f] + codes[i, f]
                     for c in range(C):
                         hist[b, c] += vals[i, c]
-
-
-@njit(cache=False, parallel=True)
-def _histogram_global_parallel(gbin, vals, rows, start, end, off, hist):
-    """Parallel twin of :func:`_histogram_global`: ``prange`` over blocks of features (``off`` gives each
-    feature's first histogram row only to split the features), each block summed row by row as the
-    serial kernel does (the same order for every bin, so the same bits)."""
-    F = gbin.shape[1]
-    C = vals.shape[1]
-    flat = hist.reshape(hist.size)
-    nblk = min(F, get_num_threads())
-    for blk in prange(nblk):
-        f0 = blk * F // nblk
-        f1 = (blk + 1) * F // nblk
-        if C == 2:
-            for k in range(start, end):
-                i = rows[k]
-                g = vals[i, 0]
-                h = vals[i, 1]
-                for f in range(f0, f1):
-                    b = np.int64(gbin[i, f]) << 1
-                    flat[b] += g
-                    flat[b + 1] += h
-        elif C == 3:
-            for k in range(start, end):
-                i = rows[k]
-                g = vals[i, 0]
-                h = vals[i, 1]
-                n = vals[i, 2]
-                for f in range(f0, f1):
-                    b = np.int64(gbin[i, f]) * 3
-                    flat[b] += g
-                    flat[b + 1] += h
-                    flat[b + 2] += n
-        else:
-            for k in range(start, end):
-                i = rows[k]
-                for f in range(f0, f1):
-                    b = np.int64(gbin[i, f]) * C
-                    for c in range(C):
-                        flat[b + c] += vals[i, c]
 
 
 @njit(cache=True)
