@@ -336,14 +336,14 @@ def warmup() -> None:
     vals = np.ones((3, 3))
     rows = np.arange(3, dtype=np.int64)
     off = np.array([0, 3, 6], dtype=np.int64)
+    gbin = _global_bins(codes, off, np.empty(codes.shape, dtype=np.uint16))
+    for C in (2, 3, 4):
+        _child_histogram_global(gbin, np.ones((3, C)), rows, 0, 2, np.zeros((6, C)), np.ones((6, C)))
     _histogram(codes, vals, rows, 0, 3, off, np.zeros((6, 3)))
     _histogram(codes, np.ones((3, 2)), rows, 0, 3, off, np.zeros((6, 2)))
     for C in (2, 3, 4):
         _child_histogram(codes, np.ones((3, C)), rows, 0, 2, off, np.zeros((6, C)), np.ones((6, C)))
     _histogram(codes, np.ones((3, 4)), rows, 0, 3, off, np.zeros((6, 4)))
-    gbin = _global_bins(codes, off, np.empty(codes.shape, dtype=np.uint16))
-    for C in (2, 3, 4):
-        _child_histogram_global(gbin, np.ones((3, C)), rows, 0, 2, np.zeros((6, C)), np.ones((6, C)))
     pa = np.array([0], dtype=np.int64)
     pb = np.array([1], dtype=np.int64)
     pm = np.zeros(6)
