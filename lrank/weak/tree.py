@@ -24,6 +24,11 @@ boosting loss at ``o = 0`` (``grad = L'``, ``hess = L''``):
   names (plus feature 0, whose bins give the node totals): a stump on one feature costs O(n), not
   O(n F), with the same bits as the all-features histograms (each bin is summed in the same order).
 
+An unconstrained tree without pair lists is grown in one kernel call (`lrank._kernels.trees._grow_tree`:
+no per-node Python), its histograms over global bin indices ``off[f] + code`` while these fit in cache
+(`TreeWorkspace.global_bins`); the node-by-node path below serves constraints, OLE's pairs and threads
+at scale. Both give the same bits (tested).
+
 Fitted arrays are indexed by node (root 0, children appended in split order): ``feature_``, ``bin_``
 (the ``j`` of ``code > j``), ``threshold_`` (the raw ``theta_j``; ``-inf`` for the split "missing vs
 known"), ``children_left_``/``children_right_`` (-1 at leaves), ``value_`` (leaf outputs), ``gain_``.
