@@ -97,7 +97,7 @@ def _child_histogram_features(codes, vals, rows, start, end, feats, off, out, pa
             parent[b, c] -= out[b, c]
 
 
-@njit(cache=False, parallel=True)
+@njit(cache=False, parallel=True)  # get_num_threads() inside: numba cannot cache it
 def _histogram_parallel(codes, vals, rows, start, end, off, hist):
     """Parallel twin of :func:`histogram`: ``prange`` over blocks of features, each block summed row by
     row as the serial kernel does (the same order for every bin, so the same bits)."""
@@ -210,7 +210,7 @@ def _sibling_pair_histograms(codes, pa, pb, pw, pidx, s_lo, s_hi, c_lo, c_hi, fe
         pmin_p[t] -= pmin_s[t]
 
 
-@njit(cache=False, parallel=True)
+@njit(cache=True, parallel=True)
 def _pair_histograms_parallel(codes_t, pa, pb, pw, pidx, start, end, off, pmax, pmin):
     """Parallel twin of :func:`pair_histograms` over features; ``codes_t`` is (F, n)."""
     F = codes_t.shape[0]
