@@ -78,6 +78,11 @@ def test_stored_notebook_is_clean(path):
     assert not any("injected-parameters" in c.get("metadata", {}).get("tags", []) for c in nb["cells"])
     assert error_outputs(nb) == 0, f"{path.name} stores an error output"
     assert all(c.get("execution_count") is not None for c in code), f"{path.name} has cells that never ran"
+    shown_paths = [i for i, c in enumerate(nb["cells"], 1)
+                   if c["cell_type"] == "code" and "PosixPath(" in json.dumps(c.get("outputs", []))]
+    assert not shown_paths, \
+        f"{path.name}: cells {shown_paths} display a returned Path (an absolute path of this checkout); " \
+        "end them with ';'"
 
 
 _LITERAL_FIGURE = re.compile(r"save_figure\(\s*\w+\s*,\s*[\"']([\w.\-]+)[\"']")

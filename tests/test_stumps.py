@@ -1,5 +1,7 @@
 """WeakLearn (RankBoost Fig. 3, Eq. 10-14) and WeakLearn.2 kernels against plain-NumPy references."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -206,3 +208,162 @@ def test_histogram_rows_cache_same_bits(seed):
         np.testing.assert_array_equal(bs.histogram(pi, r), want)
     # pi is 0 off the feedback rows, so the dense search finds the same best |r| (to rounding)
     assert abs(abs(bs.search(pi, rows=rows).r) - abs(bs.search(pi).r)) < 1e-12
+
+
+def _losses_model(hi, lo, D, H):
+    """Eq. (21) and Eq. (1) as the branching loop the kernels had (sequential sums, pairs skipped)."""
+    half = strict = 0.0
+    for a, b, v in zip(H[hi], H[lo], D):
+        if a < b:
+            half += v
+            strict += v
+        elif a == b:
+            half += 0.5 * v
+            strict += v
+    return half, strict
+
+
+def _round_pairs_model(hi, lo, D, h, alpha, D1, H):
+    """The round's O(m) work as the three kernels it fuses, one after another (the old code path)."""
+    D = D.copy()
+    Z, wm, w0, wp = K._update_pairs(hi, lo, D, h, alpha)
+    half, strict = _losses_model(hi, lo, D1, H)
+    return (Z, wm, w0, wp, half, strict), D, K._potentials_from_pairs(hi, lo, D, H.size)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("binary", [True, False])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_round_pairs_same_bits_as_separate_kernels(seed, binary, shuffle):
+    # ties, NaN (q_def on missing values), one-document and all-equal-label queries; binary stumps and
+    # [0, 1]-valued rankings (the per-pair exp path); alpha of both signs and 0; pairs grouped by x_1
+    # (as `pairs()` gives them) or in any order (general feedback)
+    data, hi, lo, D = _problem(seed, n_queries=7, n_features=4)
+    rng = np.random.default_rng(seed)
+    if shuffle:
+        perm = rng.permutation(hi.size)
+        hi, lo, D = hi[perm], lo[perm], D[perm]
+    bs = BinnedStumps(data.X, max_thresholds=5, random_state=seed)
+    for alpha in (0.37, -1.25, 0.0, 3.0):
+        if binary:
+            h = bs.values(int(rng.integers(4)), int(rng.integers(bs.n_bins)), float(rng.integers(2)))
+        else:
+            h = np.round(rng.random(data.n_docs), 1)  # ties, and d = +-1, 0 among other differences
+        D1 = np.full(hi.size, 1.0 / max(hi.size, 1))
+        H = np.round(rng.normal(size=data.n_docs), 1) + alpha * h
+        want, D_want, pi_want = _round_pairs_model(hi, lo, D, h, alpha, D1, H)
+        D_got = D.copy()
+        pi = np.full(data.n_docs, np.nan)  # overwritten
+        got = K._round_pairs(hi, lo, D_got, h, alpha, D1, H, pi)
+        assert got == want
+        np.testing.assert_array_equal(D_got, D_want)
+        np.testing.assert_array_equal(pi, pi_want)
+        # and against the paper, Fig. 1 and Eq. (10)
+        D_ref = D * np.exp(alpha * (h[lo] - h[hi]))
+        np.testing.assert_allclose(D_got, D_ref / D_ref.sum(), rtol=1e-12)
+        np.testing.assert_allclose(pi, ref.potentials(hi, lo, D_ref / D_ref.sum(), data.n_docs), atol=1e-15)
+        np.testing.assert_allclose(got[4], ref.rloss(hi, lo, D1, H), rtol=1e-12)
+
+
+def test_round_pairs_no_pairs_and_one_pair():
+    h = np.array([1.0, 0.0, 0.0])
+    H = np.array([0.5, 0.0, 0.5])
+    for hi, lo in ((np.zeros(0, np.int64), np.zeros(0, np.int64)), (np.array([1]), np.array([0]))):
+        D = np.full(hi.size, 1.0)
+        want, D_want, pi_want = _round_pairs_model(hi, lo, D, h, 0.5, D.copy(), H)
+        pi = np.zeros(3)
+        got = K._round_pairs(hi, lo, D, h, 0.5, D.copy(), H, pi)
+        np.testing.assert_array_equal(np.array(got), np.array(want))  # NaN D when Z = 0, as before
+        np.testing.assert_array_equal(pi, pi_want)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_features", [1, 4, 5, 9])
+def test_weighted_bin_pass_is_a_histogram(seed, n_features):
+    # the benchmark's reference pass: every code read once, its document's weight added to its bin
+    data, hi, lo, D = _problem(seed, n_queries=6, n_features=n_features)
+    bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
+    w = K._potentials_from_pairs(hi, lo, D, data.n_docs)
+    got = K._weighted_bin_pass(bs.codes_t, w, bs.n_bins)
+    np.testing.assert_array_equal(got, ref_histogram(bs.codes_t, np.arange(data.n_docs), w, bs.n_bins))
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("n_features", [1, 7, 8, 13])
+@pytest.mark.parametrize("q_def", [None, 0, 1])
+def test_search_sorted_order_is_fig3(seed, n_features, q_def):
+    # Fig. 3 in the paper's summation order (running sums over sorted instances): the same best |r| as
+    # the histogram search and as Fig. 3 in NumPy, to rounding; ties, NaN, one-document queries, all-equal
+    # labels, groups of eight features plus a remainder
+    data, hi, lo, D = _problem(seed, n_queries=6, n_features=n_features)
+    bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
+    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
+    qmode = -1 if q_def is None else q_def
+    order, n_above, buf = K.sorted_order_inputs(bs.codes_t, bs.n_bins)
+    f, j, q, r = K._search_sorted_order(order, n_above, pi, bs.n_thresholds, qmode, buf)
+    f2, j2, q2, r2 = K._scan_third(K._potential_histogram_dense(bs.codes_t, pi, bs.n_bins), bs.n_thresholds,
+                                   qmode)
+    want = ref.weaklearn_fig3(data.X.astype(np.float64), _thresholds(bs), pi, q_def)
+    assert abs(abs(r) - abs(r2)) < 1e-12 and abs(abs(r) - abs(want[3])) < 1e-12
+    if f >= 0:  # the chosen stump's own r recomputed from its definition (Eq. 14)
+        h = K._stump_on_codes(bs.codes_t[f], j, float(q))
+        assert abs(float(h @ pi) - r) < 1e-12
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ranking_losses_same_bits_as_branching_loop(seed):
+    # ties in H (counted 1/2 and 1), NaN scores (neither), one-document and all-equal-label queries
+    data, hi, lo, D = _problem(seed, n_queries=7)
+    rng = np.random.default_rng(seed)
+    H = np.round(rng.normal(size=data.n_docs), 1)
+    H[rng.random(data.n_docs) < 0.1] = np.nan
+    assert K._ranking_losses(hi, lo, D, H) == _losses_model(hi, lo, D, H)
+
+
+def _update_bipartite_model(v, side, c, doc_query, h, alpha, n_queries):
+    """The per-document loop of `_update_bipartite` with one exp per document (the previous kernel)."""
+    z1, z0, a1, b1 = (np.zeros(n_queries) for _ in range(4))
+    for i in range(v.size):
+        q = doc_query[i]
+        if side[i] > 0:
+            a1[q] += v[i] * h[i]
+            v[i] = v[i] * math.exp(-alpha * h[i])  # libm's exp, as the kernels (NumPy's may differ)
+            z1[q] += v[i]
+        elif side[i] < 0:
+            b1[q] += v[i] * h[i]
+            v[i] = v[i] * math.exp(alpha * h[i])
+            z0[q] += v[i]
+    return z1, z0, a1, b1
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("binary", [True, False])
+def test_update_bipartite_same_bits_as_exp_per_document(seed, binary):
+    # X_1 / X_0 / outside the feedback, several queries (one with a single document), alpha of both signs
+    rng = np.random.default_rng(seed)
+    n, nq = 40, 5
+    doc_query = np.sort(rng.integers(0, nq, size=n)).astype(np.int64)
+    side = rng.choice([-1, 0, 1], size=n).astype(np.int64)
+    v0 = rng.uniform(0.1, 1.0, size=n)
+    h = rng.integers(0, 2, size=n).astype(float) if binary else np.round(rng.random(n), 1)
+    for alpha in (0.4, -1.1, 0.0):
+        c = np.full(nq, 1.0 / nq)
+        v = v0.copy()
+        K._update_bipartite(v, side, c, doc_query, h, alpha, nq)
+        vm = v0.copy()
+        z1, z0, _, _ = _update_bipartite_model(vm, side, c, doc_query, h, alpha, nq)
+        for i in range(n):  # the kernel's renormalisation of each side, as it does it
+            if side[i] > 0:
+                vm[i] /= z1[doc_query[i]]
+            elif side[i] < 0:
+                vm[i] /= z0[doc_query[i]]
+        np.testing.assert_array_equal(v, vm)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_streaming_pass_sums_every_code(dtype):
+    # the benchmark's memory-bound reference: the integer sum of every code (one feature, one document)
+    rng = np.random.default_rng(0)
+    for shape in ((1, 1), (3, 7), (9, 130)):
+        codes_t = rng.integers(0, np.iinfo(dtype).max + 1, size=shape).astype(dtype)
+        assert K._streaming_pass(codes_t) == int(codes_t.astype(np.int64).sum())

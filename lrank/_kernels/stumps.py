@@ -387,6 +387,76 @@ def _update_pairs(hi, lo, D, h, alpha):
 
 
 @njit(cache=True)
+def _round_pairs(hi, lo, D, h, alpha, D1, H, pi):
+    """One round's O(m) work of Fig. 1 in two passes over the pairs, in place.
+
+    Pass 1: W_-, W_0, W_+ and D_{t+1} Z_t = D_t exp(alpha (h(x_0) - h(x_1))) (Fig. 1), and the training
+    losses of the already updated ``H`` under the initial ``D1`` (Eq. 21 with ties 1/2, Eq. 1).
+    Pass 2: D_{t+1} = D_{t+1} Z_t / Z_t and the next round's potentials ``pi`` (Eq. 10).
+    The arithmetic is that of `_update_pairs`, `_ranking_losses` and `_potentials_from_pairs` called one
+    after another (same bits, tested), done faster:
+
+    * ``exp`` once per round for the differences -1 and +1 when h is binary (exp(alpha d) for the same
+      d is the same number; w exp(0) = w w 1 = w), per pair only for a [0, 1]-valued h;
+    * the sums add w 0 = +0.0 where the separate kernels skipped a pair (x + 0.0 = x for these
+      non-negative sums) and w 1 = w or w 0.5 where they added w or 0.5 w: no branch depends on the
+      data (mispredicted branches cost more than the whole pass otherwise);
+    * pi(x) of a run of pairs with the same x_1 (pairs come grouped by x_1) is summed in a register and
+      stored once: the same additions in the same order, without a store-to-load chain per pair.
+
+    Returns (Z_t, W_-, W_0, W_+, rloss, rloss_strict).
+    """
+    binary = True
+    for i in range(h.size):
+        if h[i] != 0.0 and h[i] != 1.0:
+            binary = False
+            break
+    e_minus = np.exp(alpha * -1.0)
+    e_plus = np.exp(alpha * 1.0)
+    Z = 0.0
+    wm = 0.0
+    w0 = 0.0
+    wp = 0.0
+    half = 0.0
+    strict = 0.0
+    m = hi.size
+    for p in range(m):
+        i1 = hi[p]
+        i0 = lo[p]
+        d = h[i0] - h[i1]
+        w = D[p]
+        neg = d < 0.0
+        pos = d > 0.0
+        wm += w * (neg * 1.0)
+        wp += w * (pos * 1.0)
+        w0 += w * ((d == 0.0) * 1.0)
+        if binary:
+            nw = w * (e_minus if neg else (e_plus if pos else 1.0))
+        else:
+            nw = w * np.exp(alpha * d)
+        D[p] = nw
+        Z += nw
+        a = H[i1]  # Eq. (21) (ties 1/2) and Eq. (1) (ties count) under D1
+        b = H[i0]
+        v = D1[p]
+        half += v * ((a < b) * 1.0 + (a == b) * 0.5)
+        strict += v * ((a <= b) * 1.0)
+    pi[:] = 0.0
+    p = 0
+    while p < m:
+        x = hi[p]
+        s = pi[x]
+        while p < m and hi[p] == x:  # Eq. (10): + D(x', x) for x = x_1, - D(x, x') for x = x_0
+            w = D[p] / Z
+            D[p] = w
+            s += w
+            pi[lo[p]] -= w
+            p += 1
+        pi[x] = s
+    return Z, wm, w0, wp, half, strict
+
+
+@njit(cache=True)
 def _update_bipartite(v, side, c, doc_query, h, alpha, n_queries):
     """RankBoost.B update (Fig. 2) for a sum of per-query bipartite feedback functions, in place.
 
@@ -397,18 +467,32 @@ def _update_bipartite(v, side, c, doc_query, h, alpha, n_queries):
     z0 = np.zeros(n_queries)
     a1 = np.zeros(n_queries)  # v-mass of X_1 with h = 1 (before the update)
     b1 = np.zeros(n_queries)  # v-mass of X_0 with h = 1
+    binary = True  # then exp(-+alpha h) is exp(-+alpha) or 1: two exp per round (same numbers)
+    for i in range(h.size):
+        if h[i] != 0.0 and h[i] != 1.0:
+            binary = False
+            break
+    e_down = np.exp(-alpha * 1.0)
+    e_up = np.exp(alpha * 1.0)
     for i in range(v.size):
         s = side[i]
         if s == 0:
             continue
         q = doc_query[i]
+        hi_ = h[i]
         if s > 0:
-            a1[q] += v[i] * h[i]
-            v[i] = v[i] * np.exp(-alpha * h[i])
+            a1[q] += v[i] * hi_
+            if binary:
+                v[i] = v[i] * (e_down if hi_ == 1.0 else 1.0)
+            else:
+                v[i] = v[i] * np.exp(-alpha * hi_)
             z1[q] += v[i]
         else:
-            b1[q] += v[i] * h[i]
-            v[i] = v[i] * np.exp(alpha * h[i])
+            b1[q] += v[i] * hi_
+            if binary:
+                v[i] = v[i] * (e_up if hi_ == 1.0 else 1.0)
+            else:
+                v[i] = v[i] * np.exp(alpha * hi_)
             z0[q] += v[i]
     Z = 0.0
     wm = 0.0
@@ -453,12 +537,9 @@ def _ranking_losses(hi, lo, D, H):
     for p in range(hi.size):
         a = H[hi[p]]
         b = H[lo[p]]
-        if a < b:
-            half += D[p]
-            strict += D[p]
-        elif a == b:
-            half += 0.5 * D[p]
-            strict += D[p]
+        v = D[p]
+        half += v * ((a < b) * 1.0 + (a == b) * 0.5)  # v, 0.5 v or +0.0: no data-dependent branch
+        strict += v * ((a <= b) * 1.0)
     return half, strict
 
 
@@ -486,6 +567,119 @@ def _streaming_pass(codes_t):
     return acc
 
 
+@njit(cache=True)
+def _weighted_bin_pass(codes_t, w, n_bins):
+    """The benchmark's lower bound for a potential histogram: read every code once and add the
+    document's weight into its bin, in any order (four features per pass share each loaded weight;
+    one accumulator row per feature, no partial histograms, no fixed summation order).
+    Returns out[f, c] = sum of w[i] over the documents i with code c on feature f."""
+    F, n = codes_t.shape
+    out = np.zeros((F, n_bins))
+    FG = F - F % 4
+    for f in range(0, FG, 4):
+        ca = codes_t[f]
+        cb = codes_t[f + 1]
+        cc = codes_t[f + 2]
+        cd = codes_t[f + 3]
+        oa = out[f]
+        ob = out[f + 1]
+        oc = out[f + 2]
+        od = out[f + 3]
+        for i in range(n):
+            x = w[i]
+            oa[ca[i]] += x
+            ob[cb[i]] += x
+            oc[cc[i]] += x
+            od[cd[i]] += x
+    for f in range(FG, F):
+        col = codes_t[f]
+        o = out[f]
+        for i in range(n):
+            o[col[i]] += w[i]
+    return out
+
+
+_SORTED_GROUP = 8  # features whose running sums are in flight together in `_search_sorted_order`
+
+
+@njit(cache=True)
+def _search_sorted_order(order, n_above, pi, n_thresholds, qmode, buf):
+    """WeakLearn (Fig. 3) in the paper's own summation order, the alternative to the fixed-order
+    histogram: per feature, L is one running sum of pi over the instances sorted by value, highest
+    first (step 5), read at each threshold; R is L at theta = -inf (step 2).
+
+    ``order[f]``: the documents by code of feature f, descending (stable); ``n_above[f, j]``: the
+    number of documents with code > j; ``buf``: workspace ``(8, n)``. Eight features' running sums are
+    computed together (independent addition chains), then scanned as `_scan_third` does (same tie rule).
+    Bits differ from `_scan_third` on a histogram (another summation order). Returns (f*, j*, q*, r*).
+    """
+    F, n = order.shape
+    best_abs = 0.0
+    bf, bj, bq, br = -1, -1, 0, 0.0
+    for f0 in range(0, F, _SORTED_GROUP):
+        G = min(_SORTED_GROUP, F - f0)
+        if G == _SORTED_GROUP:
+            o0, o1, o2, o3 = order[f0], order[f0 + 1], order[f0 + 2], order[f0 + 3]
+            o4, o5, o6, o7 = order[f0 + 4], order[f0 + 5], order[f0 + 6], order[f0 + 7]
+            s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+            for i in range(n):
+                s0 += pi[o0[i]]
+                s1 += pi[o1[i]]
+                s2 += pi[o2[i]]
+                s3 += pi[o3[i]]
+                s4 += pi[o4[i]]
+                s5 += pi[o5[i]]
+                s6 += pi[o6[i]]
+                s7 += pi[o7[i]]
+                buf[0, i] = s0
+                buf[1, i] = s1
+                buf[2, i] = s2
+                buf[3, i] = s3
+                buf[4, i] = s4
+                buf[5, i] = s5
+                buf[6, i] = s6
+                buf[7, i] = s7
+        else:
+            for g in range(G):
+                og = order[f0 + g]
+                s = 0.0
+                for i in range(n):
+                    s += pi[og[i]]
+                    buf[g, i] = s
+        for g in range(G):
+            f = f0 + g
+            k = n_thresholds[f]
+            a0 = n_above[f, 0]
+            R = buf[g, a0 - 1] if a0 > 0 else 0.0  # step 2
+            for j in range(k + 1, -1, -1):
+                a = n_above[f, j]
+                L = buf[g, a - 1] if a > 0 else 0.0  # step 5
+                if qmode >= 0:
+                    q = qmode
+                elif abs(L) > abs(L - R):  # step 6
+                    q = 0
+                else:
+                    q = 1
+                r = L - q * R  # Eq. (14)
+                if abs(r) > best_abs:  # step 9
+                    best_abs = abs(r)
+                    bf, bj, bq, br = f, j, q, r
+    return bf, bj, bq, br
+
+
+def sorted_order_inputs(codes_t: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(order, n_above, buf)`` for `_search_sorted_order` (once per fit: a stable sort per feature)."""
+    codes_t = np.ascontiguousarray(codes_t)
+    F, n = codes_t.shape
+    idx = np.uint16 if n <= np.iinfo(np.uint16).max + 1 else np.int64
+    order = np.ascontiguousarray(np.argsort(-codes_t.astype(np.int64), axis=1, kind="stable").astype(idx))
+    counts = np.zeros((F, n_bins), dtype=np.int64)
+    for f in range(F):
+        counts[f] = np.bincount(codes_t[f], minlength=n_bins)[:n_bins]
+    n_above = np.ascontiguousarray(n - np.cumsum(counts, axis=1))
+    return order, n_above, np.zeros((_SORTED_GROUP, n))
+
+
 def warmup() -> None:
     """Compile this module's kernels on a toy problem."""
     codes_t = np.array([[0, 1, 2], [1, 1, 2]], dtype=np.uint8)
@@ -505,6 +699,7 @@ def warmup() -> None:
     _ranking_loss(hi, lo, D, h)
     _ranking_losses(hi, lo, D, h)
     _update_pairs(hi, lo, D.copy(), h, 0.5)
+    _round_pairs(hi, lo, D.copy(), h, 0.5, D, h, np.zeros(3))
     side = np.array([-1, 1, 1], dtype=np.int64)
     dq = np.zeros(3, dtype=np.int64)
     v = np.array([1.0, 0.5, 0.5])
@@ -515,4 +710,4 @@ def warmup() -> None:
     _stump_scores(X, np.array([0], dtype=np.int64), np.array([0.5]), np.array([0.0]), np.array([1.0]),
                  np.zeros(2))
     _z_of_alpha(np.array([1.0, -1.0]), D, 0.1)
-    _streaming_pass(codes_t)
+    _streaming_pass(codes_t)  # the benchmark's other reference kernels compile when it runs

@@ -192,6 +192,11 @@ class RankBoost(BaseRanker):
     * a weak ranking with |r| = 1 orders every crucial pair: it is added with alpha = sign(r) (1 +
       sum |alpha_s|), so that the final ranking orders every training pair, and training stops with a
       `DegenerateRoundWarning`; so does a round where no allowed stump has r != 0.
+
+    Cost of a round (general feedback, Fig. 1): WeakLearn's potential histogram and scan, O(n F),
+    then one pair kernel (`lrank._kernels.stumps._round_pairs`, two passes) for the update of D, the
+    train losses of ``history_`` and the next round's potentials, O(m); summation orders are fixed, so
+    the same data give the same bits.
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -331,6 +336,7 @@ class RankBoost(BaseRanker):
                 v[sel] = 1.0 / cnt[doc_query[sel]]
             c = n_pairs / n_pairs.sum() if n_pairs.sum() > 0 else n_pairs.copy()
         H = np.zeros(n)
+        pi = None  # the potentials of the pairs path, computed in place by `_round_pairs` after round 1
         metric = self.eval_metric
         lower_better = parse_metric(metric).base in _LOSS_METRICS
         vX = [self._features(vd.X, X.shape[1]) for vd in valid]
@@ -346,8 +352,8 @@ class RankBoost(BaseRanker):
                 break
             if self.bipartite_:
                 pi = K._potentials_bipartite(v, side, c, doc_query)  # pi = d(x) s(x), Sec. 4
-            else:
-                pi = K._potentials_from_pairs(hi, lo, D, n)  # Eq. (10)
+            elif pi is None:
+                pi = K._potentials_from_pairs(hi, lo, D, n)  # Eq. (10); later rounds: `_round_pairs`
             pairs = None
             if method == "second":
                 if self.bipartite_:
@@ -385,10 +391,13 @@ class RankBoost(BaseRanker):
             if perfect:
                 # h alone orders every crucial pair: give it a weight that dominates the rest of H
                 alpha = float(np.sign(st.r)) * (1.0 + sum_abs_alpha)
+            H += alpha * h
             if self.bipartite_:
                 Z, wm, w0, wp = K._update_bipartite(v, side, c, doc_query, h, alpha, n_queries)  # Fig. 2
+                loss_half, loss_strict = K._ranking_losses(hi, lo, D1, H)  # Eq. (21) and Eq. (1)
             else:
-                Z, wm, w0, wp = K._update_pairs(hi, lo, D, h, alpha)  # Fig. 1
+                # Fig. 1's update of D, the losses of H (Eq. 21, Eq. 1) and the next round's pi (Eq. 10)
+                Z, wm, w0, wp, loss_half, loss_strict = K._round_pairs(hi, lo, D, h, alpha, D1, H, pi)
             if accumulate:
                 if use_features:
                     cum[st.feature, st.q_def] += alpha
@@ -396,10 +405,8 @@ class RankBoost(BaseRanker):
                     cum[st.feature, st.bin, st.q_def] += alpha
             if use_features:  # W_b is defined for {0,1}-valued rankings only (Sec. 3.2)
                 wm = w0 = wp = float("nan")
-            H += alpha * h
             sum_abs_alpha += abs(alpha)
             bound *= Z  # Theorem 1: rloss_D(H) <= prod_t Z_t
-            loss_half, loss_strict = K._ranking_losses(hi, lo, D1, H)  # Eq. (21) and Eq. (1)
             rows_out.append({
                 "feature": st.feature, "bin": -1 if use_features else st.bin,
                 "threshold": np.nan if use_features else st.threshold, "q_def": st.q_def,
