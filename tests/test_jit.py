@@ -183,3 +183,11 @@ def test_unliteral_dispatch_gives_the_same_bits_as_numbas_literal_specialisation
     code = SAME_BITS.replace('sys.argv[-1] == "literal"', "True")
     theirs = _subprocess(code, str(tmp_path / "b"), 1)
     assert ours == theirs
+
+
+def test_kernels_pickle_by_reference():
+    """joblib / Dask workers receive kernels by pickling: the dispatcher class survives the round trip."""
+    import pickle
+
+    assert pickle.loads(pickle.dumps(K._evaluate_sorted)) is K._evaluate_sorted
+    assert isinstance(K._evaluate_sorted, LrankDispatcher)
