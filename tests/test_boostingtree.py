@@ -147,6 +147,35 @@ def test_ranking_bases_under_boostingtree_exp3p_standard(which):
     assert list(s.history_.columns) == ["train_mean_ndcg", "valid_ndcg@5"]
 
 
+@pytest.mark.parametrize("which", ["ndcgboost", "lambdamart", "lambdamart_ole"])
+def test_kept_weights_give_the_same_step_and_tree(which):
+    """A step from kept weights (``reweight(model)``, what BoostingTree stores per node) equals the step
+    that reweights itself, bit for bit; BoostingTree with every node's weights evicted at once
+    (``cache_bytes=0``: recomputed each time) grows the same tree as with them kept."""
+    from lrank.models.boostingtree import LambdaMARTBase
+    from lrank.models.ndcgboost import NDCGBoost
+
+    d = _ranking_toy()
+    base = (NDCGBoost(num_leaves=3) if which == "ndcgboost"
+            else LambdaMARTBase(num_leaves=3, ndcg_at=0 if which == "lambdamart" else 5))
+    step = base.boosting_step(d)
+    if which == "lambdamart_ole":
+        from dataclasses import replace
+
+        step.params = replace(step.params, criterion="ole")
+    rng = np.random.default_rng(3)
+    model = rng.normal(size=d.n_docs)
+    for cons in (None, (1, 0), (2, 2)):
+        h1, m1 = step.step(model, cons)
+        h2, m2 = step.step(model, cons, weights=step.reweight(model))
+        assert np.array_equal(m1, m2)
+        assert np.array_equal(h1.predict(d.X), h2.predict(d.X))
+    a = BoostingTree(base, n_estimators=40, random_state=1).fit(d)
+    b = BoostingTree(base, n_estimators=40, random_state=1, cache_bytes=0).fit(d)
+    assert a.history_.equals(b.history_)
+    assert np.array_equal(a.predict(d.X), b.predict(d.X))
+
+
 def test_run_protocol_and_three_grades():
     from lrank.models.boostingtree import Standard
     from lrank.models.ndcgboost import NDCGBoost

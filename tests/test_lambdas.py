@@ -78,3 +78,33 @@ def test_far_apart_scores_take_the_pairs_own_exp():
         assert np.isfinite(lam).all() and np.isfinite(w).all()
         np.testing.assert_allclose(lam, rlam, rtol=1e-12, atol=1e-12 * np.abs(rlam).max())
         np.testing.assert_allclose(w, rw, rtol=1e-12, atol=1e-12 * np.abs(rw).max())
+
+
+@pytest.mark.parametrize("k", [0, 3, 10])
+@pytest.mark.parametrize("top", [3, 60])
+def test_label_grouping_counted_or_sorted(k, top):
+    """Labels are grouped (and the ideal DCG summed) by counting when their range is small and by a stable
+    sort when it is wider than the largest query (labels 0, 1, 2, 60); both match the pair-by-pair
+    reference, with ties in scores and labels, one-document queries and queries of all-equal labels."""
+    rng = np.random.default_rng(50 + k + top)
+    sizes = [1, 13, 6, 40, 3, 25]
+    y, qptr, s = _queries(rng, sizes, n_labels=4, ties=True)
+    y[qptr[4]:qptr[5]] = 1  # all equal labels
+    y[y == 3] = top
+    lam, w, _ = lambdamart_gradients(y, qptr, s, k=k)
+    rlam, rw, _ = ref.lambdas(y, qptr, s, k=k)
+    np.testing.assert_allclose(lam, rlam, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(w, rw, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("k", [0, 10])
+def test_parallel_over_queries_is_the_serial_result(k):
+    """``n_jobs=2`` (``prange`` over chunks of queries) gives the serial lambdas and weights bit for bit, with
+    one-document queries, queries of all-equal labels and ties in scores."""
+    rng = np.random.default_rng(7 + k)
+    sizes = [1, 30, 2, 57, 1, 12, 40, 3, 25, 9]
+    y, qptr, s = _queries(rng, sizes, ties=True)
+    y[qptr[5]:qptr[6]] = 1
+    a = lambdamart_gradients(y, qptr, s, k=k)
+    b = lambdamart_gradients(y, qptr, s, k=k, n_jobs=2)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])

@@ -25,6 +25,7 @@ def _random_queries(rng, nq=6):
     return F, g, qptr, Z, invZ
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("seed", range(12))
 def test_gamma_and_AB_match_reference(seed):
     rng = np.random.default_rng(seed)
@@ -226,3 +227,59 @@ def test_histograms_equal_a_plain_numpy_sum_bit_for_bit():
             for f in range(3):
                 ref[:, f, codes[i, f]] += (s[i], c[i], 1.0)
         np.testing.assert_array_equal(histograms(codes, s, c, rows, 6), ref)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("seed", range(6))
+def test_gamma_and_AB_match_reference_with_outputs_of_several_values(seed):
+    """Step (c) for a classifier with outputs in {0, 0.5, 1} (ties between outputs count in neither sum)."""
+    rng = np.random.default_rng(100 + seed)
+    F, g, qptr, Z, invZ = _random_queries(rng, nq=8)
+    fx = rng.integers(0, 3, size=F.size) / 2.0
+    A, B = ndcgboost_AB(F, g, qptr, invZ, fx)
+    rA, rB = ref_AB(F, g, qptr, np.where(Z > 0, Z, 0.0), fx)
+    assert A == pytest.approx(rA, rel=1e-10, abs=1e-14) and B == pytest.approx(rB, rel=1e-10, abs=1e-14)
+
+
+@pytest.mark.kernel
+def test_far_apart_scores_take_one_exp_per_pair():
+    """A query whose scores span 800 (exp(2 (F - F_max)) underflows) next to an ordinary one: the first goes
+    through the one-exp-per-pair loop, the second through the per-document exponentials; both match the
+    reference."""
+    F = np.array([0.0, -400.0, -800.0, 3.0, 0.5, 0.1, -0.2, 0.3])
+    y = np.array([1, 2, 0, 1, 2, 0, 1, 1])
+    qptr = np.array([0, 4, 8], dtype=np.int64)
+    g = 2.0 ** y - 1
+    Z = np.array([np.sum(np.sort(g[a:b])[::-1] / np.log2(np.arange(2, b - a + 2)))
+                  for a, b in zip(qptr[:-1], qptr[1:])])
+    invZ = 1 / Z
+    got = ndcgboost_gamma(F, g, qptr, invZ)
+    np.testing.assert_allclose(got, ref_gamma(F, g, qptr, Z), rtol=1e-10, atol=1e-13)
+    fx = np.array([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    A, B = ndcgboost_AB(F, g, qptr, invZ, fx)
+    rA, rB = ref_AB(F, g, qptr, Z, fx)
+    assert A == pytest.approx(rA, rel=1e-10, abs=1e-14) and B == pytest.approx(rB, rel=1e-10, abs=1e-14)
+
+
+@pytest.mark.kernel
+def test_gamma_and_AB_match_reference_on_longer_queries():
+    """Queries of up to 45 documents (the vectorised sweeps' main loops, not only their remainders), with
+    ties in scores, a one-document query, a query of all-equal labels and one without a relevant one."""
+    rng = np.random.default_rng(11)
+    sizes = np.array([1, 45, 17, 30, 2, 23])
+    qptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = int(qptr[-1])
+    y = rng.integers(0, 3, size=n)
+    y[qptr[2]:qptr[3]] = 1
+    y[qptr[4]:qptr[5]] = 0
+    F = np.round(rng.normal(size=n), 1)
+    g = 2.0 ** y - 1
+    Z = np.array([np.sum(np.sort(g[a:b])[::-1] / np.log2(np.arange(2, b - a + 2)))
+                  for a, b in zip(qptr[:-1], qptr[1:])])
+    invZ = np.where(Z > 0, 1 / np.where(Z > 0, Z, 1), 0.0)
+    np.testing.assert_allclose(ndcgboost_gamma(F, g, qptr, invZ), ref_gamma(F, g, qptr, Z),
+                               rtol=1e-10, atol=1e-13)
+    fx = rng.integers(0, 2, size=n).astype(float)
+    A, B = ndcgboost_AB(F, g, qptr, invZ, fx)
+    rA, rB = ref_AB(F, g, qptr, Z, fx)
+    assert A == pytest.approx(rA, rel=1e-10, abs=1e-14) and B == pytest.approx(rB, rel=1e-10, abs=1e-14)

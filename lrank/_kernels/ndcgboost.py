@@ -1,9 +1,15 @@
 """NDCGBoost kernels (Valizadegan et al. 2009; ALGORITHMS.md 7): document weights, A/B sums, histograms.
 
 The ``@njit`` kernels are private (``_name``); each is called through one validating function:
-`gamma_pairs` (step (a): gamma, beta and the pair terms), `ab_sums` (step (c): A and B) and
+`gamma_pairs` (step (a): gamma and beta), `ab_sums` (step (c): A and B) and
 `histograms` (per-feature sums for the classifier tree of step (b)). Nothing here imports from the
 layers above.
+
+Cost: ``sig_jk = 1 / (1 + exp(2 (F_j - F_k))) = ex_k / (ex_j + ex_k)`` with ``ex = exp(2 (F - max_q F))``,
+one ``exp`` per document (a query whose scores span more than ~320 takes one per pair); step (a) is two
+sweeps over each query's pairs and step (c) one sweep over the pairs with different classifier outputs,
+each adding into a contiguous run of per-document sums (vectorised without reassociation; the terms are
+summed in a fixed order, not the order of the original double loop, so the last bits differ from it).
 """
 
 from __future__ import annotations
@@ -14,62 +20,177 @@ from lrank._kernels.histograms import _histogram
 
 from ._jit import njit
 
+_TINY = 1e-280  # below this e_k / (e_j + e_k) loses digits: the query takes one exp per pair instead
+
 
 @njit(cache=True)
-def _gamma_kernel(F, g, qptr, invZ, poff, gamma, beta, P):
-    """NDCGBoost's document weights gamma (ALGORITHMS.md 7 step (a)); O(sum n_q^2), one exp per pair.
+def _query_exp(F, lo, hi, ex):
+    """``ex_j = exp(2 (F_j - F_max))`` for the query's documents (one ``exp`` per document, ``<= 1``);
+    returns whether none underflowed (then ``sig_jk = 1 / (1 + exp(2 (F_j - F_k)))``
+    ``= ex_k / (ex_j + ex_k)``)."""
+    fmax = F[lo]
+    for j in range(lo + 1, hi):
+        fmax = max(fmax, F[j])
+    ok = True
+    for j in range(lo, hi):
+        ex[j] = np.exp(2.0 * (F[j] - fmax))
+        ok = ok and ex[j] > _TINY
+    return ok
 
-    Fills ``beta`` and, for every unordered pair ``j < k`` of a query, ``P = sig_jk (1 - sig_jk)``
-    (symmetric, since ``sig_kj = 1 - sig_jk``) at ``poff[q] + index``, for `_ab_kernel` to reuse.
-    """
+
+@njit(cache=True, error_model="numpy")
+def _add_sig(ej, E, S, Q):
+    """``S_k += sig_kj = ex_j / (ex_k + ex_j)`` for the documents of the views ``E, S``, keeping
+    ``Q_k = 1 / (ex_k + ex_j)`` for the second sweep (vectorises: no branch, no reduction;
+    ``error_model="numpy"`` since ``ex_k + ex_j > 0``)."""
+    for k in range(E.size):
+        iv = 1.0 / (E[k] + ej)
+        Q[k] = iv
+        S[k] += ej * iv
+
+
+@njit(cache=True)
+def _add_theta(ej, bj, E, Bt, G, Q):
+    """``G_k += P_jk (beta_k - beta_j)`` with ``P_jk = sig_jk (1 - sig_jk) = ex_j ex_k Q_k^2`` (``Q`` from
+    `_add_sig`: no division)."""
+    for k in range(E.size):
+        iv = Q[k]
+        G[k] += (ej * iv) * (E[k] * iv) * (Bt[k] - bj)
+
+
+@njit(cache=True)
+def _beta(g, invZ, lo, hi, S, beta):
+    """``beta_j = g_j / (Z (1 + pibar_j) ln^2(1 + pibar_j))`` from ``S_j = pibar_j - 1``."""
+    for j in range(lo, hi):
+        L = np.log(2.0 + S[j])                            # ln(1 + pibar_j)
+        beta[j] = g[j] * invZ / ((2.0 + S[j]) * L * L)
+
+
+@njit(cache=True)
+def _gamma_query_fast(g, invZ, lo, hi, ex, gamma, beta, Q):
+    """Step (a) of one query from the per-document exponentials: two sweeps over all pairs, each adding
+    into a contiguous run of documents (so each accumulator gets its terms in document order); the
+    first keeps ``1 / (ex_j + ex_k)`` in the ``n x n`` workspace ``Q`` for the second."""
+    n = hi - lo
+    for j in range(lo, hi):
+        gamma[j] = 0.0
+    for j in range(n):                                    # pibar_k - 1 = sum_{j != k} sig_kj (in gamma)
+        ej = ex[lo + j]
+        row = Q[j * n:(j + 1) * n]
+        _add_sig(ej, ex[lo:lo + j], gamma[lo:lo + j], row[:j])
+        _add_sig(ej, ex[lo + j + 1:hi], gamma[lo + j + 1:hi], row[j + 1:])
+        row[j] = 0.5 / ej                                 # the diagonal (multiplied by beta_j - beta_j = 0)
+    _beta(g, invZ, lo, hi, gamma, beta)
+    for j in range(lo, hi):
+        gamma[j] = 0.0
+    for j in range(n):                                    # gamma_k = sum_j P_jk (beta_k - beta_j)
+        _add_theta(ex[lo + j], beta[lo + j], ex[lo:hi], beta[lo:hi], gamma[lo:hi], Q[j * n:(j + 1) * n])
+
+
+@njit(cache=True)
+def _gamma_query_exact(F, g, invZ, lo, hi, gamma, beta):
+    """Step (a) of one query with one ``exp`` per pair (scores so far apart that ``ex`` underflows)."""
+    for j in range(lo, hi):
+        gamma[j] = 0.0
+    for j in range(lo, hi):
+        for k in range(j + 1, hi):
+            sg = 1.0 / (1.0 + np.exp(2.0 * (F[j] - F[k])))
+            gamma[j] += sg
+            gamma[k] += 1.0 - sg
+    _beta(g, invZ, lo, hi, gamma, beta)
+    for j in range(lo, hi):
+        gamma[j] = 0.0
+    for j in range(lo, hi):
+        for k in range(j + 1, hi):
+            sg = 1.0 / (1.0 + np.exp(2.0 * (F[j] - F[k])))
+            d = sg * (1.0 - sg) * (beta[j] - beta[k])
+            gamma[j] += d
+            gamma[k] -= d
+
+
+@njit(cache=True)
+def _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex):
+    """NDCGBoost's document weights gamma and beta (ALGORITHMS.md 7 step (a)); O(sum n_q^2) divisions, one
+    ``exp`` per document (one per pair only in a query whose scores span more than ~320)."""
+    nmax = 1
+    for q in range(qptr.size - 1):
+        nmax = max(nmax, qptr[q + 1] - qptr[q])
+    Q = np.empty(nmax * nmax)                             # 1 / (ex_j + ex_k) of the current query
     for q in range(qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
         for j in range(lo, hi):
             gamma[j] = 0.0
             beta[j] = 0.0
+            ex[j] = 0.0
         if invZ[q] == 0.0 or hi - lo < 2:
             continue
-        # pibar_j - 1 = sum_k sig_jk, accumulated in gamma as scratch
-        p = poff[q]
-        for j in range(lo, hi):
-            for k in range(j + 1, hi):
-                sg = 1.0 / (1.0 + np.exp(2.0 * (F[j] - F[k])))
-                gamma[j] += sg
-                gamma[k] += 1.0 - sg
-                P[p] = sg * (1.0 - sg)
-                p += 1
-        for j in range(lo, hi):
-            L = np.log(2.0 + gamma[j])                       # ln(1 + pibar_j)
-            beta[j] = g[j] * invZ[q] / ((2.0 + gamma[j]) * L * L)
-            gamma[j] = 0.0
-        p = poff[q]
-        for j in range(lo, hi):
-            for k in range(j + 1, hi):
-                d = P[p] * (beta[j] - beta[k])
-                gamma[j] += d
-                gamma[k] -= d
-                p += 1
+        if _query_exp(F, lo, hi, ex):
+            _gamma_query_fast(g, invZ[q], lo, hi, ex, gamma, beta, Q)
+        else:
+            _gamma_query_exact(F, g, invZ[q], lo, hi, gamma, beta)
+
+
+@njit(cache=True, error_model="numpy")
+def _add_ab(ej, bj, E, Bt, CA, CB):
+    """``CA_k += beta_j P_jk`` and ``CB_k += beta_k P_jk`` (the pair ``(j, k)`` with ``f(x_j) > f(x_k)``)."""
+    for k in range(E.size):
+        iv = 1.0 / (ej + E[k])
+        P = (ej * iv) * (E[k] * iv)
+        CA[k] += bj * P
+        CB[k] += Bt[k] * P
 
 
 @njit(cache=True)
-def _ab_kernel(qptr, invZ, poff, fx, beta, P):
-    """``A`` and ``B`` of ALGORITHMS.md 7 step (c) for classifier outputs ``fx`` (after `_gamma_kernel`)."""
+def _ab_kernel(qptr, invZ, F, fx, beta, ex):
+    """``A`` and ``B`` of ALGORITHMS.md 7 step (c) for classifier outputs ``fx`` (after `_gamma_kernel`).
+
+    Each query's documents are sorted by ``fx`` once; every document then sweeps the contiguous run of
+    documents with a smaller output (only the pairs with ``f(x_j) != f(x_k)`` are visited), adding into
+    per-document sums that are totalled in a fixed order at the end.
+    """
     A = 0.0
     B = 0.0
+    nmax = 1
+    for q in range(qptr.size - 1):
+        nmax = max(nmax, qptr[q + 1] - qptr[q])
+    E = np.empty(nmax)
+    Bt = np.empty(nmax)
+    CA = np.empty(nmax)
+    CB = np.empty(nmax)
     for q in range(qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
-        if invZ[q] == 0.0 or hi - lo < 2:
+        n = hi - lo
+        if invZ[q] == 0.0 or n < 2:
             continue
-        p = poff[q]
-        for j in range(lo, hi):
-            for k in range(j + 1, hi):
-                if fx[j] > fx[k]:          # theta_jk counts in A, theta_kj in B
-                    A += beta[j] * P[p]
-                    B += beta[k] * P[p]
-                elif fx[j] < fx[k]:
-                    A += beta[k] * P[p]
-                    B += beta[j] * P[p]
-                p += 1
+        if ex[lo] == 0.0 or np.min(ex[lo:hi]) <= _TINY:  # the query took one exp per pair: so does A, B
+            for j in range(lo, hi):
+                for k in range(j + 1, hi):
+                    if fx[j] == fx[k]:
+                        continue
+                    sg = 1.0 / (1.0 + np.exp(2.0 * (F[j] - F[k])))
+                    P = sg * (1.0 - sg)
+                    if fx[j] > fx[k]:      # theta_jk counts in A, theta_kj in B
+                        A += beta[j] * P
+                        B += beta[k] * P
+                    else:
+                        A += beta[k] * P
+                        B += beta[j] * P
+            continue
+        o = np.argsort(fx[lo:hi], kind="mergesort")
+        for u in range(n):
+            E[u] = ex[lo + o[u]]
+            Bt[u] = beta[lo + o[u]]
+            CA[u] = 0.0
+            CB[u] = 0.0
+        first = 0                                   # first position holding the current fx value
+        for u in range(n):
+            if u > 0 and fx[lo + o[u]] != fx[lo + o[u - 1]]:
+                first = u
+            if first > 0:                          # documents 0:first have a smaller output
+                _add_ab(E[u], Bt[u], E[:first], Bt[:first], CA[:first], CB[:first])
+        for u in range(n):
+            A += CA[u]
+            B += CB[u]
     return A, B
 
 
@@ -94,33 +215,32 @@ def _check_queries(qptr: np.ndarray, n_docs: int, invZ: np.ndarray) -> tuple[np.
     return qptr, invZ
 
 
-def gamma_pairs(F: np.ndarray, g: np.ndarray, qptr: np.ndarray, invZ: np.ndarray,
-                poff: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """NDCGBoost step (a): per-document ``gamma`` and ``beta``, and ``P = sig (1 - sig)`` per pair.
+def gamma_pairs(F: np.ndarray, g: np.ndarray, qptr: np.ndarray, invZ: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """NDCGBoost step (a): per-document ``gamma``, ``beta`` and ``ex = exp(2 (F - max_q F))``.
 
     ``F`` are the current scores, ``g = 2^l - 1`` the gains, ``invZ`` ``1 / maxDCG`` per query (0 for a
-    query without a relevant document: it contributes nothing), ``poff`` from `pair_offsets`.
+    query without a relevant document: it contributes nothing, with ``ex = 0``). ``beta`` and ``ex``
+    feed `ab_sums`.
     """
     F = _f64("F", F)
     g = _f64("g", g, F.size)
     qptr, invZ = _check_queries(qptr, F.size, invZ)
-    poff = pair_offsets(qptr) if poff is None else np.ascontiguousarray(poff, dtype=np.int64)
-    if poff.size != qptr.size:
-        raise ValueError("poff must hold one offset per query plus one (pair_offsets(qptr))")
-    gamma, beta, P = np.empty(F.size), np.empty(F.size), np.empty(int(poff[-1]))
-    _gamma_kernel(F, g, qptr, invZ, poff, gamma, beta, P)
-    return gamma, beta, P
+    gamma, beta, ex = np.empty(F.size), np.empty(F.size), np.empty(F.size)
+    _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex)
+    return gamma, beta, ex
 
 
-def ab_sums(qptr: np.ndarray, invZ: np.ndarray, poff: np.ndarray, fx: np.ndarray, beta: np.ndarray,
-            P: np.ndarray) -> tuple[float, float]:
-    """NDCGBoost step (c): ``A = sum theta [f(x_j) > f(x_j')]`` and ``B`` (after `gamma_pairs`)."""
-    fx = _f64("fx", fx)
-    beta = _f64("beta", beta, fx.size)
-    qptr, invZ = _check_queries(qptr, fx.size, invZ)
-    poff = np.ascontiguousarray(poff, dtype=np.int64)
-    P = _f64("P", P, int(poff[-1]))
-    A, B = _ab_kernel(qptr, invZ, poff, fx, beta, P)
+def ab_sums(qptr: np.ndarray, invZ: np.ndarray, F: np.ndarray, fx: np.ndarray, beta: np.ndarray,
+            ex: np.ndarray) -> tuple[float, float]:
+    """NDCGBoost step (c): ``A = sum theta_jk [f(x_j) > f(x_k)]`` and ``B = sum theta_kj [f(x_j) > f(x_k)]``
+    (``beta`` and ``ex`` from `gamma_pairs` on the same ``F``)."""
+    F = _f64("F", F)
+    fx = _f64("fx", fx, F.size)
+    beta = _f64("beta", beta, F.size)
+    ex = _f64("ex", ex, F.size)
+    qptr, invZ = _check_queries(qptr, F.size, invZ)
+    A, B = _ab_kernel(qptr, invZ, F, fx, beta, ex)
     return float(A), float(B)
 
 
@@ -150,7 +270,6 @@ def warmup() -> None:
     g = np.array([3.0, 0.0, 1.0])
     qptr = np.array([0, 3], dtype=np.int64)
     invZ = np.array([0.25])
-    poff = pair_offsets(qptr)
-    _, beta, P = gamma_pairs(F, g, qptr, invZ, poff)
-    ab_sums(qptr, invZ, poff, np.array([1.0, 0.0, 1.0]), beta, P)
+    _, beta, ex = gamma_pairs(F, g, qptr, invZ)
+    ab_sums(qptr, invZ, F, np.array([1.0, 0.0, 1.0]), beta, ex)
     histograms(np.array([[0, 1], [2, 1]], dtype=np.uint8), np.ones(2), np.ones(2), np.arange(2), 3)

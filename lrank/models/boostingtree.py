@@ -14,7 +14,11 @@ returns from ``base.boosting_step(X, y, qid=..., group=...)``:
   AdaBoost, MeanNDCG or NDCG@k for the rankers);
 * ``X`` (the training features, on which a node's model is recomputed from its path),
   ``n_features`` and ``constraint_size`` (features per constraint: 1 for stumps, ``L - 1`` for an
-  ``L``-leaf feature tree, Sec. 4.2); hypotheses have ``predict(X)``.
+  ``L``-leaf feature tree, Sec. 4.2); hypotheses have ``predict(X)``;
+* optionally ``reweight(model) -> weights`` (the data weights of a model: LambdaMART's lambdas,
+  NDCGBoost's gammas) and ``step(model, constraint, weights=...)``: BoostingTree keeps a node's weights
+  with its cached model (Sec. 3.3's auxiliary records), so a node extended several times is reweighted
+  once; the step's result is the same with or without them.
 
 Implemented for `lrank.models.adaboost.AdaBoostStumps`, `lrank.models.ndcgboost.NDCGBoost` and
 `LambdaMARTBase` below (which wraps `lrank.models.gbrt.lambdamart_step`). `Standard` drives any of
@@ -131,7 +135,8 @@ class _Tree:
 
 
 class _ModelCache:
-    """LRU cache of node models (training and validation scores), bounded in bytes; root pinned."""
+    """LRU cache of node models (training and validation scores, and the step's data weights once the
+    node was extended: Sec. 3.3's auxiliary records), bounded in bytes; root pinned."""
 
     def __init__(self, budget: int) -> None:
         self.budget = int(budget)
@@ -139,8 +144,12 @@ class _ModelCache:
         self.store: OrderedDict[int, tuple] = OrderedDict()
 
     @staticmethod
-    def _size(v: tuple) -> int:
-        return sum(a.nbytes for a in v if a is not None)
+    def _size(v: Any) -> int:
+        if isinstance(v, np.ndarray):
+            return v.nbytes
+        if isinstance(v, tuple):
+            return sum(_ModelCache._size(a) for a in v)
+        return 0
 
     def get(self, i: int):
         v = self.store.get(i)
@@ -153,6 +162,19 @@ class _ModelCache:
             return
         self.store[i] = v
         self.used += self._size(v)
+        self._evict()
+
+    def update(self, i: int, v: tuple) -> None:
+        """Replace the entry of ``i`` (kept in the cache, e.g. with its weights added)."""
+        old = self.store.get(i)
+        if old is None:
+            return self.put(i, v)
+        self.store[i] = v
+        self.store.move_to_end(i)
+        self.used += self._size(v) - self._size(old)
+        self._evict()
+
+    def _evict(self) -> None:
         while self.used > self.budget and len(self.store) > 1:
             k = next(iter(self.store))
             if k == 0:  # keep the root
@@ -314,6 +336,7 @@ class BoostingTree(_Driver):
 
         tree = _Tree()
         cache = _ModelCache(self.cache_bytes)
+        reweight = getattr(step, "reweight", None)
         m0 = step.initial_model()
         v0 = None if valid is None else np.zeros(valid.n_docs)
         tree.add(-1, None, None, step.score(m0), vscore(v0) if valid is not None else float("nan"), 0)
@@ -322,13 +345,13 @@ class BoostingTree(_Driver):
         def model_of(i: int):
             got = cache.get(i)
             if got is not None:
-                return got
+                return got[:2]
             chain = []
             j = i
             while cache.get(j) is None:
                 chain.append(j)
                 j = tree.parent[j]
-            m, v = cache.get(j)
+            m, v = cache.get(j)[:2]
             m = m.copy()
             v = None if v is None else v.copy()
             for k in reversed(chain):
@@ -365,7 +388,15 @@ class BoostingTree(_Driver):
             if c in tree.used[i]:
                 raise ValueError(f"constraint {c} was already used at node {i}")
             m, v = model_of(i)
-            hyp, m_new = step.step(m, c)
+            if reweight is None:
+                hyp, m_new = step.step(m, c)
+            else:  # the node's data weights are a function of its model: computed once per node (Sec. 3.3)
+                got = cache.get(i)
+                wts = got[2] if got is not None and len(got) > 2 else None
+                if wts is None:
+                    wts = reweight(m)
+                    cache.update(i, (m, v, wts))
+                hyp, m_new = step.step(m, c, weights=wts)
             v_new = None if v is None else v + hyp.predict(Xv)
             j = tree.add(i, hyp, c, step.score(m_new), vscore(v_new), rnd)
             tree.used[i].add(c)
@@ -747,16 +778,42 @@ class LambdaMARTStep:
                                        min_child_samples=int(min_child_samples), ndcg_at=int(ndcg_at))
         self.metric = metric
         self.metric_kwargs = {"discount": discount}
+        self._workspace = None  # the tree buffers of the steps that reuse kept lambdas
 
     def initial_model(self) -> np.ndarray:
         return np.zeros(self.X.shape[0])
 
-    def step(self, model: np.ndarray, constraint: Any = None):
+    def reweight(self, model: np.ndarray) -> tuple:
+        """Step (b) alone (ALGORITHMS.md 6): ``(lambda, w, pairs)`` of the model; a driver that extends one
+        model several times (BoostingTree, Sec. 3.3) may keep it and pass it to `step`."""
+        from lrank._kernels.lambdas import lambdamart_gradients
+
+        p = self.params
+        return lambdamart_gradients(self.y, self.qptr, np.ascontiguousarray(model, dtype=np.float64),
+                                    k=p.ndcg_at, sigma=p.sigma, with_pairs=p.criterion == "ole")
+
+    def step(self, model: np.ndarray, constraint: Any = None, weights: tuple | None = None):
+        """One LambdaMART iteration (`lrank.models.gbrt.lambdamart_step`); with ``weights = reweight(model)``
+        the lambdas are not recomputed (steps (c)-(e) as in ``lambdamart_step``, the same result)."""
         from lrank.models.gbrt import lambdamart_step
 
-        return lambdamart_step(self.bins.codes, self.y, self.qptr, model,
-                               constraint=None if constraint is None else list(constraint),
-                               params=self.params, n_bins=self.n_bins, thresholds=self.bins.thresholds)
+        cons = None if constraint is None else list(constraint)
+        if weights is None:
+            return lambdamart_step(self.bins.codes, self.y, self.qptr, model, constraint=cons,
+                                   params=self.params, n_bins=self.n_bins, thresholds=self.bins.thresholds)
+        from lrank.weak.tree import RegressionTree
+
+        lam, w, pairs = weights
+        p = self.params
+        tree = RegressionTree(num_leaves=p.num_leaves, min_child_samples=p.min_child_samples,
+                              min_child_weight=p.min_child_weight, growth=p.growth, criterion=p.criterion,
+                              feature_constraint=cons, n_jobs=p.n_jobs)
+        tree.fit_gradients(self.bins.codes, -lam, w, n_bins=self.n_bins, thresholds=self.bins.thresholds,
+                           pairs=pairs, workspace=self._workspace)
+        self._workspace = tree.workspace_
+        del tree.workspace_
+        tree.value_ = tree.value_ * p.learning_rate
+        return tree, np.ascontiguousarray(model, dtype=np.float64) + tree.value_[tree.leaf_of_]
 
     def score(self, model: np.ndarray) -> float:
         from lrank.metrics import evaluate

@@ -53,9 +53,8 @@ def ndcgboost_gamma(F: np.ndarray, g: np.ndarray, qptr: np.ndarray, invZ: np.nda
 def ndcgboost_AB(F: np.ndarray, g: np.ndarray, qptr: np.ndarray, invZ: np.ndarray,
                  fx: np.ndarray) -> tuple[float, float]:
     """``(A, B)`` of step (c) for classifier outputs ``fx``."""
-    poff = pair_offsets(qptr)
-    _, beta, P = gamma_pairs(F, g, qptr, invZ, poff)
-    return ab_sums(qptr, invZ, poff, fx, beta, P)
+    _, beta, ex = gamma_pairs(F, g, qptr, invZ)
+    return ab_sums(qptr, invZ, F, fx, beta, ex)
 
 
 # ----------------------------------------------------------------------------------- trees
@@ -233,23 +232,30 @@ class NDCGBoostStep:
         self.metric = metric
         self.metric_kwargs = {"discount": discount}
         self.smoothing = float(smoothing)
-        self.poff = pair_offsets(self.qptr)
 
     def initial_model(self) -> np.ndarray:
         return np.zeros(self.X.shape[0])
 
     def gamma(self, model: np.ndarray) -> np.ndarray:
         """Step (a): the document weights."""
-        return gamma_pairs(model, self.g, self.qptr, self.invZ, self.poff)[0]
+        return gamma_pairs(model, self.g, self.qptr, self.invZ)[0]
 
-    def step(self, model: np.ndarray, constraint: Sequence[int] | None = None):
-        """One NDCGBoost iteration ``A(M, C, D)``: returns ``(alpha f, M + alpha f)``."""
+    def reweight(self, model: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Step (a) alone, ``(gamma, beta, ex)``: a function of the model only, so a driver that extends
+        one model several times (BoostingTree, Sec. 3.3) may keep it and pass it to `step`."""
+        return gamma_pairs(np.ascontiguousarray(model, dtype=np.float64), self.g, self.qptr, self.invZ)
+
+    def step(self, model: np.ndarray, constraint: Sequence[int] | None = None, weights: tuple | None = None):
+        """One NDCGBoost iteration ``A(M, C, D)``: returns ``(alpha f, M + alpha f)``.
+
+        ``weights`` is ``reweight(model)`` when the caller kept it (the same result, step (a) skipped).
+        """
         model = np.ascontiguousarray(model, dtype=np.float64)
-        gamma, beta, P = gamma_pairs(model, self.g, self.qptr, self.invZ, self.poff)     # (a)
+        gamma, beta, ex = self.reweight(model) if weights is None else weights                  # (a)
         # (b)
         tree, leaf_of = grow_tree(self.codes, self.thresholds, gamma, None, self.num_leaves, constraint)
         fx = tree.value[leaf_of]
-        A, B = ab_sums(self.qptr, self.invZ, self.poff, fx, beta, P)                       # (c)
+        A, B = ab_sums(self.qptr, self.invZ, model, fx, beta, ex)                          # (c)
         d = self.smoothing * (A + B)
         alpha = 0.25 * np.log((A + d) / (B + d)) if A > B else 0.0       # minimises A e^{-2a} + B e^{2a}
         tree.scale = float(alpha)
