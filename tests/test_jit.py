@@ -36,6 +36,18 @@ def test_a_literal_argument_compiles_no_second_specialisation():
     assert [str(s) for s in _inner.signatures] == ["(int64, int64)"]
 
 
+def test_kernels_import_and_run_with_the_jit_disabled():
+    """The kernel tier runs the kernel tests under NUMBA_DISABLE_JIT=1: plain functions, no dispatcher."""
+    code = ("import numpy as np; from lrank._kernels import metrics as K, _jit; "
+            "assert not isinstance(K._ideal_labels, _jit.LrankDispatcher); "
+            "print(K._ideal_labels(np.array([1.0, 3.0, 2.0]), np.array([0, 3])).tolist())")
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(repo_dir()), os.environ.get("PYTHONPATH")]))}
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split("\n")[-2] == "[3.0, 2.0, 1.0]"
+
+
 def test_metric_kernels_have_one_signature_each_after_an_evaluation():
     from lrank.metrics import evaluate
 

@@ -124,7 +124,8 @@ def njit(*args, cache: bool = True, parallel: bool = False, **kwargs):
 
     def decorate(fn):
         dispatcher = numba.njit(*signatures, **options)(fn)
-        dispatcher.__class__ = LrankDispatcher
+        if type(dispatcher) is CPUDispatcher:  # not under NUMBA_DISABLE_JIT=1 (plain Python functions)
+            dispatcher.__class__ = LrankDispatcher
         return dispatcher
 
     if args and callable(args[0]):
