@@ -28,12 +28,13 @@ KW = dict(n_estimators=15, num_leaves=6, min_child_samples=5, learning_rate=0.2)
 @pytest.mark.parametrize("cls", [MART, McRank, LambdaMART])
 @pytest.mark.parametrize("crit", ["se", "ole"])
 def test_fit_predict_deterministic(cls, crit, data):
-    a = cls(criterion=crit, **KW).fit(data)
+    a = cls(criterion=crit, **KW).fit(data, eval_set=data)  # the training data watched, as in LightGBM
     b = cls(criterion=crit, **KW).fit(data.X, data.y, qid=data.doc_qid())
     pa, pb = a.predict(data.X), b.predict(data)
     assert pa.tobytes() == pb.tobytes()
-    # the raw-feature prediction scores the training data as the binned training loop did
-    train = a.history_["train_ndcg@10"].iloc[-1]
+    assert list(b.history_.columns) == ["n_leaves", "sum_abs_grad"]  # nothing evaluated unless asked
+    # the raw-feature prediction of the eval set scores the training data as the binned loop did
+    train = a.history_["valid_ndcg@10"].iloc[-1]
     assert evaluate(data.y, pa, data.qptr, ["ndcg@10"])["ndcg@10"] == pytest.approx(train, abs=1e-12)
     staged = list(a.staged_predict(data.X))
     assert len(staged) == a.n_iter_ == 15
@@ -41,7 +42,7 @@ def test_fit_predict_deterministic(cls, crit, data):
     ndcg0 = evaluate(data.y, np.zeros(data.n_docs), data.qptr, ["ndcg@10"])["ndcg@10"]
     ndcg = evaluate(data.y, pa, data.qptr, ["ndcg@10"])["ndcg@10"]
     assert ndcg > ndcg0 + 0.05  # learns something on its training data
-    assert list(a.history_.columns) == ["n_leaves", "sum_abs_grad", "train_ndcg@10"]
+    assert list(a.history_.columns) == ["n_leaves", "sum_abs_grad", "valid_ndcg@10"]
     assert a.history_.index.name == "iteration" and list(a.history_.index) == list(range(1, 16))
     assert a.best_iteration_ is None and a.stop_reason_.startswith("n_estimators=15")
 
@@ -228,3 +229,37 @@ def test_memory_follows_the_trees_made_not_n_estimators(tmp_path):
     n_iter, peak = map(int, out.split())
     assert n_iter < 1000
     assert peak < 50 * 2**20, f"peak {peak / 2**20:.1f} MiB for {n_iter} trees"
+
+
+def _awkward_set(seed):
+    """Ties, NaN, one-document queries, a query with all-equal labels, a constant feature."""
+    rng = np.random.default_rng(seed)
+    sizes = [1, 30, 12, 1, 25, 40, 8, 60, 33, 1, 20]
+    n = sum(sizes)
+    X = rng.normal(size=(n, 9)).astype(np.float32)
+    X[:, 2] = np.round(X[:, 2])
+    X[rng.random((n, 9)) < 0.1] = np.nan
+    X[:, 5] = 1.0
+    y = rng.integers(0, 4, n)
+    y[117:157] = 2  # the sixth query: all labels equal
+    return X, y, np.repeat(np.arange(len(sizes)), sizes)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("cls", [MART, LambdaMART, McRank])
+@pytest.mark.parametrize("growth", ["best_first", "breadth_first"])
+def test_whole_tree_kernel_same_bits_as_node_by_node(cls, growth, monkeypatch):
+    """`_grow_tree` (one kernel call per tree) against the node-by-node Python path it replaced."""
+    from lrank.weak.tree import RegressionTree
+
+    for seed in range(3):
+        X, y, qid = _awkward_set(seed)
+        for crit in ("se", "wse", "rwse"):
+            out = []
+            for whole in (True, False):
+                monkeypatch.setattr(RegressionTree, "_whole_tree_kernel", whole)
+                m = cls(n_estimators=6, num_leaves=7, min_child_samples=3, growth=growth, criterion=crit)
+                out.append((m.fit(X, y, qid=qid).predict(X), m.trees_))
+            assert out[0][0].tobytes() == out[1][0].tobytes()
+            for a, b in zip(out[0][1], out[1][1]):
+                assert a.tobytes() == b.tobytes()

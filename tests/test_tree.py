@@ -145,6 +145,7 @@ def test_bad_input():
 def test_parallel_twin_bit_identical(monkeypatch):
     monkeypatch.setattr(RegressionTree, "_parallel_min_work", 0)  # use the parallel kernels on tiny data
     monkeypatch.setattr(RegressionTree, "_parallel_min_bins", 0)
+    monkeypatch.setattr(RegressionTree, "_parallel_min_tree_work", 0)  # not the serial whole-tree kernel
     codes, y, qptr, s = _ranking(9, sizes=(40, 30, 50))
     lam, w, pairs = lambdamart_gradients(y, qptr, s, k=10, with_pairs=True)
     for crit in ("se", "ole"):
@@ -350,3 +351,86 @@ def test_sibling_pair_histograms_by_subtraction():
                                pmin_p)
     for got, want in zip((pmax_s, pmin_s, pmax_p, pmin_p), (*direct(0, mid), *direct(mid, end))):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("C", [2, 3, 4])
+def test_global_bin_histograms_same_bits(C):
+    """Histograms over global bin indices (offsets added once) against the NumPy sums and, bit for bit,
+    the per-entry-offset kernel; the child kernel's subtraction likewise. Ties (few codes), the missing
+    bin 0, a one-row node and an empty node."""
+    from lrank._kernels import histograms as hk
+
+    rng = np.random.default_rng(40 + C)
+    n, F = 90, 6
+    nb = rng.integers(2, 9, F)
+    codes = np.stack([rng.integers(0, b, n) for b in nb], axis=1).astype(np.uint8)
+    off = np.r_[0, np.cumsum(nb)].astype(np.int64)
+    gbin = hk._global_bins(codes, off, np.empty(codes.shape, dtype=np.uint16))
+    np.testing.assert_array_equal(gbin, codes + off[:-1])
+    vals = np.round(rng.normal(size=(n, C)), 1)  # equal values: ties in the sums
+    for rows in (np.sort(rng.choice(n, 60, replace=False)), np.array([7]), np.array([], dtype=np.int64)):
+        rows = rows.astype(np.int64)
+        want = np.zeros((off[-1], C))
+        for f in range(F):
+            np.add.at(want, off[f] + codes[rows, f], vals[rows])
+        a, b = np.zeros_like(want), np.zeros_like(want)
+        hk._histogram(codes, vals, rows, 0, rows.size, off, a)
+        hk._histogram_global(gbin, vals, rows, 0, rows.size, b)
+        np.testing.assert_allclose(b, want, rtol=1e-12, atol=1e-12)
+        assert a.tobytes() == b.tobytes()
+        c = np.zeros_like(want)
+        hk._histogram_global_parallel(gbin, vals, rows, 0, rows.size, off, c)
+        assert c.tobytes() == a.tobytes()
+        pa, pb = np.ones_like(want), np.ones_like(want)
+        hk._child_histogram(codes, vals, rows, 0, rows.size, off, a, pa)
+        hk._child_histogram_global(gbin, vals, rows, 0, rows.size, b, pb)
+        assert a.tobytes() == b.tobytes() and pa.tobytes() == pb.tobytes()
+
+
+@pytest.mark.parametrize("growth", ["best_first", "breadth_first"])
+@pytest.mark.parametrize("crit", ["se", "wse", "rwse"])
+def test_whole_tree_global_bins_same_bits(monkeypatch, crit, growth):
+    """The whole-tree kernel with and without global bin indices, and the node-by-node path: one tree."""
+    codes, grad, hess = _data(7, n=200, F=5, max_code=9)
+    grad[::3] = grad[1::3][: grad[::3].size]  # tied gradients
+    out = []
+    for whole, gb in ((True, True), (True, False), (False, False)):
+        monkeypatch.setattr(RegressionTree, "_whole_tree_kernel", whole)
+        monkeypatch.setattr(RegressionTree, "_use_global_bins", gb)
+        for h in (hess, np.ones_like(hess)):  # three channels, and a constant hessian (two)
+            t = RegressionTree(num_leaves=8, min_child_samples=4, growth=growth, criterion=crit)
+            out.append(_tree_bits(t.fit_gradients(codes, grad, h)))
+    assert out[0] == out[2] == out[4] and out[1] == out[3] == out[5]
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("C", [2, 3])
+@pytest.mark.parametrize("crit", [0, 2])
+def test_fast_split_scan_empty_bins_with_residue(C, crit):
+    """Empty bins (zero count / hessian) holding a gradient residue, as a histogram made by subtraction
+    may: the fast scan masks them and agrees bit for bit with the general scan, which skips them."""
+    from lrank._kernels import trees as tk
+
+    rng = np.random.default_rng(60 + C + crit)
+    F, nb = 5, 12
+    off = np.arange(F + 1, dtype=np.int64) * nb
+    hist = np.zeros((F * nb, C))
+    cnt = rng.integers(0, 4, F * nb).astype(float)
+    cnt[rng.random(F * nb) < 0.4] = 0.0  # scattered empty bins
+    residue = rng.choice([0.0, 1e-17, -2e-17], F * nb)
+    hist[:, 0] = np.where(cnt > 0, np.round(rng.normal(size=F * nb), 1), residue)
+    hist[:, 1] = cnt if C == 2 else cnt * rng.uniform(0.2, 1.0, F * nb)
+    if C == 3:
+        hist[:, 2] = cnt
+    tot = np.zeros(4)
+    tk._node_totals(hist, off, 0, tot)
+    if C == 2:
+        tot[2] = tot[1]
+    feats = np.arange(F, dtype=np.int64)
+    zero = np.zeros(F * nb)
+    for min_data in (1.0, 3.0, 8.0):
+        rest = (zero, zero, 0.0, tot, 0.3, 1.0 if C == 2 else 0.0)
+        fast = tk._best_split(hist, off, feats, crit, min_data, 1e-3, False, *rest)
+        gen = tk._best_split(hist, off, feats, crit, min_data, 1e-3, True, *rest)
+        assert np.float64(fast[0]).tobytes() == np.float64(gen[0]).tobytes() and fast[1:] == gen[1:]

@@ -73,6 +73,106 @@ def _child_histogram(codes, vals, rows, start, end, off, out, parent):
 
 
 @njit(cache=True)
+def _global_bins(codes, off, out):
+    """``out[i, f] = off[f] + codes[i, f]``: each entry's row of the flat histogram (LightGBM's
+    multi-value bin with its offsets added once), uint16; the caller checks ``off[-1] <= 65536``."""
+    F = codes.shape[1]
+    for i in range(codes.shape[0]):
+        for f in range(F):
+            out[i, f] = off[f] + codes[i, f]
+    return out
+
+
+@njit(cache=True)
+def _histogram_global(gbin, vals, rows, start, end, hist):
+    """:func:`_histogram` over global bin indices (:func:`_global_bins`): no offset per entry. ``hist``
+    is the flat (total bins, C) histogram; each bin is summed in the same row order as :func:`_histogram`
+    (the same bits)."""
+    F = gbin.shape[1]
+    C = vals.shape[1]
+    flat = hist.reshape(hist.size)
+    if C == 2:
+        for k in range(start, end):
+            i = rows[k]
+            g = vals[i, 0]
+            h = vals[i, 1]
+            for f in range(F):
+                b = np.int64(gbin[i, f]) << 1
+                flat[b] += g
+                flat[b + 1] += h
+        return
+    if C == 3:
+        for k in range(start, end):
+            i = rows[k]
+            g = vals[i, 0]
+            h = vals[i, 1]
+            n = vals[i, 2]
+            for f in range(F):
+                b = np.int64(gbin[i, f]) * 3
+                flat[b] += g
+                flat[b + 1] += h
+                flat[b + 2] += n
+        return
+    for k in range(start, end):
+        i = rows[k]
+        for f in range(F):
+            b = np.int64(gbin[i, f]) * C
+            for c in range(C):
+                flat[b + c] += vals[i, c]
+
+
+@njit(cache=True)
+def _child_histogram_global(gbin, vals, rows, start, end, out, parent):
+    """:func:`_child_histogram` over global bin indices."""
+    out[:] = 0.0
+    _histogram_global(gbin, vals, rows, start, end, out)
+    for b in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            parent[b, c] -= out[b, c]
+
+
+@njit(cache=False, parallel=True)
+def _histogram_global_parallel(gbin, vals, rows, start, end, off, hist):
+    """Parallel twin of :func:`_histogram_global`: ``prange`` over blocks of features (``off`` gives each
+    feature's first histogram row only to split the features), each block summed row by row as the
+    serial kernel does (the same order for every bin, so the same bits)."""
+    F = gbin.shape[1]
+    C = vals.shape[1]
+    flat = hist.reshape(hist.size)
+    nblk = min(F, get_num_threads())
+    for blk in prange(nblk):
+        f0 = blk * F // nblk
+        f1 = (blk + 1) * F // nblk
+        if C == 2:
+            for k in range(start, end):
+                i = rows[k]
+                g = vals[i, 0]
+                h = vals[i, 1]
+                for f in range(f0, f1):
+                    b = np.int64(gbin[i, f]) << 1
+                    flat[b] += g
+                    flat[b + 1] += h
+        elif C == 3:
+            for k in range(start, end):
+                i = rows[k]
+                g = vals[i, 0]
+                h = vals[i, 1]
+                n = vals[i, 2]
+                for f in range(f0, f1):
+                    b = np.int64(gbin[i, f]) * 3
+                    flat[b] += g
+                    flat[b + 1] += h
+                    flat[b + 2] += n
+        else:
+            for k in range(start, end):
+                i = rows[k]
+                for f in range(f0, f1):
+                    b = np.int64(gbin[i, f]) * C
+                    for c in range(C):
+                        flat[b + c] += vals[i, c]
+
+
+@njit(cache=True)
 def _histogram_features(codes, vals, rows, start, end, feats, off, hist):
     """:func:`histogram` restricted to the features ``feats``: feature ``feats[t]`` owns the flat rows
     ``off[t]:off[t+1]`` (``off`` indexed by position in ``feats``). Every bin is summed in the same row
@@ -236,6 +336,9 @@ def warmup() -> None:
     vals = np.ones((3, 3))
     rows = np.arange(3, dtype=np.int64)
     off = np.array([0, 3, 6], dtype=np.int64)
+    gbin = _global_bins(codes, off, np.empty(codes.shape, dtype=np.uint16))
+    for C in (2, 3, 4):
+        _child_histogram_global(gbin, np.ones((3, C)), rows, 0, 2, np.zeros((6, C)), np.ones((6, C)))
     _histogram(codes, vals, rows, 0, 3, off, np.zeros((6, 3)))
     _histogram(codes, np.ones((3, 2)), rows, 0, 3, off, np.zeros((6, 2)))
     for C in (2, 3, 4):

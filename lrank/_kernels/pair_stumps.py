@@ -18,6 +18,8 @@ unit weights counts the pairs a stump does not tie (exact all-tie detection).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._jit import njit
@@ -152,17 +154,37 @@ def _patterns_equal(codes, hi, lo, f1, j1, f2, j2):
     Returns int8: 1 equal, -1 negated, 0 neither (an all-tie pattern counts as equal).
     """
     K = f1.size
+    m = hi.size
+    F = codes.shape[1]
     out = np.empty(K, dtype=np.int8)
+    need = np.zeros(F, dtype=np.bool_)
     for k in range(K):
+        need[f1[k]] = True
+        need[f2[k]] = True
+    c_hi = np.zeros((F, m), dtype=codes.dtype)  # the codes of both ends of each pair, feature-major
+    c_lo = np.zeros((F, m), dtype=codes.dtype)
+    for i in range(m):
+        a = hi[i]
+        b = lo[i]
+        for f in range(F):
+            if need[f]:
+                c_hi[f, i] = codes[a, f]
+                c_lo[f, i] = codes[b, f]
+    for k in range(K):
+        ra, la, ja = c_hi[f1[k]], c_lo[f1[k]], j1[k]
+        rb, lb, jb = c_hi[f2[k]], c_lo[f2[k]], j2[k]
         same = True
         neg = True
-        for i in range(hi.size):
-            ua = (1 if codes[hi[i], f1[k]] > j1[k] else 0) - (1 if codes[lo[i], f1[k]] > j1[k] else 0)
-            ub = (1 if codes[hi[i], f2[k]] > j2[k] else 0) - (1 if codes[lo[i], f2[k]] > j2[k] else 0)
-            if ua != ub:
-                same = False
-            if ua != -ub:
-                neg = False
+        for s in range(0, m, 512):  # blocks without a branch inside, an early exit between them
+            n_diff = 0
+            n_opp = 0
+            for i in range(s, min(s + 512, m)):
+                ua = (1 if ra[i] > ja else 0) - (1 if la[i] > ja else 0)
+                ub = (1 if rb[i] > jb else 0) - (1 if lb[i] > jb else 0)
+                n_diff += 1 if ua != ub else 0
+                n_opp += 1 if ua != -ub else 0
+            same = same and n_diff == 0
+            neg = neg and n_opp == 0
             if not same and not neg:
                 break
         out[k] = 1 if same else (-1 if neg else 0)
@@ -171,17 +193,153 @@ def _patterns_equal(codes, hi, lo, f1, j1, f2, j2):
 
 @njit(cache=True)
 def _scale_pairs(D, u, w_plus, w_minus, w_zero):
-    """``D_i *= w_plus / w_minus / w_zero`` by outcome ``u_i = +1 / -1 / 0``; returns the new sum (Z)."""
+    """``D_i *= w_plus / w_minus / w_zero`` by outcome ``u_i = +1 / -1 / 0``; returns the new sum (Z).
+
+    The normalisation ``D /= Z`` stays with the caller, in NumPy: the fastmath policy allows ``arcp``,
+    under which a kernel may divide by multiplying with ``1 / Z`` (other bits).
+    """
+    w = np.empty(3)  # by u + 1: no branch on the data (the same products, the same sum)
+    w[0] = w_minus
+    w[1] = w_zero
+    w[2] = w_plus
     z = 0.0
     for i in range(D.size):
-        if u[i] > 0:
-            D[i] *= w_plus
-        elif u[i] < 0:
-            D[i] *= w_minus
-        else:
-            D[i] *= w_zero
+        D[i] *= w[u[i] + 1]
         z += D[i]
     return z
+
+
+# --------------------------------------------------------------------------------------------------
+# One boosting round on the candidates only (RankBoost+ Sec. 4 per round, issue 15): the statistics of
+# the distinct candidate stumps, the chosen stump's outcomes, the reweighting and the training losses.
+# Each sum runs in the order of the full-table kernels above, so results are the same bits.
+# --------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _candidate_eps(codes_c, minc_b, hi, lo, D, n_bins, cptr, corder, cj):
+    """eps+, eps-, eps0 of the candidate stumps only (RankBoost+ Eq. 8), the bits of `_stump_eps`.
+
+    ``codes_c`` (n, Fc) holds the codes of the Fc features that have candidates; ``minc_b``
+    (n_blocks, m, B) their pair min codes by block of B features (the last block padded). For each
+    block, one pass over the documents and one over the pairs update every feature's histograms
+    (independent additions: no dependency chain between neighbouring pairs). Every sum per (feature,
+    lane, bin) runs in increasing document / pair order as in `_doc_suffix` / `_pair_suffix` (pair
+    ``i`` in lane ``i % 4``, the tail in lane 0), so every value is the same bits. Candidates of
+    compact feature ``g`` are ``corder[cptr[g]:cptr[g+1]]``, with bins ``cj``.
+    """
+    n, Fc = codes_c.shape
+    n_blocks, m, B = minc_b.shape
+    m4 = m - m % 4
+    pi, s = _potentials(hi, lo, D, n)
+    total = 0.0
+    for i in range(D.size):
+        total += D[i]
+    K = cj.size
+    ep = np.empty(K)
+    em = np.empty(K)
+    e0 = np.empty(K)
+    hp = np.empty((B, n_bins))
+    hs = np.empty((B, n_bins))
+    h = np.empty((B, 4, n_bins))
+    P = np.empty(n_bins)
+    S = np.empty(n_bins)
+    M = np.empty(n_bins)
+    for bk in range(n_blocks):
+        f0 = bk * B
+        nf = min(B, Fc - f0)
+        hp[:] = 0.0
+        hs[:] = 0.0
+        h[:] = 0.0
+        for x in range(n):  # document histograms of pi (eps+ - eps-) and s (pair mass)
+            a = pi[x]
+            b = s[x]
+            for g in range(nf):
+                c = codes_c[x, f0 + g]
+                hp[g, c] += a
+                hs[g, c] += b
+        blk = minc_b[bk]
+        for i in range(m):  # pair histograms of min codes, lane i % 4 (the tail in lane 0)
+            d = D[i]
+            ln = i % 4 if i < m4 else 0
+            for g in range(nf):
+                h[g, ln, blk[i, g]] += d
+        for g in range(nf):
+            f = f0 + g
+            lo_j = cj[corder[cptr[f]]]
+            for t in range(cptr[f], cptr[f + 1]):
+                if cj[corder[t]] < lo_j:
+                    lo_j = cj[corder[t]]
+            accp = hp[g, n_bins - 1]
+            accs = hs[g, n_bins - 1]
+            accm = (h[g, 0, n_bins - 1] + h[g, 1, n_bins - 1]) + (h[g, 2, n_bins - 1] + h[g, 3, n_bins - 1])
+            for j in range(n_bins - 2, lo_j - 1, -1):
+                P[j] = accp
+                S[j] = accs
+                M[j] = accm
+                accp += hp[g, j]
+                accs += hs[g, j]
+                accm += (h[g, 0, j] + h[g, 1, j]) + (h[g, 2, j] + h[g, 3, j])
+            for t in range(cptr[f], cptr[f + 1]):
+                k = corder[t]
+                j = cj[k]
+                split = S[j] - 2.0 * M[j]  # eps+ + eps-
+                a = 0.5 * (split + P[j])
+                b = 0.5 * (split - P[j])
+                a = a if a > 0.0 else 0.0
+                b = b if b > 0.0 else 0.0
+                z = total - a - b
+                ep[k] = a
+                em[k] = b
+                e0[k] = z if z > 0.0 else 0.0
+    return ep, em, e0
+
+
+@njit(cache=True)
+def _stump_outcomes(codes, hi, lo, f, j, D):
+    """Pattern ``u`` of stump ``[code_f > j]`` and its ``(eps-, eps0, eps+)`` under ``D`` (Eq. 8).
+
+    The three sums run over the pairs in order (as ``np.bincount(u + 1, weights=D)``).
+    """
+    m = hi.size
+    u = np.empty(m, dtype=np.int8)
+    out = np.zeros(3)
+    for i in range(m):
+        a = 1 if codes[hi[i], f] > j else 0
+        b = 1 if codes[lo[i], f] > j else 0
+        u[i] = a - b
+        out[a - b + 1] += D[i]
+    return u, out[0], out[1], out[2]
+
+
+@njit(cache=True)
+def _add_log_terms_many(lt, U, tables):
+    """``lt_i += tables[k, U[k, i] + 1]`` for ``k = 0, 1, ...`` in order (several weights changed)."""
+    K, m = U.shape
+    for i in range(m):
+        acc = lt[i]
+        for k in range(K):
+            acc += tables[k, U[k, i] + 1]
+        lt[i] = acc
+    return lt
+
+
+@njit(cache=True)
+def _margin_losses(margins, u, alpha, w1):
+    """``margins += alpha u``, then train ``R1`` (Eq. 3) and ``R2`` (Eq. 4) under the weights ``w1``."""
+    r1 = 0.0
+    r2 = 0.0
+    for i in range(margins.size):  # w * 0 adds +0.0 where a branch would skip: the same sums
+        g = margins[i] + alpha * u[i]
+        margins[i] = g
+        r1 += w1[i] * (1.0 if g <= 0.0 else 0.0)
+        r2 += w1[i] * (1.0 if g < 0.0 else (0.5 if g == 0.0 else 0.0))
+    return r1, r2
+
+
+@njit(cache=True)
+def _add_log_terms(lt, u, table):
+    """``lt_i += table[u_i + 1]`` (Eq. 25 in the log domain: one ranker's weight changed)."""
+    for i in range(lt.size):
+        lt[i] += table[u[i] + 1]
 
 
 def warmup() -> None:
@@ -199,4 +357,82 @@ def warmup() -> None:
         _stump_pattern(codes, hi, lo, 0, 1)
         idx = np.zeros(1, dtype=np.int64)
         _patterns_equal(codes, hi, lo, idx, idx + 1, idx, idx + 1)
-    _scale_pairs(D.copy(), np.array([1, 0, -1], dtype=np.int8), 0.5, 2.0, 1.0)
+        _stump_outcomes(codes, hi, lo, 0, 1, D)
+        pick = np.array([0, 1], dtype=np.int64)
+        plan = candidate_plan(codes, minc, pick, pick[::-1].copy(), 4)
+        candidate_eps(plan, hi, lo, D)
+    u = np.array([1, 0, -1], dtype=np.int8)
+    _scale_pairs(D.copy(), u, 0.5, 2.0, 1.0)
+    _margin_losses(np.zeros(3), u, 0.5, D)
+    _add_log_terms(np.zeros(3), u, np.array([0.5, 0.1, -0.5]))
+    _add_log_terms_many(np.zeros(3), np.stack([u, u]), np.array([[0.5, 0.1, -0.5], [0.2, 0.0, -0.2]]))
+
+
+class CandidatePlan(NamedTuple):
+    """What `candidate_eps` needs besides the pair weights, built once per fit by `candidate_plan`."""
+
+    codes_c: np.ndarray  # (n, Fc) codes of the features that have candidates
+    minc_b: np.ndarray  # (n_blocks, m, B) their pair min codes, by block of B features
+    n_bins: int
+    cptr: np.ndarray  # candidates of compact feature g: corder[cptr[g]:cptr[g+1]]
+    corder: np.ndarray
+    cj: np.ndarray
+
+    @staticmethod
+    def block_size(n_bins: int) -> int:
+        """Features per block: their 4-lane pair histograms fill about 32 KB (one L1 data cache)."""
+        return max(1, 1024 // n_bins)
+
+
+def candidate_plan(codes: np.ndarray, minc: np.ndarray, cf: np.ndarray, cj: np.ndarray,
+                   n_bins: int) -> CandidatePlan:
+    """Check the inputs of `candidate_eps` once and lay its data out (features with candidates only).
+
+    Parameters
+    ----------
+    codes : ndarray (n_docs, n_features) of uint8 / uint16
+        Bin codes.
+    minc : ndarray (n_features, n_pairs)
+        ``_pair_min_codes(codes, hi, lo)``.
+    cf, cj : ndarray of int
+        The candidate stumps ``[code_cf > cj]``.
+    n_bins : int
+        Codes per feature (``> codes.max()``).
+    """
+    codes = np.ascontiguousarray(codes)
+    if codes.ndim != 2 or codes.dtype not in (np.uint8, np.uint16):
+        raise ValueError(f"codes must be 2-d uint8 or uint16, got {codes.dtype} of shape {codes.shape}")
+    F = codes.shape[1]
+    minc = np.asarray(minc)
+    if minc.ndim != 2 or minc.shape[0] != F or minc.dtype != codes.dtype:
+        raise ValueError(f"minc must be ({F}, n_pairs) of {codes.dtype}, got {minc.dtype} {minc.shape}")
+    cf = np.ascontiguousarray(cf, dtype=np.int64)
+    cj = np.ascontiguousarray(cj, dtype=np.int64)
+    n_bins = int(n_bins)
+    if cf.shape != cj.shape or cf.ndim != 1 or (cf.size and (cf.min() < 0 or cf.max() >= F or cj.min() < 0
+                                                             or cj.max() > n_bins - 2)):
+        raise ValueError("candidates (cf, cj) out of range")
+    if codes.size and int(codes.max()) >= n_bins:
+        raise ValueError(f"a code exceeds n_bins - 1 = {n_bins - 1}")
+    feats = np.unique(cf)
+    compact = np.searchsorted(feats, cf)
+    B = max(1, min(CandidatePlan.block_size(n_bins), feats.size))
+    n_blocks = -(-feats.size // B)
+    minc_b = np.zeros((n_blocks, minc.shape[1], B), dtype=codes.dtype)
+    for k in range(n_blocks):
+        sel = feats[k * B:(k + 1) * B]
+        minc_b[k, :, :sel.size] = minc[sel].T
+    corder = np.argsort(compact, kind="stable").astype(np.int64)
+    cptr = np.r_[0, np.cumsum(np.bincount(compact, minlength=feats.size))].astype(np.int64)
+    return CandidatePlan(np.ascontiguousarray(codes[:, feats]), minc_b, n_bins, cptr, corder, cj)
+
+
+def candidate_eps(plan: CandidatePlan, hi: np.ndarray, lo: np.ndarray, D: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """eps+, eps-, eps0 (RankBoost+ Eq. 8) of every candidate of ``plan`` under the pair weights ``D``.
+
+    The same bits as ``_stump_eps(codes, minc, hi, lo, D, n_bins)[k][cf, cj]``, with histograms only
+    for the features that have candidates and suffix sums only down to their lowest candidate bin.
+    """
+    return _candidate_eps(plan.codes_c, plan.minc_b, hi, lo, D, plan.n_bins, plan.cptr, plan.corder,
+                          plan.cj)

@@ -26,6 +26,13 @@ import numpy as np
 from numba import prange
 
 from ._jit import njit
+from .histograms import (
+    _child_histogram,
+    _child_histogram_features,
+    _child_histogram_global,
+    _histogram,
+    _histogram_global,
+)
 
 SE, WSE, RWSE = 0, 1, 2
 
@@ -44,7 +51,13 @@ def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit):
     """The scan of :func:`_feature_best` for SE (crit 0) and RWSE/OLE without pairs: the largest
     ``G_l^2/D_l + G_r^2/D_r`` (``D`` = count for SE, hessian for RWSE) over the bins of one feature
     (rows ``o:o+nb``); one loop per histogram layout so the loop body has no layout or criterion
-    arithmetic. Returns (score, j) with j = -1 if none is valid."""
+    arithmetic. Returns (score, j) with j = -1 if none is valid.
+
+    An empty bin gives the partition of threshold ``b - 1`` again: its sums are masked to zero (a
+    histogram made by subtraction may hold a rounding residue in an empty bin's gradient) and it is
+    evaluated like any other bin, with the previous bin's numbers, so it never wins (``g > best`` is
+    strict) and never breaks earlier; a select instead of a branch that the scattered empty bins of
+    a small node mispredict."""
     gl = 0.0
     hl = 0.0
     nl = 0.0
@@ -53,11 +66,9 @@ def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit):
     if hist.shape[1] == 2:  # constant hessian: the count is H / h_unit (up to rounding)
         for b in range(nb - 1):
             hb = hist[o + b, 1]
-            if hb == 0.0:
-                continue  # empty bin: the partition of threshold b - 1, already evaluated
             hl += hb
             nl = hl * inv_unit
-            gl += hist[o + b, 0]
+            gl += hist[o + b, 0] * (hb != 0.0)  # an empty bin adds nothing (see above)
             nr = N - nl
             if nl < md:
                 continue
@@ -77,11 +88,10 @@ def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit):
         return best, bj
     for b in range(nb - 1):
         cb = hist[o + b, 2]
-        if cb == 0.0:
-            continue
-        hl += hist[o + b, 1]
+        full = cb != 0.0
+        hl += hist[o + b, 1] * full  # an empty bin adds nothing (see above)
         nl += cb
-        gl += hist[o + b, 0]
+        gl += hist[o + b, 0] * full
         nr = N - nl
         if nl < md:
             continue
@@ -295,6 +305,134 @@ def _node_summary(hist, off, crit, h_unit, use_pairs, p_total, min_hess, tot, k)
 
 
 @njit(cache=True)
+def _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node,
+                f, j, g, n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
+                parent_score, last):
+    """Split ``node`` on ``code_f <= j``: children ``n_nodes`` (left) and ``n_nodes + 1`` (right), rows
+    partitioned stably, the smaller child's histogram built into the free slot ``n_leaves`` and the larger
+    child's by subtraction in the parent's slot; both children's totals and scores. With ``use_gbin`` the
+    global bin indices ``gbin`` (``off[f] + code``) replace ``codes``: the same rows and sums. ``last``:
+    the split that completes the tree, whose children are never searched: only feature 0's bins (the
+    children's totals) are made, each summed as in the full histogram (the same bits)."""
+    lt = n_nodes
+    rt = n_nodes + 1
+    s0 = start[node]
+    s1 = end[node]
+    if use_gbin:  # code <= j iff off[f] + code <= off[f] + j
+        mid = _partition_rows(gbin, rows, s0, s1, f, off[f] + j, tmp, leaf_of, lt, rt)
+    else:
+        mid = _partition_rows(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt)
+    start[lt] = s0
+    end[lt] = mid
+    start[rt] = mid
+    end[rt] = s1
+    if mid - s0 <= s1 - mid:
+        small, large = lt, rt
+    else:
+        small, large = rt, lt
+    slot[large] = slot[node]
+    slot[small] = n_leaves  # slots 0..n_leaves-1 are in use
+    if last:  # feature 0 owns the histogram rows 0:off[1]
+        _child_histogram_features(codes, vals, rows, start[small], end[small], np.zeros(1, dtype=np.int64),
+                                  off[:2], hist[n_leaves][:off[1]], hist[slot[node]][:off[1]])
+    elif use_gbin:
+        _child_histogram_global(gbin, vals, rows, start[small], end[small], hist[n_leaves], hist[slot[node]])
+    else:
+        _child_histogram(codes, vals, rows, start[small], end[small], off, hist[n_leaves], hist[slot[node]])
+    feature[node] = f
+    jbin[node] = j
+    left[node] = lt
+    right[node] = rt
+    gain[node] = g
+    for c in (lt, rt):
+        parent_score[c] = _node_summary(hist[slot[c]], off, crit, h_unit, False, 0.0, min_hess, tot, c)
+
+
+@njit(cache=True)
+def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_data, min_hess, breadth_first,
+               hist, rows, tmp, leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
+               parent_score):
+    """Grow one unconstrained tree without pair lists in one call (no per-node Python).
+
+    The same kernels in the same order as `lrank.weak.tree.RegressionTree`'s node-by-node path, so the
+    same bits: the root histogram, then per split the partition, the smaller child's histogram plus the
+    subtraction, and the children's split search (best first: the open leaf with the largest positive
+    gain, ties to the smaller node id; breadth first: level order). ``rows`` and ``leaf_of`` (n each)
+    are set here; node arrays have ``2 num_leaves - 1`` entries, ``feature``/``jbin``/``left``/``right``
+    filled with -1, the rest with zeros. ``use_gbin``: histograms and partitions read
+    the global bin indices ``gbin = off[f] + codes`` (`_global_bins`; no offset per entry, the same
+    bits). Returns ``(n_nodes, n_leaves)``.
+    """
+    n = rows.size
+    for i in range(n):
+        rows[i] = i
+        leaf_of[i] = 0
+    F = off.size - 1
+    features = np.arange(F)
+    dummy = np.zeros(1)
+    hist[0][:] = 0.0
+    if use_gbin:
+        _histogram_global(gbin, vals, rows, 0, n, hist[0])
+    else:
+        _histogram(codes, vals, rows, 0, n, off, hist[0])
+    end[0] = n
+    parent_score[0] = _node_summary(hist[0], off, crit, h_unit, False, 0.0, min_hess, tot, 0)
+    max_nodes = 2 * num_leaves - 1
+    bg = np.full(max_nodes, -np.inf)
+    bf = np.full(max_nodes, -1, dtype=np.int64)
+    bj = np.full(max_nodes, -1, dtype=np.int64)
+    n_nodes = 1
+    n_leaves = 1
+    if breadth_first:
+        queue = np.empty(max_nodes, dtype=np.int64)
+        q0 = 0
+        q1 = 1
+        queue[0] = 0
+        while q0 < q1 and n_leaves < num_leaves:
+            node = queue[q0]
+            q0 += 1
+            if end[node] - start[node] < 2.0 * min_data:
+                continue  # no split leaves min_data documents on both sides: not searched
+            s = slot[node]
+            g, f, j = _best_split(hist[s], off, features, crit, min_data, min_hess, False, dummy, dummy, 0.0,
+                                  tot[node], parent_score[node], h_unit)
+            if f < 0 or not g > 0.0:
+                continue
+            _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
+                        node, f, j, g, n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end,
+                        slot, parent_score, n_leaves + 1 == num_leaves)
+            queue[q1] = n_nodes
+            queue[q1 + 1] = n_nodes + 1
+            q1 += 2
+            n_nodes += 2
+            n_leaves += 1
+        return n_nodes, n_leaves
+    is_open = np.zeros(max_nodes, dtype=np.bool_)
+    is_open[0] = True
+    bg[0], bf[0], bj[0] = _best_split(hist[0], off, features, crit, min_data, min_hess, False, dummy, dummy,
+                                      0.0, tot[0], parent_score[0], h_unit)
+    while n_leaves < num_leaves:
+        node = -1
+        for nd in range(n_nodes):  # the largest positive gain; ties to the smaller node id
+            if is_open[nd] and bf[nd] >= 0 and bg[nd] > 0.0 and (node < 0 or bg[nd] > bg[node]):
+                node = nd
+        if node < 0:
+            break
+        is_open[node] = False
+        _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
+                    node, bf[node], bj[node], bg[node], n_nodes, n_leaves, feature, jbin, left, right, gain,
+                    tot, start, end, slot, parent_score, n_leaves + 1 == num_leaves)
+        for c in (n_nodes, n_nodes + 1):
+            is_open[c] = True
+            if n_leaves + 1 < num_leaves and end[c] - start[c] >= 2.0 * min_data:  # else never split
+                bg[c], bf[c], bj[c] = _best_split(hist[slot[c]], off, features, crit, min_data, min_hess,
+                                                  False, dummy, dummy, 0.0, tot[c], parent_score[c], h_unit)
+        n_nodes += 2
+        n_leaves += 1
+    return n_nodes, n_leaves
+
+
+@njit(cache=True)
 def _predict_add(X, feature, theta, left, right, value, tree_ids, scale, out):
     """``out[i] += scale * sum_t value[t, leaf_t(X[i])]`` over ``tree_ids``; raw features, NaN goes left."""
     n = X.shape[0]
@@ -352,3 +490,9 @@ def warmup() -> None:
     _predict_add(np.zeros((2, 2), dtype=np.float32), f, np.zeros((1, 3)), lr, lr + 1, np.zeros((1, 3)),
                 np.zeros(1, dtype=np.int64), 1.0, np.zeros(2))
     _apply_codes(codes, f[0], f[0], lr[0], lr[0] + 1, np.empty(3, dtype=np.int64))
+    gbin = (codes + off[:-1]).astype(np.uint16)
+    for use_gbin in (True, False):  # one specialisation: the flags are values, not types
+        ints = [np.full(3, -1, dtype=np.int64) for _ in range(7)]  # rows, tmp, leaf_of, 4 node arrays
+        idx = [np.zeros(3, dtype=np.int64) for _ in range(3)]  # start, end, slot
+        _grow_tree(codes, gbin, use_gbin, np.ones((3, 2)), off, SE, 1.0, 2, 1.0, 0.0, use_gbin,
+                   np.zeros((2, 6, 2)), *ints, np.zeros(3), np.zeros((3, 4)), *idx, np.zeros(3))

@@ -12,6 +12,12 @@ Then both fit 3 trees of LambdaMART (10 leaves) so that the peak RSS covers trai
 alternate (lrank, LightGBM, lrank, ...), medians of the set-up times; peak RSS is the median of the
 processes' ``ru_maxrss``. The quick profile uses 200,000 documents; the paper profile 1,000,000 (the
 issue's size).
+
+Time per tree at scale (issue 15.1), in this process on the same set: MART vs LightGBM ``regression``
+and LambdaMART (SE) vs LightGBM ``lambdarank``, 10 leaves, on 1 and 2 threads,
+``(T(n) - T(1)) / (n - 1)`` with alternated repeats as in :mod:`lrank.benchmarks.gbrt` (binning and
+Dataset construction cancel); then the second thread's gain, lrank's 1-thread time per tree over its
+2-thread time (target >= 1.6 at 1M documents; reported at 200,000).
 """
 
 from __future__ import annotations
@@ -66,8 +72,46 @@ def _one(side: str, n_queries: int, threads: int) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def _per_tree_rows(n_queries: int) -> list[dict]:
+    """Time per tree of MART and LambdaMART (SE) against LightGBM on ``make_letor_like``, 1 and 2 threads,
+    and the second thread's gain for lrank."""
+    import numba
+
+    from lrank.benchmarks.gbrt import _lgb, _ours
+    from lrank.data.generators import make_letor_like
+
+    d = make_letor_like(n_queries=n_queries, docs_per_query=(80, 152), n_features=136, n_grades=5,
+                        random_state=0)
+    n, reps = (6, 3) if d.n_docs < 500_000 else (4, 3)
+    what = f"make_letor_like ({d.n_docs:,} docs x 136 features)"
+    threads = (1, 2) if numba.config.NUMBA_NUM_THREADS >= 2 else (1,)
+    rows, per = [], {}
+    for kind, name in (("regression", "MART"), ("lambdarank", "LambdaMART (SE)")):
+        for th in threads:
+            with T.threads(th) as th:
+                t = T.per_iteration(_ours(kind, d, th), _lgb(kind, d, th), n, reps)
+            per[kind, th] = t
+            rows.append(T.row(
+                f"{name} time per tree, 10 leaves, {what}", t.a, f"LightGBM {kind}", t.b,
+                target=">= 1.0 (issue 15.1)", ok=t.ratio >= 1.0, threads=th, repeats=reps, timing=T.WALL,
+                load=t.load, notes=f"lr 0.1, min_child_samples 20, 254 thresholds; ({n} trees - 1 tree) / "
+                                   f"{n - 1} each side; CPU-time ratio {t.cpu_ratio:.2f}"))
+        if 2 in threads:
+            one, two = per[kind, 1], per[kind, 2]
+            at_1m = d.n_docs >= 1_000_000
+            lg = one.b / two.b
+            rows.append(T.row(
+                f"{name} second thread's gain per tree, {what}", two.a, f"lrank {name} on 1 thread", one.a,
+                ratio_kind="reference_s / ours_s (1-thread / 2-thread time per tree)",
+                target=">= 1.6 (issue 15.1, at 1M docs)" if at_1m else "(report; the target is at 1M docs)",
+                ok=(one.a / two.a >= 1.6) if at_1m else None, threads="1 vs 2", repeats=reps, timing=T.WALL,
+                load=two.load, notes=f"the two rows above; LightGBM's own gain {lg:.2f}"))
+    return rows
+
+
 def run(profile: str = "quick") -> list[dict]:
-    """Set-up time and peak RSS rows at 200k (quick) or 1M (paper) documents, 1 and 2 threads."""
+    """Set-up time and peak RSS rows at 200k (quick) or 1M (paper) documents, 1 and 2 threads, then the
+    time per tree at that size (and at 200k as well in the paper profile)."""
     n_queries = 1724 if profile == "quick" else 8620
     reps = 3
     rows = []
@@ -97,6 +141,8 @@ def run(profile: str = "quick") -> list[dict]:
             target="ours <= LightGBM's (issue 15.6)", ok=o["maxrss_mb"] <= lg["maxrss_mb"], threads=th,
             repeats=reps, timing="ru_maxrss of each process, median", load=ld,
             notes="columns *_s hold megabytes; both processes generate the same float32 matrix first"))
+    for nq in ((1724,) if profile == "quick" else (1724, 8620)):
+        rows += _per_tree_rows(nq)
     return rows
 
 

@@ -170,7 +170,9 @@ class _GBRT(BaseRanker):
         Stop when ``eval_metric`` on the first ``eval_set`` has not improved for this many iterations;
         ``predict`` then uses ``best_iteration_``. Needs ``eval_set``.
     eval_metric : str, default "ndcg@10"
-        An `lrank.metrics` name; tracked in ``history_`` as ``train_<metric>`` / ``valid_<metric>``.
+        An `lrank.metrics` name, scored on each ``eval_set`` after every iteration (``history_`` columns
+        ``valid_<metric>``, ``valid1_<metric>``, ...). The training data is not scored unless it is
+        passed in ``eval_set`` (as LightGBM does): a fit without ``eval_set`` evaluates nothing.
     n_jobs : int, default 1
         Threads of the histogram kernels (-1: all numba threads); results do not depend on it.
     random_state : int or None
@@ -281,6 +283,7 @@ class _GBRT(BaseRanker):
         nodes: list[tuple[np.ndarray, ...]] = []  # per tree: feature, theta, left, right, value (M each)
         rows: list[dict] = []
         ws = None
+        n_bins, thresholds = bins.n_bins, bins.thresholds  # properties: computed once, not per tree
         best, best_it, since = -np.inf, 0, 0
         stop = f"n_estimators={self.n_estimators} iterations done"
         n_iter = 0
@@ -288,8 +291,8 @@ class _GBRT(BaseRanker):
             leaves = 0
             sag = 0.0
             for k, grad, hess, pairs in self._derivatives(data, raw):
-                tree = self._tree().fit_gradients(bins.codes, grad, hess, n_bins=bins.n_bins,
-                                                  thresholds=bins.thresholds, pairs=pairs, workspace=ws)
+                tree = self._tree().fit_gradients(bins.codes, grad, hess, n_bins=n_bins,
+                                                  thresholds=thresholds, pairs=pairs, workspace=ws)
                 ws = tree.workspace_  # buffers reused by the next tree
                 del tree.workspace_
                 v = tree.value_ * self.learning_rate
@@ -311,8 +314,7 @@ class _GBRT(BaseRanker):
                 leaves += tree.n_leaves_
                 sag += float(np.abs(grad).sum())
             n_iter = it + 1
-            row = {"n_leaves": leaves, "sum_abs_grad": sag,
-                   f"train_{metric}": float(evaluate(data.y, self._scores(raw), data.qptr, [metric])[metric])}
+            row = {"n_leaves": leaves, "sum_abs_grad": sag}
             for j, (vd, vr) in enumerate(zip(valid, vraws)):
                 name = f"valid_{metric}" if j == 0 else f"valid{j}_{metric}"
                 row[name] = float(evaluate(vd.y, self._scores(vr), vd.qptr, [metric])[metric])

@@ -23,6 +23,7 @@ squares and QR steps of Sec. 3.5 run in that space, not in R^m.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 import warnings
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from lrank._kernels.pair_stumps import _add_log_terms, _add_log_terms_many, _scale_pairs
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker
@@ -102,6 +104,37 @@ def pair_log_terms(u: np.ndarray, eta: float) -> np.ndarray:
 def _log_term_table(eta: float) -> np.ndarray:
     """``ln omega*_2`` by outcome ``u + 1``: reversed ``eta``, tied ``ln cosh eta``, correct ``-eta``."""
     return np.array([eta, float(log_cosh(eta)), -eta])
+
+
+def _log_rescale(q: np.ndarray, u: np.ndarray, l_plus: float, l_minus: float, l_zero: float) -> float | None:
+    """``q_i *= exp(l[u_i])`` by outcome (+1, -1, 0), then ``q /= sum``; returns ``ln`` of that sum.
+
+    ``q`` is a distribution proportional to ``w1 exp(x)`` for some per-pair log weights ``x`` (E1's
+    ``-margins``, E2's ``lt``): ``ln sum w1 exp(x)`` then grows by the returned value (Eq. 12 / 29's
+    product of normalisers), one multiplication per pair instead of one ``exp``. None when ``q``
+    vanishes in float64 (the caller recomputes it from ``x``).
+    """
+    s = max(l_plus, l_minus, l_zero)
+    s = s if abs(s) > 300.0 else 0.0  # shift only where exp would overflow
+    z = _scale_pairs(q, u, math.exp(l_plus - s), math.exp(l_minus - s), math.exp(l_zero - s))
+    if not (z > 0.0 and math.isfinite(z)):
+        return None
+    q /= z
+    return math.log(z) + s
+
+
+def _distribution(x: np.ndarray, w1: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(w1 exp(x) / S, ln S)`` with ``S = sum w1 exp(x)``, without overflow."""
+    log_s = log_weighted_sum_exp(x, w1)
+    with np.errstate(under="ignore", invalid="ignore"):
+        q = w1 * np.exp(x - log_s) if math.isfinite(log_s) else w1.copy()
+    return np.where(np.isnan(q), 0.0, q), log_s
+
+
+def _log_cosh1(x: float) -> float:
+    """``ln cosh x`` of one float (as `log_cosh`, in ``math``)."""
+    a = abs(x)
+    return a + math.log1p(math.exp(-2.0 * a)) - math.log(2.0)
 
 
 def _outcome_index(u: np.ndarray) -> np.ndarray:
@@ -231,7 +264,8 @@ class _IndependentSet:
     """A linearly independent set of weak rankers with weights eta, and F2(eta) (Eq. 22) over it."""
 
     def __init__(self, space: _PairSpace, codes: np.ndarray, hi: np.ndarray, lo: np.ndarray,
-                 w1: np.ndarray, cand_f: np.ndarray, cand_j: np.ndarray) -> None:
+                 w1: np.ndarray, cand_f: np.ndarray, cand_j: np.ndarray, exact_log_terms: bool = True
+                 ) -> None:
         self.space, self.codes, self.hi, self.lo, self.w1 = space, codes, hi, lo, w1
         self.cand_f, self.cand_j = cand_f, cand_j
         self.members: list[int] = []
@@ -239,7 +273,10 @@ class _IndependentSet:
         self.eta = np.zeros(0)
         self.vecs = np.zeros((space.dim, 0))
         self.Q = np.zeros((space.dim, 0))
-        self.lt = np.zeros(hi.size)
+        self.exact_log_terms = exact_log_terms  # lt in NumPy's bits (the optimal variant's line search)
+        self.lt = np.zeros(hi.size)  # ln omega*_2 summed over the members, per pair
+        self.q = w1.copy()  # w1 exp(lt) / F2(eta): F2's distribution over the pairs
+        self.log_e2 = 0.0  # ln F2(eta), accumulated as the sum of ln of q's normalisers (Eq. 29's form)
         self._patterns: dict[int, np.ndarray] = {}
 
     def pattern(self, c: int) -> np.ndarray:
@@ -277,11 +314,44 @@ class _IndependentSet:
             self.add_member(c, vecs[:, k], 0.0)
 
     def set_eta(self, j: int, new: float) -> None:
+        """Change one member's weight: F2's pair distribution ``q`` and ``ln F2`` by Eq. 25-27."""
         u = self.pattern(self.members[j])
-        old = self.eta[j]
-        diff = _log_term_table(new) - _log_term_table(old)  # Eq. 25: ln omega+ = ln omega*_2(new) - (old)
-        self.lt += diff[_outcome_index(u)]
+        old = float(self.eta[j])
+        d_tie = _log_cosh1(new) - _log_cosh1(old)
+        if self.exact_log_terms:
+            _add_log_terms(self.lt, u, _log_term_table(new) - _log_term_table(old))  # Eq. 25, log domain
+        else:
+            _add_log_terms(self.lt, u, np.array([new - old, d_tie, (-new) - (-old)]))
+        # the same change on q: correct pairs e^-(new - old), reversed e^(new - old), tied cosh new / cosh old
+        lz = _log_rescale(self.q, u, old - new, new - old, d_tie)
+        if lz is None:  # q vanished in float64 (extreme weights): from the log terms
+            self.q, self.log_e2 = _distribution(self.lt, self.w1)
+        else:
+            self.log_e2 += lz
         self.eta[j] = new
+
+    def set_etas(self, js: np.ndarray, steps: np.ndarray) -> None:
+        """``eta_j += steps[j]`` for every ``j`` in ``js`` (a dependent ranker spread over the members).
+
+        The log terms change member by member in the order of ``js`` (as repeated `set_eta`); F2 and
+        its distribution are then recomputed once from them (one ``exp`` per pair).
+        """
+        if js.size <= 2:
+            for k in js:
+                self.set_eta(int(k), self.eta[k] + steps[k])
+            return
+        new = self.eta[js] + steps[js]
+        U = np.stack([self.pattern(self.members[int(k)]) for k in js])
+        tables = np.stack([self._table(float(n)) - self._table(float(o)) for n, o in zip(new, self.eta[js])])
+        _add_log_terms_many(self.lt, U, tables)  # Eq. 25 for each changed member
+        self.q, self.log_e2 = _distribution(self.lt, self.w1)
+        self.eta[js] = new
+
+    def _table(self, eta: float) -> np.ndarray:
+        """``ln omega*_2`` by outcome (reversed, tied, correct) of one weight (Eq. 23)."""
+        if self.exact_log_terms:
+            return _log_term_table(eta)
+        return np.array([eta, _log_cosh1(eta), -eta])
 
     def coefficients(self, v: np.ndarray) -> np.ndarray:
         """beta with ``S beta = v`` (least squares over the members)."""
@@ -296,15 +366,14 @@ class _IndependentSet:
         v = self.vector(c)
         if self.is_dependent(v):
             beta = self.coefficients(v)
-            for k in np.flatnonzero(beta != 0.0):
-                self.set_eta(int(k), self.eta[k] + weight * beta[k])
+            self.set_etas(np.flatnonzero(beta != 0.0), weight * beta)
             return "dependent"
         self.add_member(c, v, weight)
         return "new"
 
     def log_f2(self) -> float:
         """``ln F_2(eta)`` (Eq. 22) over the independent set: finite where F_2 itself overflows."""
-        return log_weighted_sum_exp(self.lt, self.w1)
+        return self.log_e2
 
 
 # --------------------------------------------------------------------------------------------------
@@ -446,16 +515,15 @@ class RankBoostPlus(BaseRanker):
         if (hi < 0).any() or (hi >= Xf.shape[0]).any() or (lo < 0).any() or (lo >= Xf.shape[0]).any():
             raise ValueError("pair indices out of range")
         w1 = w1 / w1.sum()
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(1, user_api="blas"):  # small dense algebra: threads only contend
+        with _blas_controller().limit(limits=1, user_api="blas"):  # small dense algebra: threads only contend
             self._fit_pairs(Xf, hi, lo, w1)
         return self
     def _fit_pairs(self, X: np.ndarray, hi: np.ndarray, lo: np.ndarray, w1: np.ndarray) -> None:
+        from lrank._kernels.pair_stumps import _margin_losses as margin_losses
         from lrank._kernels.pair_stumps import _pair_min_codes as pair_min_codes
         from lrank._kernels.pair_stumps import _scale_pairs as scale_pairs
-        from lrank._kernels.pair_stumps import _stump_eps as stump_eps
-        from lrank._kernels.pair_stumps import _stump_pattern as stump_pattern
+        from lrank._kernels.pair_stumps import _stump_outcomes as stump_outcomes
+        from lrank._kernels.pair_stumps import candidate_eps, candidate_plan
         from lrank.weak.pair_patterns import distinct_stumps
 
         rng = np.random.default_rng(self.random_state)
@@ -471,19 +539,22 @@ class RankBoostPlus(BaseRanker):
         self.n_candidates_ = {"stumps": cands.n_candidates, "all_tie": cands.n_all_tie,
                               "duplicates": cands.n_duplicates, "distinct": K}
         thr = np.array([-np.inf if j == 0 else bins.thresholds[f][j - 1] for f, j in zip(cf, cj)])
+        plan = candidate_plan(codes, minc, cf, cj, n_bins)  # Eq. 8 per round on the candidates only
 
         space = _PairSpace(hi, lo, n)
-        state = _IndependentSet(space, codes, hi, lo, w1, cf, cj)
+        state = _IndependentSet(space, codes, hi, lo, w1, cf, cj,
+                                exact_log_terms=self.variant == "plus" and self.implementation == "optimal")
         variant, impl = self.variant, self.implementation
         D = w1.copy()
         margins = np.zeros(hi.size)
+        p_e1, log_e1 = w1.copy(), 0.0  # w1 exp(-margins) / E1 and ln E1 (Eq. 5), updated each round
         active = np.ones(K, dtype=bool)  # Algorithm 2's R (columns not yet removed)
         greedy = True
         prune_at = None  # the round at which Algorithm 2 pruned R (line 14)
         H = space.vectors(codes, cf, cj, n_bins) if (variant == "plus" and impl == "optimal") else None
         rounds: list[tuple[np.ndarray, np.ndarray]] = []
         rows: list[dict] = []
-        deltas: list[float] = []
+        sum_sq = 0.0  # sum_t (delta_t / 2)^2 of the Theorem 1 / 2 bound
         log_prodZ = 0.0  # sum_t ln Z_t (Eq. 12 / 29 in the log domain: a product of Z_t may overflow)
         stop = "n_estimators reached"
         last = -1
@@ -493,8 +564,7 @@ class RankBoostPlus(BaseRanker):
             if K == 0:
                 stop = "no candidate ranker"
                 break
-            ep, em, e0 = stump_eps(codes, minc, hi, lo, D, n_bins)
-            cep, cem, ce0 = ep[cf, cj], em[cf, cj], e0[cf, cj]
+            cep, cem, ce0 = candidate_eps(plan, hi, lo, D)  # Eq. 8 for every candidate
             move = None  # (candidate, alpha', kind) or ("line", beta)
             if variant in ("d", "c"):
                 score = cep - cem  # eps+ - eps- = r_t (Eq. 17), -delta of Eq. 13
@@ -595,11 +665,9 @@ class RankBoostPlus(BaseRanker):
                     margins += alpha * beta[i] * state.pattern(state.members[i])
                 row = dict(feature=int(cf[k]), threshold=float(thr[k]), eps_plus=np.nan, eps_minus=np.nan,
                            eps_zero=np.nan, alpha=alpha, alpha_prime=np.nan, Z=Z, kind="dependent")
-                deltas.append(0.0)
             else:
                 k, ap, kind = move
-                u = stump_pattern(codes, hi, lo, int(cf[k]), int(cj[k]))
-                e_m, e_0, e_p = (float(v) for v in np.bincount(u + 1, weights=D, minlength=3))  # Eq. 8
+                u, e_m, e_0, e_p = stump_outcomes(codes, hi, lo, int(cf[k]), int(cj[k]), D)  # Eq. 8
                 tot = e_p + e_m + e_0
                 e_p, e_m, e_0 = e_p / tot, e_m / tot, e_0 / tot
                 if self.stop_on_repeat and t >= 2 and k == last:
@@ -627,14 +695,14 @@ class RankBoostPlus(BaseRanker):
                         margins = sgn * np.where(u > 0, np.inf, np.where(u < 0, -np.inf, 0.0))
                         Z = e_0
                         log_prodZ += _log(Z)
-                        deltas.append(delta)
+                        sum_sq += (delta / 2.0) ** 2
                         rows.append(self._row(t, cf[k], thr[k], e_p, e_m, e_0, alpha, ap, Z, kind, log_prodZ,
-                                              margins, w1, state, deltas))
+                                              _losses(margins, w1), state, sum_sq))
                         stop = "eps- = 0 (infinite weight)"
                         break
                     # constant: finite weight in g, limiting distribution (correct pairs -> 0)
                     alpha = sgn * float(self.large_alpha)
-                    Z = scale_pairs(D, sgn * u, 0.0, 1.0, 1.0)
+                    Z = scale_pairs(D, u if sgn > 0 else -u, 0.0, 1.0, 1.0)
                     if Z <= 0:
                         stop = "all pairs ranked correctly"
                     else:
@@ -647,7 +715,7 @@ class RankBoostPlus(BaseRanker):
                     Z = scale_pairs(D, u, math.exp(-alpha), math.exp(alpha), w0)
                     D /= Z
                 log_prodZ += _log(Z)
-                deltas.append(delta)
+                sum_sq += (delta / 2.0) ** 2
                 if variant == "plus":
                     if kind == "member":
                         j = state.where[k]
@@ -656,13 +724,22 @@ class RankBoostPlus(BaseRanker):
                         state.add_member(k, state.vector(k), alpha)
                 else:
                     kind = state.accumulate(k, alpha)  # "member", "new" or "dependent" (E2's set)
-                margins += alpha * u
+                r1, r2 = margin_losses(margins, u, alpha, w1)  # margins += alpha u; R1, R2
+                lz = _log_rescale(p_e1, u, -alpha, alpha, 0.0)  # E1_t = E1_{t-1} sum_i p_i e^(-alpha u_i)
+                if lz is None:
+                    p_e1, log_e1 = _distribution(-margins, w1)
+                else:
+                    log_e1 += lz
+                losses = (log_e1, r1, r2)
                 rounds.append((np.array([k]), np.array([alpha])))
                 row = dict(feature=int(cf[k]), threshold=float(thr[k]), eps_plus=e_p, eps_minus=e_m,
                            eps_zero=e_0, alpha=alpha, alpha_prime=ap if variant == "plus" else np.nan, Z=Z,
                            kind=kind)
                 last = k
-            rows.append(self._finish_row(t, row, log_prodZ, margins, w1, state, deltas))
+            if move[0] == "line":
+                losses = _losses(margins, w1)
+                p_e1, log_e1 = _distribution(-margins, w1)
+            rows.append(self._finish_row(t, row, log_prodZ, losses, state, sum_sq))
             now = time.perf_counter()
             rows[-1]["time_s"] = now - tick  # wall time of this round (Fig. 1)
             tick = now
@@ -681,7 +758,7 @@ class RankBoostPlus(BaseRanker):
         base = state.lt.copy()
         for i, u in zip(idx, U):
             base -= pair_log_terms(u, state.eta[i])
-        log_old = state.log_f2()
+        log_old = log_weighted_sum_exp(state.lt, state.w1)  # ln F2 before the step (NumPy, as f)
 
         def f(lam: float) -> float:  # ln F2(eta + lam beta) - ln F2(eta): same minimiser, no overflow
             lt = base.copy()
@@ -693,26 +770,24 @@ class RankBoostPlus(BaseRanker):
         lam = float(res.x)
         for i in idx:
             state.set_eta(int(i), state.eta[i] + lam * beta[i])
-        return lam, math.exp(state.log_f2() - log_old)
+        return lam, math.exp(log_weighted_sum_exp(state.lt, state.w1) - log_old)
 
     @staticmethod
-    def _finish_row(t: int, row: dict, log_prodZ: float, margins: np.ndarray, w1: np.ndarray,
-                    state: _IndependentSet, deltas: list) -> dict:
-        log_e1 = log_weighted_sum_exp(-margins, w1)  # ln E1, Eq. 5 (margins are never NaN)
+    def _finish_row(t: int, row: dict, log_prodZ: float, losses: tuple[float, float, float],
+                    state: _IndependentSet, sum_sq: float) -> dict:
+        log_e1, r1, r2 = losses  # ln E1 (Eq. 5), R1 (Eq. 3), R2 (Eq. 4) of the margins after round t
         log_e2 = state.log_f2()  # ln E2 = ln F2(eta), Eq. 22-24
         e1 = math.exp(log_e1) if log_e1 < 709.78 else math.inf  # float64 overflows above ln(1.8e308)
         e2 = math.exp(log_e2) if log_e2 < 709.78 else math.inf
         row.update(train_E1=e1, train_log_E1=log_e1, train_E2=e2, train_log_E2=log_e2,
-                   train_R1=float(np.sum(w1 * (margins <= 0))),
-                   train_R2=float(np.sum(w1 * ((margins < 0) + 0.5 * (margins == 0)))), log_prod_Z=log_prodZ,
-                   bound=theorem_bound(deltas), n_independent=len(state.members))
+                   train_R1=float(r1), train_R2=float(r2), log_prod_Z=log_prodZ,
+                   bound=float(np.exp(-2.0 * sum_sq)), n_independent=len(state.members))  # Eq. 16 / 35
         return row
 
-    def _row(self, t, f, thr, e_p, e_m, e_0, alpha, ap, Z, kind, log_prodZ, margins, w1, state, deltas
-             ) -> dict:
+    def _row(self, t, f, thr, e_p, e_m, e_0, alpha, ap, Z, kind, log_prodZ, losses, state, sum_sq) -> dict:
         row = dict(feature=int(f), threshold=float(thr), eps_plus=e_p, eps_minus=e_m, eps_zero=e_0,
                    alpha=alpha, alpha_prime=ap if self.variant == "plus" else np.nan, Z=Z, kind=kind)
-        return self._finish_row(t, row, log_prodZ, margins, w1, state, deltas)
+        return self._finish_row(t, row, log_prodZ, losses, state, sum_sq)
 
     def _store(self, rounds, rows, cf, thr, stop, infinite_last) -> None:
         used = np.unique(np.concatenate([r[0] for r in rounds])) if rounds else np.zeros(0, np.int64)
@@ -773,6 +848,27 @@ class RankBoostPlus(BaseRanker):
         for stage in self._stages(X, k):
             out = stage
         return out
+
+
+def _losses(margins: np.ndarray, w1: np.ndarray) -> tuple[float, float, float]:
+    """``(ln E1, R1, R2)`` of the pair margins (Eq. 5, 3, 4); margins may be infinite, never NaN."""
+    return (log_weighted_sum_exp(-margins, w1), float(np.sum(w1 * (margins <= 0))),
+            float(np.sum(w1 * ((margins < 0) + 0.5 * (margins == 0)))))
+
+
+@functools.lru_cache(maxsize=1)
+def _blas_controller():
+    """threadpoolctl's controller, built once per process (finding the BLAS libraries takes ~4 ms).
+
+    SciPy's modules the fit uses are imported first, so that every BLAS a fit can call is loaded
+    when the controller lists them.
+    """
+    import scipy.linalg  # noqa: F401
+    import scipy.optimize  # noqa: F401
+    import scipy.sparse.csgraph  # noqa: F401
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def _log(z: float) -> float:
