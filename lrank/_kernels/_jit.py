@@ -18,6 +18,19 @@ Where compiled kernels are cached (``cache=True``), decided here before any kern
 In cases 3 and 4 ``NUMBA_CACHE_DIR`` is set for this process (and its children) and numba's config is
 updated, so kernels compile once per user instead of on every start. `cache_dir()` tells which folder
 is in use.
+
+What a first fit compiles (issue 15.5): only the kernels it calls, lazily, one specialisation per
+argument-type tuple. Two rules keep that to one compile per kernel:
+
+* **No literal specialisations.** numba types a constant argument of a call between kernels
+  (``f(x, 0)``, or a variable initialised to ``0`` and widened later) as ``Literal[int](0)`` and
+  compiles the callee once for the literal and once more for ``int64``. Every lrank kernel is a
+  :class:`LrankDispatcher`, which compiles a call between kernels for the non-literal types only
+  (``types.unliteral``); the literal call then converts to that one signature. No lrank kernel
+  dispatches on a literal value, so nothing is lost (``tests/test_jit.py`` checks the bits).
+* **Parallel kernels are cached too** (numba 0.68 caches ``parallel=True`` code and the cached
+  code runs on any thread count; tested), except a kernel that reads ``numba.get_num_threads()``
+  inside: numba refuses to cache it (a dynamic global) and says so with a ``NumbaWarning``.
 """
 
 from __future__ import annotations
@@ -75,6 +88,8 @@ CACHE_DIR, CACHE_REASON = _choose_cache_dir()
 
 import numba  # noqa: E402 - after NUMBA_CACHE_DIR is decided
 import numba.core.config  # noqa: E402
+from numba.core import types  # noqa: E402
+from numba.core.registry import CPUDispatcher  # noqa: E402
 
 if os.environ.get("NUMBA_CACHE_DIR") and numba.core.config.CACHE_DIR != os.environ["NUMBA_CACHE_DIR"]:
     numba.core.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # numba was imported before lrank
@@ -84,19 +99,37 @@ def cache_dir() -> tuple[Path, str]:
     """Where numba caches lrank's compiled kernels, and why (see the module docstring)."""
     return CACHE_DIR, CACHE_REASON
 
+
 FASTMATH: frozenset[str] = frozenset({"nsz", "arcp", "contract"})
 
 
-def njit(*args, cache: bool = True, parallel: bool = False, **kwargs):
-    """``numba.njit`` with lrank's fastmath policy.
+class LrankDispatcher(CPUDispatcher):
+    """numba's CPU dispatcher, compiling calls from other kernels for non-literal argument types only."""
 
-    Use as ``@njit(cache=True)`` (serial, cached) or ``@njit(cache=False, parallel=True)`` (parallel
-    kernels are never cached: numba has open bugs with ``cache=True`` plus ``parallel=True``).
-    Passing ``fastmath=`` is an error: the policy lives here.
+    def get_call_template(self, args, kws):
+        args = tuple(types.unliteral(a) for a in args)
+        kws = {k: types.unliteral(v) for k, v in kws.items()}
+        return super().get_call_template(args, kws)
+
+
+def njit(*args, cache: bool = True, parallel: bool = False, **kwargs):
+    """``numba.njit`` with lrank's fastmath policy, caching, and no literal specialisations.
+
+    Use as ``@njit(cache=True)`` (serial) or ``@njit(cache=True, parallel=True)``; both are cached
+    (see the module docstring). Passing ``fastmath=`` is an error: the policy lives here.
     """
     if "fastmath" in kwargs:
         raise TypeError("lrank kernels take the fastmath policy from lrank._kernels._jit.FASTMATH")
-    options = dict(cache=cache and not parallel, parallel=parallel, fastmath=set(FASTMATH), **kwargs)
+    options = dict(cache=cache, parallel=parallel, fastmath=set(FASTMATH), **kwargs)
+
+    def decorate(fn):
+        dispatcher = numba.njit(*signatures, **options)(fn)
+        if type(dispatcher) is CPUDispatcher:  # not under NUMBA_DISABLE_JIT=1 (plain Python functions)
+            dispatcher.__class__ = LrankDispatcher
+        return dispatcher
+
     if args and callable(args[0]):
-        return numba.njit(**options)(args[0])
-    return numba.njit(*args, **options)
+        signatures = ()
+        return decorate(args[0])
+    signatures = args
+    return decorate

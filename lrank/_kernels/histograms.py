@@ -193,7 +193,7 @@ def _child_histogram_features(codes, vals, rows, start, end, feats, off, out, pa
             parent[b, c] -= out[b, c]
 
 
-@njit(cache=False, parallel=True)
+@njit(cache=False, parallel=True)  # get_num_threads() inside: numba cannot cache it
 def _histogram_parallel(codes, vals, rows, start, end, off, hist):
     """Parallel twin of :func:`histogram`: ``prange`` over blocks of features, each block summed row by
     row as the serial kernel does (the same order for every bin, so the same bits)."""

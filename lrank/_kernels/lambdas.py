@@ -391,7 +391,7 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, p
     return n_pairs
 
 
-@njit(cache=False, parallel=True)
+@njit(cache=True, parallel=True)
 def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, n_chunks):
     """Parallel twin of `_lambdas` without the pair list: ``prange`` over chunks of queries, each with its
     own buffers; every query is computed exactly as in `_lambdas` (results do not depend on threads)."""

@@ -304,7 +304,7 @@ def _rank_order(scores, labels, qptr, ties):
     return order
 
 
-@njit(cache=False, parallel=True)
+@njit(cache=True, parallel=True)
 def _rank_order_parallel(scores, labels, qptr, ties):
     """Parallel twin of :func:`rank_order` (queries over threads; identical output)."""
     n = scores.size
@@ -327,7 +327,8 @@ def _rank_order_parallel(scores, labels, qptr, ties):
 def _ideal_query(labels, a, b, counts, out, o, limit):
     """The ``limit`` largest of labels ``a:b`` in decreasing order into ``out[o:o + limit]``.
 
-    A counting sort if the labels span at most 256 values; ``limit >= b - a`` gives them all.
+    A counting sort if the labels span at most 256 values, else a merge sort (:func:`_sort_desc`; the
+    same values as ``np.sort`` reversed, labels being finite); ``limit >= b - a`` gives them all.
     """
     if b == a:
         return
@@ -350,11 +351,13 @@ def _ideal_query(labels, a, b, counts, out, o, limit):
                     return
                 out[k] = lo + c
                 k += 1
-    else:
-        s = np.sort(labels[a:b].astype(np.float64))
+    else:  # the scores' merge sort (already compiled for them), not np.sort: one sort less to compile
         m = b - a
+        key = labels[a:b].astype(np.float64)
+        idx = np.empty(m, dtype=np.int64)
+        _sort_desc(key, idx, np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64), m)
         for i in range(min(limit, m)):
-            out[o + i] = s[m - 1 - i]
+            out[o + i] = key[i]
 
 
 @njit(cache=True)
@@ -587,7 +590,7 @@ def _evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, r
     return out
 
 
-@njit(cache=False, parallel=True)
+@njit(cache=True, parallel=True)
 def _evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc, empty, rel_threshold,
                              max_grade):
     """Parallel twin of :func:`evaluate_sorted` (blocks of queries over threads; identical output)."""

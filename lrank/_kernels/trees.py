@@ -199,7 +199,7 @@ def _best_split(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, 
     return best, bf, bj
 
 
-@njit(cache=False, parallel=True)
+@njit(cache=True, parallel=True)
 def _best_split_parallel(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total,
                         tot, parent_score, h_unit):
     """Parallel twin of :func:`best_split`: per-feature search in ``prange``, serial reduction."""
