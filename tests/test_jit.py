@@ -115,8 +115,8 @@ def _subprocess(code: str, cache: str | None, threads: int) -> dict:
 
 
 PARALLEL = """
-import json, numpy as np
-from lrank._kernels import metrics as M, histograms as H, trees as TR
+import json, numba, numpy as np
+from lrank._kernels import metrics as M, histograms as H, trees as TR, pair_histograms as PH
 rng = np.random.default_rng(0)
 n, F, B = 2000, 7, 20
 qptr = np.unique(np.r_[0, np.sort(rng.choice(np.arange(1, n), 40, replace=False)), n]).astype(np.int64)
@@ -142,18 +142,29 @@ a = TR._best_split_parallel(hist, off, feats, 0, 1.0, 0.0, False, pm, pm, 0.0, t
 b = TR._best_split(hist, off, feats, 0, 1.0, 0.0, False, pm, pm, 0.0, tot, 0.0, 0.0)
 out["best_split"] = np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
 pa, pb = rng.integers(0, n, 300), rng.integers(0, n, 300)
-pw, pidx = rng.random(300), np.arange(300, dtype=np.int64)
+pw = rng.random(300)
 p1, q1, p2, q2 = (np.zeros(off[-1]) for _ in range(4))
-H._pair_histograms_parallel(np.ascontiguousarray(codes.T), pa, pb, pw, pidx, 0, 300, off, p1, q1)
-H._pair_histograms(codes, pa, pb, pw, pidx, 0, 300, off, p2, q2)
+nblk = numba.get_num_threads()
+PH._pair_histograms_parallel(codes, pa, pb, pw, 0, 300, off, p1, q1, nblk)
+PH._pair_histograms(codes, pa, pb, pw, 0, 300, None, off, p2, q2, 1.0)
 out["pair_histograms"] = np.array_equal(p1, p2) and np.array_equal(q1, q2)
+vals, rows = rng.normal(size=(n, 3)), np.arange(n, dtype=np.int64)
+h1, h2 = np.zeros((off[-1], 3)), np.zeros((off[-1], 3))
+H._histogram_parallel(codes, vals, rows, 0, n, off, h1, nblk)
+H._histogram(codes, vals, rows, 0, n, off, h2)
+out["histogram"] = h1.tobytes() == h2.tobytes()
+gbin = H._global_bins(codes, off, np.empty(codes.shape, dtype=np.uint16))
+h3 = np.zeros((off[-1], 3))
+H._histogram_global_parallel(gbin, vals, rows, 0, n, off, h3, nblk)
+out["histogram_global"] = h3.tobytes() == h2.tobytes()
 from lrank._kernels.lambdas import lambdamart_gradients, _lambdas_parallel
 yl = rng.integers(0, 5, n).astype(np.int32)
 one = lambdamart_gradients(yl, qptr, s, k=10, n_jobs=1)
 two = lambdamart_gradients(yl, qptr, s, k=10, n_jobs=2)
 out["lambdas"] = np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
 kernels = (M._rank_order_parallel, M._evaluate_sorted_parallel, TR._best_split_parallel,
-           H._pair_histograms_parallel, _lambdas_parallel)
+           PH._pair_histograms_parallel, _lambdas_parallel, H._histogram_parallel,
+           H._histogram_global_parallel)
 out = {k: bool(v) for k, v in out.items()}
 out["hits"] = sum(sum(k.stats.cache_hits.values()) for k in kernels)
 out["misses"] = sum(sum(k.stats.cache_misses.values()) for k in kernels)
@@ -166,11 +177,11 @@ def test_parallel_kernels_are_cached_and_agree_with_serial_twins_on_any_thread_c
     """Compiled on 2 threads into an empty cache, then loaded from it on 1 and on 2 threads."""
     cache = str(tmp_path / "cache")
     first = _subprocess(PARALLEL, cache, 2)
-    assert first.pop("hits") == 0 and first.pop("misses") == 5  # one signature each
+    assert first.pop("hits") == 0 and first.pop("misses") == 7  # one signature each
     assert all(first.values()), first
     for threads in (1, 2):
         again = _subprocess(PARALLEL, cache, threads)
-        assert again.pop("hits") == 5 and again.pop("misses") == 0
+        assert again.pop("hits") == 7 and again.pop("misses") == 0
         assert all(again.values()), again
 
 

@@ -175,9 +175,10 @@ def test_histogram_kernels_match_numpy(C):
     got = np.zeros_like(want)
     hk._histogram(codes, vals, rows, 0, rows.size, off, got)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
-    par = np.zeros_like(want)
-    hk._histogram_parallel(codes, vals, rows, 0, rows.size, off, par)
-    assert par.tobytes() == got.tobytes()
+    for nblk in (1, 2, 3, 1000):  # any blocking of the features: the same bits
+        par = np.zeros_like(want)
+        hk._histogram_parallel(codes, vals, rows, 0, rows.size, off, par, nblk)
+        assert par.tobytes() == got.tobytes()
 
 
 def _tree_bits(t):
@@ -353,9 +354,10 @@ def test_global_bin_histograms_same_bits(C):
         hk._histogram_global(gbin, vals, rows, 0, rows.size, b)
         np.testing.assert_allclose(b, want, rtol=1e-12, atol=1e-12)
         assert a.tobytes() == b.tobytes()
-        c = np.zeros_like(want)
-        hk._histogram_global_parallel(gbin, vals, rows, 0, rows.size, off, c)
-        assert c.tobytes() == a.tobytes()
+        for nblk in (1, 2, 3):
+            c = np.zeros_like(want)
+            hk._histogram_global_parallel(gbin, vals, rows, 0, rows.size, off, c, nblk)
+            assert c.tobytes() == a.tobytes()
         pa, pb = np.ones_like(want), np.ones_like(want)
         hk._child_histogram(codes, vals, rows, 0, rows.size, off, a, pa)
         hk._child_histogram_global(gbin, vals, rows, 0, rows.size, b, pb)

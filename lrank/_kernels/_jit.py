@@ -29,8 +29,8 @@ argument-type tuple. Two rules keep that to one compile per kernel:
   (``types.unliteral``); the literal call then converts to that one signature. No lrank kernel
   dispatches on a literal value, so nothing is lost (``tests/test_jit.py`` checks the bits).
 * **Parallel kernels are cached too** (numba 0.68 caches ``parallel=True`` code and the cached
-  code runs on any thread count; tested), except a kernel that reads ``numba.get_num_threads()``
-  inside: numba refuses to cache it (a dynamic global) and says so with a ``NumbaWarning``.
+  code runs on any thread count; tested). A kernel must not read ``numba.get_num_threads()``
+  inside (numba refuses to cache that, a dynamic global): the caller passes the block count.
 """
 
 from __future__ import annotations

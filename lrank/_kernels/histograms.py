@@ -17,7 +17,7 @@ order, so the result is bit-identical to the serial one whatever the number of t
 from __future__ import annotations
 
 import numpy as np
-from numba import get_num_threads, prange
+from numba import prange
 
 from ._jit import njit
 
@@ -127,15 +127,15 @@ def _child_histogram_global(gbin, vals, rows, start, end, out, parent):
             parent[b, c] -= out[b, c]
 
 
-@njit(cache=False, parallel=True)
-def _histogram_global_parallel(gbin, vals, rows, start, end, off, hist):
+@njit(cache=True, parallel=True)
+def _histogram_global_parallel(gbin, vals, rows, start, end, off, hist, nblk):
     """Parallel twin of :func:`_histogram_global`: ``prange`` over blocks of features (``off`` gives each
     feature's first histogram row only to split the features), each block summed row by row as the
     serial kernel does (the same order for every bin, so the same bits)."""
     F = gbin.shape[1]
     C = vals.shape[1]
     flat = hist.reshape(hist.size)
-    nblk = min(F, get_num_threads())
+    nblk = max(1, min(F, nblk))
     for blk in prange(nblk):
         f0 = blk * F // nblk
         f1 = (blk + 1) * F // nblk
@@ -193,13 +193,13 @@ def _child_histogram_features(codes, vals, rows, start, end, feats, off, out, pa
             parent[b, c] -= out[b, c]
 
 
-@njit(cache=False, parallel=True)  # get_num_threads() inside: numba cannot cache it
-def _histogram_parallel(codes, vals, rows, start, end, off, hist):
+@njit(cache=True, parallel=True)
+def _histogram_parallel(codes, vals, rows, start, end, off, hist, nblk):
     """Parallel twin of :func:`histogram`: ``prange`` over blocks of features, each block summed row by
     row as the serial kernel does (the same order for every bin, so the same bits)."""
     F = codes.shape[1]
     C = vals.shape[1]
-    nblk = min(F, get_num_threads())  # blocking does not change any bin's summation order
+    nblk = max(1, min(F, nblk))  # blocking does not change any bin's summation order
     for blk in prange(nblk):
         f0 = blk * F // nblk
         f1 = (blk + 1) * F // nblk

@@ -28,7 +28,7 @@ and, for the parallel twin, whatever the number of threads.
 from __future__ import annotations
 
 import numpy as np
-from numba import get_num_threads, prange
+from numba import prange
 
 from ._jit import njit
 
@@ -74,13 +74,13 @@ def _sibling_pair_histograms(codes, pa, pb, pw, s_lo, s_hi, c_lo, c_hi, feats, o
         pmin_p[t] -= pmin_s[t]
 
 
-@njit(cache=False, parallel=True)
-def _pair_histograms_parallel(codes, pa, pb, pw, start, end, off, pmax, pmin):
+@njit(cache=True, parallel=True)
+def _pair_histograms_parallel(codes, pa, pb, pw, start, end, off, pmax, pmin, nblk):
     """Parallel twin of :func:`_pair_histograms` (every feature, ``sign = 1``): ``prange`` over blocks of
     features, each block in two phases per pair as the serial kernel, so every bin is summed in pair
     order (the same bits whatever the number of threads)."""
     F = codes.shape[1]
-    nblk = min(F, get_num_threads())
+    nblk = max(1, min(F, nblk))
     for blk in prange(nblk):
         f0 = blk * F // nblk
         f1 = (blk + 1) * F // nblk

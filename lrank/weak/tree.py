@@ -42,6 +42,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+import numba
 import numpy as np
 
 from lrank._kernels import histograms as _hk
@@ -168,7 +169,8 @@ class _NodePairs:
         pmin.fill(0.0)
         lo, hi = int(self.start[node]), int(self.end[node])
         if self.sub is None and self.parallel and (hi - lo) * self.codes.shape[1] >= self.min_work:
-            _ph._pair_histograms_parallel(self.codes, self.pa, self.pb, self.pw, lo, hi, self.off, pmax, pmin)
+            _ph._pair_histograms_parallel(self.codes, self.pa, self.pb, self.pw, lo, hi, self.off, pmax, pmin,
+                                          numba.get_num_threads())
         else:
             _ph._pair_histograms(self.codes, self.pa, self.pb, self.pw, lo, hi, self.sub, self.off,
                                  pmax, pmin, 1.0)
@@ -376,10 +378,11 @@ class RegressionTree:
             if sub is not None:
                 _hk._histogram_features(codes, vals, rows, lo, hi, sub, off, out)
             elif par and (hi - lo) * F >= min_work:
+                nblk = numba.get_num_threads()  # an argument: a kernel reading it could not be cached
                 if gbin is not None:
-                    _hk._histogram_global_parallel(gbin, vals, rows, lo, hi, off, out)
+                    _hk._histogram_global_parallel(gbin, vals, rows, lo, hi, off, out, nblk)
                 else:
-                    _hk._histogram_parallel(codes, vals, rows, lo, hi, off, out)
+                    _hk._histogram_parallel(codes, vals, rows, lo, hi, off, out, nblk)
             elif gbin is not None:
                 _hk._histogram_global(gbin, vals, rows, lo, hi, out)
             else:
