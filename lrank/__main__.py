@@ -249,11 +249,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     rows = []
     for name in names:
         print(f"== {name}", flush=True)
-        for row in benchmarks.load(name).run(args.profile):
-            row = {"module": name, **row}
-            rows.append(row)
-            print("   " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                                    for k, v in row.items()), flush=True)
+        try:
+            for row in benchmarks.load(name).run(args.profile):
+                row = {"module": name, **row}
+                rows.append(row)
+                print("   " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                        for k, v in row.items()), flush=True)
+        except Exception as exc:  # one broken module must not lose the others' rows: an error row instead
+            rows.append({"module": name, "benchmark": f"(module {name} failed)", "status": "error", "met": False,
+                         "notes": f"failed: {type(exc).__name__}: {exc}"})
+            print(f"   failed: {type(exc).__name__}: {exc}", flush=True)
     df = pd.DataFrame(rows)
     stem = "benchmarks" if not args.only else "benchmarks_" + "_".join(args.only)
     out = figures_dir("quick") / f"{stem}.md"
@@ -268,7 +273,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
                    + "\n", encoding="utf-8")
     df.to_csv(out.with_suffix(".csv"), index=False)
     print(f"wrote {out}")
-    return 0
+    errors = [r["benchmark"] for r in rows if r.get("status") == "error"]
+    if errors:
+        print(f"{len(errors)} benchmark row(s) failed: " + "; ".join(errors), file=sys.stderr)
+    return 1 if errors else 0
 
 
 def main(argv: list[str] | None = None) -> int:
