@@ -256,8 +256,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 print("   " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                         for k, v in row.items()), flush=True)
         except Exception as exc:  # one broken module must not lose the others' rows: an error row instead
-            rows.append({"module": name, "benchmark": f"(module {name} failed)", "status": "error", "met": False,
-                         "notes": f"failed: {type(exc).__name__}: {exc}"})
+            rows.append({"module": name, "benchmark": f"(module {name} failed)", "status": "error",
+                         "met": False, "notes": f"failed: {type(exc).__name__}: {exc}"})
             print(f"   failed: {type(exc).__name__}: {exc}", flush=True)
     df = pd.DataFrame(rows)
     stem = "benchmarks" if not args.only else "benchmarks_" + "_".join(args.only)
