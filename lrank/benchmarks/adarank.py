@@ -39,10 +39,9 @@ def _data(profile: str):
 def run(profile: str = "quick") -> list[dict]:
     """Benchmark rows (keys as in `lrank.benchmarks`)."""
     from lrank._kernels.adarank import choose_weak_ranker, warmup
-    from lrank.weak.single_feature import feature_query_matrix
     from lrank.metrics import evaluate
     from lrank.models.adarank import AdaRank
-    from lrank.weak.single_feature import SingleFeatureRankers
+    from lrank.weak.single_feature import SingleFeatureRankers, feature_query_matrix
 
     warmup()
     data, label = _data(profile)
