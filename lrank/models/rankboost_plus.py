@@ -210,9 +210,8 @@ class _PairSpace:
             sub = codes[idx]
             for f in np.unique(feature):
                 sel = np.flatnonzero(feature == f)
-                onehot = np.zeros((n_bins, idx.size))
-                onehot[sub[:, f].astype(np.int64), np.arange(idx.size)] = 1.0
-                per_bin = onehot @ b.T  # (n_bins, r)
+                per_bin = np.zeros((n_bins, r))
+                np.add.at(per_bin, sub[:, f].astype(np.int64), b.T)  # (n_bins, r), documents in order
                 suffix = np.cumsum(per_bin[::-1], axis=0)[::-1]  # suffix[c] = sum over codes >= c
                 out[row:row + r, sel] = suffix[bins[sel] + 1].T  # [code > j] = codes >= j + 1
             row += r
@@ -271,8 +270,10 @@ class _IndependentSet:
         self.members: list[int] = []
         self.where: dict[int, int] = {}
         self.eta = np.zeros(0)
-        self.vecs = np.zeros((space.dim, 0))
-        self.Q = np.zeros((space.dim, 0))
+        # members' vectors and an orthonormal basis of their span, in column buffers grown by doubling
+        # (Fortran order: the first k columns are one contiguous block; no copy of the set per member)
+        self._vbuf = np.zeros((space.dim, 8), order="F")
+        self._qbuf = np.zeros((space.dim, 8), order="F")
         self.exact_log_terms = exact_log_terms  # lt in NumPy's bits (the optimal variant's line search)
         self.lt = np.zeros(hi.size)  # ln omega*_2 summed over the members, per pair
         self.q = w1.copy()  # w1 exp(lt) / F2(eta): F2's distribution over the pairs
@@ -298,10 +299,24 @@ class _IndependentSet:
         res, nv = self.residual_norm(v)
         return res <= _DEP_TOL * nv
 
+    @property
+    def vecs(self) -> np.ndarray:
+        """The members' vectors ``L v``, one column each."""
+        return self._vbuf[:, :len(self.members)]
+
+    @property
+    def Q(self) -> np.ndarray:
+        """An orthonormal basis of span(vecs), one column per member."""
+        return self._qbuf[:, :len(self.members)]
+
     def add_member(self, c: int, v: np.ndarray, eta: float = 0.0) -> int:
         res = _orth_residual(self.Q, v)
-        self.Q = np.column_stack([self.Q, res / np.linalg.norm(res)])
-        self.vecs = np.column_stack([self.vecs, v])
+        k = len(self.members)
+        if k == self._qbuf.shape[1]:
+            grow = lambda b: np.concatenate([b, np.zeros_like(b)], axis=1)  # noqa: E731
+            self._qbuf, self._vbuf = np.asfortranarray(grow(self._qbuf)), np.asfortranarray(grow(self._vbuf))
+        self._qbuf[:, k] = res / np.linalg.norm(res)
+        self._vbuf[:, k] = v
         self.members.append(int(c))
         self.where[int(c)] = len(self.members) - 1
         self.eta = np.r_[self.eta, 0.0]
