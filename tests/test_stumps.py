@@ -2,6 +2,7 @@
 
 import math
 
+import numba
 import numpy as np
 import pytest
 
@@ -357,7 +358,10 @@ def test_update_bipartite_same_bits_as_exp_per_document(seed, binary):
                 vm[i] /= z1[doc_query[i]]
             elif side[i] < 0:
                 vm[i] /= z0[doc_query[i]]
-        np.testing.assert_array_equal(v, vm)
+        if numba.config.DISABLE_JIT:  # the kernel then runs NumPy's scalar exp, not libm's: ulps may differ
+            np.testing.assert_allclose(v, vm, rtol=1e-15, atol=0)
+        else:
+            np.testing.assert_array_equal(v, vm)
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])

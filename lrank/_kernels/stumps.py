@@ -563,7 +563,7 @@ def _streaming_pass(codes_t):
     for f in range(F):
         col = codes_t[f]
         for i in range(n):
-            acc += col[i]
+            acc += np.int64(col[i])  # an int64 sum also without the JIT (NumPy keeps uint8 + int in uint8)
     return acc
 
 
