@@ -61,6 +61,29 @@ def _pair_histograms(codes, pa, pb, pw, start, end, feats, off, pmax, pmin, sign
 
 
 @njit(cache=True)
+def _pair_histograms_global(gbin, pa, pb, pw, start, end, pmax, pmin, sign):
+    """:func:`_pair_histograms` over global bin indices ``gbin = off[f] + code`` (uint16, the gradient
+    histograms' `lrank._kernels.histograms._global_bins`): a pair's larger global bin on feature ``f`` is
+    ``off[f]`` plus its larger code, so no offset per entry; the same bins in the same pair order (the
+    same bits)."""
+    F = gbin.shape[1]
+    hi_bin = np.empty(F, dtype=np.uint16)
+    lo_bin = np.empty(F, dtype=np.uint16)
+    for p in range(start, end):
+        wt = sign * pw[p]  # exact: a sign flip
+        ra = gbin[pa[p]]
+        rb = gbin[pb[p]]
+        for f in range(F):
+            ca = ra[f]
+            cb = rb[f]
+            hi_bin[f] = ca if ca >= cb else cb
+            lo_bin[f] = cb if ca >= cb else ca
+        for f in range(F):
+            pmax[np.uint64(hi_bin[f])] += wt
+            pmin[np.uint64(lo_bin[f])] += wt
+
+
+@njit(cache=True)
 def _sibling_pair_histograms(codes, pa, pb, pw, s_lo, s_hi, c_lo, c_hi, feats, off, pmax_s, pmin_s,
                             pmax_p, pmin_p):
     """Both children's pair histograms from the parent's: the smaller child's pairs ``s_lo:s_hi`` are
@@ -199,6 +222,22 @@ def pair_histograms(codes: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw: np.nd
     _check_pairs(codes, pa, pb, pw, start, end)
     _check_bins(codes, feats, off, pmax, pmin)
     _pair_histograms(codes, pa, pb, pw, int(start), int(end), feats, off, pmax, pmin, float(sign))
+
+
+def pair_histograms_global(gbin: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw: np.ndarray, start: int,
+                           end: int, pmax: np.ndarray, pmin: np.ndarray, sign: float = 1.0) -> None:
+    """:func:`pair_histograms` over every feature of global bin indices ``gbin`` (uint16 (n, F),
+    ``off[f] + code``; `lrank.weak.tree.TreeWorkspace.global_bins`): the same bins, the same bits."""
+    if sign not in (1.0, -1.0):
+        raise ValueError("sign must be 1.0 or -1.0")
+    if gbin.dtype != np.uint16:
+        raise ValueError("gbin must be uint16 global bin indices")
+    _check_pairs(gbin, pa, pb, pw, start, end)
+    top = int(gbin.max()) + 1 if gbin.size else 0
+    for buf in (pmax, pmin):
+        if buf.dtype != np.float64 or buf.ndim != 1 or buf.size < top:
+            raise ValueError(f"histogram buffers must be float64 with at least {top} bins")
+    _pair_histograms_global(gbin, pa, pb, pw, int(start), int(end), pmax, pmin, float(sign))
 
 
 def sibling_pair_histograms(codes: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw: np.ndarray,

@@ -46,6 +46,7 @@ import numba
 import numpy as np
 
 from lrank._kernels import histograms as _hk
+from lrank._kernels import ole_tree as _ot
 from lrank._kernels import pair_histograms as _ph
 from lrank._kernels import trees as _tk
 
@@ -240,6 +241,9 @@ class RegressionTree:
     # an unconstrained serial tree without pair lists grows in one kernel call (`_grow_tree`); False grows
     # it node by node from Python (the same kernels in the same order: the same bits, kept for the tests)
     _whole_tree_kernel = True
+    # an unconstrained OLE tree with pair lists grows in one kernel call (`lrank._kernels.ole_tree`) under
+    # the same conditions; False grows it node by node (`_NodePairs`; the same bits, kept for the tests)
+    _ole_tree_kernel = True
     # ... reading the workspace's global bin indices (`TreeWorkspace.global_bins`; the same bits)
     _use_global_bins = True
     # documents x features below which a tree asked to use threads is grown serially in one kernel call
@@ -349,6 +353,9 @@ class RegressionTree:
             vals[:, 2] = 1.0
         if C == 4:  # WSE: w r^2 = L'^2 / L'' (Eq. 6); a zero hessian is floored at 1e-12
             vals[:, 3] = grad * grad / np.maximum(hess, 1e-12)
+        if use_pairs and cons is None and self._ole_tree_kernel \
+                and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work):
+            return self._grow_whole_ole(codes, ws, pairs, h_unit, thresholds)
         if cons is None and not use_pairs and self._whole_tree_kernel \
                 and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work):
             return self._grow_whole(codes, ws, crit, h_unit, thresholds)
@@ -519,6 +526,27 @@ class RegressionTree:
             float(self.min_child_samples), float(self.min_child_weight), self.growth == "breadth_first",
             ws.hist, ws.rows, ws.tmp, ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
             parent_score)
+        return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
+                            thresholds, codes.shape[1], ws)
+
+    def _grow_whole_ole(self, codes: np.ndarray, ws: TreeWorkspace, pairs: tuple, h_unit: float,
+                        thresholds: Sequence[np.ndarray] | None) -> RegressionTree:
+        """The unconstrained OLE tree with pair lists: grown in one `_grow_ole_tree` call (the same bits as
+        the node-by-node path with `_NodePairs`)."""
+        L = int(self.num_leaves)
+        max_nodes = 2 * L - 1
+        m = int(pairs[0].size)
+        ws.pa[:m], ws.pb[:m], ws.pw[:m] = pairs
+        feature, jbin, left, right = (np.full(max_nodes, -1, dtype=np.int64) for _ in range(4))
+        start, end, slot = (np.zeros(max_nodes, dtype=np.int64) for _ in range(3))
+        gain, parent_score = np.zeros(max_nodes), np.zeros(max_nodes)
+        tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
+        gbin = ws.global_bins() if self._use_global_bins else None
+        n_nodes, n_leaves = _ot._grow_ole_tree(
+            codes, _NO_GBIN if gbin is None else gbin, gbin is not None, ws.vals, ws.offsets, h_unit, L,
+            float(self.min_child_samples), float(self.min_child_weight), self.growth == "breadth_first",
+            ws.hist, ws.rows, ws.tmp, ws.leaf_of, ws.pa, ws.pb, ws.pw, ws.ta, ws.tb, ws.tw, m, ws.pmax,
+            ws.pmin, feature, jbin, left, right, gain, tot, start, end, slot, parent_score)
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
                             thresholds, codes.shape[1], ws)
 

@@ -1,0 +1,124 @@
+"""The OLE whole-tree kernel (``lrank._kernels.ole_tree``) against the node-by-node path (`_NodePairs`),
+bit for bit, and its helpers against plain NumPy."""
+
+import numpy as np
+import pytest
+
+from lrank._kernels import ole_tree as ot
+from lrank._kernels import pair_histograms as ph
+from lrank._kernels.lambdas import lambdamart_gradients
+from lrank.models.gbrt import LambdaMART
+from lrank.weak.tree import RegressionTree
+from tests.reference import pair_histograms as ref_ph
+
+FITTED = ("feature_", "bin_", "children_left_", "children_right_", "value_", "gain_", "sum_grad_",
+          "sum_hess_", "n_node_samples_", "leaf_of_")
+
+
+def _ole_data(seed, n_max_code=7, dtype=np.uint8, F=6, k=6):
+    """Codes with ties and missing values (code 0), and LambdaMART's pair list on queries that include
+    one-document queries and a query whose labels are all equal (neither has a pair)."""
+    rng = np.random.default_rng(seed)
+    sizes = (1, 14, 9, 60, 1, 45, 22, 80)
+    qptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    n = int(qptr[-1])
+    y = rng.integers(0, 4, n).astype(np.int32)
+    y[qptr[1]:qptr[2]] = 2  # all-equal labels
+    s = np.round(rng.normal(size=n), 1)  # tied scores
+    lam, w, pairs = lambdamart_gradients(y, qptr, s, k=k, with_pairs=True)
+    nb = rng.integers(2, n_max_code + 1, F)
+    codes = np.stack([rng.integers(0, b, n) for b in nb], axis=1).astype(dtype)
+    return codes, nb.astype(np.int64), lam, w, pairs
+
+
+def _both(monkeypatch, codes, grad, hess, pairs, n_bins=None, gbin=True, **kw):
+    monkeypatch.setattr(RegressionTree, "_use_global_bins", gbin)
+    out = []
+    for whole in (True, False):
+        monkeypatch.setattr(RegressionTree, "_ole_tree_kernel", whole)
+        out.append(RegressionTree(criterion="ole", **kw).fit_gradients(codes, grad, hess, n_bins=n_bins,
+                                                                       pairs=pairs))
+    return out
+
+
+def _assert_same(a, b):
+    for name in FITTED:
+        assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("growth", ["best_first", "breadth_first"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_whole_ole_tree_same_bits_as_node_by_node(monkeypatch, seed, dtype, growth):
+    codes, nb, lam, w, pairs = _ole_data(seed, dtype=dtype)
+    for leaves, mcs in ((2, 1), (5, 3), (12, 2), (40, 1)):
+        for gbin in (True, False):
+            a, b = _both(monkeypatch, codes, -lam, w, pairs, n_bins=nb, gbin=gbin, num_leaves=leaves,
+                         min_child_samples=mcs, min_child_weight=1e-9, growth=growth)
+            _assert_same(a, b)
+            assert a.n_leaves_ > 1
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("growth", ["best_first", "breadth_first"])
+def test_whole_ole_tree_edge_cases(monkeypatch, growth):
+    """No pair at all; one query of one document; all labels equal; a constant hessian (two-channel
+    histograms); a min_child_weight that rejects most splits: the node-by-node bits each time."""
+    codes, nb, lam, w, pairs = _ole_data(4)
+    kw = dict(num_leaves=8, min_child_samples=2, growth=growth)
+    none = np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0)
+    _assert_same(*_both(monkeypatch, codes, -lam, w, none, n_bins=nb, **kw))
+    _assert_same(*_both(monkeypatch, codes, -lam, np.full(lam.size, 0.25), pairs, n_bins=nb, **kw))
+    _assert_same(*_both(monkeypatch, codes, -lam, w, pairs, n_bins=nb, min_child_weight=float(w.sum()) / 8,
+                        **kw))
+    one = codes[:1]
+    _assert_same(*_both(monkeypatch, one, np.zeros(1), np.zeros(1), none, **kw))
+    y = np.ones(30, dtype=np.int32)
+    lam1, w1, p1 = lambdamart_gradients(y, np.array([0, 30], dtype=np.int64), np.zeros(30), with_pairs=True)
+    assert p1[0].size == 0
+    _assert_same(*_both(monkeypatch, codes[:30], -lam1, w1, p1, **kw))
+
+
+def test_lambdamart_ole_fit_same_bits(monkeypatch):
+    """A whole LambdaMART OLE fit (workspace reused across trees, pair lists of varying length)."""
+    rng = np.random.default_rng(9)
+    sizes = rng.integers(1, 40, 25)
+    n = int(sizes.sum())
+    X = np.round(rng.normal(size=(n, 5)), 1).astype(np.float32)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = rng.integers(0, 4, n)
+    preds = []
+    for whole in (True, False):
+        monkeypatch.setattr(RegressionTree, "_ole_tree_kernel", whole)
+        m = LambdaMART(n_estimators=8, num_leaves=7, min_child_samples=3, criterion="ole", random_state=0)
+        preds.append(m.fit(X, y, group=sizes).predict(X))
+    assert preds[0].tobytes() == preds[1].tobytes()
+
+
+@pytest.mark.kernel
+def test_pair_total_is_numpys_sum():
+    rng = np.random.default_rng(0)
+    for n in [*range(0, 140), 255, 256, 1000, 4097, 31542]:
+        x = rng.standard_normal(n + 3) * 10.0 ** rng.integers(-6, 6, n + 3)
+        for lo in (0, 3):
+            hi = lo + n
+            assert ot._pair_total(x, lo, hi) == x[lo:hi].sum()
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("seed", [0, 1])
+def test_pair_histograms_global_bits_match_numpy(seed):
+    codes, nb, lam, w, (pa, pb, pw) = _ole_data(seed, dtype=np.uint16)
+    off = np.r_[0, np.cumsum(nb)].astype(np.int64)
+    gbin = (codes.astype(np.int64) + off[:-1]).astype(np.uint16)
+    m = pa.size
+    start = np.random.default_rng(seed).normal(size=(2, off[-1]))
+    for lo, hi, sign in ((0, m, 1.0), (3, m - 5, -1.0), (4, 4, 1.0)):
+        want = ref_ph.pair_histograms(codes, pa, pb, pw, lo, hi, off, sign=sign, pmax=start[0].copy(),
+                                      pmin=start[1].copy())
+        got = start[0].copy(), start[1].copy()
+        ph.pair_histograms_global(gbin, pa, pb, pw, lo, hi, *got, sign=sign)
+        assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
+    with pytest.raises(ValueError, match="uint16"):
+        ph.pair_histograms_global(codes.astype(np.uint8), pa, pb, pw, 0, m, *start)
