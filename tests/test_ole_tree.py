@@ -122,3 +122,51 @@ def test_pair_histograms_global_bits_match_numpy(seed):
         assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
     with pytest.raises(ValueError, match="uint16"):
         ph.pair_histograms_global(codes.astype(np.uint8), pa, pb, pw, 0, m, *start)
+
+
+def _pmin_reference(codes, u, rows, off, pmax, feats=None):
+    """``U - pmax`` in plain NumPy: ``U`` by ``numpy.add.at`` in row order (the kernel's bits)."""
+    feats = np.arange(codes.shape[1]) if feats is None else feats
+    U = np.zeros(off[-1])
+    idx = (off[:-1][None, :] + codes[rows][:, feats].astype(np.int64)).ravel()
+    np.add.at(U, idx, np.repeat(u[rows], feats.size))
+    return U - pmax[:off[-1]]
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pmin_from_weights(seed):
+    """``pmin = U - pmax`` against plain NumPy, bit for bit (codes, global bins, a feature subset), and
+    against the pairs' own ``pmin`` within rounding, for a node's documents after a split (crossing pairs
+    removed from ``u``); one-document and all-equal-label queries included."""
+    codes, nb, lam, w, (pa, pb, pw) = _ole_data(seed)
+    n, m = codes.shape[0], pa.size
+    off = np.r_[0, np.cumsum(nb)].astype(np.int64)
+    gbin = (codes.astype(np.int64) + off[:-1]).astype(np.uint16)
+    leaf_of = np.where(codes[:, 1] <= 2, 1, 2).astype(np.int64)
+    qa, qb, qw = pa.copy(), pb.copy(), pw.copy()
+    mid, end = ph.partition_pairs(qa, qb, qw, 0, m, leaf_of, 1, 2)
+    u = np.zeros(n)
+    np.add.at(u, qa, qw)
+    np.add.at(u, qb, qw)
+    np.subtract.at(u, qa[end:], qw[end:])
+    np.subtract.at(u, qb[end:], qw[end:])
+    rows = np.r_[np.flatnonzero(leaf_of == 1), np.flatnonzero(leaf_of == 2)].astype(np.int64)
+    n1 = int((leaf_of == 1).sum())
+    for (r0, r1), (p0, p1) in (((0, n1), (0, mid)), ((n1, n), (mid, end))):
+        pmax, pmin = np.zeros(off[-1]), np.zeros(off[-1])
+        ph.pair_histograms(codes, qa, qb, qw, p0, p1, off, pmax, pmin)
+        want = _pmin_reference(codes, u, rows[r0:r1], off, pmax)
+        for g in (None, gbin):
+            got = np.full(off[-1], np.nan)
+            ph.pmin_from_weights(codes, u, rows, r0, r1, off, pmax, got, gbin=g)
+            assert got.tobytes() == want.tobytes()
+        np.testing.assert_allclose(got, pmin, atol=1e-12)
+        feats = np.array([3, 0, 3], dtype=np.int64)
+        soff = np.r_[0, np.cumsum(nb[feats])].astype(np.int64)
+        sel = np.concatenate([np.arange(off[f], off[f + 1]) for f in feats])
+        got = np.full(soff[-1], np.nan)
+        ph.pmin_from_weights(codes, u, rows, r0, r1, soff, pmax[sel], got, feats=feats)
+        assert got.tobytes() == _pmin_reference(codes, u, rows[r0:r1], soff, pmax[sel], feats).tobytes()
+    with pytest.raises(ValueError, match="one weight per document"):
+        ph.pmin_from_weights(codes, u[:-1], rows, 0, n, off, pmax, pmin)

@@ -33,7 +33,7 @@ from .histograms import (
     _histogram,
     _histogram_global,
 )
-from .pair_histograms import _pair_histograms, _pair_histograms_global, _partition_pairs
+from .pair_histograms import _pair_histograms, _pair_histograms_global, _partition_pairs, _pmin_from_weights
 from .trees import RWSE, _best_split, _node_summary, _partition_rows
 
 
@@ -75,10 +75,11 @@ def _pair_total(x, lo, hi):
 
 @njit(cache=True)
 def _node_pairs(codes, gbin, use_gbin, off, pa, pb, pw, lo, hi, pmax, pmin, sign):
-    """Add ``sign * w`` of the pairs ``lo:hi`` into a node's pair histograms (global bin indices when
-    ``use_gbin``; the same bins in the same order either way)."""
+    """Add ``sign * w`` of the pairs ``lo:hi`` into a node's ``pmax`` (global bin indices when
+    ``use_gbin``; the same bins in the same order either way); ``pmin`` is scratch (made afterwards by
+    `_pmin_from_weights`)."""
     if use_gbin:
-        _pair_histograms_global(gbin, pa, pb, pw, lo, hi, pmax, pmin, sign)
+        _pair_histograms_global(gbin, pa, pb, pw, lo, hi, pmax, pmin, sign, False)
     else:
         _pair_histograms(codes, pa, pb, pw, lo, hi, None, off, pmax, pmin, sign)
 
@@ -113,10 +114,12 @@ def _grow_ole_tree(codes, gbin, use_gbin, vals, off, h_unit, num_leaves, min_dat
         _histogram(codes, vals, rows, 0, n, off, hist[0])
     end[0] = n
     pend[0] = n_pairs
-    pmax[0][:TB] = 0.0
-    pmin[0][:TB] = 0.0
-    _node_pairs(codes, gbin, use_gbin, off, pa, pb, pw, 0, n_pairs, pmax[0], pmin[0], 1.0)
-    ptot[0] = _pair_total(pw, 0, n_pairs)
+    u = np.zeros(n)  # each document's weight in its node's pairs (pmax + pmin = its histogram)
+    for p in range(n_pairs):
+        u[pa[p]] += pw[p]
+    for p in range(n_pairs):
+        u[pb[p]] += pw[p]
+    ptot[0] = _build(codes, gbin, use_gbin, off, pa, pb, pw, 0, n_pairs, u, rows, 0, n, pmax[0], pmin[0], TB)
     built[0] = True
     parent_score[0] = _node_summary(hist[0], off, RWSE, h_unit, True, ptot[0], min_hess, tot, 0)
     bg = np.full(max_nodes, -np.inf)
@@ -196,32 +199,38 @@ def _grow_ole_tree(codes, gbin, use_gbin, vals, off, h_unit, num_leaves, min_dat
             pend[lt] = pmid
             pstart[rt] = pmid
             pend[rt] = pnew
+            for p in range(pnew, hi):  # the crossing pairs leave both documents' nodes
+                u[pa[p]] -= pw[p]
+            for p in range(pnew, hi):
+                u[pb[p]] -= pw[p]
             if hi - pnew < pend[large] - pstart[large]:  # larger child = parent - crossing - smaller
                 if need_large:
                     pmax[ss][:TB] = 0.0
-                    pmin[ss][:TB] = 0.0
                     _node_pairs(codes, gbin, use_gbin, off, pa, pb, pw, pstart[small], pend[small], pmax[ss],
                                 pmin[ss], 1.0)
                     _node_pairs(codes, gbin, use_gbin, off, pa, pb, pw, pnew, hi, pmax[sl], pmin[sl], -1.0)
                     for t in range(TB):
                         pmax[sl][t] -= pmax[ss][t]
-                        pmin[sl][t] -= pmin[ss][t]
+                    _pmin_from_weights(codes, gbin, use_gbin, off, None, u, rows, start[small], end[small],
+                                       pmax[ss], pmin[ss])
+                    _pmin_from_weights(codes, gbin, use_gbin, off, None, u, rows, start[large], end[large],
+                                       pmax[sl], pmin[sl])
                     ptot[small] = _pair_total(pw, pstart[small], pend[small])
                     ptot[large] = _pair_total(pw, pstart[large], pend[large])
                     built[small] = True
                     built[large] = True
                 else:
                     ptot[small] = _build(codes, gbin, use_gbin, off, pa, pb, pw, pstart[small], pend[small],
-                                         pmax[ss], pmin[ss], TB)
+                                         u, rows, start[small], end[small], pmax[ss], pmin[ss], TB)
                     built[small] = True
             else:
                 if need_small:
                     ptot[small] = _build(codes, gbin, use_gbin, off, pa, pb, pw, pstart[small], pend[small],
-                                         pmax[ss], pmin[ss], TB)
+                                         u, rows, start[small], end[small], pmax[ss], pmin[ss], TB)
                     built[small] = True
                 if need_large:
                     ptot[large] = _build(codes, gbin, use_gbin, off, pa, pb, pw, pstart[large], pend[large],
-                                         pmax[sl], pmin[sl], TB)
+                                         u, rows, start[large], end[large], pmax[sl], pmin[sl], TB)
                     built[large] = True
         feature[node] = f
         jbin[node] = j
@@ -248,9 +257,10 @@ def _grow_ole_tree(codes, gbin, use_gbin, vals, off, h_unit, num_leaves, min_dat
 
 
 @njit(cache=True)
-def _build(codes, gbin, use_gbin, off, pa, pb, pw, lo, hi, pmax, pmin, TB):
-    """A node's pair histograms from its own pairs ``lo:hi``; returns their total weight."""
+def _build(codes, gbin, use_gbin, off, pa, pb, pw, lo, hi, u, rows, r0, r1, pmax, pmin, TB):
+    """A node's pair histograms from its own pairs ``lo:hi`` (``pmax``) and documents ``rows[r0:r1]``
+    (``pmin = U - pmax``); returns their total weight."""
     pmax[:TB] = 0.0
-    pmin[:TB] = 0.0
     _node_pairs(codes, gbin, use_gbin, off, pa, pb, pw, lo, hi, pmax, pmin, 1.0)
+    _pmin_from_weights(codes, gbin, use_gbin, off, None, u, rows, r0, r1, pmax, pmin)
     return _pair_total(pw, lo, hi)

@@ -61,11 +61,12 @@ def _pair_histograms(codes, pa, pb, pw, start, end, feats, off, pmax, pmin, sign
 
 
 @njit(cache=True)
-def _pair_histograms_global(gbin, pa, pb, pw, start, end, pmax, pmin, sign):
+def _pair_histograms_global(gbin, pa, pb, pw, start, end, pmax, pmin, sign, with_min):
     """:func:`_pair_histograms` over global bin indices ``gbin = off[f] + code`` (uint16, the gradient
     histograms' `lrank._kernels.histograms._global_bins`): a pair's larger global bin on feature ``f`` is
     ``off[f]`` plus its larger code, so no offset per entry; the same bins in the same pair order (the
-    same bits)."""
+    same bits). ``with_min`` False fills ``pmax`` only (``pmin`` untouched; :func:`_pmin_from_weights`
+    gives it from the documents)."""
     F = gbin.shape[1]
     hi_bin = np.empty(F, dtype=np.uint16)
     lo_bin = np.empty(F, dtype=np.uint16)
@@ -73,14 +74,54 @@ def _pair_histograms_global(gbin, pa, pb, pw, start, end, pmax, pmin, sign):
         wt = sign * pw[p]  # exact: a sign flip
         ra = gbin[pa[p]]
         rb = gbin[pb[p]]
-        for f in range(F):
-            ca = ra[f]
-            cb = rb[f]
-            hi_bin[f] = ca if ca >= cb else cb
-            lo_bin[f] = cb if ca >= cb else ca
-        for f in range(F):
-            pmax[np.uint64(hi_bin[f])] += wt
-            pmin[np.uint64(lo_bin[f])] += wt
+        if with_min:
+            for f in range(F):
+                ca = ra[f]
+                cb = rb[f]
+                hi_bin[f] = ca if ca >= cb else cb
+                lo_bin[f] = cb if ca >= cb else ca
+            for f in range(F):
+                pmax[np.uint64(hi_bin[f])] += wt
+                pmin[np.uint64(lo_bin[f])] += wt
+        else:
+            for f in range(F):
+                ca = ra[f]
+                cb = rb[f]
+                hi_bin[f] = ca if ca >= cb else cb
+            for f in range(F):
+                pmax[np.uint64(hi_bin[f])] += wt
+
+
+@njit(cache=True)
+def _pmin_from_weights(codes, gbin, use_gbin, off, feats, u, rows, start, end, pmax, pmin):
+    """``pmin = U - pmax`` over the histogram rows of ``pmax``: ``U[off[f] + b]`` is the sum of ``u[d]``
+    over the node's documents ``rows[start:end]`` with code ``b`` on feature ``f`` (each bin summed in row
+    order), ``u[d]`` the weight of the node's pairs that hold ``d``. A pair puts its weight at its larger
+    and at its smaller code, that is at the codes of its two documents, so ``pmax + pmin = U`` bin by
+    bin. Reads global bin indices ``gbin`` with ``use_gbin`` (every feature), else ``codes`` with the
+    offsets ``off`` of every feature (``feats`` None) or of the features ``feats``. A document with
+    ``u = 0`` is skipped (adding ``+0.0`` to a sum that starts at ``+0.0`` changes no bit)."""
+    nb = off[off.size - 1]
+    pmin[:nb] = 0.0
+    for k in range(start, end):
+        i = rows[k]
+        x = u[i]
+        if x == 0.0:
+            continue
+        if use_gbin:
+            g = gbin[i]
+            for f in range(g.size):
+                pmin[np.int64(g[f])] += x
+        elif feats is None:
+            c = codes[i]
+            for f in range(c.size):
+                pmin[off[f] + c[f]] += x
+        else:
+            c = codes[i]
+            for t in range(feats.size):
+                pmin[off[t] + c[feats[t]]] += x
+    for t in range(nb):
+        pmin[t] -= pmax[t]
 
 
 @njit(cache=True)
@@ -237,7 +278,43 @@ def pair_histograms_global(gbin: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw:
     for buf in (pmax, pmin):
         if buf.dtype != np.float64 or buf.ndim != 1 or buf.size < top:
             raise ValueError(f"histogram buffers must be float64 with at least {top} bins")
-    _pair_histograms_global(gbin, pa, pb, pw, int(start), int(end), pmax, pmin, float(sign))
+    _pair_histograms_global(gbin, pa, pb, pw, int(start), int(end), pmax, pmin, float(sign), True)
+
+
+def pmin_from_weights(codes: np.ndarray, u: np.ndarray, rows: np.ndarray, start: int, end: int,
+                      off: np.ndarray, pmax: np.ndarray, pmin: np.ndarray, feats: np.ndarray | None = None,
+                      gbin: np.ndarray | None = None) -> None:
+    """A node's ``pmin`` from its ``pmax`` and its documents: ``pmin = U - pmax`` (module docstring).
+
+    Parameters
+    ----------
+    codes : uint8/uint16 array (n, F)
+        Bin codes.
+    u : float64 array (n,)
+        Each document's weight in the node's pairs (the sum of ``w`` over the node's pairs that hold it).
+    rows : int64 array
+        The node's documents are ``rows[start:end]``.
+    off, feats
+        As :func:`pair_histograms`.
+    pmax : float64 array
+        The node's pair histogram by larger code.
+    pmin : float64 array
+        Overwritten (its first ``off[-1]`` bins).
+    gbin : uint16 array (n, F), optional
+        Global bin indices ``off[f] + codes[:, f]`` (every feature): read instead of ``codes``.
+    """
+    _check_bins(codes, feats, off, pmax, pmin)
+    u = np.ascontiguousarray(u, dtype=np.float64)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if u.shape != (codes.shape[0],) or not 0 <= start <= end <= rows.size:
+        raise ValueError("u must hold one weight per document and rows must contain start:end")
+    if end > start and (rows[start:end].min() < 0 or rows[start:end].max() >= codes.shape[0]):
+        raise ValueError("rows must index documents")
+    use_gbin = gbin is not None
+    if use_gbin and (gbin.dtype != np.uint16 or gbin.shape != codes.shape or feats is not None):
+        raise ValueError("gbin must be uint16 global bin indices of every feature, shaped as codes")
+    g = gbin if use_gbin else np.zeros((1, 1), dtype=np.uint16)
+    _pmin_from_weights(codes, g, use_gbin, off, feats, u, rows, int(start), int(end), pmax, pmin)
 
 
 def sibling_pair_histograms(codes: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw: np.ndarray,

@@ -146,10 +146,16 @@ class _NodePairs:
     """
 
     def __init__(self, ws: TreeWorkspace, codes: np.ndarray, pairs: tuple, max_nodes: int,
-                 sub: np.ndarray | None, off: np.ndarray, TB: int, parallel: bool, min_work: int):
+                 sub: np.ndarray | None, off: np.ndarray, TB: int, parallel: bool, min_work: int,
+                 row_start: np.ndarray, row_end: np.ndarray):
         m = int(pairs[0].size)
         self.pa, self.pb, self.pw = ws.pa, ws.pb, ws.pw
         self.pa[:m], self.pb[:m], self.pw[:m] = pairs
+        # u[d]: the weight of the pairs of d's node that hold d (pmin = U - pmax), first by pa then by pb
+        self.u = np.zeros(codes.shape[0])
+        np.add.at(self.u, self.pa[:m], self.pw[:m])
+        np.add.at(self.u, self.pb[:m], self.pw[:m])
+        self.rows, self.row_start, self.row_end = ws.rows, row_start, row_end
         self.ws, self.codes, self.sub, self.off = ws, codes, sub, off
         self.pmax = [ws.pmax[s][:TB] for s in range(ws.pmax.shape[0])]
         self.pmin = [ws.pmin[s][:TB] for s in range(ws.pmin.shape[0])]
@@ -160,8 +166,12 @@ class _NodePairs:
         self.end[0] = m
         self.parallel, self.min_work = parallel, min_work
 
-    def _total(self, node: int) -> None:
+    def _total(self, node: int, slot: int) -> None:
+        """The node's pair weight, and its ``pmin`` made again as ``U - pmax`` from its documents' ``u``
+        (`lrank._kernels.pair_histograms.pmin_from_weights`: the whole-tree kernel's bits)."""
         self.total[node] = self.pw[self.start[node]:self.end[node]].sum()
+        _ph._pmin_from_weights(self.codes, _NO_GBIN, False, self.off, self.sub, self.u, self.rows,
+                               self.row_start[node], self.row_end[node], self.pmax[slot], self.pmin[slot])
 
     def build(self, node: int, slot: int) -> None:
         """The node's pair histograms from its own pairs, into ``slot``."""
@@ -175,7 +185,7 @@ class _NodePairs:
         else:
             _ph._pair_histograms(self.codes, self.pa, self.pb, self.pw, lo, hi, self.sub, self.off,
                                  pmax, pmin, 1.0)
-        self._total(node)
+        self._total(node, slot)
         self.built[node] = True
 
     def split(self, node: int, lt: int, rt: int, small: int, slot_small: int, slot_large: int,
@@ -191,6 +201,8 @@ class _NodePairs:
         mid, new_end = _ph._partition_pairs(self.pa, self.pb, self.pw, lo, hi, leaf_of, lt, rt, ws.ta, ws.tb,
                                             ws.tw)
         self.start[lt], self.end[lt], self.start[rt], self.end[rt] = lo, mid, mid, new_end
+        np.subtract.at(self.u, self.pa[new_end:hi], self.pw[new_end:hi])  # crossing pairs leave both nodes
+        np.subtract.at(self.u, self.pb[new_end:hi], self.pw[new_end:hi])
         n_cross = hi - new_end
         if n_cross < self.end[large] - self.start[large]:  # (the same choice on any thread count)
             if need_large:  # the larger child: parent - crossing pairs - smaller child
@@ -200,8 +212,8 @@ class _NodePairs:
                                              self.end[small], new_end, hi, self.sub, self.off,
                                              self.pmax[slot_small], self.pmin[slot_small],
                                              self.pmax[slot_large], self.pmin[slot_large])
-                for c in (small, large):
-                    self._total(c)
+                for c, sc in ((small, slot_small), (large, slot_large)):
+                    self._total(c, sc)
                     self.built[c] = True
             else:
                 self.build(small, slot_small)
@@ -407,7 +419,8 @@ class RegressionTree:
         tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
         start = np.zeros(max_nodes, dtype=np.int64)
         end = np.zeros(max_nodes, dtype=np.int64)
-        ole = _NodePairs(ws, codes, pairs, max_nodes, sub, off, TB, par, min_work) if use_pairs else None
+        ole = _NodePairs(ws, codes, pairs, max_nodes, sub, off, TB, par, min_work, start, end) \
+            if use_pairs else None
         ptot = ole.total if use_pairs else np.zeros(max_nodes)
         slot = np.zeros(max_nodes, dtype=np.int64)
         parent_score = np.zeros(max_nodes)
