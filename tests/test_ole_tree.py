@@ -4,7 +4,6 @@ bit for bit, and its helpers against plain NumPy."""
 import numpy as np
 import pytest
 
-from lrank._kernels import ole_tree as ot
 from lrank._kernels import pair_histograms as ph
 from lrank._kernels.lambdas import lambdamart_gradients
 from lrank.models.gbrt import LambdaMART
@@ -32,12 +31,16 @@ def _ole_data(seed, n_max_code=7, dtype=np.uint8, F=6, k=6):
 
 
 def _both(monkeypatch, codes, grad, hess, pairs, n_bins=None, gbin=True, **kw):
-    monkeypatch.setattr(RegressionTree, "_use_global_bins", gbin)
-    out = []
+    """The whole-tree kernel's tree and the node-by-node path's (reading the codes when ``gbin`` is False)."""
+    out, calls = [], []
+    grow = RegressionTree._grow_whole_ole
+    monkeypatch.setattr(RegressionTree, "_grow_whole_ole", lambda self, *a: calls.append(1) or grow(self, *a))
     for whole in (True, False):
         monkeypatch.setattr(RegressionTree, "_ole_tree_kernel", whole)
+        monkeypatch.setattr(RegressionTree, "_use_global_bins", whole or gbin)
         out.append(RegressionTree(criterion="ole", **kw).fit_gradients(codes, grad, hess, n_bins=n_bins,
                                                                        pairs=pairs))
+    assert calls == [1]  # the kernel grew the first tree, the node-by-node path the second
     return out
 
 
@@ -94,16 +97,6 @@ def test_lambdamart_ole_fit_same_bits(monkeypatch):
         m = LambdaMART(n_estimators=8, num_leaves=7, min_child_samples=3, criterion="ole", random_state=0)
         preds.append(m.fit(X, y, group=sizes).predict(X))
     assert preds[0].tobytes() == preds[1].tobytes()
-
-
-@pytest.mark.kernel
-def test_pair_total_is_numpys_sum():
-    rng = np.random.default_rng(0)
-    for n in [*range(0, 140), 255, 256, 1000, 4097, 31542]:
-        x = rng.standard_normal(n + 3) * 10.0 ** rng.integers(-6, 6, n + 3)
-        for lo in (0, 3):
-            hi = lo + n
-            assert ot._pair_total(x, lo, hi) == x[lo:hi].sum()
 
 
 @pytest.mark.kernel

@@ -167,9 +167,11 @@ class _NodePairs:
         self.parallel, self.min_work = parallel, min_work
 
     def _total(self, node: int, slot: int) -> None:
-        """The node's pair weight, and its ``pmin`` made again as ``U - pmax`` from its documents' ``u``
-        (`lrank._kernels.pair_histograms.pmin_from_weights`: the whole-tree kernel's bits)."""
-        self.total[node] = self.pw[self.start[node]:self.end[node]].sum()
+        """The node's pair weight (summed in pair order), and its ``pmin`` made again as ``U - pmax`` from
+        its documents' ``u`` (`lrank._kernels.pair_histograms.pmin_from_weights`): the whole-tree kernel's
+        bits."""
+        w = self.pw[self.start[node]:self.end[node]]
+        self.total[node] = float(np.cumsum(w)[-1]) if w.size else 0.0  # in pair order, as the kernel
         _ph._pmin_from_weights(self.codes, _NO_GBIN, False, self.off, self.sub, self.u, self.rows,
                                self.row_start[node], self.row_end[node], self.pmax[slot], self.pmin[slot])
 
@@ -254,7 +256,8 @@ class RegressionTree:
     # it node by node from Python (the same kernels in the same order: the same bits, kept for the tests)
     _whole_tree_kernel = True
     # an unconstrained OLE tree with pair lists grows in one kernel call (`lrank._kernels.ole_tree`) under
-    # the same conditions; False grows it node by node (`_NodePairs`; the same bits, kept for the tests)
+    # the same conditions while the global bin indices exist; False grows it node by node (`_NodePairs`;
+    # the same bits, kept for the tests)
     _ole_tree_kernel = True
     # ... reading the workspace's global bin indices (`TreeWorkspace.global_bins`; the same bits)
     _use_global_bins = True
@@ -365,8 +368,9 @@ class RegressionTree:
             vals[:, 2] = 1.0
         if C == 4:  # WSE: w r^2 = L'^2 / L'' (Eq. 6); a zero hessian is floored at 1e-12
             vals[:, 3] = grad * grad / np.maximum(hess, 1e-12)
-        if use_pairs and cons is None and self._ole_tree_kernel \
-                and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work):
+        if use_pairs and cons is None and self._ole_tree_kernel and self._use_global_bins \
+                and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work) \
+                and ws.global_bins() is not None:
             return self._grow_whole_ole(codes, ws, pairs, h_unit, thresholds)
         if cons is None and not use_pairs and self._whole_tree_kernel \
                 and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work):
@@ -544,8 +548,8 @@ class RegressionTree:
 
     def _grow_whole_ole(self, codes: np.ndarray, ws: TreeWorkspace, pairs: tuple, h_unit: float,
                         thresholds: Sequence[np.ndarray] | None) -> RegressionTree:
-        """The unconstrained OLE tree with pair lists: grown in one `_grow_ole_tree` call (the same bits as
-        the node-by-node path with `_NodePairs`)."""
+        """The unconstrained OLE tree with pair lists, while the global bin indices exist: grown in one
+        `_grow_ole_tree` call (the same bits as the node-by-node path with `_NodePairs`)."""
         L = int(self.num_leaves)
         max_nodes = 2 * L - 1
         m = int(pairs[0].size)
@@ -554,9 +558,8 @@ class RegressionTree:
         start, end, slot = (np.zeros(max_nodes, dtype=np.int64) for _ in range(3))
         gain, parent_score = np.zeros(max_nodes), np.zeros(max_nodes)
         tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
-        gbin = ws.global_bins() if self._use_global_bins else None
         n_nodes, n_leaves = _ot._grow_ole_tree(
-            codes, _NO_GBIN if gbin is None else gbin, gbin is not None, ws.vals, ws.offsets, h_unit, L,
+            codes, ws.global_bins(), ws.vals, ws.offsets, h_unit, L,
             float(self.min_child_samples), float(self.min_child_weight), self.growth == "breadth_first",
             ws.hist, ws.rows, ws.tmp, ws.leaf_of, ws.pa, ws.pb, ws.pw, ws.ta, ws.tb, ws.tw, m, ws.pmax,
             ws.pmin, feature, jbin, left, right, gain, tot, start, end, slot, parent_score)
