@@ -176,29 +176,23 @@ def _error_row(benchmark: str, e: Exception) -> dict:
 
 
 def _tree_rows(data, what: str, n: int, reps: int) -> dict:
-    """Unconstrained stump fit over a constrained one (tree only), on one set of whole-list lambdas."""
-    from lrank._kernels.lambdas import lambdamart_gradients
-    from lrank.data.binning import bin_features
-    from lrank.weak.tree import RegressionTree
+    """Unconstrained stump step over a one-feature one (the weak learner and the new model, no
+    reweighting), on one set of whole-list lambdas: what BoostingTree's and the standard variant's
+    LambdaMART steps run after the reweighting."""
+    from lrank.models.boostingtree import LambdaMARTBase
 
-    bins = bin_features(data.X, strategy="quantile")
-    codes, nb, th = bins.codes, bins.n_bins, bins.thresholds
+    step = LambdaMARTBase().boosting_step(data.X, data.y, group=data.group)
     rng = np.random.default_rng(0)
-    s = rng.normal(size=data.n_docs)
-    lambdamart_gradients(data.y, data.qptr, s, k=0)  # compile / load
+    model = rng.normal(size=data.n_docs)
+    step.reweight(model)  # compile / load
     t0 = time.perf_counter()
-    lam, w, _ = lambdamart_gradients(data.y, data.qptr, s, k=0)
+    w = step.reweight(model)
     lam_s = time.perf_counter() - t0
-    ws = None
-    kw = T.kwargs_for(RegressionTree, num_leaves=2, min_child_samples=1)
 
     def fits(constrained: bool) -> None:
-        nonlocal ws
         for _ in range(n):
-            cons = int(rng.integers(data.n_features)) if constrained else None
-            t = RegressionTree(**kw, feature_constraint=cons).fit_gradients(
-                codes, -lam, w, n_bins=nb, thresholds=th, workspace=ws)
-            ws = t.workspace_
+            cons = (int(rng.integers(data.n_features)),) if constrained else None
+            step.step(model, cons, weights=w)
 
     with T.threads(1):
         t = T.alternate(lambda: fits(True), lambda: fits(False), reps)
@@ -206,5 +200,8 @@ def _tree_rows(data, what: str, n: int, reps: int) -> dict:
                  "unconstrained stump tree (all features' histograms)", t.b / n,
                  target="(report; the per-iteration rows carry the target)", ok=None, threads=1,
                  repeats=reps, timing=T.WALL, load=t.load,
-                 notes=f"{what}; {n} fits per repeat, workspace reused; whole-list lambdas of one step take "
-                       f"{lam_s * 1e3:.1f} ms (not included; the same work on both sides)")
+                 notes=f"{what}; {n} steps per repeat on kept lambdas (`LambdaMARTStep.step`: the "
+                       f"one-feature stump over its binned column / LambdaMART's tree), new model included; "
+                       f"whole-list "
+                       f"lambdas of one step take {lam_s * 1e3:.1f} ms (not included; the same work on both "
+                       f"sides)")
