@@ -207,3 +207,20 @@ def _grow_ole_tree(codes, gbin, vals, off, h_unit, num_leaves, min_data, min_hes
         n_nodes += 2
         n_leaves += 1
     return n_nodes, n_leaves
+
+
+def warmup() -> None:
+    """Compile the OLE whole-tree kernel on a toy set (the types `lrank.weak.tree` passes)."""
+    codes = np.array([[1, 2], [2, 1], [0, 1], [2, 2]], dtype=np.uint8)
+    off = np.array([0, 3, 6], dtype=np.int64)
+    gbin = (codes + off[:-1]).astype(np.uint16)
+    n, L = codes.shape[0], 3
+    vals = np.ones((n, 3))
+    pa, pb, pw = np.array([0, 1], dtype=np.int64), np.array([2, 3], dtype=np.int64), np.ones(2)
+    ints = [np.empty(n, dtype=np.int64) for _ in range(3)]  # rows, tmp, leaf_of
+    scratch = [np.empty(2, dtype=np.int64), np.empty(2, dtype=np.int64), np.empty(2)]
+    nodes = [np.full(2 * L - 1, -1, dtype=np.int64) for _ in range(4)]  # feature, bin, left, right
+    idx = [np.zeros(2 * L - 1, dtype=np.int64) for _ in range(3)]  # start, end, slot
+    _grow_ole_tree(codes, gbin, vals, off, 0.0, L, 1.0, 0.0, False, np.zeros((L, 6, 3)), *ints, pa, pb, pw,
+                   *scratch, 2, np.zeros((L, 6)), np.zeros((L, 6)), *nodes, np.zeros(2 * L - 1),
+                   np.zeros((2 * L - 1, 4)), *idx, np.zeros(2 * L - 1))

@@ -359,3 +359,8 @@ def warmup() -> None:
     sibling_pair_histograms(codes, pa, pb, pw, (0, 1), (1, 2), off[:2], pm, pm.copy(), np.ones(6),
                             np.ones(6), feats=feats)
     partition_pairs(pa, pb, pw, 0, 2, np.array([1, 1, 2], dtype=np.int64), 1, 2)
+    gbin = (codes + off[:-1]).astype(np.uint16)
+    pair_histograms_global(gbin, pa, pb, pw, 0, 2, pm, pm.copy())
+    rows = np.arange(3, dtype=np.int64)
+    pmin_from_weights(codes, np.ones(3), rows, 0, 3, off, pm, pm.copy())
+    pmin_from_weights(codes, np.ones(3), rows, 0, 3, off[:2], pm, pm.copy(), feats=feats)
