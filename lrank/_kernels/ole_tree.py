@@ -63,9 +63,13 @@ def _grow_ole_tree(codes, gbin, vals, off, h_unit, num_leaves, min_data, min_hes
     pend = np.zeros(max_nodes, dtype=np.int64)
     ptot = np.zeros(max_nodes)
     built = np.zeros(max_nodes, dtype=np.bool_)
-    bg = np.full(max_nodes, -np.inf)
-    bf = np.full(max_nodes, -1, dtype=np.int64)
-    bj = np.full(max_nodes, -1, dtype=np.int64)
+    bg = np.empty(max_nodes)  # each node's best split: gain, feature, bin (no np.full: one less compile)
+    bf = np.empty(max_nodes, dtype=np.int64)
+    bj = np.empty(max_nodes, dtype=np.int64)
+    for c in range(max_nodes):
+        bg[c] = -np.inf
+        bf[c] = -1
+        bj[c] = -1
     queue = np.zeros(max_nodes, dtype=np.int64)  # breadth first: the nodes in level order
     q0 = 0
     q1 = 1
