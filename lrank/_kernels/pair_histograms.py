@@ -20,6 +20,14 @@ are those inside either child plus the crossing ones, so the larger child's hist
 parent's minus the crossing pairs' minus the smaller child's. One kernel adds ``sign * w`` for both
 jobs (``sign = -1`` removes the crossing pairs), with the same bits as a plain ``-= w``.
 
+Half the work (:func:`pmin_from_weights`): a pair puts its weight at its larger and at its smaller code,
+that is at the codes of its two documents, so ``pmax + pmin`` is the histogram of ``u``, each document's
+weight in the node's pairs (``u`` starts as every pair's weight added at both documents and loses the
+crossing pairs at each split). The trees bin each pair by its larger code only (``with_min`` False) and
+take ``pmin = U - pmax`` from one pass over the node's documents: ``n_node F`` additions instead of
+``m_node F``, with ``m / n`` about 5 for NDCG@10 pairs on the MSLR sample (rounding differs from the pairs'
+own ``pmin`` at ~1e-16 relative).
+
 Every bin is summed in pair order, one pair after another, whatever the loop layout: the results are
 bit-identical to a sequential ``numpy.add.at`` in pair order (``tests/reference/pair_histograms.py``)
 and, for the parallel twin, whatever the number of threads.

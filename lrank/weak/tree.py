@@ -13,8 +13,9 @@ boosting loss at ``o = 0`` (``grad = L'``, ``hess = L''``):
   loss OLE is RWSE (Theorem 1). Given ``pairs=(pa, pb, pw)`` (LambdaMART's pairwise second derivatives),
   OLE uses the node's exact second derivative, in which the pairs inside a node cancel (Example 3-4),
   updated incrementally over the sorted bins through pair histograms (`lrank._kernels.pair_histograms`:
-  node-contiguous pair lists; the larger child's histograms by subtracting the smaller child's and the
-  crossing pairs' from the parent's when that is fewer pairs);
+  node-contiguous pair lists; each pair binned by its larger code only, the smaller code's histogram
+  being the node's documents' pair weights minus it; the larger child's by subtracting the smaller
+  child's and the crossing pairs' from the parent's when that is fewer pairs);
 * leaf values by one Newton step ``-sum L' / sum L''`` (Eq. 11; for LambdaMART ``sum lambda / sum w``,
   Wu et al.'s line 11, with the additive denominator whatever the criterion, so SE and OLE trees differ
   only in their splits, as in the paper's experiments);
@@ -28,8 +29,9 @@ boosting loss at ``o = 0`` (``grad = L'``, ``hess = L''``):
 
 An unconstrained tree without pair lists is grown in one kernel call (`lrank._kernels.trees._grow_tree`:
 no per-node Python), its histograms over global bin indices ``off[f] + code`` while these fit in cache
-(`TreeWorkspace.global_bins`); the node-by-node path below serves constraints, OLE's pairs and threads
-at scale. Both give the same bits (tested).
+(`TreeWorkspace.global_bins`); so is an unconstrained OLE tree with pair lists while those indices exist
+(`lrank._kernels.ole_tree._grow_ole_tree`). The node-by-node path below serves constraints, threads at
+scale and OLE without global bin indices. Each kernel gives the node-by-node path's bits (tested).
 
 Fitted arrays are indexed by node (root 0, children appended in split order): ``feature_``, ``bin_``
 (the ``j`` of ``code > j``), ``threshold_`` (the raw ``theta_j``; ``-inf`` for the split "missing vs
