@@ -243,37 +243,6 @@ def _partition_rows(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_
 
 
 @njit(cache=True)
-def _partition_pairs(pa, pb, pidx, start, end, leaf_of, left_id, right_id, tmp):
-    """Order the node's pairs: inside the left child, inside the right child, then the crossing ones.
-
-    Returns ``(mid, new_end)``: left pairs are ``pidx[start:mid]``, right pairs ``pidx[mid:new_end]``,
-    crossing pairs (one document in each child; they leave the tree's pair lists) ``pidx[new_end:end]``,
-    each group in its original order.
-    """
-    nl = 0
-    nr = 0
-    nc = 0
-    m = end - start
-    for k in range(start, end):
-        p = pidx[k]
-        la = leaf_of[pa[p]]
-        if la != leaf_of[pb[p]]:
-            nc += 1
-            tmp[m - nc] = p  # crossing pairs fill tmp from the back
-        elif la == left_id:
-            pidx[start + nl] = p
-            nl += 1
-        elif la == right_id:
-            tmp[nr] = p
-            nr += 1
-    for k in range(nr):
-        pidx[start + nl + k] = tmp[k]
-    for k in range(nc):
-        pidx[start + nl + nr + k] = tmp[m - 1 - k]
-    return start + nl, start + nl + nr
-
-
-@njit(cache=True)
 def _node_totals(hist, off, f, out):
     """Sum the channels of feature ``f``'s histogram rows (the node totals) into ``out``."""
     for c in range(hist.shape[1]):
@@ -482,9 +451,6 @@ def warmup() -> None:
     rows = np.arange(3, dtype=np.int64)
     leaf_of = np.zeros(3, dtype=np.int64)
     _partition_rows(codes, rows, 0, 3, 0, 1, np.empty(3, dtype=np.int64), leaf_of, 1, 2)
-    pa = np.array([0], dtype=np.int64)
-    _partition_pairs(pa, pa + 1, np.zeros(1, dtype=np.int64), 0, 1, leaf_of, 1, 2,
-                     np.empty(1, dtype=np.int64))
     f = np.zeros((1, 3), dtype=np.int64)
     lr = np.array([[1, -1, -1]], dtype=np.int64)
     _predict_add(np.zeros((2, 2), dtype=np.float32), f, np.zeros((1, 3)), lr, lr + 1, np.zeros((1, 3)),

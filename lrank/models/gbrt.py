@@ -124,7 +124,7 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
         params = replace(LambdaMARTParams(), **params)
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     lam, w, pairs = lambdamart_gradients(y, qptr, scores, k=params.ndcg_at, sigma=params.sigma,
-                                         with_pairs=params.criterion == "ole")
+                                         with_pairs=params.criterion == "ole", n_jobs=params.n_jobs)
     tree = RegressionTree(num_leaves=params.num_leaves, min_child_samples=params.min_child_samples,
                           min_child_weight=params.min_child_weight, growth=params.growth,
                           criterion=params.criterion, feature_constraint=constraint, n_jobs=params.n_jobs)
@@ -137,6 +137,27 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
     del tree.workspace_  # the returned tree does not hold the (shared) buffers
     tree.value_ = tree.value_ * params.learning_rate
     return tree, scores + tree.value_[tree.leaf_of_]
+
+
+def _padded(nodes: list[tuple[np.ndarray, ...]], M: int) -> tuple[np.ndarray, ...]:
+    """Stack per-tree node arrays ``(feature, theta, left, right, value)`` into five ``(n_trees, M)``
+    arrays, padded after each tree's own nodes (feature 0, theta 0, no children, value 0); ``feature``
+    is -1 at a tree's leaves and stored as 0 (never read: a leaf has no test)."""
+    T = len(nodes)
+    f = np.zeros((T, M), dtype=np.int64)
+    th = np.zeros((T, M))
+    lt = np.full((T, M), -1, dtype=np.int64)
+    rt = np.full((T, M), -1, dtype=np.int64)
+    v = np.zeros((T, M))
+    for t, (ft, tht, ltt, rtt, vt) in enumerate(nodes):
+        m = vt.size
+        f[t, :m] = ft
+        th[t, :m] = tht
+        lt[t, :m] = ltt
+        rt[t, :m] = rtt
+        v[t, :m] = vt
+    np.maximum(f, 0, out=f)
+    return f, th, lt, rt, v
 
 
 _INT_PARAMS = ("n_estimators", "num_leaves", "min_child_samples", "max_thresholds", "early_stopping_rounds",
@@ -280,7 +301,7 @@ class _GBRT(BaseRanker):
         raw = np.tile(init, (data.n_docs, 1))
         vraws = [np.tile(init, (v.n_docs, 1)) for v in valid]
         metric = self.eval_metric
-        nodes: list[tuple[np.ndarray, ...]] = []  # per tree: feature, theta, left, right, value (M each)
+        nodes: list[tuple[np.ndarray, ...]] = []  # per tree: feature, theta, left, right, value (<= M each)
         rows: list[dict] = []
         ws = None
         n_bins, thresholds = bins.n_bins, bins.thresholds  # properties: computed once, not per tree
@@ -297,16 +318,10 @@ class _GBRT(BaseRanker):
                 del tree.workspace_
                 v = tree.value_ * self.learning_rate
                 raw[:, k] += v[tree.leaf_of_]  # Eq. 1: f_{t+1} = f_t + alpha g_t
-                m = v.size
-                one = (np.zeros((1, M), dtype=np.int64), np.zeros((1, M)),
-                       np.full((1, M), -1, dtype=np.int64), np.full((1, M), -1, dtype=np.int64),
-                       np.zeros((1, M)))
-                one[0][0, :m] = np.maximum(tree.feature_, 0)
-                one[1][0, :m] = tree.threshold_
-                one[2][0, :m] = tree.children_left_
-                one[3][0, :m] = tree.children_right_
-                one[4][0, :m] = v
+                one = (tree.feature_, tree.threshold_, tree.children_left_, tree.children_right_, v)
                 nodes.append(one)
+                if valid:
+                    one = _padded([one], M)
                 for vd, vr in zip(valid, vraws):
                     col = np.ascontiguousarray(vr[:, k])
                     _tk._predict_add(vd.X, *one, np.zeros(1, dtype=np.int64), 1.0, col)
@@ -330,7 +345,7 @@ class _GBRT(BaseRanker):
                             f"after iteration {best_it}")
                     break
         self.init_ = init
-        self.trees_ = tuple(np.concatenate([t[c] for t in nodes]) for c in range(5))
+        self.trees_ = _padded(nodes, M)
         self.n_iter_ = n_iter
         self.n_features_in_ = data.n_features
         self.best_iteration_ = best_it if self.early_stopping_rounds is not None else None
@@ -483,6 +498,7 @@ class LambdaMART(_GBRT):
         self.sigma = sigma
 
     def _derivatives(self, data, raw):
+        # n_jobs > 1: the lambdas' parallel twin (prange over queries; the same bits on any thread count)
         lam, w, pairs = lambdamart_gradients(data.y, data.qptr, raw[:, 0], k=self.ndcg_at, sigma=self.sigma,
-                                             with_pairs=self.criterion == "ole")
+                                             with_pairs=self.criterion == "ole", n_jobs=self.n_jobs)
         yield 0, -lam, w, pairs

@@ -84,6 +84,7 @@ class TreeWorkspace:
         self.max_leaves = max_leaves
         self.n_pairs = n_pairs
         self._gbin = None  # global bin indices off[f] + code, made on first use (`global_bins`)
+        self._n_bins_seen = None  # the last n_bins array found equal to ours (`fits`)
 
     #: largest global-bin matrix (bytes) made; above it the trees read ``codes`` and add offsets per entry.
     #: The saving is the offset load per entry, which only shows while the matrix is cache-sized: 1.2-1.4x
@@ -107,8 +108,10 @@ class TreeWorkspace:
 
     def fits(self, codes: np.ndarray, max_leaves: int, n_channels: int, n_pairs: int, n_jobs: int,
              n_bins: np.ndarray | None = None) -> bool:
-        if n_bins is not None and not np.array_equal(n_bins, self.n_bins):
-            return False
+        if n_bins is not None and n_bins is not self._n_bins_seen:  # a boosting run passes one array
+            if not np.array_equal(n_bins, self.n_bins):
+                return False
+            self._n_bins_seen = n_bins
         return (self.codes is codes and self.max_leaves >= max_leaves and self.hist.shape[2] == n_channels
                 and self.n_pairs >= n_pairs and self.n_jobs == n_jobs)
 
@@ -373,14 +376,15 @@ class RegressionTree:
         hists = [ws.hist[s][:TB] for s in range(L)]
 
         gbin = ws.global_bins() if sub is None and self._use_global_bins else None  # the same bits
+        zero_off = np.zeros_like(off)
 
         def hist_fn(lo: int, hi: int, out: np.ndarray) -> None:
             if sub is not None:
                 _hk._histogram_features(codes, vals, rows, lo, hi, sub, off, out)
             elif par and (hi - lo) * F >= min_work:
                 nblk = numba.get_num_threads()  # an argument: a kernel reading it could not be cached
-                if gbin is not None:
-                    _hk._histogram_global_parallel(gbin, vals, rows, lo, hi, off, out, nblk)
+                if gbin is not None:  # global bin indices: no offsets to add
+                    _hk._histogram_parallel(gbin, vals, rows, lo, hi, zero_off, out, nblk)
                 else:
                     _hk._histogram_parallel(codes, vals, rows, lo, hi, off, out, nblk)
             elif gbin is not None:
@@ -542,11 +546,10 @@ class RegressionTree:
         self.value_ = value
         self.leaf_of_ = leaf_of.copy()
         theta = np.full(k, np.nan)
-        if thresholds is not None:
-            for nd in range(k):
-                if left[nd] >= 0:
-                    jj = jbin[nd]
-                    theta[nd] = -np.inf if jj == 0 else float(thresholds[feature[nd]][jj - 1])
+        if thresholds is not None:  # internal nodes only, on Python ints (no NumPy scalar per node)
+            internal = np.flatnonzero(left[:k] >= 0)
+            for nd, f, jj in zip(internal.tolist(), feature[internal].tolist(), jbin[internal].tolist()):
+                theta[nd] = -np.inf if jj == 0 else thresholds[f][jj - 1]
         self.threshold_ = theta
         self.n_features_in_ = F
         self.workspace_ = ws
