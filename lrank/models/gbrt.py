@@ -68,6 +68,18 @@ class LambdaMARTParams:
     n_jobs: int = 1
 
 
+#: documents from which LambdaMART's lambdas use the ``n_jobs`` threads (the parallel twin, ``prange`` over
+#: queries: the same bits on any thread count). Below it they stay serial, as small trees do: at 5,000
+#: documents (0.8-1.8 ms of lambdas per tree) the second thread was slower on a loaded host (1.8 vs 2.3 ms);
+#: at 200,000 documents the lambdas are ~25 ms, a fifth of a 1-thread LambdaMART tree.
+PARALLEL_MIN_LAMBDA_DOCS = 50_000
+
+
+def _lambda_jobs(n_jobs: int, n_docs: int) -> int:
+    """Threads for the lambdas of ``n_docs`` documents (`PARALLEL_MIN_LAMBDA_DOCS`)."""
+    return n_jobs if n_docs >= PARALLEL_MIN_LAMBDA_DOCS else 1
+
+
 # Workspaces reused across lambdamart_step calls on the same codes (BoostingTree, EXP3.P and the standard
 # variant call it once per iteration on one binned matrix): (id(codes), thread) -> TreeWorkspace. An entry
 # is dropped when its codes are freed; the thread in the key keeps concurrent fits from sharing buffers.
@@ -124,7 +136,8 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
         params = replace(LambdaMARTParams(), **params)
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     lam, w, pairs = lambdamart_gradients(y, qptr, scores, k=params.ndcg_at, sigma=params.sigma,
-                                         with_pairs=params.criterion == "ole", n_jobs=params.n_jobs)
+                                         with_pairs=params.criterion == "ole",
+                                         n_jobs=_lambda_jobs(params.n_jobs, scores.size))
     tree = RegressionTree(num_leaves=params.num_leaves, min_child_samples=params.min_child_samples,
                           min_child_weight=params.min_child_weight, growth=params.growth,
                           criterion=params.criterion, feature_constraint=constraint, n_jobs=params.n_jobs)
@@ -498,7 +511,7 @@ class LambdaMART(_GBRT):
         self.sigma = sigma
 
     def _derivatives(self, data, raw):
-        # n_jobs > 1: the lambdas' parallel twin (prange over queries; the same bits on any thread count)
         lam, w, pairs = lambdamart_gradients(data.y, data.qptr, raw[:, 0], k=self.ndcg_at, sigma=self.sigma,
-                                             with_pairs=self.criterion == "ole", n_jobs=self.n_jobs)
+                                             with_pairs=self.criterion == "ole",
+                                             n_jobs=_lambda_jobs(self.n_jobs, data.n_docs))
         yield 0, -lam, w, pairs
