@@ -26,10 +26,10 @@ boosting loss at ``o = 0`` (``grad = L'``, ``hess = L''``):
   names (plus feature 0, whose bins give the node totals): a stump on one feature costs O(n), not
   O(n F), with the same bits as the all-features histograms (each bin is summed in the same order).
 
-An unconstrained tree without pair lists is grown in one kernel call (`lrank._kernels.trees._grow_tree`:
-no per-node Python), its histograms over global bin indices ``off[f] + code`` while these fit in cache
-(`TreeWorkspace.global_bins`); the node-by-node path below serves constraints, OLE's pairs and threads
-at scale. Both give the same bits (tested).
+An unconstrained SE or RWSE tree without pair lists is grown in one kernel call
+(`lrank._kernels.trees._grow_tree`: no per-node Python), its histograms over global bin indices
+``off[f] + code`` while these fit in cache (`TreeWorkspace.global_bins`); the node-by-node path below
+serves constraints, OLE's pairs, WSE and threads at scale. Both give the same bits (tested).
 
 Fitted arrays are indexed by node (root 0, children appended in split order): ``feature_``, ``bin_``
 (the ``j`` of ``code > j``), ``threshold_`` (the raw ``theta_j``; ``-inf`` for the split "missing vs
@@ -85,6 +85,7 @@ class TreeWorkspace:
         self.n_pairs = n_pairs
         self._gbin = None  # global bin indices off[f] + code, made on first use (`global_bins`)
         self._n_bins_seen = None  # the last n_bins array found equal to ours (`fits`)
+        self.features = np.arange(F, dtype=np.int64)
 
     #: largest global-bin matrix (bytes) made; above it the trees read ``codes`` and add offsets per entry.
     #: The saving is the offset load per entry, which only shows while the matrix is cache-sized: 1.2-1.4x
@@ -352,7 +353,7 @@ class RegressionTree:
             vals[:, 2] = 1.0
         if C == 4:  # WSE: w r^2 = L'^2 / L'' (Eq. 6); a zero hessian is floored at 1e-12
             vals[:, 3] = grad * grad / np.maximum(hess, 1e-12)
-        if cons is None and not use_pairs and self._whole_tree_kernel \
+        if cons is None and not use_pairs and crit != _tk.WSE and self._whole_tree_kernel \
                 and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work):
             return self._grow_whole(codes, ws, crit, h_unit, thresholds)
         par = self.n_jobs != 1
@@ -510,7 +511,7 @@ class RegressionTree:
 
     def _grow_whole(self, codes: np.ndarray, ws: TreeWorkspace, crit: int, h_unit: float,
                     thresholds: Sequence[np.ndarray] | None) -> RegressionTree:
-        """The unconstrained serial tree without pair lists: grown in one `_grow_tree` call."""
+        """The unconstrained serial SE/RWSE tree without pair lists: grown in one `_grow_tree` call."""
         L = int(self.num_leaves)
         max_nodes = 2 * L - 1
         feature, jbin, left, right = (np.full(max_nodes, -1, dtype=np.int64) for _ in range(4))
@@ -518,11 +519,12 @@ class RegressionTree:
         gain, parent_score = np.zeros(max_nodes), np.zeros(max_nodes)
         tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
         gbin = ws.global_bins() if self._use_global_bins else None
+        scratch = np.empty((3, max_nodes), dtype=np.int64)  # the kernel's bf, bj, is_open
         n_nodes, n_leaves = _tk._grow_tree(
             codes, _NO_GBIN if gbin is None else gbin, gbin is not None, ws.vals, ws.offsets, crit, h_unit, L,
             float(self.min_child_samples), float(self.min_child_weight), self.growth == "breadth_first",
             ws.hist, ws.rows, ws.tmp, ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
-            parent_score)
+            parent_score, ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2])
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
                             thresholds, codes.shape[1], ws)
 
