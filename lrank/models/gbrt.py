@@ -208,7 +208,8 @@ class _GBRT(BaseRanker):
         ``valid_<metric>``, ``valid1_<metric>``, ...). The training data is not scored unless it is
         passed in ``eval_set`` (as LightGBM does): a fit without ``eval_set`` evaluates nothing.
     n_jobs : int, default 1
-        Threads of the histogram kernels (-1: all numba threads); results do not depend on it.
+        Threads of the histogram kernels and, from `PARALLEL_MIN_LAMBDA_DOCS` documents, of LambdaMART's
+        lambdas (-1: all numba threads); results do not depend on it.
     random_state : int or None
         Seeds the ``"subsample"`` binning (the only random choice).
     verbose : bool, default False
