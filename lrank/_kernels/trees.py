@@ -376,49 +376,48 @@ def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_d
         is_open[nd] = 0
     n_nodes = 1
     n_leaves = 1
-    if breadth_first:
-        queue = bf  # level order needs no per-node search results: bf holds the queue
-        q0 = 0
-        q1 = 1
-        queue[0] = 0
-        while q0 < q1 and n_leaves < num_leaves:
+    queue = bf  # breadth first: the level-order queue (its nodes are searched when taken, not stored)
+    q0 = 0
+    q1 = 1
+    queue[0] = 0
+    if not breadth_first:
+        is_open[0] = 1
+        bg[0], bf[0], bj[0] = _best_split_fast(hist[0], off, features, crit, min_data, min_hess, tot[0],
+                                               parent_score[0], h_unit)
+    while n_leaves < num_leaves:  # one split per pass, one _split_node call site for both growths
+        if breadth_first:
+            if q0 >= q1:
+                break
             node = queue[q0]
             q0 += 1
             if end[node] - start[node] < 2.0 * min_data:
                 continue  # no split leaves min_data documents on both sides: not searched
-            s = slot[node]
-            g, f, j = _best_split_fast(hist[s], off, features, crit, min_data, min_hess, tot[node],
+            g, f, j = _best_split_fast(hist[slot[node]], off, features, crit, min_data, min_hess, tot[node],
                                        parent_score[node], h_unit)
             if f < 0 or not g > 0.0:
                 continue
-            _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
-                        node, f, j, g, n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end,
-                        slot, parent_score, n_leaves + 1 == num_leaves)
+        else:
+            node = -1
+            for nd in range(n_nodes):  # the largest positive gain; ties to the smaller node id
+                if is_open[nd] != 0 and bf[nd] >= 0 and bg[nd] > 0.0 and (node < 0 or bg[nd] > bg[node]):
+                    node = nd
+            if node < 0:
+                break
+            is_open[node] = 0
+            g, f, j = bg[node], bf[node], bj[node]
+        _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
+                    node, f, j, g, n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end,
+                    slot, parent_score, n_leaves + 1 == num_leaves)
+        if breadth_first:
             queue[q1] = n_nodes
             queue[q1 + 1] = n_nodes + 1
             q1 += 2
-            n_nodes += 2
-            n_leaves += 1
-        return n_nodes, n_leaves
-    is_open[0] = 1
-    bg[0], bf[0], bj[0] = _best_split_fast(hist[0], off, features, crit, min_data, min_hess, tot[0],
-                                           parent_score[0], h_unit)
-    while n_leaves < num_leaves:
-        node = -1
-        for nd in range(n_nodes):  # the largest positive gain; ties to the smaller node id
-            if is_open[nd] != 0 and bf[nd] >= 0 and bg[nd] > 0.0 and (node < 0 or bg[nd] > bg[node]):
-                node = nd
-        if node < 0:
-            break
-        is_open[node] = 0
-        _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
-                    node, bf[node], bj[node], bg[node], n_nodes, n_leaves, feature, jbin, left, right, gain,
-                    tot, start, end, slot, parent_score, n_leaves + 1 == num_leaves)
-        for c in (n_nodes, n_nodes + 1):
-            is_open[c] = 1
-            if n_leaves + 1 < num_leaves and end[c] - start[c] >= 2.0 * min_data:  # else never split
-                bg[c], bf[c], bj[c] = _best_split_fast(hist[slot[c]], off, features, crit, min_data, min_hess,
-                                                       tot[c], parent_score[c], h_unit)
+        else:
+            for c in (n_nodes, n_nodes + 1):
+                is_open[c] = 1
+                if n_leaves + 1 < num_leaves and end[c] - start[c] >= 2.0 * min_data:  # else never split
+                    bg[c], bf[c], bj[c] = _best_split_fast(hist[slot[c]], off, features, crit, min_data,
+                                                           min_hess, tot[c], parent_score[c], h_unit)
         n_nodes += 2
         n_leaves += 1
     return n_nodes, n_leaves
