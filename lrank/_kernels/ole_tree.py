@@ -33,7 +33,7 @@ import numpy as np
 from ._jit import njit
 from .histograms import _child_histogram_features, _child_histogram_global, _histogram_global
 from .pair_histograms import _pair_histograms_global, _partition_pairs, _pmin_from_weights
-from .trees import RWSE, _best_split, _node_summary, _partition_rows
+from .trees import RWSE, _feature_best, _node_summary, _partition_rows
 
 
 @njit(cache=True)
@@ -57,7 +57,6 @@ def _grow_ole_tree(codes, gbin, vals, off, h_unit, num_leaves, min_data, min_hes
         leaf_of[i] = 0
     F = off.size - 1
     TB = off[F]
-    features = np.arange(F)
     max_nodes = 2 * num_leaves - 1
     pstart = np.zeros(max_nodes, dtype=np.int64)
     pend = np.zeros(max_nodes, dtype=np.int64)
@@ -117,10 +116,15 @@ def _grow_ole_tree(codes, gbin, vals, off, h_unit, num_leaves, min_data, min_hes
                 for p in range(pstart[c], pend[c]):  # in pair order
                     ptot[c] += pw[p]
             parent_score[c] = _node_summary(hist[slot[c]], off, RWSE, h_unit, True, ptot[c], min_hess, tot, c)
-            if built[c]:
+            if built[c]:  # the search of `_best_split` with pairs: every feature, ties to the first
                 s = slot[c]
-                bg[c], bf[c], bj[c] = _best_split(hist[s], off, features, RWSE, min_data, min_hess, True,
-                                                  pmax[s], pmin[s], ptot[c], tot[c], parent_score[c], h_unit)
+                for f in range(F):
+                    g, jj = _feature_best(hist[s], off, f, RWSE, min_data, min_hess, True, pmax[s], pmin[s],
+                                          ptot[c], tot[c], parent_score[c], h_unit)
+                    if jj >= 0 and g > bg[c]:
+                        bg[c] = g
+                        bf[c] = f
+                        bj[c] = jj
         if n_leaves >= num_leaves:
             break
         node = -1
