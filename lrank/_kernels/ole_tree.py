@@ -31,13 +31,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import njit
-from .histograms import _child_histogram_features, _child_histogram_global, _histogram_global
+from .histograms import _child_histogram_global, _histogram_global
 from .pair_histograms import _pair_histograms_global, _partition_pairs, _pmin_from_weights
 from .trees import RWSE, _feature_best, _node_summary, _partition_rows
 
 
 @njit(cache=True)
-def _grow_ole_tree(codes, gbin, vals, off, h_unit, num_leaves, min_data, min_hess, breadth_first,
+def _grow_ole_tree(gbin, vals, off, h_unit, num_leaves, min_data, min_hess, breadth_first,
                    hist, rows, tmp, leaf_of, pa, pb, pw, ta, tb, tw, n_pairs, pmax, pmin, feature, jbin, left,
                    right, gain, tot, start, end, slot, parent_score):
     """Grow one unconstrained OLE tree with a pair list in one call (module docstring).
@@ -162,14 +162,8 @@ def _grow_ole_tree(codes, gbin, vals, off, h_unit, num_leaves, min_data, min_hes
         ss = n_leaves  # slots 0..n_leaves-1 are in use
         slot[large] = sl
         slot[small] = ss
-        last = n_leaves + 1 == num_leaves
-        if last:  # children never searched: feature 0's bins (their totals) only, summed as in the full one
-            f0 = np.zeros(1, dtype=np.int64)
-            b1 = off[1]
-            _child_histogram_features(codes, vals, rows, start[small], end[small], f0, off[:2], hist[ss][:b1],
-                                      hist[sl][:b1])
-        else:
-            _child_histogram_global(gbin, vals, rows, start[small], end[small], hist[ss], hist[sl])
+        last = n_leaves + 1 == num_leaves  # its children are never searched: no pair histograms
+        _child_histogram_global(gbin, vals, rows, start[small], end[small], hist[ss], hist[sl])
         # pairs: the children that will be searched get their pair histograms the cheaper way
         need_small = not last and end[small] - start[small] >= 2.0 * min_data
         need_large = not last and end[large] - start[large] >= 2.0 * min_data
@@ -229,6 +223,6 @@ def warmup() -> None:
     scratch = [np.empty(2, dtype=np.int64), np.empty(2, dtype=np.int64), np.empty(2)]
     nodes = [np.full(2 * L - 1, -1, dtype=np.int64) for _ in range(4)]  # feature, bin, left, right
     idx = [np.zeros(2 * L - 1, dtype=np.int64) for _ in range(3)]  # start, end, slot
-    _grow_ole_tree(codes, gbin, vals, off, 0.0, L, 1.0, 0.0, False, np.zeros((L, 6, 3)), *ints, pa, pb, pw,
+    _grow_ole_tree(gbin, vals, off, 0.0, L, 1.0, 0.0, False, np.zeros((L, 6, 3)), *ints, pa, pb, pw,
                    *scratch, 2, np.zeros((L, 6)), np.zeros((L, 6)), *nodes, np.zeros(2 * L - 1),
                    np.zeros((2 * L - 1, 4)), *idx, np.zeros(2 * L - 1))

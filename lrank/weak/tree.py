@@ -568,7 +568,7 @@ class RegressionTree:
         gain, parent_score = np.zeros(max_nodes), np.zeros(max_nodes)
         tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
         n_nodes, n_leaves = _ot._grow_ole_tree(
-            codes, ws.global_bins(), ws.vals, ws.offsets, h_unit, L,
+            ws.global_bins(), ws.vals, ws.offsets, h_unit, L,
             float(self.min_child_samples), float(self.min_child_weight), self.growth == "breadth_first",
             ws.hist, ws.rows, ws.tmp, ws.leaf_of, ws.pa, ws.pb, ws.pw, ws.ta, ws.tb, ws.tw, m, ws.pmax,
             ws.pmin, feature, jbin, left, right, gain, tot, start, end, slot, parent_score)
