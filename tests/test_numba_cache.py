@@ -99,3 +99,48 @@ def test_writable_package_uses_numba_default(tmp_path):
     folder, reason = _jit.cache_dir()
     assert reason == "package folder" and folder == Path(_jit.__file__).resolve().parent / "__pycache__"
     assert _jit._can_write(tmp_path / "new") and not _jit._can_write(Path("/proc/lrank-cannot-write"))
+
+
+STALE_PROBE = """
+import json, sys
+import numpy as np
+from lrank._kernels import _jit
+if sys.argv[1] == "changed":
+    _jit.KERNELS_DIGEST = "another version of lrank/_kernels"  # as after an edit of any kernel module
+from lrank._kernels import metrics as k
+assert k._labels_scores_ok(np.array([1, 0, 2]), np.zeros(3), np.empty(3), 31.0)
+print(json.dumps({"hits": sum(k._labels_scores_ok.stats.cache_hits.values()),
+                  "misses": sum(k._labels_scores_ok.stats.cache_misses.values())}))
+"""
+
+
+def test_cached_kernels_go_stale_when_any_kernel_module_changes(tmp_path):
+    """A kernel's cached code is keyed by the whole `lrank/_kernels` folder's digest, not only its own file:
+    the same digest loads from the cache, another one compiles again (a callee in another module changed)."""
+    import json
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_NUM_THREADS": "1",
+           "OMP_WAIT_POLICY": "passive", "PYTHONPATH": str(repo_dir())}
+
+    def probe(version: str) -> dict:
+        res = subprocess.run([sys.executable, "-c", STALE_PROBE, version], env=env, capture_output=True,
+                             text=True, timeout=600, cwd=str(tmp_path))
+        assert res.returncode == 0, res.stderr[-3000:]
+        return json.loads(res.stdout.strip().splitlines()[-1])
+
+    assert probe("same")["misses"] >= 1  # an empty cache: compiled
+    assert probe("same")["hits"] >= 1  # loaded
+    stale = probe("changed")
+    assert stale["hits"] == 0 and stale["misses"] >= 1
+
+
+def test_kernels_digest_follows_every_module(tmp_path):
+    from lrank._kernels._jit import _KERNELS, KERNELS_DIGEST, kernels_digest
+
+    assert kernels_digest() == KERNELS_DIGEST
+    copy = tmp_path / "k"
+    shutil.copytree(_KERNELS, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert kernels_digest(copy) == KERNELS_DIGEST
+    callee = copy / "binning.py"
+    callee.write_text(callee.read_text() + "\n# changed\n")
+    assert kernels_digest(copy) != KERNELS_DIGEST

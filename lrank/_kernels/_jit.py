@@ -28,6 +28,11 @@ argument-type tuple. Two rules keep that to one compile per kernel:
   :class:`LrankDispatcher`, which compiles a call between kernels for the non-literal types only
   (``types.unliteral``); the literal call then converts to that one signature. No lrank kernel
   dispatches on a literal value, so nothing is lost (``tests/test_jit.py`` checks the bits).
+* **A kernel's cache is stale when any kernel module changed.** numba stamps a cached function with
+  its own file's content only, so a kernel calling a kernel of another file kept running the callee's
+  old code from the cache after that file changed (an upgrade, a checkout, an edit). Here the stamp of
+  every function in ``lrank/_kernels`` also holds a digest of all the modules of that folder
+  (:func:`kernels_digest`), so any change there recompiles what calls it.
 * **Parallel kernels are cached too** (numba 0.68 caches ``parallel=True`` code and the cached
   code runs on any thread count; tested). A kernel must not read ``numba.get_num_threads()``
   inside (numba refuses to cache that, a dynamic global): the caller passes the block count.
@@ -35,6 +40,7 @@ argument-type tuple. Two rules keep that to one compile per kernel:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import tempfile
@@ -93,6 +99,60 @@ from numba.core.registry import CPUDispatcher  # noqa: E402
 
 if os.environ.get("NUMBA_CACHE_DIR") and numba.core.config.CACHE_DIR != os.environ["NUMBA_CACHE_DIR"]:
     numba.core.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # numba was imported before lrank
+
+
+def kernels_digest(folder: Path = _KERNELS) -> str:
+    """SHA-256 over the names and contents of the ``*.py`` modules in ``folder`` (``lrank/_kernels``)."""
+    h = hashlib.sha256()
+    for path in sorted(folder.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+KERNELS_DIGEST = kernels_digest()
+
+
+def _whole_folder_locator(base: type) -> type:
+    """numba cache locator ``base``, restricted to ``lrank/_kernels`` and stamping each function with its
+    file's stamp and `KERNELS_DIGEST` (read at stamp time), so a change in any kernel module makes every
+    cached lrank kernel stale."""
+
+    class Locator(base):
+        def get_source_stamp(self):
+            return super().get_source_stamp(), _digest_now()
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if Path(py_file).resolve().parent != _KERNELS:
+                return None
+            return super().from_function(py_func, py_file)
+
+    Locator.__name__ = Locator.__qualname__ = "Lrank" + base.__name__
+    return Locator
+
+
+def _digest_now() -> str:
+    """`KERNELS_DIGEST`, read through the module at stamp time (a test changes it to see a stale cache)."""
+    return sys.modules[__name__].KERNELS_DIGEST
+
+
+def _install_locators() -> bool:
+    """Put the whole-folder locators in front of numba's own (numba's private list; if a numba version
+    lacks it, lrank falls back to numba's per-file stamps and says so in `cache_dir`'s reason)."""
+    try:
+        from numba.core import caching
+
+        impl = caching.CacheImpl
+        bases = [caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator]
+    except (ImportError, AttributeError):
+        return False
+    if not any(getattr(c, "__name__", "").startswith("Lrank") for c in impl._locator_classes):
+        impl._locator_classes[:0] = [_whole_folder_locator(b) for b in bases]
+    return True
+
+
+if not _install_locators():  # pragma: no cover - another numba
+    CACHE_REASON += "; numba's per-file cache stamps (a changed callee module may leave callers stale)"
 
 
 def cache_dir() -> tuple[Path, str]:
