@@ -114,7 +114,8 @@ def test_ndcg_at_k_lambdas_keep_their_bits():
     """LambdaMART's NDCG@k lambdas, weights and pair lists are the bits recorded from the kernel before the
     session-4 rewrite (one kernel instead of a chain of nine; `tests/reference/lambdas_cases.py`), on ties,
     one-document queries, all-equal labels, queries with no relevant document, a wide label range, NaN and
-    far-apart scores and LETOR-sized queries. (Whole-list lambdas, ``k <= 0``, may move: issue 15.2.)"""
+    far-apart scores and LETOR-sized queries; the whole-list lambdas (``k <= 0``) too, though issue 15.2
+    would let them move (record the fixture again then)."""
     from tests.reference import lambdas_cases as cases
 
     recorded = np.load(cases.FIXTURE)

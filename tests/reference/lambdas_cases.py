@@ -2,8 +2,9 @@
 bits (issue 15), so `tests/test_lambdas.py` compares the kernel against outputs recorded from the kernel as it
 was before the session-4 rewrite (commit 838e78a), case by case.
 
-Run ``python -m tests.reference.lambdas_cases`` to record the fixture again (only after a change that is
-allowed to move the bits of NDCG@k lambdas, and say so in the commit).
+The whole-list lambdas (``k <= 0``) are recorded too; issue 15.2 allows them to move (then record again and
+say so). Run ``python -m tests.reference.lambdas_cases`` to record the fixture again (only after a change
+that is allowed to move bits, and say so in the commit).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def inputs() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
 
 #: (k, sigma, with_pairs) of every recorded call on every input
 CALLS = [(10, 1.0, False), (10, 1.0, True), (3, 1.0, False), (1, 2.5, False), (3, 2.5, True),
-         (20, 1.0, False), (10, 0.5, False)]
+         (20, 1.0, False), (10, 0.5, False), (0, 1.0, False), (0, 2.5, True)]
 
 
 def call_key(name: str, k: int, sigma: float, with_pairs: bool) -> str:
