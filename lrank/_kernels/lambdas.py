@@ -61,7 +61,8 @@ def _argsort_stable(key, idx, tmp, n):
     without numba's generic sort (~1.7 s of compilation here)."""
     run = 16
     for start in range(0, n, run):  # stable insertion sort of each run of 16
-        for i in range(start + 1, min(start + run, n)):
+        stop = start + run if start + run < n else n  # (no min(): each builtin overload is a compile)
+        for i in range(start + 1, stop):
             x = idx[i]
             kx = key[x]
             j = i - 1
@@ -74,8 +75,8 @@ def _argsort_stable(key, idx, tmp, n):
     swapped = False
     while width < n:
         for start in range(0, n, 2 * width):
-            mid = min(start + width, n)
-            end = min(start + 2 * width, n)
+            mid = start + width if start + width < n else n
+            end = start + 2 * width if start + 2 * width < n else n
             i, j, o = start, mid, start
             while i < mid and j < end:
                 a = key[src[i]]
@@ -158,8 +159,10 @@ def _lambdas(y, qptr, scores, k, sigma, fill_pairs, lam, w, inv_max_dcg, pa, pb,
         ymin = yr[0]
         ymax = yr[0]
         for r in range(1, n):
-            ymin = min(ymin, yr[r])
-            ymax = max(ymax, yr[r])
+            if yr[r] < ymin:
+                ymin = yr[r]
+            if yr[r] > ymax:
+                ymax = yr[r]
         width = ymax - ymin + 1
         ng = 0
         if width <= cnt.size:  # a counting sort
