@@ -154,7 +154,8 @@ def test_stable_argsort_is_numpys_mergesort(n):
 
 def test_one_compiled_specialisation():
     """Every call, whatever the caller's dtypes and with or without the pair list, runs the one compiled
-    signature of `_lambdas` (issue 15.5: each specialisation costs a compile)."""
+    signature of `_lambdas` (NDCG@k, pair lists) or `_lambdas_whole` (the whole list without pairs; issue
+    15.5: each specialisation costs a compile)."""
     from lrank._kernels import lambdas as L
 
     if not hasattr(L._lambdas, "signatures"):
@@ -164,5 +165,7 @@ def test_one_compiled_specialisation():
     lambdamart_gradients(y.astype(np.int64), qptr.tolist(), s.astype(np.float32), k=3)
     lambdamart_gradients(y, qptr.astype(np.int32), s, k=0, with_pairs=True)
     lambdamart_gradients(y.astype(np.uint8), qptr, s[::-1], k=np.int32(10), sigma=2)
-    assert len(L._lambdas.signatures) == 1
-    assert len(L._argsort_stable.signatures) == 1
+    lambdamart_gradients(y, qptr, s, k=-1, sigma=np.float32(1.5))
+    lambdamart_gradients(y.tolist(), qptr, s.tolist(), k=0)
+    for kernel in (L._lambdas, L._lambdas_whole, L._argsort_stable, L._pair_block_cols):
+        assert len(kernel.signatures) == 1, kernel

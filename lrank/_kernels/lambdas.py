@@ -31,10 +31,12 @@ thus take their terms in a fixed order (by group, then by rank), not the order o
 whole-list lambdas differ from a pair-by-pair sum in the last bits. NDCG@k lambdas (``k > 0``,
 LambdaMART) keep the pair-by-pair order and their bits.
 
-Compile time (issue 15.5): the whole chain is one compiled kernel, `_lambdas` (its three pair loops are
-``inline="always"`` helpers, merged into it before typing), plus a small stable merge sort; no numba
-library sort, no ``np.take``, one signature (the validating function normalises dtypes and allocates the
-workspaces). The parallel twin compiles only when ``n_jobs != 1``.
+Compile time (issue 15.5): what used to be a chain of nine kernels plus numba's ``argsort`` and ``np.take``
+is one compiled kernel per use, `_lambdas` (NDCG@k, LambdaMART, and any pair list) or `_lambdas_whole`
+(whole list, BoostingTree), whose per-query preparation and pair loops are ``inline="always"`` helpers
+merged into it before typing, plus a small stable merge sort (`_argsort_stable`) and, for the whole list,
+the vectorised block loop (`_pair_block_cols`). One signature each: the validating function normalises
+dtypes and allocates the workspaces. The parallel twin compiles only when ``n_jobs != 1``.
 """
 
 from __future__ import annotations
@@ -106,116 +108,26 @@ def _argsort_stable(key, idx, tmp, n):
 
 @njit(cache=True, error_model="numpy")
 def _lambdas(y, qptr, scores, k, sigma, fill_pairs, lam, w, inv_max_dcg, pa, pb, pw, q0, q1, iw, fw):
-    """Lambdas ``lam`` and weights ``w`` of queries ``q0:q1`` (filled in place) and, when ``fill_pairs``,
-    their pair list ``(pa, pb, pw)``; returns the number of pairs with ``dZ > 0``.
+    """NDCG@k lambdas ``lam`` and weights ``w`` (``k > 0``, LambdaMART; or any ``k`` with the pair list) of
+    queries ``q0:q1``, filled in place, and when ``fill_pairs`` their pair list ``(pa, pb, pw)``; returns
+    the number of pairs with ``dZ > 0``.
 
-    One kernel for the whole chain (issue 15.5: every jitted function costs compile time). Per query:
-    the documents ranked by score (stable, `_argsort_stable`) with gains, discounts and one exponential
-    ``e = exp(sigma (s - s_max))`` each, stored by rank; the ranks grouped by label (a counting sort, a
-    stable sort when the label range is wider than the workspace); ``1 / maxDCG@k`` from the groups; then
-    one of three pair loops, each adding into per-rank (or per grouped position) sums:
-
-    * whole list (``k <= 0``), no pair list, no underflow: every pair of label groups swept twice over
-      contiguous arrays (vectorised, no reduction, fixed order);
-    * a query of at most ``k`` documents, no pair list, no underflow: the label-grouped loop;
-    * otherwise the top-``k`` rows against every document below them, pair by pair (the pair list; the
-      pair's own ``exp`` where both exponentials underflow).
-
+    One compiled kernel for the whole chain (issue 15.5: every jitted function costs compile time): per
+    query `_prepare_query`, then `_within_k` (a query of at most ``k`` documents, no pair list, no
+    underflow) or `_top_k_rows` (pair by pair), each adding into per-rank sums written back by document.
     ``iw`` (int64, ``_I_ROWS x (nmax + 1)``) and ``fw`` (float64, ``_F_ROWS x (nmax + 1)``) are the
     workspaces, ``nmax`` the largest query.
     """
-    order, pos, gstart, gptr, tmp, cnt, yr = iw[0], iw[1], iw[2], iw[3], iw[4], iw[5], iw[6]
-    key, gain, ex, dr, lr, wr, lg = fw[0], fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
-    E, D, LAM, W = fw[7], fw[8], fw[9], fw[10]
+    order, pos, gstart, gptr, yr = iw[0], iw[1], iw[2], iw[3], iw[6]
+    gain, ex, dr, lr, wr, lg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
     for r in range(lg.size):
         lg[r] = np.log2(r + 2.0)  # the discount's log2(r + 2), once per call
     n_pairs = 0
     for q in range(q0, q1):
-        lo, hi = qptr[q], qptr[q + 1]
-        n = hi - lo
-        for i in range(lo, hi):
-            lam[i] = 0.0
-            w[i] = 0.0
-        inv_max_dcg[q] = 0.0
-        if n < 2:
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw)
+        if not run:
             continue
-        # ranks: the scores in decreasing order, ties by document order
-        for t in range(n):
-            key[t] = -scores[lo + t]
-            order[t] = t
-        _argsort_stable(key, order, tmp, n)
-        kk = n if (k <= 0 or k > n) else k
-        smax = scores[lo + order[0]]
-        for r in range(n):
-            d = lo + order[r]
-            order[r] = d
-            yr[r] = y[d]
-            dr[r] = 1.0 / lg[r] if r < kk else 0.0       # disc(r) of NDCG@k
-            gain[r] = 2.0 ** y[d] - 1.0
-            ex[r] = np.exp(sigma * (scores[d] - smax))  # rho_ij = ex_j / (ex_i + ex_j)
-            lr[r] = 0.0
-            wr[r] = 0.0
-        # ranks grouped by label: pos[u] is the rank at grouped position u, group g owns gstart[g]:gstart[g+1]
-        ymin = yr[0]
-        ymax = yr[0]
-        for r in range(1, n):
-            if yr[r] < ymin:
-                ymin = yr[r]
-            if yr[r] > ymax:
-                ymax = yr[r]
-        width = ymax - ymin + 1
-        ng = 0
-        if width <= cnt.size:  # a counting sort
-            for v in range(width):
-                cnt[v] = 0
-            for r in range(n):
-                cnt[yr[r] - ymin] += 1
-            u = 0
-            for v in range(width):  # cnt[v] becomes the first position of label ymin + v
-                c = cnt[v]
-                if c > 0:
-                    gstart[ng] = u
-                    ng += 1
-                cnt[v] = u
-                u += c
-            for r in range(n):
-                v = yr[r] - ymin
-                pos[cnt[v]] = r
-                cnt[v] += 1
-        else:
-            for r in range(n):
-                key[r] = yr[r]
-                pos[r] = r
-            _argsort_stable(key, pos, tmp, n)
-            for u in range(n):
-                if u == 0 or yr[pos[u]] != yr[pos[u - 1]]:
-                    gstart[ng] = u
-                    ng += 1
-        gstart[ng] = n
-        # maxDCG@k: the gains in decreasing order, summed by rank
-        ideal = 0.0
-        r = 0
-        for g in range(ng - 1, -1, -1):
-            gv = gain[pos[gstart[g]]]
-            for _ in range(gstart[g + 1] - gstart[g]):
-                if r >= kk:
-                    break
-                ideal += gv / lg[r]
-                r += 1
-        inv = 1.0 / ideal if ideal > 0.0 else 0.0
-        inv_max_dcg[q] = inv
-        if inv == 0.0 or ng < 2:  # no relevant document, or all labels equal: no pair has dZ > 0
-            continue
-        no_underflow = True
-        for r in range(n):
-            if not ex[r] > _TINY:
-                no_underflow = False
-        if not fill_pairs and kk == n and no_underflow and k <= 0:
-            n_pairs += _whole_list(sigma, n, ng, inv, gain, ex, dr, pos, gstart, E, D, LAM, W)
-            for u in range(n):
-                lr[pos[u]] = LAM[u]
-                wr[pos[u]] = W[u]
-        elif not fill_pairs and kk == n and no_underflow:
+        if not fill_pairs and kk == n and _no_underflow(ex, n):
             n_pairs += _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr)
         else:
             n_pairs += _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill_pairs,
@@ -224,6 +136,139 @@ def _lambdas(y, qptr, scores, k, sigma, fill_pairs, lam, w, inv_max_dcg, pa, pb,
             lam[order[r]] = lr[r]
             w[order[r]] = wr[r]
     return n_pairs
+
+
+@njit(cache=True, error_model="numpy")
+def _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, q0, q1, iw, fw):
+    """Whole-list lambdas and weights (``k <= 0``, BoostingTree's LambdaMART base; no pair list) of queries
+    ``q0:q1``; returns the number of pairs with ``dZ > 0``. A kernel of its own so that LambdaMART never
+    compiles the grouped sweeps: per query `_prepare_query`, then `_whole_list` (or `_top_k_rows` where
+    an exponential underflowed)."""
+    order, pos, gstart, yr = iw[0], iw[1], iw[2], iw[6]
+    gain, ex, dr, lr, wr, lg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
+    E, D, LAM, W = fw[7], fw[8], fw[9], fw[10]
+    e_i = iw[0, :0]
+    e_f = fw[0, :0]
+    for r in range(lg.size):
+        lg[r] = np.log2(r + 2.0)
+    n_pairs = 0
+    for q in range(q0, q1):
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, 0, sigma, lam, w, inv_max_dcg, iw, fw)
+        if not run:
+            continue
+        if _no_underflow(ex, n):
+            n_pairs += _whole_list(sigma, n, ng, inv, gain, ex, dr, pos, gstart, E, D, LAM, W)
+            for u in range(n):
+                lr[pos[u]] = LAM[u]
+                wr[pos[u]] = W[u]
+        else:
+            n_pairs += _top_k_rows(sigma, n, n, inv, scores, order, yr, gain, ex, dr, lr, wr, False,
+                                   e_i, e_i, e_f, n_pairs)
+        for r in range(n):
+            lam[order[r]] = lr[r]
+            w[order[r]] = wr[r]
+    return n_pairs
+
+
+@njit(inline="always")
+def _no_underflow(ex, n):
+    """Whether every exponential of the query is above ``_TINY`` (a NaN is not)."""
+    for r in range(n):
+        if not ex[r] > _TINY:
+            return False
+    return True
+
+
+@njit(inline="always")
+def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
+    """Query ``q``'s per-rank workspaces: its documents ranked by score (stable, `_argsort_stable`; ties by
+    document order) with labels ``yr``, discounts ``dr`` of NDCG@k, gains and one exponential
+    ``ex = exp(sigma (s - s_max))`` each (``rho_ij = ex_j / (ex_i + ex_j)``), zeroed sums ``lr, wr``; the
+    ranks grouped by label (``pos``, ``gstart``: a counting sort, a stable sort when the label range is
+    wider than the workspace); ``1 / maxDCG@k`` from the groups, also stored in ``inv_max_dcg[q]``.
+
+    Zeroes the query's ``lam`` and ``w``. Returns ``(n, kk, inv, ng, run)``: its size, the cut
+    ``min(k, n)``, ``1 / maxDCG@k``, the number of label groups, and whether any pair can have ``dZ > 0``
+    (two documents or more, a relevant one, two labels or more).
+    """
+    order, pos, gstart, cnt, yr, tmp = iw[0], iw[1], iw[2], iw[5], iw[6], iw[4]
+    key, gain, ex, dr, lr, wr, lg = fw[0], fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
+    lo, hi = qptr[q], qptr[q + 1]
+    n = hi - lo
+    for i in range(lo, hi):
+        lam[i] = 0.0
+        w[i] = 0.0
+    inv_max_dcg[q] = 0.0
+    if n < 2:
+        return n, 0, 0.0, 0, False
+    # ranks: the scores in decreasing order, ties by document order
+    for t in range(n):
+        key[t] = -scores[lo + t]
+        order[t] = t
+    _argsort_stable(key, order, tmp, n)
+    kk = n if (k <= 0 or k > n) else k
+    smax = scores[lo + order[0]]
+    for r in range(n):
+        d = lo + order[r]
+        order[r] = d
+        yr[r] = y[d]
+        dr[r] = 1.0 / lg[r] if r < kk else 0.0       # disc(r) of NDCG@k
+        gain[r] = 2.0 ** y[d] - 1.0
+        ex[r] = np.exp(sigma * (scores[d] - smax))  # rho_ij = ex_j / (ex_i + ex_j)
+        lr[r] = 0.0
+        wr[r] = 0.0
+    # ranks grouped by label: pos[u] is the rank at grouped position u, group g owns gstart[g]:gstart[g+1]
+    ymin = yr[0]
+    ymax = yr[0]
+    for r in range(1, n):
+        if yr[r] < ymin:
+            ymin = yr[r]
+        if yr[r] > ymax:
+            ymax = yr[r]
+    width = ymax - ymin + 1
+    ng = 0
+    if width <= cnt.size:  # a counting sort
+        for v in range(width):
+            cnt[v] = 0
+        for r in range(n):
+            cnt[yr[r] - ymin] += 1
+        u = 0
+        for v in range(width):  # cnt[v] becomes the first position of label ymin + v
+            c = cnt[v]
+            if c > 0:
+                gstart[ng] = u
+                ng += 1
+            cnt[v] = u
+            u += c
+        for r in range(n):
+            v = yr[r] - ymin
+            pos[cnt[v]] = r
+            cnt[v] += 1
+    else:
+        for r in range(n):
+            key[r] = yr[r]
+            pos[r] = r
+        _argsort_stable(key, pos, tmp, n)
+        for u in range(n):
+            if u == 0 or yr[pos[u]] != yr[pos[u - 1]]:
+                gstart[ng] = u
+                ng += 1
+    gstart[ng] = n
+    # maxDCG@k: the gains in decreasing order, summed by rank
+    ideal = 0.0
+    r = 0
+    for g in range(ng - 1, -1, -1):
+        gv = gain[pos[gstart[g]]]
+        for _ in range(gstart[g + 1] - gstart[g]):
+            if r >= kk:
+                break
+            ideal += gv / lg[r]
+            r += 1
+    inv = 1.0 / ideal if ideal > 0.0 else 0.0
+    inv_max_dcg[q] = inv
+    if inv == 0.0 or ng < 2:  # no relevant document, or all labels equal: no pair has dZ > 0
+        return n, kk, inv, ng, False
+    return n, kk, inv, ng, True
 
 
 @njit(inline="always")
@@ -382,9 +427,9 @@ def _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill
 
 @njit(cache=True, parallel=True)
 def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, n_chunks, iw, fw):
-    """Parallel twin of `_lambdas` without the pair list: ``prange`` over chunks of queries, each with its
-    own workspaces ``iw[c]``, ``fw[c]``; every query is computed exactly as in the serial pass (results do
-    not depend on threads). Compiled only when ``n_jobs != 1``."""
+    """Parallel twin of `_lambdas` / `_lambdas_whole` without the pair list: ``prange`` over chunks of
+    queries, each with its own workspaces ``iw[c]``, ``fw[c]``; every query is computed exactly as in the
+    serial pass (results do not depend on threads). Compiled only when ``n_jobs != 1``."""
     nq = qptr.size - 1
     counts = np.zeros(n_chunks, dtype=np.int64)
     e_i = np.empty(0, dtype=np.int64)
@@ -392,8 +437,11 @@ def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, n_chunks, 
     for c in prange(n_chunks):
         q0 = c * nq // n_chunks
         q1 = (c + 1) * nq // n_chunks
-        counts[c] = _lambdas(y, qptr, scores, k, sigma, False, lam, w, inv_max_dcg, e_i, e_i, e_f, q0, q1,
-                             iw[c], fw[c])
+        if k <= 0:
+            counts[c] = _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, q0, q1, iw[c], fw[c])
+        else:
+            counts[c] = _lambdas(y, qptr, scores, k, sigma, False, lam, w, inv_max_dcg, e_i, e_i, e_f, q0, q1,
+                                 iw[c], fw[c])
     return counts.sum()
 
 
@@ -474,6 +522,9 @@ def lambdamart_gradients(
             _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv, chunks, iw, fw)
         finally:
             numba.set_num_threads(old)
+    elif k <= 0:
+        iw, fw = _workspaces(qptr)
+        _lambdas_whole(y, qptr, scores, sigma, lam, w, inv, 0, nq, iw, fw)
     else:
         iw, fw = _workspaces(qptr)
         _lambdas(y, qptr, scores, k, sigma, False, lam, w, inv, e_i, e_i, np.empty(0), 0, nq, iw, fw)
@@ -484,3 +535,4 @@ def warmup() -> None:
     """Compile the lambda kernels on a toy query."""
     y = np.array([2, 0, 1, 0], dtype=np.int32)
     lambdamart_gradients(y, np.array([0, 4], dtype=np.int64), np.zeros(4), k=3, with_pairs=True)
+    lambdamart_gradients(y, np.array([0, 4], dtype=np.int64), np.zeros(4), k=0)
