@@ -127,8 +127,11 @@ def _lambdas(y, qptr, scores, k, sigma, fill_pairs, lam, w, inv_max_dcg, pa, pb,
         n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw)
         if not run:
             continue
-        if not fill_pairs and kk == n and _no_underflow(ex, n):
+        plain = not fill_pairs and _no_underflow(ex, n)
+        if plain and kk == n:
             n_pairs += _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr)
+        elif plain:
+            n_pairs += _top_k_rows_plain(sigma, n, kk, inv, yr, gain, ex, dr, lr, wr)
         else:
             n_pairs += _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill_pairs,
                                    pa, pb, pw, n_pairs)
@@ -379,6 +382,45 @@ def _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr):
                     wr[t] += h
         lr[r] += la
         wr[r] += wa
+    return m
+
+
+@njit(inline="always")
+def _top_k_rows_plain(sigma, n, kk, inv, yr, gain, ex, dr, lr, wr):
+    """`_top_k_rows` without the pair list and with no exponential underflowed, the same sums bit for bit
+    without a branch per pair: a pair of equal labels adds exact zeros (``dZ = 0``; no NaN or infinity
+    reaches here, and a sum that starts at +0 never becomes -0, so ``x + 0 = x``), the more relevant
+    document is chosen by selects, and rank ``r``'s own sums run in registers (they take their terms in
+    the same order as through memory: no other row touches them meanwhile). Returns the number of pairs
+    with ``dZ > 0``."""
+    m = 0
+    for r in range(kk):
+        ya = yr[r]
+        ga = gain[r]
+        da = dr[r]
+        ea = ex[r]
+        la = lr[r]
+        wa = wr[r]
+        for t in range(r + 1, n):
+            yb = yr[t]
+            eb = ex[t]
+            dz = abs((da - dr[t]) * (ga - gain[t])) * inv   # |Delta NDCG| of the swap (0 for equal labels)
+            up = ya > yb                                    # rank r is the more relevant document
+            sg = 1.0 if up else -1.0
+            ei = ea if up else eb
+            ej = eb if up else ea
+            inv_den = 1.0 / (ei + ej)
+            rho = ej * inv_den                              # 1 / (1 + exp(sigma (s_i - s_j)))
+            rr = (ei * inv_den) * rho
+            c = sg * (sigma * dz)
+            la += c * rho                                   # lambda_i += sigma dZ rho (or lambda_j -=)
+            lr[t] -= c * rho
+            h = sigma * sigma * dz * rr
+            wa += h
+            wr[t] += h
+            m += 1 if dz != 0.0 else 0
+        lr[r] = la
+        wr[r] = wa
     return m
 
 
