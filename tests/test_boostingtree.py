@@ -347,3 +347,58 @@ def test_sklearn_estimator_checks(estimator, check):
 
     with lrank.config_context(one_query=True):
         check(estimator)
+
+
+_STUMP_ATTRS = ("feature_", "bin_", "children_left_", "children_right_", "gain_", "n_node_samples_",
+                "sum_grad_", "sum_hess_", "value_", "leaf_of_", "threshold_")
+
+
+def _stump_data(seed):
+    """Queries of 1-40 documents (one-document queries included), tied and missing feature values, a
+    query with all labels equal, an all-missing feature and a constant one."""
+    from lrank.data.container import RankingData
+
+    rng = np.random.default_rng(seed)
+    sizes = np.array([1, 40, 1, 17, 25, 3, 12])
+    qid = np.repeat(np.arange(sizes.size), sizes)
+    n = qid.size
+    X = rng.normal(size=(n, 7)).astype(np.float32)
+    X[:, 1] = np.round(X[:, 1])                         # ties
+    X[rng.random(n) < 0.2, 2] = np.nan                  # missing values
+    X[:, 3] = np.nan
+    X[:, 4] = 1.0
+    y = rng.integers(0, 3, size=n)
+    y[qid == 3] = 1                                     # all labels equal
+    return RankingData.from_qid(X, y, qid)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("min_child_samples", [1, 5])
+def test_constrained_stump_path_is_the_general_tree_bit_for_bit(seed, min_child_samples):
+    """`LambdaMARTStep._stump` (one binned column) grows the tree `RegressionTree` grows under the same
+    one-feature constraint: every fitted array and the new model equal bit for bit, for every feature,
+    with kept weights or not, also where no split is valid and where the step falls back (constant
+    hessian)."""
+    from lrank.models.boostingtree import LambdaMARTBase, LambdaMARTStep
+
+    d = _stump_data(seed)
+    step = LambdaMARTBase(min_child_samples=min_child_samples).boosting_step(d)
+    rng = np.random.default_rng(seed)
+    for model in (rng.normal(size=d.n_docs), np.zeros(d.n_docs)):
+        wts = step.reweight(model)
+        const = (wts[0], np.full(d.n_docs, 0.5), wts[2])      # a constant hessian: the general path decides
+        for f in range(d.n_features):
+            for w in (wts, None, const):
+                out = []
+                for flag in (True, False):
+                    LambdaMARTStep._stump_path = flag
+                    try:
+                        out.append(step.step(model, (f,), weights=w))
+                    finally:
+                        LambdaMARTStep._stump_path = True
+                (t1, m1), (t2, m2) = out
+                assert np.array_equal(m1, m2)
+                for a in _STUMP_ATTRS:
+                    x, z = getattr(t1, a), getattr(t2, a)
+                    assert x.shape == z.shape and np.array_equal(x, z, equal_nan=True), (f, a)
+                assert np.array_equal(t1.predict(d.X), t2.predict(d.X))

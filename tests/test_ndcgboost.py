@@ -283,3 +283,45 @@ def test_gamma_and_AB_match_reference_on_longer_queries():
     A, B = ndcgboost_AB(F, g, qptr, invZ, fx)
     rA, rB = ref_AB(F, g, qptr, Z, fx)
     assert A == pytest.approx(rA, rel=1e-10, abs=1e-14) and B == pytest.approx(rB, rel=1e-10, abs=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_constrained_classifier_stump_is_the_general_path_bit_for_bit(seed):
+    """`grow_tree` with ``columns`` (a one-feature stump over one binned column) grows the tree its general
+    path grows, for every feature: tied, missing, all-missing and constant features, sums of either sign
+    (so leaves of 0 and 1, and no valid split), and the NDCGBoost step through it."""
+    from lrank.data.binning import bin_features
+    from lrank.models.ndcgboost import NDCGBoostStep
+
+    rng = np.random.default_rng(seed)
+    n = 60
+    X = rng.integers(0, 6, size=(n, 6)).astype(np.float32)
+    X[:, 1] = rng.normal(size=n)
+    X[rng.random((n, 6)) < 0.15] = np.nan
+    X[:, 4] = np.nan
+    X[:, 5] = 2.0
+    bins = bin_features(X, strategy="quantile")
+    cols = np.ascontiguousarray(bins.codes.T)
+    for s in (rng.normal(size=n), np.abs(rng.normal(size=n)), -np.abs(rng.normal(size=n)), np.zeros(n)):
+        for f in range(X.shape[1]):
+            t1, l1 = grow_tree(bins.codes, bins.thresholds, s, None, 2, (f,), columns=cols)
+            t2, l2 = grow_tree(bins.codes, bins.thresholds, s, None, 2, (f,))
+            assert np.array_equal(l1, l2)
+            for a in ("feature", "threshold", "left", "right", "value"):
+                assert np.array_equal(getattr(t1, a), getattr(t2, a), equal_nan=True), (f, a)
+            assert t1.splits == t2.splits
+            assert np.array_equal(t1.predict(X), t2.predict(X))
+    d = _toy(seed)
+    step = NDCGBoost().boosting_step(d)
+    model = rng.normal(size=d.n_docs)
+    for f in range(d.n_features):
+        out = []
+        for flag in (True, False):
+            NDCGBoostStep._stump_path = flag
+            try:
+                out.append(step.step(model, (f,)))
+            finally:
+                NDCGBoostStep._stump_path = True
+        (h1, m1), (h2, m2) = out
+        assert np.array_equal(m1, m2) and (h1.A, h1.B, h1.scale) == (h2.A, h2.B, h2.scale)
+        assert np.array_equal(h1.predict(d.X), h2.predict(d.X))

@@ -20,11 +20,25 @@ is absent), stumps as weak learners, no validation set:
   feature 0 for the node totals), on the same lambdas.
 
 What caps the per-iteration ratio: with ``R`` the reweighting of one step (O(sum n_q^2), the same work
-on both sides), ``o`` the rest of a step that does not depend on the constraint (the training measure,
-the new model) and ``u`` / ``c`` the unconstrained / constrained tree, the ratio is
-``(R + o + u) / (R + o + c)``, below ``u / c`` however fast ``R`` gets; BoostingTree also reweights a
-node extended several times only once (its weights are kept with its model, Sec. 3.3), EXP3.P cannot.
-Each row's notes give ``R`` and the process-CPU ratio beside the wall one.
+on both sides), ``o`` the training measure ``f`` of the new model (both sides), ``u`` / ``c`` the rest of an
+unconstrained / one-feature step (weak learner, hypothesis weight, new model) and ``s`` the reweightings
+per generated model (BoostingTree keeps a node's weights with its model, Sec. 3.3, so a node extended
+several times is reweighted once: ``s`` = distinct extended nodes / models, about 0.7 here; EXP3.P cannot,
+``s = 1``), the ratio is ``(R + o + u) / (s R + o + c)`` and stays below ``(R + u) / (s R)`` however
+cheap ``c`` and ``o`` get. Each row's notes give the measured parts and both numbers.
+
+Both sides run each base's fastest code for their step: the unconstrained LambdaMART stump is
+LambdaMART's own tree (`RegressionTree`, one `_grow_tree` kernel call over all features' histograms);
+the one-feature stump reads one binned column (`LambdaMARTStep._stump`, the trees' histogram kernel,
+the same tree bit for bit); NDCGBoost's classifier tree uses the trees' histogram kernel for all
+features and ``np.bincount`` over one column when constrained (`_classifier_stump`, the same tree).
+
+The floor, measured on a loaded host (load 3, session 4): LambdaMART ``R`` 1.7 ms, ``u`` 2.2, ``c`` 0.24,
+``o`` 0.28, ``s`` 0.68: modelled 2.5, at most 3.3 with ``c = o = 0`` (EXP3.P: 1.9 / 2.3); NDCGBoost
+``R`` 2.5 ms (gammas) + ``A, B`` in ``u`` / ``c``, ``u`` 4.7, ``c`` 0.65, ``o`` 0.31, ``s`` 0.73:
+modelled 2.7, at most 3.9 (EXP3.P: 2.2 / 2.9). 5x needs the reweighting itself about 3x cheaper than
+the tree (LambdaMART: ``R`` <= 0.5 ms with ``c, o`` <= 0.1 ms); the one-feature step is no longer what
+caps it.
 """
 
 from __future__ import annotations
@@ -73,7 +87,9 @@ def run(profile: str = "quick") -> list[dict]:
         def ex(m, base=base):
             return T.fit(Exp3P(base, **T.kwargs_for(Exp3P, n_estimators=m), random_state=0), data)
 
-        reweight_ms = _reweight_ms(base, data)
+        with T.threads(1):
+            parts = _components(base, data)
+        reweight_ms = parts["R"]
         with T.threads(1):
             for name, fn in (("BoostingTree", bt), ("EXP3.P", ex)):
                 try:
@@ -88,7 +104,9 @@ def run(profile: str = "quick") -> list[dict]:
                     threads=1, repeats=reps, timing=T.WALL, load=t.load,
                     notes=f"{what}; ({n} - 1 iterations) / {n - 1} on both sides; includes the "
                           f"training-measure evaluation each iteration; CPU-time ratio {t.cpu_ratio:.2f}; "
-                          f"the reweighting of one step (whole list, both sides) takes {reweight_ms:.2f} ms"))
+                          f"the reweighting of one step (whole list, both sides) takes {reweight_ms:.2f} ms; "
+                          + _floor_note(parts, _reweight_share(last.get("bt")) if name == "BoostingTree"
+                                        else 1.0)))
         h = getattr(last.get("bt"), "rounds_", None)
         if h is not None and {"select_s", "step_s", "round_length"} <= set(h.columns):
             sel = float(h["select_s"].sum() / len(h))
@@ -103,19 +121,49 @@ def run(profile: str = "quick") -> list[dict]:
     return rows
 
 
-def _reweight_ms(base, data) -> float:
-    """Median milliseconds of one step's reweighting (``step.reweight``) at scores of a random model."""
-    step = base.boosting_step(data.X, data.y, group=data.group)
-    if not hasattr(step, "reweight"):
-        return float("nan")
-    model = np.random.default_rng(0).normal(scale=0.3, size=data.n_docs)
-    step.reweight(model)
+def _median_ms(fn, repeats: int = 9) -> float:
+    fn()
     ts = []
-    for _ in range(7):
+    for _ in range(repeats):
         t0 = time.perf_counter()
-        step.reweight(model)
+        fn()
         ts.append(time.perf_counter() - t0)
     return float(np.median(ts) * 1e3)
+
+
+def _components(base, data) -> dict:
+    """Median milliseconds of the parts of one step at the scores of a random model: ``R`` the
+    reweighting (``step.reweight``), ``u`` / ``c`` the rest of an unconstrained / one-feature step on kept
+    weights (weak learner, hypothesis weight, new model), ``o`` the training measure ``f`` of a model."""
+    step = base.boosting_step(data.X, data.y, group=data.group)
+    if not hasattr(step, "reweight"):
+        return {"R": float("nan"), "u": float("nan"), "c": float("nan"), "o": float("nan")}
+    rng = np.random.default_rng(0)
+    model = rng.normal(scale=0.3, size=data.n_docs)
+    w = step.reweight(model)
+    feats = iter(rng.integers(step.n_features, size=1000))
+    return {"R": _median_ms(lambda: step.reweight(model)),
+            "u": _median_ms(lambda: step.step(model, None, weights=w), 5),
+            "c": _median_ms(lambda: step.step(model, (int(next(feats)),), weights=w), 21),
+            "o": _median_ms(lambda: step.score(model))}
+
+
+def _reweight_share(bt) -> float:
+    """Reweightings per generated model in a BoostingTree fit: a node's weights are computed once, however
+    often it is extended (distinct extended nodes / models); 1 for EXP3.P and the standard variant."""
+    tree = getattr(bt, "tree_", None)
+    if tree is None or len(tree) < 2:
+        return 1.0
+    return sum(1 for u in tree.used if u) / (len(tree) - 1)
+
+
+def _floor_note(p: dict, share: float) -> str:
+    """The per-iteration model of the ratio and what caps it (the module docstring's ``R, o, u, c``)."""
+    R, u, c, o = p["R"], p["u"], p["c"], p["o"]
+    std, ours = R + u + o, share * R + c + o
+    return (f"parts of a step (ms): R {R:.2f}, u {u:.2f}, c {c:.2f}, o {o:.2f}, reweightings per "
+            f"model {share:.2f}; modelled ratio (R + u + o) / ({share:.2f} R + c + o) = {std / ours:.2f}; "
+            f"with c = o = 0 it could reach at most (R + u) / ({share:.2f} R) = {(R + u) / (share * R):.2f}")
 
 
 def _error_row(benchmark: str, e: Exception) -> dict:
@@ -128,29 +176,23 @@ def _error_row(benchmark: str, e: Exception) -> dict:
 
 
 def _tree_rows(data, what: str, n: int, reps: int) -> dict:
-    """Unconstrained stump fit over a constrained one (tree only), on one set of whole-list lambdas."""
-    from lrank._kernels.lambdas import lambdamart_gradients
-    from lrank.data.binning import bin_features
-    from lrank.weak.tree import RegressionTree
+    """Unconstrained stump step over a one-feature one (the weak learner and the new model, no
+    reweighting), on one set of whole-list lambdas: what BoostingTree's and the standard variant's
+    LambdaMART steps run after the reweighting."""
+    from lrank.models.boostingtree import LambdaMARTBase
 
-    bins = bin_features(data.X, strategy="quantile")
-    codes, nb, th = bins.codes, bins.n_bins, bins.thresholds
+    step = LambdaMARTBase().boosting_step(data.X, data.y, group=data.group)
     rng = np.random.default_rng(0)
-    s = rng.normal(size=data.n_docs)
-    lambdamart_gradients(data.y, data.qptr, s, k=0)  # compile / load
+    model = rng.normal(size=data.n_docs)
+    step.reweight(model)  # compile / load
     t0 = time.perf_counter()
-    lam, w, _ = lambdamart_gradients(data.y, data.qptr, s, k=0)
+    w = step.reweight(model)
     lam_s = time.perf_counter() - t0
-    ws = None
-    kw = T.kwargs_for(RegressionTree, num_leaves=2, min_child_samples=1)
 
     def fits(constrained: bool) -> None:
-        nonlocal ws
         for _ in range(n):
-            cons = int(rng.integers(data.n_features)) if constrained else None
-            t = RegressionTree(**kw, feature_constraint=cons).fit_gradients(
-                codes, -lam, w, n_bins=nb, thresholds=th, workspace=ws)
-            ws = t.workspace_
+            cons = (int(rng.integers(data.n_features)),) if constrained else None
+            step.step(model, cons, weights=w)
 
     with T.threads(1):
         t = T.alternate(lambda: fits(True), lambda: fits(False), reps)
@@ -158,5 +200,8 @@ def _tree_rows(data, what: str, n: int, reps: int) -> dict:
                  "unconstrained stump tree (all features' histograms)", t.b / n,
                  target="(report; the per-iteration rows carry the target)", ok=None, threads=1,
                  repeats=reps, timing=T.WALL, load=t.load,
-                 notes=f"{what}; {n} fits per repeat, workspace reused; whole-list lambdas of one step take "
-                       f"{lam_s * 1e3:.1f} ms (not included; the same work on both sides)")
+                 notes=f"{what}; {n} steps per repeat on kept lambdas (`LambdaMARTStep.step`: the "
+                       f"one-feature stump over its binned column / LambdaMART's tree), new model included; "
+                       f"whole-list "
+                       f"lambdas of one step take {lam_s * 1e3:.1f} ms (not included; the same work on both "
+                       f"sides)")

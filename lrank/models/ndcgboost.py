@@ -138,7 +138,7 @@ def _best_split(codes: np.ndarray, rows: np.ndarray, features: Sequence[int], s:
 
 def grow_tree(codes: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray, c: np.ndarray | None,
               num_leaves: int, constraint: Sequence[int] | None, criterion: str = "classify",
-              min_gain: float = 0.0) -> tuple[FeatureTree, np.ndarray]:
+              min_gain: float = 0.0, columns: np.ndarray | None = None) -> tuple[FeatureTree, np.ndarray]:
     """Grow an ``num_leaves`` tree leaf-wise (best first) on binned data, under a feature constraint.
 
     ``criterion="classify"``: NDCGBoost's classifier (leaf 1 iff ``sum s > 0``; split gain
@@ -147,8 +147,14 @@ def grow_tree(codes: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray, c:
     The ``k``-th split (in the order made) may use only feature ``constraint[k]``; a split that does
     not improve the criterion is not made, so a constraint element can go unused.
 
+    ``columns`` (optional) is ``codes`` by columns (``F x n``): a one-feature classifier stump is then
+    fitted by `_classifier_stump` over one column (the same tree, bit for bit).
+
     Returns the tree (leaf values: 0/1 for "classify", 0 for "ls") and each row's leaf index.
     """
+    if columns is not None and int(num_leaves) == 2 and criterion == "classify" and constraint is not None \
+            and len(constraint) >= 1 and min_gain == 0.0:
+        return _classifier_stump(columns[int(constraint[0])], thresholds, s, int(constraint[0]))
     n, F = codes.shape
     if c is None:
         c = np.ones(n)
@@ -203,10 +209,44 @@ def grow_tree(codes: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray, c:
     return tree, leaf_of
 
 
+def _classifier_stump(col: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray,
+                      f: int) -> tuple[FeatureTree, np.ndarray]:
+    """Step (b) for a stump constrained to feature ``f`` (binned column ``col``): the split ``code <= j``
+    maximising ``max(0, S_L) + max(0, S_R) - max(0, S)`` with a document on each side, leaves 1 iff their
+    ``sum s > 0``; the same sums in the same order as `grow_tree`'s general path, so the same tree."""
+    n = col.size
+    nb = thresholds[f].size + 2
+    S = s.sum()
+    hs = np.bincount(col, weights=s, minlength=nb)[:nb]
+    cnt = np.bincount(col, minlength=nb)[:nb].astype(np.float64)
+    SL = np.cumsum(hs)[:-1]
+    NL = np.cumsum(cnt)[:-1]
+    SR, NR = S - SL, n - NL
+    ok = (NL > 0) & (NR > 0)
+    gain = np.where(ok, np.maximum(SL, 0) + np.maximum(SR, 0) - max(S, 0.0), -np.inf)
+    j = int(np.argmax(gain)) if ok.any() else -1
+    if j < 0 or not gain[j] > 0.0:                         # no split improves: one leaf
+        value = np.array([1.0 if S > 0 else 0.0])
+        tree = FeatureTree(np.array([-1], np.int64), np.array([np.nan]), np.array([-1], np.int64),
+                           np.array([-1], np.int64), value, 1.0, [])
+        return tree, np.zeros(n, dtype=np.int64)
+    go_right = col > j
+    theta = -np.inf if j == 0 else float(thresholds[f][j - 1])   # code <= j  <=>  x <= theta_j (1-based)
+    value = np.array([0.0, 1.0 if s[~go_right].sum() > 0 else 0.0, 1.0 if s[go_right].sum() > 0 else 0.0])
+    tree = FeatureTree(np.array([f, -1, -1], np.int64), np.array([theta, np.nan, np.nan]),
+                       np.array([1, -1, -1], np.int64), np.array([2, -1, -1], np.int64), value, 1.0,
+                       [(f, theta)])
+    return tree, go_right.astype(np.int64) + 1
+
+
 # ----------------------------------------------------------------------------------- the step
 class NDCGBoostStep:
     """Boosting-step protocol of NDCGBoost (see `lrank.models.boostingtree`): a model is the score
     vector on the training documents; ``score`` is the training ``metric``."""
+
+    # a constrained stump is fitted over one binned column (`_classifier_stump`; False: `grow_tree`'s
+    # general path, the same bits, kept for the tests)
+    _stump_path = True
 
     def __init__(self, data: Any, num_leaves: int = 2, max_thresholds: int = 254, metric: str = "mean_ndcg",
                  discount: str = "jk", smoothing: float = 1e-6, random_state: Any = None,
@@ -232,9 +272,17 @@ class NDCGBoostStep:
         self.metric = metric
         self.metric_kwargs = {"discount": discount}
         self.smoothing = float(smoothing)
+        self._cols = None  # `_columns`
 
     def initial_model(self) -> np.ndarray:
         return np.zeros(self.X.shape[0])
+
+    @property
+    def _columns(self) -> np.ndarray:
+        """The binned matrix by columns (``F x n``), made once: a constrained stump reads one column."""
+        if self._cols is None:
+            self._cols = np.ascontiguousarray(self.codes.T)
+        return self._cols
 
     def gamma(self, model: np.ndarray) -> np.ndarray:
         """Step (a): the document weights."""
@@ -253,7 +301,9 @@ class NDCGBoostStep:
         model = np.ascontiguousarray(model, dtype=np.float64)
         gamma, beta, ex = self.reweight(model) if weights is None else weights                  # (a)
         # (b)
-        tree, leaf_of = grow_tree(self.codes, self.thresholds, gamma, None, self.num_leaves, constraint)
+        cols = self._columns if constraint is not None and self._stump_path else None
+        tree, leaf_of = grow_tree(self.codes, self.thresholds, gamma, None, self.num_leaves, constraint,
+                                  columns=cols)
         fx = tree.value[leaf_of]
         A, B = ab_sums(self.qptr, self.invZ, model, fx, beta, ex)                          # (c)
         d = self.smoothing * (A + B)
