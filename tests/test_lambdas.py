@@ -116,8 +116,11 @@ def test_ndcg_at_k_lambdas_keep_their_bits():
     one-document queries, all-equal labels, queries with no relevant document, a wide label range, NaN and
     far-apart scores and LETOR-sized queries; the whole-list lambdas (``k <= 0``) too, though issue 15.2
     would let them move (record the fixture again then)."""
+    import numba
+
     from tests.reference import lambdas_cases as cases
 
+    jit_off = numba.config.DISABLE_JIT
     recorded = np.load(cases.FIXTURE)
     for name, (y, qptr, s) in cases.inputs().items():
         for k, sigma, with_pairs in cases.CALLS:
@@ -129,7 +132,10 @@ def test_ndcg_at_k_lambdas_keep_their_bits():
             for part, v in got.items():
                 want = recorded[f"{key}|{part}"]
                 assert v.dtype == want.dtype and v.shape == want.shape, (key, part)
-                assert v.tobytes() == want.tobytes(), (key, part)
+                if jit_off:  # plain Python: NumPy's scalar exp/log2 and no fused multiply-adds, so ulps move
+                    np.testing.assert_allclose(v, want, rtol=1e-12, atol=1e-15, err_msg=f"{key} {part}")
+                else:
+                    assert v.tobytes() == want.tobytes(), (key, part)
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 16, 33, 70])
