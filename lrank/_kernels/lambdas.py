@@ -29,7 +29,9 @@ pair of label groups is swept twice, each sweep adding into a contiguous run of 
 (no reduction in the inner loop, ``error_model="numpy"`` so the division is not guarded). The sums
 thus take their terms in a fixed order (by group, then by rank), not the order of the NDCG@k loop:
 whole-list lambdas differ from a pair-by-pair sum in the last bits. NDCG@k lambdas (``k > 0``,
-LambdaMART) keep the pair-by-pair order and their bits.
+LambdaMART) keep the pair-by-pair order and their bits; without a pair list and with no underflow
+their rows run without a branch per pair (`_top_k_rows_plain`, the same sums bit for bit).
+``tests/test_lambdas.py`` checks both kinds against outputs recorded before the session-4 rewrite.
 
 Compile time (issue 15.5): what used to be a chain of nine kernels plus numba's ``argsort`` and ``np.take``
 is one compiled kernel per use, `_lambdas` (NDCG@k, LambdaMART, and any pair list) or `_lambdas_whole`
