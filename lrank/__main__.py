@@ -239,6 +239,41 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
+    """The rows and header of ``figures/benchmarks.*`` after this run: the stored page's rows that this run
+    keeps, with ``df``'s rows put in (a row of the same module and benchmark name is replaced, a new one goes
+    after its module's last row). ``--into-page`` keeps every stored row and the stored header, adding a
+    sentence on the rows it brought; a whole run keeps only the stored rows of another profile (the 1M
+    scale rows of ``--profile paper``) and their sentence."""
+    import pandas as pd
+
+    csv = page_md.with_suffix(".csv")
+    if not csv.is_file():
+        return df, header
+    old = pd.read_csv(csv)
+    if "profile" not in old.columns:
+        old["profile"] = "quick"
+    new_keys = set(zip(df["module"], df["benchmark"]))
+    keep = [(m, b) not in new_keys and (args.into_page or p != args.profile)
+            for m, b, p in zip(old["module"], old["benchmark"], old["profile"])]
+    old = old[keep]
+    order = list(dict.fromkeys([*old["module"], *df["module"]]))
+    merged = pd.concat([old, df], ignore_index=True)
+    merged = merged.sort_values("module", key=lambda c: c.map(order.index), kind="stable")
+    stored = page_md.read_text(encoding="utf-8").split("\n", 1)[0] if page_md.is_file() else ""
+    base, *said = stored.split(" Rows with profile=")
+    said = [" Rows with profile=" + x for x in said
+            if any(x.startswith(f"{p} in module(s) {m}") for p, m in zip(old["profile"], old["module"]))]
+    if not args.into_page:
+        return merged.reset_index(drop=True), header + "".join(said)
+    run = header.split(", measured", 1)[-1].split(". ratio", 1)[0].strip()
+    added = (f" Rows with profile={args.profile} in module(s) {', '.join(sorted(set(df['module'])))} come "
+             f"from `python -m lrank bench --profile {args.profile} --only {' '.join(args.only or [])} "
+             f"--into-page` ({run}).")
+    said = [x for x in said if not x.startswith(added.split(" come from")[0])]
+    return merged.reset_index(drop=True), (base or header) + "".join(said) + added
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -260,7 +295,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                          "met": False, "notes": f"failed: {type(exc).__name__}: {exc}"})
             print(f"   failed: {type(exc).__name__}: {exc}", flush=True)
     df = pd.DataFrame(rows)
-    stem = "benchmarks" if not args.only else "benchmarks_" + "_".join(args.only)
+    df["profile"] = args.profile
+    stem = "benchmarks" if not args.only or args.into_page else "benchmarks_" + "_".join(args.only)
     out = figures_dir("quick") / f"{stem}.md"
     import numba
 
@@ -269,6 +305,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
               f"{numba.__version__}, NUMBA_NUM_THREADS={numba.config.NUMBA_NUM_THREADS}, "
               f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', 'unset')}. "
               "ratio = reference time / lrank time unless the row says otherwise.")
+    if stem == "benchmarks":
+        df, header = _merge_page(df, out, header, args)
     out.write_text(header + "\n\n" + (df.to_markdown(index=False, floatfmt=".4g") if len(df) else "(no rows)")
                    + "\n", encoding="utf-8")
     df.to_csv(out.with_suffix(".csv"), index=False)
@@ -317,6 +355,10 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("bench", help="run the benchmarks and write figures/benchmarks.md")
     p.add_argument("--profile", choices=("quick", "paper"), default="quick")
     p.add_argument("--only", nargs="*", help="run only benchmark modules whose name contains one of these")
+    p.add_argument("--into-page", action="store_true",
+                   help="put the rows into the stored figures/benchmarks.csv/.md (replacing rows of the "
+                        "same module and name) instead of writing figures/benchmarks_<only>.*; e.g. the "
+                        "1M-document scale rows: --profile paper --only scale --into-page")
     p.set_defaults(func=cmd_bench)
 
     args = parser.parse_args(argv)

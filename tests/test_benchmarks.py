@@ -30,3 +30,39 @@ def test_benchmark_module_imports_resolve(name):
                and importlib.util.find_spec(f"{mod}.{attr}") is None]
     assert not missing, f"lrank.benchmarks.{name}: {missing} no longer resolve"
 
+
+
+def _page(tmp_path, rows, header):
+    import pandas as pd
+
+    md = tmp_path / "benchmarks.md"
+    md.write_text(header + "\n\n(table)\n", encoding="utf-8")
+    pd.DataFrame(rows).to_csv(md.with_suffix(".csv"), index=False)
+    return md
+
+
+def test_bench_page_merge_keeps_rows_of_the_other_profile(tmp_path):
+    """`bench --into-page` puts the 1M rows of the paper profile into the stored page, replacing rows of the
+    same name; a later whole quick run keeps them (and their sentence) and replaces every quick row."""
+    import argparse
+
+    import pandas as pd
+
+    from lrank.__main__ import _merge_page
+
+    stored = [dict(module="gbrt", benchmark="a", ratio=1.0), dict(module="scale", benchmark="b", ratio=2.0),
+              dict(module="scale", benchmark="1M", ratio=0.1)]
+    md = _page(tmp_path, stored, "Benchmarks (quick profile), run Q.")
+    paper = pd.DataFrame([dict(module="scale", benchmark="1M", ratio=3.0, profile="paper")])
+    merged, header = _merge_page(paper, md, "Benchmarks (paper profile), measured on X. ratio = r.",
+                                 argparse.Namespace(into_page=True, profile="paper", only=["scale"]))
+    assert list(merged["benchmark"]) == ["a", "b", "1M"] and list(merged["ratio"]) == [1.0, 2.0, 3.0]
+    assert header.startswith("Benchmarks (quick profile), run Q. Rows with profile=paper in module(s) scale")
+    merged.to_csv(md.with_suffix(".csv"), index=False)
+    md.write_text(header + "\n", encoding="utf-8")
+    quick = pd.DataFrame([dict(module="gbrt", benchmark="a", ratio=5.0, profile="quick"),
+                          dict(module="scale", benchmark="b", ratio=6.0, profile="quick")])
+    merged, header = _merge_page(quick, md, "Benchmarks (quick profile), run R.",
+                                 argparse.Namespace(into_page=False, profile="quick", only=None))
+    assert sorted(zip(merged["benchmark"], merged["ratio"])) == [("1M", 3.0), ("a", 5.0), ("b", 6.0)]
+    assert header.startswith("Benchmarks (quick profile), run R. Rows with profile=paper in module(s) scale")

@@ -263,3 +263,33 @@ def test_whole_tree_kernel_same_bits_as_node_by_node(cls, growth, monkeypatch):
             assert out[0][0].tobytes() == out[1][0].tobytes()
             for a, b in zip(out[0][1], out[1][1]):
                 assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("cls", [MART, LambdaMART, McRank])
+def test_threads_same_bits(cls, monkeypatch):
+    """n_jobs=2 (the lambdas' parallel twin from `PARALLEL_MIN_LAMBDA_DOCS` documents, forced here, and
+    the node-by-node tree with parallel histograms, forced too) gives the bits of n_jobs=1, on ties, NaN,
+    one-document queries and a query with all-equal labels; so does `lambdamart_step`."""
+    import lrank.models.gbrt as gbrt
+    from lrank.weak.tree import RegressionTree
+
+    monkeypatch.setattr(gbrt, "PARALLEL_MIN_LAMBDA_DOCS", 0)
+    monkeypatch.setattr(RegressionTree, "_parallel_min_tree_work", 0)
+    monkeypatch.setattr(RegressionTree, "_parallel_min_work", 0)
+    for seed in range(2):
+        X, y, qid = _awkward_set(seed)
+        out = []
+        for n_jobs in (1, 2):
+            m = cls(n_estimators=5, num_leaves=7, min_child_samples=3, n_jobs=n_jobs)
+            out.append((m.fit(X, y, qid=qid).predict(X), m.trees_, m.history_["sum_abs_grad"].to_numpy()))
+        assert out[0][0].tobytes() == out[1][0].tobytes()
+        for a, b in zip(out[0][1] + (out[0][2],), out[1][1] + (out[1][2],)):
+            assert a.tobytes() == b.tobytes()
+    if cls is LambdaMART:
+        X, y, qid = _awkward_set(5)
+        bins = bin_features(X)
+        qptr = np.r_[0, np.flatnonzero(np.diff(qid)) + 1, qid.size].astype(np.int64)
+        s = np.random.default_rng(0).normal(size=qid.size)
+        steps = [lambdamart_step(bins.codes, y, qptr, s, params=dict(n_jobs=nj, min_child_samples=3),
+                                 n_bins=bins.n_bins)[1] for nj in (1, 2)]
+        assert steps[0].tobytes() == steps[1].tobytes()

@@ -127,47 +127,6 @@ def _child_histogram_global(gbin, vals, rows, start, end, out, parent):
             parent[b, c] -= out[b, c]
 
 
-@njit(cache=True, parallel=True)
-def _histogram_global_parallel(gbin, vals, rows, start, end, off, hist, nblk):
-    """Parallel twin of :func:`_histogram_global`: ``prange`` over blocks of features (``off`` gives each
-    feature's first histogram row only to split the features), each block summed row by row as the
-    serial kernel does (the same order for every bin, so the same bits)."""
-    F = gbin.shape[1]
-    C = vals.shape[1]
-    flat = hist.reshape(hist.size)
-    nblk = max(1, min(F, nblk))
-    for blk in prange(nblk):
-        f0 = blk * F // nblk
-        f1 = (blk + 1) * F // nblk
-        if C == 2:
-            for k in range(start, end):
-                i = rows[k]
-                g = vals[i, 0]
-                h = vals[i, 1]
-                for f in range(f0, f1):
-                    b = np.int64(gbin[i, f]) << 1
-                    flat[b] += g
-                    flat[b + 1] += h
-        elif C == 3:
-            for k in range(start, end):
-                i = rows[k]
-                g = vals[i, 0]
-                h = vals[i, 1]
-                n = vals[i, 2]
-                for f in range(f0, f1):
-                    b = np.int64(gbin[i, f]) * 3
-                    flat[b] += g
-                    flat[b + 1] += h
-                    flat[b + 2] += n
-        else:
-            for k in range(start, end):
-                i = rows[k]
-                for f in range(f0, f1):
-                    b = np.int64(gbin[i, f]) * C
-                    for c in range(C):
-                        flat[b + c] += vals[i, c]
-
-
 @njit(cache=True)
 def _histogram_features(codes, vals, rows, start, end, feats, off, hist):
     """:func:`histogram` restricted to the features ``feats``: feature ``feats[t]`` owns the flat rows
@@ -195,8 +154,10 @@ def _child_histogram_features(codes, vals, rows, start, end, feats, off, out, pa
 
 @njit(cache=True, parallel=True)
 def _histogram_parallel(codes, vals, rows, start, end, off, hist, nblk):
-    """Parallel twin of :func:`histogram`: ``prange`` over blocks of features, each block summed row by
-    row as the serial kernel does (the same order for every bin, so the same bits)."""
+    """Parallel twin of :func:`_histogram` and :func:`_histogram_global`: ``prange`` over blocks of
+    features, each block summed row by row as the serial kernels do (the same order for every bin, so
+    the same bits). For global bin indices pass ``codes = gbin`` and ``off`` all zeros (a uint16
+    specialisation; the one block loop serves both layouts)."""
     F = codes.shape[1]
     C = vals.shape[1]
     nblk = max(1, min(F, nblk))  # blocking does not change any bin's summation order

@@ -28,7 +28,6 @@ from numba import prange
 from ._jit import njit
 from .histograms import (
     _child_histogram,
-    _child_histogram_features,
     _child_histogram_global,
     _histogram,
     _histogram_global,
@@ -169,25 +168,36 @@ def _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin,
 
 
 @njit(cache=True)
-def _best_split(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total, tot,
-               parent_score, h_unit):
-    """Best ``(gain, feature, j)`` over ``features`` for one node (feature -1 when no split is valid)."""
+def _best_split_fast(hist, off, features, crit, min_data, min_hess, tot, parent_score, h_unit):
+    """:func:`_best_split` for SE and RWSE/OLE without pairs (the scan :func:`_fast_feature_best` per
+    feature): the whole-tree kernel calls it directly, so a fit without WSE or pairs compiles neither
+    :func:`_feature_best` nor :func:`_best_split`."""
     best = -np.inf
     bf = -1
     bj = -1
+    md = min_data - 0.5
+    inv_unit = 1.0 / h_unit if h_unit > 0.0 else 0.0
+    for t in range(features.size):
+        f = features[t]
+        g, j = _fast_feature_best(hist, off[f], off[f + 1] - off[f], crit, md, min_hess, tot[0], tot[1],
+                                  tot[2], inv_unit)
+        g = g - parent_score
+        if j >= 0 and g > best:
+            best = g
+            bf = f
+            bj = j
+    return best, bf, bj
+
+
+@njit(cache=True)
+def _best_split(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total, tot,
+               parent_score, h_unit):
+    """Best ``(gain, feature, j)`` over ``features`` for one node (feature -1 when no split is valid)."""
     if crit != 1 and not use_pairs:  # the fast scan directly (the same numbers as _feature_best's)
-        md = min_data - 0.5
-        inv_unit = 1.0 / h_unit if h_unit > 0.0 else 0.0
-        for t in range(features.size):
-            f = features[t]
-            g, j = _fast_feature_best(hist, off[f], off[f + 1] - off[f], crit, md, min_hess, tot[0], tot[1],
-                                      tot[2], inv_unit)
-            g = g - parent_score
-            if j >= 0 and g > best:
-                best = g
-                bf = f
-                bj = j
-        return best, bf, bj
+        return _best_split_fast(hist, off, features, crit, min_data, min_hess, tot, parent_score, h_unit)
+    best = -np.inf
+    bf = -1
+    bj = -1
     for t in range(features.size):
         f = features[t]
         g, j = _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total,
@@ -243,37 +253,6 @@ def _partition_rows(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_
 
 
 @njit(cache=True)
-def _partition_pairs(pa, pb, pidx, start, end, leaf_of, left_id, right_id, tmp):
-    """Order the node's pairs: inside the left child, inside the right child, then the crossing ones.
-
-    Returns ``(mid, new_end)``: left pairs are ``pidx[start:mid]``, right pairs ``pidx[mid:new_end]``,
-    crossing pairs (one document in each child; they leave the tree's pair lists) ``pidx[new_end:end]``,
-    each group in its original order.
-    """
-    nl = 0
-    nr = 0
-    nc = 0
-    m = end - start
-    for k in range(start, end):
-        p = pidx[k]
-        la = leaf_of[pa[p]]
-        if la != leaf_of[pb[p]]:
-            nc += 1
-            tmp[m - nc] = p  # crossing pairs fill tmp from the back
-        elif la == left_id:
-            pidx[start + nl] = p
-            nl += 1
-        elif la == right_id:
-            tmp[nr] = p
-            nr += 1
-    for k in range(nr):
-        pidx[start + nl + k] = tmp[k]
-    for k in range(nc):
-        pidx[start + nl + nr + k] = tmp[m - 1 - k]
-    return start + nl, start + nl + nr
-
-
-@njit(cache=True)
 def _node_totals(hist, off, f, out):
     """Sum the channels of feature ``f``'s histogram rows (the node totals) into ``out``."""
     for c in range(hist.shape[1]):
@@ -290,7 +269,11 @@ def _node_summary(hist, off, crit, h_unit, use_pairs, p_total, min_hess, tot, k)
     count ``round(H / h_unit)`` for a two-channel histogram), and return its own score (as
     :func:`_score`; for OLE with pairs, on the exact second derivative ``H - 2 p_total``)."""
     t = tot[k]
-    _node_totals(hist, off, 0, t)
+    for c in range(hist.shape[1]):  # feature 0's rows, as _node_totals sums them
+        acc = 0.0
+        for b in range(off[0], off[1]):
+            acc += hist[b, c]
+        t[c] = acc
     if hist.shape[1] == 2:
         t[2] = np.floor(t[1] / h_unit + 0.5)
     G = t[0]
@@ -318,10 +301,7 @@ def _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, 
     rt = n_nodes + 1
     s0 = start[node]
     s1 = end[node]
-    if use_gbin:  # code <= j iff off[f] + code <= off[f] + j
-        mid = _partition_rows(gbin, rows, s0, s1, f, off[f] + j, tmp, leaf_of, lt, rt)
-    else:
-        mid = _partition_rows(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt)
+    mid = _partition_rows(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt)  # (also with gbin: one type)
     start[lt] = s0
     end[lt] = mid
     start[rt] = mid
@@ -332,9 +312,20 @@ def _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, 
         small, large = rt, lt
     slot[large] = slot[node]
     slot[small] = n_leaves  # slots 0..n_leaves-1 are in use
-    if last:  # feature 0 owns the histogram rows 0:off[1]
-        _child_histogram_features(codes, vals, rows, start[small], end[small], np.zeros(1, dtype=np.int64),
-                                  off[:2], hist[n_leaves][:off[1]], hist[slot[node]][:off[1]])
+    if last:  # feature 0 owns the histogram rows 0:off[1]: its bins only, each summed in row order as in
+        # the full histogram (the same bits as _child_histogram_features on feature 0)
+        out = hist[n_leaves]
+        par = hist[slot[node]]
+        C = vals.shape[1]
+        out[:off[1]] = 0.0
+        for k in range(start[small], end[small]):
+            i = rows[k]
+            b = codes[i, 0]
+            for c in range(C):
+                out[b, c] += vals[i, c]
+        for b in range(off[1]):
+            for c in range(C):
+                par[b, c] -= out[b, c]
     elif use_gbin:
         _child_histogram_global(gbin, vals, rows, start[small], end[small], hist[n_leaves], hist[slot[node]])
     else:
@@ -351,7 +342,7 @@ def _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, 
 @njit(cache=True)
 def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_data, min_hess, breadth_first,
                hist, rows, tmp, leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
-               parent_score):
+               parent_score, features, bg, bf, bj, is_open):
     """Grow one unconstrained tree without pair lists in one call (no per-node Python).
 
     The same kernels in the same order as `lrank.weak.tree.RegressionTree`'s node-by-node path, so the
@@ -361,15 +352,15 @@ def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_d
     are set here; node arrays have ``2 num_leaves - 1`` entries, ``feature``/``jbin``/``left``/``right``
     filled with -1, the rest with zeros. ``use_gbin``: histograms and partitions read
     the global bin indices ``gbin = off[f] + codes`` (`_global_bins`; no offset per entry, the same
-    bits). Returns ``(n_nodes, n_leaves)``.
+    bits). SE and RWSE only (WSE grows node by node): the split search is :func:`_best_split_fast`.
+    ``features`` is ``arange(F)``; ``bg`` (float), ``bf``, ``bj``, ``is_open`` (int64) are scratch of
+    ``2 num_leaves - 1`` entries (from the caller: no array constructors in the compiled chain).
+    Returns ``(n_nodes, n_leaves)``.
     """
     n = rows.size
     for i in range(n):
         rows[i] = i
         leaf_of[i] = 0
-    F = off.size - 1
-    features = np.arange(F)
-    dummy = np.zeros(1)
     hist[0][:] = 0.0
     if use_gbin:
         _histogram_global(gbin, vals, rows, 0, n, hist[0])
@@ -378,55 +369,55 @@ def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_d
     end[0] = n
     parent_score[0] = _node_summary(hist[0], off, crit, h_unit, False, 0.0, min_hess, tot, 0)
     max_nodes = 2 * num_leaves - 1
-    bg = np.full(max_nodes, -np.inf)
-    bf = np.full(max_nodes, -1, dtype=np.int64)
-    bj = np.full(max_nodes, -1, dtype=np.int64)
+    for nd in range(max_nodes):
+        bg[nd] = -np.inf
+        bf[nd] = -1
+        bj[nd] = -1
+        is_open[nd] = 0
     n_nodes = 1
     n_leaves = 1
-    if breadth_first:
-        queue = np.empty(max_nodes, dtype=np.int64)
-        q0 = 0
-        q1 = 1
-        queue[0] = 0
-        while q0 < q1 and n_leaves < num_leaves:
+    queue = bf  # breadth first: the level-order queue (its nodes are searched when taken, not stored)
+    q0 = 0
+    q1 = 1
+    queue[0] = 0
+    if not breadth_first:
+        is_open[0] = 1
+        bg[0], bf[0], bj[0] = _best_split_fast(hist[0], off, features, crit, min_data, min_hess, tot[0],
+                                               parent_score[0], h_unit)
+    while n_leaves < num_leaves:  # one split per pass, one _split_node call site for both growths
+        if breadth_first:
+            if q0 >= q1:
+                break
             node = queue[q0]
             q0 += 1
             if end[node] - start[node] < 2.0 * min_data:
                 continue  # no split leaves min_data documents on both sides: not searched
-            s = slot[node]
-            g, f, j = _best_split(hist[s], off, features, crit, min_data, min_hess, False, dummy, dummy, 0.0,
-                                  tot[node], parent_score[node], h_unit)
+            g, f, j = _best_split_fast(hist[slot[node]], off, features, crit, min_data, min_hess, tot[node],
+                                       parent_score[node], h_unit)
             if f < 0 or not g > 0.0:
                 continue
-            _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
-                        node, f, j, g, n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end,
-                        slot, parent_score, n_leaves + 1 == num_leaves)
+        else:
+            node = -1
+            for nd in range(n_nodes):  # the largest positive gain; ties to the smaller node id
+                if is_open[nd] != 0 and bf[nd] >= 0 and bg[nd] > 0.0 and (node < 0 or bg[nd] > bg[node]):
+                    node = nd
+            if node < 0:
+                break
+            is_open[node] = 0
+            g, f, j = bg[node], bf[node], bj[node]
+        _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
+                    node, f, j, g, n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end,
+                    slot, parent_score, n_leaves + 1 == num_leaves)
+        if breadth_first:
             queue[q1] = n_nodes
             queue[q1 + 1] = n_nodes + 1
             q1 += 2
-            n_nodes += 2
-            n_leaves += 1
-        return n_nodes, n_leaves
-    is_open = np.zeros(max_nodes, dtype=np.bool_)
-    is_open[0] = True
-    bg[0], bf[0], bj[0] = _best_split(hist[0], off, features, crit, min_data, min_hess, False, dummy, dummy,
-                                      0.0, tot[0], parent_score[0], h_unit)
-    while n_leaves < num_leaves:
-        node = -1
-        for nd in range(n_nodes):  # the largest positive gain; ties to the smaller node id
-            if is_open[nd] and bf[nd] >= 0 and bg[nd] > 0.0 and (node < 0 or bg[nd] > bg[node]):
-                node = nd
-        if node < 0:
-            break
-        is_open[node] = False
-        _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
-                    node, bf[node], bj[node], bg[node], n_nodes, n_leaves, feature, jbin, left, right, gain,
-                    tot, start, end, slot, parent_score, n_leaves + 1 == num_leaves)
-        for c in (n_nodes, n_nodes + 1):
-            is_open[c] = True
-            if n_leaves + 1 < num_leaves and end[c] - start[c] >= 2.0 * min_data:  # else never split
-                bg[c], bf[c], bj[c] = _best_split(hist[slot[c]], off, features, crit, min_data, min_hess,
-                                                  False, dummy, dummy, 0.0, tot[c], parent_score[c], h_unit)
+        else:
+            for c in (n_nodes, n_nodes + 1):
+                is_open[c] = 1
+                if n_leaves + 1 < num_leaves and end[c] - start[c] >= 2.0 * min_data:  # else never split
+                    bg[c], bf[c], bj[c] = _best_split_fast(hist[slot[c]], off, features, crit, min_data,
+                                                           min_hess, tot[c], parent_score[c], h_unit)
         n_nodes += 2
         n_leaves += 1
     return n_nodes, n_leaves
@@ -482,9 +473,6 @@ def warmup() -> None:
     rows = np.arange(3, dtype=np.int64)
     leaf_of = np.zeros(3, dtype=np.int64)
     _partition_rows(codes, rows, 0, 3, 0, 1, np.empty(3, dtype=np.int64), leaf_of, 1, 2)
-    pa = np.array([0], dtype=np.int64)
-    _partition_pairs(pa, pa + 1, np.zeros(1, dtype=np.int64), 0, 1, leaf_of, 1, 2,
-                     np.empty(1, dtype=np.int64))
     f = np.zeros((1, 3), dtype=np.int64)
     lr = np.array([[1, -1, -1]], dtype=np.int64)
     _predict_add(np.zeros((2, 2), dtype=np.float32), f, np.zeros((1, 3)), lr, lr + 1, np.zeros((1, 3)),
@@ -494,5 +482,7 @@ def warmup() -> None:
     for use_gbin in (True, False):  # one specialisation: the flags are values, not types
         ints = [np.full(3, -1, dtype=np.int64) for _ in range(7)]  # rows, tmp, leaf_of, 4 node arrays
         idx = [np.zeros(3, dtype=np.int64) for _ in range(3)]  # start, end, slot
+        scratch = [np.zeros(3, dtype=np.int64) for _ in range(3)]  # bf, bj, is_open
         _grow_tree(codes, gbin, use_gbin, np.ones((3, 2)), off, SE, 1.0, 2, 1.0, 0.0, use_gbin,
-                   np.zeros((2, 6, 2)), *ints, np.zeros(3), np.zeros((3, 4)), *idx, np.zeros(3))
+                   np.zeros((2, 6, 2)), *ints, np.zeros(3), np.zeros((3, 4)), *idx, np.zeros(3),
+                   np.arange(2, dtype=np.int64), np.zeros(3), *scratch)

@@ -95,7 +95,9 @@ def _per_tree_rows(n_queries: int) -> list[dict]:
                 f"{name} time per tree, 10 leaves, {what}", t.a, f"LightGBM {kind}", t.b,
                 target=">= 1.0 (issue 15.1)", ok=t.ratio >= 1.0, threads=th, repeats=reps, timing=T.WALL,
                 load=t.load, notes=f"lr 0.1, min_child_samples 20, 254 thresholds; ({n} trees - 1 tree) / "
-                                   f"{n - 1} each side; CPU-time ratio {t.cpu_ratio:.2f}"))
+                                   f"{n - 1} each side; CPU-time ratio {t.cpu_ratio:.2f}"
+                                   + ("; lrank: histograms and (LambdaMART, from 50,000 docs) lambdas on the "
+                                      "threads, partition and split search serial" if th > 1 else "")))
         if 2 in threads:
             one, two = per[kind, 1], per[kind, 2]
             at_1m = d.n_docs >= 1_000_000
@@ -111,7 +113,8 @@ def _per_tree_rows(n_queries: int) -> list[dict]:
 
 def run(profile: str = "quick") -> list[dict]:
     """Set-up time and peak RSS rows at 200k (quick) or 1M (paper) documents, 1 and 2 threads, then the
-    time per tree at that size (and at 200k as well in the paper profile)."""
+    time per tree at that size (``python -m lrank bench --profile paper --only scale --into-page`` puts the
+    1M rows beside the quick run's 200k rows in ``figures/benchmarks.md``)."""
     n_queries = 1724 if profile == "quick" else 8620
     reps = 3
     rows = []
@@ -141,8 +144,7 @@ def run(profile: str = "quick") -> list[dict]:
             target="ours <= LightGBM's (issue 15.6)", ok=o["maxrss_mb"] <= lg["maxrss_mb"], threads=th,
             repeats=reps, timing="ru_maxrss of each process, median", load=ld,
             notes="columns *_s hold megabytes; both processes generate the same float32 matrix first"))
-    for nq in ((1724,) if profile == "quick" else (1724, 8620)):
-        rows += _per_tree_rows(nq)
+    rows += _per_tree_rows(n_queries)  # 200k rows: the quick run's; put 1M into the page with --into-page
     return rows
 
 

@@ -68,6 +68,18 @@ class LambdaMARTParams:
     n_jobs: int = 1
 
 
+#: documents from which LambdaMART's lambdas use the ``n_jobs`` threads (the parallel twin, ``prange`` over
+#: queries: the same bits on any thread count). Below it they stay serial, as small trees do: at 5,000
+#: documents (0.8-1.8 ms of lambdas per tree) the second thread was slower on a loaded host (1.8 vs 2.3 ms);
+#: at 200,000 documents the lambdas are ~25 ms, a fifth of a 1-thread LambdaMART tree.
+PARALLEL_MIN_LAMBDA_DOCS = 50_000
+
+
+def _lambda_jobs(n_jobs: int, n_docs: int) -> int:
+    """Threads for the lambdas of ``n_docs`` documents (`PARALLEL_MIN_LAMBDA_DOCS`)."""
+    return n_jobs if n_docs >= PARALLEL_MIN_LAMBDA_DOCS else 1
+
+
 # Workspaces reused across lambdamart_step calls on the same codes (BoostingTree, EXP3.P and the standard
 # variant call it once per iteration on one binned matrix): (id(codes), thread) -> TreeWorkspace. An entry
 # is dropped when its codes are freed; the thread in the key keeps concurrent fits from sharing buffers.
@@ -124,7 +136,8 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
         params = replace(LambdaMARTParams(), **params)
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     lam, w, pairs = lambdamart_gradients(y, qptr, scores, k=params.ndcg_at, sigma=params.sigma,
-                                         with_pairs=params.criterion == "ole")
+                                         with_pairs=params.criterion == "ole",
+                                         n_jobs=_lambda_jobs(params.n_jobs, scores.size))
     tree = RegressionTree(num_leaves=params.num_leaves, min_child_samples=params.min_child_samples,
                           min_child_weight=params.min_child_weight, growth=params.growth,
                           criterion=params.criterion, feature_constraint=constraint, n_jobs=params.n_jobs)
@@ -137,6 +150,27 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
     del tree.workspace_  # the returned tree does not hold the (shared) buffers
     tree.value_ = tree.value_ * params.learning_rate
     return tree, scores + tree.value_[tree.leaf_of_]
+
+
+def _padded(nodes: list[tuple[np.ndarray, ...]], M: int) -> tuple[np.ndarray, ...]:
+    """Stack per-tree node arrays ``(feature, theta, left, right, value)`` into five ``(n_trees, M)``
+    arrays, padded after each tree's own nodes (feature 0, theta 0, no children, value 0); ``feature``
+    is -1 at a tree's leaves and stored as 0 (never read: a leaf has no test)."""
+    T = len(nodes)
+    f = np.zeros((T, M), dtype=np.int64)
+    th = np.zeros((T, M))
+    lt = np.full((T, M), -1, dtype=np.int64)
+    rt = np.full((T, M), -1, dtype=np.int64)
+    v = np.zeros((T, M))
+    for t, (ft, tht, ltt, rtt, vt) in enumerate(nodes):
+        m = vt.size
+        f[t, :m] = ft
+        th[t, :m] = tht
+        lt[t, :m] = ltt
+        rt[t, :m] = rtt
+        v[t, :m] = vt
+    np.maximum(f, 0, out=f)
+    return f, th, lt, rt, v
 
 
 _INT_PARAMS = ("n_estimators", "num_leaves", "min_child_samples", "max_thresholds", "early_stopping_rounds",
@@ -174,7 +208,8 @@ class _GBRT(BaseRanker):
         ``valid_<metric>``, ``valid1_<metric>``, ...). The training data is not scored unless it is
         passed in ``eval_set`` (as LightGBM does): a fit without ``eval_set`` evaluates nothing.
     n_jobs : int, default 1
-        Threads of the histogram kernels (-1: all numba threads); results do not depend on it.
+        Threads of the histogram kernels and, from `PARALLEL_MIN_LAMBDA_DOCS` documents, of LambdaMART's
+        lambdas (-1: all numba threads); results do not depend on it.
     random_state : int or None
         Seeds the ``"subsample"`` binning (the only random choice).
     verbose : bool, default False
@@ -280,7 +315,7 @@ class _GBRT(BaseRanker):
         raw = np.tile(init, (data.n_docs, 1))
         vraws = [np.tile(init, (v.n_docs, 1)) for v in valid]
         metric = self.eval_metric
-        nodes: list[tuple[np.ndarray, ...]] = []  # per tree: feature, theta, left, right, value (M each)
+        nodes: list[tuple[np.ndarray, ...]] = []  # per tree: feature, theta, left, right, value (<= M each)
         rows: list[dict] = []
         ws = None
         n_bins, thresholds = bins.n_bins, bins.thresholds  # properties: computed once, not per tree
@@ -297,16 +332,10 @@ class _GBRT(BaseRanker):
                 del tree.workspace_
                 v = tree.value_ * self.learning_rate
                 raw[:, k] += v[tree.leaf_of_]  # Eq. 1: f_{t+1} = f_t + alpha g_t
-                m = v.size
-                one = (np.zeros((1, M), dtype=np.int64), np.zeros((1, M)),
-                       np.full((1, M), -1, dtype=np.int64), np.full((1, M), -1, dtype=np.int64),
-                       np.zeros((1, M)))
-                one[0][0, :m] = np.maximum(tree.feature_, 0)
-                one[1][0, :m] = tree.threshold_
-                one[2][0, :m] = tree.children_left_
-                one[3][0, :m] = tree.children_right_
-                one[4][0, :m] = v
+                one = (tree.feature_, tree.threshold_, tree.children_left_, tree.children_right_, v)
                 nodes.append(one)
+                if valid:
+                    one = _padded([one], M)
                 for vd, vr in zip(valid, vraws):
                     col = np.ascontiguousarray(vr[:, k])
                     _tk._predict_add(vd.X, *one, np.zeros(1, dtype=np.int64), 1.0, col)
@@ -330,7 +359,7 @@ class _GBRT(BaseRanker):
                             f"after iteration {best_it}")
                     break
         self.init_ = init
-        self.trees_ = tuple(np.concatenate([t[c] for t in nodes]) for c in range(5))
+        self.trees_ = _padded(nodes, M)
         self.n_iter_ = n_iter
         self.n_features_in_ = data.n_features
         self.best_iteration_ = best_it if self.early_stopping_rounds is not None else None
@@ -484,5 +513,6 @@ class LambdaMART(_GBRT):
 
     def _derivatives(self, data, raw):
         lam, w, pairs = lambdamart_gradients(data.y, data.qptr, raw[:, 0], k=self.ndcg_at, sigma=self.sigma,
-                                             with_pairs=self.criterion == "ole")
+                                             with_pairs=self.criterion == "ole",
+                                             n_jobs=_lambda_jobs(self.n_jobs, data.n_docs))
         yield 0, -lam, w, pairs

@@ -26,10 +26,10 @@ boosting loss at ``o = 0`` (``grad = L'``, ``hess = L''``):
   names (plus feature 0, whose bins give the node totals): a stump on one feature costs O(n), not
   O(n F), with the same bits as the all-features histograms (each bin is summed in the same order).
 
-An unconstrained tree without pair lists is grown in one kernel call (`lrank._kernels.trees._grow_tree`:
-no per-node Python), its histograms over global bin indices ``off[f] + code`` while these fit in cache
-(`TreeWorkspace.global_bins`); the node-by-node path below serves constraints, OLE's pairs and threads
-at scale. Both give the same bits (tested).
+An unconstrained SE or RWSE tree without pair lists is grown in one kernel call
+(`lrank._kernels.trees._grow_tree`: no per-node Python), its histograms over global bin indices
+``off[f] + code`` while these fit in cache (`TreeWorkspace.global_bins`); the node-by-node path below
+serves constraints, OLE's pairs, WSE and threads at scale. Both give the same bits (tested).
 
 Fitted arrays are indexed by node (root 0, children appended in split order): ``feature_``, ``bin_``
 (the ``j`` of ``code > j``), ``threshold_`` (the raw ``theta_j``; ``-inf`` for the split "missing vs
@@ -84,6 +84,8 @@ class TreeWorkspace:
         self.max_leaves = max_leaves
         self.n_pairs = n_pairs
         self._gbin = None  # global bin indices off[f] + code, made on first use (`global_bins`)
+        self._n_bins_seen = None  # the last n_bins array found equal to ours (`fits`)
+        self.features = np.arange(F, dtype=np.int64)
 
     #: largest global-bin matrix (bytes) made; above it the trees read ``codes`` and add offsets per entry.
     #: The saving is the offset load per entry, which only shows while the matrix is cache-sized: 1.2-1.4x
@@ -107,8 +109,10 @@ class TreeWorkspace:
 
     def fits(self, codes: np.ndarray, max_leaves: int, n_channels: int, n_pairs: int, n_jobs: int,
              n_bins: np.ndarray | None = None) -> bool:
-        if n_bins is not None and not np.array_equal(n_bins, self.n_bins):
-            return False
+        if n_bins is not None and n_bins is not self._n_bins_seen:  # a boosting run passes one array
+            if not np.array_equal(n_bins, self.n_bins):
+                return False
+            self._n_bins_seen = n_bins
         return (self.codes is codes and self.max_leaves >= max_leaves and self.hist.shape[2] == n_channels
                 and self.n_pairs >= n_pairs and self.n_jobs == n_jobs)
 
@@ -349,7 +353,7 @@ class RegressionTree:
             vals[:, 2] = 1.0
         if C == 4:  # WSE: w r^2 = L'^2 / L'' (Eq. 6); a zero hessian is floored at 1e-12
             vals[:, 3] = grad * grad / np.maximum(hess, 1e-12)
-        if cons is None and not use_pairs and self._whole_tree_kernel \
+        if cons is None and not use_pairs and crit != _tk.WSE and self._whole_tree_kernel \
                 and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work):
             return self._grow_whole(codes, ws, crit, h_unit, thresholds)
         par = self.n_jobs != 1
@@ -373,14 +377,15 @@ class RegressionTree:
         hists = [ws.hist[s][:TB] for s in range(L)]
 
         gbin = ws.global_bins() if sub is None and self._use_global_bins else None  # the same bits
+        zero_off = np.zeros_like(off)
 
         def hist_fn(lo: int, hi: int, out: np.ndarray) -> None:
             if sub is not None:
                 _hk._histogram_features(codes, vals, rows, lo, hi, sub, off, out)
             elif par and (hi - lo) * F >= min_work:
                 nblk = numba.get_num_threads()  # an argument: a kernel reading it could not be cached
-                if gbin is not None:
-                    _hk._histogram_global_parallel(gbin, vals, rows, lo, hi, off, out, nblk)
+                if gbin is not None:  # global bin indices: no offsets to add
+                    _hk._histogram_parallel(gbin, vals, rows, lo, hi, zero_off, out, nblk)
                 else:
                     _hk._histogram_parallel(codes, vals, rows, lo, hi, off, out, nblk)
             elif gbin is not None:
@@ -506,7 +511,7 @@ class RegressionTree:
 
     def _grow_whole(self, codes: np.ndarray, ws: TreeWorkspace, crit: int, h_unit: float,
                     thresholds: Sequence[np.ndarray] | None) -> RegressionTree:
-        """The unconstrained serial tree without pair lists: grown in one `_grow_tree` call."""
+        """The unconstrained serial SE/RWSE tree without pair lists: grown in one `_grow_tree` call."""
         L = int(self.num_leaves)
         max_nodes = 2 * L - 1
         feature, jbin, left, right = (np.full(max_nodes, -1, dtype=np.int64) for _ in range(4))
@@ -514,11 +519,12 @@ class RegressionTree:
         gain, parent_score = np.zeros(max_nodes), np.zeros(max_nodes)
         tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
         gbin = ws.global_bins() if self._use_global_bins else None
+        scratch = np.empty((3, max_nodes), dtype=np.int64)  # the kernel's bf, bj, is_open
         n_nodes, n_leaves = _tk._grow_tree(
             codes, _NO_GBIN if gbin is None else gbin, gbin is not None, ws.vals, ws.offsets, crit, h_unit, L,
             float(self.min_child_samples), float(self.min_child_weight), self.growth == "breadth_first",
             ws.hist, ws.rows, ws.tmp, ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
-            parent_score)
+            parent_score, ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2])
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
                             thresholds, codes.shape[1], ws)
 
@@ -542,11 +548,10 @@ class RegressionTree:
         self.value_ = value
         self.leaf_of_ = leaf_of.copy()
         theta = np.full(k, np.nan)
-        if thresholds is not None:
-            for nd in range(k):
-                if left[nd] >= 0:
-                    jj = jbin[nd]
-                    theta[nd] = -np.inf if jj == 0 else float(thresholds[feature[nd]][jj - 1])
+        if thresholds is not None:  # internal nodes only, on Python ints (no NumPy scalar per node)
+            internal = np.flatnonzero(left[:k] >= 0)
+            for nd, f, jj in zip(internal.tolist(), feature[internal].tolist(), jbin[internal].tolist()):
+                theta[nd] = -np.inf if jj == 0 else thresholds[f][jj - 1]
         self.threshold_ = theta
         self.n_features_in_ = F
         self.workspace_ = ws
