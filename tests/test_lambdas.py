@@ -108,3 +108,72 @@ def test_parallel_over_queries_is_the_serial_result(k):
     a = lambdamart_gradients(y, qptr, s, k=k)
     b = lambdamart_gradients(y, qptr, s, k=k, n_jobs=2)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+
+
+def test_ndcg_at_k_lambdas_keep_their_bits():
+    """LambdaMART's NDCG@k lambdas, weights and pair lists are the bits recorded from the kernel before the
+    session-4 rewrite (one kernel instead of a chain of nine; `tests/reference/lambdas_cases.py`), on ties,
+    one-document queries, all-equal labels, queries with no relevant document, a wide label range, NaN and
+    far-apart scores and LETOR-sized queries; the whole-list lambdas (``k <= 0``) too, though issue 15.2
+    would let them move (record the fixture again then)."""
+    import numba
+
+    from tests.reference import lambdas_cases as cases
+
+    jit_off = numba.config.DISABLE_JIT
+    recorded = np.load(cases.FIXTURE)
+    for name, (y, qptr, s) in cases.inputs().items():
+        for k, sigma, with_pairs in cases.CALLS:
+            key = cases.call_key(name, k, sigma, with_pairs)
+            lam, w, pairs = lambdamart_gradients(y, qptr, s, k=k, sigma=sigma, with_pairs=with_pairs)
+            got = {"lam": lam, "w": w}
+            if key + "|pa" in recorded.files:
+                got.update(pa=pairs[0].astype(np.int32), pb=pairs[1].astype(np.int32), pw=pairs[2])
+            for part, v in got.items():
+                want = recorded[f"{key}|{part}"]
+                assert v.dtype == want.dtype and v.shape == want.shape, (key, part)
+                if jit_off:  # plain Python: NumPy's scalar exp/log2 and no fused multiply-adds, so ulps move
+                    np.testing.assert_allclose(v, want, rtol=1e-12, atol=1e-15, err_msg=f"{key} {part}")
+                else:
+                    assert v.tobytes() == want.tobytes(), (key, part)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 16, 33, 70])
+def test_stable_argsort_is_numpys_mergesort(n):
+    """The kernel's merge sort gives ``np.argsort(kind="mergesort")``'s permutation: ties in their incoming
+    order, NaN last, signed zeros equal; on a prefix ``n`` of the buffers only."""
+    from lrank._kernels.lambdas import _argsort_stable
+
+    rng = np.random.default_rng(n)
+    for trial in range(5):
+        key = np.round(rng.normal(size=n + 4), 0 if trial % 2 else 1)
+        if n:
+            key[rng.integers(0, n, max(1, n // 5))] = np.nan
+            key[rng.integers(0, n, max(1, n // 7))] = -0.0
+        if trial == 4:
+            key[:] = 1.0  # all equal
+        idx = np.arange(n + 4, dtype=np.int64)
+        _argsort_stable(key, idx, np.empty(n + 4, dtype=np.int64), n)
+        assert idx[:n].tolist() == np.argsort(key[:n], kind="mergesort").tolist()
+        assert idx[n:].tolist() == list(range(n, n + 4))
+
+
+def test_one_compiled_specialisation():
+    """Every call, whatever the caller's dtypes and with or without the pair list, runs the one compiled
+    signature of `_lambdas` (NDCG@k, pair lists) or `_lambdas_whole` (the whole list without pairs; issue
+    15.5: each specialisation costs a compile)."""
+    from lrank._kernels import lambdas as L
+
+    if not hasattr(L._lambdas, "signatures"):
+        pytest.skip("NUMBA_DISABLE_JIT")
+    rng = np.random.default_rng(3)
+    y, qptr, s = _queries(rng, [5, 1, 12])
+    lambdamart_gradients(y.astype(np.int64), qptr.tolist(), s.astype(np.float32), k=3)
+    lambdamart_gradients(y, qptr.astype(np.int32), s, k=0, with_pairs=True)
+    lambdamart_gradients(y.astype(np.uint8), qptr, s[::-1], k=np.int32(10), sigma=2)
+    lambdamart_gradients(y, qptr, s, k=-1, sigma=np.float32(1.5))
+    lambdamart_gradients(y.tolist(), qptr, s.tolist(), k=0)
+    for kernel in (L._lambdas, L._lambdas_whole):
+        assert len(kernel.signatures) == 1, kernel
+    for callee in (L._argsort_stable, L._pair_block_cols):  # none when the callers came from the cache
+        assert len(callee.signatures) <= 1, callee

@@ -23,13 +23,22 @@ Cost: one ``exp`` per document, not per pair: with ``e_i = exp(sigma (s_i - s_ma
 query's top score, so ``e_i <= 1`` never overflows), ``rho = e_j / (e_i + e_j)`` and
 ``rho (1 - rho) = e_i e_j / (e_i + e_j)^2``; a pair whose two exponentials underflow takes its own
 ``exp``. The whole-list lambdas (``k <= 0``) of BoostingTree's LambdaMART base are O(n_q^2) divisions,
-laid out so they vectorise without reassociation (`_lambdas_whole`): the documents of a query are
+laid out so they vectorise without reassociation (`_whole_list`): the documents of a query are
 grouped by label once per call (a counting sort), stored by group (structure of arrays), and every
 pair of label groups is swept twice, each sweep adding into a contiguous run of per-document sums
 (no reduction in the inner loop, ``error_model="numpy"`` so the division is not guarded). The sums
 thus take their terms in a fixed order (by group, then by rank), not the order of the NDCG@k loop:
 whole-list lambdas differ from a pair-by-pair sum in the last bits. NDCG@k lambdas (``k > 0``,
-LambdaMART) keep the pair-by-pair order and their bits.
+LambdaMART) keep the pair-by-pair order and their bits; without a pair list and with no underflow
+their rows run without a branch per pair (`_top_k_rows_plain`, the same sums bit for bit).
+``tests/test_lambdas.py`` checks both kinds against outputs recorded before the session-4 rewrite.
+
+Compile time (issue 15.5): what used to be a chain of nine kernels plus numba's ``argsort`` and ``np.take``
+is one compiled kernel per use, `_lambdas` (NDCG@k, LambdaMART, and any pair list) or `_lambdas_whole`
+(whole list, BoostingTree), whose per-query preparation and pair loops are ``inline="always"`` helpers
+merged into it before typing, plus a small stable merge sort (`_argsort_stable`) and, for the whole list,
+the vectorised block loop (`_pair_block_cols`). One signature each: the validating function normalises
+dtypes and allocates the workspaces. The parallel twin compiles only when ``n_jobs != 1``.
 """
 
 from __future__ import annotations
@@ -39,110 +48,195 @@ from numba import prange
 
 from ._jit import njit
 
-
-@njit(cache=True)
-def _label_counts(y, lo, hi, cnt):
-    """Counts of each label of documents ``lo:hi`` in ``cnt[0 : ymax - ymin + 1]``; returns ``(ymin, width)``
-    or ``(ymin, -1)`` when the label range is wider than ``cnt`` (then callers sort instead)."""
-    ymin = y[lo]
-    ymax = y[lo]
-    for d in range(lo + 1, hi):
-        ymin = min(ymin, y[d])
-        ymax = max(ymax, y[d])
-    width = ymax - ymin + 1
-    if width > cnt.size:
-        return ymin, -1
-    for v in range(width):
-        cnt[v] = 0
-    for d in range(lo, hi):
-        cnt[y[d] - ymin] += 1
-    return ymin, width
-
-
-@njit(cache=True)
-def _ideal_inv(y, lo, hi, kk, lg, gain, cnt):
-    """``1 / maxDCG@kk`` of the query (0 when it is 0): the gains in decreasing order, summed by rank.
-
-    Labels are counted (no sort) when their range is small; ``gain`` holds the query's gains (any order).
-    """
-    n = hi - lo
-    ideal = 0.0
-    ymin, width = _label_counts(y, lo, hi, cnt)
-    if width > 0:
-        r = 0
-        for v in range(width - 1, -1, -1):
-            gv = 2.0 ** (ymin + v) - 1.0
-            for _ in range(cnt[v]):
-                if r >= kk:
-                    break
-                ideal += gv / lg[r]
-                r += 1
-    else:
-        og = np.argsort(-gain[:n], kind="mergesort")  # the scores' argsort: no second sort compiled
-        for r in range(kk):
-            ideal += gain[og[r]] / lg[r]
-    return 1.0 / ideal if ideal > 0.0 else 0.0
-
-
-@njit(cache=True)
-def _query_prep(y, scores, lo, hi, k, sigma, disc, order, gain, ex, lg, cnt):
-    """Sort the query by score (stable) and fill the per-document workspaces.
-
-    ``disc`` (per document) gets ``1/log2(r + 2)`` for ranks ``r < min(k, n)`` and 0 beyond (``lg[r]`` is
-    ``log2(r + 2)``, tabled once per call); ``order[r]`` is the document at rank ``r``,
-    ``gain[r] = 2^y - 1`` and ``ex[r] = exp(sigma (s - s_max))`` of that document (one ``exp`` per
-    document: the sigmoid of a pair is then ``rho_ij = 1 / (1 + exp(sigma (s_i - s_j)))``
-    ``= ex_j / (ex_i + ex_j)``).
-    Returns (1/maxDCG@k or 0, the cut ``min(k, n)``).
-    """
-    n = hi - lo
-    o = np.argsort(-scores[lo:hi], kind="mergesort")
-    kk = n if (k <= 0 or k > n) else k
-    smax = scores[lo + o[0]] if n > 0 else 0.0
-    for r in range(n):
-        d = lo + o[r]
-        order[r] = d
-        disc[d] = 1.0 / lg[r] if r < kk else 0.0
-        gain[r] = 2.0 ** y[d] - 1.0
-        ex[r] = np.exp(sigma * (scores[d] - smax))
-    return _ideal_inv(y, lo, hi, kk, lg, gain, cnt), kk
-
-
 _TINY = 1e-280  # below this ex_i / (ex_i + ex_j) loses digits: take the pair's own exp
 
-
-@njit(cache=True)
-def _rho(sigma, si, sj, ei, ej):
-    """``rho_ij = 1 / (1 + exp(sigma (s_i - s_j)))`` and ``rho_ij (1 - rho_ij)`` from the per-document
-    exponentials ``ei, ej`` (exact same quantity; the direct ``exp`` where both underflow)."""
-    if ei > _TINY and ej > _TINY:
-        inv_den = 1.0 / (ei + ej)
-        rho = ej * inv_den
-        return rho, (ei * inv_den) * rho
-    rho = 1.0 / (1.0 + np.exp(sigma * (si - sj)))
-    return rho, rho * (1.0 - rho)
+#: rows of the integer workspace: rank -> document, grouped position -> rank, group starts, group cursors,
+#: the merge sort's scratch, label counts, labels by rank
+_I_ROWS = 7
+#: rows of the float workspace: sort keys, gains, exponentials, discounts, lambdas and weights by rank,
+#: log2(r + 2), and the label-grouped exponentials, discounts, lambdas and weights (whole list)
+_F_ROWS = 11
 
 
 @njit(cache=True)
-def _group_by_label(y, order, n, yo, pos, gstart, cnt):
-    """Ranks grouped by label (increasing rank within a group, labels in increasing order): ``pos[u]`` is
-    the rank at grouped position ``u``, group ``g`` owns positions ``gstart[g]:gstart[g + 1]``. A
-    counting sort when the labels' range is small (a stable ``argsort`` otherwise). Returns the number
-    of groups."""
-    lo = order[0]
-    ymin = y[lo]
-    ymax = y[lo]
+def _argsort_stable(key, idx, tmp, n):
+    """Sort ``idx[:n]`` by ``key[idx]`` ascending, NaN last, equal keys in their incoming order: a stable
+    bottom-up merge sort of insertion-sorted runs of 16, the permutation of ``np.argsort(kind="mergesort")``
+    without numba's generic sort (~1.7 s of compilation here)."""
+    run = 16
+    for start in range(0, n, run):  # stable insertion sort of each run of 16
+        stop = start + run if start + run < n else n  # (no min(): each builtin overload is a compile)
+        for i in range(start + 1, stop):
+            x = idx[i]
+            kx = key[x]
+            j = i - 1
+            while j >= start and (kx < key[idx[j]] or (key[idx[j]] != key[idx[j]] and kx == kx)):
+                idx[j + 1] = idx[j]
+                j -= 1
+            idx[j + 1] = x
+    src, dst = idx, tmp
+    width = run
+    swapped = False
+    while width < n:
+        for start in range(0, n, 2 * width):
+            mid = start + width if start + width < n else n
+            end = start + 2 * width if start + 2 * width < n else n
+            i, j, o = start, mid, start
+            while i < mid and j < end:
+                a = key[src[i]]
+                b = key[src[j]]
+                if b < a or (a != a and b == b):  # b strictly first (NaN sorts last)
+                    dst[o] = src[j]
+                    j += 1
+                else:
+                    dst[o] = src[i]
+                    i += 1
+                o += 1
+            while i < mid:
+                dst[o] = src[i]
+                i += 1
+                o += 1
+            while j < end:
+                dst[o] = src[j]
+                j += 1
+                o += 1
+        src, dst = dst, src
+        swapped = not swapped
+        width *= 2
+    if swapped:
+        for t in range(n):
+            idx[t] = tmp[t]
+
+
+@njit(cache=True, error_model="numpy")
+def _lambdas(y, qptr, scores, k, sigma, fill_pairs, lam, w, inv_max_dcg, pa, pb, pw, q0, q1, iw, fw):
+    """NDCG@k lambdas ``lam`` and weights ``w`` (``k > 0``, LambdaMART; or any ``k`` with the pair list) of
+    queries ``q0:q1``, filled in place, and when ``fill_pairs`` their pair list ``(pa, pb, pw)``; returns
+    the number of pairs with ``dZ > 0``.
+
+    One compiled kernel for the whole chain (issue 15.5: every jitted function costs compile time): per
+    query `_prepare_query`, then `_within_k` (a query of at most ``k`` documents, no pair list, no
+    underflow) or `_top_k_rows` (pair by pair), each adding into per-rank sums written back by document.
+    ``iw`` (int64, ``_I_ROWS x (nmax + 1)``) and ``fw`` (float64, ``_F_ROWS x (nmax + 1)``) are the
+    workspaces, ``nmax`` the largest query.
+    """
+    order, pos, gstart, gptr, yr = iw[0], iw[1], iw[2], iw[3], iw[6]
+    gain, ex, dr, lr, wr, lg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
+    for r in range(lg.size):
+        lg[r] = np.log2(r + 2.0)  # the discount's log2(r + 2), once per call
+    n_pairs = 0
+    for q in range(q0, q1):
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw)
+        if not run:
+            continue
+        plain = not fill_pairs and _no_underflow(ex, n)
+        if plain and kk == n:
+            n_pairs += _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr)
+        elif plain:
+            n_pairs += _top_k_rows_plain(sigma, n, kk, inv, yr, gain, ex, dr, lr, wr)
+        else:
+            n_pairs += _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill_pairs,
+                                   pa, pb, pw, n_pairs)
+        for r in range(n):
+            lam[order[r]] = lr[r]
+            w[order[r]] = wr[r]
+    return n_pairs
+
+
+@njit(cache=True, error_model="numpy")
+def _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, q0, q1, iw, fw):
+    """Whole-list lambdas and weights (``k <= 0``, BoostingTree's LambdaMART base; no pair list) of queries
+    ``q0:q1``; returns the number of pairs with ``dZ > 0``. A kernel of its own so that LambdaMART never
+    compiles the grouped sweeps: per query `_prepare_query`, then `_whole_list` (or `_top_k_rows` where
+    an exponential underflowed)."""
+    order, pos, gstart, yr = iw[0], iw[1], iw[2], iw[6]
+    gain, ex, dr, lr, wr, lg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
+    E, D, LAM, W = fw[7], fw[8], fw[9], fw[10]
+    e_i = iw[0, :0]
+    e_f = fw[0, :0]
+    for r in range(lg.size):
+        lg[r] = np.log2(r + 2.0)
+    n_pairs = 0
+    for q in range(q0, q1):
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, 0, sigma, lam, w, inv_max_dcg, iw, fw)
+        if not run:
+            continue
+        if _no_underflow(ex, n):
+            n_pairs += _whole_list(sigma, n, ng, inv, gain, ex, dr, pos, gstart, E, D, LAM, W)
+            for u in range(n):
+                lr[pos[u]] = LAM[u]
+                wr[pos[u]] = W[u]
+        else:
+            n_pairs += _top_k_rows(sigma, n, n, inv, scores, order, yr, gain, ex, dr, lr, wr, False,
+                                   e_i, e_i, e_f, n_pairs)
+        for r in range(n):
+            lam[order[r]] = lr[r]
+            w[order[r]] = wr[r]
+    return n_pairs
+
+
+@njit(inline="always")
+def _no_underflow(ex, n):
+    """Whether every exponential of the query is above ``_TINY`` (a NaN is not)."""
+    for r in range(n):
+        if not ex[r] > _TINY:
+            return False
+    return True
+
+
+@njit(inline="always")
+def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
+    """Query ``q``'s per-rank workspaces: its documents ranked by score (stable, `_argsort_stable`; ties by
+    document order) with labels ``yr``, discounts ``dr`` of NDCG@k, gains and one exponential
+    ``ex = exp(sigma (s - s_max))`` each (``rho_ij = ex_j / (ex_i + ex_j)``), zeroed sums ``lr, wr``; the
+    ranks grouped by label (``pos``, ``gstart``: a counting sort, a stable sort when the label range is
+    wider than the workspace); ``1 / maxDCG@k`` from the groups, also stored in ``inv_max_dcg[q]``.
+
+    Zeroes the query's ``lam`` and ``w``. Returns ``(n, kk, inv, ng, run)``: its size, the cut
+    ``min(k, n)``, ``1 / maxDCG@k``, the number of label groups, and whether any pair can have ``dZ > 0``
+    (two documents or more, a relevant one, two labels or more).
+    """
+    order, pos, gstart, cnt, yr, tmp = iw[0], iw[1], iw[2], iw[5], iw[6], iw[4]
+    key, gain, ex, dr, lr, wr, lg = fw[0], fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
+    lo, hi = qptr[q], qptr[q + 1]
+    n = hi - lo
+    for i in range(lo, hi):
+        lam[i] = 0.0
+        w[i] = 0.0
+    inv_max_dcg[q] = 0.0
+    if n < 2:
+        return n, 0, 0.0, 0, False
+    # ranks: the scores in decreasing order, ties by document order
     for t in range(n):
-        yo[t] = y[order[t]]
-        ymin = min(ymin, y[order[t]])
-        ymax = max(ymax, y[order[t]])
+        key[t] = -scores[lo + t]
+        order[t] = t
+    _argsort_stable(key, order, tmp, n)
+    kk = n if (k <= 0 or k > n) else k
+    smax = scores[lo + order[0]]
+    for r in range(n):
+        d = lo + order[r]
+        order[r] = d
+        yr[r] = y[d]
+        dr[r] = 1.0 / lg[r] if r < kk else 0.0       # disc(r) of NDCG@k
+        gain[r] = 2.0 ** y[d] - 1.0
+        ex[r] = np.exp(sigma * (scores[d] - smax))  # rho_ij = ex_j / (ex_i + ex_j)
+        lr[r] = 0.0
+        wr[r] = 0.0
+    # ranks grouped by label: pos[u] is the rank at grouped position u, group g owns gstart[g]:gstart[g+1]
+    ymin = yr[0]
+    ymax = yr[0]
+    for r in range(1, n):
+        if yr[r] < ymin:
+            ymin = yr[r]
+        if yr[r] > ymax:
+            ymax = yr[r]
     width = ymax - ymin + 1
     ng = 0
-    if width <= cnt.size:
+    if width <= cnt.size:  # a counting sort
         for v in range(width):
             cnt[v] = 0
-        for t in range(n):
-            cnt[y[order[t]] - ymin] += 1
+        for r in range(n):
+            cnt[yr[r] - ymin] += 1
         u = 0
         for v in range(width):  # cnt[v] becomes the first position of label ymin + v
             c = cnt[v]
@@ -151,19 +245,70 @@ def _group_by_label(y, order, n, yo, pos, gstart, cnt):
                 ng += 1
             cnt[v] = u
             u += c
-        for t in range(n):
-            v = y[order[t]] - ymin
-            pos[cnt[v]] = t
+        for r in range(n):
+            v = yr[r] - ymin
+            pos[cnt[v]] = r
             cnt[v] += 1
     else:
-        srt = np.argsort(yo[:n], kind="mergesort")
+        for r in range(n):
+            key[r] = yr[r]
+            pos[r] = r
+        _argsort_stable(key, pos, tmp, n)
         for u in range(n):
-            pos[u] = srt[u]
-            if u == 0 or yo[srt[u]] != yo[srt[u - 1]]:
+            if u == 0 or yr[pos[u]] != yr[pos[u - 1]]:
                 gstart[ng] = u
                 ng += 1
     gstart[ng] = n
-    return ng
+    # maxDCG@k: the gains in decreasing order, summed by rank
+    ideal = 0.0
+    r = 0
+    for g in range(ng - 1, -1, -1):
+        gv = gain[pos[gstart[g]]]
+        for _ in range(gstart[g + 1] - gstart[g]):
+            if r >= kk:
+                break
+            ideal += gv / lg[r]
+            r += 1
+    inv = 1.0 / ideal if ideal > 0.0 else 0.0
+    inv_max_dcg[q] = inv
+    if inv == 0.0 or ng < 2:  # no relevant document, or all labels equal: no pair has dZ > 0
+        return n, kk, inv, ng, False
+    return n, kk, inv, ng, True
+
+
+@njit(inline="always")
+def _whole_list(sigma, n, ng, inv, gain, ex, dr, pos, gstart, E, D, LAM, W):
+    """The pair loop of one whole-list query (no pair list, no underflow): lambdas ``LAM`` and weights ``W``
+    in label-grouped positions (``pos`` maps them to ranks).
+
+    Documents are laid out by label group (structure of arrays: exponential ``E``, discount ``D``), so
+    every pair loop is a contiguous sweep with no branch and no reduction: for each pair of groups, once
+    with the more relevant group outside (adding into the less relevant documents) and once the other
+    way round. Each sum thus takes its terms in a fixed order (by group, then by rank), whatever the
+    compiler vectorises. Returns the number of pairs with ``dZ > 0``.
+    """
+    for u in range(n):
+        t = pos[u]
+        E[u] = ex[t]
+        D[u] = dr[t]
+        LAM[u] = 0.0
+        W[u] = 0.0
+    m = 0
+    for ga in range(ng):
+        a0, a1 = gstart[ga], gstart[ga + 1]
+        for gb in range(ng):
+            if gb == ga:
+                continue
+            b0, b1 = gstart[gb], gstart[gb + 1]
+            # groups are in increasing label order: ga > gb means documents of ga are the more relevant
+            sgn = 1.0 if ga > gb else -1.0
+            dgi = abs(gain[pos[a0]] - gain[pos[b0]]) * inv
+            if ga > gb:
+                m += (a1 - a0) * (b1 - b0)
+            Eb, Db, Lb, Wb = E[b0:b1], D[b0:b1], LAM[b0:b1], W[b0:b1]
+            for u in range(a0, a1):  # every document of ga pushes those of gb: -sgn c to each
+                _pair_block_cols(sigma, dgi, E[u], D[u], Eb, Db, Lb, Wb, sgn)
+    return m
 
 
 @njit(cache=True, error_model="numpy")
@@ -173,7 +318,8 @@ def _pair_block_cols(sigma, dgi, ea, da, E, D, LAM, W, sgn):
 
     One loop over contiguous arrays with no branch and no reduction, so it vectorises without
     reassociation (``error_model="numpy"``: ``ea + eb > 0`` here, and Python's zero-division check would
-    keep the division scalar).
+    keep the division scalar). Kept a compiled function of its own, not inlined: inside the big kernel
+    LLVM vectorises it worse (0.4-0.9x the speed, measured) and contracts it differently (other bits).
     """
     s2 = sigma * sigma
     for v in range(E.size):
@@ -185,70 +331,19 @@ def _pair_block_cols(sigma, dgi, ea, da, E, D, LAM, W, sgn):
         W[v] += s2 * dz * (ea * iv) * (eb * iv)
 
 
-@njit(cache=True)
-def _lambdas_whole(y, sigma, n, inv, order, gain, ex, disc, yo, pos, gstart, cnt, E, D, LAM, W):
-    """The pair loop of one whole-list query when no ``exp`` underflowed, with lambdas ``LAM`` and weights
-    ``W`` in label-grouped positions (``pos`` maps them to ranks).
-
-    Documents are grouped by label once (only pairs of different labels have ``dZ > 0``) and laid out
-    by group (structure of arrays: exponential ``E``, discount ``D``), so every pair loop is a
-    contiguous sweep with no branch and no reduction: for each pair of groups, once with the more
-    relevant group outside (adding into the less relevant documents) and once the other way round.
-    Each accumulator thus receives its terms in a fixed order (by group, then by rank), whatever the
-    compiler vectorises. Returns the number of pairs with ``dZ > 0``.
-    """
-    ng = _group_by_label(y, order, n, yo, pos, gstart, cnt)
-    for u in range(n):
-        t = pos[u]
-        E[u] = ex[t]
-        D[u] = disc[order[t]]
-        LAM[u] = 0.0
-        W[u] = 0.0
-    n_pairs = 0
-    for ga in range(ng):
-        a0, a1 = gstart[ga], gstart[ga + 1]
-        for gb in range(ng):
-            if gb == ga:
-                continue
-            b0, b1 = gstart[gb], gstart[gb + 1]
-            # groups are in increasing label order: ga > gb means documents of ga are the more relevant
-            sgn = 1.0 if ga > gb else -1.0
-            dgi = abs(gain[pos[a0]] - gain[pos[b0]]) * inv
-            if ga > gb:
-                n_pairs += (a1 - a0) * (b1 - b0)
-            Eb, Db, Lb, Wb = E[b0:b1], D[b0:b1], LAM[b0:b1], W[b0:b1]
-            for u in range(a0, a1):  # every document of ga pushes those of gb: -sgn c to each
-                _pair_block_cols(sigma, dgi, E[u], D[u], Eb, Db, Lb, Wb, sgn)
-    return n_pairs
-
-
-@njit(cache=True)
-def _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo_, wo, pos, gstart, gptr):
-    """The pair loop of one query of at most ``k`` documents (NDCG@k lambdas, LambdaMART) when no ``exp``
-    underflowed: documents grouped by label, so only pairs of different labels are visited. Adds into
-    ``lo_``/``wo`` (per rank); returns the number of pairs with ``dZ > 0``. (The whole-list lambdas,
-    ``k <= 0``, take the vectorised `_lambdas_whole`; this loop keeps LambdaMART's bits.)"""
-    for t in range(n):
-        d = order[t]
-        yo[t] = y[d]
-        do[t] = disc[d]
-        lo_[t] = 0.0
-        wo[t] = 0.0
-    srt = np.argsort(yo[:n], kind="mergesort")  # ranks grouped by label, increasing rank in a group
-    ng = 0
-    for u in range(n):
-        pos[u] = srt[u]
-        if u == 0 or yo[srt[u]] != yo[srt[u - 1]]:
-            gstart[ng] = u
-            gptr[ng] = u
-            ng += 1
-    gstart[ng] = n
+@njit(inline="always")
+def _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr):
+    """The pair loop of one query of at most ``k`` documents (no pair list, no underflow): documents grouped
+    by label, so only pairs of different labels are visited; adds into ``lr``/``wr`` (by rank), the rank
+    ``r``'s own terms summed apart and added once. Returns the number of pairs with ``dZ > 0``."""
     s2 = sigma * sigma
-    n_pairs = 0
+    for g in range(ng):
+        gptr[g] = gstart[g]
+    m = 0
     for r in range(kk):
-        ya = yo[r]
+        ya = yr[r]
         ga = gain[r]
-        da = do[r]
+        da = dr[r]
         ea = ex[r]
         la = 0.0
         wa = 0.0
@@ -258,143 +353,127 @@ def _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo
             while u < e and pos[u] <= r:  # first rank of the group below rank r
                 u += 1
             gptr[g] = u
-            yb = yo[pos[gstart[g]]]
+            yb = yr[pos[gstart[g]]]
             if yb == ya or u == e:
                 continue
             dg = abs(ga - gain[pos[gstart[g]]]) * inv
-            n_pairs += e - u
-            if ya > yb:  # a = order[r] is the more relevant document: rho = ex_b / (ex_a + ex_b)
+            m += e - u
+            if ya > yb:  # the document at rank r is the more relevant one: rho = ex_b / (ex_a + ex_b)
                 for v in range(u, e):
                     t = pos[v]
                     eb = ex[t]
-                    dz = (da - do[t]) * dg  # Delta NDCG of the swap (da > do[t]: rank r above t)
+                    dz = (da - dr[t]) * dg  # Delta NDCG of the swap (da > dr[t]: rank r above t)
                     iv = 1.0 / (ea + eb)
                     c = sigma * dz * eb * iv
                     h = s2 * dz * (ea * iv) * (eb * iv)
                     la += c
-                    lo_[t] -= c
+                    lr[t] -= c
                     wa += h
-                    wo[t] += h
+                    wr[t] += h
             else:  # b is the more relevant one: rho = ex_a / (ex_a + ex_b)
                 for v in range(u, e):
                     t = pos[v]
                     eb = ex[t]
-                    dz = (da - do[t]) * dg
+                    dz = (da - dr[t]) * dg
                     iv = 1.0 / (ea + eb)
                     c = sigma * dz * ea * iv
                     h = s2 * dz * (ea * iv) * (eb * iv)
                     la -= c
-                    lo_[t] += c
+                    lr[t] += c
                     wa += h
-                    wo[t] += h
-        lo_[r] += la
-        wo[r] += wa
-    return n_pairs
+                    wr[t] += h
+        lr[r] += la
+        wr[r] += wa
+    return m
 
 
-@njit(cache=True)
-def _workspace(qptr):
-    """Per-query buffers sized for the largest query, and the table ``lg[r] = log2(r + 2)``."""
-    nmax = max(1, np.max(qptr[1:] - qptr[:-1])) if qptr.size > 1 else 1
-    order = np.empty(nmax, dtype=np.int64)
-    pos = np.empty(nmax, dtype=np.int64)
-    ints = np.empty((3, nmax + 1), dtype=np.int64)  # gstart, gptr, cnt (label counts; wider ranges sort)
-    f64 = np.empty((7, nmax))                        # gain, ex, yo, do, dd, lo_, wo
-    lg = np.empty(nmax)
-    for r in range(nmax):
-        lg[r] = np.log2(r + 2.0)  # the discount's log2(r + 2), once per call
-    return order, pos, ints, f64, lg
-
-
-@njit(cache=True)
-def _lambdas_query(q, y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, pa, pb, pw, n0,
-                   order, pos, ints, f64, lg):
-    """Lambdas and weights of query ``q`` (and its pairs from ``pa[n0]`` on, when ``fill_pairs``); returns
-    the number of its pairs with ``dZ > 0``."""
-    gstart, gptr, cnt = ints[0], ints[1], ints[2]
-    gain, ex, yo, do, dd, lo_, wo = f64[0], f64[1], f64[2], f64[3], f64[4], f64[5], f64[6]
-    lo, hi = qptr[q], qptr[q + 1]
-    n = hi - lo
-    for i in range(lo, hi):
-        lam[i] = 0.0
-        w[i] = 0.0
-    if n < 2:
-        inv_max_dcg[q] = 0.0
-        return 0
-    inv, kk = _query_prep(y, scores, lo, hi, k, sigma, disc, order, gain, ex, lg, cnt)
-    inv_max_dcg[q] = inv
-    if inv == 0.0:
-        return 0
-    if not fill_pairs and kk == n and np.min(ex[:n]) > _TINY:  # every pair: O(n^2)
-        if k <= 0:  # the whole list (BoostingTree's LambdaMART): grouped, vectorised sweeps
-            m = _lambdas_whole(y, sigma, n, inv, order, gain, ex, disc, yo, pos, gstart, cnt, do, dd, lo_, wo)
-            for u in range(n):
-                d = order[pos[u]]
-                lam[d] = lo_[u]
-                w[d] = wo[u]
-            return m
-        m = _lambdas_grouped(y, sigma, lo, n, kk, inv, order, gain, ex, disc, yo, do, lo_, wo, pos, gstart,
-                             gptr)
-        for t in range(n):
-            lam[order[t]] = lo_[t]
-            w[order[t]] = wo[t]
-        return m
-    n_pairs = n0
+@njit(inline="always")
+def _top_k_rows_plain(sigma, n, kk, inv, yr, gain, ex, dr, lr, wr):
+    """`_top_k_rows` without the pair list and with no exponential underflowed, the same sums bit for bit
+    without a branch per pair: a pair of equal labels adds exact zeros (``dZ = 0``; no NaN or infinity
+    reaches here, and a sum that starts at +0 never becomes -0, so ``x + 0 = x``), the more relevant
+    document is chosen by selects, and rank ``r``'s own sums run in registers (they take their terms in
+    the same order as through memory: no other row touches them meanwhile). Returns the number of pairs
+    with ``dZ > 0``."""
+    m = 0
     for r in range(kk):
-        a = order[r]
-        ya = y[a]
+        ya = yr[r]
         ga = gain[r]
-        da = disc[a]
+        da = dr[r]
         ea = ex[r]
-        sa = scores[a]
+        la = lr[r]
+        wa = wr[r]
         for t in range(r + 1, n):
-            b = order[t]
-            yb = y[b]
+            yb = yr[t]
+            eb = ex[t]
+            dz = abs((da - dr[t]) * (ga - gain[t])) * inv   # |Delta NDCG| of the swap (0 for equal labels)
+            up = ya > yb                                    # rank r is the more relevant document
+            sg = 1.0 if up else -1.0
+            ei = ea if up else eb
+            ej = eb if up else ea
+            inv_den = 1.0 / (ei + ej)
+            rho = ej * inv_den                              # 1 / (1 + exp(sigma (s_i - s_j)))
+            rr = (ei * inv_den) * rho
+            c = sg * (sigma * dz)
+            la += c * rho                                   # lambda_i += sigma dZ rho (or lambda_j -=)
+            lr[t] -= c * rho
+            h = sigma * sigma * dz * rr
+            wa += h
+            wr[t] += h
+            m += 1 if dz != 0.0 else 0
+        lr[r] = la
+        wr[r] = wa
+    return m
+
+
+@njit(inline="always")
+def _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill_pairs, pa, pb, pw, n0):
+    """Pair by pair: the top-``kk`` ranks against every rank below them, adding into ``lr``/``wr`` (by rank)
+    and, when ``fill_pairs``, writing the pairs from ``pa[n0]`` on. ``rho`` from the two exponentials, or
+    from the pair's own ``exp`` where both underflow. Returns the number of pairs with ``dZ > 0``."""
+    m = n0
+    for r in range(kk):
+        ya = yr[r]
+        ga = gain[r]
+        da = dr[r]
+        ea = ex[r]
+        sa = scores[order[r]]
+        for t in range(r + 1, n):
+            yb = yr[t]
             if ya == yb:
                 continue
-            dz = abs((da - disc[b]) * (ga - gain[t])) * inv   # |Delta NDCG| of the swap
+            dz = abs((da - dr[t]) * (ga - gain[t])) * inv   # |Delta NDCG| of the swap
             if dz == 0.0:
                 continue
-            if ya > yb:   # i = a is the more relevant document
-                i, j = a, b
-                rho, rr = _rho(sigma, sa, scores[b], ea, ex[t])
+            if ya > yb:   # i = rank r is the more relevant document
+                i, j, ei, ej, si, sj = r, t, ea, ex[t], sa, scores[order[t]]
             else:
-                i, j = b, a
-                rho, rr = _rho(sigma, scores[b], sa, ex[t], ea)
-            lam[i] += sigma * dz * rho
-            lam[j] -= sigma * dz * rho
+                i, j, ei, ej, si, sj = t, r, ex[t], ea, scores[order[t]], sa
+            if ei > _TINY and ej > _TINY:  # rho_ij = 1 / (1 + exp(sigma (s_i - s_j))) = e_j / (e_i + e_j)
+                inv_den = 1.0 / (ei + ej)
+                rho = ej * inv_den
+                rr = (ei * inv_den) * rho
+            else:
+                rho = 1.0 / (1.0 + np.exp(sigma * (si - sj)))
+                rr = rho * (1.0 - rho)
+            lr[i] += sigma * dz * rho
+            lr[j] -= sigma * dz * rho
             h = sigma * sigma * dz * rr
-            w[i] += h
-            w[j] += h
+            wr[i] += h
+            wr[j] += h
             if fill_pairs:
-                pa[n_pairs] = i
-                pb[n_pairs] = j
-                pw[n_pairs] = h
-            n_pairs += 1
-    return n_pairs - n0
-
-
-@njit(cache=True)
-def _lambdas(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, pa, pb, pw):
-    """One pass over the pairs with ``dZ > 0``: lambdas ``lam`` and weights ``w`` (filled in place) and,
-    when ``fill_pairs``, the pair list ``(pa, pb, pw)``; returns the number of such pairs.
-
-    Only pairs with a document in the top ``k`` have ``dZ > 0``: the loop runs over the top-``k``
-    positions and the documents ranked below them, O(k n_q) per query (O(n_q^2) for the whole list,
-    with one ``exp`` per document, not per pair).
-    """
-    order, pos, ints, f64, lg = _workspace(qptr)
-    n_pairs = 0
-    for q in range(qptr.size - 1):
-        n_pairs += _lambdas_query(q, y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, fill_pairs, pa, pb,
-                                  pw, n_pairs, order, pos, ints, f64, lg)
-    return n_pairs
+                pa[m] = order[i]
+                pb[m] = order[j]
+                pw[m] = h
+            m += 1
+    return m - n0
 
 
 @njit(cache=True, parallel=True)
-def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, n_chunks):
-    """Parallel twin of `_lambdas` without the pair list: ``prange`` over chunks of queries, each with its
-    own buffers; every query is computed exactly as in `_lambdas` (results do not depend on threads)."""
+def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, n_chunks, iw, fw):
+    """Parallel twin of `_lambdas` / `_lambdas_whole` without the pair list: ``prange`` over chunks of
+    queries, each with its own workspaces ``iw[c]``, ``fw[c]``; every query is computed exactly as in the
+    serial pass (results do not depend on threads). Compiled only when ``n_jobs != 1``."""
     nq = qptr.size - 1
     counts = np.zeros(n_chunks, dtype=np.int64)
     e_i = np.empty(0, dtype=np.int64)
@@ -402,13 +481,21 @@ def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, n_ch
     for c in prange(n_chunks):
         q0 = c * nq // n_chunks
         q1 = (c + 1) * nq // n_chunks
-        order, pos, ints, f64, lg = _workspace(qptr[q0:q1 + 1])
-        m = 0
-        for q in range(q0, q1):
-            m += _lambdas_query(q, y, qptr, scores, k, sigma, lam, w, disc, inv_max_dcg, False, e_i, e_i, e_f,
-                                0, order, pos, ints, f64, lg)
-        counts[c] = m
+        if k <= 0:
+            counts[c] = _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, q0, q1, iw[c], fw[c])
+        else:
+            counts[c] = _lambdas(y, qptr, scores, k, sigma, False, lam, w, inv_max_dcg, e_i, e_i, e_f, q0, q1,
+                                 iw[c], fw[c])
     return counts.sum()
+
+
+def _workspaces(qptr: np.ndarray, n_chunks: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The integer and float workspaces of `_lambdas`, sized for the largest query (one per chunk when
+    ``n_chunks > 0``)."""
+    nmax = int(np.max(np.diff(qptr))) if qptr.size > 1 else 1
+    lead = (n_chunks,) if n_chunks > 0 else ()
+    return (np.empty(lead + (_I_ROWS, nmax + 1), dtype=np.int64),
+            np.empty(lead + (_F_ROWS, nmax + 1), dtype=np.float64))
 
 
 def lambdamart_gradients(
@@ -434,7 +521,7 @@ def lambdamart_gradients(
     n_jobs : int
         Threads (``prange`` over queries; ``-1``: numba's thread count); the results are the same bit
         for bit. The pair list (``with_pairs``) is always filled serially. The parallel twin is
-        compiled on its first use in a process (parallel kernels are not cached: ~10 s here).
+        compiled (or loaded from the cache) on its first use only: ``n_jobs=1`` never compiles it.
 
     Returns
     -------
@@ -444,15 +531,16 @@ def lambdamart_gradients(
     y = np.ascontiguousarray(y, dtype=np.int32)
     qptr = np.ascontiguousarray(qptr, dtype=np.int64)
     scores = np.ascontiguousarray(scores, dtype=np.float64)
-    if y.shape != scores.shape or qptr[-1] != y.size:
+    if y.ndim != 1 or y.shape != scores.shape or qptr.ndim != 1 or qptr.size < 1 or qptr[-1] != y.size:
         raise ValueError("y, scores and qptr do not describe the same documents")
     n = y.size
     if np.any(np.diff(qptr) < 0) or qptr[0] != 0:
         raise ValueError("qptr must start at 0 and be non-decreasing")
+    k, sigma, nq = int(k), float(sigma), int(qptr.size - 1)
     lam = np.empty(n)
     w = np.empty(n)
-    disc = np.zeros(n)
-    inv = np.zeros(qptr.size - 1)
+    inv = np.zeros(nq)
+    e_i = np.empty(0, dtype=np.int64)
     pairs = None
     if with_pairs:
         # an upper bound on the pairs with dZ > 0: every (top-k, below) pair of every query
@@ -462,9 +550,10 @@ def lambdamart_gradients(
         pa = np.empty(cap, dtype=np.int64)
         pb = np.empty(cap, dtype=np.int64)
         pw = np.empty(cap)
-        m = _lambdas(y, qptr, scores, int(k), float(sigma), lam, w, disc, inv, True, pa, pb, pw)
+        iw, fw = _workspaces(qptr)
+        m = _lambdas(y, qptr, scores, k, sigma, True, lam, w, inv, pa, pb, pw, 0, nq, iw, fw)
         pairs = (pa[:m].copy(), pb[:m].copy(), pw[:m].copy())
-    elif n_jobs != 1 and qptr.size > 2:
+    elif n_jobs != 1 and nq > 1:
         import numba
 
         most = numba.config.NUMBA_NUM_THREADS
@@ -472,13 +561,17 @@ def lambdamart_gradients(
         old = numba.get_num_threads()
         numba.set_num_threads(threads)
         try:  # chunks of queries balance uneven query sizes; each query is computed as in the serial pass
-            _lambdas_parallel(y, qptr, scores, int(k), float(sigma), lam, w, disc, inv,
-                              min(qptr.size - 1, 8 * threads))
+            chunks = min(nq, 8 * threads)
+            iw, fw = _workspaces(qptr, chunks)
+            _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv, chunks, iw, fw)
         finally:
             numba.set_num_threads(old)
+    elif k <= 0:
+        iw, fw = _workspaces(qptr)
+        _lambdas_whole(y, qptr, scores, sigma, lam, w, inv, 0, nq, iw, fw)
     else:
-        e_i = np.empty(0, dtype=np.int64)
-        _lambdas(y, qptr, scores, int(k), float(sigma), lam, w, disc, inv, False, e_i, e_i, np.empty(0))
+        iw, fw = _workspaces(qptr)
+        _lambdas(y, qptr, scores, k, sigma, False, lam, w, inv, e_i, e_i, np.empty(0), 0, nq, iw, fw)
     return lam, w, pairs
 
 
@@ -486,3 +579,4 @@ def warmup() -> None:
     """Compile the lambda kernels on a toy query."""
     y = np.array([2, 0, 1, 0], dtype=np.int32)
     lambdamart_gradients(y, np.array([0, 4], dtype=np.int64), np.zeros(4), k=3, with_pairs=True)
+    lambdamart_gradients(y, np.array([0, 4], dtype=np.int64), np.zeros(4), k=0)

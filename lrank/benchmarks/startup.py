@@ -12,8 +12,10 @@ Rows: LambdaMART, MART, McRank (10 trees), RankBoost (10 rounds), RankBoost+ (10
 sample's query with the most critical pairs), AdaRank (10 rounds), NDCGBoost (10 iterations) and
 BoostingTree over LambdaMART stumps (10 generated models), each on the MSLR sample's training half;
 targets: cold <= 5 s for LambdaMART and <= 15 s for RankBoost+, and a warm 10-tree LambdaMART
-process within 2x of LightGBM's (same data, 10 trees). Cold and warm alternate per estimator
-(cold, warm, cold, warm, ...; each cold run gets its own new cache folder); medians. The notes give
+process within 2x of LightGBM's (same data, 10 trees). A last report row gives numba's floor: a new
+process compiling as many trivial kernels as a cold LambdaMART fit compiles functions. Cold and warm
+alternate per estimator (cold, warm, cold, warm, ...; each cold run gets its own new cache folder);
+medians. The notes give
 the processes' CPU seconds too (compilation is single-threaded CPU work, so on a loaded host the CPU
 figure is the steadier one).
 """
@@ -55,6 +57,24 @@ ds = lgb.Dataset(train.X, train.y, group=train.group, params=dict(max_bin=255, v
 lgb.train(dict(objective="lambdarank", num_leaves=10, learning_rate=0.1, min_data_in_leaf=20,
                num_threads=1, verbose=-1, lambdarank_truncation_level=10), ds, num_boost_round=10)
 """
+
+_FLOOR = r"""
+import sys
+import numpy as np
+import numba
+n = int(sys.argv[1])
+x = np.ones(4)
+src = "def f(a):\n    s = 0.0\n    for v in a:\n        s += v\n    return s + %d\n"
+for i in range(n):  # n distinct trivial kernels (one loop each)
+    ns = {}
+    exec(src % i, ns)
+    numba.njit(ns["f"])(x)
+"""
+
+#: distinct functions a cold 10-tree LambdaMART fit compiles (kernels and numba's own overloads; session 4,
+#: counted with numba's compile events: 14 functions, one compile each, down from 41 functions and 71
+#: compiles at the start of the session)
+LAMBDAMART_FUNCTIONS = 14
 
 _BT_BASE = "lrank.models.boostingtree:LambdaMARTBase"
 
@@ -118,7 +138,29 @@ def run(profile: str = "quick") -> list[dict]:
                 notes="interpreter start + import lrank + sample from its binary cache + one fit "
                       f"(n_jobs=1); CPU seconds cold {c_cpu:.2f}, warm {w_cpu:.2f}"))
         rows.append(_against_lightgbm(os.path.join(tmp, "LambdaMART-0"), os.path.join(tmp, "lgb")))
+        rows.append(_compile_floor(tmp, reps))
     return rows
+
+
+def _compile_floor(tmp: str, repeats: int) -> dict:
+    """numba's own floor under the cold LambdaMART row: a new process compiling as many trivial kernels as
+    that fit compiles functions, against one compiling none (both import numba and NumPy; alternated)."""
+    ld = T.load()
+    n = LAMBDAMART_FUNCTIONS
+    ours, base = [], []
+    for r in range(max(3, repeats)):
+        ours.append(_run(_FLOOR, [str(n)], os.path.join(tmp, f"floor-{r}")))
+        base.append(_run(_FLOOR, ["0"], os.path.join(tmp, f"floor0-{r}")))
+    o, b = _median([w for w, _ in ours]), _median([w for w, _ in base])
+    o_cpu, b_cpu = _median([c for _, c in ours]), _median([c for _, c in base])
+    return T.row(
+        f"numba's floor: {n} trivial kernels compiled in a new process (a cold LambdaMART fit compiles {n} "
+        "functions)", o, "the same process compiling none", b, ratio=o - b,
+        ratio_kind="seconds of compilation (ours_s - reference_s)",
+        target="(report: what caps the cold LambdaMART row)", ok=None, threads=1, repeats=len(ours),
+        timing="wall of a whole subprocess (python -c), alternated, median", load=ld,
+        notes=f"CPU seconds {o_cpu:.2f} vs {b_cpu:.2f}: {(o_cpu - b_cpu) / n:.3f} s per trivial kernel, the "
+              "first one in a process also paying numba's and LLVM's set-up; real kernels cost 0.2-3 s each")
 
 
 def _against_lightgbm(warm_cache: str, lgb_cache: str, repeats: int = 3) -> dict:
