@@ -1,7 +1,8 @@
 """Benchmark: binning / data set-up at scale and peak memory, lrank against LightGBM (issue 15.1, 15.6).
 
-Each measurement is a new process (so that peak RSS is its own): it generates the same
-``make_letor_like`` set (136 features, 5 grades, seed 0), then times the set-up on ``threads`` threads:
+Each measurement is a new process (so that peak RSS is its own): it loads the same ``make_letor_like``
+set (136 features, 5 grades, seed 0; generated once by the parent and saved, so that the generator's own
+peak is in no process's figure), then times the set-up on ``threads`` threads:
 
 * lrank: ``bin_features(X, 254, "quantile")`` (thresholds from a 200,000-row sample above that size,
   features and row blocks on the threads);
@@ -11,7 +12,7 @@ Each measurement is a new process (so that peak RSS is its own): it generates th
 Then both fit 3 trees of LambdaMART (10 leaves) so that the peak RSS covers training as well. Sides
 alternate (lrank, LightGBM, lrank, ...), medians of the set-up times; peak RSS is the median of the
 processes' ``ru_maxrss``. The quick profile uses 200,000 documents; the paper profile 1,000,000 (the
-issue's size).
+issue's size; 999,105 drawn).
 
 Time per tree at scale (issue 15.1), in this process on the same set: MART vs LightGBM ``regression``
 and LambdaMART (SE) vs LightGBM ``lambdarank``, 10 leaves, on 1 and 2 threads,
@@ -34,9 +35,10 @@ from lrank.benchmarks import _timing as T
 _SCRIPT = """
 import json, resource, sys, time
 import numpy as np
-from lrank.data.generators import make_letor_like
-side, n_queries, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-d = make_letor_like(n_queries=n_queries, docs_per_query=(80, 152), n_features=136, n_grades=5, random_state=0)
+from lrank.data import RankingData
+side, path, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with np.load(path) as z:  # the set the parent generated once: peak RSS = this matrix + the side's work
+    d = RankingData.from_group(z["X"], z["y"], z["group"])
 if side == "lrank":
     import numba
     numba.set_num_threads(threads)
@@ -65,23 +67,27 @@ print(json.dumps({"setup_s": setup, "maxrss_mb": resource.getrusage(resource.RUS
 """
 
 
-def _one(side: str, n_queries: int, threads: int) -> dict:
+def _one(side: str, path: str, threads: int) -> dict:
     env = {**os.environ, "OMP_WAIT_POLICY": "passive", "NUMBA_NUM_THREADS": str(max(threads, 1))}
-    out = subprocess.run([sys.executable, "-c", _SCRIPT, side, str(n_queries), str(threads)], env=env,
+    out = subprocess.run([sys.executable, "-c", _SCRIPT, side, path, str(threads)], env=env,
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-def _per_tree_rows(n_queries: int) -> list[dict]:
-    """Time per tree of MART and LambdaMART (SE) against LightGBM on ``make_letor_like``, 1 and 2 threads,
-    and the second thread's gain for lrank."""
+def _letor_like(n_queries: int):
+    from lrank.data.generators import make_letor_like
+
+    return make_letor_like(n_queries=n_queries, docs_per_query=(80, 152), n_features=136, n_grades=5,
+                           random_state=0)
+
+
+def _per_tree_rows(d) -> list[dict]:
+    """Time per tree of MART and LambdaMART (SE) against LightGBM on the ``make_letor_like`` set ``d``, 1 and
+    2 threads, and the second thread's gain for lrank."""
     import numba
 
     from lrank.benchmarks.gbrt import _lgb, _ours
-    from lrank.data.generators import make_letor_like
 
-    d = make_letor_like(n_queries=n_queries, docs_per_query=(80, 152), n_features=136, n_grades=5,
-                        random_state=0)
     n, reps = (6, 3) if d.n_docs < 500_000 else (4, 3)
     what = f"make_letor_like ({d.n_docs:,} docs x 136 features)"
     threads = (1, 2) if numba.config.NUMBA_NUM_THREADS >= 2 else (1,)
@@ -100,7 +106,7 @@ def _per_tree_rows(n_queries: int) -> list[dict]:
                                       "threads, partition and split search serial" if th > 1 else "")))
         if 2 in threads:
             one, two = per[kind, 1], per[kind, 2]
-            at_1m = d.n_docs >= 1_000_000
+            at_1m = d.n_docs >= 900_000  # the paper profile's set: 8,620 queries, ~1M (999,105) docs
             lg = one.b / two.b
             rows.append(T.row(
                 f"{name} second thread's gain per tree, {what}", two.a, f"lrank {name} on 1 thread", one.a,
@@ -115,15 +121,27 @@ def run(profile: str = "quick") -> list[dict]:
     """Set-up time and peak RSS rows at 200k (quick) or 1M (paper) documents, 1 and 2 threads, then the
     time per tree at that size (``python -m lrank bench --profile paper --only scale --into-page`` puts the
     1M rows beside the quick run's 200k rows in ``figures/benchmarks.md``)."""
-    n_queries = 1724 if profile == "quick" else 8620
+    import tempfile
+
+    d = _letor_like(1724 if profile == "quick" else 8620)
     reps = 3
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "letor_like.npz")
+        np.savez(path, X=d.X, y=d.y, group=d.group)
+        rows += _setup_rows(path, reps, profile)
+    return rows + _per_tree_rows(d)
+
+
+def _setup_rows(path: str, reps: int, profile: str) -> list[dict]:
+    """Set-up time and peak RSS of each side, in new processes loading the saved set, 1 and 2 threads."""
     rows = []
     for th in (1, 2):
         ld = T.load()
         res = {"lrank": [], "lightgbm": []}
         for _ in range(reps):
             for side in res:
-                res[side].append(_one(side, n_queries, th))
+                res[side].append(_one(side, path, th))
         med = {s: {k: float(np.median([r[k] for r in v])) for k in ("setup_s", "maxrss_mb")}
                for s, v in res.items()}
         n_docs = res["lrank"][0]["n_docs"]
@@ -143,8 +161,8 @@ def run(profile: str = "quick") -> list[dict]:
             ratio=o["maxrss_mb"] / lg["maxrss_mb"], ratio_kind="ours / reference (MB; lower is better)",
             target="ours <= LightGBM's (issue 15.6)", ok=o["maxrss_mb"] <= lg["maxrss_mb"], threads=th,
             repeats=reps, timing="ru_maxrss of each process, median", load=ld,
-            notes="columns *_s hold megabytes; both processes generate the same float32 matrix first"))
-    rows += _per_tree_rows(n_queries)  # 200k rows: the quick run's; put 1M into the page with --into-page
+            notes="columns *_s hold megabytes; both processes load the same float32 matrix first "
+                  f"({n_docs * 136 * 4 / 2**20:,.0f} MB of it)"))
     return rows
 
 
