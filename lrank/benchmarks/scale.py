@@ -11,8 +11,13 @@ peak is in no process's figure), then times the set-up on ``threads`` threads:
 
 Then both fit 3 trees of LambdaMART (10 leaves) so that the peak RSS covers training as well. Sides
 alternate (lrank, LightGBM, lrank, ...), medians of the set-up times; peak RSS is the median of the
-processes' ``ru_maxrss``. The quick profile uses 200,000 documents; the paper profile 1,000,000 (the
-issue's size; 999,105 drawn).
+processes' peaks after loading the matrix (Linux: ``VmHWM`` reset through ``/proc/self/clear_refs`` once the
+matrix is in memory, so the figure is the matrix plus that side's imports, set-up and training; elsewhere
+``ru_maxrss``, loading included, and on Linux also the parent's RSS at the fork, which is why an
+earlier run read the same figure on both sides). lrank's set-up includes building its `RankingData`
+from the arrays.
+``LRANK_BENCH_SCALE_PARTS=setup`` (or ``per_tree``) runs one part only. The quick profile uses 200,000
+documents; the paper profile 1,000,000 (the issue's size; 999,105 drawn).
 
 Time per tree at scale (issue 15.1), in this process on the same set: MART vs LightGBM ``regression``
 and LambdaMART (SE) vs LightGBM ``lambdarank``, 10 leaves, on 1 and 2 threads,
@@ -35,35 +40,47 @@ from lrank.benchmarks import _timing as T
 _SCRIPT = """
 import json, resource, sys, time
 import numpy as np
-from lrank.data import RankingData
 side, path, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
-with np.load(path) as z:  # the set the parent generated once: peak RSS = this matrix + the side's work
-    d = RankingData.from_group(z["X"], z["y"], z["group"])
+with np.load(path) as z:  # the set the parent generated once
+    X, y, group = z["X"], z["y"], z["group"]
+def status_mb(key):  # Linux /proc/self/status, else None
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) / 1024 for line in f if line.startswith(key + ":"))
+    except (OSError, StopIteration):
+        return None
+loaded_mb = status_mb("VmRSS") or float("nan")  # (ru_maxrss would include the parent's RSS at fork)
+try:  # Linux: reset the peak (VmHWM) so that it is this side's work with the matrix resident
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    reset = True
+except OSError:
+    reset = False
 if side == "lrank":
     import numba
     numba.set_num_threads(threads)
+    from lrank.data import RankingData
     from lrank.data.binning import bin_features
     from lrank.models.gbrt import LambdaMART
     from lrank.benchmarks import _timing as T
-    bin_features(d.X[:1000], 254, "quantile", n_jobs=threads)  # compile / load the kernel
+    bin_features(X[:1000], 254, "quantile", n_jobs=threads)  # compile / load the kernel
     t0 = time.perf_counter()
+    d = RankingData.from_group(X, y, group)
     bins = bin_features(d.X, 254, "quantile", n_jobs=threads)
     setup = time.perf_counter() - t0
     m = LambdaMART(**T.kwargs_for(LambdaMART, n_estimators=3, num_leaves=10), n_jobs=threads)
-    if hasattr(m, "_fit_binned"):
-        m._fit_binned(d, bins)
-    else:
-        m.fit(d.X, d.y, group=d.group)
+    m._fit_binned(d, bins)
 else:
     import lightgbm as lgb
     t0 = time.perf_counter()
-    ds = lgb.Dataset(d.X, d.y, group=d.group, params=dict(max_bin=255, verbose=-1, num_threads=threads))
+    ds = lgb.Dataset(X, y, group=group, params=dict(max_bin=255, verbose=-1, num_threads=threads))
     ds.construct()
     setup = time.perf_counter() - t0
     lgb.train(dict(objective="lambdarank", num_leaves=10, num_threads=threads, verbose=-1,
                    lambdarank_truncation_level=10), ds, num_boost_round=3)
-print(json.dumps({"setup_s": setup, "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "n_docs": int(d.n_docs)}))
+peak = status_mb("VmHWM") if reset else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"setup_s": setup, "maxrss_mb": peak, "loaded_mb": loaded_mb, "reset": reset,
+                  "n_docs": int(X.shape[0])}))
 """
 
 
@@ -123,14 +140,15 @@ def run(profile: str = "quick") -> list[dict]:
     1M rows beside the quick run's 200k rows in ``figures/benchmarks.md``)."""
     import tempfile
 
+    parts = os.environ.get("LRANK_BENCH_SCALE_PARTS", "setup,per_tree").split(",")
     d = _letor_like(1724 if profile == "quick" else 8620)
-    reps = 3
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "letor_like.npz")
-        np.savez(path, X=d.X, y=d.y, group=d.group)
-        rows += _setup_rows(path, reps, profile)
-    return rows + _per_tree_rows(d)
+    if "setup" in parts:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "letor_like.npz")
+            np.savez(path, X=d.X, y=d.y, group=d.group)
+            rows += _setup_rows(path, 3, profile)
+    return rows + (_per_tree_rows(d) if "per_tree" in parts else [])
 
 
 def _setup_rows(path: str, reps: int, profile: str) -> list[dict]:
@@ -142,8 +160,9 @@ def _setup_rows(path: str, reps: int, profile: str) -> list[dict]:
         for _ in range(reps):
             for side in res:
                 res[side].append(_one(side, path, th))
-        med = {s: {k: float(np.median([r[k] for r in v])) for k in ("setup_s", "maxrss_mb")}
+        med = {s: {k: float(np.median([r[k] for r in v])) for k in ("setup_s", "maxrss_mb", "loaded_mb")}
                for s, v in res.items()}
+        reset = all(r["reset"] for v in res.values() for r in v)
         n_docs = res["lrank"][0]["n_docs"]
         o, lg = med["lrank"], med["lightgbm"]
         rows.append(T.row(
@@ -160,9 +179,15 @@ def _setup_rows(path: str, reps: int, profile: str) -> list[dict]:
             o["maxrss_mb"], "LightGBM (same data, set-up + 3 lambdarank trees)", lg["maxrss_mb"],
             ratio=o["maxrss_mb"] / lg["maxrss_mb"], ratio_kind="ours / reference (MB; lower is better)",
             target="ours <= LightGBM's (issue 15.6)", ok=o["maxrss_mb"] <= lg["maxrss_mb"], threads=th,
-            repeats=reps, timing="ru_maxrss of each process, median", load=ld,
-            notes="columns *_s hold megabytes; both processes load the same float32 matrix first "
-                  f"({n_docs * 136 * 4 / 2**20:,.0f} MB of it)"))
+            repeats=reps, load=ld,
+            timing=("peak RSS (VmHWM) of each process after loading the matrix, median" if reset else
+                    "ru_maxrss of each process (incl. loading the matrix and the parent's RSS at fork), "
+                    "median"),
+            notes=f"columns *_s hold megabytes; both processes first load the same float32 matrix "
+                  f"({n_docs * 136 * 4 / 2**20:,.0f} MB; {o['loaded_mb']:,.0f} MB resident after loading, "
+                  "imports of either library not yet done)"
+                  + ("; the peak is reset after loading (/proc/self/clear_refs), so it is the matrix plus "
+                     "the side's imports, set-up and training" if reset else "")))
     return rows
 
 
