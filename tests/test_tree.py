@@ -410,3 +410,59 @@ def test_fast_split_scan_empty_bins_with_residue(C, crit):
         fast = tk._best_split(hist, off, feats, crit, min_data, 1e-3, False, *rest)
         gen = tk._best_split(hist, off, feats, crit, min_data, 1e-3, True, *rest)
         assert np.float64(fast[0]).tobytes() == np.float64(gen[0]).tobytes() and fast[1:] == gen[1:]
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("C", [2, 3])
+@pytest.mark.parametrize("crit", [0, 2])
+def test_fast_split_scan_bar_same_bits(C, crit):
+    """The fast scan's bar (skip a threshold the products prove below the best so far) gives the bits of
+    the plain scan that divides out every score, across gradient scales where products could underflow
+    or overflow, duplicated features (exact ties across features), empty bins and parent scores."""
+    from lrank._kernels import trees as tk
+
+    rng = np.random.default_rng(700 + 10 * C + crit)
+    for case in range(60):
+        F = int(rng.integers(1, 9))
+        nb = rng.integers(2, 30, F)
+        off = np.r_[0, np.cumsum(nb)].astype(np.int64)
+        cnt = rng.integers(0, 6, off[-1]).astype(float) * (rng.random(off[-1]) < 0.7)
+        g = rng.normal(size=off[-1]) * (cnt > 0) * [1.0, 1e-120, 1e120, 3.7][case % 4]
+        if case % 3 == 0:
+            g = np.round(g, 1)
+        h = cnt if C == 2 else cnt * rng.uniform(0.1, 1.0, off[-1])
+        hist = np.column_stack([g, h] if C == 2 else [g, h, cnt])
+        if F > 1:  # feature 1 repeats feature 0: equal scores, the first feature wins
+            k = nb[0]
+            hist = np.concatenate([hist[:k], hist[:k], hist[k:]])
+            off = np.r_[0, off + k]
+            F += 1
+        tot = np.zeros(4)
+        tk._node_totals(hist, off, 0, tot)
+        h_unit = 1.0 if C == 2 else 0.0
+        if C == 2:
+            tot[2] = tot[1]
+        feats = np.arange(F, dtype=np.int64)
+        zero = np.zeros(off[-1])
+        for min_data in (1.0, 3.0):
+            for ps in (0.0, 1.7, float(tot[0]) ** 2):
+                rest = (zero, zero, 0.0, tot, ps, h_unit)
+                fast = tk._best_split(hist, off, feats, crit, min_data, 0.0, False, *rest)
+                plain = ref.histogram_split_scan(hist, off, crit, min_data, 0.0, tot, ps, h_unit)
+                assert np.float64(fast[0]).tobytes() == np.float64(plain[0]).tobytes()
+                assert fast[1:] == plain[1:]
+
+
+@pytest.mark.kernel
+def test_fast_split_scan_floor():
+    """A feature scan with a floor above every score returns no threshold; a floor of -inf or one at the
+    best score returns the unbarred result."""
+    from lrank._kernels import trees as tk
+
+    rng = np.random.default_rng(5)
+    hist = np.column_stack([rng.normal(size=40), np.ones(40), np.ones(40)])
+    args = (hist, 0, 40, 0, 1.5, 0.0, float(hist[:, 0].sum()), 40.0, 40.0, 0.0)
+    best, j = tk._fast_feature_best(*args, -np.inf)
+    assert j >= 0
+    assert tk._fast_feature_best(*args, best) == (best, j)
+    assert tk._fast_feature_best(*args, best * 1.01) == (-np.inf, -1)

@@ -34,6 +34,12 @@ from .histograms import (
 )
 
 SE, WSE, RWSE = 0, 1, 2
+# the split scan's bar (see _fast_feature_best): a threshold is skipped when the products prove its score
+# below the bar by this relative margin (its rounding errors are ~1e-15); bars below _BAR_MIN (where
+# products may underflow) skip nothing
+_BAR_MARGIN = 1.0 + 1e-9
+_BAR_MARGIN_ABS = 1e-9
+_BAR_MIN = 1e-200
 
 
 @njit(cache=True)
@@ -46,7 +52,7 @@ def _score(crit, G, H, N, Q):
 
 
 @njit(cache=True)
-def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit):
+def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit, floor):
     """The scan of :func:`_feature_best` for SE (crit 0) and RWSE/OLE without pairs: the largest
     ``G_l^2/D_l + G_r^2/D_r`` (``D`` = count for SE, hessian for RWSE) over the bins of one feature
     (rows ``o:o+nb``); one loop per histogram layout so the loop body has no layout or criterion
@@ -56,7 +62,15 @@ def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit):
     histogram made by subtraction may hold a rounding residue in an empty bin's gradient) and it is
     evaluated like any other bin, with the previous bin's numbers, so it never wins (``g > best`` is
     strict) and never breaks earlier; a select instead of a branch that the scattered empty bins of
-    a small node mispredict."""
+    a small node mispredict.
+
+    The two divisions of a threshold's score are paid only when it may beat ``max(best so far,
+    floor)``: its score is ``(G_l^2 D_r + G_r^2 D_l) / (D_l D_r)``, and the products (no division)
+    with a relative margin of 1e-9 (rounding costs ~1e-15) prove it lower than that bar, or the exact
+    score is computed as before. A skipped threshold could not have won (ties go to the first), so
+    the result is the same (bits included) for any ``floor`` at or below the best score; above it,
+    a feature whose best score is below ``floor`` may return another threshold or none (the caller
+    then discards it: see :func:`_best_split_fast`). ``floor = -inf`` skips nothing by the bar."""
     gl = 0.0
     hl = 0.0
     nl = 0.0
@@ -77,10 +91,12 @@ def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit):
             if hl < min_hess or hr < min_hess:
                 continue
             gr = G - gl
-            if crit == 0:
-                g = gl * gl / nl + gr * gr / nr
-            else:
-                g = gl * gl / hl + gr * gr / hr
+            dl, dr = (nl, nr) if crit == 0 else (hl, hr)
+            bar = best if best > floor else floor
+            if bar > _BAR_MIN and dl > 0.0 and dr > 0.0 and \
+                    (gl * gl * dr + gr * gr * dl) * _BAR_MARGIN < bar * (dl * dr):
+                continue  # provably below the bar (see above): no divisions
+            g = gl * gl / dl + gr * gr / dr  # Eq. 3 (SE, D = N) or Eq. 9 (RWSE, D = H)
             if g > best:
                 best = g
                 bj = b
@@ -100,10 +116,12 @@ def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit):
         if hl < min_hess or hr < min_hess:
             continue
         gr = G - gl
-        if crit == 0:
-            g = gl * gl / nl + gr * gr / nr
-        else:
-            g = gl * gl / hl + gr * gr / hr
+        dl, dr = (nl, nr) if crit == 0 else (hl, hr)
+        bar = best if best > floor else floor
+        if bar > _BAR_MIN and dl > 0.0 and dr > 0.0 and \
+                (gl * gl * dr + gr * gr * dl) * _BAR_MARGIN < bar * (dl * dr):
+            continue  # provably below the bar (see above): no divisions
+        g = gl * gl / dl + gr * gr / dr  # Eq. 3 (SE, D = N) or Eq. 9 (RWSE, D = H)
         if g > best:
             best = g
             bj = b
@@ -131,7 +149,7 @@ def _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin,
     inv_unit = 1.0 / h_unit if h_unit > 0.0 else 0.0
     if crit != 1 and not use_pairs:
         # fast path, SE or RWSE/OLE: maximise G_l^2/D_l + G_r^2/D_r with D = N (SE) or H (RWSE)
-        best, bj = _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit)
+        best, bj = _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit, -np.inf)
         return best - parent_score, bj
     for b in range(nb - 1):
         if hist[o + b, 1] == 0.0 and (C == 2 or hist[o + b, 2] == 0.0):
@@ -179,8 +197,12 @@ def _best_split_fast(hist, off, features, crit, min_data, min_hess, tot, parent_
     inv_unit = 1.0 / h_unit if h_unit > 0.0 else 0.0
     for t in range(features.size):
         f = features[t]
+        # a score below best + parent_score (less a margin for the rounding of both sums) cannot make
+        # this feature win: its scan may skip it (see _fast_feature_best)
+        floor = best + parent_score - _BAR_MARGIN_ABS * (abs(best) + abs(parent_score)) if best > -np.inf \
+            else -np.inf
         g, j = _fast_feature_best(hist, off[f], off[f + 1] - off[f], crit, md, min_hess, tot[0], tot[1],
-                                  tot[2], inv_unit)
+                                  tot[2], inv_unit, floor)
         g = g - parent_score
         if j >= 0 and g > best:
             best = g
