@@ -281,6 +281,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from lrank.paths import figures_dir
 
     names = [n for n in benchmarks.modules() if not args.only or any(o in n for o in args.only)]
+    if args.settle:
+        from lrank.benchmarks._timing import SETTLE_ENV
+
+        os.environ[SETTLE_ENV] = str(args.settle)  # read by every timed block (and child processes)
     rows = []
     for name in names:
         print(f"== {name}", flush=True)
@@ -359,6 +363,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="put the rows into the stored figures/benchmarks.csv/.md (replacing rows of the "
                         "same module and name) instead of writing figures/benchmarks_<only>.*; e.g. the "
                         "1M-document scale rows: --profile paper --only scale --into-page")
+    p.add_argument("--settle", type=float, default=0.0, metavar="SECONDS",
+                   help="before each timed block wait up to SECONDS for the 1-minute load average to fall "
+                        "below 1 (the page's quiet-machine condition; each row reports its starting load)")
     p.set_defaults(func=cmd_bench)
 
     args = parser.parse_args(argv)

@@ -66,3 +66,23 @@ def test_bench_page_merge_keeps_rows_of_the_other_profile(tmp_path):
                                  argparse.Namespace(into_page=False, profile="quick", only=None))
     assert sorted(zip(merged["benchmark"], merged["ratio"])) == [("1M", 3.0), ("a", 5.0), ("b", 6.0)]
     assert header.startswith("Benchmarks (quick profile), run R. Rows with profile=paper in module(s) scale")
+
+
+def test_settle_waits_for_a_quiet_machine(monkeypatch):
+    """settle() returns at once without a budget, polls the load average until it falls below 1 within
+    the budget, gives up at the budget, and names the variable when it is not a number."""
+    from lrank.benchmarks import _timing as T
+
+    loads = iter([1.8, 1.4, 0.7, 0.6])
+    monkeypatch.setattr(T, "load", lambda: next(loads))
+    monkeypatch.setattr(T.time, "sleep", lambda s: None)
+    monkeypatch.delenv(T.SETTLE_ENV, raising=False)
+    assert T.settle() == 1.8  # no budget: no wait
+    monkeypatch.setenv(T.SETTLE_ENV, "60")
+    assert T.settle() == 0.7  # 1.4, then 0.7 < 1
+    monkeypatch.setattr(T, "load", lambda: 1.5)
+    monkeypatch.setenv(T.SETTLE_ENV, "0.01")
+    assert T.settle(poll=0.001) == 1.5  # the budget runs out: the load is reported as it is
+    monkeypatch.setenv(T.SETTLE_ENV, "soon")
+    with pytest.raises(ValueError, match=T.SETTLE_ENV):
+        T.settle()

@@ -155,7 +155,7 @@ def _setup_rows(path: str, reps: int, profile: str) -> list[dict]:
     """Set-up time and peak RSS of each side, in new processes loading the saved set, 1 and 2 threads."""
     rows = []
     for th in (1, 2):
-        ld = T.load()
+        ld = T.settle()
         res = {"lrank": [], "lightgbm": []}
         for _ in range(reps):
             for side in res:

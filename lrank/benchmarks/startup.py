@@ -117,7 +117,7 @@ def run(profile: str = "quick") -> list[dict]:
     reps = 1 if profile == "quick" else 3
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        ld = T.load()
+        ld = T.settle()
         for label, mod, cls, n, task, base, target in ESTIMATORS:
             cold, warm = [], []
             for r in range(reps):
@@ -145,7 +145,7 @@ def run(profile: str = "quick") -> list[dict]:
 def _compile_floor(tmp: str, repeats: int) -> dict:
     """numba's own floor under the cold LambdaMART row: a new process compiling as many trivial kernels as
     that fit compiles functions, against one compiling none (both import numba and NumPy; alternated)."""
-    ld = T.load()
+    ld = T.settle()
     n = LAMBDAMART_FUNCTIONS
     ours, base = [], []
     for r in range(max(3, repeats)):
@@ -165,7 +165,7 @@ def _compile_floor(tmp: str, repeats: int) -> dict:
 
 def _against_lightgbm(warm_cache: str, lgb_cache: str, repeats: int = 3) -> dict:
     """A warm 10-tree LambdaMART process against LightGBM's, alternated (lrank, LightGBM, ...), medians."""
-    ld = T.load()
+    ld = T.settle()
     spec = [e for e in ESTIMATORS if e[0] == "LambdaMART"][0]
     ours, theirs = [], []
     for _ in range(repeats):
