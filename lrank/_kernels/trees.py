@@ -55,8 +55,7 @@ def _score(crit, G, H, N, Q):
 def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit, floor):
     """The scan of :func:`_feature_best` for SE (crit 0) and RWSE/OLE without pairs: the largest
     ``G_l^2/D_l + G_r^2/D_r`` (``D`` = count for SE, hessian for RWSE) over the bins of one feature
-    (rows ``o:o+nb``); one loop per histogram layout so the loop body has no layout or criterion
-    arithmetic. Returns (score, j) with j = -1 if none is valid.
+    (rows ``o:o+nb``). Returns (score, j) with j = -1 if none is valid.
 
     An empty bin gives the partition of threshold ``b - 1`` again: its sums are masked to zero (a
     histogram made by subtraction may hold a rounding residue in an empty bin's gradient) and it is
@@ -76,37 +75,19 @@ def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit, floor
     nl = 0.0
     best = -np.inf
     bj = -1
-    if hist.shape[1] == 2:  # constant hessian: the count is H / h_unit (up to rounding)
-        for b in range(nb - 1):
+    two = hist.shape[1] == 2  # constant hessian: the count is H / h_unit (up to rounding)
+    for b in range(nb - 1):  # (`two` is loop-invariant: the compiler makes one loop per layout)
+        if two:
             hb = hist[o + b, 1]
             hl += hb
             nl = hl * inv_unit
             gl += hist[o + b, 0] * (hb != 0.0)  # an empty bin adds nothing (see above)
-            nr = N - nl
-            if nl < md:
-                continue
-            if nr < md:
-                break
-            hr = H - hl
-            if hl < min_hess or hr < min_hess:
-                continue
-            gr = G - gl
-            dl, dr = (nl, nr) if crit == 0 else (hl, hr)
-            bar = best if best > floor else floor
-            if bar > _BAR_MIN and dl > 0.0 and dr > 0.0 and \
-                    (gl * gl * dr + gr * gr * dl) * _BAR_MARGIN < bar * (dl * dr):
-                continue  # provably below the bar (see above): no divisions
-            g = gl * gl / dl + gr * gr / dr  # Eq. 3 (SE, D = N) or Eq. 9 (RWSE, D = H)
-            if g > best:
-                best = g
-                bj = b
-        return best, bj
-    for b in range(nb - 1):
-        cb = hist[o + b, 2]
-        full = cb != 0.0
-        hl += hist[o + b, 1] * full  # an empty bin adds nothing (see above)
-        nl += cb
-        gl += hist[o + b, 0] * full
+        else:
+            cb = hist[o + b, 2]
+            full = cb != 0.0
+            hl += hist[o + b, 1] * full  # an empty bin adds nothing (see above)
+            nl += cb
+            gl += hist[o + b, 0] * full
         nr = N - nl
         if nl < md:
             continue
