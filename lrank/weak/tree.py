@@ -51,6 +51,7 @@ import numpy as np
 from lrank._kernels import histograms as _hk
 from lrank._kernels import ole_tree as _ot
 from lrank._kernels import pair_histograms as _ph
+from lrank._kernels import row_blocks as _rb
 from lrank._kernels import trees as _tk
 
 _NO_GBIN = np.zeros((1, 1), dtype=np.uint16)
@@ -90,6 +91,7 @@ class TreeWorkspace:
         self._gbin = None  # global bin indices off[f] + code, made on first use (`global_bins`)
         self._n_bins_seen = None  # the last n_bins array found equal to ours (`fits`)
         self.features = np.arange(F, dtype=np.int64)
+        self._blocks = None  # the row-block kernels' scratch (`row_blocks`)
 
     #: largest global-bin matrix (bytes) made; above it the trees read ``codes`` and add offsets per entry.
     #: The saving is the offset load per entry, which only shows while the matrix is cache-sized: 1.2-1.4x
@@ -106,6 +108,17 @@ class TreeWorkspace:
             self._gbin = _hk._global_bins(codes, self.offsets, np.empty(codes.shape, dtype=np.uint16))
         return self._gbin
 
+    def row_blocks(self, block: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Scratch of the row-block kernels (`lrank._kernels.row_blocks`), made on first use: one histogram
+        per block of ``block`` rows after the first (the root's blocks), each row's side in a partition
+        (uint8) and the partition's per-block counts."""
+        n = self.rows.size
+        nb = max((n + block - 1) // block - 1, 1)
+        if self._blocks is None or self._blocks[0].shape[0] < nb:
+            self._blocks = (np.zeros((nb,) + self.hist.shape[1:]), np.zeros(n, dtype=np.uint8),
+                            np.zeros(max(nb + 1, 64), dtype=np.int64))
+        return self._blocks
+
     @property
     def codes(self) -> np.ndarray | None:
         """The bin codes the buffers were made for (None once freed)."""
@@ -119,6 +132,16 @@ class TreeWorkspace:
             self._n_bins_seen = n_bins
         return (self.codes is codes and self.max_leaves >= max_leaves and self.hist.shape[2] == n_channels
                 and self.n_pairs >= n_pairs and self.n_jobs == n_jobs)
+
+
+def _set_threads(n_jobs: int) -> int:
+    """Set numba's number of threads for ``n_jobs`` (1: one thread; -1 or more than numba has: all of
+    them) and return it."""
+    most = numba.config.NUMBA_NUM_THREADS
+    k = min(int(n_jobs), most) if n_jobs > 0 else most
+    if numba.get_num_threads() != k:
+        numba.set_num_threads(k)
+    return k
 
 
 def _constraint_array(feature_constraint: Any, max_leaves: int, n_features: int) -> np.ndarray | None:
@@ -271,6 +294,9 @@ class RegressionTree:
     # documents x features below which a tree asked to use threads is grown serially in one kernel call
     # anyway (a node-by-node parallel tree costs more there; the results are identical)
     _parallel_min_tree_work = 1_000_000
+    # rows per histogram block of a large node (`lrank._kernels.row_blocks`): a tree with more documents
+    # grows in `_grow_tree_blocked` on n_jobs threads; its larger nodes sum per block (fixed by the data)
+    _block_rows = _rb.BLOCK_ROWS
 
     def __init__(self, num_leaves: int = 10, min_child_samples: int = 20,
                  min_child_weight: float = 1e-3, growth: str = "best_first", criterion: str = "se",
@@ -379,15 +405,14 @@ class RegressionTree:
                 and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work) \
                 and ws.global_bins() is not None:
             return self._grow_whole_ole(codes, ws, pairs, h_unit, thresholds)
-        if cons is None and not use_pairs and crit != _tk.WSE and self._whole_tree_kernel \
-                and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work):
-            return self._grow_whole(codes, ws, crit, h_unit, thresholds)
+        if cons is None and not use_pairs and crit != _tk.WSE and self._whole_tree_kernel:
+            if n > self._block_rows:  # nodes of several row blocks: on the threads, any n_jobs the same bits
+                return self._grow_whole_blocked(codes, ws, crit, h_unit, thresholds)
+            if self.n_jobs == 1 or n * F < self._parallel_min_tree_work:
+                return self._grow_whole(codes, ws, crit, h_unit, thresholds)
         par = self.n_jobs != 1
         if par:
-            import numba
-
-            most = numba.config.NUMBA_NUM_THREADS  # more threads than numba has: use them all
-            numba.set_num_threads(min(int(self.n_jobs), most) if self.n_jobs > 0 else most)
+            _set_threads(self.n_jobs)
         # below these sizes a parallel launch costs more than it saves (results are identical anyway)
         min_work = self._parallel_min_work
         split_fn = (_tk._best_split_parallel if par and ws.offsets[-1] >= self._parallel_min_bins
@@ -404,9 +429,17 @@ class RegressionTree:
 
         gbin = ws.global_bins() if sub is None and self._use_global_bins else None  # the same bits
         zero_off = np.zeros_like(off)
+        # unconstrained trees without pair lists sum a node of more than `_block_rows` rows per row block
+        # (as `_grow_whole_blocked`: the same bits); constrained and OLE trees keep one row order per bin
+        block = self._block_rows if cons is None and not use_pairs else n + 1
+        if n > block:
+            bufs = ws.row_blocks(block)[0][:, :TB]
+            _set_threads(self.n_jobs)  # n_jobs=1: the blocks on one thread
 
         def hist_fn(lo: int, hi: int, out: np.ndarray) -> None:
-            if sub is not None:
+            if hi - lo > block:
+                _rb._histogram_blocked(codes, vals, rows, lo, hi, off, out, bufs, block, ws.features, F)
+            elif sub is not None:
                 _hk._histogram_features(codes, vals, rows, lo, hi, sub, off, out)
             elif par and (hi - lo) * F >= min_work:
                 nblk = numba.get_num_threads()  # an argument: a kernel reading it could not be cached
@@ -484,7 +517,7 @@ class RegressionTree:
             hp = hists[slot[node]]
             if sub is not None:
                 _hk._child_histogram_features(codes, vals, rows, start[small], end[small], sub, off, hs, hp)
-            elif par and (end[small] - start[small]) * F >= min_work:
+            elif (par and (end[small] - start[small]) * F >= min_work) or end[small] - start[small] > block:
                 hs.fill(0.0)
                 hist_fn(start[small], end[small], hs)
                 np.subtract(hp, hs, out=hp)  # histogram subtraction
@@ -552,6 +585,32 @@ class RegressionTree:
             float(self.min_child_samples), float(self.min_child_weight), self.growth == "breadth_first",
             ws.hist, ws.rows, ws.tmp, ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
             parent_score, ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2])
+        return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
+                            thresholds, codes.shape[1], ws)
+
+    def _grow_whole_blocked(self, codes: np.ndarray, ws: TreeWorkspace, crit: int, h_unit: float,
+                            thresholds: Sequence[np.ndarray] | None) -> RegressionTree:
+        """`_grow_whole` for trees whose root has several row blocks (`lrank._kernels.row_blocks`): one
+        `_grow_tree_blocked` call on ``n_jobs`` threads (the same bits for any ``n_jobs``)."""
+        L = int(self.num_leaves)
+        max_nodes = 2 * L - 1
+        feature, jbin, left, right = (np.full(max_nodes, -1, dtype=np.int64) for _ in range(4))
+        start, end, slot = (np.zeros(max_nodes, dtype=np.int64) for _ in range(3))
+        gain, parent_score = np.zeros(max_nodes), np.zeros(max_nodes)
+        tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
+        scratch = np.empty((3, max_nodes), dtype=np.int64)  # the kernel's bf, bj, is_open
+        bufs, side, counts = ws.row_blocks(self._block_rows)
+        old = numba.get_num_threads()
+        nthr = _set_threads(self.n_jobs)
+        try:
+            n_nodes, n_leaves = _rb._grow_tree_blocked(
+                codes, ws.vals, ws.offsets, crit, h_unit, L, float(self.min_child_samples),
+                float(self.min_child_weight), self.growth == "breadth_first", ws.hist, ws.rows, ws.tmp,
+                ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot, parent_score,
+                ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2], bufs, self._block_rows,
+                side, counts, nthr)
+        finally:
+            numba.set_num_threads(old)
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
                             thresholds, codes.shape[1], ws)
 
