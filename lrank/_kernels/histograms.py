@@ -33,7 +33,7 @@ def _histogram(codes, vals, rows, start, end, off, hist):
             g = vals[i, 0]
             h = vals[i, 1]
             for f in range(F):
-                b = off[f] + codes[i, f]
+                b = np.uint64(off[f] + codes[i, f])  # unsigned index: no wrap-around fix-up
                 hist[b, 0] += g
                 hist[b, 1] += h
         return
@@ -44,7 +44,7 @@ def _histogram(codes, vals, rows, start, end, off, hist):
             h = vals[i, 1]
             n = vals[i, 2]
             for f in range(F):
-                b = off[f] + codes[i, f]
+                b = np.uint64(off[f] + codes[i, f])  # unsigned index: no wrap-around fix-up
                 hist[b, 0] += g
                 hist[b, 1] += h
                 hist[b, 2] += n
@@ -52,7 +52,7 @@ def _histogram(codes, vals, rows, start, end, off, hist):
     for k in range(start, end):
         i = rows[k]
         for f in range(F):
-            b = off[f] + codes[i, f]
+            b = np.uint64(off[f] + codes[i, f])  # unsigned index: no wrap-around fix-up
             for c in range(C):
                 hist[b, c] += vals[i, c]
 
@@ -94,8 +94,8 @@ def _histogram_global(gbin, vals, rows, start, end, hist):
             h = vals[i, 1]
             for f in range(F):
                 b = np.int64(gbin[i, f]) << 1
-                flat[b] += g
-                flat[b + 1] += h
+                flat[np.uint64(b)] += g
+                flat[np.uint64(b + 1)] += h
         return
     if C == 3:
         for k in range(start, end):
@@ -105,9 +105,9 @@ def _histogram_global(gbin, vals, rows, start, end, hist):
             n = vals[i, 2]
             for f in range(F):
                 b = np.int64(gbin[i, f]) * 3
-                flat[b] += g
-                flat[b + 1] += h
-                flat[b + 2] += n
+                flat[np.uint64(b)] += g
+                flat[np.uint64(b + 1)] += h
+                flat[np.uint64(b + 2)] += n
         return
     for k in range(start, end):
         i = rows[k]
@@ -137,7 +137,7 @@ def _histogram_features(codes, vals, rows, start, end, feats, off, hist):
     for k in range(start, end):
         i = rows[k]
         for t in range(m):
-            b = off[t] + codes[i, feats[t]]
+            b = np.uint64(off[t] + codes[i, feats[t]])
             for c in range(C):
                 hist[b, c] += vals[i, c]
 
@@ -170,7 +170,7 @@ def _histogram_parallel(codes, vals, rows, start, end, off, hist, nblk):
                 g = vals[i, 0]
                 h = vals[i, 1]
                 for f in range(f0, f1):
-                    b = off[f] + codes[i, f]
+                    b = np.uint64(off[f] + codes[i, f])  # unsigned index: no wrap-around fix-up
                     hist[b, 0] += g
                     hist[b, 1] += h
         elif C == 3:
@@ -180,7 +180,7 @@ def _histogram_parallel(codes, vals, rows, start, end, off, hist, nblk):
                 h = vals[i, 1]
                 n = vals[i, 2]
                 for f in range(f0, f1):
-                    b = off[f] + codes[i, f]
+                    b = np.uint64(off[f] + codes[i, f])  # unsigned index: no wrap-around fix-up
                     hist[b, 0] += g
                     hist[b, 1] += h
                     hist[b, 2] += n
@@ -188,7 +188,7 @@ def _histogram_parallel(codes, vals, rows, start, end, off, hist, nblk):
             for k in range(start, end):
                 i = rows[k]
                 for f in range(f0, f1):
-                    b = off[f] + codes[i, f]
+                    b = np.uint64(off[f] + codes[i, f])  # unsigned index: no wrap-around fix-up
                     for c in range(C):
                         hist[b, c] += vals[i, c]
 
