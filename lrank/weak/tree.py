@@ -34,6 +34,14 @@ with pair lists while those indices exist (`lrank._kernels.ole_tree._grow_ole_tr
 path below serves constraints, WSE, threads at scale and OLE without global bin indices. Each kernel
 gives the node-by-node path's bits (tested).
 
+A set of more than `RegressionTree._block_rows` (32,768) documents grows its unconstrained SE/RWSE
+trees in `lrank._kernels.row_blocks._grow_tree_blocked` on ``n_jobs`` threads: a node of more rows sums
+its histogram per fixed block of 32,768 rows, the blocks' sums then added in block order (the threads
+take whole blocks), and the partition runs on the threads. The blocks are fixed by the data, so a tree
+has the same bits for any ``n_jobs``; the node-by-node path sums an unconstrained tree's large nodes the
+same way (constrained and OLE trees keep one row order per bin). Up to 32,768 documents every node is
+one block: the serial kernels' bits.
+
 Fitted arrays are indexed by node (root 0, children appended in split order): ``feature_``, ``bin_``
 (the ``j`` of ``code > j``), ``threshold_`` (the raw ``theta_j``; ``-inf`` for the split "missing vs
 known"), ``children_left_``/``children_right_`` (-1 at leaves), ``value_`` (leaf outputs), ``gain_``.
