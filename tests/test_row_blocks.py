@@ -22,20 +22,29 @@ def _matrix(seed, n=70, F=5):
     return rng, codes, off
 
 
-def _blocked_reference(codes, vals, rows, off, block, nf):
-    """Each block of ``block`` rows summed from zero in row order (a plain loop), then the blocks' sums
-    added in block order: the summation order the kernel promises for every bin."""
-    C = vals.shape[1]
+def _n_blocks(m, min_rows):
+    """The largest power of two K <= m / min_rows, 1 <= K <= 16."""
+    K = 1
+    while 2 * K <= 16 and 2 * K * min_rows <= m:
+        K *= 2
+    return K
+
+
+def _blocked_reference(codes, vals, rows, off, min_rows, nf):
+    """The node's rows in K equal blocks, each summed from zero in row order (a plain loop), then the
+    blocks' sums added in block order: the summation order the kernel promises for every bin."""
+    C, m = vals.shape[1], rows.size
+    K = _n_blocks(m, min_rows)
     parts = []
-    for k0 in range(0, max(rows.size, 1), block):
-        p = np.zeros((off[-1], C))
-        for i in rows[k0:k0 + block]:
+    for p in range(K):
+        part = np.zeros((off[-1], C))
+        for i in rows[p * m // K:(p + 1) * m // K]:
             for f in range(nf):
-                p[off[f] + codes[i, f]] += vals[i]
-        parts.append(p)
+                part[off[f] + codes[i, f]] += vals[i]
+        parts.append(part)
     out = parts[0].copy()
-    for p in parts[1:]:
-        out += p
+    for part in parts[1:]:
+        out += part
     return out
 
 
@@ -49,18 +58,19 @@ def test_blocked_histogram_matches_reference(C):
     subset = np.sort(rng.choice(n, 50, replace=False))
     for rows in (subset, np.array([7]), np.array([], dtype=np.int64), np.arange(n)):
         rows = rows.astype(np.int64)
-        for block in (1, 3, 7, 16, 1000):
+        for min_rows in (1, 3, 7, 16, 1000):
+            assert rb._n_blocks(rows.size, min_rows) == _n_blocks(rows.size, min_rows)
             for nf in (F, 1):
-                want = _blocked_reference(codes, vals, rows, off, block, nf)
-                bufs = np.zeros((max(-(-rows.size // block) - 1, 1), off[-1], C))
+                want = _blocked_reference(codes, vals, rows, off, min_rows, nf)
+                bufs = np.zeros((rb.MAX_BLOCKS - 1, off[-1], C))
                 got = np.zeros_like(want)
-                rb._histogram_blocked(codes, vals, rows, 0, rows.size, off, got, bufs, block, feats, nf)
+                rb._histogram_blocked(codes, vals, rows, 0, rows.size, off, got, bufs, min_rows, feats, nf)
                 assert got.tobytes() == want.tobytes()
                 assert not bufs.any()  # left all zeros for the next call
                 parent = np.ones_like(want)
                 out = np.full_like(want, 9.0)
-                rb._child_histogram_blocked(codes, vals, rows, 0, rows.size, off, out, parent, bufs, block,
-                                            feats, nf)
+                rb._child_histogram_blocked(codes, vals, rows, 0, rows.size, off, out, parent, bufs,
+                                            min_rows, feats, nf)
                 T = off[nf]
                 assert out[:T].tobytes() == want[:T].tobytes()
                 assert parent[:T].tobytes() == (1.0 - want[:T]).tobytes()
@@ -69,7 +79,7 @@ def test_blocked_histogram_matches_reference(C):
 
 @pytest.mark.kernel
 def test_one_block_is_the_serial_histogram():
-    """A node of at most ``block`` rows: the serial kernel's bits (the small data sets' trees)."""
+    """A node of fewer than ``2 min_rows`` rows: the serial kernel's bits (the small data sets' trees)."""
     from lrank._kernels import histograms as hk
 
     rng, codes, off = _matrix(11)
@@ -77,8 +87,8 @@ def test_one_block_is_the_serial_histogram():
     rows = np.arange(codes.shape[0], dtype=np.int64)
     a, b = np.zeros((off[-1], 3)), np.zeros((off[-1], 3))
     hk._histogram(codes, vals, rows, 0, rows.size, off, a)
-    rb._histogram_blocked(codes, vals, rows, 0, rows.size, off, b, np.zeros((1, off[-1], 3)), rows.size,
-                          np.arange(codes.shape[1], dtype=np.int64), codes.shape[1])
+    rb._histogram_blocked(codes, vals, rows, 0, rows.size, off, b, np.zeros((rb.MAX_BLOCKS - 1, off[-1], 3)),
+                          rows.size // 2 + 1, np.arange(codes.shape[1], dtype=np.int64), codes.shape[1])
     assert a.tobytes() == b.tobytes()
 
 
@@ -137,8 +147,9 @@ def _lambdamart_data(seed):
 @pytest.mark.parametrize("growth", ["best_first", "breadth_first"])
 @pytest.mark.parametrize("crit", ["se", "wse", "rwse"])
 def test_blocked_tree_same_bits_any_threads_and_path(monkeypatch, crit, growth):
-    """Small blocks on a small set: the row-block whole-tree kernel on 1 and 2 threads and the
-    node-by-node path (1 and 2 threads) grow one tree, bit for bit; constant and varying hessians."""
+    """Small blocks on a small set (root: 8 blocks): the row-block whole-tree kernel on 1 and 2 threads
+    and the node-by-node path (1 and 2 threads) grow one tree, bit for bit; constant and varying
+    hessians."""
     monkeypatch.setattr(RegressionTree, "_block_rows", 16)
     codes, grad, hess = _lambdamart_data(3)
     for h in (hess + 0.05, np.ones_like(hess)):
@@ -172,12 +183,12 @@ def test_blocked_tree_matches_reference(monkeypatch, growth):
 
 
 def test_small_sets_keep_the_serial_kernel_bits(monkeypatch):
-    """Up to `_block_rows` documents nothing changes: the row-block path gives the serial tree's bits."""
+    """Below 2 `_block_rows` documents nothing changes: the serial tree's bits."""
     codes, grad, hess = _lambdamart_data(8)
     a = RegressionTree(num_leaves=8, min_child_samples=3).fit_gradients(codes, grad, hess)
-    monkeypatch.setattr(RegressionTree, "_block_rows", codes.shape[0] - 1)  # two blocks at the root
+    monkeypatch.setattr(RegressionTree, "_block_rows", codes.shape[0] // 2)  # two blocks at the root
     b = RegressionTree(num_leaves=8, min_child_samples=3).fit_gradients(codes, grad, hess)
-    monkeypatch.setattr(RegressionTree, "_block_rows", codes.shape[0])  # one block: the serial kernel
+    monkeypatch.setattr(RegressionTree, "_block_rows", codes.shape[0] // 2 + 1)  # one block: serial kernel
     c = RegressionTree(num_leaves=8, min_child_samples=3, n_jobs=2).fit_gradients(codes, grad, hess)
     assert _tree_bits(a) == _tree_bits(c)
     assert _tree_bits(a)[:3] == _tree_bits(b)[:3]  # same splits here; sums may differ in the last bits

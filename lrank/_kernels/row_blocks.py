@@ -1,12 +1,14 @@
 """Tree growth at scale on the threads: histograms over fixed ROW blocks and a parallel stable partition.
 
-A node with more than ``block`` documents (``BLOCK_ROWS``, fixed by the data, never by the number of
-threads) sums its gradient histogram per block of ``block`` consecutive entries of its row list: block 0
-into the node's histogram, block ``b > 0`` into its own buffer, then ``hist += buf_1``, ``hist += buf_2``,
-... in block order, bin by bin. Each bin therefore has one summation order whatever the number of threads
-(also on one thread), so a tree has the same bits for any ``n_jobs``; the threads take whole blocks
-(LightGBM's row-wise multi-value bin histograms, with a fixed instead of a per-thread split). A node of at
-most ``block`` documents is one block: the serial kernels' bits (`lrank._kernels.histograms._histogram`).
+A node of ``m >= 2 min_rows`` documents sums its gradient histogram over ``K`` equal blocks of its row
+list, ``K`` the largest power of two with ``K <= m / min_rows``, at most ``MAX_BLOCKS`` (block ``p`` holds
+the entries ``m p / K`` to ``m (p + 1) / K``): block 0 into the node's histogram, block ``p > 0`` into its
+own buffer, then ``hist += buf_1``, ``hist += buf_2``, ... in block order, bin by bin. ``K`` follows from
+the node's size only (never from the number of threads), so each bin has one summation order whatever the
+number of threads (also on one thread) and a tree has the same bits for any ``n_jobs``; ``K`` even gives
+two (or four) threads equal shares (LightGBM's row-wise multi-value bin histograms, with a fixed split).
+A node of fewer than ``2 min_rows`` documents is one block: the serial kernels' bits
+(`lrank._kernels.histograms._histogram`).
 
 The partition is stable (the left rows, then the right rows, each in their old order), so its result does
 not depend on the blocking: per block, count the rows going left (and note each row's side), prefix sums,
@@ -26,10 +28,22 @@ from ._jit import njit
 from .histograms import _histogram, _histogram_features
 from .trees import _best_split_fast, _node_summary, _partition_rows
 
-#: rows per histogram block of a large node (fixed by the data: the same bits on any number of threads).
-#: The per-block cost on one thread is zeroing one buffer and adding it into the node's histogram
-#: (2 x 34,816 bins x C per block against 32,768 x 136 entries summed: ~2%).
-BLOCK_ROWS = 32768
+#: the smallest histogram block (rows): a node of at least twice as many rows is summed in 2, 4, 8 or 16
+#: blocks. On one thread each block after the first costs one pass over a histogram buffer (zeroed again
+#: as it is added): ~3% of a 200k-document tree at 12,288 rows.
+BLOCK_ROWS = 12288
+#: the most blocks of one node (buffers: MAX_BLOCKS - 1 histograms)
+MAX_BLOCKS = 16
+
+
+@njit(cache=True)
+def _n_blocks(m, min_rows):
+    """The number of blocks of a node of ``m`` rows: the largest power of two ``K <= m / min_rows``, at
+    least 1 and at most ``MAX_BLOCKS``."""
+    K = 1
+    while 2 * K <= MAX_BLOCKS and 2 * K * min_rows <= m:
+        K *= 2
+    return K
 
 
 @njit(cache=True)
@@ -42,23 +56,23 @@ def _block_sum(codes, vals, rows, k0, k1, off, out, feats, nf):
 
 
 @njit(cache=True, parallel=True)
-def _histogram_blocked(codes, vals, rows, start, end, off, hist, bufs, block, feats, nf):
+def _histogram_blocked(codes, vals, rows, start, end, off, hist, bufs, min_rows, feats, nf):
     """Add the histogram of ``rows[start:end]`` into ``hist`` (zeroed by the caller) over the first ``nf``
-    features (their rows ``0:off[nf]``), summed per block of ``block`` rows: block 0 into ``hist``, block
-    ``b`` into ``bufs[b - 1]``, then ``hist += bufs[0]``, ``hist += bufs[1]``, ... bin by bin in block order.
-    ``bufs`` (at least ``ceil((end - start) / block) - 1`` histograms) must be all zeros and is left so:
-    the reduction zeroes what it read (one pass over the buffers per call). ``feats`` is ``arange(F)``.
-    The threads take whole blocks (``prange``), then chunks of bins for the reduction."""
+    features (their rows ``0:off[nf]``), summed in ``K = _n_blocks(end - start, min_rows)`` equal blocks:
+    block 0 into ``hist``, block ``b`` into ``bufs[b - 1]``, then ``hist += bufs[0]``, ``hist += bufs[1]``,
+    ... bin by bin in block order. ``bufs`` (at least ``MAX_BLOCKS - 1`` histograms) must be all zeros and
+    is left so: the reduction zeroes what it read (one pass over the buffers per call). ``feats`` is
+    ``arange(F)``. The threads take whole blocks (``prange``), then chunks of bins for the reduction."""
     m = end - start
-    nb = (m + block - 1) // block
+    nb = _n_blocks(m, min_rows)
     if nb <= 1:
         _block_sum(codes, vals, rows, start, end, off, hist, feats, nf)
         return
     TB = off[nf]
     C = hist.shape[1]
     for blk in prange(nb):
-        k0 = start + blk * block
-        k1 = min(end, k0 + block)
+        k0 = start + blk * m // nb
+        k1 = start + (blk + 1) * m // nb
         if blk == 0:
             _block_sum(codes, vals, rows, k0, k1, off, hist, feats, nf)
         else:
@@ -75,12 +89,12 @@ def _histogram_blocked(codes, vals, rows, start, end, off, hist, bufs, block, fe
 
 
 @njit(cache=True)
-def _child_histogram_blocked(codes, vals, rows, start, end, off, out, parent, bufs, block, feats, nf):
+def _child_histogram_blocked(codes, vals, rows, start, end, off, out, parent, bufs, min_rows, feats, nf):
     """The smaller child's histogram into ``out`` (its first ``nf`` features' rows, zeroed here) by
     :func:`_histogram_blocked`, and the larger child's by subtraction: ``parent -= out`` on those rows."""
     TB = off[nf]
     out[:TB] = 0.0
-    _histogram_blocked(codes, vals, rows, start, end, off, out, bufs, block, feats, nf)
+    _histogram_blocked(codes, vals, rows, start, end, off, out, bufs, min_rows, feats, nf)
     for b in range(TB):
         for c in range(out.shape[1]):
             parent[b, c] -= out[b, c]
@@ -133,7 +147,7 @@ def _partition_rows_blocked(codes, rows, start, end, f, j, tmp, leaf_of, left_id
 @njit(cache=True)
 def _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node, f, j, g,
                         n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
-                        parent_score, last, bufs, block, feats, side, counts, nthr):
+                        parent_score, last, bufs, min_rows, feats, side, counts, nthr):
     """`lrank._kernels.trees._split_node` with the row-block kernels: the partition on the threads when
     ``nthr > 1`` (the same rows either way), the smaller child's histogram per row block (only feature 0's
     rows on the ``last`` split, whose children are never searched: their totals)."""
@@ -141,7 +155,7 @@ def _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tm
     rt = n_nodes + 1
     s0 = start[node]
     s1 = end[node]
-    if nthr > 1 and s1 - s0 > block:
+    if nthr > 1 and s1 - s0 >= 2 * min_rows:
         mid = _partition_rows_blocked(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt, side, counts, nthr)
     else:
         mid = _partition_rows(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt)
@@ -157,7 +171,7 @@ def _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tm
     slot[small] = n_leaves  # slots 0..n_leaves-1 are in use
     nf = 1 if last else codes.shape[1]
     _child_histogram_blocked(codes, vals, rows, start[small], end[small], off, hist[n_leaves],
-                             hist[slot[node]], bufs, block, feats, nf)
+                             hist[slot[node]], bufs, min_rows, feats, nf)
     feature[node] = f
     jbin[node] = j
     left[node] = lt
@@ -170,10 +184,10 @@ def _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tm
 @njit(cache=True)
 def _grow_tree_blocked(codes, vals, off, crit, h_unit, num_leaves, min_data, min_hess, breadth_first, hist,
                        rows, tmp, leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
-                       parent_score, features, bg, bf, bj, is_open, bufs, block, side, counts, nthr):
+                       parent_score, features, bg, bf, bj, is_open, bufs, min_rows, side, counts, nthr):
     """`lrank._kernels.trees._grow_tree` (same arguments, same growth, same split search) with the
-    row-block histograms and the parallel partition of this module; ``bufs`` (at least
-    ``ceil(n / block) - 1`` histograms), ``side`` (uint8, n), ``counts`` (int64, at least ``nthr``),
+    row-block histograms and the parallel partition of this module; ``bufs`` (``MAX_BLOCKS - 1`` zeroed
+    histograms), ``min_rows`` the smallest block, ``side`` (uint8, n), ``counts`` (int64, at least ``nthr``),
     ``nthr`` numba's number of threads. Returns ``(n_nodes, n_leaves)``."""
     n = rows.size
     for i in range(n):
@@ -181,7 +195,7 @@ def _grow_tree_blocked(codes, vals, off, crit, h_unit, num_leaves, min_data, min
         leaf_of[i] = 0
     F = codes.shape[1]
     hist[0][:] = 0.0
-    _histogram_blocked(codes, vals, rows, 0, n, off, hist[0], bufs, block, features, F)
+    _histogram_blocked(codes, vals, rows, 0, n, off, hist[0], bufs, min_rows, features, F)
     end[0] = n
     parent_score[0] = _node_summary(hist[0], off, crit, h_unit, False, 0.0, min_hess, tot, 0)
     max_nodes = 2 * num_leaves - 1
@@ -223,7 +237,7 @@ def _grow_tree_blocked(codes, vals, off, crit, h_unit, num_leaves, min_data, min
             g, f, j = bg[node], bf[node], bj[node]
         _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node, f, j, g,
                             n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
-                            parent_score, n_leaves + 1 == num_leaves, bufs, block, features, side, counts,
+                            parent_score, n_leaves + 1 == num_leaves, bufs, min_rows, features, side, counts,
                             nthr)
         if breadth_first:
             queue[q1] = n_nodes
@@ -241,19 +255,19 @@ def _grow_tree_blocked(codes, vals, off, crit, h_unit, num_leaves, min_data, min
 
 
 def warmup() -> None:
-    """Compile the row-block kernels on a toy matrix (two rows per block: the reduction runs)."""
+    """Compile the row-block kernels on a toy matrix (one-row blocks: the reduction runs)."""
     codes = np.array([[1, 2], [2, 1], [0, 1]], dtype=np.uint8)
     off = np.array([0, 3, 6], dtype=np.int64)
     feats = np.arange(2, dtype=np.int64)
     side, counts = np.zeros(3, dtype=np.uint8), np.zeros(2, dtype=np.int64)
     for C in (2, 3, 4):
-        bufs = np.zeros((2, 6, C))
+        bufs = np.zeros((MAX_BLOCKS - 1, 6, C))
         _child_histogram_blocked(codes, np.ones((3, C)), np.arange(3, dtype=np.int64), 0, 3, off,
-                                 np.zeros((6, C)), np.ones((6, C)), bufs, 2, feats, 2)
+                                 np.zeros((6, C)), np.ones((6, C)), bufs, 1, feats, 2)
     for C in (2, 3):
         ints = [np.full(3, -1, dtype=np.int64) for _ in range(7)]  # rows, tmp, leaf_of, 4 node arrays
         idx = [np.zeros(3, dtype=np.int64) for _ in range(3)]  # start, end, slot
         scratch = [np.zeros(3, dtype=np.int64) for _ in range(3)]  # bf, bj, is_open
         _grow_tree_blocked(codes, np.ones((3, C)), off, 0, 1.0, 2, 1.0, 0.0, False, np.zeros((2, 6, C)),
                            *ints, np.zeros(3), np.zeros((3, 4)), *idx, np.zeros(3), feats, np.zeros(3),
-                           *scratch, np.zeros((2, 6, C)), 2, side, counts, 2)
+                           *scratch, np.zeros((MAX_BLOCKS - 1, 6, C)), 1, side, counts, 2)

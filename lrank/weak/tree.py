@@ -34,13 +34,13 @@ with pair lists while those indices exist (`lrank._kernels.ole_tree._grow_ole_tr
 path below serves constraints, WSE, threads at scale and OLE without global bin indices. Each kernel
 gives the node-by-node path's bits (tested).
 
-A set of more than `RegressionTree._block_rows` (32,768) documents grows its unconstrained SE/RWSE
-trees in `lrank._kernels.row_blocks._grow_tree_blocked` on ``n_jobs`` threads: a node of more rows sums
-its histogram per fixed block of 32,768 rows, the blocks' sums then added in block order (the threads
-take whole blocks), and the partition runs on the threads. The blocks are fixed by the data, so a tree
-has the same bits for any ``n_jobs``; the node-by-node path sums an unconstrained tree's large nodes the
-same way (constrained and OLE trees keep one row order per bin). Up to 32,768 documents every node is
-one block: the serial kernels' bits.
+A set of at least 2 `RegressionTree._block_rows` (2 x 12,288) documents grows its unconstrained SE/RWSE
+trees in `lrank._kernels.row_blocks._grow_tree_blocked` on ``n_jobs`` threads: a node of at least that
+many rows sums its histogram in 2, 4, 8 or 16 equal row blocks (the most with >= 12,288 rows each), the
+blocks' sums then added in block order (the threads take whole blocks), and the partition runs on the
+threads. The blocks follow from the node's size, so a tree has the same bits for any ``n_jobs``; the
+node-by-node path sums an unconstrained tree's large nodes the same way (constrained and OLE trees keep
+one row order per bin). Below 24,576 documents every node is one block: the serial kernels' bits.
 
 Fitted arrays are indexed by node (root 0, children appended in split order): ``feature_``, ``bin_``
 (the ``j`` of ``code > j``), ``threshold_`` (the raw ``theta_j``; ``-inf`` for the split "missing vs
@@ -116,15 +116,13 @@ class TreeWorkspace:
             self._gbin = _hk._global_bins(codes, self.offsets, np.empty(codes.shape, dtype=np.uint16))
         return self._gbin
 
-    def row_blocks(self, block: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Scratch of the row-block kernels (`lrank._kernels.row_blocks`), made on first use: one histogram
-        per block of ``block`` rows after the first (the root's blocks), each row's side in a partition
-        (uint8) and the partition's per-block counts."""
-        n = self.rows.size
-        nb = max((n + block - 1) // block - 1, 1)
-        if self._blocks is None or self._blocks[0].shape[0] < nb:
-            self._blocks = (np.zeros((nb,) + self.hist.shape[1:]), np.zeros(n, dtype=np.uint8),
-                            np.zeros(max(nb + 1, 64), dtype=np.int64))
+    def row_blocks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Scratch of the row-block kernels (`lrank._kernels.row_blocks`), made on first use: a histogram
+        per block after a node's first (all zeros between calls), each row's side in a partition (uint8)
+        and the partition's per-block counts."""
+        if self._blocks is None:
+            self._blocks = (np.zeros((_rb.MAX_BLOCKS - 1,) + self.hist.shape[1:]),
+                            np.zeros(self.rows.size, dtype=np.uint8), np.zeros(256, dtype=np.int64))
         return self._blocks
 
     @property
@@ -302,8 +300,9 @@ class RegressionTree:
     # documents x features below which a tree asked to use threads is grown serially in one kernel call
     # anyway (a node-by-node parallel tree costs more there; the results are identical)
     _parallel_min_tree_work = 1_000_000
-    # rows per histogram block of a large node (`lrank._kernels.row_blocks`): a tree with more documents
-    # grows in `_grow_tree_blocked` on n_jobs threads; its larger nodes sum per block (fixed by the data)
+    # the smallest histogram row block (`lrank._kernels.row_blocks`): a set of at least twice as many
+    # documents grows in `_grow_tree_blocked` on n_jobs threads; its nodes of at least twice as many rows
+    # sum in 2, 4, 8 or 16 equal blocks (fixed by the node's size: the same bits for any n_jobs)
     _block_rows = _rb.BLOCK_ROWS
 
     def __init__(self, num_leaves: int = 10, min_child_samples: int = 20,
@@ -414,7 +413,7 @@ class RegressionTree:
                 and ws.global_bins() is not None:
             return self._grow_whole_ole(codes, ws, pairs, h_unit, thresholds)
         if cons is None and not use_pairs and crit != _tk.WSE and self._whole_tree_kernel:
-            if n > self._block_rows:  # nodes of several row blocks: on the threads, any n_jobs the same bits
+            if n >= 2 * self._block_rows:  # a root of several row blocks: any n_jobs, the same bits
                 return self._grow_whole_blocked(codes, ws, crit, h_unit, thresholds)
             if self.n_jobs == 1 or n * F < self._parallel_min_tree_work:
                 return self._grow_whole(codes, ws, crit, h_unit, thresholds)
@@ -437,16 +436,17 @@ class RegressionTree:
 
         gbin = ws.global_bins() if sub is None and self._use_global_bins else None  # the same bits
         zero_off = np.zeros_like(off)
-        # unconstrained trees without pair lists sum a node of more than `_block_rows` rows per row block
+        # unconstrained trees without pair lists sum a node of at least 2 `_block_rows` rows in row blocks
         # (as `_grow_whole_blocked`: the same bits); constrained and OLE trees keep one row order per bin
-        block = self._block_rows if cons is None and not use_pairs else n + 1
-        if n > block:
-            bufs = ws.row_blocks(block)[0][:, :TB]
+        big = 2 * self._block_rows if cons is None and not use_pairs else n + 1  # rows of a blocked node
+        if n >= big:
+            bufs = ws.row_blocks()[0][:, :TB]
             _set_threads(self.n_jobs)  # n_jobs=1: the blocks on one thread
 
         def hist_fn(lo: int, hi: int, out: np.ndarray) -> None:
-            if hi - lo > block:
-                _rb._histogram_blocked(codes, vals, rows, lo, hi, off, out, bufs, block, ws.features, F)
+            if hi - lo >= big:
+                _rb._histogram_blocked(codes, vals, rows, lo, hi, off, out, bufs, self._block_rows,
+                                       ws.features, F)
             elif sub is not None:
                 _hk._histogram_features(codes, vals, rows, lo, hi, sub, off, out)
             elif par and (hi - lo) * F >= min_work:
@@ -525,7 +525,7 @@ class RegressionTree:
             hp = hists[slot[node]]
             if sub is not None:
                 _hk._child_histogram_features(codes, vals, rows, start[small], end[small], sub, off, hs, hp)
-            elif (par and (end[small] - start[small]) * F >= min_work) or end[small] - start[small] > block:
+            elif (par and (end[small] - start[small]) * F >= min_work) or end[small] - start[small] >= big:
                 hs.fill(0.0)
                 hist_fn(start[small], end[small], hs)
                 np.subtract(hp, hs, out=hp)  # histogram subtraction
@@ -607,7 +607,7 @@ class RegressionTree:
         gain, parent_score = np.zeros(max_nodes), np.zeros(max_nodes)
         tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
         scratch = np.empty((3, max_nodes), dtype=np.int64)  # the kernel's bf, bj, is_open
-        bufs, side, counts = ws.row_blocks(self._block_rows)
+        bufs, side, counts = ws.row_blocks()
         old = numba.get_num_threads()
         nthr = _set_threads(self.n_jobs)
         try:
