@@ -49,8 +49,9 @@ known"), ``children_left_``/``children_right_`` (-1 at leaves), ``value_`` (leaf
 
 from __future__ import annotations
 
+import contextlib
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numba
@@ -148,6 +149,17 @@ def _set_threads(n_jobs: int) -> int:
     if numba.get_num_threads() != k:
         numba.set_num_threads(k)
     return k
+
+
+@contextlib.contextmanager
+def _threads(n_jobs: int) -> Iterator[int]:
+    """Numba's threads set for ``n_jobs`` (`_set_threads`) inside the block, restored after it."""
+    old = numba.get_num_threads()
+    try:
+        yield _set_threads(n_jobs)
+    finally:
+        if numba.get_num_threads() != old:
+            numba.set_num_threads(old)
 
 
 def _constraint_array(feature_constraint: Any, max_leaves: int, n_features: int) -> np.ndarray | None:
@@ -441,12 +453,12 @@ class RegressionTree:
         big = 2 * self._block_rows if cons is None and not use_pairs else n + 1  # rows of a blocked node
         if n >= big:
             bufs = ws.row_blocks()[0][:, :TB]
-            _set_threads(self.n_jobs)  # n_jobs=1: the blocks on one thread
 
         def hist_fn(lo: int, hi: int, out: np.ndarray) -> None:
             if hi - lo >= big:
-                _rb._histogram_blocked(codes, vals, rows, lo, hi, off, out, bufs, self._block_rows,
-                                       ws.features, F)
+                with _threads(self.n_jobs):  # n_jobs=1: the blocks on one thread
+                    _rb._histogram_blocked(codes, vals, rows, lo, hi, off, out, bufs, self._block_rows,
+                                           ws.features, F)
             elif sub is not None:
                 _hk._histogram_features(codes, vals, rows, lo, hi, sub, off, out)
             elif par and (hi - lo) * F >= min_work:
@@ -608,17 +620,13 @@ class RegressionTree:
         tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
         scratch = np.empty((3, max_nodes), dtype=np.int64)  # the kernel's bf, bj, is_open
         bufs, side, counts = ws.row_blocks()
-        old = numba.get_num_threads()
-        nthr = _set_threads(self.n_jobs)
-        try:
+        with _threads(self.n_jobs) as nthr:
             n_nodes, n_leaves = _rb._grow_tree_blocked(
                 codes, ws.vals, ws.offsets, crit, h_unit, L, float(self.min_child_samples),
                 float(self.min_child_weight), self.growth == "breadth_first", ws.hist, ws.rows, ws.tmp,
                 ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot, parent_score,
                 ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2], bufs, self._block_rows,
                 side, counts, nthr)
-        finally:
-            numba.set_num_threads(old)
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
                             thresholds, codes.shape[1], ws)
 
