@@ -198,5 +198,6 @@ def test_blocked_tree_restores_numba_threads(monkeypatch):
     monkeypatch.setattr(RegressionTree, "_block_rows", 16)
     codes, grad, hess = _lambdamart_data(4)
     before = numba.get_num_threads()
-    RegressionTree(num_leaves=4, n_jobs=1).fit_gradients(codes, grad, hess)
-    assert numba.get_num_threads() == before
+    for crit in ("se", "wse"):  # the whole-tree kernel and the node-by-node path
+        RegressionTree(num_leaves=4, n_jobs=1, criterion=crit).fit_gradients(codes, grad, hess)
+        assert numba.get_num_threads() == before
