@@ -106,10 +106,10 @@ def _partition_rows_blocked(codes, rows, start, end, f, j, tmp, leaf_of, left_id
     """:func:`lrank._kernels.trees._partition_rows` on the threads, the same result: ``nblk`` blocks of
     the node's rows count their left rows (``code_f <= j``) and note each row's side in ``side`` (uint8,
     n), prefix sums give each block's first left and right place, then each block scatters its rows into
-    ``tmp[0:end - start]`` (and sets ``leaf_of``), copied back into ``rows[start:end]``. ``counts``: int64,
-    at least ``nblk``. Returns the boundary."""
+    ``tmp[0:end - start]`` (and sets ``leaf_of``), copied back into ``rows[start:end]``. ``counts``: int64
+    (at most ``counts.size`` blocks are used). Returns the boundary."""
     m = end - start
-    nblk = max(1, min(nblk, m))
+    nblk = max(1, min(nblk, m, counts.size))
     for blk in prange(nblk):
         k0 = start + blk * m // nblk
         k1 = start + (blk + 1) * m // nblk
