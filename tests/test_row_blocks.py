@@ -23,9 +23,9 @@ def _matrix(seed, n=70, F=5):
 
 
 def _n_blocks(m, min_rows):
-    """The largest power of two K <= m / min_rows, 1 <= K <= 16."""
+    """The largest power of two K <= m / min_rows, 1 <= K <= MAX_BLOCKS."""
     K = 1
-    while 2 * K <= 16 and 2 * K * min_rows <= m:
+    while 2 * K <= rb.MAX_BLOCKS and 2 * K * min_rows <= m:
         K *= 2
     return K
 
@@ -147,7 +147,7 @@ def _lambdamart_data(seed):
 @pytest.mark.parametrize("growth", ["best_first", "breadth_first"])
 @pytest.mark.parametrize("crit", ["se", "wse", "rwse"])
 def test_blocked_tree_same_bits_any_threads_and_path(monkeypatch, crit, growth):
-    """Small blocks on a small set (root: 8 blocks): the row-block whole-tree kernel on 1 and 2 threads
+    """Small blocks on a small set (root: 4 blocks): the row-block whole-tree kernel on 1 and 2 threads
     and the node-by-node path (1 and 2 threads) grow one tree, bit for bit; constant and varying
     hessians."""
     monkeypatch.setattr(RegressionTree, "_block_rows", 16)

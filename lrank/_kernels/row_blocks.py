@@ -1,7 +1,7 @@
 """Tree growth at scale on the threads: histograms over fixed ROW blocks and a parallel stable partition.
 
 A node of ``m >= 2 min_rows`` documents sums its gradient histogram over ``K`` equal blocks of its row
-list, ``K`` the largest power of two with ``K <= m / min_rows``, at most ``MAX_BLOCKS`` (block ``p`` holds
+list, ``K`` the largest power of two with ``K <= m / min_rows``, at most ``MAX_BLOCKS`` = 4 (block ``p`` holds
 the entries ``m p / K`` to ``m (p + 1) / K``): block 0 into the node's histogram, block ``p > 0`` into its
 own buffer, then ``hist += buf_1``, ``hist += buf_2``, ... in block order, bin by bin. ``K`` follows from
 the node's size only (never from the number of threads), so each bin has one summation order whatever the
@@ -28,12 +28,13 @@ from ._jit import njit
 from .histograms import _histogram, _histogram_features
 from .trees import _best_split_fast, _node_summary, _partition_rows
 
-#: the smallest histogram block (rows): a node of at least twice as many rows is summed in 2, 4, 8 or 16
-#: blocks. On one thread each block after the first costs one pass over a histogram buffer (zeroed again
-#: as it is added): ~3% of a 200k-document tree at 12,288 rows.
+#: the smallest histogram block (rows): a node of at least twice as many rows is summed in 2 or 4 blocks
 BLOCK_ROWS = 12288
-#: the most blocks of one node (buffers: MAX_BLOCKS - 1 histograms)
-MAX_BLOCKS = 16
+#: the most blocks of one node (buffers: MAX_BLOCKS - 1 histograms). On one thread each block after the
+#: first costs its buffer's cache misses and one pass adding (and re-zeroing) it: the root histogram of
+#: 201,172 x 136 took +1-2% at 2 blocks, +2-2.5% at 4, +4-5.5% at 8 and +17-20% at 16 (1 thread, C = 2
+#: and 3; the buffers then no longer fit in the 2 MB L2), and 2 or 4 blocks give 2 threads equal shares.
+MAX_BLOCKS = 4
 
 
 @njit(cache=True)

@@ -120,7 +120,7 @@ def _per_tree_rows(d) -> list[dict]:
                 load=t.load, notes=f"lr 0.1, min_child_samples 20, 254 thresholds; ({n} trees - 1 tree) / "
                                    f"{n - 1} each side; CPU-time ratio {t.cpu_ratio:.2f}"
                                    + ("; lrank: the whole tree in one kernel call, histograms of nodes of "
-                                      ">= 24,576 rows in 2-16 equal row blocks and the partition on the "
+                                      ">= 24,576 rows in 2 or 4 equal row blocks and the partition on the "
                                       "threads, split search serial; LambdaMART's lambdas on the threads "
                                       "from 50,000 docs"
                                       if th > 1 else "")))

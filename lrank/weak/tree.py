@@ -36,7 +36,7 @@ gives the node-by-node path's bits (tested).
 
 A set of at least 2 `RegressionTree._block_rows` (2 x 12,288) documents grows its unconstrained SE/RWSE
 trees in `lrank._kernels.row_blocks._grow_tree_blocked` on ``n_jobs`` threads: a node of at least that
-many rows sums its histogram in 2, 4, 8 or 16 equal row blocks (the most with >= 12,288 rows each), the
+many rows sums its histogram in 2 or 4 equal row blocks (the most with >= 12,288 rows each), the
 blocks' sums then added in block order (the threads take whole blocks), and the partition runs on the
 threads. The blocks follow from the node's size, so a tree has the same bits for any ``n_jobs``; the
 node-by-node path sums an unconstrained tree's large nodes the same way (constrained and OLE trees keep
@@ -314,7 +314,7 @@ class RegressionTree:
     _parallel_min_tree_work = 1_000_000
     # the smallest histogram row block (`lrank._kernels.row_blocks`): a set of at least twice as many
     # documents grows in `_grow_tree_blocked` on n_jobs threads; its nodes of at least twice as many rows
-    # sum in 2, 4, 8 or 16 equal blocks (fixed by the node's size: the same bits for any n_jobs)
+    # sum in 2 or 4 equal blocks (fixed by the node's size: the same bits for any n_jobs)
     _block_rows = _rb.BLOCK_ROWS
 
     def __init__(self, num_leaves: int = 10, min_child_samples: int = 20,
