@@ -27,32 +27,45 @@ def _histogram(codes, vals, rows, start, end, off, hist):
     """Add ``vals[rows[start:end]]`` into the flat ``hist`` (total bins, C); ``codes`` is (n, F)."""
     F = codes.shape[1]
     C = vals.shape[1]
+    # C = 2 and 3 (the hot paths): two rows per pass over the features, sharing the offset load; in each
+    # bin the earlier row is still added first (a bin belongs to one feature): the one-row loop's bits
+    k = start
     if C == 2:  # gradient, hessian (a constant hessian: counts follow from it)
-        for k in range(start, end):
+        while k + 1 < end:
             i = rows[k]
-            g = vals[i, 0]
-            h = vals[i, 1]
+            i2 = rows[k + 1]
+            g, h = vals[i, 0], vals[i, 1]
+            g2, h2 = vals[i2, 0], vals[i2, 1]
             for f in range(F):
-                b = off[f] + codes[i, f]
+                o = off[f]
+                b = np.uint64(o + codes[i, f])  # unsigned index: no wrap-around fix-up
+                b2 = np.uint64(o + codes[i2, f])
                 hist[b, 0] += g
                 hist[b, 1] += h
-        return
-    if C == 3:  # gradient, hessian, count: unrolled (the hot path)
-        for k in range(start, end):
+                hist[b2, 0] += g2
+                hist[b2, 1] += h2
+            k += 2
+    elif C == 3:  # gradient, hessian, count
+        while k + 1 < end:
             i = rows[k]
-            g = vals[i, 0]
-            h = vals[i, 1]
-            n = vals[i, 2]
+            i2 = rows[k + 1]
+            g, h, n = vals[i, 0], vals[i, 1], vals[i, 2]
+            g2, h2, n2 = vals[i2, 0], vals[i2, 1], vals[i2, 2]
             for f in range(F):
-                b = off[f] + codes[i, f]
+                o = off[f]
+                b = np.uint64(o + codes[i, f])
+                b2 = np.uint64(o + codes[i2, f])
                 hist[b, 0] += g
                 hist[b, 1] += h
                 hist[b, 2] += n
-        return
-    for k in range(start, end):
-        i = rows[k]
+                hist[b2, 0] += g2
+                hist[b2, 1] += h2
+                hist[b2, 2] += n2
+            k += 2
+    for kk in range(k, end):  # the last row of C = 2 or 3; every row of other C
+        i = rows[kk]
         for f in range(F):
-            b = off[f] + codes[i, f]
+            b = np.uint64(off[f] + codes[i, f])
             for c in range(C):
                 hist[b, c] += vals[i, c]
 
@@ -94,8 +107,8 @@ def _histogram_global(gbin, vals, rows, start, end, hist):
             h = vals[i, 1]
             for f in range(F):
                 b = np.int64(gbin[i, f]) << 1
-                flat[b] += g
-                flat[b + 1] += h
+                flat[np.uint64(b)] += g
+                flat[np.uint64(b + 1)] += h
         return
     if C == 3:
         for k in range(start, end):
@@ -105,9 +118,9 @@ def _histogram_global(gbin, vals, rows, start, end, hist):
             n = vals[i, 2]
             for f in range(F):
                 b = np.int64(gbin[i, f]) * 3
-                flat[b] += g
-                flat[b + 1] += h
-                flat[b + 2] += n
+                flat[np.uint64(b)] += g
+                flat[np.uint64(b + 1)] += h
+                flat[np.uint64(b + 2)] += n
         return
     for k in range(start, end):
         i = rows[k]
@@ -137,7 +150,7 @@ def _histogram_features(codes, vals, rows, start, end, feats, off, hist):
     for k in range(start, end):
         i = rows[k]
         for t in range(m):
-            b = off[t] + codes[i, feats[t]]
+            b = np.uint64(off[t] + codes[i, feats[t]])
             for c in range(C):
                 hist[b, c] += vals[i, c]
 
@@ -170,7 +183,7 @@ def _histogram_parallel(codes, vals, rows, start, end, off, hist, nblk):
                 g = vals[i, 0]
                 h = vals[i, 1]
                 for f in range(f0, f1):
-                    b = off[f] + codes[i, f]
+                    b = np.uint64(off[f] + codes[i, f])  # unsigned index: no wrap-around fix-up
                     hist[b, 0] += g
                     hist[b, 1] += h
         elif C == 3:
@@ -180,7 +193,7 @@ def _histogram_parallel(codes, vals, rows, start, end, off, hist, nblk):
                 h = vals[i, 1]
                 n = vals[i, 2]
                 for f in range(f0, f1):
-                    b = off[f] + codes[i, f]
+                    b = np.uint64(off[f] + codes[i, f])  # unsigned index: no wrap-around fix-up
                     hist[b, 0] += g
                     hist[b, 1] += h
                     hist[b, 2] += n
@@ -188,7 +201,7 @@ def _histogram_parallel(codes, vals, rows, start, end, off, hist, nblk):
             for k in range(start, end):
                 i = rows[k]
                 for f in range(f0, f1):
-                    b = off[f] + codes[i, f]
+                    b = np.uint64(off[f] + codes[i, f])  # unsigned index: no wrap-around fix-up
                     for c in range(C):
                         hist[b, c] += vals[i, c]
 

@@ -34,6 +34,14 @@ with pair lists while those indices exist (`lrank._kernels.ole_tree._grow_ole_tr
 path below serves constraints, WSE, threads at scale and OLE without global bin indices. Each kernel
 gives the node-by-node path's bits (tested).
 
+A set of at least 2 `RegressionTree._block_rows` (2 x 12,288) documents grows its unconstrained SE/RWSE
+trees in `lrank._kernels.row_blocks._grow_tree_blocked` on ``n_jobs`` threads: a node of at least that
+many rows sums its histogram in 2 or 4 equal row blocks (the most with >= 12,288 rows each), the
+blocks' sums then added in block order (the threads take whole blocks), and the partition runs on the
+threads. The blocks follow from the node's size, so a tree has the same bits for any ``n_jobs``; the
+node-by-node path sums an unconstrained tree's large nodes the same way (constrained and OLE trees keep
+one row order per bin). Below 24,576 documents every node is one block: the serial kernels' bits.
+
 Fitted arrays are indexed by node (root 0, children appended in split order): ``feature_``, ``bin_``
 (the ``j`` of ``code > j``), ``threshold_`` (the raw ``theta_j``; ``-inf`` for the split "missing vs
 known"), ``children_left_``/``children_right_`` (-1 at leaves), ``value_`` (leaf outputs), ``gain_``.
@@ -41,8 +49,9 @@ known"), ``children_left_``/``children_right_`` (-1 at leaves), ``value_`` (leaf
 
 from __future__ import annotations
 
+import contextlib
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numba
@@ -51,6 +60,7 @@ import numpy as np
 from lrank._kernels import histograms as _hk
 from lrank._kernels import ole_tree as _ot
 from lrank._kernels import pair_histograms as _ph
+from lrank._kernels import row_blocks as _rb
 from lrank._kernels import trees as _tk
 
 _NO_GBIN = np.zeros((1, 1), dtype=np.uint16)
@@ -90,6 +100,7 @@ class TreeWorkspace:
         self._gbin = None  # global bin indices off[f] + code, made on first use (`global_bins`)
         self._n_bins_seen = None  # the last n_bins array found equal to ours (`fits`)
         self.features = np.arange(F, dtype=np.int64)
+        self._blocks = None  # the row-block kernels' scratch (`row_blocks`)
 
     #: largest global-bin matrix (bytes) made; above it the trees read ``codes`` and add offsets per entry.
     #: The saving is the offset load per entry, which only shows while the matrix is cache-sized: 1.2-1.4x
@@ -106,6 +117,15 @@ class TreeWorkspace:
             self._gbin = _hk._global_bins(codes, self.offsets, np.empty(codes.shape, dtype=np.uint16))
         return self._gbin
 
+    def row_blocks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Scratch of the row-block kernels (`lrank._kernels.row_blocks`), made on first use: a histogram
+        per block after a node's first (all zeros between calls), each row's side in a partition (uint8)
+        and the partition's per-block counts."""
+        if self._blocks is None:
+            self._blocks = (np.zeros((_rb.MAX_BLOCKS - 1,) + self.hist.shape[1:]),
+                            np.zeros(self.rows.size, dtype=np.uint8), np.zeros(256, dtype=np.int64))
+        return self._blocks
+
     @property
     def codes(self) -> np.ndarray | None:
         """The bin codes the buffers were made for (None once freed)."""
@@ -119,6 +139,27 @@ class TreeWorkspace:
             self._n_bins_seen = n_bins
         return (self.codes is codes and self.max_leaves >= max_leaves and self.hist.shape[2] == n_channels
                 and self.n_pairs >= n_pairs and self.n_jobs == n_jobs)
+
+
+def _set_threads(n_jobs: int) -> int:
+    """Set numba's number of threads for ``n_jobs`` (1: one thread; -1 or more than numba has: all of
+    them) and return it."""
+    most = numba.config.NUMBA_NUM_THREADS
+    k = min(int(n_jobs), most) if n_jobs > 0 else most
+    if numba.get_num_threads() != k:
+        numba.set_num_threads(k)
+    return k
+
+
+@contextlib.contextmanager
+def _threads(n_jobs: int) -> Iterator[int]:
+    """Numba's threads set for ``n_jobs`` (`_set_threads`) inside the block, restored after it."""
+    old = numba.get_num_threads()
+    try:
+        yield _set_threads(n_jobs)
+    finally:
+        if numba.get_num_threads() != old:
+            numba.set_num_threads(old)
 
 
 def _constraint_array(feature_constraint: Any, max_leaves: int, n_features: int) -> np.ndarray | None:
@@ -271,6 +312,10 @@ class RegressionTree:
     # documents x features below which a tree asked to use threads is grown serially in one kernel call
     # anyway (a node-by-node parallel tree costs more there; the results are identical)
     _parallel_min_tree_work = 1_000_000
+    # the smallest histogram row block (`lrank._kernels.row_blocks`): a set of at least twice as many
+    # documents grows in `_grow_tree_blocked` on n_jobs threads; its nodes of at least twice as many rows
+    # sum in 2 or 4 equal blocks (fixed by the node's size: the same bits for any n_jobs)
+    _block_rows = _rb.BLOCK_ROWS
 
     def __init__(self, num_leaves: int = 10, min_child_samples: int = 20,
                  min_child_weight: float = 1e-3, growth: str = "best_first", criterion: str = "se",
@@ -379,15 +424,14 @@ class RegressionTree:
                 and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work) \
                 and ws.global_bins() is not None:
             return self._grow_whole_ole(codes, ws, pairs, h_unit, thresholds)
-        if cons is None and not use_pairs and crit != _tk.WSE and self._whole_tree_kernel \
-                and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work):
-            return self._grow_whole(codes, ws, crit, h_unit, thresholds)
+        if cons is None and not use_pairs and crit != _tk.WSE and self._whole_tree_kernel:
+            if n >= 2 * self._block_rows:  # a root of several row blocks: any n_jobs, the same bits
+                return self._grow_whole_blocked(codes, ws, crit, h_unit, thresholds)
+            if self.n_jobs == 1 or n * F < self._parallel_min_tree_work:
+                return self._grow_whole(codes, ws, crit, h_unit, thresholds)
         par = self.n_jobs != 1
         if par:
-            import numba
-
-            most = numba.config.NUMBA_NUM_THREADS  # more threads than numba has: use them all
-            numba.set_num_threads(min(int(self.n_jobs), most) if self.n_jobs > 0 else most)
+            _set_threads(self.n_jobs)
         # below these sizes a parallel launch costs more than it saves (results are identical anyway)
         min_work = self._parallel_min_work
         split_fn = (_tk._best_split_parallel if par and ws.offsets[-1] >= self._parallel_min_bins
@@ -404,9 +448,18 @@ class RegressionTree:
 
         gbin = ws.global_bins() if sub is None and self._use_global_bins else None  # the same bits
         zero_off = np.zeros_like(off)
+        # unconstrained trees without pair lists sum a node of at least 2 `_block_rows` rows in row blocks
+        # (as `_grow_whole_blocked`: the same bits); constrained and OLE trees keep one row order per bin
+        big = 2 * self._block_rows if cons is None and not use_pairs else n + 1  # rows of a blocked node
+        if n >= big:
+            bufs = ws.row_blocks()[0][:, :TB]
 
         def hist_fn(lo: int, hi: int, out: np.ndarray) -> None:
-            if sub is not None:
+            if hi - lo >= big:
+                with _threads(self.n_jobs):  # n_jobs=1: the blocks on one thread
+                    _rb._histogram_blocked(codes, vals, rows, lo, hi, off, out, bufs, self._block_rows,
+                                           ws.features, F)
+            elif sub is not None:
                 _hk._histogram_features(codes, vals, rows, lo, hi, sub, off, out)
             elif par and (hi - lo) * F >= min_work:
                 nblk = numba.get_num_threads()  # an argument: a kernel reading it could not be cached
@@ -484,7 +537,7 @@ class RegressionTree:
             hp = hists[slot[node]]
             if sub is not None:
                 _hk._child_histogram_features(codes, vals, rows, start[small], end[small], sub, off, hs, hp)
-            elif par and (end[small] - start[small]) * F >= min_work:
+            elif (par and (end[small] - start[small]) * F >= min_work) or end[small] - start[small] >= big:
                 hs.fill(0.0)
                 hist_fn(start[small], end[small], hs)
                 np.subtract(hp, hs, out=hp)  # histogram subtraction
@@ -552,6 +605,28 @@ class RegressionTree:
             float(self.min_child_samples), float(self.min_child_weight), self.growth == "breadth_first",
             ws.hist, ws.rows, ws.tmp, ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
             parent_score, ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2])
+        return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
+                            thresholds, codes.shape[1], ws)
+
+    def _grow_whole_blocked(self, codes: np.ndarray, ws: TreeWorkspace, crit: int, h_unit: float,
+                            thresholds: Sequence[np.ndarray] | None) -> RegressionTree:
+        """`_grow_whole` for trees whose root has several row blocks (`lrank._kernels.row_blocks`): one
+        `_grow_tree_blocked` call on ``n_jobs`` threads (the same bits for any ``n_jobs``)."""
+        L = int(self.num_leaves)
+        max_nodes = 2 * L - 1
+        feature, jbin, left, right = (np.full(max_nodes, -1, dtype=np.int64) for _ in range(4))
+        start, end, slot = (np.zeros(max_nodes, dtype=np.int64) for _ in range(3))
+        gain, parent_score = np.zeros(max_nodes), np.zeros(max_nodes)
+        tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
+        scratch = np.empty((3, max_nodes), dtype=np.int64)  # the kernel's bf, bj, is_open
+        bufs, side, counts = ws.row_blocks()
+        with _threads(self.n_jobs) as nthr:
+            n_nodes, n_leaves = _rb._grow_tree_blocked(
+                codes, ws.vals, ws.offsets, crit, h_unit, L, float(self.min_child_samples),
+                float(self.min_child_weight), self.growth == "breadth_first", ws.hist, ws.rows, ws.tmp,
+                ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot, parent_score,
+                ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2], bufs, self._block_rows,
+                side, counts, nthr)
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
                             thresholds, codes.shape[1], ws)
 
