@@ -462,7 +462,8 @@ def test_fast_split_scan_floor():
     rng = np.random.default_rng(5)
     hist = np.column_stack([rng.normal(size=40), np.ones(40), np.ones(40)])
     args = (hist, 0, 40, 0, 1.5, 0.0, float(hist[:, 0].sum()), 40.0, 40.0, 0.0)
-    best, j = tk._fast_feature_best(*args, -np.inf)
+    buf = np.empty((4, 40))
+    best, j = tk._fast_feature_best(*args, -np.inf, buf)
     assert j >= 0
-    assert tk._fast_feature_best(*args, best) == (best, j)
-    assert tk._fast_feature_best(*args, best * 1.01) == (-np.inf, -1)
+    assert tk._fast_feature_best(*args, best, buf) == (best, j)
+    assert tk._fast_feature_best(*args, best * 1.01, buf) == (-np.inf, -1)

@@ -51,32 +51,39 @@ def _score(crit, G, H, N, Q):
     return G * G / H if H > 0.0 else 0.0
 
 
-@njit(cache=True)
-def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit, floor):
+@njit(cache=True, error_model="numpy")
+def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit, floor, buf):
     """The scan of :func:`_feature_best` for SE (crit 0) and RWSE/OLE without pairs: the largest
     ``G_l^2/D_l + G_r^2/D_r`` (``D`` = count for SE, hessian for RWSE) over the bins of one feature
     (rows ``o:o+nb``). Returns (score, j) with j = -1 if none is valid.
 
-    An empty bin gives the partition of threshold ``b - 1`` again: its sums are masked to zero (a
-    histogram made by subtraction may hold a rounding residue in an empty bin's gradient) and it is
-    evaluated like any other bin, with the previous bin's numbers, so it never wins (``g > best`` is
-    strict) and never breaks earlier; a select instead of a branch that the scattered empty bins of
-    a small node mispredict.
+    Three passes over the scratch ``buf`` (shape (4, >= nb)):
 
-    The two divisions of a threshold's score are paid only when it may beat ``max(best so far,
-    floor)``: its score is ``(G_l^2 D_r + G_r^2 D_l) / (D_l D_r)``, and the products (no division)
-    with a relative margin of 1e-9 (rounding costs ~1e-15) prove it lower than that bar, or the exact
-    score is computed as before. A skipped threshold could not have won (ties go to the first), so
-    the result is the same (bits included) for any ``floor`` at or below the best score; above it,
-    a feature whose best score is below ``floor`` may return another threshold or none (the caller
-    then discards it: see :func:`_best_split_fast`). ``floor = -inf`` skips nothing by the bar."""
+    1. the prefix sums ``G_l``, ``H_l``, ``N_l`` in bin order. An empty bin gives the partition of
+       threshold ``b - 1`` again: its sums are masked to zero (a histogram made by subtraction may hold
+       a rounding residue in an empty bin's gradient), it scores like the previous bin and never wins;
+    2. which thresholds need their score (no dependency between bins: SIMD lanes): the valid ones
+       (``N_l, N_r >= md``, ``H_l, H_r >= min_hess``; counts only decrease on the right, so this is a
+       left-to-right scan's ``continue`` / ``break``) whose score ``(G_l^2 D_r + G_r^2 D_l) / (D_l D_r)``
+       the products (no division) cannot prove below the bar ``floor`` by a relative margin of 1e-9
+       (their rounding costs ~1e-15);
+    3. the exact score ``G_l^2 / D_l + G_r^2 / D_r`` of those, in bin order, and the first strict
+       maximum.
+
+    A threshold skipped in pass 2 has a score below ``floor``, so the result is the scan's without a
+    bar (bits included) for any ``floor`` at or below the best score; above it, a feature whose best
+    score is below ``floor`` may return another threshold or none (the caller then discards it: see
+    :func:`_best_split_fast`). ``floor = -inf`` skips nothing by the bar."""
+    m = nb - 1
+    GL = buf[0]
+    HL = buf[1]
+    NL = buf[2]
+    NEED = buf[3]
     gl = 0.0
     hl = 0.0
     nl = 0.0
-    best = -np.inf
-    bj = -1
     two = hist.shape[1] == 2  # constant hessian: the count is H / h_unit (up to rounding)
-    for b in range(nb - 1):  # (`two` is loop-invariant: the compiler makes one loop per layout)
+    for b in range(m):  # pass 1 (`two` is loop-invariant: the compiler makes one loop per layout)
         if two:
             hb = hist[o + b, 1]
             hl += hb
@@ -88,24 +95,36 @@ def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit, floor
             hl += hist[o + b, 1] * full  # an empty bin adds nothing (see above)
             nl += cb
             gl += hist[o + b, 0] * full
+        GL[b] = gl
+        HL[b] = hl
+        NL[b] = nl
+    bar = floor if floor > _BAR_MIN else np.inf  # np.inf: no bar (products may underflow below _BAR_MIN)
+    se = crit == 0
+    for b in range(m):  # pass 2
+        gl = GL[b]
+        hl = HL[b]
+        nl = NL[b]
         nr = N - nl
-        if nl < md:
-            continue
-        if nr < md:
-            break
         hr = H - hl
-        if hl < min_hess or hr < min_hess:
-            continue
         gr = G - gl
-        dl, dr = (nl, nr) if crit == 0 else (hl, hr)
-        bar = best if best > floor else floor
-        if bar > _BAR_MIN and dl > 0.0 and dr > 0.0 and \
-                (gl * gl * dr + gr * gr * dl) * _BAR_MARGIN < bar * (dl * dr):
-            continue  # provably below the bar (see above): no divisions
-        g = gl * gl / dl + gr * gr / dr  # Eq. 3 (SE, D = N) or Eq. 9 (RWSE, D = H)
-        if g > best:
-            best = g
-            bj = b
+        dl = nl if se else hl
+        dr = nr if se else hr
+        bad = (nl < md) | (nr < md) | (hl < min_hess) | (hr < min_hess)
+        below = (bar < np.inf) & (dl > 0.0) & (dr > 0.0) & \
+            ((gl * gl * dr + gr * gr * dl) * _BAR_MARGIN < bar * (dl * dr))
+        NEED[b] = 0.0 if bad | below else 1.0
+    best = -np.inf
+    bj = -1
+    for b in range(m):  # pass 3
+        if NEED[b] != 0.0:
+            gl = GL[b]
+            dl = NL[b] if se else HL[b]
+            dr = (N - NL[b]) if se else (H - HL[b])
+            gr = G - gl
+            g = gl * gl / dl + gr * gr / dr  # Eq. 3 (SE, D = N) or Eq. 9 (RWSE, D = H)
+            if g > best:
+                best = g
+                bj = b
     return best, bj
 
 
@@ -130,7 +149,8 @@ def _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin,
     inv_unit = 1.0 / h_unit if h_unit > 0.0 else 0.0
     if crit != 1 and not use_pairs:
         # fast path, SE or RWSE/OLE: maximise G_l^2/D_l + G_r^2/D_r with D = N (SE) or H (RWSE)
-        best, bj = _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit, -np.inf)
+        best, bj = _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit, -np.inf,
+                                      np.empty((4, nb)))
         return best - parent_score, bj
     for b in range(nb - 1):
         if hist[o + b, 1] == 0.0 and (C == 2 or hist[o + b, 2] == 0.0):
@@ -176,6 +196,10 @@ def _best_split_fast(hist, off, features, crit, min_data, min_hess, tot, parent_
     bj = -1
     md = min_data - 0.5
     inv_unit = 1.0 / h_unit if h_unit > 0.0 else 0.0
+    widest = 1
+    for t in range(features.size):
+        widest = max(widest, off[features[t] + 1] - off[features[t]])
+    buf = np.empty((4, widest))  # the scan's prefix sums and flags, reused by every feature
     for t in range(features.size):
         f = features[t]
         # a score below best + parent_score (less a margin for the rounding of both sums) cannot make
@@ -183,7 +207,7 @@ def _best_split_fast(hist, off, features, crit, min_data, min_hess, tot, parent_
         floor = best + parent_score - _BAR_MARGIN_ABS * (abs(best) + abs(parent_score)) if best > -np.inf \
             else -np.inf
         g, j = _fast_feature_best(hist, off[f], off[f + 1] - off[f], crit, md, min_hess, tot[0], tot[1],
-                                  tot[2], inv_unit, floor)
+                                  tot[2], inv_unit, floor, buf)
         g = g - parent_score
         if j >= 0 and g > best:
             best = g
