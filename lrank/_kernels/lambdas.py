@@ -43,6 +43,8 @@ dtypes and allocates the workspaces. The parallel twin compiles only when ``n_jo
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import prange
 
@@ -218,7 +220,7 @@ def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
         order[r] = d
         yr[r] = y[d]
         dr[r] = 1.0 / lg[r] if r < kk else 0.0       # disc(r) of NDCG@k
-        gain[r] = 2.0 ** y[d] - 1.0
+        gain[r] = math.ldexp(1.0, int(y[d])) - 1.0  # 2^y - 1, exact (no integer-power loop)
         ex[r] = np.exp(sigma * (scores[d] - smax))  # rho_ij = ex_j / (ex_i + ex_j)
         lr[r] = 0.0
         wr[r] = 0.0
