@@ -160,7 +160,7 @@ def test_stable_argsort_is_numpys_mergesort(n):
 
 def test_one_compiled_specialisation():
     """Every call, whatever the caller's dtypes and with or without the pair list, runs the one compiled
-    signature of `_lambdas` (NDCG@k, pair lists) or `_lambdas_whole` (the whole list without pairs; issue
+    signature of `_lambdas` (NDCG@k), `_lambdas_pairs` (pair lists) or `_lambdas_whole` (the whole list; issue
     15.5: each specialisation costs a compile)."""
     from lrank._kernels import lambdas as L
 
@@ -173,7 +173,47 @@ def test_one_compiled_specialisation():
     lambdamart_gradients(y.astype(np.uint8), qptr, s[::-1], k=np.int32(10), sigma=2)
     lambdamart_gradients(y, qptr, s, k=-1, sigma=np.float32(1.5))
     lambdamart_gradients(y.tolist(), qptr, s.tolist(), k=0)
-    for kernel in (L._lambdas, L._lambdas_whole):
+    for kernel in (L._lambdas, L._lambdas_pairs, L._lambdas_whole):
         assert len(kernel.signatures) == 1, kernel
     for callee in (L._argsort_stable, L._pair_block_cols):  # none when the callers came from the cache
         assert len(callee.signatures) <= 1, callee
+
+
+def test_gains_from_ldexp_are_the_integer_powers():
+    """The gains ``2^y - 1`` come from ``math.ldexp(1.0, y) - 1.0`` (issue 15.5: numba's integer-power loop
+    for ``2.0 ** y`` cost ~0.2 s of compilation): the same bits as ``2.0 ** y - 1.0`` compiled by numba for
+    int32 label, including negative ones, the subnormal range and overflow to infinity (only ``-2^31``
+    differs: numba's power loop raised OverflowError there, ``ldexp`` gives ``-1``)."""
+    import math
+
+    import numba
+
+    def both(y, a, b):
+        for i in range(y.size):
+            a[i] = 2.0 ** y[i] - 1.0
+            b[i] = math.ldexp(1.0, int(y[i])) - 1.0
+
+    if numba.config.DISABLE_JIT:
+        pytest.skip("about numba's compiled power (Python's float power raises on overflow)")
+    both = numba.njit(both)
+    y = np.r_[np.arange(-1100, 1100), [np.iinfo(np.int32).min + 1, np.iinfo(np.int32).max]].astype(np.int32)
+    a, b = np.empty(y.size), np.empty(y.size)
+    both(y, a, b)
+    assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_underflowing_queries_are_finished_pair_by_pair(n_jobs):
+    """`_lambdas` only marks a query whose exponentials underflow; `_lambdas_pairs` then computes it pair by
+    pair: the same lambdas as the pair-list path (which runs every query pair by pair), between ordinary
+    queries, serially and over threads."""
+    rng = np.random.default_rng(11)
+    y, qptr, s = _queries(rng, [8, 12, 1, 15, 9], ties=True)
+    far = slice(qptr[1], qptr[2])
+    s[far] = np.linspace(0.0, -1500.0, qptr[2] - qptr[1])  # the second query's scores 1500 apart
+    for k in (3, 10):
+        lam, w, _ = lambdamart_gradients(y, qptr, s, k=k, n_jobs=n_jobs)
+        plam, pw, _ = lambdamart_gradients(y, qptr, s, k=k, with_pairs=True)
+        assert np.isfinite(lam).all() and np.isfinite(w).all()
+        assert lam[far].tobytes() == plam[far].tobytes() and w[far].tobytes() == pw[far].tobytes()
+        assert np.any(lam[far] != 0.0)

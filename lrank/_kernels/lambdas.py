@@ -34,14 +34,19 @@ their rows run without a branch per pair (`_top_k_rows_plain`, the same sums bit
 ``tests/test_lambdas.py`` checks both kinds against outputs recorded before the session-4 rewrite.
 
 Compile time (issue 15.5): what used to be a chain of nine kernels plus numba's ``argsort`` and ``np.take``
-is one compiled kernel per use, `_lambdas` (NDCG@k, LambdaMART, and any pair list) or `_lambdas_whole`
-(whole list, BoostingTree), whose per-query preparation and pair loops are ``inline="always"`` helpers
-merged into it before typing, plus a small stable merge sort (`_argsort_stable`) and, for the whole list,
-the vectorised block loop (`_pair_block_cols`). One signature each: the validating function normalises
-dtypes and allocates the workspaces. The parallel twin compiles only when ``n_jobs != 1``.
+is one compiled kernel per use, `_lambdas` (NDCG@k without the pair list, LambdaMART), `_lambdas_pairs`
+(pair by pair: the pair list of OLE, and the rare queries where an exponential underflowed, which
+`_lambdas` only marks) or `_lambdas_whole` (whole list, BoostingTree), whose per-query preparation and
+pair loops are ``inline="always"`` helpers merged into it before typing, plus a small stable merge sort
+(`_argsort_stable`) and, for the whole list, the vectorised block loop (`_pair_block_cols`). A LambdaMART
+fit thus compiles `_lambdas` and the sort only (`_lambdas_pairs` when a query's scores spread past
+``~700 / sigma``). One signature each: the validating function normalises dtypes and allocates the
+workspaces. The parallel twin compiles only when ``n_jobs != 1``.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import prange
@@ -109,16 +114,16 @@ def _argsort_stable(key, idx, tmp, n):
 
 
 @njit(cache=True, error_model="numpy")
-def _lambdas(y, qptr, scores, k, sigma, fill_pairs, lam, w, inv_max_dcg, pa, pb, pw, q0, q1, iw, fw):
-    """NDCG@k lambdas ``lam`` and weights ``w`` (``k > 0``, LambdaMART; or any ``k`` with the pair list) of
-    queries ``q0:q1``, filled in place, and when ``fill_pairs`` their pair list ``(pa, pb, pw)``; returns
-    the number of pairs with ``dZ > 0``.
+def _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, q0, q1, iw, fw):
+    """NDCG@k lambdas ``lam`` and weights ``w`` (``k > 0``, LambdaMART; no pair list) of queries ``q0:q1``,
+    filled in place; returns the number of pairs with ``dZ > 0`` of the queries done here.
 
-    One compiled kernel for the whole chain (issue 15.5: every jitted function costs compile time): per
-    query `_prepare_query`, then `_within_k` (a query of at most ``k`` documents, no pair list, no
-    underflow) or `_top_k_rows` (pair by pair), each adding into per-rank sums written back by document.
-    ``iw`` (int64, ``_I_ROWS x (nmax + 1)``) and ``fw`` (float64, ``_F_ROWS x (nmax + 1)``) are the
-    workspaces, ``nmax`` the largest query.
+    One compiled kernel for LambdaMART's chain (issue 15.5: every jitted function costs compile time): per
+    query `_prepare_query`, then `_within_k` (a query of at most ``k`` documents) or `_top_k_rows_plain`.
+    A query where an exponential underflowed is only marked, ``slow[q] = True`` (its ``lam``, ``w`` left
+    zero), for `_lambdas_pairs`: the pair-by-pair code compiles only for a fit that meets one (or asks for
+    the pair list). ``iw`` (int64, ``_I_ROWS x (nmax + 1)``) and ``fw`` (float64, ``_F_ROWS x (nmax + 1)``)
+    are the workspaces, ``nmax`` the largest query.
     """
     order, pos, gstart, gptr, yr = iw[0], iw[1], iw[2], iw[3], iw[6]
     gain, ex, dr, lr, wr, lg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
@@ -126,17 +131,41 @@ def _lambdas(y, qptr, scores, k, sigma, fill_pairs, lam, w, inv_max_dcg, pa, pb,
         lg[r] = np.log2(r + 2.0)  # the discount's log2(r + 2), once per call
     n_pairs = 0
     for q in range(q0, q1):
+        slow[q] = False
         n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw)
         if not run:
             continue
-        plain = not fill_pairs and _no_underflow(ex, n)
-        if plain and kk == n:
+        if not _no_underflow(ex, n):
+            slow[q] = True
+            continue
+        if kk == n:
             n_pairs += _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr)
-        elif plain:
-            n_pairs += _top_k_rows_plain(sigma, n, kk, inv, yr, gain, ex, dr, lr, wr)
         else:
-            n_pairs += _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill_pairs,
-                                   pa, pb, pw, n_pairs)
+            n_pairs += _top_k_rows_plain(sigma, n, kk, inv, yr, gain, ex, dr, lr, wr)
+        for r in range(n):
+            lam[order[r]] = lr[r]
+            w[order[r]] = wr[r]
+    return n_pairs
+
+
+@njit(cache=True, error_model="numpy")
+def _lambdas_pairs(y, qptr, scores, k, sigma, fill_pairs, lam, w, inv_max_dcg, pa, pb, pw, queries, iw, fw):
+    """NDCG@k (or whole-list) lambdas and weights of the ``queries`` listed, pair by pair (`_top_k_rows`),
+    and when ``fill_pairs`` their pair list ``(pa, pb, pw)`` in that order; returns the number of pairs with
+    ``dZ > 0``. For the OLE criterion's pair list (every query) and for the queries `_lambdas` marked slow
+    (an exponential underflowed: those pairs take their own ``exp``)."""
+    order, yr = iw[0], iw[6]
+    gain, ex, dr, lr, wr, lg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
+    for r in range(lg.size):
+        lg[r] = np.log2(r + 2.0)
+    n_pairs = 0
+    for t in range(queries.size):
+        q = queries[t]
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw)
+        if not run:
+            continue
+        n_pairs += _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill_pairs,
+                               pa, pb, pw, n_pairs)
         for r in range(n):
             lam[order[r]] = lr[r]
             w[order[r]] = wr[r]
@@ -218,7 +247,7 @@ def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
         order[r] = d
         yr[r] = y[d]
         dr[r] = 1.0 / lg[r] if r < kk else 0.0       # disc(r) of NDCG@k
-        gain[r] = 2.0 ** y[d] - 1.0
+        gain[r] = math.ldexp(1.0, int(y[d])) - 1.0  # 2^y - 1, exact (no integer-power loop)
         ex[r] = np.exp(sigma * (scores[d] - smax))  # rho_ij = ex_j / (ex_i + ex_j)
         lr[r] = 0.0
         wr[r] = 0.0
@@ -470,22 +499,20 @@ def _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill
 
 
 @njit(cache=True, parallel=True)
-def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, n_chunks, iw, fw):
+def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, n_chunks, iw, fw):
     """Parallel twin of `_lambdas` / `_lambdas_whole` without the pair list: ``prange`` over chunks of
     queries, each with its own workspaces ``iw[c]``, ``fw[c]``; every query is computed exactly as in the
-    serial pass (results do not depend on threads). Compiled only when ``n_jobs != 1``."""
+    serial pass (results do not depend on threads; the caller finishes the queries marked ``slow``).
+    Compiled only when ``n_jobs != 1``."""
     nq = qptr.size - 1
     counts = np.zeros(n_chunks, dtype=np.int64)
-    e_i = np.empty(0, dtype=np.int64)
-    e_f = np.empty(0)
     for c in prange(n_chunks):
         q0 = c * nq // n_chunks
         q1 = (c + 1) * nq // n_chunks
         if k <= 0:
             counts[c] = _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, q0, q1, iw[c], fw[c])
         else:
-            counts[c] = _lambdas(y, qptr, scores, k, sigma, False, lam, w, inv_max_dcg, e_i, e_i, e_f, q0, q1,
-                                 iw[c], fw[c])
+            counts[c] = _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, q0, q1, iw[c], fw[c])
     return counts.sum()
 
 
@@ -540,7 +567,6 @@ def lambdamart_gradients(
     lam = np.empty(n)
     w = np.empty(n)
     inv = np.zeros(nq)
-    e_i = np.empty(0, dtype=np.int64)
     pairs = None
     if with_pairs:
         # an upper bound on the pairs with dZ > 0: every (top-k, below) pair of every query
@@ -551,9 +577,11 @@ def lambdamart_gradients(
         pb = np.empty(cap, dtype=np.int64)
         pw = np.empty(cap)
         iw, fw = _workspaces(qptr)
-        m = _lambdas(y, qptr, scores, k, sigma, True, lam, w, inv, pa, pb, pw, 0, nq, iw, fw)
-        pairs = (pa[:m].copy(), pb[:m].copy(), pw[:m].copy())
-    elif n_jobs != 1 and nq > 1:
+        m = _lambdas_pairs(y, qptr, scores, k, sigma, True, lam, w, inv, pa, pb, pw,
+                           np.arange(nq, dtype=np.int64), iw, fw)
+        return lam, w, (pa[:m].copy(), pb[:m].copy(), pw[:m].copy())
+    slow = np.zeros(nq, dtype=np.bool_)  # queries where an exponential underflowed (NDCG@k, `_lambdas`)
+    if n_jobs != 1 and nq > 1:
         import numba
 
         most = numba.config.NUMBA_NUM_THREADS
@@ -563,7 +591,8 @@ def lambdamart_gradients(
         try:  # chunks of queries balance uneven query sizes; each query is computed as in the serial pass
             chunks = min(nq, 8 * threads)
             iw, fw = _workspaces(qptr, chunks)
-            _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv, chunks, iw, fw)
+            _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv, slow, chunks, iw, fw)
+            iw, fw = iw[0], fw[0]
         finally:
             numba.set_num_threads(old)
     elif k <= 0:
@@ -571,12 +600,18 @@ def lambdamart_gradients(
         _lambdas_whole(y, qptr, scores, sigma, lam, w, inv, 0, nq, iw, fw)
     else:
         iw, fw = _workspaces(qptr)
-        _lambdas(y, qptr, scores, k, sigma, False, lam, w, inv, e_i, e_i, np.empty(0), 0, nq, iw, fw)
+        _lambdas(y, qptr, scores, k, sigma, lam, w, inv, slow, 0, nq, iw, fw)
+    if slow.any():  # pair by pair, each with its own exp where both exponentials underflowed
+        e_i = np.empty(0, dtype=np.int64)
+        _lambdas_pairs(y, qptr, scores, k, sigma, False, lam, w, inv, e_i, e_i, np.empty(0),
+                       np.flatnonzero(slow).astype(np.int64), iw, fw)
     return lam, w, pairs
 
 
 def warmup() -> None:
     """Compile the lambda kernels on a toy query."""
     y = np.array([2, 0, 1, 0], dtype=np.int32)
-    lambdamart_gradients(y, np.array([0, 4], dtype=np.int64), np.zeros(4), k=3, with_pairs=True)
-    lambdamart_gradients(y, np.array([0, 4], dtype=np.int64), np.zeros(4), k=0)
+    qptr = np.array([0, 4], dtype=np.int64)
+    lambdamart_gradients(y, qptr, np.zeros(4), k=3)
+    lambdamart_gradients(y, qptr, np.zeros(4), k=3, with_pairs=True)
+    lambdamart_gradients(y, qptr, np.zeros(4), k=0)

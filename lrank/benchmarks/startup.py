@@ -17,7 +17,9 @@ process compiling as many trivial kernels as a cold LambdaMART fit compiles func
 alternate per estimator (cold, warm, cold, warm, ...; each cold run gets its own new cache folder);
 medians. The notes give
 the processes' CPU seconds too (compilation is single-threaded CPU work, so on a loaded host the CPU
-figure is the steadier one).
+figure is the steadier one) and, from numba's compile events in each cold process, how many functions
+the fit compiled and the exclusive compile seconds of the largest (a callee's time is not counted in its
+caller's; the first function compiled in a process also carries numba's one-off set-up, ~0.5 s).
 """
 
 from __future__ import annotations
@@ -31,9 +33,36 @@ import time
 
 from lrank.benchmarks import _timing as T
 
-_FIT = """
-import sys
+#: exclusive compile seconds per function from numba's compile events (a callee's time is taken out of its
+#: caller's); run first in each fit process, the dict ``compiles.seconds`` printed at the end
+_LISTENER = """
+import time
+from collections import defaultdict
+from numba.core import event
 import numpy as np
+
+
+class _Compiles(event.Listener):  # exclusive seconds per compiled function (callees' time subtracted)
+    def __init__(self):
+        self.seconds, self.stack = defaultdict(float), []
+
+    def on_start(self, ev):
+        self.stack.append([time.perf_counter(), 0.0])
+
+    def on_end(self, ev):
+        t0, inner = self.stack.pop()
+        dt = time.perf_counter() - t0
+        self.seconds[ev.data["dispatcher"].py_func.__name__] += dt - inner
+        if self.stack:
+            self.stack[-1][1] += dt
+
+
+compiles = _Compiles()
+event.register("numba:compile", compiles)
+"""
+
+_FIT = _LISTENER + """
+import sys
 from lrank.data import fetch
 from lrank.benchmarks import _timing as T
 import importlib
@@ -47,6 +76,7 @@ if base != "-":
     bmod, bname = base.split(":")
     kw["base"] = getattr(importlib.import_module(bmod), bname)()
 T.fit(cls(**kw), train)
+print("COMPILES", repr(dict(compiles.seconds)))
 """
 
 _LGB = """
@@ -73,8 +103,9 @@ for i in range(n):  # n distinct trivial kernels (one loop each)
 
 #: distinct functions a cold 10-tree LambdaMART fit compiles (kernels and numba's own overloads; session 4,
 #: counted with numba's compile events: 14 functions, one compile each, down from 41 functions and 71
-#: compiles at the start of the session)
-LAMBDAMART_FUNCTIONS = 14
+#: compiles at the start of the session; session 5: 15, numba's overload of ``math.ldexp`` for the gains
+#: being one, 0.02 s); the floor row uses the count measured by the cold LambdaMART row when it has one
+LAMBDAMART_FUNCTIONS = 15
 
 _BT_BASE = "lrank.models.boostingtree:LambdaMARTBase"
 
@@ -94,13 +125,43 @@ ESTIMATORS = [
 
 def _run(code: str, args: list[str], cache: str) -> tuple[float, float]:
     """Wall and CPU seconds (user + system) of one new process."""
+    wall, cpu, _ = _run_out(code, args, cache)
+    return wall, cpu
+
+
+def _run_out(code: str, args: list[str], cache: str) -> tuple[float, float, str]:
+    """Wall and CPU seconds (user + system) of one new process, and its standard output."""
     env = {**os.environ, "NUMBA_CACHE_DIR": cache, "OMP_WAIT_POLICY": "passive", "NUMBA_NUM_THREADS": "1"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code, *args], env=env, check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "-c", code, *args], env=env, check=True, capture_output=True,
+                          text=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
+
+
+def _compiles(stdout: str) -> dict[str, float]:
+    """The fit process's exclusive compile seconds per function (the ``COMPILES`` line of `_FIT`)."""
+    import ast
+
+    for line in stdout.splitlines():
+        if line.startswith("COMPILES "):
+            return ast.literal_eval(line[len("COMPILES "):])
+    return {}
+
+
+def compile_summary(runs: list[dict[str, float]], top: int = 6) -> tuple[int, str]:
+    """Functions compiled by a cold fit (the most over ``runs``) and their exclusive compile seconds, the
+    median over ``runs`` (0 where a run did not compile it), largest first: ``(count, text)``."""
+    names = sorted({name for run in runs for name in run})
+    med = {name: _median([run.get(name, 0.0) for run in runs]) for name in names}
+    ranked = sorted(med.items(), key=lambda kv: -kv[1])
+    text = ", ".join(f"{name} {sec:.2f}" for name, sec in ranked[:top])
+    if len(ranked) > top:
+        text += f", {len(ranked) - top} more {sum(sec for _, sec in ranked[top:]):.2f}"
+    count = max((len(run) for run in runs), default=0)
+    return count, f"{count} functions compiled, {sum(med.values()):.2f} s exclusive (median): {text}"
 
 
 def _median(values: list[float]) -> float:
@@ -116,17 +177,23 @@ def run(profile: str = "quick") -> list[dict]:
     fetch("mslr-sample")  # the binary cache of the sample exists before any timed process
     reps = 1 if profile == "quick" else 3
     rows = []
+    lambdamart_functions = LAMBDAMART_FUNCTIONS
     with tempfile.TemporaryDirectory() as tmp:
         ld = T.settle()
         for label, mod, cls, n, task, base, target in ESTIMATORS:
-            cold, warm = [], []
+            cold, warm, compiled = [], [], []
             for r in range(reps):
                 cache = os.path.join(tmp, f"{cls}-{r}")
                 args = [mod, cls, str(n), task, base]
-                cold.append(_run(_FIT, args, cache))
+                wall, cpu, out = _run_out(_FIT, args, cache)
+                cold.append((wall, cpu))
+                compiled.append(_compiles(out))
                 warm.append(_run(_FIT, args, cache))
             c, w = _median([x for x, _ in cold]), _median([x for x, _ in warm])
             c_cpu, w_cpu = _median([x for _, x in cold]), _median([x for _, x in warm])
+            n_functions, compiled_text = compile_summary(compiled)
+            if label == "LambdaMART" and n_functions:
+                lambdamart_functions = n_functions
             what = "the largest MSLR-sample query" if task == "largest" else "the MSLR sample (train)"
             rows.append(T.row(
                 f"{label}: first fit in a new process, cold numba cache ({n} rounds, {what})", c,
@@ -136,17 +203,16 @@ def run(profile: str = "quick") -> list[dict]:
                 ok=None if target is None else c <= target, threads=1, repeats=reps,
                 timing="wall of a whole subprocess (python -c), cold/warm alternated, median", load=ld,
                 notes="interpreter start + import lrank + sample from its binary cache + one fit "
-                      f"(n_jobs=1); CPU seconds cold {c_cpu:.2f}, warm {w_cpu:.2f}"))
+                      f"(n_jobs=1); CPU seconds cold {c_cpu:.2f}, warm {w_cpu:.2f}; cold: {compiled_text}"))
         rows.append(_against_lightgbm(os.path.join(tmp, "LambdaMART-0"), os.path.join(tmp, "lgb")))
-        rows.append(_compile_floor(tmp, reps))
+        rows.append(_compile_floor(tmp, reps, lambdamart_functions))
     return rows
 
 
-def _compile_floor(tmp: str, repeats: int) -> dict:
+def _compile_floor(tmp: str, repeats: int, n: int = LAMBDAMART_FUNCTIONS) -> dict:
     """numba's own floor under the cold LambdaMART row: a new process compiling as many trivial kernels as
     that fit compiles functions, against one compiling none (both import numba and NumPy; alternated)."""
     ld = T.settle()
-    n = LAMBDAMART_FUNCTIONS
     ours, base = [], []
     for r in range(max(3, repeats)):
         ours.append(_run(_FLOOR, [str(n)], os.path.join(tmp, f"floor-{r}")))
