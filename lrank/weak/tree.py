@@ -274,6 +274,15 @@ class _NodePairs:
                 self.build(large, slot_large)
 
 
+def _node_arrays(max_nodes: int) -> tuple[np.ndarray, ...]:
+    """A whole-tree kernel's node arrays: ``feature``, ``jbin``, ``left``, ``right`` (-1), ``start``,
+    ``end``, ``slot`` (0), ``gain``, ``parent_score`` (0.0) and ``tot`` (G, H, N, Q per node)."""
+    feature, jbin, left, right = (np.full(max_nodes, -1, dtype=np.int64) for _ in range(4))
+    start, end, slot = (np.zeros(max_nodes, dtype=np.int64) for _ in range(3))
+    return (feature, jbin, left, right, start, end, slot, np.zeros(max_nodes), np.zeros(max_nodes),
+            np.zeros((max_nodes, 4)))
+
+
 class RegressionTree:
     """A histogram regression tree fitted to first/second derivatives with the paper's criteria.
 
@@ -594,10 +603,7 @@ class RegressionTree:
         """The unconstrained serial SE/RWSE tree without pair lists: grown in one `_grow_tree` call."""
         L = int(self.num_leaves)
         max_nodes = 2 * L - 1
-        feature, jbin, left, right = (np.full(max_nodes, -1, dtype=np.int64) for _ in range(4))
-        start, end, slot = (np.zeros(max_nodes, dtype=np.int64) for _ in range(3))
-        gain, parent_score = np.zeros(max_nodes), np.zeros(max_nodes)
-        tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
+        feature, jbin, left, right, start, end, slot, gain, parent_score, tot = _node_arrays(max_nodes)
         gbin = ws.global_bins() if self._use_global_bins else None
         scratch = np.empty((3, max_nodes), dtype=np.int64)  # the kernel's bf, bj, is_open
         n_nodes, n_leaves = _tk._grow_tree(
@@ -614,10 +620,7 @@ class RegressionTree:
         `_grow_tree_blocked` call on ``n_jobs`` threads (the same bits for any ``n_jobs``)."""
         L = int(self.num_leaves)
         max_nodes = 2 * L - 1
-        feature, jbin, left, right = (np.full(max_nodes, -1, dtype=np.int64) for _ in range(4))
-        start, end, slot = (np.zeros(max_nodes, dtype=np.int64) for _ in range(3))
-        gain, parent_score = np.zeros(max_nodes), np.zeros(max_nodes)
-        tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
+        feature, jbin, left, right, start, end, slot, gain, parent_score, tot = _node_arrays(max_nodes)
         scratch = np.empty((3, max_nodes), dtype=np.int64)  # the kernel's bf, bj, is_open
         bufs, side, counts = ws.row_blocks()
         with _threads(self.n_jobs) as nthr:
