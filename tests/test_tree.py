@@ -380,6 +380,32 @@ def test_whole_tree_global_bins_same_bits(monkeypatch, crit, growth):
     assert out[0] == out[2] == out[4] and out[1] == out[3] == out[5]
 
 
+@pytest.mark.parametrize("cap", ["bytes", "rows"])
+def test_whole_tree_bins_past_global_bins_limits(monkeypatch, cap):
+    """Past `TreeWorkspace.global_bins`'s limits (matrix bytes; more than 65,536 histogram rows, uint32)
+    the whole-tree kernel still reads global bin indices (`whole_tree_bins`): the same tree, bit for bit,
+    as the node-by-node path, which then reads ``codes`` with offsets."""
+    from lrank.weak.tree import TreeWorkspace
+
+    F = 5 if cap == "bytes" else 300
+    codes, grad, hess = _data(17, n=240, F=F, max_code=255 if cap == "rows" else 9)
+    codes[:, 0] = np.arange(240) % 256  # feature 0 of the "rows" set has 256 codes: 300 x 256 > 65,536 rows
+    if cap == "bytes":
+        monkeypatch.setattr(TreeWorkspace, "global_bins_max_bytes", 0)
+    n_bins = codes.max(axis=0).astype(np.int64) + 1
+    ws = TreeWorkspace(codes, n_bins, 8, 3, 0, 1)
+    assert ws.global_bins() is None
+    assert ws.whole_tree_bins().dtype == (np.uint16 if cap == "bytes" else np.uint32)
+    out = []
+    for whole in (True, False):
+        monkeypatch.setattr(RegressionTree, "_whole_tree_kernel", whole)
+        for h in (hess, np.ones_like(hess)):
+            t = RegressionTree(num_leaves=8, min_child_samples=4, criterion="rwse")
+            out.append(_tree_bits(t.fit_gradients(codes, grad, h)))
+    assert out[0] == out[2] and out[1] == out[3]
+    assert np.frombuffer(out[0][0], dtype=np.int64).max() >= 0  # the tree split
+
+
 @pytest.mark.kernel
 @pytest.mark.parametrize("C", [2, 3])
 @pytest.mark.parametrize("crit", [0, 2])

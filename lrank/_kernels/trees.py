@@ -26,12 +26,7 @@ import numpy as np
 from numba import prange
 
 from ._jit import njit
-from .histograms import (
-    _child_histogram,
-    _child_histogram_global,
-    _histogram,
-    _histogram_global,
-)
+from .histograms import _child_histogram_global, _histogram_global
 
 SE, WSE, RWSE = 0, 1, 2
 # the split scan's bar (see _fast_feature_best): a threshold is skipped when the products prove its score
@@ -315,13 +310,13 @@ def _node_summary(hist, off, crit, h_unit, use_pairs, p_total, min_hess, tot, k)
 
 
 @njit(cache=True)
-def _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node,
+def _split_node(codes, gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node,
                 f, j, g, n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
                 parent_score, last):
     """Split ``node`` on ``code_f <= j``: children ``n_nodes`` (left) and ``n_nodes + 1`` (right), rows
     partitioned stably, the smaller child's histogram built into the free slot ``n_leaves`` and the larger
-    child's by subtraction in the parent's slot; both children's totals and scores. With ``use_gbin`` the
-    global bin indices ``gbin`` (``off[f] + code``) replace ``codes``: the same rows and sums. ``last``:
+    child's by subtraction in the parent's slot; both children's totals and scores. The histograms read
+    the global bin indices ``gbin`` (``off[f] + code``), the partition ``codes``. ``last``:
     the split that completes the tree, whose children are never searched: only feature 0's bins (the
     children's totals) are made, each summed as in the full histogram (the same bits)."""
     lt = n_nodes
@@ -353,10 +348,8 @@ def _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, 
         for b in range(off[1]):
             for c in range(C):
                 par[b, c] -= out[b, c]
-    elif use_gbin:
-        _child_histogram_global(gbin, vals, rows, start[small], end[small], hist[n_leaves], hist[slot[node]])
     else:
-        _child_histogram(codes, vals, rows, start[small], end[small], off, hist[n_leaves], hist[slot[node]])
+        _child_histogram_global(gbin, vals, rows, start[small], end[small], hist[n_leaves], hist[slot[node]])
     feature[node] = f
     jbin[node] = j
     left[node] = lt
@@ -367,7 +360,7 @@ def _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, 
 
 
 @njit(cache=True)
-def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_data, min_hess, breadth_first,
+def _grow_tree(codes, gbin, vals, off, crit, h_unit, num_leaves, min_data, min_hess, breadth_first,
                hist, rows, tmp, leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
                parent_score, features, bg, bf, bj, is_open):
     """Grow one unconstrained tree without pair lists in one call (no per-node Python).
@@ -377,9 +370,11 @@ def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_d
     subtraction, and the children's split search (best first: the open leaf with the largest positive
     gain, ties to the smaller node id; breadth first: level order). ``rows`` and ``leaf_of`` (n each)
     are set here; node arrays have ``2 num_leaves - 1`` entries, ``feature``/``jbin``/``left``/``right``
-    filled with -1, the rest with zeros. ``use_gbin``: histograms and partitions read
-    the global bin indices ``gbin = off[f] + codes`` (`_global_bins`; no offset per entry, the same
-    bits). SE and RWSE only (WSE grows node by node): the split search is :func:`_best_split_fast`.
+    filled with -1, the rest with zeros. Histograms read the global bin indices ``gbin = off[f] + codes``
+    (`_global_bins`, uint16 or, past 65,536 histogram rows, uint32; no offset per entry, the same bits as
+    summing ``codes`` with offsets), partitions read ``codes``: no histogram kernel over ``codes`` is
+    compiled for a whole-tree fit. SE and RWSE only (WSE grows node by node): the split search is
+    :func:`_best_split_fast`.
     ``features`` is ``arange(F)``; ``bg`` (float), ``bf``, ``bj``, ``is_open`` (int64) are scratch of
     ``2 num_leaves - 1`` entries (from the caller: no array constructors in the compiled chain).
     Returns ``(n_nodes, n_leaves)``.
@@ -389,10 +384,7 @@ def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_d
         rows[i] = i
         leaf_of[i] = 0
     hist[0][:] = 0.0
-    if use_gbin:
-        _histogram_global(gbin, vals, rows, 0, n, hist[0])
-    else:
-        _histogram(codes, vals, rows, 0, n, off, hist[0])
+    _histogram_global(gbin, vals, rows, 0, n, hist[0])
     end[0] = n
     parent_score[0] = _node_summary(hist[0], off, crit, h_unit, False, 0.0, min_hess, tot, 0)
     max_nodes = 2 * num_leaves - 1
@@ -432,7 +424,7 @@ def _grow_tree(codes, gbin, use_gbin, vals, off, crit, h_unit, num_leaves, min_d
                 break
             is_open[node] = 0
             g, f, j = bg[node], bf[node], bj[node]
-        _split_node(codes, gbin, use_gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
+        _split_node(codes, gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of,
                     node, f, j, g, n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end,
                     slot, parent_score, n_leaves + 1 == num_leaves)
         if breadth_first:
@@ -506,10 +498,10 @@ def warmup() -> None:
                 np.zeros(1, dtype=np.int64), 1.0, np.zeros(2))
     _apply_codes(codes, f[0], f[0], lr[0], lr[0] + 1, np.empty(3, dtype=np.int64))
     gbin = (codes + off[:-1]).astype(np.uint16)
-    for use_gbin in (True, False):  # one specialisation: the flags are values, not types
+    for breadth_first in (True, False):  # one specialisation: the flag is a value, not a type
         ints = [np.full(3, -1, dtype=np.int64) for _ in range(7)]  # rows, tmp, leaf_of, 4 node arrays
         idx = [np.zeros(3, dtype=np.int64) for _ in range(3)]  # start, end, slot
         scratch = [np.zeros(3, dtype=np.int64) for _ in range(3)]  # bf, bj, is_open
-        _grow_tree(codes, gbin, use_gbin, np.ones((3, 2)), off, SE, 1.0, 2, 1.0, 0.0, use_gbin,
+        _grow_tree(codes, gbin, np.ones((3, 2)), off, SE, 1.0, 2, 1.0, 0.0, breadth_first,
                    np.zeros((2, 6, 2)), *ints, np.zeros(3), np.zeros((3, 4)), *idx, np.zeros(3),
                    np.arange(2, dtype=np.int64), np.zeros(3), *scratch)

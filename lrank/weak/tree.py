@@ -98,6 +98,7 @@ class TreeWorkspace:
         self.max_leaves = max_leaves
         self.n_pairs = n_pairs
         self._gbin = None  # global bin indices off[f] + code, made on first use (`global_bins`)
+        self._gbin_any = None  # the same past `global_bins`'s limits (`whole_tree_bins`)
         self._n_bins_seen = None  # the last n_bins array found equal to ours (`fits`)
         self.features = np.arange(F, dtype=np.int64)
         self._blocks = None  # the row-block kernels' scratch (`row_blocks`)
@@ -116,6 +117,19 @@ class TreeWorkspace:
                 and 2 * codes.size <= self.global_bins_max_bytes:
             self._gbin = _hk._global_bins(codes, self.offsets, np.empty(codes.shape, dtype=np.uint16))
         return self._gbin
+
+    def whole_tree_bins(self) -> np.ndarray:
+        """The global bin indices the whole-tree kernel `_grow_tree` reads: `global_bins` when it exists,
+        else made here whatever their size (the kernel serves sets below two row blocks, so at most
+        ``2 * BLOCK_ROWS`` rows), uint32 past 65,536 histogram rows. `_grow_tree` then compiles no
+        histogram kernel over ``codes`` (the same bits: each bin summed in the same row order)."""
+        gbin = self.global_bins()
+        if gbin is None:
+            if self._gbin_any is None:
+                dtype = np.uint16 if self.offsets[-1] <= 65536 else np.uint32
+                self._gbin_any = _hk._global_bins(self.codes, self.offsets, np.empty(self.codes.shape, dtype))
+            gbin = self._gbin_any
+        return gbin
 
     def row_blocks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Scratch of the row-block kernels (`lrank._kernels.row_blocks`), made on first use: a histogram
@@ -316,7 +330,8 @@ class RegressionTree:
     # the same conditions while the global bin indices exist; False grows it node by node (`_NodePairs`;
     # the same bits, kept for the tests)
     _ole_tree_kernel = True
-    # ... reading the workspace's global bin indices (`TreeWorkspace.global_bins`; the same bits)
+    # the node-by-node and OLE paths read the workspace's global bin indices (`TreeWorkspace.global_bins`;
+    # the same bits; `_grow_tree` reads them always, `TreeWorkspace.whole_tree_bins`)
     _use_global_bins = True
     # documents x features below which a tree asked to use threads is grown serially in one kernel call
     # anyway (a node-by-node parallel tree costs more there; the results are identical)
@@ -604,10 +619,9 @@ class RegressionTree:
         L = int(self.num_leaves)
         max_nodes = 2 * L - 1
         feature, jbin, left, right, start, end, slot, gain, parent_score, tot = _node_arrays(max_nodes)
-        gbin = ws.global_bins() if self._use_global_bins else None
         scratch = np.empty((3, max_nodes), dtype=np.int64)  # the kernel's bf, bj, is_open
         n_nodes, n_leaves = _tk._grow_tree(
-            codes, _NO_GBIN if gbin is None else gbin, gbin is not None, ws.vals, ws.offsets, crit, h_unit, L,
+            codes, ws.whole_tree_bins(), ws.vals, ws.offsets, crit, h_unit, L,
             float(self.min_child_samples), float(self.min_child_weight), self.growth == "breadth_first",
             ws.hist, ws.rows, ws.tmp, ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
             parent_score, ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2])
