@@ -70,15 +70,24 @@ def _histogram(codes, vals, rows, start, end, off, hist):
                 hist[b, c] += vals[i, c]
 
 
+@njit(inline="always")
+def _subtract(parent, out):
+    """Histogram subtraction ``parent -= out`` (both C-contiguous, the same shape) over the flat arrays:
+    one SIMD loop instead of a loop over the channels of each bin (the same differences; at 20,746 bins
+    x 2-3 channels, 60-100 -> ~20 us with the zeroing, per split)."""
+    pp = parent.reshape(parent.size)
+    po = out.reshape(out.size)
+    for b in range(po.size):
+        pp[b] -= po[b]
+
+
 @njit(cache=True)
 def _child_histogram(codes, vals, rows, start, end, off, out, parent):
     """Histogram of the smaller child into ``out`` (zeroed here) and the larger child's by subtraction:
     ``parent -= out`` in place."""
     out[:] = 0.0
     _histogram(codes, vals, rows, start, end, off, out)
-    for b in range(out.shape[0]):
-        for c in range(out.shape[1]):
-            parent[b, c] -= out[b, c]
+    _subtract(parent, out)
 
 
 @njit(cache=True)
@@ -135,9 +144,7 @@ def _child_histogram_global(gbin, vals, rows, start, end, out, parent):
     """:func:`_child_histogram` over global bin indices."""
     out[:] = 0.0
     _histogram_global(gbin, vals, rows, start, end, out)
-    for b in range(out.shape[0]):
-        for c in range(out.shape[1]):
-            parent[b, c] -= out[b, c]
+    _subtract(parent, out)
 
 
 @njit(cache=True)
@@ -160,9 +167,7 @@ def _child_histogram_features(codes, vals, rows, start, end, feats, off, out, pa
     """:func:`child_histogram` restricted to the features ``feats`` (as :func:`histogram_features`)."""
     out[:] = 0.0
     _histogram_features(codes, vals, rows, start, end, feats, off, out)
-    for b in range(out.shape[0]):
-        for c in range(out.shape[1]):
-            parent[b, c] -= out[b, c]
+    _subtract(parent, out)
 
 
 @njit(cache=True, parallel=True)
