@@ -493,3 +493,29 @@ def test_fast_split_scan_floor():
     assert j >= 0
     assert tk._fast_feature_best(*args, best, buf) == (best, j)
     assert tk._fast_feature_best(*args, best * 1.01, buf) == (-np.inf, -1)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("C", [2, 3, 4])
+@pytest.mark.parametrize("size", [0, 1, 37])
+def test_child_histogram_global_matches_numpy(C, size):
+    """The smaller child's histogram and the parent's subtraction (`_subtract`, over the flat arrays)
+    against NumPy (``np.add.at`` and ``-``): a node of no, one and 37 rows, tied codes, code 0 (missing)."""
+    from lrank._kernels import histograms as hk
+
+    rng = np.random.default_rng(70 + C + size)
+    n, F = 60, 5
+    codes = rng.integers(0, 4, size=(n, F)).astype(np.uint8)  # few codes: many ties, code 0 often
+    off = np.arange(F + 1, dtype=np.int64) * 4
+    gbin = hk._global_bins(codes, off, np.empty(codes.shape, dtype=np.uint16))
+    vals = rng.normal(size=(n, C))
+    rows = rng.permutation(n).astype(np.int64)
+    parent = rng.normal(size=(off[-1], C))
+    want = np.zeros_like(parent)
+    for f in range(F):
+        np.add.at(want, off[f] + codes[rows[:size], f], vals[rows[:size]])
+    before = parent.copy()
+    out = np.full_like(parent, np.nan)
+    hk._child_histogram_global(gbin, vals, rows, 0, size, out, parent)
+    np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
+    assert parent.tobytes() == (before - out).tobytes()  # the subtraction, bit for bit
