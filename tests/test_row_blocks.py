@@ -120,6 +120,12 @@ def test_blocked_partition_matches_reference():
                     np.testing.assert_array_equal(r[:start], rows[:start])
                     np.testing.assert_array_equal(r[end:], rows[end:])
                     assert (leaf_of[lt_rows] == 1).all() and (leaf_of[rt_rows] == 2).all()
+                    p = rows.copy()
+                    leaf_p = np.full(n, -5, dtype=np.int64)
+                    tmp = np.empty(n, dtype=np.int64)
+                    assert rb._partition_rows_prefetch(codes, p, start, end, f, j, tmp, leaf_p, 1, 2) == mid
+                    np.testing.assert_array_equal(p, r)
+                    np.testing.assert_array_equal(leaf_p, leaf_of)
                     s = rows.copy()
                     assert tk._partition_rows(codes, s, start, end, f, j, np.empty(n, dtype=np.int64),
                                               np.empty(n, dtype=np.int64), 1, 2) == mid

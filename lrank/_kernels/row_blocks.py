@@ -25,8 +25,9 @@ import numpy as np
 from numba import prange
 
 from ._jit import njit
+from ._simd import _prefetch
 from .histograms import _histogram, _histogram_features
-from .trees import _best_split_fast, _node_summary, _partition_rows
+from .trees import _best_split_fast, _node_summary
 
 #: the smallest histogram block (rows): a node of at least twice as many rows is summed in 2 or 4 blocks
 BLOCK_ROWS = 12288
@@ -101,6 +102,35 @@ def _child_histogram_blocked(codes, vals, rows, start, end, off, out, parent, bu
             parent[b, c] -= out[b, c]
 
 
+#: rows ahead whose partition byte `_partition_rows_prefetch` prefetches (one line per row: a row of the
+#: matrix is read for one byte, so the loop waits on memory unless the line is asked for early)
+PARTITION_PREFETCH = 32
+
+
+@njit(cache=True)
+def _partition_rows_prefetch(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_id):
+    """:func:`lrank._kernels.trees._partition_rows` (the same stable partition and result), prefetching
+    the line of ``codes[rows[k + PARTITION_PREFETCH], f]`` while row ``k`` is placed."""
+    nl = 0
+    nr = 0
+    pf_end = end - PARTITION_PREFETCH
+    for k in range(start, end):
+        if k < pf_end:
+            _prefetch(codes[rows[k + PARTITION_PREFETCH]], f)
+        i = rows[k]
+        if codes[i, f] <= j:
+            rows[start + nl] = i
+            leaf_of[i] = left_id
+            nl += 1
+        else:
+            tmp[nr] = i
+            leaf_of[i] = right_id
+            nr += 1
+    for k in range(nr):
+        rows[start + nl + k] = tmp[k]
+    return start + nl
+
+
 @njit(cache=True, parallel=True)
 def _partition_rows_blocked(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_id, side, counts,
                             nblk):
@@ -115,7 +145,10 @@ def _partition_rows_blocked(codes, rows, start, end, f, j, tmp, leaf_of, left_id
         k0 = start + blk * m // nblk
         k1 = start + (blk + 1) * m // nblk
         c = 0
+        pf_end = k1 - PARTITION_PREFETCH
         for k in range(k0, k1):
+            if k < pf_end:
+                _prefetch(codes[rows[k + PARTITION_PREFETCH]], f)
             s = 1 if codes[rows[k], f] <= j else 0
             side[k] = s
             c += s
@@ -159,7 +192,7 @@ def _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tm
     if nthr > 1 and s1 - s0 >= 2 * min_rows:
         mid = _partition_rows_blocked(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt, side, counts, nthr)
     else:
-        mid = _partition_rows(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt)
+        mid = _partition_rows_prefetch(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt)
     start[lt] = s0
     end[lt] = mid
     start[rt] = mid
