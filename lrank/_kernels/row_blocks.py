@@ -108,9 +108,10 @@ PARTITION_PREFETCH = 32
 
 
 @njit(cache=True)
-def _partition_rows_prefetch(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_id):
-    """:func:`lrank._kernels.trees._partition_rows` (the same stable partition and result), prefetching
-    the line of ``codes[rows[k + PARTITION_PREFETCH], f]`` while row ``k`` is placed."""
+def _partition_rows_prefetch(codes, rows, start, end, f, j, tmp):
+    """The stable partition of :func:`lrank._kernels.trees._partition_rows` (the same rows and boundary;
+    no ``leaf_of``: `_grow_tree_blocked` labels the leaves' rows once, `_label_leaves`), prefetching the
+    line of ``codes[rows[k + PARTITION_PREFETCH], f]`` while row ``k`` is placed."""
     nl = 0
     nr = 0
     pf_end = end - PARTITION_PREFETCH
@@ -120,11 +121,9 @@ def _partition_rows_prefetch(codes, rows, start, end, f, j, tmp, leaf_of, left_i
         i = rows[k]
         if codes[i, f] <= j:
             rows[start + nl] = i
-            leaf_of[i] = left_id
             nl += 1
         else:
             tmp[nr] = i
-            leaf_of[i] = right_id
             nr += 1
     for k in range(nr):
         rows[start + nl + k] = tmp[k]
@@ -132,12 +131,12 @@ def _partition_rows_prefetch(codes, rows, start, end, f, j, tmp, leaf_of, left_i
 
 
 @njit(cache=True, parallel=True)
-def _partition_rows_blocked(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_id, side, counts,
-                            nblk):
+def _partition_rows_blocked(codes, rows, start, end, f, j, tmp, side, counts, nblk):
     """:func:`lrank._kernels.trees._partition_rows` on the threads, the same result: ``nblk`` blocks of
     the node's rows count their left rows (``code_f <= j``) and note each row's side in ``side`` (uint8,
     n), prefix sums give each block's first left and right place, then each block scatters its rows into
-    ``tmp[0:end - start]`` (and sets ``leaf_of``), copied back into ``rows[start:end]``. ``counts``: int64
+    ``tmp[0:end - start]``, copied back into ``rows[start:end]`` (no ``leaf_of``: see
+    `_partition_rows_prefetch`); the counting pass prefetches rows as that kernel does. ``counts``: int64
     (at most ``counts.size`` blocks are used). Returns the boundary."""
     m = end - start
     nblk = max(1, min(nblk, m, counts.size))
@@ -167,11 +166,9 @@ def _partition_rows_blocked(codes, rows, start, end, f, j, tmp, leaf_of, left_id
             i = rows[k]
             if side[k] != 0:
                 tmp[lo] = i
-                leaf_of[i] = left_id
                 lo += 1
             else:
                 tmp[hi] = i
-                leaf_of[i] = right_id
                 hi += 1
     for k in prange(m):
         rows[start + k] = tmp[k]
@@ -179,7 +176,7 @@ def _partition_rows_blocked(codes, rows, start, end, f, j, tmp, leaf_of, left_id
 
 
 @njit(cache=True)
-def _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node, f, j, g,
+def _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, node, f, j, g,
                         n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
                         parent_score, last, bufs, min_rows, feats, side, counts, nthr):
     """`lrank._kernels.trees._split_node` with the row-block kernels: the partition on the threads when
@@ -190,9 +187,9 @@ def _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tm
     s0 = start[node]
     s1 = end[node]
     if nthr > 1 and s1 - s0 >= 2 * min_rows:
-        mid = _partition_rows_blocked(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt, side, counts, nthr)
+        mid = _partition_rows_blocked(codes, rows, s0, s1, f, j, tmp, side, counts, nthr)
     else:
-        mid = _partition_rows_prefetch(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt)
+        mid = _partition_rows_prefetch(codes, rows, s0, s1, f, j, tmp)
     start[lt] = s0
     end[lt] = mid
     start[rt] = mid
@@ -226,7 +223,6 @@ def _grow_tree_blocked(codes, vals, off, crit, h_unit, num_leaves, min_data, min
     n = rows.size
     for i in range(n):
         rows[i] = i
-        leaf_of[i] = 0
     F = codes.shape[1]
     hist[0][:] = 0.0
     _histogram_blocked(codes, vals, rows, 0, n, off, hist[0], bufs, min_rows, features, F)
@@ -269,7 +265,7 @@ def _grow_tree_blocked(codes, vals, off, crit, h_unit, num_leaves, min_data, min
                 break
             is_open[node] = 0
             g, f, j = bg[node], bf[node], bj[node]
-        _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node, f, j, g,
+        _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, node, f, j, g,
                             n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
                             parent_score, n_leaves + 1 == num_leaves, bufs, min_rows, features, side, counts,
                             nthr)
@@ -285,7 +281,19 @@ def _grow_tree_blocked(codes, vals, off, crit, h_unit, num_leaves, min_data, min
                                                            min_hess, tot[c], parent_score[c], h_unit)
         n_nodes += 2
         n_leaves += 1
+    _label_leaves(rows, start, end, left, n_nodes, leaf_of)
     return n_nodes, n_leaves
+
+
+@njit(cache=True)
+def _label_leaves(rows, start, end, left, n_nodes, leaf_of):
+    """``leaf_of[i]`` = the leaf holding row ``i``: each leaf ``nd`` (``left[nd] < 0``) owns
+    ``rows[start[nd]:end[nd]]`` (one pass over the rows at the end of a tree, instead of a write per row
+    in every partition)."""
+    for nd in range(n_nodes):
+        if left[nd] < 0:
+            for k in range(start[nd], end[nd]):
+                leaf_of[rows[k]] = nd
 
 
 def warmup() -> None:
