@@ -221,8 +221,7 @@ def _grow_tree_blocked(codes, vals, off, crit, h_unit, num_leaves, min_data, min
     histograms), ``min_rows`` the smallest block, ``side`` (uint8, n), ``counts`` (int64, at least ``nthr``),
     ``nthr`` numba's number of threads. Returns ``(n_nodes, n_leaves)``."""
     n = rows.size
-    for i in range(n):
-        rows[i] = i
+    _identity_rows(rows)
     F = codes.shape[1]
     hist[0][:] = 0.0
     _histogram_blocked(codes, vals, rows, 0, n, off, hist[0], bufs, min_rows, features, F)
@@ -285,15 +284,22 @@ def _grow_tree_blocked(codes, vals, off, crit, h_unit, num_leaves, min_data, min
     return n_nodes, n_leaves
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _label_leaves(rows, start, end, left, n_nodes, leaf_of):
     """``leaf_of[i]`` = the leaf holding row ``i``: each leaf ``nd`` (``left[nd] < 0``) owns
     ``rows[start[nd]:end[nd]]`` (one pass over the rows at the end of a tree, instead of a write per row
-    in every partition)."""
+    in every partition); each leaf's rows on the threads (every row written once)."""
     for nd in range(n_nodes):
         if left[nd] < 0:
-            for k in range(start[nd], end[nd]):
+            for k in prange(start[nd], end[nd]):
                 leaf_of[rows[k]] = nd
+
+
+@njit(cache=True, parallel=True)
+def _identity_rows(rows):
+    """``rows[i] = i`` on the threads (the root's row list)."""
+    for i in prange(rows.size):
+        rows[i] = i
 
 
 def warmup() -> None:
