@@ -111,19 +111,43 @@ def test_blocked_partition_matches_reference():
                 want, mid, lt_rows, rt_rows = _partition_reference(codes, rows, start, end, f, j)
                 for nblk in (1, 2, 3, 7, 200):
                     r = rows.copy()
-                    leaf_of = np.full(n, -5, dtype=np.int64)
                     got = rb._partition_rows_blocked(codes, r, start, end, f, j, np.empty(n, dtype=np.int64),
-                                                     leaf_of, 1, 2, np.zeros(n, dtype=np.uint8),
+                                                     np.zeros(n, dtype=np.uint8),
                                                      np.zeros(min(nblk, 5), dtype=np.int64), nblk)
                     assert got == mid
                     np.testing.assert_array_equal(r[start:end], want)
                     np.testing.assert_array_equal(r[:start], rows[:start])
                     np.testing.assert_array_equal(r[end:], rows[end:])
-                    assert (leaf_of[lt_rows] == 1).all() and (leaf_of[rt_rows] == 2).all()
+                    p = rows.copy()
+                    tmp = np.empty(n, dtype=np.int64)
+                    assert rb._partition_rows_prefetch(codes, p, start, end, f, j, tmp) == mid
+                    np.testing.assert_array_equal(p, r)
                     s = rows.copy()
+                    leaf_of = np.full(n, -5, dtype=np.int64)
                     assert tk._partition_rows(codes, s, start, end, f, j, np.empty(n, dtype=np.int64),
-                                              np.empty(n, dtype=np.int64), 1, 2) == mid
+                                              leaf_of, 1, 2) == mid
                     np.testing.assert_array_equal(s, r)
+                    assert (leaf_of[lt_rows] == 1).all() and (leaf_of[rt_rows] == 2).all()
+
+
+@pytest.mark.kernel
+def test_label_leaves_matches_reference():
+    """Each leaf's rows get its node id; internal nodes' ranges are overwritten by their leaves'."""
+    rng = np.random.default_rng(3)
+    rows = rng.permutation(12).astype(np.int64)
+    # root 0 -> 1, 2; node 2 -> 3, 4 (leaves 1, 3, 4); node ranges in rows
+    start = np.array([0, 0, 5, 5, 9], dtype=np.int64)
+    end = np.array([12, 5, 12, 9, 12], dtype=np.int64)
+    left = np.array([1, -1, 3, -1, -1], dtype=np.int64)
+    want = np.empty(12, dtype=np.int64)
+    for nd in (1, 3, 4):
+        want[rows[start[nd]:end[nd]]] = nd
+    got = np.full(12, -7, dtype=np.int64)
+    rb._label_leaves(rows, start, end, left, 5, got)
+    np.testing.assert_array_equal(got, want)
+    one = np.full(12, -7, dtype=np.int64)  # a tree of one leaf: every row in node 0
+    rb._label_leaves(rows, start, end, np.array([-1], dtype=np.int64), 1, one)
+    assert (one == 0).all()
 
 
 def _tree_bits(t):

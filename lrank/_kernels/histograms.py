@@ -20,6 +20,22 @@ import numpy as np
 from numba import prange
 
 from ._jit import njit
+from ._simd import _add_pair, _prefetch
+
+#: rows ahead whose matrix row and values `_histogram` prefetches (a child's rows are scattered over the
+#: matrix; at 1M x 136 a 30% child took 1.2x less time with 8-16 rows ahead, the root the same)
+PREFETCH_ROWS = 8
+
+
+@njit(cache=True)
+def _prefetch_row(codes, vals, i):
+    """Prefetch matrix row ``i`` (each 64-byte line of it) and ``vals[i]``: values are unchanged."""
+    row = codes[i]
+    F = row.size
+    for q in range(0, F, 64):
+        _prefetch(row, q)
+    _prefetch(row, F - 1)
+    _prefetch(vals[i], 0)
 
 
 @njit(cache=True)
@@ -28,39 +44,44 @@ def _histogram(codes, vals, rows, start, end, off, hist):
     F = codes.shape[1]
     C = vals.shape[1]
     # C = 2 and 3 (the hot paths): two rows per pass over the features, sharing the offset load; in each
-    # bin the earlier row is still added first (a bin belongs to one feature): the one-row loop's bits
+    # bin the earlier row is still added first (a bin belongs to one feature): the one-row loop's bits.
+    # The (gradient, hessian) pair of a bin is one two-lane vector add (`_add_pair`: the same IEEE adds),
+    # and the rows PREFETCH_ROWS ahead are prefetched (a child's rows are scattered).
+    flat = hist.reshape(hist.size)
     k = start
     if C == 2:  # gradient, hessian (a constant hessian: counts follow from it)
         while k + 1 < end:
             i = rows[k]
             i2 = rows[k + 1]
+            if k + PREFETCH_ROWS + 1 < end:
+                _prefetch_row(codes, vals, rows[k + PREFETCH_ROWS])
+                _prefetch_row(codes, vals, rows[k + PREFETCH_ROWS + 1])
             g, h = vals[i, 0], vals[i, 1]
             g2, h2 = vals[i2, 0], vals[i2, 1]
             for f in range(F):
                 o = off[f]
-                b = np.uint64(o + codes[i, f])  # unsigned index: no wrap-around fix-up
-                b2 = np.uint64(o + codes[i2, f])
-                hist[b, 0] += g
-                hist[b, 1] += h
-                hist[b2, 0] += g2
-                hist[b2, 1] += h2
+                b = np.uint64(o + codes[i, f]) << np.uint64(1)  # unsigned index: no wrap-around fix-up
+                b2 = np.uint64(o + codes[i2, f]) << np.uint64(1)
+                _add_pair(flat, b, g, h)
+                _add_pair(flat, b2, g2, h2)
             k += 2
     elif C == 3:  # gradient, hessian, count
         while k + 1 < end:
             i = rows[k]
             i2 = rows[k + 1]
+            if k + PREFETCH_ROWS + 1 < end:
+                _prefetch_row(codes, vals, rows[k + PREFETCH_ROWS])
+                _prefetch_row(codes, vals, rows[k + PREFETCH_ROWS + 1])
             g, h, n = vals[i, 0], vals[i, 1], vals[i, 2]
             g2, h2, n2 = vals[i2, 0], vals[i2, 1], vals[i2, 2]
             for f in range(F):
                 o = off[f]
-                b = np.uint64(o + codes[i, f])
-                b2 = np.uint64(o + codes[i2, f])
-                hist[b, 0] += g
-                hist[b, 1] += h
-                hist[b, 2] += n
-                hist[b2, 0] += g2
-                hist[b2, 1] += h2
-                hist[b2, 2] += n2
+                b = np.uint64(o + codes[i, f]) * np.uint64(3)
+                b2 = np.uint64(o + codes[i2, f]) * np.uint64(3)
+                _add_pair(flat, b, g, h)
+                flat[b + np.uint64(2)] += n
+                _add_pair(flat, b2, g2, h2)
+                flat[b2 + np.uint64(2)] += n2
             k += 2
     for kk in range(k, end):  # the last row of C = 2 or 3; every row of other C
         i = rows[kk]

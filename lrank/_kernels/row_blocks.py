@@ -25,8 +25,9 @@ import numpy as np
 from numba import prange
 
 from ._jit import njit
+from ._simd import _prefetch
 from .histograms import _histogram, _histogram_features
-from .trees import _best_split_fast, _node_summary, _partition_rows
+from .trees import _best_split_fast, _node_summary
 
 #: the smallest histogram block (rows): a node of at least twice as many rows is summed in 2 or 4 blocks
 BLOCK_ROWS = 12288
@@ -101,13 +102,41 @@ def _child_histogram_blocked(codes, vals, rows, start, end, off, out, parent, bu
             parent[b, c] -= out[b, c]
 
 
+#: rows ahead whose partition byte `_partition_rows_prefetch` prefetches (one line per row: a row of the
+#: matrix is read for one byte, so the loop waits on memory unless the line is asked for early)
+PARTITION_PREFETCH = 32
+
+
+@njit(cache=True)
+def _partition_rows_prefetch(codes, rows, start, end, f, j, tmp):
+    """The stable partition of :func:`lrank._kernels.trees._partition_rows` (the same rows and boundary;
+    no ``leaf_of``: `_grow_tree_blocked` labels the leaves' rows once, `_label_leaves`), prefetching the
+    line of ``codes[rows[k + PARTITION_PREFETCH], f]`` while row ``k`` is placed."""
+    nl = 0
+    nr = 0
+    pf_end = end - PARTITION_PREFETCH
+    for k in range(start, end):
+        if k < pf_end:
+            _prefetch(codes[rows[k + PARTITION_PREFETCH]], f)
+        i = rows[k]
+        if codes[i, f] <= j:
+            rows[start + nl] = i
+            nl += 1
+        else:
+            tmp[nr] = i
+            nr += 1
+    for k in range(nr):
+        rows[start + nl + k] = tmp[k]
+    return start + nl
+
+
 @njit(cache=True, parallel=True)
-def _partition_rows_blocked(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_id, side, counts,
-                            nblk):
+def _partition_rows_blocked(codes, rows, start, end, f, j, tmp, side, counts, nblk):
     """:func:`lrank._kernels.trees._partition_rows` on the threads, the same result: ``nblk`` blocks of
     the node's rows count their left rows (``code_f <= j``) and note each row's side in ``side`` (uint8,
     n), prefix sums give each block's first left and right place, then each block scatters its rows into
-    ``tmp[0:end - start]`` (and sets ``leaf_of``), copied back into ``rows[start:end]``. ``counts``: int64
+    ``tmp[0:end - start]``, copied back into ``rows[start:end]`` (no ``leaf_of``: see
+    `_partition_rows_prefetch`); the counting pass prefetches rows as that kernel does. ``counts``: int64
     (at most ``counts.size`` blocks are used). Returns the boundary."""
     m = end - start
     nblk = max(1, min(nblk, m, counts.size))
@@ -115,7 +144,10 @@ def _partition_rows_blocked(codes, rows, start, end, f, j, tmp, leaf_of, left_id
         k0 = start + blk * m // nblk
         k1 = start + (blk + 1) * m // nblk
         c = 0
+        pf_end = k1 - PARTITION_PREFETCH
         for k in range(k0, k1):
+            if k < pf_end:
+                _prefetch(codes[rows[k + PARTITION_PREFETCH]], f)
             s = 1 if codes[rows[k], f] <= j else 0
             side[k] = s
             c += s
@@ -134,11 +166,9 @@ def _partition_rows_blocked(codes, rows, start, end, f, j, tmp, leaf_of, left_id
             i = rows[k]
             if side[k] != 0:
                 tmp[lo] = i
-                leaf_of[i] = left_id
                 lo += 1
             else:
                 tmp[hi] = i
-                leaf_of[i] = right_id
                 hi += 1
     for k in prange(m):
         rows[start + k] = tmp[k]
@@ -146,7 +176,7 @@ def _partition_rows_blocked(codes, rows, start, end, f, j, tmp, leaf_of, left_id
 
 
 @njit(cache=True)
-def _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node, f, j, g,
+def _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, node, f, j, g,
                         n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
                         parent_score, last, bufs, min_rows, feats, side, counts, nthr):
     """`lrank._kernels.trees._split_node` with the row-block kernels: the partition on the threads when
@@ -157,9 +187,9 @@ def _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tm
     s0 = start[node]
     s1 = end[node]
     if nthr > 1 and s1 - s0 >= 2 * min_rows:
-        mid = _partition_rows_blocked(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt, side, counts, nthr)
+        mid = _partition_rows_blocked(codes, rows, s0, s1, f, j, tmp, side, counts, nthr)
     else:
-        mid = _partition_rows(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt)
+        mid = _partition_rows_prefetch(codes, rows, s0, s1, f, j, tmp)
     start[lt] = s0
     end[lt] = mid
     start[rt] = mid
@@ -191,9 +221,7 @@ def _grow_tree_blocked(codes, vals, off, crit, h_unit, num_leaves, min_data, min
     histograms), ``min_rows`` the smallest block, ``side`` (uint8, n), ``counts`` (int64, at least ``nthr``),
     ``nthr`` numba's number of threads. Returns ``(n_nodes, n_leaves)``."""
     n = rows.size
-    for i in range(n):
-        rows[i] = i
-        leaf_of[i] = 0
+    _identity_rows(rows)
     F = codes.shape[1]
     hist[0][:] = 0.0
     _histogram_blocked(codes, vals, rows, 0, n, off, hist[0], bufs, min_rows, features, F)
@@ -236,7 +264,7 @@ def _grow_tree_blocked(codes, vals, off, crit, h_unit, num_leaves, min_data, min
                 break
             is_open[node] = 0
             g, f, j = bg[node], bf[node], bj[node]
-        _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, leaf_of, node, f, j, g,
+        _split_node_blocked(codes, vals, off, crit, h_unit, min_hess, hist, rows, tmp, node, f, j, g,
                             n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
                             parent_score, n_leaves + 1 == num_leaves, bufs, min_rows, features, side, counts,
                             nthr)
@@ -252,7 +280,26 @@ def _grow_tree_blocked(codes, vals, off, crit, h_unit, num_leaves, min_data, min
                                                            min_hess, tot[c], parent_score[c], h_unit)
         n_nodes += 2
         n_leaves += 1
+    _label_leaves(rows, start, end, left, n_nodes, leaf_of)
     return n_nodes, n_leaves
+
+
+@njit(cache=True, parallel=True)
+def _label_leaves(rows, start, end, left, n_nodes, leaf_of):
+    """``leaf_of[i]`` = the leaf holding row ``i``: each leaf ``nd`` (``left[nd] < 0``) owns
+    ``rows[start[nd]:end[nd]]`` (one pass over the rows at the end of a tree, instead of a write per row
+    in every partition); each leaf's rows on the threads (every row written once)."""
+    for nd in range(n_nodes):
+        if left[nd] < 0:
+            for k in prange(start[nd], end[nd]):
+                leaf_of[rows[k]] = nd
+
+
+@njit(cache=True, parallel=True)
+def _identity_rows(rows):
+    """``rows[i] = i`` on the threads (the root's row list)."""
+    for i in prange(rows.size):
+        rows[i] = i
 
 
 def warmup() -> None:

@@ -48,16 +48,18 @@ def _ours(kind, data, threads, criterion="se", leaves=10):
     return fit
 
 
-def _lgb(kind, data, threads, leaves=10, norm=False):
+def _lgb(kind, data, threads, leaves=10, norm=False, wise="row"):
     """LightGBM's fitter; lambdarank as lrank's LambdaMART: NDCG@10 pairs (``lambdarank_truncation_level``
     10) and Burges' lambdas without LightGBM's per-query normalisation (``lambdarank_norm=False``;
-    ``norm=True`` is LightGBM's default, reported beside)."""
+    ``norm=True`` is LightGBM's default, reported beside). ``wise``: LightGBM's histogram layout, forced
+    (``force_row_wise`` / ``force_col_wise``) so that every repeat uses the same one."""
     import lightgbm as lgb
 
     params = dict(objective=kind, num_leaves=leaves, learning_rate=PARAMS["learning_rate"],
                   min_data_in_leaf=PARAMS["min_child_samples"],
                   min_sum_hessian_in_leaf=PARAMS["min_child_weight"], max_bin=255, num_threads=threads,
-                  verbose=-1, lambdarank_truncation_level=10, deterministic=True, force_row_wise=True)
+                  verbose=-1, lambdarank_truncation_level=10, deterministic=True)
+    params["force_col_wise" if wise == "col" else "force_row_wise"] = True
     if kind == "lambdarank":
         params["lambdarank_norm"] = bool(norm)
     ds = lgb.Dataset(data.X, data.y, group=data.group, params=dict(max_bin=255, verbose=-1),
