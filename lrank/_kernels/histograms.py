@@ -9,6 +9,13 @@ the histogram small enough for the cache when features have few distinct values.
 A sibling's histogram is its parent's minus the other child's (histogram subtraction, done by the
 caller with ``numpy.subtract``).
 
+`_histogram` (the trees' kernel at every size) adds a bin's (gradient, hessian) pair as one two-lane
+vector add and prefetches the rows ``PREFETCH_ROWS`` ahead (`lrank._kernels._simd`: the same IEEE adds,
+the same bits): at 1M x 136 the root's histogram took 1.1x (C = 2) to 1.25x (C = 3) less time and a
+scattered child's 1.2-1.4x. The loop is then bound by the histogram's cache misses (each entry lands in
+a random line of the 0.5-0.8 MB histogram); row tiles over 4-16 features and a column-wise pass were
+measured slower.
+
 Serial kernels are cached; each ``*_parallel`` twin runs ``prange`` over features (blocks of features
 for the gradient _histogram), each thread writing its own features' rows, and sums in the same document
 order, so the result is bit-identical to the serial one whatever the number of threads.
@@ -121,15 +128,13 @@ def _histogram_global(gbin, vals, rows, start, end, hist):
     F = gbin.shape[1]
     C = vals.shape[1]
     flat = hist.reshape(hist.size)
-    if C == 2:
+    if C == 2:  # the (gradient, hessian) pair as one vector add (`_add_pair`: the same bits)
         for k in range(start, end):
             i = rows[k]
             g = vals[i, 0]
             h = vals[i, 1]
             for f in range(F):
-                b = np.int64(gbin[i, f]) << 1
-                flat[np.uint64(b)] += g
-                flat[np.uint64(b + 1)] += h
+                _add_pair(flat, np.uint64(gbin[i, f]) << np.uint64(1), g, h)
         return
     if C == 3:
         for k in range(start, end):
@@ -138,10 +143,9 @@ def _histogram_global(gbin, vals, rows, start, end, hist):
             h = vals[i, 1]
             n = vals[i, 2]
             for f in range(F):
-                b = np.int64(gbin[i, f]) * 3
-                flat[np.uint64(b)] += g
-                flat[np.uint64(b + 1)] += h
-                flat[np.uint64(b + 2)] += n
+                b = np.uint64(gbin[i, f]) * np.uint64(3)
+                _add_pair(flat, b, g, h)
+                flat[b + np.uint64(2)] += n
         return
     for k in range(start, end):
         i = rows[k]
