@@ -34,15 +34,20 @@ from ._simd import _add_pair, _prefetch
 PREFETCH_ROWS = 8
 
 
-@njit(cache=True)
-def _prefetch_row(codes, vals, i):
-    """Prefetch matrix row ``i`` (each 64-byte line of it) and ``vals[i]``: values are unchanged."""
-    row = codes[i]
-    F = row.size
-    for q in range(0, F, 64):
-        _prefetch(row, q)
-    _prefetch(row, F - 1)
-    _prefetch(vals[i], 0)
+@njit(cache=True, inline="always")
+def _prefetch_rows(codes, vals, p, p2):
+    """Prefetch matrix rows ``p`` and ``p2`` (their first, middle and last bytes' lines: a row of up to
+    ~190 codes) and their values: a hint, no value changes."""
+    F = codes.shape[1]
+    h = F >> 1
+    _prefetch(codes[p], 0)
+    _prefetch(codes[p], h)
+    _prefetch(codes[p], F - 1)
+    _prefetch(codes[p2], 0)
+    _prefetch(codes[p2], h)
+    _prefetch(codes[p2], F - 1)
+    _prefetch(vals[p], 0)
+    _prefetch(vals[p2], 0)
 
 
 @njit(cache=True)
@@ -61,8 +66,7 @@ def _histogram(codes, vals, rows, start, end, off, hist):
             i = rows[k]
             i2 = rows[k + 1]
             if k + PREFETCH_ROWS + 1 < end:
-                _prefetch_row(codes, vals, rows[k + PREFETCH_ROWS])
-                _prefetch_row(codes, vals, rows[k + PREFETCH_ROWS + 1])
+                _prefetch_rows(codes, vals, rows[k + PREFETCH_ROWS], rows[k + PREFETCH_ROWS + 1])
             g, h = vals[i, 0], vals[i, 1]
             g2, h2 = vals[i2, 0], vals[i2, 1]
             for f in range(F):
@@ -77,8 +81,7 @@ def _histogram(codes, vals, rows, start, end, off, hist):
             i = rows[k]
             i2 = rows[k + 1]
             if k + PREFETCH_ROWS + 1 < end:
-                _prefetch_row(codes, vals, rows[k + PREFETCH_ROWS])
-                _prefetch_row(codes, vals, rows[k + PREFETCH_ROWS + 1])
+                _prefetch_rows(codes, vals, rows[k + PREFETCH_ROWS], rows[k + PREFETCH_ROWS + 1])
             g, h, n = vals[i, 0], vals[i, 1], vals[i, 2]
             g2, h2, n2 = vals[i2, 0], vals[i2, 1], vals[i2, 2]
             for f in range(F):
