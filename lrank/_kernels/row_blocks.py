@@ -312,6 +312,7 @@ def warmup() -> None:
     off = np.array([0, 3, 6], dtype=np.int64)
     feats = np.arange(2, dtype=np.int64)
     side, counts = np.zeros(3, dtype=np.uint8), np.zeros(2, dtype=np.int64)
+    _partition_rows_prefetch(codes, np.arange(3, dtype=np.int64), 0, 3, 0, 1, np.empty(3, dtype=np.int64))
     for C in (2, 3, 4):
         bufs = np.zeros((MAX_BLOCKS - 1, 6, C))
         _child_histogram_blocked(codes, np.ones((3, C)), np.arange(3, dtype=np.int64), 0, 3, off,
