@@ -13,8 +13,8 @@ caller with ``numpy.subtract``).
 vector add and prefetches the rows ``PREFETCH_ROWS`` ahead (`lrank._kernels._simd`: the same IEEE adds,
 the same bits): at 1M x 136 the root's histogram took 1.1x (C = 2) to 1.25x (C = 3) less time and a
 scattered child's 1.2-1.4x. The loop is then bound by the histogram's cache misses (each entry lands in
-a random line of the 0.5-0.8 MB histogram); row tiles over 4-16 features and a column-wise pass were
-measured slower.
+a random line of the 0.5-0.8 MB histogram); row tiles over 4-16 features, a column-wise pass and a
+masked three-lane add for C = 3 were measured slower.
 
 Serial kernels are cached; each ``*_parallel`` twin runs ``prange`` over features (blocks of features
 for the gradient _histogram), each thread writing its own features' rows, and sums in the same document
