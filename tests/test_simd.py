@@ -46,7 +46,7 @@ def _histogram_reference(codes, vals, rows, off):
 
 @pytest.mark.kernel
 @pytest.mark.parametrize("C", [2, 3, 4])
-def test_prefetching_histogram_matches_reference(C):
+def test_vector_add_histograms_match_reference(C):
     """Rows scattered and repeated, more rows than the prefetch distance and fewer, one row, none; ties
     (few codes), missing (code 0) and signed zeros in the values."""
     rng = np.random.default_rng(C)
@@ -59,6 +59,11 @@ def test_prefetching_histogram_matches_reference(C):
     for rows in (rng.choice(n, 60), np.sort(rng.choice(n, 40, replace=False)), np.arange(n),
                  np.arange(hk.PREFETCH_ROWS + 1), np.array([3]), np.array([], dtype=np.int64)):
         rows = rows.astype(np.int64)
+        want = _histogram_reference(codes, vals, rows, off).tobytes()
         got = np.zeros((off[-1], C))
         hk._histogram(codes, vals, rows, 0, rows.size, off, got)
-        assert got.tobytes() == _histogram_reference(codes, vals, rows, off).tobytes()
+        assert got.tobytes() == want
+        gbin = hk._global_bins(codes, off, np.empty(codes.shape, dtype=np.uint16))
+        got = np.zeros((off[-1], C))
+        hk._histogram_global(gbin, vals, rows, 0, rows.size, got)
+        assert got.tobytes() == want

@@ -9,6 +9,13 @@ the histogram small enough for the cache when features have few distinct values.
 A sibling's histogram is its parent's minus the other child's (histogram subtraction, done by the
 caller with ``numpy.subtract``).
 
+`_histogram` (the trees' kernel at every size) adds a bin's (gradient, hessian) pair as one two-lane
+vector add and prefetches the rows ``PREFETCH_ROWS`` ahead (`lrank._kernels._simd`: the same IEEE adds,
+the same bits): at 1M x 136 the root's histogram took 1.1x (C = 2) to 1.25x (C = 3) less time and a
+scattered child's 1.2-1.4x. The loop is then bound by the histogram's cache misses (each entry lands in
+a random line of the 0.5-0.8 MB histogram); row tiles over 4-16 features, a column-wise pass and a
+masked three-lane add for C = 3 were measured slower.
+
 Serial kernels are cached; each ``*_parallel`` twin runs ``prange`` over features (blocks of features
 for the gradient _histogram), each thread writing its own features' rows, and sums in the same document
 order, so the result is bit-identical to the serial one whatever the number of threads.
@@ -27,15 +34,20 @@ from ._simd import _add_pair, _prefetch
 PREFETCH_ROWS = 8
 
 
-@njit(cache=True)
-def _prefetch_row(codes, vals, i):
-    """Prefetch matrix row ``i`` (each 64-byte line of it) and ``vals[i]``: values are unchanged."""
-    row = codes[i]
-    F = row.size
-    for q in range(0, F, 64):
-        _prefetch(row, q)
-    _prefetch(row, F - 1)
-    _prefetch(vals[i], 0)
+@njit(cache=True, inline="always")
+def _prefetch_rows(codes, vals, p, p2):
+    """Prefetch matrix rows ``p`` and ``p2`` (their first, middle and last bytes' lines: a row of up to
+    ~190 codes) and their values: a hint, no value changes."""
+    F = codes.shape[1]
+    h = F >> 1
+    _prefetch(codes[p], 0)
+    _prefetch(codes[p], h)
+    _prefetch(codes[p], F - 1)
+    _prefetch(codes[p2], 0)
+    _prefetch(codes[p2], h)
+    _prefetch(codes[p2], F - 1)
+    _prefetch(vals[p], 0)
+    _prefetch(vals[p2], 0)
 
 
 @njit(cache=True)
@@ -54,8 +66,7 @@ def _histogram(codes, vals, rows, start, end, off, hist):
             i = rows[k]
             i2 = rows[k + 1]
             if k + PREFETCH_ROWS + 1 < end:
-                _prefetch_row(codes, vals, rows[k + PREFETCH_ROWS])
-                _prefetch_row(codes, vals, rows[k + PREFETCH_ROWS + 1])
+                _prefetch_rows(codes, vals, rows[k + PREFETCH_ROWS], rows[k + PREFETCH_ROWS + 1])
             g, h = vals[i, 0], vals[i, 1]
             g2, h2 = vals[i2, 0], vals[i2, 1]
             for f in range(F):
@@ -70,8 +81,7 @@ def _histogram(codes, vals, rows, start, end, off, hist):
             i = rows[k]
             i2 = rows[k + 1]
             if k + PREFETCH_ROWS + 1 < end:
-                _prefetch_row(codes, vals, rows[k + PREFETCH_ROWS])
-                _prefetch_row(codes, vals, rows[k + PREFETCH_ROWS + 1])
+                _prefetch_rows(codes, vals, rows[k + PREFETCH_ROWS], rows[k + PREFETCH_ROWS + 1])
             g, h, n = vals[i, 0], vals[i, 1], vals[i, 2]
             g2, h2, n2 = vals[i2, 0], vals[i2, 1], vals[i2, 2]
             for f in range(F):
@@ -132,7 +142,7 @@ def _histogram_global(gbin, vals, rows, start, end, hist):
     F = gbin.shape[1]
     C = vals.shape[1]
     flat = hist.reshape(hist.size)
-    if C == 2:
+    if C == 2:  # the (gradient, hessian) pair as one vector add (`_add_pair`: the same bits)
         for k in range(start, end):
             i = rows[k]
             g = vals[i, 0]

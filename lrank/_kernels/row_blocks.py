@@ -14,6 +14,10 @@ The partition is stable (the left rows, then the right rows, each in their old o
 not depend on the blocking: per block, count the rows going left (and note each row's side), prefix sums,
 then each block scatters its rows to their final places.
 
+A partition reads one byte of each of its rows' matrix rows: on one thread it prefetches the line
+``PARTITION_PREFETCH`` rows ahead (`_partition_rows_prefetch`; 1.5x faster at 1M documents), and no
+partition writes ``leaf_of``: the tree's leaves label their rows once at the end (`_label_leaves`).
+
 `_grow_tree_blocked` is `lrank._kernels.trees._grow_tree` with these kernels: the whole tree in one call,
 on numba's current number of threads (the caller sets it). It lives in its own module so that the serial
 whole-tree kernel's compile chain holds no parallel kernel (first-fit compile time).
@@ -308,6 +312,7 @@ def warmup() -> None:
     off = np.array([0, 3, 6], dtype=np.int64)
     feats = np.arange(2, dtype=np.int64)
     side, counts = np.zeros(3, dtype=np.uint8), np.zeros(2, dtype=np.int64)
+    _partition_rows_prefetch(codes, np.arange(3, dtype=np.int64), 0, 3, 0, 1, np.empty(3, dtype=np.int64))
     for C in (2, 3, 4):
         bufs = np.zeros((MAX_BLOCKS - 1, 6, C))
         _child_histogram_blocked(codes, np.ones((3, C)), np.arange(3, dtype=np.int64), 0, 3, off,
