@@ -56,30 +56,58 @@ from ._jit import njit
 _TINY = 1e-280  # below this ex_i / (ex_i + ex_j) loses digits: take the pair's own exp
 
 #: rows of the integer workspace: rank -> document, grouped position -> rank, group starts, group cursors,
-#: the merge sort's scratch, label counts, labels by rank
-_I_ROWS = 7
-#: rows of the float workspace: sort keys, gains, exponentials, discounts, lambdas and weights by rank,
-#: log2(r + 2), and the label-grouped exponentials, discounts, lambdas and weights (whole list)
-_F_ROWS = 11
+#: the merge sort's scratch, label counts, labels by rank, the sort keys and the merge sort's key scratch
+_I_ROWS = 9
+#: rows of the float workspace: (unused), gains, exponentials, discounts, lambdas and weights by rank,
+#: log2(r + 2), the label-grouped exponentials, discounts, lambdas and weights (whole list; the first two
+#: also hold a top-k row's per-pair terms in `_top_k_rows_plain`), and 1 / log2(r + 2)
+_F_ROWS = 12
+
+_SIGN = 0x7FFFFFFFFFFFFFFF  # every bit of an IEEE double but its sign
+_EXP = 0x7FF0000000000000   # the bits of +inf: a magnitude above it is a NaN
+_INT_MIN = -0x8000000000000000  # the bits of -0.0
+
+
+@njit(inline="always")
+def _score_keys(scores, lo, n, key, idx):
+    """``key[:n]``: integers ordered as the decreasing scores of documents ``lo:lo+n`` (``-0.0`` equal to
+    ``+0.0``, every NaN equal and last), ``idx[:n] = 0..n-1``. The bits of ``-s`` as an int64 with the
+    magnitude bits of negative numbers flipped order as the floats do (the usual radix-sort key)."""
+    fkey = key.view(np.float64)
+    for t in range(n):
+        fkey[t] = -scores[lo + t]
+    for t in range(n):
+        b = key[t]
+        if (b & _SIGN) > _EXP:  # NaN (any sign and payload): after every number
+            b = _SIGN
+        elif b == _INT_MIN:     # -0.0 ties with +0.0
+            b = 0
+        elif b < 0:
+            b ^= _SIGN
+        key[t] = b
+        idx[t] = t
 
 
 @njit(cache=True)
-def _argsort_stable(key, idx, tmp, n):
-    """Sort ``idx[:n]`` by ``key[idx]`` ascending, NaN last, equal keys in their incoming order: a stable
-    bottom-up merge sort of insertion-sorted runs of 16, the permutation of ``np.argsort(kind="mergesort")``
-    without numba's generic sort (~1.7 s of compilation here)."""
+def _sort_stable(key, idx, key2, idx2, n):
+    """Sort ``key[:n]`` ascending and ``idx[:n]`` with it, equal keys in their incoming order: a stable
+    bottom-up merge sort of insertion-sorted runs of 16 on int64 keys carried beside the indices (no
+    indirect loads; merges without a branch per element). With `_score_keys` the permutation of
+    ``np.argsort(-scores, kind="mergesort")``; ``key2``, ``idx2`` are scratch."""
     run = 16
     for start in range(0, n, run):  # stable insertion sort of each run of 16
         stop = start + run if start + run < n else n  # (no min(): each builtin overload is a compile)
         for i in range(start + 1, stop):
+            kx = key[i]
             x = idx[i]
-            kx = key[x]
             j = i - 1
-            while j >= start and (kx < key[idx[j]] or (key[idx[j]] != key[idx[j]] and kx == kx)):
+            while j >= start and kx < key[j]:
+                key[j + 1] = key[j]
                 idx[j + 1] = idx[j]
                 j -= 1
+            key[j + 1] = kx
             idx[j + 1] = x
-    src, dst = idx, tmp
+    sk, si, dk, di = key, idx, key2, idx2
     width = run
     swapped = False
     while width < n:
@@ -88,29 +116,30 @@ def _argsort_stable(key, idx, tmp, n):
             end = start + 2 * width if start + 2 * width < n else n
             i, j, o = start, mid, start
             while i < mid and j < end:
-                a = key[src[i]]
-                b = key[src[j]]
-                if b < a or (a != a and b == b):  # b strictly first (NaN sorts last)
-                    dst[o] = src[j]
-                    j += 1
-                else:
-                    dst[o] = src[i]
-                    i += 1
+                a = sk[i]
+                b = sk[j]
+                right = b < a  # b strictly first; selects, not a branch (the outcome is unpredictable)
+                dk[o] = b if right else a
+                di[o] = si[j] if right else si[i]
+                j += 1 if right else 0
+                i += 0 if right else 1
                 o += 1
             while i < mid:
-                dst[o] = src[i]
+                dk[o] = sk[i]
+                di[o] = si[i]
                 i += 1
                 o += 1
             while j < end:
-                dst[o] = src[j]
+                dk[o] = sk[j]
+                di[o] = si[j]
                 j += 1
                 o += 1
-        src, dst = dst, src
+        sk, si, dk, di = dk, di, sk, si
         swapped = not swapped
         width *= 2
     if swapped:
         for t in range(n):
-            idx[t] = tmp[t]
+            idx[t] = idx2[t]
 
 
 @njit(cache=True, error_model="numpy")
@@ -126,9 +155,8 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, q0, q1, iw, f
     are the workspaces, ``nmax`` the largest query.
     """
     order, pos, gstart, gptr, yr = iw[0], iw[1], iw[2], iw[3], iw[6]
-    gain, ex, dr, lr, wr, lg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
-    for r in range(lg.size):
-        lg[r] = np.log2(r + 2.0)  # the discount's log2(r + 2), once per call
+    gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
+    _log_discounts(fw)
     n_pairs = 0
     for q in range(q0, q1):
         slow[q] = False
@@ -141,7 +169,7 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, q0, q1, iw, f
         if kk == n:
             n_pairs += _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr)
         else:
-            n_pairs += _top_k_rows_plain(sigma, n, kk, inv, yr, gain, ex, dr, lr, wr)
+            n_pairs += _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, fw[7], fw[8])
         for r in range(n):
             lam[order[r]] = lr[r]
             w[order[r]] = wr[r]
@@ -155,9 +183,8 @@ def _lambdas_pairs(y, qptr, scores, k, sigma, fill_pairs, lam, w, inv_max_dcg, p
     ``dZ > 0``. For the OLE criterion's pair list (every query) and for the queries `_lambdas` marked slow
     (an exponential underflowed: those pairs take their own ``exp``)."""
     order, yr = iw[0], iw[6]
-    gain, ex, dr, lr, wr, lg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
-    for r in range(lg.size):
-        lg[r] = np.log2(r + 2.0)
+    gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
+    _log_discounts(fw)
     n_pairs = 0
     for t in range(queries.size):
         q = queries[t]
@@ -179,12 +206,11 @@ def _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, q0, q1, iw, fw):
     compiles the grouped sweeps: per query `_prepare_query`, then `_whole_list` (or `_top_k_rows` where
     an exponential underflowed)."""
     order, pos, gstart, yr = iw[0], iw[1], iw[2], iw[6]
-    gain, ex, dr, lr, wr, lg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
+    gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
     E, D, LAM, W = fw[7], fw[8], fw[9], fw[10]
     e_i = iw[0, :0]
     e_f = fw[0, :0]
-    for r in range(lg.size):
-        lg[r] = np.log2(r + 2.0)
+    _log_discounts(fw)
     n_pairs = 0
     for q in range(q0, q1):
         n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, 0, sigma, lam, w, inv_max_dcg, iw, fw)
@@ -202,6 +228,15 @@ def _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, q0, q1, iw, fw):
             lam[order[r]] = lr[r]
             w[order[r]] = wr[r]
     return n_pairs
+
+
+@njit(inline="always")
+def _log_discounts(fw):
+    """``fw[6] = log2(r + 2)`` and ``fw[11] = 1 / log2(r + 2)`` for every rank ``r``, once per call."""
+    lg, ilg = fw[6], fw[11]
+    for r in range(lg.size):
+        lg[r] = np.log2(r + 2.0)
+        ilg[r] = 1.0 / lg[r]
 
 
 @njit(inline="always")
@@ -225,8 +260,8 @@ def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
     ``min(k, n)``, ``1 / maxDCG@k``, the number of label groups, and whether any pair can have ``dZ > 0``
     (two documents or more, a relevant one, two labels or more).
     """
-    order, pos, gstart, cnt, yr, tmp = iw[0], iw[1], iw[2], iw[5], iw[6], iw[4]
-    key, gain, ex, dr, lr, wr, lg = fw[0], fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
+    order, pos, gstart, cnt, yr, tmp, key, key2 = iw[0], iw[1], iw[2], iw[5], iw[6], iw[4], iw[7], iw[8]
+    gain, ex, dr, lr, wr, lg, ilg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6], fw[11]
     lo, hi = qptr[q], qptr[q + 1]
     n = hi - lo
     for i in range(lo, hi):
@@ -236,18 +271,15 @@ def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
     if n < 2:
         return n, 0, 0.0, 0, False
     # ranks: the scores in decreasing order, ties by document order
-    for t in range(n):
-        key[t] = -scores[lo + t]
-        order[t] = t
-    _argsort_stable(key, order, tmp, n)
+    _score_keys(scores, lo, n, key, order)
+    _sort_stable(key, order, key2, tmp, n)
     kk = n if (k <= 0 or k > n) else k
     smax = scores[lo + order[0]]
     for r in range(n):
         d = lo + order[r]
         order[r] = d
         yr[r] = y[d]
-        dr[r] = 1.0 / lg[r] if r < kk else 0.0       # disc(r) of NDCG@k
-        gain[r] = math.ldexp(1.0, int(y[d])) - 1.0  # 2^y - 1, exact (no integer-power loop)
+        dr[r] = ilg[r] if r < kk else 0.0            # disc(r) of NDCG@k
         ex[r] = np.exp(sigma * (scores[d] - smax))  # rho_ij = ex_j / (ex_i + ex_j)
         lr[r] = 0.0
         wr[r] = 0.0
@@ -282,12 +314,16 @@ def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
         for r in range(n):
             key[r] = yr[r]
             pos[r] = r
-        _argsort_stable(key, pos, tmp, n)
+        _sort_stable(key, pos, key2, tmp, n)
         for u in range(n):
             if u == 0 or yr[pos[u]] != yr[pos[u - 1]]:
                 gstart[ng] = u
                 ng += 1
     gstart[ng] = n
+    for g in range(ng):  # gains 2^y - 1 by rank, one per label group: exact (no integer-power loop)
+        gv = math.ldexp(1.0, int(yr[pos[gstart[g]]])) - 1.0
+        for u in range(gstart[g], gstart[g + 1]):
+            gain[pos[u]] = gv
     # maxDCG@k: the gains in decreasing order, summed by rank
     ideal = 0.0
     r = 0
@@ -417,39 +453,45 @@ def _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr):
 
 
 @njit(inline="always")
-def _top_k_rows_plain(sigma, n, kk, inv, yr, gain, ex, dr, lr, wr):
+def _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, ct, ht):
     """`_top_k_rows` without the pair list and with no exponential underflowed, the same sums bit for bit
     without a branch per pair: a pair of equal labels adds exact zeros (``dZ = 0``; no NaN or infinity
-    reaches here, and a sum that starts at +0 never becomes -0, so ``x + 0 = x``), the more relevant
-    document is chosen by selects, and rank ``r``'s own sums run in registers (they take their terms in
-    the same order as through memory: no other row touches them meanwhile). Returns the number of pairs
-    with ``dZ > 0``."""
+    reaches here, and a sum that starts at +0 never becomes -0, so ``x + 0 = x``) and the more relevant
+    document is chosen by selects. Each top-k rank ``r`` takes two sweeps over the ranks below it: the
+    first computes every pair's terms (``ct``, ``ht``) and adds them into the lower documents' sums (no
+    reduction: it vectorises), the second adds them into rank ``r``'s own sums in rank order, the order
+    of the pair-by-pair loop (a serial chain of additions: without reassociation it cannot vectorise, so
+    it is kept apart from the divisions). Returns the number of pairs with ``dZ > 0``."""
     m = 0
+    s2 = sigma * sigma
     for r in range(kk):
-        ya = yr[r]
         ga = gain[r]
         da = dr[r]
         ea = ex[r]
-        la = lr[r]
-        wa = wr[r]
-        for t in range(r + 1, n):
-            yb = yr[t]
-            eb = ex[t]
-            dz = abs((da - dr[t]) * (ga - gain[t])) * inv   # |Delta NDCG| of the swap (0 for equal labels)
-            up = ya > yb                                    # rank r is the more relevant document
+        E, G, D, C, H = ex[r + 1:n], gain[r + 1:n], dr[r + 1:n], ct[r + 1:n], ht[r + 1:n]
+        for t in range(E.size):  # (indices from 0 on views: provably not negative, so it vectorises)
+            eb = E[t]
+            gb = G[t]
+            dz = abs((da - D[t]) * (ga - gb)) * inv         # |Delta NDCG| of the swap (0 for equal labels)
+            up = ga > gb                                    # rank r is the more relevant document
             sg = 1.0 if up else -1.0
             ei = ea if up else eb
             ej = eb if up else ea
             inv_den = 1.0 / (ei + ej)
             rho = ej * inv_den                              # 1 / (1 + exp(sigma (s_i - s_j)))
             rr = (ei * inv_den) * rho
-            c = sg * (sigma * dz)
-            la += c * rho                                   # lambda_i += sigma dZ rho (or lambda_j -=)
-            lr[t] -= c * rho
-            h = sigma * sigma * dz * rr
-            wa += h
-            wr[t] += h
+            C[t] = sg * (sigma * dz) * rho                  # lambda_i += sigma dZ rho (or lambda_j -=)
+            H[t] = s2 * dz * rr                             # w_i, w_j += sigma^2 dZ rho (1 - rho)
             m += 1 if dz != 0.0 else 0
+        la = lr[r]
+        wa = wr[r]
+        for t in range(r + 1, n):  # rank r's sums in rank order; the lower documents' sums
+            c = ct[t]
+            h = ht[t]
+            la += c
+            wa += h
+            lr[t] -= c
+            wr[t] += h
         lr[r] = la
         wr[r] = wa
     return m

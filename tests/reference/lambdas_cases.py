@@ -58,8 +58,9 @@ def inputs() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
 
 
 def _letor_ties(rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """LETOR-sized queries (make_letor_like's 80-152 documents and smaller ones) whose scores are sums of a few
-    trees' leaf values (many exact ties), with one-document queries, all-equal labels, no relevant document,
+    """LETOR-sized queries (make_letor_like's 80-152 documents and smaller ones) whose scores are sums of a
+    few trees' leaf values (many exact ties), with one-document queries, all-equal labels, no relevant
+    document,
     signed zeros, infinities and NaN scores (recorded from the kernel before the session-5 sort and pair-loop
     rewrite, commit 0cad47b)."""
     sizes = np.r_[rng.integers(80, 153, 8), [1, 2, 1, 17, 11, 150, 3]]
@@ -97,7 +98,7 @@ def record() -> None:
             key = call_key(name, k, sigma, with_pairs)
             arrays[key + "|lam"] = lam
             arrays[key + "|w"] = w
-            if pairs is not None and name not in ("letor", "letor_ties"):  # (the letor pair lists: ~100 KB, same loop)
+            if pairs is not None and not name.startswith("letor"):  # (their pair lists: ~100 KB, same loop)
                 arrays[key + "|pa"] = pairs[0].astype(np.int32)
                 arrays[key + "|pb"] = pairs[1].astype(np.int32)
                 arrays[key + "|pw"] = pairs[2]
