@@ -156,16 +156,17 @@ def test_stable_sort_of_score_keys_is_numpys_mergesort(n):
             s[rng.integers(0, n, 1)] = rng.choice([np.inf, -np.inf])
         if trial == 4:
             s[:] = 1.0  # all equal
-        key = np.empty(n + 4, dtype=np.int64)
+        key = np.empty(n + 4)
         idx = np.full(n + 4, -7, dtype=np.int64)
-        _score_keys(s, 0, n, key, idx)
-        _sort_stable(key, idx, np.empty(n + 4, dtype=np.int64), np.empty(n + 4, dtype=np.int64), n)
+        nn = _score_keys(s, 0, n, key, idx)
+        assert nn == np.count_nonzero(~np.isnan(s[:n]))
+        _sort_stable(key, idx, np.empty(n + 4), np.empty(n + 4, dtype=np.int64), nn)
         assert idx[:n].tolist() == np.argsort(-s[:n], kind="mergesort").tolist()
         assert idx[n:].tolist() == [-7] * 4
         labels = rng.integers(-3, 40, n + 4)
-        key = labels.astype(np.int64)
+        key = labels.astype(np.float64)
         idx = np.arange(n + 4, dtype=np.int64)
-        _sort_stable(key, idx, np.empty(n + 4, dtype=np.int64), np.empty(n + 4, dtype=np.int64), n)
+        _sort_stable(key, idx, np.empty(n + 4), np.empty(n + 4, dtype=np.int64), n)
         assert idx[:n].tolist() == np.argsort(labels[:n], kind="mergesort").tolist()
 
 
@@ -184,7 +185,7 @@ def test_one_compiled_specialisation():
     lambdamart_gradients(y.astype(np.uint8), qptr, s[::-1], k=np.int32(10), sigma=2)
     lambdamart_gradients(y, qptr, s, k=-1, sigma=np.float32(1.5))
     lambdamart_gradients(y.tolist(), qptr, s.tolist(), k=0)
-    for kernel in (L._lambdas, L._lambdas_pairs, L._lambdas_whole):
+    for kernel in (L._lambdas, L._lambdas_pairs, L._lambdas_whole, L._lambdas_within):
         assert len(kernel.signatures) == 1, kernel
     for callee in (L._sort_stable, L._pair_block_cols):  # none when the callers came from the cache
         assert len(callee.signatures) <= 1, callee

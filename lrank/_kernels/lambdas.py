@@ -56,43 +56,40 @@ from ._jit import njit
 _TINY = 1e-280  # below this ex_i / (ex_i + ex_j) loses digits: take the pair's own exp
 
 #: rows of the integer workspace: rank -> document, grouped position -> rank, group starts, group cursors,
-#: the merge sort's scratch, label counts, labels by rank, the sort keys and the merge sort's key scratch
-_I_ROWS = 9
-#: rows of the float workspace: (unused), gains, exponentials, discounts, lambdas and weights by rank,
+#: the merge sort's scratch, label counts, labels by rank
+_I_ROWS = 7
+#: rows of the float workspace: sort keys, gains, exponentials, discounts, lambdas and weights by rank,
 #: log2(r + 2), the label-grouped exponentials, discounts, lambdas and weights (whole list; the first two
-#: also hold a top-k row's per-pair terms in `_top_k_rows_plain`), and 1 / log2(r + 2)
-_F_ROWS = 12
-
-_SIGN = 0x7FFFFFFFFFFFFFFF  # every bit of an IEEE double but its sign
-_EXP = 0x7FF0000000000000   # the bits of +inf: a magnitude above it is a NaN
-_INT_MIN = -0x8000000000000000  # the bits of -0.0
+#: also hold a top-k row's per-pair terms in `_top_k_rows_plain`), 1 / log2(r + 2), the sort's key scratch
+_F_ROWS = 13
 
 
 @njit(inline="always")
 def _score_keys(scores, lo, n, key, idx):
-    """``key[:n]``: integers ordered as the decreasing scores of documents ``lo:lo+n`` (``-0.0`` equal to
-    ``+0.0``, every NaN equal and last), ``idx[:n] = 0..n-1``. The bits of ``-s`` as an int64 with the
-    magnitude bits of negative numbers flipped order as the floats do (the usual radix-sort key)."""
-    fkey = key.view(np.float64)
+    """Sort keys ``-s`` of documents ``lo:lo+n`` in ``key[:nn]`` with their offsets in ``idx[:nn]``, for the
+    ``nn`` documents whose score is a number, in document order, then the offsets of those whose score is
+    NaN in ``idx[nn:n]`` (NaN ranks last, ties in document order; a float comparison already ties -0 with
+    +0); returns ``nn``. Sorting ``key[:nn]`` stably then gives ``np.argsort(-s, kind="mergesort")``."""
+    nn = 0
     for t in range(n):
-        fkey[t] = -scores[lo + t]
+        v = -scores[lo + t]
+        if v == v:
+            key[nn] = v
+            idx[nn] = t
+            nn += 1
+    j = nn
     for t in range(n):
-        b = key[t]
-        if (b & _SIGN) > _EXP:  # NaN (any sign and payload): after every number
-            b = _SIGN
-        elif b == _INT_MIN:     # -0.0 ties with +0.0
-            b = 0
-        elif b < 0:
-            b ^= _SIGN
-        key[t] = b
-        idx[t] = t
+        if not scores[lo + t] == scores[lo + t]:
+            idx[j] = t
+            j += 1
+    return nn
 
 
 @njit(cache=True)
 def _sort_stable(key, idx, key2, idx2, n):
-    """Sort ``key[:n]`` ascending and ``idx[:n]`` with it, equal keys in their incoming order: a stable
-    bottom-up merge sort of insertion-sorted runs of 16 on int64 keys carried beside the indices (no
-    indirect loads; merges without a branch per element). With `_score_keys` the permutation of
+    """Sort ``key[:n]`` ascending (no NaN) and ``idx[:n]`` with it, equal keys in their incoming order: a
+    stable bottom-up merge sort of insertion-sorted runs of 16 on keys carried beside the indices (no
+    indirect loads; merges without a branch per element). After `_score_keys` the permutation of
     ``np.argsort(-scores, kind="mergesort")``; ``key2``, ``idx2`` are scratch."""
     run = 16
     for start in range(0, n, run):  # stable insertion sort of each run of 16
@@ -142,34 +139,59 @@ def _sort_stable(key, idx, key2, idx2, n):
             idx[t] = idx2[t]
 
 
+#: `_lambdas`' marks in ``todo``: a query it left for another kernel
+_UNDERFLOW = 1  # an exponential underflowed: pair by pair (`_lambdas_pairs`)
+_WITHIN_K = 2   # at most k documents: every pair, grouped by label (`_lambdas_within`)
+
+
 @njit(cache=True, error_model="numpy")
-def _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, q0, q1, iw, fw):
+def _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw, fw):
     """NDCG@k lambdas ``lam`` and weights ``w`` (``k > 0``, LambdaMART; no pair list) of queries ``q0:q1``,
     filled in place; returns the number of pairs with ``dZ > 0`` of the queries done here.
 
     One compiled kernel for LambdaMART's chain (issue 15.5: every jitted function costs compile time): per
-    query `_prepare_query`, then `_within_k` (a query of at most ``k`` documents) or `_top_k_rows_plain`.
-    A query where an exponential underflowed is only marked, ``slow[q] = True`` (its ``lam``, ``w`` left
-    zero), for `_lambdas_pairs`: the pair-by-pair code compiles only for a fit that meets one (or asks for
-    the pair list). ``iw`` (int64, ``_I_ROWS x (nmax + 1)``) and ``fw`` (float64, ``_F_ROWS x (nmax + 1)``)
-    are the workspaces, ``nmax`` the largest query.
+    query `_prepare_query`, then `_top_k_rows_plain`. Two kinds of query are only marked in ``todo`` (their
+    ``lam``, ``w`` left zero) for a kernel that compiles only when a fit meets one: ``_UNDERFLOW`` (an
+    exponential underflowed: `_lambdas_pairs`) and ``_WITHIN_K`` (at most ``k`` documents:
+    `_lambdas_within`; ~0.9 s of compilation that LETOR-sized queries never need). ``iw`` (int64,
+    ``_I_ROWS x (nmax + 1)``) and ``fw`` (float64, ``_F_ROWS x (nmax + 1)``) are the workspaces, ``nmax``
+    the largest query.
     """
-    order, pos, gstart, gptr, yr = iw[0], iw[1], iw[2], iw[3], iw[6]
+    order = iw[0]
     gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
     _log_discounts(fw)
     n_pairs = 0
     for q in range(q0, q1):
-        slow[q] = False
+        todo[q] = 0
         n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw)
         if not run:
             continue
         if not _no_underflow(ex, n):
-            slow[q] = True
+            todo[q] = _UNDERFLOW
             continue
         if kk == n:
-            n_pairs += _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr)
-        else:
-            n_pairs += _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, fw[7], fw[8])
+            todo[q] = _WITHIN_K
+            continue
+        n_pairs += _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, fw[7], fw[8])
+        for r in range(n):
+            lam[order[r]] = lr[r]
+            w[order[r]] = wr[r]
+    return n_pairs
+
+
+@njit(cache=True, error_model="numpy")
+def _lambdas_within(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, queries, iw, fw):
+    """NDCG@k lambdas and weights of the ``queries`` listed, each of at most ``k`` documents and with no
+    exponential underflowed (`_lambdas` marks them ``_WITHIN_K``): every pair, grouped by label
+    (`_within_k`). Returns the number of pairs with ``dZ > 0``."""
+    order, pos, gstart, gptr, yr = iw[0], iw[1], iw[2], iw[3], iw[6]
+    gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
+    _log_discounts(fw)
+    n_pairs = 0
+    for t in range(queries.size):
+        q = queries[t]
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw)
+        n_pairs += _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr)
         for r in range(n):
             lam[order[r]] = lr[r]
             w[order[r]] = wr[r]
@@ -180,7 +202,7 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, q0, q1, iw, f
 def _lambdas_pairs(y, qptr, scores, k, sigma, fill_pairs, lam, w, inv_max_dcg, pa, pb, pw, queries, iw, fw):
     """NDCG@k (or whole-list) lambdas and weights of the ``queries`` listed, pair by pair (`_top_k_rows`),
     and when ``fill_pairs`` their pair list ``(pa, pb, pw)`` in that order; returns the number of pairs with
-    ``dZ > 0``. For the OLE criterion's pair list (every query) and for the queries `_lambdas` marked slow
+    ``dZ > 0``. For the OLE criterion's pair list (every query) and for the queries `_lambdas` marked
     (an exponential underflowed: those pairs take their own ``exp``)."""
     order, yr = iw[0], iw[6]
     gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
@@ -260,8 +282,8 @@ def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
     ``min(k, n)``, ``1 / maxDCG@k``, the number of label groups, and whether any pair can have ``dZ > 0``
     (two documents or more, a relevant one, two labels or more).
     """
-    order, pos, gstart, cnt, yr, tmp, key, key2 = iw[0], iw[1], iw[2], iw[5], iw[6], iw[4], iw[7], iw[8]
-    gain, ex, dr, lr, wr, lg, ilg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6], fw[11]
+    order, pos, gstart, cnt, yr, tmp = iw[0], iw[1], iw[2], iw[5], iw[6], iw[4]
+    key, gain, ex, dr, lr, wr, lg, ilg, key2 = fw[0], fw[1], fw[2], fw[3], fw[4], fw[5], fw[6], fw[11], fw[12]
     lo, hi = qptr[q], qptr[q + 1]
     n = hi - lo
     for i in range(lo, hi):
@@ -271,8 +293,8 @@ def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
     if n < 2:
         return n, 0, 0.0, 0, False
     # ranks: the scores in decreasing order, ties by document order
-    _score_keys(scores, lo, n, key, order)
-    _sort_stable(key, order, key2, tmp, n)
+    nn = _score_keys(scores, lo, n, key, order)
+    _sort_stable(key, order, key2, tmp, nn)
     kk = n if (k <= 0 or k > n) else k
     smax = scores[lo + order[0]]
     for r in range(n):
@@ -423,30 +445,18 @@ def _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr):
                 continue
             dg = abs(ga - gain[pos[gstart[g]]]) * inv
             m += e - u
-            if ya > yb:  # the document at rank r is the more relevant one: rho = ex_b / (ex_a + ex_b)
-                for v in range(u, e):
-                    t = pos[v]
-                    eb = ex[t]
-                    dz = (da - dr[t]) * dg  # Delta NDCG of the swap (da > dr[t]: rank r above t)
-                    iv = 1.0 / (ea + eb)
-                    c = sigma * dz * eb * iv
-                    h = s2 * dz * (ea * iv) * (eb * iv)
-                    la += c
-                    lr[t] -= c
-                    wa += h
-                    wr[t] += h
-            else:  # b is the more relevant one: rho = ex_a / (ex_a + ex_b)
-                for v in range(u, e):
-                    t = pos[v]
-                    eb = ex[t]
-                    dz = (da - dr[t]) * dg
-                    iv = 1.0 / (ea + eb)
-                    c = sigma * dz * ea * iv
-                    h = s2 * dz * (ea * iv) * (eb * iv)
-                    la -= c
-                    lr[t] += c
-                    wa += h
-                    wr[t] += h
+            up = ya > yb  # the document at rank r is the more relevant one: rho = ex_b / (ex_a + ex_b)
+            for v in range(u, e):
+                t = pos[v]
+                eb = ex[t]
+                dz = (da - dr[t]) * dg  # Delta NDCG of the swap (da > dr[t]: rank r above t)
+                iv = 1.0 / (ea + eb)
+                c = sigma * dz * (eb if up else ea) * iv
+                h = s2 * dz * (ea * iv) * (eb * iv)
+                la += c if up else -c  # (x - c is x + (-c) exactly)
+                lr[t] -= c if up else -c
+                wa += h
+                wr[t] += h
         lr[r] += la
         wr[r] += wa
     return m
@@ -541,10 +551,10 @@ def _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill
 
 
 @njit(cache=True, parallel=True)
-def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, n_chunks, iw, fw):
+def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, n_chunks, iw, fw):
     """Parallel twin of `_lambdas` / `_lambdas_whole` without the pair list: ``prange`` over chunks of
     queries, each with its own workspaces ``iw[c]``, ``fw[c]``; every query is computed exactly as in the
-    serial pass (results do not depend on threads; the caller finishes the queries marked ``slow``).
+    serial pass (results do not depend on threads; the caller finishes the queries marked in ``todo``).
     Compiled only when ``n_jobs != 1``."""
     nq = qptr.size - 1
     counts = np.zeros(n_chunks, dtype=np.int64)
@@ -554,7 +564,7 @@ def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, n_ch
         if k <= 0:
             counts[c] = _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, q0, q1, iw[c], fw[c])
         else:
-            counts[c] = _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, q0, q1, iw[c], fw[c])
+            counts[c] = _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw[c], fw[c])
     return counts.sum()
 
 
@@ -622,7 +632,7 @@ def lambdamart_gradients(
         m = _lambdas_pairs(y, qptr, scores, k, sigma, True, lam, w, inv, pa, pb, pw,
                            np.arange(nq, dtype=np.int64), iw, fw)
         return lam, w, (pa[:m].copy(), pb[:m].copy(), pw[:m].copy())
-    slow = np.zeros(nq, dtype=np.bool_)  # queries where an exponential underflowed (NDCG@k, `_lambdas`)
+    todo = np.zeros(nq, dtype=np.int8)  # queries `_lambdas` left to another kernel (NDCG@k)
     if n_jobs != 1 and nq > 1:
         import numba
 
@@ -633,7 +643,7 @@ def lambdamart_gradients(
         try:  # chunks of queries balance uneven query sizes; each query is computed as in the serial pass
             chunks = min(nq, 8 * threads)
             iw, fw = _workspaces(qptr, chunks)
-            _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv, slow, chunks, iw, fw)
+            _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv, todo, chunks, iw, fw)
             iw, fw = iw[0], fw[0]
         finally:
             numba.set_num_threads(old)
@@ -642,12 +652,23 @@ def lambdamart_gradients(
         _lambdas_whole(y, qptr, scores, sigma, lam, w, inv, 0, nq, iw, fw)
     else:
         iw, fw = _workspaces(qptr)
-        _lambdas(y, qptr, scores, k, sigma, lam, w, inv, slow, 0, nq, iw, fw)
-    if slow.any():  # pair by pair, each with its own exp where both exponentials underflowed
-        e_i = np.empty(0, dtype=np.int64)
-        _lambdas_pairs(y, qptr, scores, k, sigma, False, lam, w, inv, e_i, e_i, np.empty(0),
-                       np.flatnonzero(slow).astype(np.int64), iw, fw)
+        _lambdas(y, qptr, scores, k, sigma, lam, w, inv, todo, 0, nq, iw, fw)
+    if todo.any():
+        _finish_marked(y, qptr, scores, k, sigma, lam, w, inv, todo, iw, fw)
     return lam, w, pairs
+
+
+def _finish_marked(y, qptr, scores, k, sigma, lam, w, inv, todo, iw, fw) -> None:
+    """The queries `_lambdas` marked: those of at most ``k`` documents with `_lambdas_within`, those where an
+    exponential underflowed pair by pair, each with its own ``exp`` where both underflow (`_lambdas_pairs`).
+    Each kernel compiles on a fit's first such query only."""
+    within = np.flatnonzero(todo == _WITHIN_K).astype(np.int64)
+    if within.size:
+        _lambdas_within(y, qptr, scores, k, sigma, lam, w, inv, within, iw, fw)
+    under = np.flatnonzero(todo == _UNDERFLOW).astype(np.int64)
+    if under.size:
+        e_i = np.empty(0, dtype=np.int64)
+        _lambdas_pairs(y, qptr, scores, k, sigma, False, lam, w, inv, e_i, e_i, np.empty(0), under, iw, fw)
 
 
 def warmup() -> None:
@@ -655,5 +676,6 @@ def warmup() -> None:
     y = np.array([2, 0, 1, 0], dtype=np.int32)
     qptr = np.array([0, 4], dtype=np.int64)
     lambdamart_gradients(y, qptr, np.zeros(4), k=3)
+    lambdamart_gradients(y, qptr, np.zeros(4), k=10)  # a query within k
     lambdamart_gradients(y, qptr, np.zeros(4), k=3, with_pairs=True)
     lambdamart_gradients(y, qptr, np.zeros(4), k=0)
