@@ -60,9 +60,8 @@ def inputs() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
 def _letor_ties(rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """LETOR-sized queries (make_letor_like's 80-152 documents and smaller ones) whose scores are sums of a
     few trees' leaf values (many exact ties), with one-document queries, all-equal labels, no relevant
-    document,
-    signed zeros, infinities and NaN scores (recorded from the kernel before the session-5 sort and pair-loop
-    rewrite, commit 0cad47b)."""
+    document, signed zeros, infinities and NaN scores (recorded from the kernel before the session-5 sort
+    and pair-loop rewrite, commit 0cad47b)."""
     sizes = np.r_[rng.integers(80, 153, 8), [1, 2, 1, 17, 11, 150, 3]]
     y, qptr, _ = _queries(rng, sizes, n_labels=5)
     leaves = rng.normal(size=(4, 10)) * 0.1
