@@ -476,11 +476,14 @@ def _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, ct, ht):
     """`_top_k_rows` without the pair list and with no exponential underflowed, the same sums bit for bit
     without a branch per pair: a pair of equal labels adds exact zeros (``dZ = 0``; no NaN or infinity
     reaches here, and a sum that starts at +0 never becomes -0, so ``x + 0 = x``) and the more relevant
-    document is chosen by selects. Each top-k rank ``r`` takes two sweeps over the ranks below it: the
-    first computes every pair's terms (``ct``, ``ht``) and adds them into the lower documents' sums (no
-    reduction: it vectorises), the second adds them into rank ``r``'s own sums in rank order, the order
-    of the pair-by-pair loop (a serial chain of additions: without reassociation it cannot vectorise, so
-    it is kept apart from the divisions). Returns the number of pairs with ``dZ > 0``."""
+    document is chosen by selects on the gains (``g_a > g_b`` wherever ``y_a > y_b`` gives ``dZ > 0``:
+    gains are finite here and strictly increasing in the label; where two labels share a gain ``dZ = 0``
+    and either choice adds zeros). Each top-k rank ``r`` takes two sweeps over the ranks below it: the
+    first computes every pair's terms into ``ct``, ``ht`` (no reduction and indices from 0 on views, so it
+    vectorises: one division per pair), the second adds them into rank ``r``'s own sums in rank order
+    and into the lower documents' sums, the order of the pair-by-pair loop (a serial chain of additions:
+    without reassociation it cannot vectorise, so it is kept apart from the divisions). Returns the
+    number of pairs with ``dZ > 0``."""
     m = 0
     s2 = sigma * sigma
     for r in range(kk):
