@@ -34,7 +34,7 @@ top-k rank's row runs in two sweeps (`_top_k_rows_plain`): the pairs' terms, vec
 pair, no branch, no reduction), then the rank's own sums in rank order (the same sums bit for bit).
 Per query the documents are ranked by a stable merge sort of the scores' keys carried beside the
 indices (`_score_keys`, `_sort_stable`; NaN scores set apart first, then last). At LETOR sizes
-(80-152 documents per query, k = 10) the sort is about 40% of the call.
+(80-152 documents per query, k = 10) the sort is 40-50% of the call, the top-k pairs about 10%.
 ``tests/test_lambdas.py`` checks both kinds against outputs recorded before the session-4 rewrite, and a
 LETOR-sized case with tree-like ties recorded before the session-5 one.
 
