@@ -138,24 +138,36 @@ def test_ndcg_at_k_lambdas_keep_their_bits():
                     assert v.tobytes() == want.tobytes(), (key, part)
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 16, 33, 70])
-def test_stable_argsort_is_numpys_mergesort(n):
-    """The kernel's merge sort gives ``np.argsort(kind="mergesort")``'s permutation: ties in their incoming
-    order, NaN last, signed zeros equal; on a prefix ``n`` of the buffers only."""
-    from lrank._kernels.lambdas import _argsort_stable
+@pytest.mark.kernel
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 16, 17, 33, 70, 151])
+def test_stable_sort_of_score_keys_is_numpys_mergesort(n):
+    """`_score_keys` + `_sort_stable` rank documents as ``np.argsort(-scores, kind="mergesort")``: ties in
+    their incoming order, NaN last (any sign), signed zeros equal, infinities, subnormals; on a prefix ``n``
+    of the buffers only. On integer keys (the labels' fallback sort) it is the stable sort too."""
+    from lrank._kernels.lambdas import _score_keys, _sort_stable
 
     rng = np.random.default_rng(n)
-    for trial in range(5):
-        key = np.round(rng.normal(size=n + 4), 0 if trial % 2 else 1)
+    for trial in range(6):
+        s = np.round(rng.normal(size=n + 4), 0 if trial % 2 else 1) * (1e-310 if trial == 3 else 1.0)
         if n:
-            key[rng.integers(0, n, max(1, n // 5))] = np.nan
-            key[rng.integers(0, n, max(1, n // 7))] = -0.0
+            s[rng.integers(0, n, max(1, n // 5))] = np.nan
+            s[rng.integers(0, n, max(1, n // 7))] = -0.0
+            s[rng.integers(0, n, max(1, n // 9))] = -np.nan
+            s[rng.integers(0, n, 1)] = rng.choice([np.inf, -np.inf])
         if trial == 4:
-            key[:] = 1.0  # all equal
+            s[:] = 1.0  # all equal
+        key = np.empty(n + 4)
+        idx = np.full(n + 4, -7, dtype=np.int64)
+        nn = _score_keys(s, 0, n, key, idx)
+        assert nn == np.count_nonzero(~np.isnan(s[:n]))
+        _sort_stable(key, idx, np.empty(n + 4), np.empty(n + 4, dtype=np.int64), nn)
+        assert idx[:n].tolist() == np.argsort(-s[:n], kind="mergesort").tolist()
+        assert idx[n:].tolist() == [-7] * 4
+        labels = rng.integers(-3, 40, n + 4)
+        key = labels.astype(np.float64)
         idx = np.arange(n + 4, dtype=np.int64)
-        _argsort_stable(key, idx, np.empty(n + 4, dtype=np.int64), n)
-        assert idx[:n].tolist() == np.argsort(key[:n], kind="mergesort").tolist()
-        assert idx[n:].tolist() == list(range(n, n + 4))
+        _sort_stable(key, idx, np.empty(n + 4), np.empty(n + 4, dtype=np.int64), n)
+        assert idx[:n].tolist() == np.argsort(labels[:n], kind="mergesort").tolist()
 
 
 def test_one_compiled_specialisation():
@@ -173,9 +185,9 @@ def test_one_compiled_specialisation():
     lambdamart_gradients(y.astype(np.uint8), qptr, s[::-1], k=np.int32(10), sigma=2)
     lambdamart_gradients(y, qptr, s, k=-1, sigma=np.float32(1.5))
     lambdamart_gradients(y.tolist(), qptr, s.tolist(), k=0)
-    for kernel in (L._lambdas, L._lambdas_pairs, L._lambdas_whole):
+    for kernel in (L._lambdas, L._lambdas_pairs, L._lambdas_whole, L._lambdas_within):
         assert len(kernel.signatures) == 1, kernel
-    for callee in (L._argsort_stable, L._pair_block_cols):  # none when the callers came from the cache
+    for callee in (L._sort_stable, L._pair_block_cols):  # none when the callers came from the cache
         assert len(callee.signatures) <= 1, callee
 
 

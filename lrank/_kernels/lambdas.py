@@ -29,19 +29,28 @@ pair of label groups is swept twice, each sweep adding into a contiguous run of 
 (no reduction in the inner loop, ``error_model="numpy"`` so the division is not guarded). The sums
 thus take their terms in a fixed order (by group, then by rank), not the order of the NDCG@k loop:
 whole-list lambdas differ from a pair-by-pair sum in the last bits. NDCG@k lambdas (``k > 0``,
-LambdaMART) keep the pair-by-pair order and their bits; without a pair list and with no underflow
-their rows run without a branch per pair (`_top_k_rows_plain`, the same sums bit for bit).
-``tests/test_lambdas.py`` checks both kinds against outputs recorded before the session-4 rewrite.
+LambdaMART) keep the pair-by-pair order and their bits; without a pair list and with no underflow each
+top-k rank's row runs in two sweeps (`_top_k_rows_plain`): the pairs' terms, vectorised (one division per
+pair, no branch, no reduction), then the rank's own sums in rank order (the same sums bit for bit).
+Per query the documents are ranked by a stable merge sort of the scores' keys carried beside the
+indices (`_score_keys`, `_sort_stable`; NaN scores set apart first, then last). At LETOR sizes
+(80-152 documents per query, k = 10) the sort is 40-50% of the call, the top-k pairs about 10%.
+``tests/test_lambdas.py`` checks both kinds against outputs recorded before the session-4 rewrite, and a
+LETOR-sized case with tree-like ties recorded before the session-5 one.
 
-Compile time (issue 15.5): what used to be a chain of nine kernels plus numba's ``argsort`` and ``np.take``
-is one compiled kernel per use, `_lambdas` (NDCG@k without the pair list, LambdaMART), `_lambdas_pairs`
-(pair by pair: the pair list of OLE, and the rare queries where an exponential underflowed, which
-`_lambdas` only marks) or `_lambdas_whole` (whole list, BoostingTree), whose per-query preparation and
-pair loops are ``inline="always"`` helpers merged into it before typing, plus a small stable merge sort
-(`_argsort_stable`) and, for the whole list, the vectorised block loop (`_pair_block_cols`). A LambdaMART
-fit thus compiles `_lambdas` and the sort only (`_lambdas_pairs` when a query's scores spread past
-``~700 / sigma``). One signature each: the validating function normalises dtypes and allocates the
-workspaces. The parallel twin compiles only when ``n_jobs != 1``.
+Compile time (issue 15.5): what used to be a chain of nine kernels plus numba's ``argsort`` and
+``np.take`` is one compiled kernel per use: `_lambdas` (NDCG@k without the pair list, LambdaMART),
+`_lambdas_pairs` (pair by pair: the pair list of OLE, and the rare queries where an exponential
+underflowed, which `_lambdas` only marks), `_lambdas_within` (queries of at most ``k`` documents, all
+pairs grouped by label; also only marked by `_lambdas`: ~0.9 s of compilation a LETOR-sized fit never
+needs) or `_lambdas_whole` (whole list, BoostingTree), whose per-query preparation and pair loops are
+``inline="always"`` helpers merged into it before typing, plus the merge sort (`_sort_stable`) and, for
+the whole list, the vectorised block loop (`_pair_block_cols`). A LambdaMART fit on LETOR-sized queries
+thus compiles `_lambdas` and the sort only. One signature each: the validating function normalises
+dtypes and allocates the workspaces. The parallel twin compiles only when ``n_jobs != 1``. Where the
+rest of `_lambdas`' compile time goes (numba 0.68, cold cache, CPU): LLVM's optimisation of the one
+big function about half, numba's type inference a third, inlining the helpers the rest; as separate
+compiled functions instead of inlined ones the total is the same (measured).
 """
 
 from __future__ import annotations
@@ -59,27 +68,52 @@ _TINY = 1e-280  # below this ex_i / (ex_i + ex_j) loses digits: take the pair's 
 #: the merge sort's scratch, label counts, labels by rank
 _I_ROWS = 7
 #: rows of the float workspace: sort keys, gains, exponentials, discounts, lambdas and weights by rank,
-#: log2(r + 2), and the label-grouped exponentials, discounts, lambdas and weights (whole list)
-_F_ROWS = 11
+#: log2(r + 2), the label-grouped exponentials, discounts, lambdas and weights (whole list; the first two
+#: also hold a top-k row's per-pair terms in `_top_k_rows_plain`), 1 / log2(r + 2), the sort's key scratch
+_F_ROWS = 13
+
+
+@njit(inline="always")
+def _score_keys(scores, lo, n, key, idx):
+    """Sort keys ``-s`` of documents ``lo:lo+n`` in ``key[:nn]`` with their offsets in ``idx[:nn]``, for the
+    ``nn`` documents whose score is a number, in document order, then the offsets of those whose score is
+    NaN in ``idx[nn:n]`` (NaN ranks last, ties in document order; a float comparison already ties -0 with
+    +0); returns ``nn``. Sorting ``key[:nn]`` stably then gives ``np.argsort(-s, kind="mergesort")``."""
+    nn = 0
+    for t in range(n):
+        v = -scores[lo + t]
+        if v == v:
+            key[nn] = v
+            idx[nn] = t
+            nn += 1
+    j = nn
+    for t in range(n):
+        if not scores[lo + t] == scores[lo + t]:
+            idx[j] = t
+            j += 1
+    return nn
 
 
 @njit(cache=True)
-def _argsort_stable(key, idx, tmp, n):
-    """Sort ``idx[:n]`` by ``key[idx]`` ascending, NaN last, equal keys in their incoming order: a stable
-    bottom-up merge sort of insertion-sorted runs of 16, the permutation of ``np.argsort(kind="mergesort")``
-    without numba's generic sort (~1.7 s of compilation here)."""
+def _sort_stable(key, idx, key2, idx2, n):
+    """Sort ``key[:n]`` ascending (no NaN) and ``idx[:n]`` with it, equal keys in their incoming order: a
+    stable bottom-up merge sort of insertion-sorted runs of 16 on keys carried beside the indices (no
+    indirect loads; merges without a branch per element). After `_score_keys` the permutation of
+    ``np.argsort(-scores, kind="mergesort")``; ``key2``, ``idx2`` are scratch."""
     run = 16
     for start in range(0, n, run):  # stable insertion sort of each run of 16
         stop = start + run if start + run < n else n  # (no min(): each builtin overload is a compile)
         for i in range(start + 1, stop):
+            kx = key[i]
             x = idx[i]
-            kx = key[x]
             j = i - 1
-            while j >= start and (kx < key[idx[j]] or (key[idx[j]] != key[idx[j]] and kx == kx)):
+            while j >= start and kx < key[j]:
+                key[j + 1] = key[j]
                 idx[j + 1] = idx[j]
                 j -= 1
+            key[j + 1] = kx
             idx[j + 1] = x
-    src, dst = idx, tmp
+    sk, si, dk, di = key, idx, key2, idx2
     width = run
     swapped = False
     while width < n:
@@ -88,60 +122,85 @@ def _argsort_stable(key, idx, tmp, n):
             end = start + 2 * width if start + 2 * width < n else n
             i, j, o = start, mid, start
             while i < mid and j < end:
-                a = key[src[i]]
-                b = key[src[j]]
-                if b < a or (a != a and b == b):  # b strictly first (NaN sorts last)
-                    dst[o] = src[j]
-                    j += 1
-                else:
-                    dst[o] = src[i]
-                    i += 1
+                a = sk[i]
+                b = sk[j]
+                right = b < a  # b strictly first; selects, not a branch (the outcome is unpredictable)
+                dk[o] = b if right else a
+                di[o] = si[j] if right else si[i]
+                j += 1 if right else 0
+                i += 0 if right else 1
                 o += 1
             while i < mid:
-                dst[o] = src[i]
+                dk[o] = sk[i]
+                di[o] = si[i]
                 i += 1
                 o += 1
             while j < end:
-                dst[o] = src[j]
+                dk[o] = sk[j]
+                di[o] = si[j]
                 j += 1
                 o += 1
-        src, dst = dst, src
+        sk, si, dk, di = dk, di, sk, si
         swapped = not swapped
         width *= 2
     if swapped:
         for t in range(n):
-            idx[t] = tmp[t]
+            idx[t] = idx2[t]
+
+
+#: `_lambdas`' marks in ``todo``: a query it left for another kernel
+_UNDERFLOW = 1  # an exponential underflowed: pair by pair (`_lambdas_pairs`)
+_WITHIN_K = 2   # at most k documents: every pair, grouped by label (`_lambdas_within`)
 
 
 @njit(cache=True, error_model="numpy")
-def _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, q0, q1, iw, fw):
+def _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw, fw):
     """NDCG@k lambdas ``lam`` and weights ``w`` (``k > 0``, LambdaMART; no pair list) of queries ``q0:q1``,
     filled in place; returns the number of pairs with ``dZ > 0`` of the queries done here.
 
     One compiled kernel for LambdaMART's chain (issue 15.5: every jitted function costs compile time): per
-    query `_prepare_query`, then `_within_k` (a query of at most ``k`` documents) or `_top_k_rows_plain`.
-    A query where an exponential underflowed is only marked, ``slow[q] = True`` (its ``lam``, ``w`` left
-    zero), for `_lambdas_pairs`: the pair-by-pair code compiles only for a fit that meets one (or asks for
-    the pair list). ``iw`` (int64, ``_I_ROWS x (nmax + 1)``) and ``fw`` (float64, ``_F_ROWS x (nmax + 1)``)
-    are the workspaces, ``nmax`` the largest query.
+    query `_prepare_query`, then `_top_k_rows_plain`. Two kinds of query are only marked in ``todo`` (their
+    ``lam``, ``w`` left zero) for a kernel that compiles only when a fit meets one: ``_UNDERFLOW`` (an
+    exponential underflowed: `_lambdas_pairs`) and ``_WITHIN_K`` (at most ``k`` documents:
+    `_lambdas_within`; ~0.9 s of compilation that LETOR-sized queries never need). ``iw`` (int64,
+    ``_I_ROWS x (nmax + 1)``) and ``fw`` (float64, ``_F_ROWS x (nmax + 1)``) are the workspaces, ``nmax``
+    the largest query.
     """
-    order, pos, gstart, gptr, yr = iw[0], iw[1], iw[2], iw[3], iw[6]
-    gain, ex, dr, lr, wr, lg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
-    for r in range(lg.size):
-        lg[r] = np.log2(r + 2.0)  # the discount's log2(r + 2), once per call
+    order = iw[0]
+    gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
+    _log_discounts(fw)
     n_pairs = 0
     for q in range(q0, q1):
-        slow[q] = False
+        todo[q] = 0
         n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw)
         if not run:
             continue
         if not _no_underflow(ex, n):
-            slow[q] = True
+            todo[q] = _UNDERFLOW
             continue
         if kk == n:
-            n_pairs += _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr)
-        else:
-            n_pairs += _top_k_rows_plain(sigma, n, kk, inv, yr, gain, ex, dr, lr, wr)
+            todo[q] = _WITHIN_K
+            continue
+        n_pairs += _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, fw[7], fw[8])
+        for r in range(n):
+            lam[order[r]] = lr[r]
+            w[order[r]] = wr[r]
+    return n_pairs
+
+
+@njit(cache=True, error_model="numpy")
+def _lambdas_within(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, queries, iw, fw):
+    """NDCG@k lambdas and weights of the ``queries`` listed, each of at most ``k`` documents and with no
+    exponential underflowed (`_lambdas` marks them ``_WITHIN_K``): every pair, grouped by label
+    (`_within_k`). Returns the number of pairs with ``dZ > 0``."""
+    order, pos, gstart, gptr, yr = iw[0], iw[1], iw[2], iw[3], iw[6]
+    gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
+    _log_discounts(fw)
+    n_pairs = 0
+    for t in range(queries.size):
+        q = queries[t]
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw)
+        n_pairs += _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr)
         for r in range(n):
             lam[order[r]] = lr[r]
             w[order[r]] = wr[r]
@@ -152,12 +211,11 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, q0, q1, iw, f
 def _lambdas_pairs(y, qptr, scores, k, sigma, fill_pairs, lam, w, inv_max_dcg, pa, pb, pw, queries, iw, fw):
     """NDCG@k (or whole-list) lambdas and weights of the ``queries`` listed, pair by pair (`_top_k_rows`),
     and when ``fill_pairs`` their pair list ``(pa, pb, pw)`` in that order; returns the number of pairs with
-    ``dZ > 0``. For the OLE criterion's pair list (every query) and for the queries `_lambdas` marked slow
+    ``dZ > 0``. For the OLE criterion's pair list (every query) and for the queries `_lambdas` marked
     (an exponential underflowed: those pairs take their own ``exp``)."""
     order, yr = iw[0], iw[6]
-    gain, ex, dr, lr, wr, lg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
-    for r in range(lg.size):
-        lg[r] = np.log2(r + 2.0)
+    gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
+    _log_discounts(fw)
     n_pairs = 0
     for t in range(queries.size):
         q = queries[t]
@@ -179,12 +237,11 @@ def _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, q0, q1, iw, fw):
     compiles the grouped sweeps: per query `_prepare_query`, then `_whole_list` (or `_top_k_rows` where
     an exponential underflowed)."""
     order, pos, gstart, yr = iw[0], iw[1], iw[2], iw[6]
-    gain, ex, dr, lr, wr, lg = fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
+    gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
     E, D, LAM, W = fw[7], fw[8], fw[9], fw[10]
     e_i = iw[0, :0]
     e_f = fw[0, :0]
-    for r in range(lg.size):
-        lg[r] = np.log2(r + 2.0)
+    _log_discounts(fw)
     n_pairs = 0
     for q in range(q0, q1):
         n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, 0, sigma, lam, w, inv_max_dcg, iw, fw)
@@ -205,6 +262,15 @@ def _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, q0, q1, iw, fw):
 
 
 @njit(inline="always")
+def _log_discounts(fw):
+    """``fw[6] = log2(r + 2)`` and ``fw[11] = 1 / log2(r + 2)`` for every rank ``r``, once per call."""
+    lg, ilg = fw[6], fw[11]
+    for r in range(lg.size):
+        lg[r] = np.log2(r + 2.0)
+        ilg[r] = 1.0 / lg[r]
+
+
+@njit(inline="always")
 def _no_underflow(ex, n):
     """Whether every exponential of the query is above ``_TINY`` (a NaN is not)."""
     for r in range(n):
@@ -215,7 +281,7 @@ def _no_underflow(ex, n):
 
 @njit(inline="always")
 def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
-    """Query ``q``'s per-rank workspaces: its documents ranked by score (stable, `_argsort_stable`; ties by
+    """Query ``q``'s per-rank workspaces: its documents ranked by score (stable, `_sort_stable`; ties by
     document order) with labels ``yr``, discounts ``dr`` of NDCG@k, gains and one exponential
     ``ex = exp(sigma (s - s_max))`` each (``rho_ij = ex_j / (ex_i + ex_j)``), zeroed sums ``lr, wr``; the
     ranks grouped by label (``pos``, ``gstart``: a counting sort, a stable sort when the label range is
@@ -226,7 +292,7 @@ def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
     (two documents or more, a relevant one, two labels or more).
     """
     order, pos, gstart, cnt, yr, tmp = iw[0], iw[1], iw[2], iw[5], iw[6], iw[4]
-    key, gain, ex, dr, lr, wr, lg = fw[0], fw[1], fw[2], fw[3], fw[4], fw[5], fw[6]
+    key, gain, ex, dr, lr, wr, lg, ilg, key2 = fw[0], fw[1], fw[2], fw[3], fw[4], fw[5], fw[6], fw[11], fw[12]
     lo, hi = qptr[q], qptr[q + 1]
     n = hi - lo
     for i in range(lo, hi):
@@ -236,18 +302,15 @@ def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
     if n < 2:
         return n, 0, 0.0, 0, False
     # ranks: the scores in decreasing order, ties by document order
-    for t in range(n):
-        key[t] = -scores[lo + t]
-        order[t] = t
-    _argsort_stable(key, order, tmp, n)
+    nn = _score_keys(scores, lo, n, key, order)
+    _sort_stable(key, order, key2, tmp, nn)
     kk = n if (k <= 0 or k > n) else k
     smax = scores[lo + order[0]]
     for r in range(n):
         d = lo + order[r]
         order[r] = d
         yr[r] = y[d]
-        dr[r] = 1.0 / lg[r] if r < kk else 0.0       # disc(r) of NDCG@k
-        gain[r] = math.ldexp(1.0, int(y[d])) - 1.0  # 2^y - 1, exact (no integer-power loop)
+        dr[r] = ilg[r] if r < kk else 0.0            # disc(r) of NDCG@k
         ex[r] = np.exp(sigma * (scores[d] - smax))  # rho_ij = ex_j / (ex_i + ex_j)
         lr[r] = 0.0
         wr[r] = 0.0
@@ -282,12 +345,16 @@ def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
         for r in range(n):
             key[r] = yr[r]
             pos[r] = r
-        _argsort_stable(key, pos, tmp, n)
+        _sort_stable(key, pos, key2, tmp, n)
         for u in range(n):
             if u == 0 or yr[pos[u]] != yr[pos[u - 1]]:
                 gstart[ng] = u
                 ng += 1
     gstart[ng] = n
+    for g in range(ng):  # gains 2^y - 1 by rank, one per label group: exact (no integer-power loop)
+        gv = math.ldexp(1.0, int(yr[pos[gstart[g]]])) - 1.0
+        for u in range(gstart[g], gstart[g + 1]):
+            gain[pos[u]] = gv
     # maxDCG@k: the gains in decreasing order, summed by rank
     ideal = 0.0
     r = 0
@@ -387,69 +454,66 @@ def _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr):
                 continue
             dg = abs(ga - gain[pos[gstart[g]]]) * inv
             m += e - u
-            if ya > yb:  # the document at rank r is the more relevant one: rho = ex_b / (ex_a + ex_b)
-                for v in range(u, e):
-                    t = pos[v]
-                    eb = ex[t]
-                    dz = (da - dr[t]) * dg  # Delta NDCG of the swap (da > dr[t]: rank r above t)
-                    iv = 1.0 / (ea + eb)
-                    c = sigma * dz * eb * iv
-                    h = s2 * dz * (ea * iv) * (eb * iv)
-                    la += c
-                    lr[t] -= c
-                    wa += h
-                    wr[t] += h
-            else:  # b is the more relevant one: rho = ex_a / (ex_a + ex_b)
-                for v in range(u, e):
-                    t = pos[v]
-                    eb = ex[t]
-                    dz = (da - dr[t]) * dg
-                    iv = 1.0 / (ea + eb)
-                    c = sigma * dz * ea * iv
-                    h = s2 * dz * (ea * iv) * (eb * iv)
-                    la -= c
-                    lr[t] += c
-                    wa += h
-                    wr[t] += h
+            up = ya > yb  # the document at rank r is the more relevant one: rho = ex_b / (ex_a + ex_b)
+            for v in range(u, e):
+                t = pos[v]
+                eb = ex[t]
+                dz = (da - dr[t]) * dg  # Delta NDCG of the swap (da > dr[t]: rank r above t)
+                iv = 1.0 / (ea + eb)
+                c = sigma * dz * (eb if up else ea) * iv
+                h = s2 * dz * (ea * iv) * (eb * iv)
+                la += c if up else -c  # (x - c is x + (-c) exactly)
+                lr[t] -= c if up else -c
+                wa += h
+                wr[t] += h
         lr[r] += la
         wr[r] += wa
     return m
 
 
 @njit(inline="always")
-def _top_k_rows_plain(sigma, n, kk, inv, yr, gain, ex, dr, lr, wr):
+def _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, ct, ht):
     """`_top_k_rows` without the pair list and with no exponential underflowed, the same sums bit for bit
     without a branch per pair: a pair of equal labels adds exact zeros (``dZ = 0``; no NaN or infinity
-    reaches here, and a sum that starts at +0 never becomes -0, so ``x + 0 = x``), the more relevant
-    document is chosen by selects, and rank ``r``'s own sums run in registers (they take their terms in
-    the same order as through memory: no other row touches them meanwhile). Returns the number of pairs
-    with ``dZ > 0``."""
+    reaches here, and a sum that starts at +0 never becomes -0, so ``x + 0 = x``) and the more relevant
+    document is chosen by selects on the gains (``g_a > g_b`` wherever ``y_a > y_b`` gives ``dZ > 0``:
+    gains are finite here and strictly increasing in the label; where two labels share a gain ``dZ = 0``
+    and either choice adds zeros). Each top-k rank ``r`` takes two sweeps over the ranks below it: the
+    first computes every pair's terms into ``ct``, ``ht`` (no reduction and indices from 0 on views, so it
+    vectorises: one division per pair), the second adds them into rank ``r``'s own sums in rank order
+    and into the lower documents' sums, the order of the pair-by-pair loop (a serial chain of additions:
+    without reassociation it cannot vectorise, so it is kept apart from the divisions). Returns the
+    number of pairs with ``dZ > 0``."""
     m = 0
+    s2 = sigma * sigma
     for r in range(kk):
-        ya = yr[r]
         ga = gain[r]
         da = dr[r]
         ea = ex[r]
-        la = lr[r]
-        wa = wr[r]
-        for t in range(r + 1, n):
-            yb = yr[t]
-            eb = ex[t]
-            dz = abs((da - dr[t]) * (ga - gain[t])) * inv   # |Delta NDCG| of the swap (0 for equal labels)
-            up = ya > yb                                    # rank r is the more relevant document
+        E, G, D, C, H = ex[r + 1:n], gain[r + 1:n], dr[r + 1:n], ct[r + 1:n], ht[r + 1:n]
+        for t in range(E.size):  # (indices from 0 on views: provably not negative, so it vectorises)
+            eb = E[t]
+            gb = G[t]
+            dz = abs((da - D[t]) * (ga - gb)) * inv         # |Delta NDCG| of the swap (0 for equal labels)
+            up = ga > gb                                    # rank r is the more relevant document
             sg = 1.0 if up else -1.0
             ei = ea if up else eb
             ej = eb if up else ea
             inv_den = 1.0 / (ei + ej)
             rho = ej * inv_den                              # 1 / (1 + exp(sigma (s_i - s_j)))
             rr = (ei * inv_den) * rho
-            c = sg * (sigma * dz)
-            la += c * rho                                   # lambda_i += sigma dZ rho (or lambda_j -=)
-            lr[t] -= c * rho
-            h = sigma * sigma * dz * rr
-            wa += h
-            wr[t] += h
+            C[t] = sg * (sigma * dz) * rho                  # lambda_i += sigma dZ rho (or lambda_j -=)
+            H[t] = s2 * dz * rr                             # w_i, w_j += sigma^2 dZ rho (1 - rho)
             m += 1 if dz != 0.0 else 0
+        la = lr[r]
+        wa = wr[r]
+        for t in range(r + 1, n):  # rank r's sums in rank order; the lower documents' sums
+            c = ct[t]
+            h = ht[t]
+            la += c
+            wa += h
+            lr[t] -= c
+            wr[t] += h
         lr[r] = la
         wr[r] = wa
     return m
@@ -499,10 +563,10 @@ def _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill
 
 
 @njit(cache=True, parallel=True)
-def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, n_chunks, iw, fw):
+def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, n_chunks, iw, fw):
     """Parallel twin of `_lambdas` / `_lambdas_whole` without the pair list: ``prange`` over chunks of
     queries, each with its own workspaces ``iw[c]``, ``fw[c]``; every query is computed exactly as in the
-    serial pass (results do not depend on threads; the caller finishes the queries marked ``slow``).
+    serial pass (results do not depend on threads; the caller finishes the queries marked in ``todo``).
     Compiled only when ``n_jobs != 1``."""
     nq = qptr.size - 1
     counts = np.zeros(n_chunks, dtype=np.int64)
@@ -512,7 +576,7 @@ def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, n_ch
         if k <= 0:
             counts[c] = _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, q0, q1, iw[c], fw[c])
         else:
-            counts[c] = _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, slow, q0, q1, iw[c], fw[c])
+            counts[c] = _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw[c], fw[c])
     return counts.sum()
 
 
@@ -580,7 +644,7 @@ def lambdamart_gradients(
         m = _lambdas_pairs(y, qptr, scores, k, sigma, True, lam, w, inv, pa, pb, pw,
                            np.arange(nq, dtype=np.int64), iw, fw)
         return lam, w, (pa[:m].copy(), pb[:m].copy(), pw[:m].copy())
-    slow = np.zeros(nq, dtype=np.bool_)  # queries where an exponential underflowed (NDCG@k, `_lambdas`)
+    todo = np.zeros(nq, dtype=np.int8)  # queries `_lambdas` left to another kernel (NDCG@k)
     if n_jobs != 1 and nq > 1:
         import numba
 
@@ -591,7 +655,7 @@ def lambdamart_gradients(
         try:  # chunks of queries balance uneven query sizes; each query is computed as in the serial pass
             chunks = min(nq, 8 * threads)
             iw, fw = _workspaces(qptr, chunks)
-            _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv, slow, chunks, iw, fw)
+            _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv, todo, chunks, iw, fw)
             iw, fw = iw[0], fw[0]
         finally:
             numba.set_num_threads(old)
@@ -600,12 +664,23 @@ def lambdamart_gradients(
         _lambdas_whole(y, qptr, scores, sigma, lam, w, inv, 0, nq, iw, fw)
     else:
         iw, fw = _workspaces(qptr)
-        _lambdas(y, qptr, scores, k, sigma, lam, w, inv, slow, 0, nq, iw, fw)
-    if slow.any():  # pair by pair, each with its own exp where both exponentials underflowed
-        e_i = np.empty(0, dtype=np.int64)
-        _lambdas_pairs(y, qptr, scores, k, sigma, False, lam, w, inv, e_i, e_i, np.empty(0),
-                       np.flatnonzero(slow).astype(np.int64), iw, fw)
+        _lambdas(y, qptr, scores, k, sigma, lam, w, inv, todo, 0, nq, iw, fw)
+    if todo.any():
+        _finish_marked(y, qptr, scores, k, sigma, lam, w, inv, todo, iw, fw)
     return lam, w, pairs
+
+
+def _finish_marked(y, qptr, scores, k, sigma, lam, w, inv, todo, iw, fw) -> None:
+    """The queries `_lambdas` marked: those of at most ``k`` documents with `_lambdas_within`, those where an
+    exponential underflowed pair by pair, each with its own ``exp`` where both underflow (`_lambdas_pairs`).
+    Each kernel compiles on a fit's first such query only."""
+    within = np.flatnonzero(todo == _WITHIN_K).astype(np.int64)
+    if within.size:
+        _lambdas_within(y, qptr, scores, k, sigma, lam, w, inv, within, iw, fw)
+    under = np.flatnonzero(todo == _UNDERFLOW).astype(np.int64)
+    if under.size:
+        e_i = np.empty(0, dtype=np.int64)
+        _lambdas_pairs(y, qptr, scores, k, sigma, False, lam, w, inv, e_i, e_i, np.empty(0), under, iw, fw)
 
 
 def warmup() -> None:
@@ -613,5 +688,6 @@ def warmup() -> None:
     y = np.array([2, 0, 1, 0], dtype=np.int32)
     qptr = np.array([0, 4], dtype=np.int64)
     lambdamart_gradients(y, qptr, np.zeros(4), k=3)
+    lambdamart_gradients(y, qptr, np.zeros(4), k=10)  # a query within k
     lambdamart_gradients(y, qptr, np.zeros(4), k=3, with_pairs=True)
     lambdamart_gradients(y, qptr, np.zeros(4), k=0)

@@ -109,6 +109,10 @@ LAMBDAMART_FUNCTIONS = 15
 
 _BT_BASE = "lrank.models.boostingtree:LambdaMARTBase"
 
+#: comma-separated estimator labels (``LambdaMART,MART``) to run those rows only (development; the page
+#: takes every row)
+ONLY_ENV = "LRANK_BENCH_STARTUP_ONLY"
+
 #: (label, module, class, rounds, data, base learner "module:Class" or "-", cold target in s or None)
 ESTIMATORS = [
     ("LambdaMART", "lrank.models.gbrt", "LambdaMART", 10, "all", "-", 5.0),
@@ -178,9 +182,11 @@ def run(profile: str = "quick") -> list[dict]:
     reps = 1 if profile == "quick" else 3
     rows = []
     lambdamart_functions = LAMBDAMART_FUNCTIONS
+    only = [o.strip() for o in os.environ.get(ONLY_ENV, "").split(",") if o.strip()]
+    chosen = [e for e in ESTIMATORS if not only or e[0] in only]
     with tempfile.TemporaryDirectory() as tmp:
         ld = T.settle()
-        for label, mod, cls, n, task, base, target in ESTIMATORS:
+        for label, mod, cls, n, task, base, target in chosen:
             cold, warm, compiled = [], [], []
             for r in range(reps):
                 cache = os.path.join(tmp, f"{cls}-{r}")
@@ -204,8 +210,10 @@ def run(profile: str = "quick") -> list[dict]:
                 timing="wall of a whole subprocess (python -c), cold/warm alternated, median", load=ld,
                 notes="interpreter start + import lrank + sample from its binary cache + one fit "
                       f"(n_jobs=1); CPU seconds cold {c_cpu:.2f}, warm {w_cpu:.2f}; cold: {compiled_text}"))
-        rows.append(_against_lightgbm(os.path.join(tmp, "LambdaMART-0"), os.path.join(tmp, "lgb")))
-        rows.append(_compile_floor(tmp, reps, lambdamart_functions))
+        if any(e[0] == "LambdaMART" for e in chosen):
+            rows.append(_against_lightgbm(os.path.join(tmp, "LambdaMART-0"), os.path.join(tmp, "lgb")))
+        if not only:
+            rows.append(_compile_floor(tmp, reps, lambdamart_functions))
     return rows
 
 

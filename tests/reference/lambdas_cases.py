@@ -53,7 +53,29 @@ def inputs() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     out["letor"] = (y, qptr, s)
     y, qptr, s = _queries(rng, [8, 10, 4, 10], n_labels=3)  # every query within k = 10: all pairs
     out["within_k"] = (y, qptr, s)
+    out["letor_ties"] = _letor_ties(np.random.default_rng(2027))
     return out
+
+
+def _letor_ties(rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LETOR-sized queries (make_letor_like's 80-152 documents and smaller ones) whose scores are sums of a
+    few trees' leaf values (many exact ties), with one-document queries, all-equal labels, no relevant
+    document, signed zeros, infinities and NaN scores (recorded from the kernel before the session-5 sort
+    and pair-loop rewrite, commit 0cad47b)."""
+    sizes = np.r_[rng.integers(80, 153, 8), [1, 2, 1, 17, 11, 150, 3]]
+    y, qptr, _ = _queries(rng, sizes, n_labels=5)
+    leaves = rng.normal(size=(4, 10)) * 0.1
+    s = sum(leaves[t][rng.integers(0, 10, y.size)] for t in range(4))
+    q = lambda i: slice(qptr[i], qptr[i + 1])  # noqa: E731
+    y[q(1)] = 3                          # all equal labels
+    y[q(2)] = 0                          # no relevant document
+    s[q(3)] = 0.0                        # every score equal (the first tree)
+    s[qptr[4]:qptr[4] + 40:2] *= -0.0    # signed zeros (ties with +0)
+    s[qptr[5] + 3] = np.nan
+    s[qptr[5] + 7] = np.inf
+    s[qptr[5] + 9] = -np.inf
+    s[qptr[6] + 5:qptr[6] + 9] = np.nan
+    return y, qptr, s
 
 
 #: (k, sigma, with_pairs) of every recorded call on every input
@@ -75,7 +97,7 @@ def record() -> None:
             key = call_key(name, k, sigma, with_pairs)
             arrays[key + "|lam"] = lam
             arrays[key + "|w"] = w
-            if pairs is not None and name != "letor":  # (the letor pair lists: ~100 KB, same loop)
+            if pairs is not None and not name.startswith("letor"):  # (their pair lists: ~100 KB, same loop)
                 arrays[key + "|pa"] = pairs[0].astype(np.int32)
                 arrays[key + "|pb"] = pairs[1].astype(np.int32)
                 arrays[key + "|pw"] = pairs[2]
