@@ -519,3 +519,25 @@ def test_child_histogram_global_matches_numpy(C, size):
     hk._child_histogram_global(gbin, vals, rows, 0, size, out, parent)
     np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
     assert parent.tobytes() == (before - out).tobytes()  # the subtraction, bit for bit
+
+
+@pytest.mark.parametrize("bad", ["nan_grad", "inf_hess", "neg_inf_grad", "overflow_sum"])
+def test_fit_gradients_rejects_non_finite(bad):
+    """NaN or infinite derivatives raise a clear error; finite ones whose sum overflows do not (the
+    check sums first and tests the elements only when the sum is not finite)."""
+    codes, grad, hess = _data(3, n=40)
+    if bad == "nan_grad":
+        grad[7] = np.nan
+    elif bad == "inf_hess":
+        hess[39] = np.inf
+    elif bad == "neg_inf_grad":
+        grad[0] = -np.inf
+    else:
+        grad[:4] = 1.5e308  # finite values, an infinite sum
+    t = RegressionTree(num_leaves=4, min_child_samples=2)
+    if bad == "overflow_sum":
+        t.fit_gradients(codes, grad, hess)
+        assert t.n_leaves_ >= 1
+    else:
+        with pytest.raises(ValueError, match="grad and hess must be finite"):
+            t.fit_gradients(codes, grad, hess)

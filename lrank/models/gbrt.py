@@ -418,7 +418,8 @@ class MART(_GBRT):
         return np.array([float(np.mean(data.y))])
 
     def _derivatives(self, data, raw):
-        yield 0, raw[:, 0] - data.y, np.ones(data.n_docs), None  # Example 1: L' = f - y, L'' = 1
+        # Example 1: L' = f - y, L'' = 1 (a read-only view of one 1.0: no array of ones per tree)
+        yield 0, raw[:, 0] - data.y, np.broadcast_to(np.float64(1.0), (data.n_docs,)), None
 
 
 class McRank(_GBRT):

@@ -412,7 +412,11 @@ class RegressionTree:
         hess = np.asarray(hess, dtype=np.float64)
         if grad.shape != (n,) or hess.shape != (n,):
             raise ValueError(f"grad and hess must have shape ({n},)")
-        if not (np.isfinite(grad).all() and np.isfinite(hess).all()):
+        # a NaN or an infinity makes the sum non-finite: one reduction each; the element test only then
+        # (finite values may overflow the sum)
+        with np.errstate(over="ignore", invalid="ignore"):
+            sums_finite = bool(np.isfinite(grad.sum()) and np.isfinite(hess.sum()))
+        if not sums_finite and not (np.isfinite(grad).all() and np.isfinite(hess).all()):
             raise ValueError("grad and hess must be finite")
         if n_bins is None:
             n_bins = codes.max(axis=0).astype(np.int64) + 1 if n else np.ones(F, dtype=np.int64)
