@@ -322,6 +322,7 @@ class _GBRT(BaseRanker):
         best, best_it, since = -np.inf, 0, 0
         stop = f"n_estimators={self.n_estimators} iterations done"
         n_iter = 0
+        step = np.empty(data.n_docs)  # per tree: the leaf values of the documents, then |L'| (no new arrays)
         for it in self._progress(self.n_estimators):
             leaves = 0
             sag = 0.0
@@ -331,7 +332,7 @@ class _GBRT(BaseRanker):
                 ws = tree.workspace_  # buffers reused by the next tree
                 del tree.workspace_
                 v = tree.value_ * self.learning_rate
-                raw[:, k] += v[tree.leaf_of_]  # Eq. 1: f_{t+1} = f_t + alpha g_t
+                raw[:, k] += np.take(v, tree.leaf_of_, out=step)  # Eq. 1: f_{t+1} = f_t + alpha g_t
                 one = (tree.feature_, tree.threshold_, tree.children_left_, tree.children_right_, v)
                 nodes.append(one)
                 if valid:
@@ -341,7 +342,7 @@ class _GBRT(BaseRanker):
                     _tk._predict_add(vd.X, *one, np.zeros(1, dtype=np.int64), 1.0, col)
                     vr[:, k] = col
                 leaves += tree.n_leaves_
-                sag += float(np.abs(grad).sum())
+                sag += float(np.abs(grad, out=step).sum())
             n_iter = it + 1
             row = {"n_leaves": leaves, "sum_abs_grad": sag}
             for j, (vd, vr) in enumerate(zip(valid, vraws)):
