@@ -127,6 +127,18 @@ def _clock(fn: Callable[[], object]) -> tuple[float, float]:
     return time.perf_counter() - t0, time.process_time() - c0
 
 
+def median_seconds(fn: Callable[[], object], calls: int = 5, warmup: bool = False) -> float:
+    """Median wall seconds of ``calls`` calls of ``fn`` (after one untimed call with ``warmup``)."""
+    if warmup:
+        fn()
+    ts = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts))
+
+
 def alternate(fa: Callable[[], object], fb: Callable[[], object], repeats: int = 5,
               warmup: bool = True) -> Timing:
     """Time ``fa`` and ``fb`` alternately (A, B, A, B, ...), ``repeats`` times each; medians."""

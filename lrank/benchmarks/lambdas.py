@@ -65,15 +65,6 @@ def _lgb_fitters(d, threads: int, grad: np.ndarray, hess: np.ndarray):
     return {k: (lambda n, p={**base, **v}: lgb.train(p, ds, num_boost_round=n)) for k, v in kinds.items()}
 
 
-def _call_seconds(fn, calls: int = 5) -> float:
-    ts = []
-    for _ in range(calls):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
-
-
 def _fit_seconds(fit, n: int) -> float:
     t0 = time.perf_counter()
     fit(1)
@@ -107,11 +98,11 @@ def run(profile: str = "quick") -> list[dict]:
             call(), fits["lambdarank"](2), fits["fixed"](2), fits["regression"](2)
             ours, lr, fx, rg = [], [], [], []
             for _ in range(reps):
-                ours.append(_call_seconds(call))
+                ours.append(T.median_seconds(call))
                 lr.append(_fit_seconds(fits["lambdarank"], n))
                 fx.append(_fit_seconds(fits["fixed"], n))
                 rg.append(_fit_seconds(fits["regression"], n))
-                ours.append(_call_seconds(call))
+                ours.append(T.median_seconds(call))
             o = float(np.median(ours))
             obj = float(np.median(np.array(lr) - np.array(fx)))
             vs_reg = float(np.median(np.array(lr) - np.array(rg)))

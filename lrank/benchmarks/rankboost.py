@@ -21,8 +21,6 @@ Rows:
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from lrank._kernels import stumps as K
@@ -53,13 +51,7 @@ def fig3_numpy(X: np.ndarray, thresholds: list[np.ndarray], pi: np.ndarray) -> t
 
 
 def _time(fn, repeat: int) -> float:
-    fn()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
+    return T.median_seconds(fn, repeat, warmup=True)
 
 
 def _data(profile: str):
