@@ -1,5 +1,5 @@
-"""The two machine operations of `lrank._kernels._simd` against plain NumPy: the paired vector add gives
-the scalar adds' bits (signed zeros, infinities, NaN, rounding ties included) and a prefetch changes
+"""The machine operations of `lrank._kernels._simd` against plain NumPy: the two- and four-lane vector adds
+give the scalar adds' bits (signed zeros, infinities, NaN, rounding ties included) and a prefetch changes
 nothing."""
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 
 from lrank._kernels import histograms as hk
 from lrank._kernels._jit import njit
-from lrank._kernels._simd import _add_pair, _prefetch
+from lrank._kernels._simd import _add_pair, _add_quad, _prefetch
 
 
 @njit(cache=False)
@@ -33,6 +33,33 @@ def test_add_pair_is_two_scalar_adds_bit_for_bit():
             want[b + 1] += y
     got = _pairs_added(flat.copy(), idx.astype(np.int64), xs, ys)
     assert got.tobytes() == want.tobytes()
+
+
+@njit(cache=False)
+def _quads_added(flat, idx, xs):
+    for t in range(idx.size):
+        _add_quad(flat, np.uint64(idx[t]), xs[t, 0], xs[t, 1], xs[t, 2], xs[t, 3])
+    return flat
+
+
+@pytest.mark.kernel
+def test_add_quad_is_four_scalar_adds_bit_for_bit():
+    rng = np.random.default_rng(1)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e308, -1e308, 5e-324, 1.0, 2.0 ** 53])
+    flat = np.concatenate((rng.normal(size=40), special, np.round(rng.normal(size=30), 1)))
+    idx = rng.integers(0, flat.size - 3, 400)  # overlapping quads, one after the other
+    xs = np.where(rng.random((400, 4)) < 0.2, rng.choice(special, (400, 4)), rng.normal(size=(400, 4)) * 1e3)
+    want = flat.copy()
+    with np.errstate(all="ignore"):  # inf - inf, overflow: on purpose
+        for b, x in zip(idx, xs):
+            for lane in range(4):
+                want[b + lane] += x[lane]
+    got = _quads_added(flat.copy(), idx.astype(np.int64), xs)
+    # a NaN's sign and payload are left open by IEEE 754 (LLVM may commute a vector add's operands); the
+    # trees never add one (fit_gradients rejects non-finite derivatives): every other value bit for bit
+    nan = np.isnan(want)
+    assert (np.isnan(got) == nan).all()
+    assert got[~nan].tobytes() == want[~nan].tobytes()
 
 
 def _histogram_reference(codes, vals, rows, off):

@@ -1,16 +1,18 @@
-"""Two machine operations numba does not emit on its own, for the histogram and partition loops.
+"""Machine operations numba does not emit on its own, for the histogram and partition loops.
 
 * `_add_pair` ``(flat, b, x, y)``: ``flat[b] += x`` and ``flat[b + 1] += y`` as ONE two-lane vector
   load, add and store (``vaddpd`` on x86) instead of two scalar ones. Each lane is the same IEEE
   addition as the scalar code (no reassociation, no fused multiply), so the results are bit-identical;
   numba leaves LLVM's SLP vectoriser off (``NUMBA_SLP_VECTORIZE=0``), which is why the two adds of a
   (gradient, hessian) histogram bin otherwise stay two loads, two adds and two stores.
+* `_add_quad` ``(flat, b, x, y, z, w)``: the same for four lanes (``flat[b:b + 4] += (x, y, z, w)``, one
+  ``vaddpd ymm``): a (gradient, hessian, count, fourth channel) bin of the column histograms at scale.
 * `_prefetch` ``(arr, i)``: a hint to bring the cache line holding ``arr[i]`` into the cache
   (``llvm.prefetch``, read, high locality); it changes no value. The histogram of a child node reads
   rows scattered over the matrix (LightGBM prefetches them the same way, ``USE_PREFETCH`` in
   ``multi_val_dense_bin.hpp``).
 
-Both take a 1-d array (C-contiguous for `_add_pair`) and an integer index (the caller keeps it in
+All take a 1-d array (C-contiguous for the adds) and an integer index (the caller keeps it in
 bounds). Under ``NUMBA_DISABLE_JIT=1`` they are plain Python functions with the same effect.
 """
 
@@ -23,6 +25,7 @@ from numba.extending import intrinsic
 
 _I32 = ir.IntType(32)
 _V2 = ir.VectorType(ir.DoubleType(), 2)
+_V4 = ir.VectorType(ir.DoubleType(), 4)
 
 
 def _element_pointer(context, builder, aryty, ary, idxty, idx):
@@ -47,6 +50,13 @@ if numba.config.DISABLE_JIT:  # plain Python twins (the kernel tests' NUMBA_DISA
         flat[b] += x
         flat[b + 1] += y
 
+    def _add_quad(flat, b, x, y, z, w):
+        """``flat[b] += x; flat[b + 1] += y; flat[b + 2] += z; flat[b + 3] += w``."""
+        flat[b] += x
+        flat[b + 1] += y
+        flat[b + 2] += z
+        flat[b + 3] += w
+
     def _prefetch(arr, i):
         """A cache hint: nothing to do without the JIT."""
 
@@ -64,6 +74,25 @@ else:
             vptr = builder.bitcast(ptr, _V2.as_pointer())
             v = builder.insert_element(ir.Constant(_V2, ir.Undefined), args[2], ir.Constant(_I32, 0))
             v = builder.insert_element(v, args[3], ir.Constant(_I32, 1))
+            old = builder.load(vptr, align=8)
+            builder.store(builder.fadd(old, v), vptr, align=8)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    @intrinsic
+    def _add_quad(typingctx, flat, b, x, y, z, w):
+        """``flat[b:b + 4] += (x, y, z, w)`` as one four-lane float64 vector add (same bits)."""
+        _check_1d(flat, b, types.float64)
+        sig = types.void(flat, b, types.float64, types.float64, types.float64, types.float64)
+
+        def codegen(context, builder, signature, args):
+            aryty, bty = signature.args[0], signature.args[1]
+            ptr = _element_pointer(context, builder, aryty, args[0], bty, args[1])
+            vptr = builder.bitcast(ptr, _V4.as_pointer())
+            v = ir.Constant(_V4, ir.Undefined)
+            for lane in range(4):
+                v = builder.insert_element(v, args[2 + lane], ir.Constant(_I32, lane))
             old = builder.load(vptr, align=8)
             builder.store(builder.fadd(old, v), vptr, align=8)
             return context.get_dummy_value()

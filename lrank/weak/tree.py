@@ -34,13 +34,13 @@ with pair lists while those indices exist (`lrank._kernels.ole_tree._grow_ole_tr
 path below serves constraints, WSE, threads at scale and OLE without global bin indices. Each kernel
 gives the node-by-node path's bits (tested).
 
-A set of at least 2 `RegressionTree._block_rows` (2 x 12,288) documents grows its unconstrained SE/RWSE
-trees in `lrank._kernels.row_blocks._grow_tree_blocked` on ``n_jobs`` threads: a node of at least that
-many rows sums its histogram in 2 or 4 equal row blocks (the most with >= 12,288 rows each), the
-blocks' sums then added in block order (the threads take whole blocks), and the partition runs on the
-threads. The blocks follow from the node's size, so a tree has the same bits for any ``n_jobs``; the
-node-by-node path sums an unconstrained tree's large nodes the same way (constrained and OLE trees keep
-one row order per bin). Below 24,576 documents every node is one block: the serial kernels' bits.
+A set of at least `RegressionTree._column_min_docs` (24,576) documents grows its unconstrained SE/RWSE
+trees in `lrank._kernels.column_tree._grow_tree_columns` on ``n_jobs`` threads, over a column-major copy
+of the codes made once per workspace (`TreeWorkspace.columns`): histograms by groups of four features
+(their bins stay in L1; the groups on the threads) and partitions that read the split feature's column
+only. Every bin is still summed in row order, so these trees have the serial kernel's bits for any
+``n_jobs``; the node-by-node path sums its nodes with the serial (or feature-parallel) kernels, the same
+bits.
 
 Fitted arrays are indexed by node (root 0, children appended in split order): ``feature_``, ``bin_``
 (the ``j`` of ``code > j``), ``threshold_`` (the raw ``theta_j``; ``-inf`` for the split "missing vs
@@ -57,10 +57,10 @@ from typing import Any
 import numba
 import numpy as np
 
+from lrank._kernels import column_tree as _ct
 from lrank._kernels import histograms as _hk
 from lrank._kernels import ole_tree as _ot
 from lrank._kernels import pair_histograms as _ph
-from lrank._kernels import row_blocks as _rb
 from lrank._kernels import trees as _tk
 
 _NO_GBIN = np.zeros((1, 1), dtype=np.uint16)
@@ -101,7 +101,7 @@ class TreeWorkspace:
         self._gbin_any = None  # the same past `global_bins`'s limits (`whole_tree_bins`)
         self._n_bins_seen = None  # the last n_bins array found equal to ours (`fits`)
         self.features = np.arange(F, dtype=np.int64)
-        self._blocks = None  # the row-block kernels' scratch (`row_blocks`)
+        self._columns = None  # the column kernels' codes and scratch (`columns`)
 
     #: largest global-bin matrix (bytes) made; above it the trees read ``codes`` and add offsets per entry.
     #: The saving is the offset load per entry, which only shows while the matrix is cache-sized: 1.2-1.4x
@@ -120,9 +120,9 @@ class TreeWorkspace:
 
     def whole_tree_bins(self) -> np.ndarray:
         """The global bin indices the whole-tree kernel `_grow_tree` reads: `global_bins` when it exists,
-        else made here whatever their size (the kernel serves sets below two row blocks, so at most
-        ``2 * BLOCK_ROWS`` rows), uint32 past 65,536 histogram rows. `_grow_tree` then compiles no
-        histogram kernel over ``codes`` (the same bits: each bin summed in the same row order)."""
+        else made here whatever their size (the kernel serves sets below `RegressionTree._column_min_docs`
+        rows), uint32 past 65,536 histogram rows. `_grow_tree` then compiles no histogram kernel over
+        ``codes`` (the same bits: each bin summed in the same row order)."""
         gbin = self.global_bins()
         if gbin is None:
             if self._gbin_any is None:
@@ -131,14 +131,15 @@ class TreeWorkspace:
             gbin = self._gbin_any
         return gbin
 
-    def row_blocks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Scratch of the row-block kernels (`lrank._kernels.row_blocks`), made on first use: a histogram
-        per block after a node's first (all zeros between calls), each row's side in a partition (uint8)
-        and the partition's per-block counts."""
-        if self._blocks is None:
-            self._blocks = (np.zeros((_rb.MAX_BLOCKS - 1,) + self.hist.shape[1:]),
-                            np.zeros(self.rows.size, dtype=np.uint8), np.zeros(256, dtype=np.int64))
-        return self._blocks
+    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What `lrank._kernels.column_tree` reads and writes, made on first use: the codes column-major
+        (``codes.T``, C-contiguous (F, n), one copy per workspace: n F bytes), a chunk's gathered values
+        (`CHUNK_ROWS`, C), each row's side in a threaded partition (uint8) and its per-block counts."""
+        if self._columns is None:
+            self._columns = (np.ascontiguousarray(self.codes.T),
+                             np.empty((_ct.CHUNK_ROWS, self.hist.shape[2])),
+                             np.zeros(self.rows.size, dtype=np.uint8), np.zeros(256, dtype=np.int64))
+        return self._columns
 
     @property
     def codes(self) -> np.ndarray | None:
@@ -336,10 +337,9 @@ class RegressionTree:
     # documents x features below which a tree asked to use threads is grown serially in one kernel call
     # anyway (a node-by-node parallel tree costs more there; the results are identical)
     _parallel_min_tree_work = 1_000_000
-    # the smallest histogram row block (`lrank._kernels.row_blocks`): a set of at least twice as many
-    # documents grows in `_grow_tree_blocked` on n_jobs threads; its nodes of at least twice as many rows
-    # sum in 2 or 4 equal blocks (fixed by the node's size: the same bits for any n_jobs)
-    _block_rows = _rb.BLOCK_ROWS
+    # the fewest documents whose unconstrained SE/RWSE trees grow over the column-major codes
+    # (`lrank._kernels.column_tree`, any n_jobs; the same bits as the serial kernel)
+    _column_min_docs = 24_576
 
     def __init__(self, num_leaves: int = 10, min_child_samples: int = 20,
                  min_child_weight: float = 1e-3, growth: str = "best_first", criterion: str = "se",
@@ -425,15 +425,19 @@ class RegressionTree:
         use_pairs = pairs is not None and self.criterion == "ole"
         h0 = float(hess[0]) if n else 0.0
         const_h = crit != _tk.WSE and h0 > 0.0 and bool(np.all(hess == h0))  # e.g. MART: L'' = 1
-        C = 4 if crit == _tk.WSE else (2 if const_h else 3)
-        h_unit = h0 if const_h else 0.0
         L = int(self.num_leaves)
+        cons = _constraint_array(self.feature_constraint, L, F)
+        # the column kernels at scale (`_grow_whole_columns`): a varying hessian takes four channels, the
+        # fourth all zeros, so that a bin's (gradient, hessian, count) is one four-lane vector add
+        columns = cons is None and not use_pairs and crit != _tk.WSE and self._whole_tree_kernel \
+            and n >= self._column_min_docs
+        C = 4 if crit == _tk.WSE else (2 if const_h else (4 if columns else 3))
+        h_unit = h0 if const_h else 0.0
         m = int(pairs[0].size) if use_pairs else 0
         ws = workspace
         need_p = max(m, int(use_pairs))  # OLE keeps pair buffers even with no pair
         if ws is None or not ws.fits(codes, L, C, need_p, self.n_jobs, n_bins):
             ws = TreeWorkspace(codes, n_bins, L, C, need_p + m // 2, self.n_jobs)  # room for more pairs later
-        cons = _constraint_array(self.feature_constraint, L, F)
         # features whose histograms are built: all, or (constrained) those the constraint names + feature 0
         sub = None
         if cons is not None and self._subset_histograms:
@@ -446,15 +450,17 @@ class RegressionTree:
         vals[:, 1] = hess
         if C >= 3:
             vals[:, 2] = 1.0
-        if C == 4:  # WSE: w r^2 = L'^2 / L'' (Eq. 6); a zero hessian is floored at 1e-12
+        if C == 4 and crit == _tk.WSE:  # w r^2 = L'^2 / L'' (Eq. 6); a zero hessian is floored at 1e-12
             vals[:, 3] = grad * grad / np.maximum(hess, 1e-12)
+        elif C == 4:  # the column kernels' padding channel
+            vals[:, 3] = 0.0
         if use_pairs and cons is None and self._ole_tree_kernel and self._use_global_bins \
                 and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work) \
                 and ws.global_bins() is not None:
             return self._grow_whole_ole(codes, ws, pairs, h_unit, thresholds)
         if cons is None and not use_pairs and crit != _tk.WSE and self._whole_tree_kernel:
-            if n >= 2 * self._block_rows:  # a root of several row blocks: any n_jobs, the same bits
-                return self._grow_whole_blocked(codes, ws, crit, h_unit, thresholds)
+            if columns:  # column-major codes, any n_jobs: the same bits
+                return self._grow_whole_columns(codes, ws, crit, h_unit, thresholds)
             if self.n_jobs == 1 or n * F < self._parallel_min_tree_work:
                 return self._grow_whole(codes, ws, crit, h_unit, thresholds)
         par = self.n_jobs != 1
@@ -476,18 +482,9 @@ class RegressionTree:
 
         gbin = ws.global_bins() if sub is None and self._use_global_bins else None  # the same bits
         zero_off = np.zeros_like(off)
-        # unconstrained trees without pair lists sum a node of at least 2 `_block_rows` rows in row blocks
-        # (as `_grow_whole_blocked`: the same bits); constrained and OLE trees keep one row order per bin
-        big = 2 * self._block_rows if cons is None and not use_pairs else n + 1  # rows of a blocked node
-        if n >= big:
-            bufs = ws.row_blocks()[0][:, :TB]
 
         def hist_fn(lo: int, hi: int, out: np.ndarray) -> None:
-            if hi - lo >= big:
-                with _threads(self.n_jobs):  # n_jobs=1: the blocks on one thread
-                    _rb._histogram_blocked(codes, vals, rows, lo, hi, off, out, bufs, self._block_rows,
-                                           ws.features, F)
-            elif sub is not None:
+            if sub is not None:
                 _hk._histogram_features(codes, vals, rows, lo, hi, sub, off, out)
             elif par and (hi - lo) * F >= min_work:
                 nblk = numba.get_num_threads()  # an argument: a kernel reading it could not be cached
@@ -565,7 +562,7 @@ class RegressionTree:
             hp = hists[slot[node]]
             if sub is not None:
                 _hk._child_histogram_features(codes, vals, rows, start[small], end[small], sub, off, hs, hp)
-            elif (par and (end[small] - start[small]) * F >= min_work) or end[small] - start[small] >= big:
+            elif par and (end[small] - start[small]) * F >= min_work:
                 hs.fill(0.0)
                 hist_fn(start[small], end[small], hs)
                 np.subtract(hp, hs, out=hp)  # histogram subtraction
@@ -632,22 +629,21 @@ class RegressionTree:
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
                             thresholds, codes.shape[1], ws)
 
-    def _grow_whole_blocked(self, codes: np.ndarray, ws: TreeWorkspace, crit: int, h_unit: float,
+    def _grow_whole_columns(self, codes: np.ndarray, ws: TreeWorkspace, crit: int, h_unit: float,
                             thresholds: Sequence[np.ndarray] | None) -> RegressionTree:
-        """`_grow_whole` for trees whose root has several row blocks (`lrank._kernels.row_blocks`): one
-        `_grow_tree_blocked` call on ``n_jobs`` threads (the same bits for any ``n_jobs``)."""
+        """`_grow_whole` for sets of at least `_column_min_docs` documents: one `_grow_tree_columns` call
+        over the workspace's column-major codes on ``n_jobs`` threads (the same bits for any ``n_jobs``)."""
         L = int(self.num_leaves)
         max_nodes = 2 * L - 1
         feature, jbin, left, right, start, end, slot, gain, parent_score, tot = _node_arrays(max_nodes)
         scratch = np.empty((3, max_nodes), dtype=np.int64)  # the kernel's bf, bj, is_open
-        bufs, side, counts = ws.row_blocks()
+        codes_t, og, side, counts = ws.columns()
         with _threads(self.n_jobs) as nthr:
-            n_nodes, n_leaves = _rb._grow_tree_blocked(
-                codes, ws.vals, ws.offsets, crit, h_unit, L, float(self.min_child_samples),
+            n_nodes, n_leaves = _ct._grow_tree_columns(
+                codes_t, ws.vals, ws.offsets, crit, h_unit, L, float(self.min_child_samples),
                 float(self.min_child_weight), self.growth == "breadth_first", ws.hist, ws.rows, ws.tmp,
                 ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot, parent_score,
-                ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2], bufs, self._block_rows,
-                side, counts, nthr)
+                ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2], og, side, counts, nthr)
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
                             thresholds, codes.shape[1], ws)
 
