@@ -67,7 +67,8 @@ def _ole_feature_best(hist, o, nb, md, min_hess, G, H, N, inv_unit, pmax, pmin, 
     A feature whose best gain is above ``floor`` gives `_feature_best`'s ``(gain, j)`` (only thresholds
     below its best were skipped); one whose best is at or below ``floor`` gives a gain at or below
     ``floor`` (or none), which the caller discards as it would discard `_feature_best`'s."""
-    C = hist.shape[1]
+    two = hist.shape[1] == 2  # constant hessian h_unit: the count is H / h_unit (up to rounding)
+    ci = 1 if two else 2  # the count column (with two channels the hessian's: the same emptiness test)
     gl = 0.0
     hl = 0.0
     nl = 0.0
@@ -77,32 +78,36 @@ def _ole_feature_best(hist, o, nb, md, min_hess, G, H, N, inv_unit, pmax, pmin, 
     bj = -1
     bar = floor + parent_score
     use_bar = bar > _BAR_MIN and bar < np.inf
+    mh2 = min_hess * min_hess  # valid thresholds have h_l, h_r >= min_hess: the bar's factors are normal
+    safe = use_bar and mh2 > _BAR_MIN and bar * min_hess > _BAR_MIN and bar * mh2 > _BAR_MIN
+    ou = np.uint64(o)  # unsigned indices: no negative-index wrap-around arithmetic per access
     for b in range(nb - 1):
-        if hist[o + b, 1] == 0.0 and (C == 2 or hist[o + b, 2] == 0.0):
+        k = ou + np.uint64(b)
+        h1 = hist[k, 1]
+        c2 = hist[k, ci]
+        if h1 == 0.0 and c2 == 0.0:
             continue  # empty bin: the same partition as threshold b - 1, already evaluated
-        gl += hist[o + b, 0]
-        hl += hist[o + b, 1]
-        if C == 2:  # constant hessian h_unit: the count is H / h_unit (up to rounding)
+        gl += hist[k, 0]
+        hl += h1
+        if two:
             nl = hl * inv_unit
         else:
-            nl += hist[o + b, 2]
-        bl += pmax[o + b]
-        cmin += pmin[o + b]
-        nr = N - nl
+            nl += c2
+        bl += pmax[k]
+        cmin += pmin[k]
         if nl < md:
             continue
-        if nr < md:
+        if N - nl < md:
             break
-        hr = H - hl
         hle = hl - 2.0 * bl  # Example 3-4: pairs inside the left child cancel
-        hre = hr - 2.0 * (p_total - cmin)
+        hre = (H - hl) - 2.0 * (p_total - cmin)
         if hle < min_hess or hre < min_hess:
             continue
         gr = G - gl
         dd = hle * hre
         rhs = bar * dd
-        if use_bar and dd > _BAR_MIN and bar * hle > _BAR_MIN and bar * hre > _BAR_MIN and rhs > _BAR_MIN \
-                and (gl * gl * hre + gr * gr * hle) * _BAR_MARGIN < rhs:
+        if use_bar and (gl * gl * hre + gr * gr * hle) * _BAR_MARGIN < rhs and (safe or (
+                dd > _BAR_MIN and bar * hle > _BAR_MIN and bar * hre > _BAR_MIN and rhs > _BAR_MIN)):
             continue  # proven at or below the bar: no division (normal numbers: relative roundings)
         sl = gl * gl / hle if hle > 0.0 else 0.0  # `_score` on both sides (Eq. 9), as `_feature_best`
         sr = gr * gr / hre if hre > 0.0 else 0.0
@@ -112,6 +117,7 @@ def _ole_feature_best(hist, o, nb, md, min_hess, G, H, N, inv_unit, pmax, pmin, 
             bj = b
             bar = max(floor, best) + parent_score
             use_bar = bar > _BAR_MIN and bar < np.inf
+            safe = use_bar and mh2 > _BAR_MIN and bar * min_hess > _BAR_MIN and bar * mh2 > _BAR_MIN
     return best, bj
 
 
