@@ -163,3 +163,89 @@ def test_pmin_from_weights(seed):
         assert got.tobytes() == _pmin_reference(codes, u, rows[r0:r1], soff, pmax[sel], feats).tobytes()
     with pytest.raises(ValueError, match="one weight per document"):
         ph.pmin_from_weights(codes, u[:-1], rows, 0, n, off, pmax, pmin)
+
+
+def _ole_node(seed, two, subtract):
+    """A node's histograms from `_ole_data`: the documents with an even code sum on features 1 and 3 and
+    their pairs
+    (gradient, hessian[, count] in plain NumPy); ``subtract``: the other child's histograms made as the
+    parent's minus these (rounding residues in empty bins, as the trees' larger children)."""
+    codes, nb, lam, w, (pa, pb, pw) = _ole_data(seed, n_max_code=40, F=7)
+    codes[:, 6] = codes[:, 2]  # a duplicate feature: tied gains across features
+    nb[6] = nb[2]
+    off = np.r_[0, np.cumsum(nb)].astype(np.int64)
+    grad = np.round(-lam, 2)  # rounded: ties between thresholds
+    inside = (codes[:, 1].astype(np.int64) + codes[:, 3]) % 2 == 0
+    C = 2 if two else 3
+    vals = np.stack([grad, np.full(grad.size, 0.5) if two else w, np.ones(grad.size)][:C], axis=1)
+
+    def hist_of(mask):
+        h = np.zeros((off[-1], C))
+        idx = (off[:-1][None, :] + codes[mask].astype(np.int64)).ravel()
+        for c in range(C):
+            np.add.at(h[:, c], idx, np.repeat(vals[mask, c], codes.shape[1]))
+        return h
+
+    def pairs_of(mask):
+        keep = mask[pa] & mask[pb]
+        return pa[keep], pb[keep], pw[keep]
+
+    node = ~inside if subtract else inside
+    hist = hist_of(np.ones(grad.size, bool)) - hist_of(inside) if subtract else hist_of(inside)
+    if subtract:  # a rounding residue in every empty bin's gradient and pair weights (never added)
+        empty = (hist[:, 1] == 0.0) & (hist[:, -1] == 0.0)
+        hist[empty, 0] = 1e-15
+    qa, qb, qw = pairs_of(node)
+    pmax, pmin = ref_ph.pair_histograms(codes, qa, qb, qw, 0, qa.size, off)
+    if subtract:
+        pmax[empty] = 1e-15
+        pmin[empty] = -1e-15
+    p_total = 0.0
+    for x in qw:  # in pair order, as the kernel
+        p_total += float(x)
+    tot = hist[off[0]:off[1]].sum(axis=0)
+    tot = np.r_[tot, [float(node.sum())] * (3 - C)] if two else tot
+    he = tot[1] - 2.0 * p_total
+    parent = tot[0] * tot[0] / he if he > 0.0 else 0.0
+    return hist, off, pmax, pmin, p_total, tot, parent
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("subtract", [False, True])
+@pytest.mark.parametrize("two", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_ole_feature_best_matches_numpy_and_feature_best(seed, two, subtract):
+    """The whole-tree kernel's OLE scan (`_ole_feature_best`, products before divisions) against a plain
+    Python scan and `lrank._kernels.trees._feature_best`, bit for bit, with no floor; with a floor, the
+    same result whenever that beats the floor, else nothing above it (what the caller discards). Nodes
+    with one-document and all-equal-label queries, empty bins with rounding residues (a histogram made
+    by subtraction), tied thresholds and a duplicate feature; two- and three-channel histograms."""
+    from lrank._kernels import ole_tree as ot
+    from lrank._kernels import trees as tk
+
+    hist, off, pmax, pmin, p_total, tot, parent = _ole_node(seed, two, subtract)
+    h_unit = 0.5 if two else 0.0
+    for min_data, min_hess in ((1, 1e-9), (3, 0.0), (2, 0.05), (4, float(tot[1]) / 6)):
+        best = -np.inf
+        for f in range(off.size - 1):
+            want = ref_ph.ole_feature_best(hist, off, f, min_data, min_hess, pmax, pmin, p_total, tot, parent,
+                                           h_unit)
+            old = tk._feature_best(hist, off, f, tk.RWSE, float(min_data), float(min_hess), True, pmax, pmin,
+                                   p_total, tot, parent, h_unit)
+            assert (float(old[0]), int(old[1])) == want or (want[1] == -1 and old[1] == -1)
+            got = ot.ole_feature_best(hist, off, f, min_data, min_hess, pmax, pmin, p_total, tot, parent,
+                                      h_unit)
+            assert np.float64(got[0]).tobytes() == np.float64(want[0]).tobytes() and got[1] == want[1]
+            for floor in (best, want[0], np.nextafter(want[0], -np.inf), want[0] / 2, -1.0, 0.0):
+                got = ot.ole_feature_best(hist, off, f, min_data, min_hess, pmax, pmin, p_total, tot, parent,
+                                          h_unit, floor=floor)
+                if want[1] >= 0 and want[0] > floor:
+                    assert np.float64(got[0]).tobytes() == np.float64(want[0]).tobytes() and got[1] == want[1]
+                else:
+                    assert got[1] == -1 or got[0] <= floor
+            if want[1] >= 0 and want[0] > best:
+                best = want[0]
+    with pytest.raises(ValueError, match="hist"):
+        ot.ole_feature_best(hist.astype(np.float32), off, 0, 1, 0.0, pmax, pmin, p_total, tot, parent, 0.0)
+    with pytest.raises(ValueError, match="pmax"):
+        ot.ole_feature_best(hist, off, 0, 1, 0.0, pmax[:3], pmin, p_total, tot, parent, 0.0)

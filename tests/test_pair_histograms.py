@@ -122,6 +122,9 @@ def test_checked_entry_points_reject_bad_input():
         ph.pair_histograms(codes, pa, pb, pw, 0, 2, off, np.zeros(3), buf[1])
     with pytest.raises(ValueError, match="int64"):
         ph.pair_histograms(codes, pa.astype(np.int32), pb, pw, 0, 2, off, *buf)
+    with pytest.raises(ValueError, match="index leaf_of"):
+        ph.partition_pairs(pa.copy(), pb - codes.shape[0], pw.copy(), 0, pa.size, np.zeros(codes.shape[0],
+                           dtype=np.int64), 1, 2)
 
 
 # ------------------------------------------------------------------------------------------- OLE trees

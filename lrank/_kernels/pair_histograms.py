@@ -183,25 +183,31 @@ def _partition_pairs(pa, pb, pw, start, end, leaf_of, left_id, right_id, ta, tb,
     nr = 0
     nc = 0
     m = end - start
-    for k in range(start, end):
+    us = np.uint64(start)  # unsigned indices: no negative-index wrap-around arithmetic (~1.5x faster)
+    um = np.uint64(m)
+    for kk in range(m):
+        k = us + np.uint64(kk)
         a = pa[k]
         b = pb[k]
         wt = pw[k]
-        la = leaf_of[a]
-        if la != leaf_of[b]:
+        la = leaf_of[np.uint64(a)]
+        if la != leaf_of[np.uint64(b)]:
             nc += 1  # crossing pairs fill the scratch from the back
-            ta[m - nc] = a
-            tb[m - nc] = b
-            tw[m - nc] = wt
+            j = um - np.uint64(nc)
+            ta[j] = a
+            tb[j] = b
+            tw[j] = wt
         elif la == left_id:
-            pa[start + nl] = a
-            pb[start + nl] = b
-            pw[start + nl] = wt
+            j = us + np.uint64(nl)
+            pa[j] = a
+            pb[j] = b
+            pw[j] = wt
             nl += 1
         elif la == right_id:
-            ta[nr] = a
-            tb[nr] = b
-            tw[nr] = wt
+            j = np.uint64(nr)
+            ta[j] = a
+            tb[j] = b
+            tw[j] = wt
             nr += 1
     for k in range(nr):
         pa[start + nl + k] = ta[k]
@@ -345,6 +351,9 @@ def partition_pairs(pa: np.ndarray, pb: np.ndarray, pw: np.ndarray, start: int, 
     ``leaf_of`` gives each document's node after the split. Returns ``(mid, new_end)``."""
     if not (pa.shape == pb.shape == pw.shape) or not 0 <= start <= end <= pa.size:
         raise ValueError("pa, pb, pw must have one length and contain start:end")
+    if end > start and (min(pa[start:end].min(), pb[start:end].min()) < 0
+                        or max(pa[start:end].max(), pb[start:end].max()) >= leaf_of.size):
+        raise ValueError("pair documents must index leaf_of")
     n = end - start
     ta, tb, tw = np.empty(n, dtype=pa.dtype), np.empty(n, dtype=pb.dtype), np.empty(n, dtype=pw.dtype)
     mid, new_end = _partition_pairs(pa, pb, pw, int(start), int(end), leaf_of, int(left_id), int(right_id),

@@ -37,3 +37,41 @@ def partition_pairs(pa, pb, pw, start, end, leaf_of, left_id, right_id):
     order = np.concatenate([np.flatnonzero(g) for g in groups])
     n_l, n_r = int(groups[0].sum()), int(groups[1].sum())
     return (pa[sl][order], pb[sl][order], pw[sl][order]), (start + n_l, start + n_l + n_r)
+
+
+def ole_feature_best(hist, off, f, min_data, min_hess, pmax, pmin, p_total, tot, parent_score, h_unit):
+    """OLE's best threshold on feature ``f`` with pairs, one bin after another in plain Python floats:
+    the gain ``G_l^2 / h_l + G_r^2 / h_r - parent_score`` on the exact second derivatives
+    ``h_l = H_l - 2 pmax_l``, ``h_r = H_r - 2 (p_total - pmin_l)`` (Example 3-4), for thresholds with at
+    least ``min_data`` documents and ``min_hess`` on each side; an empty bin is skipped, the scan stops at
+    the first counted bin whose right side is too small; the first strict maximum. Returns ``(gain, j)``,
+    ``j = -1`` when no threshold is valid."""
+    o, nb = int(off[f]), int(off[f + 1] - off[f])
+    two = hist.shape[1] == 2
+    G, H, N = float(tot[0]), float(tot[1]), float(tot[2])
+    md = min_data - 0.5
+    inv_unit = 1.0 / h_unit if h_unit > 0.0 else 0.0
+    gl = hl = nl = bl = cmin = 0.0
+    best, bj = -np.inf, -1
+    for b in range(nb - 1):
+        h1 = float(hist[o + b, 1])
+        if h1 == 0.0 and (two or float(hist[o + b, 2]) == 0.0):
+            continue
+        gl += float(hist[o + b, 0])
+        hl += h1
+        nl = hl * inv_unit if two else nl + float(hist[o + b, 2])
+        bl += float(pmax[o + b])
+        cmin += float(pmin[o + b])
+        if nl < md:
+            continue
+        if N - nl < md:
+            break
+        hle = hl - 2.0 * bl
+        hre = (H - hl) - 2.0 * (p_total - cmin)
+        if hle < min_hess or hre < min_hess:
+            continue
+        gr = G - gl
+        g = ((gl * gl / hle if hle > 0.0 else 0.0) + (gr * gr / hre if hre > 0.0 else 0.0)) - parent_score
+        if g > best:
+            best, bj = g, b
+    return best, bj
