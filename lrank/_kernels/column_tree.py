@@ -47,13 +47,18 @@ _TWO = np.uint64(2)
 
 
 @njit(inline="always")
-def _gather(vals, rows, k0, k1, og):
-    """``og[k - k0] = vals[rows[k]]`` for ``k0 <= k < k1`` (the chunk's values in row order)."""
-    C = vals.shape[1]
+def _gather(grad, hess, h_unit, rows, k0, k1, og):
+    """The chunk's values in row order: ``og[k - k0] = (grad, hess)`` of row ``rows[k]`` (two channels;
+    ``h_unit`` for every hessian when it is > 0, a constant hessian: ``hess`` is not read) or
+    ``(grad, hess, 1, 0)`` (four channels: the count and a zero lane), for ``k0 <= k < k1``."""
+    four = og.shape[1] == 4
     for k in range(k0, k1):
         i = rows[k]
-        for c in range(C):
-            og[k - k0, c] = vals[i, c]
+        og[k - k0, 0] = grad[i]
+        og[k - k0, 1] = h_unit if h_unit > 0.0 else hess[i]
+        if four:
+            og[k - k0, 2] = 1.0
+            og[k - k0, 3] = 0.0
 
 
 @njit(inline="always")
@@ -103,40 +108,35 @@ def _four_c4(codes_t, og, rows, k0, k1, off, flat, f):
 
 @njit(inline="always")
 def _one_feature(codes_t, og, rows, k0, k1, off, flat, f):
-    """Feature ``f`` alone, any number of channels (each channel's addition as `_histogram` makes it)."""
+    """Feature ``f`` alone, two or four channels."""
     col = codes_t[f]
     o = np.uint64(off[f])
-    C = og.shape[1]
-    uC = np.uint64(C)
-    for k in range(k0, k1):
-        b = (o + np.uint64(col[rows[k]])) * uC
-        if C == 4:
-            _add_quad(flat, b, og[k - k0, 0], og[k - k0, 1], og[k - k0, 2], og[k - k0, 3])
-        elif C == 2 or C == 3:
-            _add_pair(flat, b, og[k - k0, 0], og[k - k0, 1])
-            if C == 3:
-                flat[b + _TWO] += og[k - k0, 2]
-        else:
-            for c in range(C):
-                flat[b + np.uint64(c)] += og[k - k0, c]
+    if og.shape[1] == 2:
+        for k in range(k0, k1):
+            _add_pair(flat, (o + np.uint64(col[rows[k]])) << _ONE, og[k - k0, 0], og[k - k0, 1])
+    else:
+        for k in range(k0, k1):
+            _add_quad(flat, (o + np.uint64(col[rows[k]])) << _TWO, og[k - k0, 0], og[k - k0, 1],
+                      og[k - k0, 2], og[k - k0, 3])
 
 
 @njit(cache=True, parallel=True)
-def _histogram_columns(codes_t, vals, rows, start, end, off, hist, og, nf):
-    """Add ``vals[rows[start:end]]`` into ``hist`` (total bins, C; C-contiguous) over the first ``nf``
+def _histogram_columns(codes_t, grad, hess, h_unit, rows, start, end, off, hist, og, nf):
+    """Add the rows ``rows[start:end]`` into ``hist`` (total bins, C; C-contiguous) over the first ``nf``
     features, reading ``codes_t`` (F, n): per chunk of `CHUNK_ROWS` rows, the values gathered into ``og``
-    (at least (CHUNK_ROWS, C)), then groups of `GROUP` features (the rest one by one) on the threads.
-    Each bin is summed in row order: `lrank._kernels.histograms._histogram`'s bits, any thread count."""
-    C = vals.shape[1]
+    (at least (CHUNK_ROWS, C); `_gather`: C = 2 is (gradient, hessian), C = 4 (gradient, hessian, 1, 0)),
+    then groups of `GROUP` features (the rest one by one) on the threads. Each bin is summed in row order:
+    `lrank._kernels.histograms._histogram`'s bits on those values, for any number of threads."""
     flat = hist.reshape(hist.size)
-    n4 = nf // GROUP if C == 2 or C == 4 else 0
+    n4 = nf // GROUP
     tasks = n4 + (nf - GROUP * n4)
+    two = og.shape[1] == 2
     for k0 in range(start, end, CHUNK_ROWS):
         k1 = min(end, k0 + CHUNK_ROWS)
-        _gather(vals, rows, k0, k1, og)
+        _gather(grad, hess, h_unit, rows, k0, k1, og)
         for t in prange(tasks):
             if t < n4:
-                if C == 2:
+                if two:
                     _four_c2(codes_t, og, rows, k0, k1, off, flat, GROUP * t)
                 else:
                     _four_c4(codes_t, og, rows, k0, k1, off, flat, GROUP * t)
@@ -145,12 +145,12 @@ def _histogram_columns(codes_t, vals, rows, start, end, off, hist, og, nf):
 
 
 @njit(cache=True)
-def _child_histogram_columns(codes_t, vals, rows, start, end, off, out, parent, og, nf):
+def _child_histogram_columns(codes_t, grad, hess, h_unit, rows, start, end, off, out, parent, og, nf):
     """The smaller child's histogram into ``out`` (its first ``nf`` features' rows, zeroed here) by
     `_histogram_columns`, and the larger child's by subtraction: ``parent -= out`` on those rows."""
     TB = off[nf]
     out[:TB] = 0.0
-    _histogram_columns(codes_t, vals, rows, start, end, off, out, og, nf)
+    _histogram_columns(codes_t, grad, hess, h_unit, rows, start, end, off, out, og, nf)
     po = out.reshape(out.size)
     pp = parent.reshape(parent.size)
     for b in range(TB * out.shape[1]):  # histogram subtraction (the flat loop of histograms._subtract)
@@ -218,7 +218,7 @@ def _partition_column_threads(col, rows, start, end, j, tmp, side, counts, nblk)
 
 
 @njit(cache=True)
-def _split_node_columns(codes_t, vals, off, crit, h_unit, min_hess, hist, rows, tmp, node, f, j, g,
+def _split_node_columns(codes_t, grad, hess, off, crit, h_unit, min_hess, hist, rows, tmp, node, f, j, g,
                         n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
                         parent_score, last, og, side, counts, nthr):
     """`lrank._kernels.trees._split_node` with this module's kernels: the partition of the split
@@ -244,8 +244,8 @@ def _split_node_columns(codes_t, vals, off, crit, h_unit, min_hess, hist, rows, 
     slot[large] = slot[node]
     slot[small] = n_leaves  # slots 0..n_leaves-1 are in use
     nf = 1 if last else codes_t.shape[0]
-    _child_histogram_columns(codes_t, vals, rows, start[small], end[small], off, hist[n_leaves],
-                             hist[slot[node]], og, nf)
+    _child_histogram_columns(codes_t, grad, hess, h_unit, rows, start[small], end[small], off,
+                             hist[n_leaves], hist[slot[node]], og, nf)
     feature[node] = f
     jbin[node] = j
     left[node] = lt
@@ -256,11 +256,13 @@ def _split_node_columns(codes_t, vals, off, crit, h_unit, min_hess, hist, rows, 
 
 
 @njit(cache=True)
-def _grow_tree_columns(codes_t, vals, off, crit, h_unit, num_leaves, min_data, min_hess, breadth_first,
+def _grow_tree_columns(codes_t, grad, hess, off, crit, h_unit, num_leaves, min_data, min_hess, breadth_first,
                        hist, rows, tmp, leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
                        parent_score, features, bg, bf, bj, is_open, og, side, counts, nthr):
     """`lrank._kernels.trees._grow_tree` (the same growth and split search, the same bits) over
-    ``codes_t`` (F, n) with this module's kernels: ``og`` (at least (CHUNK_ROWS, C)) the gathered values,
+    ``codes_t`` (F, n) with this module's kernels, reading the derivatives ``grad`` and ``hess`` (not read
+    when ``h_unit > 0``: a constant hessian, two channels; else four: `_gather`); ``og`` (at least
+    (CHUNK_ROWS, C)) the gathered values,
     ``side`` (uint8, n) and ``counts`` (int64, at least ``nthr``) the threaded partition's scratch,
     ``nthr`` numba's number of threads (the caller sets it). ``leaf_of`` is written once, at the end.
     Returns ``(n_nodes, n_leaves)``."""
@@ -268,7 +270,7 @@ def _grow_tree_columns(codes_t, vals, off, crit, h_unit, num_leaves, min_data, m
     _identity_rows(rows)
     F = codes_t.shape[0]
     hist[0][:] = 0.0
-    _histogram_columns(codes_t, vals, rows, 0, n, off, hist[0], og, F)
+    _histogram_columns(codes_t, grad, hess, h_unit, rows, 0, n, off, hist[0], og, F)
     end[0] = n
     parent_score[0] = _node_summary(hist[0], off, crit, h_unit, False, 0.0, min_hess, tot, 0)
     max_nodes = 2 * num_leaves - 1
@@ -308,7 +310,7 @@ def _grow_tree_columns(codes_t, vals, off, crit, h_unit, num_leaves, min_data, m
                 break
             is_open[node] = 0
             g, f, j = bg[node], bf[node], bj[node]
-        _split_node_columns(codes_t, vals, off, crit, h_unit, min_hess, hist, rows, tmp, node, f, j, g,
+        _split_node_columns(codes_t, grad, hess, off, crit, h_unit, min_hess, hist, rows, tmp, node, f, j, g,
                             n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, slot,
                             parent_score, n_leaves + 1 == num_leaves, og, side, counts, nthr)
         if breadth_first:
@@ -351,12 +353,13 @@ def warmup() -> None:
     off = np.array([0, 3, 6], dtype=np.int64)
     feats = np.arange(2, dtype=np.int64)
     side, counts = np.zeros(3, dtype=np.uint8), np.zeros(2, dtype=np.int64)
-    _partition_column_threads(codes_t[0], np.arange(3, dtype=np.int64), 0, 3, 1, np.empty(3, dtype=np.int64),
+    _partition_column_threads(codes_t[0], np.arange(3, dtype=np.int32), 0, 3, 1, np.empty(3, dtype=np.int32),
                               side, counts, 2)
-    for C in (2, 4):
-        ints = [np.full(3, -1, dtype=np.int64) for _ in range(7)]  # rows, tmp, leaf_of, 4 node arrays
+    for C, h_unit in ((2, 1.0), (4, 0.0)):
+        ints = [np.full(3, -1, dtype=np.int32) for _ in range(2)]  # rows, tmp
+        ints += [np.full(3, -1, dtype=np.int64) for _ in range(5)]  # leaf_of, 4 node arrays
         idx = [np.zeros(3, dtype=np.int64) for _ in range(3)]  # start, end, slot
         scratch = [np.zeros(3, dtype=np.int64) for _ in range(3)]  # bf, bj, is_open
-        _grow_tree_columns(codes_t, np.ones((3, C)), off, 0, 1.0, 2, 1.0, 0.0, False, np.zeros((2, 6, C)),
-                           *ints, np.zeros(3), np.zeros((3, 4)), *idx, np.zeros(3), feats, np.zeros(3),
-                           *scratch, np.zeros((CHUNK_ROWS, C)), side, counts, 2)
+        _grow_tree_columns(codes_t, np.ones(3), np.ones(3), off, 0, h_unit, 2, 1.0, 0.0, False,
+                           np.zeros((2, 6, C)), *ints, np.zeros(3), np.zeros((3, 4)), *idx, np.zeros(3),
+                           feats, np.zeros(3), *scratch, np.zeros((CHUNK_ROWS, C)), side, counts, 2)

@@ -369,9 +369,11 @@ class _GBRT(BaseRanker):
         return self
 
     def _tree(self) -> RegressionTree:
-        return RegressionTree(num_leaves=self.num_leaves, min_child_samples=self.min_child_samples,
+        tree = RegressionTree(num_leaves=self.num_leaves, min_child_samples=self.min_child_samples,
                               min_child_weight=self.min_child_weight, growth=self.growth,
                               criterion=self.criterion, n_jobs=self.n_jobs)
+        tree._own_leaf_of = False  # the loop reads leaf_of_ before the workspace grows the next tree
+        return tree
 
     # -- prediction ----------------------------------------------------------------------------
     def _raw(self, X: Any, n_iter: int) -> np.ndarray:
@@ -517,4 +519,4 @@ class LambdaMART(_GBRT):
         lam, w, pairs = lambdamart_gradients(data.y, data.qptr, raw[:, 0], k=self.ndcg_at, sigma=self.sigma,
                                              with_pairs=self.criterion == "ole",
                                              n_jobs=_lambda_jobs(self.n_jobs, data.n_docs))
-        yield 0, -lam, w, pairs
+        yield 0, np.negative(lam, out=lam), w, pairs  # L' = -lambda, in place (no second array of n)

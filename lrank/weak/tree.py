@@ -84,10 +84,10 @@ class TreeWorkspace:
         self._codes = weakref.ref(codes)
         self.n_bins = np.ascontiguousarray(n_bins, dtype=np.int64)
         self.hist = np.zeros((max_leaves, TB, n_channels))
-        self.rows = np.empty(n, dtype=np.int64)
-        self.tmp = np.empty(n, dtype=np.int64)
+        self.n_docs = n
+        self._rows = None  # a node-contiguous row list and the partition's scratch, int64 (`rows`, `tmp`)
         self.leaf_of = np.empty(n, dtype=np.int64)
-        self.vals = np.empty((n, n_channels))
+        self._vals = None  # (n, n_channels) per-document channels, made on first use (`vals`)
         self.pmax = np.zeros((max_leaves, TB)) if n_pairs else np.zeros((1, 1))
         self.pmin = np.zeros_like(self.pmax)
         # OLE's pair lists, node-contiguous (structure of arrays), and the partition's scratch
@@ -131,15 +131,39 @@ class TreeWorkspace:
             gbin = self._gbin_any
         return gbin
 
-    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def columns(self) -> tuple[np.ndarray, ...]:
         """What `lrank._kernels.column_tree` reads and writes, made on first use: the codes column-major
         (``codes.T``, C-contiguous (F, n), one copy per workspace: n F bytes), a chunk's gathered values
-        (`CHUNK_ROWS`, C), each row's side in a threaded partition (uint8) and its per-block counts."""
+        (`CHUNK_ROWS`, C), each row's side in a threaded partition (uint8) and its per-block counts, and
+        the row list and partition scratch as int32 (half the bytes of `rows` and `tmp`)."""
         if self._columns is None:
+            n = self.n_docs
             self._columns = (np.ascontiguousarray(self.codes.T),
                              np.empty((_ct.CHUNK_ROWS, self.hist.shape[2])),
-                             np.zeros(self.rows.size, dtype=np.uint8), np.zeros(256, dtype=np.int64))
+                             np.zeros(n, dtype=np.uint8), np.zeros(256, dtype=np.int64),
+                             np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32))
         return self._columns
+
+    @property
+    def vals(self) -> np.ndarray:
+        """The per-document channels the histogram kernels add, (n, n_channels), made on first use (the
+        column kernels at scale read the derivatives themselves and never need them)."""
+        if self._vals is None:
+            self._vals = np.empty((self.n_docs, self.hist.shape[2]))
+        return self._vals
+
+    @property
+    def rows(self) -> np.ndarray:
+        """Row list (int64, n), node-contiguous during a tree, made on first use."""
+        if self._rows is None:
+            self._rows = (np.empty(self.n_docs, dtype=np.int64), np.empty(self.n_docs, dtype=np.int64))
+        return self._rows[0]
+
+    @property
+    def tmp(self) -> np.ndarray:
+        """The partitions' scratch (int64, n), made with `rows`."""
+        self.rows  # noqa: B018 - makes both
+        return self._rows[1]
 
     @property
     def codes(self) -> np.ndarray | None:
@@ -340,6 +364,9 @@ class RegressionTree:
     # the fewest documents whose unconstrained SE/RWSE trees grow over the column-major codes
     # (`lrank._kernels.column_tree`, any n_jobs; the same bits as the serial kernel)
     _column_min_docs = 24_576
+    # False: ``leaf_of_`` is the workspace's array (no copy), valid until the workspace grows another tree
+    # (`lrank.models.gbrt` reads it at once: one array of n int64 less per tree)
+    _own_leaf_of = True
 
     def __init__(self, num_leaves: int = 10, min_child_samples: int = 20,
                  min_child_weight: float = 1e-3, growth: str = "best_first", criterion: str = "se",
@@ -445,6 +472,10 @@ class RegressionTree:
             if used.size < F:
                 sub = used
 
+        if columns:  # column-major codes, any n_jobs: the same bits; the kernel reads grad and hess itself
+            grad = np.ascontiguousarray(grad)
+            hess = grad if const_h else np.ascontiguousarray(hess)  # a constant hessian is h_unit
+            return self._grow_whole_columns(codes, ws, grad, hess, crit, h_unit, thresholds)
         vals = ws.vals
         vals[:, 0] = grad
         vals[:, 1] = hess
@@ -452,15 +483,11 @@ class RegressionTree:
             vals[:, 2] = 1.0
         if C == 4 and crit == _tk.WSE:  # w r^2 = L'^2 / L'' (Eq. 6); a zero hessian is floored at 1e-12
             vals[:, 3] = grad * grad / np.maximum(hess, 1e-12)
-        elif C == 4:  # the column kernels' padding channel
-            vals[:, 3] = 0.0
         if use_pairs and cons is None and self._ole_tree_kernel and self._use_global_bins \
                 and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work) \
                 and ws.global_bins() is not None:
             return self._grow_whole_ole(codes, ws, pairs, h_unit, thresholds)
         if cons is None and not use_pairs and crit != _tk.WSE and self._whole_tree_kernel:
-            if columns:  # column-major codes, any n_jobs: the same bits
-                return self._grow_whole_columns(codes, ws, crit, h_unit, thresholds)
             if self.n_jobs == 1 or n * F < self._parallel_min_tree_work:
                 return self._grow_whole(codes, ws, crit, h_unit, thresholds)
         par = self.n_jobs != 1
@@ -629,7 +656,8 @@ class RegressionTree:
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
                             thresholds, codes.shape[1], ws)
 
-    def _grow_whole_columns(self, codes: np.ndarray, ws: TreeWorkspace, crit: int, h_unit: float,
+    def _grow_whole_columns(self, codes: np.ndarray, ws: TreeWorkspace, grad: np.ndarray,
+                            hess: np.ndarray, crit: int, h_unit: float,
                             thresholds: Sequence[np.ndarray] | None) -> RegressionTree:
         """`_grow_whole` for sets of at least `_column_min_docs` documents: one `_grow_tree_columns` call
         over the workspace's column-major codes on ``n_jobs`` threads (the same bits for any ``n_jobs``)."""
@@ -637,11 +665,11 @@ class RegressionTree:
         max_nodes = 2 * L - 1
         feature, jbin, left, right, start, end, slot, gain, parent_score, tot = _node_arrays(max_nodes)
         scratch = np.empty((3, max_nodes), dtype=np.int64)  # the kernel's bf, bj, is_open
-        codes_t, og, side, counts = ws.columns()
+        codes_t, og, side, counts, rows, tmp = ws.columns()
         with _threads(self.n_jobs) as nthr:
             n_nodes, n_leaves = _ct._grow_tree_columns(
-                codes_t, ws.vals, ws.offsets, crit, h_unit, L, float(self.min_child_samples),
-                float(self.min_child_weight), self.growth == "breadth_first", ws.hist, ws.rows, ws.tmp,
+                codes_t, grad, hess, ws.offsets, crit, h_unit, L, float(self.min_child_samples),
+                float(self.min_child_weight), self.growth == "breadth_first", ws.hist, rows, tmp,
                 ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot, parent_score,
                 ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2], og, side, counts, nthr)
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
@@ -685,7 +713,8 @@ class RegressionTree:
         value = np.where(H > 0, -tot[:k, 0] / np.where(H > 0, H, 1.0), 0.0)  # Eq. 11: one Newton step
         value[left[:k] >= 0] = 0.0
         self.value_ = value
-        self.leaf_of_ = leaf_of.copy()
+        # a boosting loop that reads the labels before its next tree may take the workspace's own array
+        self.leaf_of_ = leaf_of.copy() if self._own_leaf_of else leaf_of
         theta = np.full(k, np.nan)
         if thresholds is not None:  # internal nodes only, on Python ints (no NumPy scalar per node)
             internal = np.flatnonzero(left[:k] >= 0)
