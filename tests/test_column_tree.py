@@ -103,32 +103,26 @@ def _partition_reference(codes, rows, start, end, f, j):
 
 
 @pytest.mark.kernel
-def test_column_partitions_match_reference():
+def test_column_partition_matches_reference():
     rng, codes, off = _matrix(5, n=90)
     n = codes.shape[0]
     codes_t = np.ascontiguousarray(codes.T)
     for start, end in ((0, n), (13, 61), (40, 41), (20, 20)):
         for f in range(codes.shape[1]):
             for j in (-1, 0, 1, 8):  # all right, missing left, a split, all left
-                rows = rng.permutation(n).astype(np.int64)
-                want, mid, lt_rows, rt_rows = _partition_reference(codes, rows, start, end, f, j)
-                p = rows.copy()
-                assert ct._partition_column(codes_t[f], p, start, end, j, np.empty(n, dtype=np.int64)) == mid
-                np.testing.assert_array_equal(p[start:end], want)
-                np.testing.assert_array_equal(p[:start], rows[:start])
-                np.testing.assert_array_equal(p[end:], rows[end:])
-                for nblk in (1, 2, 3, 7, 200):
-                    r = rows.copy()
-                    tmp, side = np.empty(n, dtype=np.int64), np.zeros(n, dtype=np.uint8)
-                    got = ct._partition_column_threads(codes_t[f], r, start, end, j, tmp, side,
-                                                       np.zeros(min(nblk, 5), dtype=np.int64), nblk)
-                    assert got == mid
-                    np.testing.assert_array_equal(r, p)
-                s = rows.copy()
-                leaf_of = np.full(n, -5, dtype=np.int64)
-                assert tk._partition_rows(codes, s, start, end, f, j, np.empty(n, dtype=np.int64),
-                                          leaf_of, 1, 2) == mid
-                np.testing.assert_array_equal(s, p)
+                for dtype in (np.int64, np.int32):
+                    rows = rng.permutation(n).astype(dtype)
+                    want, mid, lt_rows, rt_rows = _partition_reference(codes, rows, start, end, f, j)
+                    p = rows.copy()
+                    assert ct._partition_column(codes_t[f], p, start, end, j, np.empty(n, dtype=dtype)) == mid
+                    np.testing.assert_array_equal(p[start:end], want)
+                    np.testing.assert_array_equal(p[:start], rows[:start])
+                    np.testing.assert_array_equal(p[end:], rows[end:])
+                    s = rows.astype(np.int64)
+                    leaf_of = np.full(n, -5, dtype=np.int64)
+                    assert tk._partition_rows(codes, s, start, end, f, j, np.empty(n, dtype=np.int64),
+                                              leaf_of, 1, 2) == mid
+                    np.testing.assert_array_equal(s, p)
 
 
 @pytest.mark.kernel
@@ -144,8 +138,12 @@ def test_label_leaves_matches_reference():
     for nd in (1, 3, 4):
         want[rows[start[nd]:end[nd]]] = nd
     got = np.full(12, -7, dtype=np.int64)
-    ct._label_leaves(rows, start, end, left, 5, got)
-    np.testing.assert_array_equal(got, want)
+    for threads in (1, 2):
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        got = np.full(12, -7, dtype=np.int64)
+        ct._label_leaves(rows, start, end, left, 5, got)
+        np.testing.assert_array_equal(got, want)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     one = np.full(12, -7, dtype=np.int64)  # a tree of one leaf: every row in node 0
     ct._label_leaves(rows, start, end, np.array([-1], dtype=np.int64), 1, one)
     assert (one == 0).all()
