@@ -57,7 +57,7 @@ def test_column_histogram_matches_reference(C):
         rng, codes, off = _matrix(seed, n, F)
         codes_t = np.ascontiguousarray(codes.T)
         grad, hess, h_unit, vals = _derivatives(rng, n, C)
-        og = np.empty((ct.CHUNK_ROWS, C))
+        og = np.empty((3, ct.CHUNK_ROWS, C))
         for rows in (np.arange(n), np.sort(rng.choice(n, n // 3, replace=False)), rng.permutation(n)[:n // 2],
                      np.array([n - 1]), np.zeros(0, dtype=np.int64)):
             rows = rows.astype(np.int64)
@@ -67,11 +67,12 @@ def test_column_histogram_matches_reference(C):
                     serial = np.zeros_like(want)
                     _histogram(codes, vals, rows, 0, rows.size, off, serial)
                     np.testing.assert_array_equal(serial, want)
-                for threads in (1, 2):
+                for threads, blocks in ((1, 1), (2, 2), (2, 3), (1, 3)):  # blocks of feature groups
                     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
                     got = np.zeros_like(want)
-                    ct._histogram_columns(codes_t, grad, hess, h_unit, rows, 0, rows.size, off, got, og, nf)
-                    assert got.tobytes() == want.tobytes(), (n, F, nf, rows.size, threads)
+                    ct._histogram_columns(codes_t, grad, hess, h_unit, rows, 0, rows.size, off, got,
+                                          og[:blocks], nf)
+                    assert got.tobytes() == want.tobytes(), (n, F, nf, rows.size, threads, blocks)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
 
@@ -85,7 +86,7 @@ def test_column_child_histogram_subtracts_from_parent():
     for nf in (7, 1):
         out = np.full_like(parent, 99.0)  # zeroed by the kernel on the first nf features' rows
         p = parent.copy()
-        og = np.empty((ct.CHUNK_ROWS, 4))
+        og = np.empty((2, ct.CHUNK_ROWS, 4))
         ct._child_histogram_columns(codes_t, grad, hess, h_unit, rows, 10, 35, off, out, p, og, nf)
         TB = off[nf]
         want = _histogram_reference(codes, vals, rows[10:35], off, nf)
@@ -147,6 +148,20 @@ def test_label_leaves_matches_reference():
     one = np.full(12, -7, dtype=np.int64)  # a tree of one leaf: every row in node 0
     ct._label_leaves(rows, start, end, np.array([-1], dtype=np.int64), 1, one)
     assert (one == 0).all()
+
+
+@pytest.mark.kernel
+def test_transpose_matches_numpy():
+    rng = np.random.default_rng(2)
+    for n, F, dtype in ((0, 3, np.uint8), (1, 4, np.uint8), (ct.TRANSPOSE_ROWS * 3 + 7, 5, np.uint8),
+                        (300, 2, np.uint16)):
+        codes = rng.integers(0, 200, size=(n, F)).astype(dtype)
+        for threads in (1, 2):
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+            out = np.full((F, n), 7, dtype=dtype)
+            ct._transpose(codes, out)
+            np.testing.assert_array_equal(out, codes.T)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
 
 def _tree_bits(t):

@@ -4,8 +4,9 @@ A set of at least `lrank.weak.tree.RegressionTree._column_min_docs` documents gr
 and RWSE trees here, in one kernel call (`_grow_tree_columns`), reading ``codes_t = codes.T`` (F, n),
 made once per tree workspace:
 
-* the histogram of a node (`_histogram_columns`) takes its rows in chunks of `CHUNK_ROWS`: a chunk's
-  values are gathered once in row order (``og``), then each group of `GROUP` features adds the chunk's
+* the histogram of a node (`_histogram_columns`) cuts the feature groups into one block per thread;
+  a block takes the node's rows in chunks of `CHUNK_ROWS`, gathers a chunk's values in row order into
+  its own buffer (``og[b]``: in its core's cache), then each group of `GROUP` features adds the chunk's
   rows into its bins in one pass (4 features x 256 bins x 4 channels x 8 bytes = 32 KB stays in L1; the
   row-wise loop of `lrank._kernels.histograms._histogram` touches every feature's bins per row, a
   0.5-1 MB histogram, and waits on L2 for most additions). The groups run on the threads (``prange``).
@@ -43,6 +44,8 @@ GROUP = 4
 CHUNK_ROWS = 32768
 #: blocks of row positions `_label_leaves` hands to the threads
 LABEL_BLOCKS = 8
+#: rows per block of `_transpose` (256 rows x 136 codes = 34 KB)
+TRANSPOSE_ROWS = 256
 
 _ONE = np.uint64(1)
 _TWO = np.uint64(2)
@@ -125,25 +128,33 @@ def _one_feature(codes_t, og, rows, k0, k1, off, flat, f):
 @njit(cache=True, parallel=True)
 def _histogram_columns(codes_t, grad, hess, h_unit, rows, start, end, off, hist, og, nf):
     """Add the rows ``rows[start:end]`` into ``hist`` (total bins, C; C-contiguous) over the first ``nf``
-    features, reading ``codes_t`` (F, n): per chunk of `CHUNK_ROWS` rows, the values gathered into ``og``
-    (at least (CHUNK_ROWS, C); `_gather`: C = 2 is (gradient, hessian), C = 4 (gradient, hessian, 1, 0)),
-    then groups of `GROUP` features (the rest one by one) on the threads. Each bin is summed in row order:
-    `lrank._kernels.histograms._histogram`'s bits on those values, for any number of threads."""
+    features, reading ``codes_t`` (F, n). The feature groups (`GROUP` features each, the rest one by one)
+    are cut into ``B = og.shape[0]`` blocks on the threads (one parallel launch); each block walks the
+    node's rows in chunks of `CHUNK_ROWS`, gathers a chunk's values into its own ``og[b]`` (at least
+    (CHUNK_ROWS, C); `_gather`: C = 2 is (gradient, hessian), C = 4 (gradient, hessian, 1, 0)), so they
+    stay in its core's cache, then passes over the chunk once per group. Each bin is summed in row order
+    by one thread: `lrank._kernels.histograms._histogram`'s bits on those values, for any ``B``."""
     flat = hist.reshape(hist.size)
     n4 = nf // GROUP
     tasks = n4 + (nf - GROUP * n4)
-    two = og.shape[1] == 2
-    for k0 in range(start, end, CHUNK_ROWS):
-        k1 = min(end, k0 + CHUNK_ROWS)
-        _gather(grad, hess, h_unit, rows, k0, k1, og)
-        for t in prange(tasks):
-            if t < n4:
-                if two:
-                    _four_c2(codes_t, og, rows, k0, k1, off, flat, GROUP * t)
-                else:
-                    _four_c4(codes_t, og, rows, k0, k1, off, flat, GROUP * t)
-            else:
-                _one_feature(codes_t, og, rows, k0, k1, off, flat, GROUP * n4 + (t - n4))
+    two = og.shape[2] == 2
+    nblk = og.shape[0]
+    for blk in prange(nblk):
+        ob = og[blk]
+        t0 = blk * tasks // nblk
+        t1 = (blk + 1) * tasks // nblk
+        if t1 > t0:
+            for k0 in range(start, end, CHUNK_ROWS):
+                k1 = min(end, k0 + CHUNK_ROWS)
+                _gather(grad, hess, h_unit, rows, k0, k1, ob)
+                for t in range(t0, t1):
+                    if t < n4:
+                        if two:
+                            _four_c2(codes_t, ob, rows, k0, k1, off, flat, GROUP * t)
+                        else:
+                            _four_c4(codes_t, ob, rows, k0, k1, off, flat, GROUP * t)
+                    else:
+                        _one_feature(codes_t, ob, rows, k0, k1, off, flat, GROUP * n4 + (t - n4))
 
 
 @njit(cache=True)
@@ -226,7 +237,8 @@ def _grow_tree_columns(codes_t, grad, hess, off, crit, h_unit, num_leaves, min_d
     """`lrank._kernels.trees._grow_tree` (the same growth and split search, the same bits) over
     ``codes_t`` (F, n) with this module's kernels, reading the derivatives ``grad`` and ``hess`` (not read
     when ``h_unit > 0``: a constant hessian, two channels; else four: `_gather`); ``og`` (at least
-    (CHUNK_ROWS, C)) the gathered values; on numba's current number of threads (the caller sets it).
+    (B, CHUNK_ROWS, C): one buffer per block of features, B the threads to use) the gathered values; on
+    numba's current number of threads (the caller sets it, B of them).
     ``leaf_of`` is written once, at the end.
     Returns ``(n_nodes, n_leaves)``."""
     n = rows.size
@@ -310,6 +322,21 @@ def _label_leaves(rows, start, end, left, n_nodes, leaf_of):
 
 
 @njit(cache=True, parallel=True)
+def _transpose(codes, out):
+    """``out[f, i] = codes[i, f]``: the column-major copy, blocks of `TRANSPOSE_ROWS` rows on the threads
+    (a block's rows stay in L1 while each feature's run of its codes is written; NumPy's strided copy
+    ``np.ascontiguousarray(codes.T)`` took ~0.4 s for 1M x 136 on one thread)."""
+    n, F = codes.shape
+    nb = (n + TRANSPOSE_ROWS - 1) // TRANSPOSE_ROWS
+    for b in prange(nb):
+        r0 = b * TRANSPOSE_ROWS
+        r1 = min(n, r0 + TRANSPOSE_ROWS)
+        for f in range(F):
+            for r in range(r0, r1):
+                out[f, r] = codes[r, f]
+
+
+@njit(cache=True, parallel=True)
 def _identity_rows(rows):
     """``rows[i] = i`` on the threads (the root's row list)."""
     for i in prange(rows.size):
@@ -321,6 +348,7 @@ def warmup() -> None:
     codes_t = np.array([[1, 2, 0], [2, 1, 1]], dtype=np.uint8)
     off = np.array([0, 3, 6], dtype=np.int64)
     feats = np.arange(2, dtype=np.int64)
+    _transpose(codes_t.T.copy(), np.empty_like(codes_t))
     for C, h_unit in ((2, 1.0), (4, 0.0)):
         ints = [np.full(3, -1, dtype=np.int32) for _ in range(2)]  # rows, tmp
         ints += [np.full(3, -1, dtype=np.int64) for _ in range(5)]  # leaf_of, 4 node arrays
@@ -328,4 +356,4 @@ def warmup() -> None:
         scratch = [np.zeros(3, dtype=np.int64) for _ in range(3)]  # bf, bj, is_open
         _grow_tree_columns(codes_t, np.ones(3), np.ones(3), off, 0, h_unit, 2, 1.0, 0.0, False,
                            np.zeros((2, 6, C)), *ints, np.zeros(3), np.zeros((3, 4)), *idx, np.zeros(3),
-                           feats, np.zeros(3), *scratch, np.zeros((CHUNK_ROWS, C)))
+                           feats, np.zeros(3), *scratch, np.zeros((2, CHUNK_ROWS, C)))

