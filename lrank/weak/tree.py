@@ -134,9 +134,8 @@ class TreeWorkspace:
     def columns(self) -> tuple[np.ndarray, ...]:
         """What `lrank._kernels.column_tree` reads and writes, made on first use: the codes column-major
         (``codes.T``, C-contiguous (F, n), one copy per workspace: n F bytes), a chunk's gathered values
-        (one (`CHUNK_ROWS`, C) buffer per thread numba may use; pages never touched cost no memory), and the
-        row list and partition scratch as int32 (half the bytes of `rows` and
-        `tmp`)."""
+        (one (`CHUNK_ROWS`, C) buffer per thread numba may use; pages never touched cost no memory), and
+        the row list and partition scratch as int32 (half the bytes of `rows` and `tmp`)."""
         if self._columns is None:
             n = self.n_docs
             codes = self.codes
@@ -485,7 +484,7 @@ class RegressionTree:
         vals[:, 1] = hess
         if C >= 3:
             vals[:, 2] = 1.0
-        if C == 4 and crit == _tk.WSE:  # w r^2 = L'^2 / L'' (Eq. 6); a zero hessian is floored at 1e-12
+        if C == 4:  # WSE (the column path returned above): w r^2 = L'^2 / L'' (Eq. 6); L'' floored at 1e-12
             vals[:, 3] = grad * grad / np.maximum(hess, 1e-12)
         if use_pairs and cons is None and self._ole_tree_kernel and self._use_global_bins \
                 and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work) \
