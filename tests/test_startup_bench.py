@@ -34,9 +34,19 @@ def test_listener_counts_each_function_once_without_its_callees():
         outer(np.ones(5))  # the same signature: no compile, no event
     finally:
         event.unregister("numba:compile", compiles)
+        event.unregister("numba:llvm_lock", ns["llvm"])
     assert set(compiles.seconds) == {"inner", "outer"}
     assert all(s > 0 for s in compiles.seconds.values())
     assert compiles.stack == []
+    # LLVM's share: within the compile, nested lock holds counted once
+    llvm = ns["llvm"]
+    assert llvm.depth == 0
+    assert 0 < llvm.seconds < sum(compiles.seconds.values())
+
+
+def test_llvm_line():
+    assert startup._llvm("noise\nLLVM 1.25\nCOMPILES {}\n") == 1.25
+    assert np.isnan(startup._llvm("no line"))
 
 
 def test_compiles_line_and_summary():

@@ -24,8 +24,9 @@ on both sides), ``o`` the training measure ``f`` of the new model (both sides), 
 unconstrained / one-feature step (weak learner, hypothesis weight, new model) and ``s`` the reweightings
 per generated model (BoostingTree keeps a node's weights with its model, Sec. 3.3, so a node extended
 several times is reweighted once: ``s`` = distinct extended nodes / models, about 0.7 here; EXP3.P cannot,
-``s = 1``), the ratio is ``(R + o + u) / (s R + o + c)`` and stays below ``(R + u) / (s R)`` however
-cheap ``c`` and ``o`` get. Each row's notes give the measured parts and both numbers.
+``s = 1``), the ratio is ``(R + o + u) / (s R + o + c)``: it stays below ``(R + u) / (s R)`` however
+cheap ``c`` and ``o`` get, and, being monotone in ``R``, below ``max((u + o) / (c + o), 1 / s)`` however
+cheap or dear the reweighting gets. Each row's notes give the measured parts and the three numbers.
 
 Both sides run each base's fastest code for their step: the unconstrained LambdaMART stump is
 LambdaMART's own tree (`RegressionTree`, one `_grow_tree` kernel call over all features' histograms);
@@ -163,7 +164,9 @@ def _floor_note(p: dict, share: float) -> str:
     std, ours = R + u + o, share * R + c + o
     return (f"parts of a step (ms): R {R:.2f}, u {u:.2f}, c {c:.2f}, o {o:.2f}, reweightings per "
             f"model {share:.2f}; modelled ratio (R + u + o) / ({share:.2f} R + c + o) = {std / ours:.2f}; "
-            f"with c = o = 0 it could reach at most (R + u) / ({share:.2f} R) = {(R + u) / (share * R):.2f}")
+            f"with c = o = 0 it could reach at most (R + u) / ({share:.2f} R) = {(R + u) / (share * R):.2f}, "
+            f"whatever the reweighting costs (any R >= 0) at most max((u + o) / (c + o), 1 / {share:.2f}) = "
+            f"{max((u + o) / (c + o), 1.0 / share):.2f}")
 
 
 def _error_row(benchmark: str, e: Exception) -> dict:
