@@ -218,6 +218,34 @@ def test_column_tree_at_scale_is_the_serial_tree(monkeypatch):
         assert got[0] == want and got[1] == want
 
 
+def test_column_trees_on_one_workspace_are_the_serial_trees(monkeypatch):
+    """Boosting-like: several trees on one workspace with new derivatives each (a varying hessian: the
+    later roots add two lanes and take the counts the first tree kept), on 1 and 2 threads, each tree
+    bit for bit the serial whole-tree kernel's on its own workspace."""
+    rng = np.random.default_rng(23)
+    n, F = RegressionTree._column_min_docs + 1000, 9
+    codes = rng.integers(0, 60, size=(n, F)).astype(np.uint8)
+    codes[rng.random(n) < 0.3, 2] = 0  # a feature with many equal codes
+    derivs = [(np.round(rng.normal(size=n), 3), rng.uniform(0.05, 1.0, size=n)) for _ in range(3)]
+    want = []
+    monkeypatch.setattr(RegressionTree, "_column_min_docs", 10**9)
+    for grad, hess in derivs:
+        want.append(_tree_bits(RegressionTree(num_leaves=7).fit_gradients(codes, grad, hess)))
+    monkeypatch.undo()
+    for n_jobs in (1, 2):
+        ws = None
+        for t, (grad, hess) in enumerate(derivs):
+            tree = RegressionTree(num_leaves=7, n_jobs=n_jobs).fit_gradients(codes, grad, hess, workspace=ws)
+            ws = tree.workspace_
+            assert _tree_bits(tree) == want[t], (n_jobs, t)
+        root_n = ws.columns()[4]
+        assert root_n[-1] == 1.0  # the counts were kept
+        assert np.any(ws.columns()[6] != 0.0)  # and the later roots took the two-lane path
+        TB = ws.offsets[-1]
+        np.testing.assert_array_equal(root_n[:TB], np.concatenate(
+            [np.bincount(codes[:, f], minlength=int(ws.n_bins[f])) for f in range(F)]))
+
+
 @pytest.mark.kernel
 @pytest.mark.parametrize("growth", ["best_first", "breadth_first"])
 def test_column_tree_matches_reference(monkeypatch, growth):

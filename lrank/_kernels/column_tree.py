@@ -231,21 +231,52 @@ def _split_node_columns(codes_t, grad, hess, off, crit, h_unit, min_hess, hist, 
 
 
 @njit(cache=True)
+def _root_histogram(codes_t, grad, hess, h_unit, rows, off, hist, og, root_n, og2, h2):
+    """The root's histogram (every row) into ``hist[0]``. With four channels (a varying hessian) the
+    count channel is the same for every tree of a workspace (the same codes, every row): the first tree
+    adds all four channels and keeps its counts in ``root_n[:TB]`` (``root_n[TB] = 1``: kept); a later
+    tree adds only (gradient, hessian), two lanes into ``h2`` (TB, 2) through ``og2`` (B, CHUNK_ROWS, 2),
+    and takes the counts kept. The same additions in the same order, so the same bits (each lane of
+    `_add_quad` is its own IEEE addition; counts are exact integers); about 1.1x faster on 1M x 136
+    rows, whose 16-byte bins stay in L1 better than 32-byte ones."""
+    n = rows.size
+    F = codes_t.shape[0]
+    TB = off[F]
+    h0 = hist[0]
+    four = h0.shape[1] == 4
+    if four and root_n[TB] == 1.0:
+        h2[:TB] = 0.0
+        _histogram_columns(codes_t, grad, hess, h_unit, rows, 0, n, off, h2, og2, F)
+        for b in range(TB):
+            h0[b, 0] = h2[b, 0]
+            h0[b, 1] = h2[b, 1]
+            h0[b, 2] = root_n[b]
+            h0[b, 3] = 0.0
+        return
+    h0[:] = 0.0
+    _histogram_columns(codes_t, grad, hess, h_unit, rows, 0, n, off, h0, og, F)
+    if four:
+        for b in range(TB):
+            root_n[b] = h0[b, 2]
+        root_n[TB] = 1.0
+
+
+@njit(cache=True)
 def _grow_tree_columns(codes_t, grad, hess, off, crit, h_unit, num_leaves, min_data, min_hess, breadth_first,
                        hist, rows, tmp, leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
-                       parent_score, features, bg, bf, bj, is_open, og):
+                       parent_score, features, bg, bf, bj, is_open, og, root_n, og2, h2):
     """`lrank._kernels.trees._grow_tree` (the same growth and split search, the same bits) over
     ``codes_t`` (F, n) with this module's kernels, reading the derivatives ``grad`` and ``hess`` (not read
     when ``h_unit > 0``: a constant hessian, two channels; else four: `_gather`); ``og`` (at least
     (B, CHUNK_ROWS, C): one buffer per block of features, B the threads to use) the gathered values; on
-    numba's current number of threads (the caller sets it, B of them).
+    numba's current number of threads (the caller sets it, B of them). ``root_n`` (TB + 1), ``og2``
+    (B, CHUNK_ROWS, 2) and ``h2`` (TB, 2): the root's kept counts and two-lane buffers
+    (`_root_histogram`; ``root_n`` all zeros for a new workspace).
     ``leaf_of`` is written once, at the end.
     Returns ``(n_nodes, n_leaves)``."""
     n = rows.size
     _identity_rows(rows)
-    F = codes_t.shape[0]
-    hist[0][:] = 0.0
-    _histogram_columns(codes_t, grad, hess, h_unit, rows, 0, n, off, hist[0], og, F)
+    _root_histogram(codes_t, grad, hess, h_unit, rows, off, hist, og, root_n, og2, h2)
     end[0] = n
     parent_score[0] = _node_summary(hist[0], off, crit, h_unit, False, 0.0, min_hess, tot, 0)
     max_nodes = 2 * num_leaves - 1
@@ -356,4 +387,5 @@ def warmup() -> None:
         scratch = [np.zeros(3, dtype=np.int64) for _ in range(3)]  # bf, bj, is_open
         _grow_tree_columns(codes_t, np.ones(3), np.ones(3), off, 0, h_unit, 2, 1.0, 0.0, False,
                            np.zeros((2, 6, C)), *ints, np.zeros(3), np.zeros((3, 4)), *idx, np.zeros(3),
-                           feats, np.zeros(3), *scratch, np.zeros((2, CHUNK_ROWS, C)))
+                           feats, np.zeros(3), *scratch, np.zeros((2, CHUNK_ROWS, C)), np.zeros(7),
+                           np.zeros((2, CHUNK_ROWS, 2)), np.zeros((6, 2)))

@@ -134,17 +134,22 @@ class TreeWorkspace:
     def columns(self) -> tuple[np.ndarray, ...]:
         """What `lrank._kernels.column_tree` reads and writes, made on first use: the codes column-major
         (``codes.T``, C-contiguous (F, n), one copy per workspace: n F bytes), a chunk's gathered values
-        (one (`CHUNK_ROWS`, C) buffer per thread numba may use; pages never touched cost no memory), and
-        the row list and partition scratch as int32 (half the bytes of `rows` and `tmp`)."""
+        (one (`CHUNK_ROWS`, C) buffer per thread numba may use; pages never touched cost no memory), the
+        row list and partition scratch as int32 (half the bytes of `rows` and `tmp`), and with four
+        channels the root's counts kept by the first tree with two-lane buffers for the later roots
+        (`lrank._kernels.column_tree._root_histogram`)."""
         if self._columns is None:
             n = self.n_docs
             codes = self.codes
             codes_t = np.empty((codes.shape[1], n), dtype=codes.dtype)
             with _threads(self.n_jobs):
                 _ct._transpose(codes, codes_t)
-            self._columns = (codes_t,
-                             np.empty((numba.config.NUMBA_NUM_THREADS, _ct.CHUNK_ROWS, self.hist.shape[2])),
-                             np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32))
+            B, TB, C = numba.config.NUMBA_NUM_THREADS, self.hist.shape[1], self.hist.shape[2]
+            self._columns = (codes_t, np.empty((B, _ct.CHUNK_ROWS, C)),
+                             np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32),
+                             np.zeros(TB + 1),  # the root's counts, kept by the first tree (four channels)
+                             np.empty((B, _ct.CHUNK_ROWS, 2) if C == 4 else (B, 0, 2)),
+                             np.zeros((TB, 2) if C == 4 else (0, 2)))
         return self._columns
 
     @property
@@ -668,13 +673,14 @@ class RegressionTree:
         max_nodes = 2 * L - 1
         feature, jbin, left, right, start, end, slot, gain, parent_score, tot = _node_arrays(max_nodes)
         scratch = np.empty((3, max_nodes), dtype=np.int64)  # the kernel's bf, bj, is_open
-        codes_t, og, rows, tmp = ws.columns()
+        codes_t, og, rows, tmp, root_n, og2, h2 = ws.columns()
         with _threads(self.n_jobs) as nthr:
             n_nodes, n_leaves = _ct._grow_tree_columns(
                 codes_t, grad, hess, ws.offsets, crit, h_unit, L, float(self.min_child_samples),
                 float(self.min_child_weight), self.growth == "breadth_first", ws.hist, rows, tmp,
                 ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot, parent_score,
-                ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2], og[:nthr])
+                ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2], og[:nthr], root_n,
+                og2[:nthr], h2)
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
                             thresholds, codes.shape[1], ws)
 
