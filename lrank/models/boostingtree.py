@@ -68,7 +68,6 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from lrank._kernels.histograms import _histogram_features
 from lrank.metamax import h_exp_sqrt, hull_select
 from lrank.models._base import BaseRanker, SumOfEstimators
 from lrank.models._params import Count
@@ -840,31 +839,22 @@ class LambdaMARTStep:
 
     def _stump(self, lam: np.ndarray, hess: np.ndarray, f: int):
         """The constrained stump (split on feature ``f`` only) of `lrank.weak.tree.RegressionTree` with the
-        SE criterion on ``grad = -lam``: the tree's histograms (its kernel, over the binned column), node
-        totals (from feature 0's bins), split scan and leaf values (Eq. 11) in the same summation order, so
-        the same bits. What depends only on the weights (the channels, feature 0's histogram, the root's
-        totals) is kept for the next stump on the same weights (a node BoostingTree extends again).
+        SE criterion on ``grad = -lam``, fitted by `lrank._kernels.feature_stump` over two binned columns
+        (feature ``f``, and feature 0 for the node totals) with every sum in the tree's order, so the same
+        bits. Feature 0's histogram and the root's totals depend only on the weights and are kept for the
+        next stump on the same weights (a node BoostingTree extends again).
 
         Returns None where the general path must decide (a constant hessian: the tree then counts
         documents as ``H / h``; a non-finite derivative: the tree raises)."""
+        from lrank._kernels.feature_stump import _stump_split
         from lrank.weak.tree import RegressionTree
 
         root = self._stump_root(lam, hess)
         if root is None:
             return None
-        vals, tot0, G, H, N = root
+        tot0, G, H, N, lam, hess = root
         n = lam.size
         p = self.params
-        col = self._columns[f]
-        if f == 0:
-            hist = tot0
-        else:
-            flat = np.zeros((int(self.n_bins[f]), 3))
-            _histogram_features(col.reshape(n, 1), vals, self._rows, 0, n, _ONE, self._off[f], flat)
-            hist = flat.T
-        j, best = _se_scan(hist, G, H, N, float(p.min_child_samples) - 0.5, float(p.min_child_weight))
-        parent_score = G * G / N if N > 0.0 else 0.0                 # SE: G^2 / N
-        gain = best - parent_score
         tree = RegressionTree(num_leaves=2, min_child_samples=p.min_child_samples,
                               min_child_weight=p.min_child_weight, growth=p.growth, criterion=p.criterion,
                               feature_constraint=[f], n_jobs=p.n_jobs)
@@ -873,84 +863,50 @@ class LambdaMARTStep:
         gain_a, tot = np.zeros(3), np.zeros((3, 4))
         tot[0, :3] = G, H, N
         end[0] = n
+        j, gain, mid = _stump_split(self._columns[f], int(self.n_bins[f]), self._columns[0], lam, hess, tot0,
+                                    G, H, N, f == 0, float(p.min_child_samples) - 0.5,
+                                    float(p.min_child_weight), self._hist, self._hs, self._leaf_of, tot)
         if j < 0 or not gain > 0.0:                                   # no split improves: one leaf
             leaf_of = np.zeros(n, dtype=np.int64)
             return tree._finish(1, 1, feature, jbin, left, right, gain_a, tot, start, end, leaf_of,
                                 self.bins.thresholds, self.n_features, None)
-        go_right = col > j                                         # code <= j goes left
-        leaf_of = go_right.astype(np.int64) + 1                       # 1 = left, 2 = right
-        mid = n - int(np.count_nonzero(go_right))
-        small = 1 if mid <= n - mid else 2                            # the child whose histogram is made
-        rows = np.flatnonzero(go_right if small == 2 else ~go_right)
-        hs = np.zeros((int(self.n_bins[0]), 3))
-        _histogram_features(self._columns[0].reshape(n, 1), vals, rows, 0, rows.size, _ONE, self._off[0], hs)
-        hs = hs.T
-        hl = tot0 - hs                                                # the larger child by subtraction
-        for child, h in ((small, hs), (3 - small, hl)):
-            tot[child, :3] = [_sequential_sum(h[c]) for c in range(3)]
         feature[0], jbin[0], left[0], right[0], gain_a[0] = f, j, 1, 2, gain
         start[1], end[1], start[2], end[2] = 0, mid, mid, n
-        return tree._finish(3, 2, feature, jbin, left, right, gain_a, tot, start, end, leaf_of,
+        return tree._finish(3, 2, feature, jbin, left, right, gain_a, tot, start, end, self._leaf_of,
                             self.bins.thresholds, self.n_features, None)
 
     def _stump_root(self, lam: np.ndarray, hess: np.ndarray):
-        """``(vals, feature 0's histogram, G, H, N)`` of the weights ``(lam, hess)``, kept for the weights
-        last asked for; None for a constant or non-finite hessian / non-finite lambdas."""
+        """``(feature 0's histogram, G, H, N, lam, hess)`` of the weights ``(lam, hess)`` (as contiguous
+        float64), kept for the weights last asked for; None for a constant or non-finite hessian /
+        non-finite lambdas."""
+        from lrank._kernels.feature_stump import _stump_root
+
         memo = self._memo
         if memo is not None and memo[0] is lam and memo[1] is hess:
             return memo[2]
-        h0 = float(hess[0]) if hess.size else 0.0
-        finite = bool(np.isfinite(lam).all() and np.isfinite(hess).all())
-        if (h0 > 0.0 and bool(np.all(hess == h0))) or not finite:
-            root = None
-        else:
-            n = lam.size
-            col0 = self._columns[0]
-            vals = np.empty((n, 3))
-            vals[:, 0], vals[:, 1], vals[:, 2] = -lam, hess, 1.0
-            flat = np.zeros((int(self.n_bins[0]), 3))
-            _histogram_features(col0.reshape(n, 1), vals, self._rows, 0, n, _ONE, self._off[0], flat)
-            tot0 = flat.T
-            root = (vals, tot0, *(_sequential_sum(tot0[c]) for c in range(3)))  # G, H, N: the root's totals
+        cols = self._columns
+        la = np.ascontiguousarray(lam, dtype=np.float64)
+        he = np.ascontiguousarray(hess, dtype=np.float64)
+        if la.shape != (cols.shape[1],) or he.shape != la.shape:
+            raise ValueError(f"lambdas and weights must have shape ({cols.shape[1]},), got {la.shape} "
+                             f"and {he.shape}")
+        tot0 = np.empty((int(self.n_bins[0]), 3))
+        G, H, N, usable = _stump_root(cols[0], la, he, tot0)
+        root = (tot0, G, H, N, la, he) if usable else None
         self._memo = (lam, hess, root)
         return root
 
     @property
     def _columns(self) -> np.ndarray:
-        """The binned matrix by columns (``F x n``), made once: a constrained step reads one column."""
+        """The binned matrix by columns (``F x n``), made once with `_stump`'s scratch: a constrained step
+        reads one column."""
         if self._cols is None:
             self._cols = np.ascontiguousarray(self.bins.codes.T)
-            self._rows = np.arange(self._cols.shape[1], dtype=np.int64)
-            self._off = [np.array([0, b], dtype=np.int64) for b in self.n_bins]
+            n = self._cols.shape[1]
+            self._hist = np.empty((int(np.max(self.n_bins)), 3))
+            self._hs = np.empty((int(self.n_bins[0]), 3))
+            self._leaf_of = np.empty(n, dtype=np.int64)
         return self._cols
-
-
-_ONE = np.array([0], dtype=np.int64)  # `_stump`'s histograms: one binned column as an (n, 1) matrix
-
-
-def _sequential_sum(a: np.ndarray) -> float:
-    """``a[0] + a[1] + ...`` left to right (``np.sum`` adds pairwise: other bits)."""
-    return float(np.cumsum(a)[-1]) if a.size else 0.0
-
-
-def _se_scan(hist: np.ndarray, G: float, H: float, N: float, md: float, min_hess: float) -> tuple[int, float]:
-    """The SE split scan of one feature (`lrank._kernels.trees` ``_fast_feature_best``, three channels):
-    the first bin ``j`` maximising ``G_l^2 / N_l + G_r^2 / N_r`` with at least ``md`` documents and
-    ``min_hess`` hessian on each side; ``(-1, -inf)`` if none."""
-    full = hist[2, :-1] != 0.0                                        # an empty bin adds nothing
-    gl = np.cumsum(hist[0, :-1] * full)
-    hl = np.cumsum(hist[1, :-1] * full)
-    nl = np.cumsum(hist[2, :-1])
-    nr = N - nl
-    hr = H - hl
-    ok = (nl >= md) & (nr >= md) & (hl >= min_hess) & (hr >= min_hess)
-    if not ok.any():
-        return -1, -np.inf
-    gr = G - gl
-    with np.errstate(divide="ignore", invalid="ignore"):
-        g = np.where(ok, gl * gl / nl + gr * gr / nr, -np.inf)
-    j = int(np.argmax(g))
-    return j, float(g[j])
 
 
 class LambdaMARTBase(BaseEstimator):

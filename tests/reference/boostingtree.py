@@ -109,3 +109,44 @@ def ndcgboost_AB(F, g, qptr, Z, fx):
                 elif fx[a + j] < fx[a + k]:
                     B += th
     return A, B
+
+
+def se_stump(col, col0, lam, hess, nb, nb0, md, min_hess):
+    """The one-feature SE stump of BoostingTree's LambdaMART base in plain NumPy (the pre-kernel
+    ``LambdaMARTStep._stump``): ``(j, gain, leaf_of, children)`` with ``children[c - 1] = (G, H, N)`` of
+    child ``c``, or ``j = -1`` / no children when no split is made. Histograms by ``np.add.at`` (in
+    document order), totals by ``np.cumsum`` (left to right), the scan by ``np.argmax``."""
+    n = lam.size
+    vals = np.stack([-lam, hess, np.ones(n)], axis=1)
+
+    def hist(codes, rows, m):
+        h = np.zeros((m, 3))
+        np.add.at(h, codes[rows], vals[rows])
+        return h.T
+
+    def seq(a):
+        return float(np.cumsum(a)[-1]) if a.size else 0.0
+
+    tot0 = hist(col0, np.arange(n), nb0)
+    G, H, N = (seq(tot0[c]) for c in range(3))
+    h = hist(col, np.arange(n), nb)
+    full = h[2, :-1] != 0.0
+    gl, hl, nl = np.cumsum(h[0, :-1] * full), np.cumsum(h[1, :-1] * full), np.cumsum(h[2, :-1])
+    nr, hr, gr = N - nl, H - hl, G - gl
+    ok = (nl >= md) & (nr >= md) & (hl >= min_hess) & (hr >= min_hess)
+    if not ok.any():
+        return -1, -np.inf, None, None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = np.where(ok, gl * gl / nl + gr * gr / nr, -np.inf)
+    j = int(np.argmax(g))
+    gain = float(g[j]) - (G * G / N if N > 0 else 0.0)
+    if not gain > 0.0:
+        return j, gain, None, None
+    right = col > j
+    leaf_of = right.astype(np.int64) + 1
+    mid = n - int(right.sum())
+    small = 1 if mid <= n - mid else 2
+    hs = hist(col0, np.flatnonzero(leaf_of == small), nb0)
+    hl_ = tot0 - hs
+    children = {small: tuple(seq(hs[c]) for c in range(3)), 3 - small: tuple(seq(hl_[c]) for c in range(3))}
+    return j, gain, leaf_of, (children[1], children[2])
