@@ -1,14 +1,14 @@
-"""`lrank._kernels.feature_stump` (BoostingTree's one-feature LambdaMART stump) against its plain NumPy
-reference, bit for bit, on random inputs with ties, missing values (code 0), all-zero lambdas (a query
-whose labels are all equal), tiny sets and a constant hessian."""
+"""`lrank._kernels.feature_stump` (BoostingTree's one-feature LambdaMART and NDCGBoost stumps) against
+plain NumPy references, bit for bit, on random inputs with ties, missing values (code 0), all-zero
+lambdas (a query whose labels are all equal), tiny sets and a constant hessian."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from lrank._kernels.feature_stump import _stump_root, _stump_split
-from tests.reference.boostingtree import se_stump
+from lrank._kernels.feature_stump import _classifier_split, _stump_root, _stump_split
+from tests.reference.boostingtree import classifier_split, se_stump
 
 pytestmark = pytest.mark.kernel
 
@@ -62,3 +62,12 @@ def test_constant_or_non_finite_weights_are_left_to_the_tree():
     assert not _stump_root(col0, np.array([0.5, np.nan, 0.2, -0.2]), np.ones(4) * [1, 2, 3, 4], tot0)[3]
     G, H, N, ok = _stump_root(col0, lam, np.array([1.0, 2.0, 3.0, 4.0]), tot0)
     assert ok and (G, H, N) == (0.0, 10.0, 4.0)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_classifier_kernel_is_the_numpy_stump_bit_for_bit(seed):
+    col, _, lam, _, nb, _ = _case(seed)
+    s = lam - 0.05 * (seed % 3)                                    # node sums of either sign, zeros, ties
+    j, gain = _classifier_split(col, nb, s, float(s.sum()), np.empty((nb, 2)))
+    rj, rgain = classifier_split(col, nb, s)
+    assert j == rj and np.array_equal(gain, rgain, equal_nan=True)

@@ -1,4 +1,5 @@
-"""The one-feature SE stump of BoostingTree's LambdaMART base (ALGORITHMS.md 6, a constrained step).
+"""One-feature stumps of BoostingTree's constrained steps: LambdaMART's SE stump (ALGORITHMS.md 6) and
+NDCGBoost's classifier stump (ALGORITHMS.md 7, `_classifier_split`).
 
 A constrained LambdaMART step with two leaves splits on one given feature ``f`` only. The general tree
 (`lrank.weak.tree.RegressionTree`) fits it by histograms of every channel and a scan; these kernels
@@ -18,7 +19,9 @@ bit for bit (``tests/test_boostingtree.py``):
 
 Leaf values (Eq. 11, one Newton step ``-G / H``) are set by the tree's ``_finish``. Two kernels: the
 root (`_stump_root`: once per set of weights, kept while BoostingTree extends the same node) and the
-split (`_stump_split`: once per constrained step).
+split (`_stump_split`: once per constrained step). NDCGBoost's classifier stump needs only the scan
+(`_classifier_split`); its node and leaf sums stay NumPy's (``s.sum()`` adds pairwise, and only the
+signs of the leaf sums are used).
 """
 
 from __future__ import annotations
@@ -153,3 +156,48 @@ def _first_sum(h, c):
     for b in range(1, h.shape[0]):
         s += h[b, c]
     return s
+
+
+@njit(cache=True)
+def _classifier_split(col, nb, s, S, hist):
+    """NDCGBoost's one-feature classifier stump (ALGORITHMS.md 7 step (b)) on the binned column ``col`` of
+    ``nb`` bins: the first bin ``j < nb - 1`` maximising ``max(0, S_L) + max(0, S_R) - max(0, S)`` with a
+    document on each side (``S`` the node's sum of ``s``, given). ``S_L`` sums the bins left to right, a
+    bin summing its documents in document order (``np.bincount`` and ``np.cumsum`` order). ``hist``
+    (``nb x 2``) is scratch. Returns ``(j, gain)``, ``(-1, -inf)`` when no threshold is valid."""
+    n = col.size
+    for b in range(nb):
+        hist[b, 0] = 0.0
+        hist[b, 1] = 0.0
+    for i in range(n):
+        b = col[i]
+        if b < nb:                                                # `np.bincount(...)[:nb]`
+            hist[b, 0] += s[i]
+            hist[b, 1] += 1.0
+    top = S if S > 0.0 else 0.0
+    sl = 0.0
+    nl = 0.0
+    j = -1
+    best = -np.inf
+    for b in range(nb - 1):
+        if b == 0:
+            sl = hist[b, 0]
+            nl = hist[b, 1]
+        else:
+            sl += hist[b, 0]
+            nl += hist[b, 1]
+        sr = S - sl
+        if nl > 0.0 and n - nl > 0.0:
+            g = _max0(sl) + _max0(sr) - top
+            if g != g:                                            # np.argmax: the first NaN wins
+                return b, g
+            if j < 0 or g > best:                                 # the first maximum
+                j = b
+                best = g
+    return j, best
+
+
+@njit(cache=True)
+def _max0(x):
+    """``np.maximum(x, 0)``: NaN stays NaN."""
+    return x if (x > 0.0 or x != x) else 0.0

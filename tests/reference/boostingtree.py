@@ -150,3 +150,18 @@ def se_stump(col, col0, lam, hess, nb, nb0, md, min_hess):
     hl_ = tot0 - hs
     children = {small: tuple(seq(hs[c]) for c in range(3)), 3 - small: tuple(seq(hl_[c]) for c in range(3))}
     return j, gain, leaf_of, (children[1], children[2])
+
+
+def classifier_split(col, nb, s):
+    """NDCGBoost's one-feature classifier stump in plain NumPy (the pre-kernel ``_classifier_stump``):
+    ``(j, gain)`` maximising ``max(0, S_L) + max(0, S_R) - max(0, S)``, ``(-1, -inf)`` if no valid bin."""
+    n = col.size
+    S = s.sum()
+    SL = np.cumsum(np.bincount(col, weights=s, minlength=nb)[:nb])[:-1]
+    NL = np.cumsum(np.bincount(col, minlength=nb)[:nb].astype(np.float64))[:-1]
+    ok = (NL > 0) & (n - NL > 0)
+    gain = np.where(ok, np.maximum(SL, 0) + np.maximum(S - SL, 0) - max(S, 0.0), -np.inf)
+    if not ok.any():
+        return -1, -np.inf
+    j = int(np.argmax(gain))
+    return j, float(gain[j])
