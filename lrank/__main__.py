@@ -274,6 +274,25 @@ def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     return merged.reset_index(drop=True), (base or header) + "".join(said) + added
 
 
+def _code_commit() -> str:
+    """The checkout's short commit id for the page's ``commit`` column, ``+dirty`` when ``lrank/`` has
+    uncommitted changes (the rows then time code no commit holds); ``unknown`` outside a git checkout."""
+    import subprocess
+
+    from lrank.paths import repo_dir
+
+    def git(*a: str) -> str:
+        return subprocess.run(["git", *a], cwd=repo_dir(), capture_output=True, text=True, check=True,
+                              timeout=30).stdout.strip()
+
+    try:
+        head = git("rev-parse", "--short=7", "HEAD")
+        dirty = git("status", "--porcelain", "--", "lrank")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -300,6 +319,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             print(f"   failed: {type(exc).__name__}: {exc}", flush=True)
     df = pd.DataFrame(rows)
     df["profile"] = args.profile
+    df["commit"] = _code_commit()
     stem = "benchmarks" if not args.only or args.into_page else "benchmarks_" + "_".join(args.only)
     out = figures_dir("quick") / f"{stem}.md"
     import numba

@@ -86,3 +86,33 @@ def test_settle_waits_for_a_quiet_machine(monkeypatch):
     monkeypatch.setenv(T.SETTLE_ENV, "soon")
     with pytest.raises(ValueError, match=T.SETTLE_ENV):
         T.settle()
+
+
+def test_page_rows_name_the_commit_they_timed(tmp_path, monkeypatch):
+    """The page's ``commit`` column: the short id of HEAD, ``+dirty`` while ``lrank/`` has uncommitted
+    changes, ``unknown`` outside a git checkout."""
+    import subprocess
+
+    import lrank.paths
+    from lrank.__main__ import _code_commit
+
+    repo = tmp_path / "repo"
+    (repo / "lrank").mkdir(parents=True)
+    (repo / "lrank" / "k.py").write_text("x = 1\n")
+    (repo / "README.md").write_text("r\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "c"], check=True)
+    head = subprocess.run([*git, "rev-parse", "--short=7", "HEAD"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+    monkeypatch.setattr(lrank.paths, "repo_dir", lambda: repo)
+    assert _code_commit() == head
+    (repo / "README.md").write_text("changed outside lrank/\n")
+    assert _code_commit() == head
+    (repo / "lrank" / "k.py").write_text("x = 2\n")
+    assert _code_commit() == head + "+dirty"
+    plain = tmp_path / "plain"                                      # a folder outside any checkout
+    plain.mkdir()
+    monkeypatch.setattr(lrank.paths, "repo_dir", lambda: plain)
+    assert _code_commit() == "unknown"
