@@ -30,16 +30,17 @@ cheap or dear the reweighting gets. Each row's notes give the measured parts and
 
 Both sides run each base's fastest code for their step: the unconstrained LambdaMART stump is
 LambdaMART's own tree (`RegressionTree`, one `_grow_tree` kernel call over all features' histograms);
-the one-feature stump reads one binned column (`LambdaMARTStep._stump`, the trees' histogram kernel,
-the same tree bit for bit); NDCGBoost's classifier tree uses the trees' histogram kernel for all
-features and ``np.bincount`` over one column when constrained (`_classifier_stump`, the same tree).
+the one-feature stump reads two binned columns (`LambdaMARTStep._stump` over
+`lrank._kernels.feature_stump`: the feature's and feature 0's histograms, the scan, the children's
+totals, the same tree bit for bit); NDCGBoost's classifier tree uses the trees' histogram kernel for
+all features and one column's scan (`feature_stump._classifier_split`) when constrained (the same tree).
 
-The floor, measured on a loaded host (load 3, session 4): LambdaMART ``R`` 1.7 ms, ``u`` 2.2, ``c`` 0.24,
-``o`` 0.28, ``s`` 0.68: modelled 2.5, at most 3.3 with ``c = o = 0`` (EXP3.P: 1.9 / 2.3); NDCGBoost
-``R`` 2.5 ms (gammas) + ``A, B`` in ``u`` / ``c``, ``u`` 4.7, ``c`` 0.65, ``o`` 0.31, ``s`` 0.73:
-modelled 2.7, at most 3.9 (EXP3.P: 2.2 / 2.9). 5x needs the reweighting itself about 3x cheaper than
-the tree (LambdaMART: ``R`` <= 0.5 ms with ``c, o`` <= 0.1 ms); the one-feature step is no longer what
-caps it.
+The measured parts and the two caps of each row are in its notes (the page's ``commit`` column says
+which code they timed). Session 4 (loaded host) measured LambdaMART ``R`` 1.7 ms, ``u`` 2.2, ``c``
+0.24, ``o`` 0.28, ``s`` 0.68; the one-feature stump is now a kernel and ``c``, ``o`` are a fraction of
+that, so the reweighting ``R`` (the whole-list lambdas, O(sum n_q^2) divisions) is what caps the ratio:
+5x needs ``(R + u + o) / (s R + c + o) >= 5``, i.e. ``R <= (u - 4 o - 5 c) / (5 s - 1)`` (with ``s``
+0.68, about a sixth of ``u`` once ``c, o`` are ~0.1 and ~0.05 ms).
 """
 
 from __future__ import annotations
