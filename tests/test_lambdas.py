@@ -114,13 +114,13 @@ def test_parallel_over_queries_is_the_serial_result(k):
 #: without a pair list, recorded at issue 15.2 (each pair visited once, `_pair_sweep`); the fixture still
 #: holds their bits from before (each pair visited twice), 1e-14 apart
 _WHOLE_LIST_DIGESTS = {
-    "small_ties|k=0|sigma=1|pairs=0": "0bc717ee56e645dd",
-    "small|k=0|sigma=1|pairs=0": "3be9f881adbc4a7b",
-    "wide_labels|k=0|sigma=1|pairs=0": "f367a3b44b60e096",
+    "small_ties|k=0|sigma=1|pairs=0": "f8f8e7106b602be9",
+    "small|k=0|sigma=1|pairs=0": "e9c9ec309f8c68b2",
+    "wide_labels|k=0|sigma=1|pairs=0": "b24827e287c77f38",
     "nan_scores|k=0|sigma=1|pairs=0": "bc33fb4686074a61",
-    "letor|k=0|sigma=1|pairs=0": "29dbb6c9e07fc521",
+    "letor|k=0|sigma=1|pairs=0": "938ed42580079e6e",
     "within_k|k=0|sigma=1|pairs=0": "f50ea6398d6e94e7",
-    "letor_ties|k=0|sigma=1|pairs=0": "cccf446373455ec7",
+    "letor_ties|k=0|sigma=1|pairs=0": "bb61cdba1133fa82",
 }
 
 
@@ -257,9 +257,9 @@ def test_underflowing_queries_are_finished_pair_by_pair(n_jobs):
         assert np.any(lam[far] != 0.0)
 
 
-@pytest.mark.parametrize("up", [True, False])
+@pytest.mark.parametrize("sigma", [1.0, 1.7])
 @pytest.mark.parametrize("nb", [0, 1, 5, 7, 8, 9, 13, 16, 31, 64, 101])
-def test_pair_sweep_sums_in_its_fixed_order(nb, up):
+def test_pair_sweep_sums_in_its_fixed_order(nb, sigma):
     """`_pair_sweep` (whole list, issue 15.2) computes each pair's terms once: a swept document's sums take
     the sweeping documents in order, and a sweeping document's own sum is exactly eight lanes (lane ``j``:
     the terms of ``b = j, j + 8, ...`` in turn) added in the fixed tree of `_lanes_sum`, whatever the
@@ -267,11 +267,10 @@ def test_pair_sweep_sums_in_its_fixed_order(nb, up):
     loop starts), and the terms within 1e-12 of the plain formulas."""
     from lrank._kernels.lambdas import _LANES, _pair_sweep
 
-    rng = np.random.default_rng(nb + 1000 * up)
-    sgs = 1.7 if up else -1.7
+    rng = np.random.default_rng(nb + int(1000 * sigma))
     na = 3
     ea, da = rng.uniform(1e-3, 1.0, na), rng.uniform(0.0, 1.0, na)
-    eb, db, gi = rng.uniform(1e-3, 1.0, nb), rng.uniform(0.0, 1.0, nb), sgs * rng.uniform(0.1, 1.0, nb)
+    eb, db, gi = rng.uniform(1e-3, 1.0, nb), rng.uniform(0.0, 1.0, nb), sigma * rng.uniform(0.1, 1.0, nb)
     la0, wa0 = rng.normal(size=na), rng.uniform(0.0, 1.0, na)
 
     def sweep(a, off):
@@ -284,7 +283,7 @@ def test_pair_sweep_sums_in_its_fixed_order(nb, up):
         LAM, W = np.zeros(off + nb), np.zeros(off + nb)
         PC, PH = np.full(nb + _LANES + off, np.nan), np.full(nb + _LANES + off, np.nan)
         EA, DA, LA, WA, E, D, GI = views
-        _pair_sweep(sgs, up, EA, DA, LA, WA, E, D, GI, LAM[off:], W[off:], PC[off:], PH[off:])
+        _pair_sweep(EA, DA, LA, WA, E, D, GI, LAM[off:], W[off:], sigma, PC[off:], PH[off:])
         return LA.copy(), WA.copy(), LAM[off:].copy(), W[off:].copy()
 
     every = np.arange(na)
@@ -307,23 +306,23 @@ def test_pair_sweep_sums_in_its_fixed_order(nb, up):
         assert la1[0] == la[a] and wa1[0] == wa[a]
         lam_sum = lam_sum - c  # the swept documents take the sweeping ones in order
         w_sum = w_sum + h
-        rho = (eb if up else ea[a]) / (ea[a] + eb)
-        dz = np.abs(da[a] - db) * np.abs(gi) / abs(sgs)
-        np.testing.assert_allclose(c, np.sign(sgs) * abs(sgs) * dz * rho, rtol=1e-12)
-        np.testing.assert_allclose(h, sgs * sgs * dz * rho * (1.0 - rho), rtol=1e-12)
+        rho = eb / (ea[a] + eb)  # the sweeping document is the more relevant one
+        dz = np.abs(da[a] - db) * gi / sigma
+        np.testing.assert_allclose(c, sigma * dz * rho, rtol=1e-12)
+        np.testing.assert_allclose(h, sigma * sigma * dz * rho * (1.0 - rho), rtol=1e-12)
     assert lam.tobytes() == lam_sum.tobytes() and w.tobytes() == w_sum.tobytes()
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
-def test_whole_list_both_sweep_directions(n_jobs):
-    """The whole list sweeps the less relevant documents when the least relevant group is the larger one and
-    the more relevant ones otherwise: both match the pair-by-pair reference and give the same bits twice
-    (and over threads)."""
+def test_whole_list_sweeps_match_the_reference(n_jobs):
+    """Whole-list queries whose least relevant group is the largest (short sweeps of many documents) or the
+    smallest (long sweeps), with four labels: the pair-by-pair reference's lambdas and weights, and the
+    same bits twice (and over threads)."""
     rng = np.random.default_rng(21)
     sizes = [40, 33, 1, 70, 12]
     y, qptr, s = _queries(rng, sizes, n_labels=3)
-    y[qptr[0]:qptr[1]] = rng.choice([0, 1, 2], 40, p=[0.6, 0.3, 0.1])  # sweeps down
-    y[qptr[1]:qptr[2]] = rng.choice([0, 1, 2], 33, p=[0.1, 0.3, 0.6])  # sweeps up
+    y[qptr[0]:qptr[1]] = rng.choice([0, 1, 2], 40, p=[0.6, 0.3, 0.1])
+    y[qptr[1]:qptr[2]] = rng.choice([0, 1, 2], 33, p=[0.1, 0.3, 0.6])
     y[qptr[3]:qptr[4]] = rng.choice([0, 1, 2, 4], 70, p=[0.1, 0.2, 0.3, 0.4])
     lam, w, _ = lambdamart_gradients(y, qptr, s, k=0, n_jobs=n_jobs)
     rlam, rw, _ = ref.lambdas(y, qptr, s, k=0)

@@ -26,16 +26,17 @@ query's top score, so ``e_i <= 1`` never overflows), ``rho = e_j / (e_i + e_j)``
 one per pair of documents with different labels, laid out so they vectorise without reassociation
 (`_whole_list`, issue 15.2): the documents of a query are grouped by label once per call (a counting
 sort) and stored by group (structure of arrays); each document of a group then sweeps all the less
-relevant documents (or all the more relevant ones, whichever makes fewer sweeps) in one contiguous loop
-(`_pair_sweep`) that computes every pair's terms once and adds them into both documents' sums: into
-the swept documents' sums directly (one per vector lane, no reduction) and into the sweeping document's
-through eight interleaved partial sums (a dependence at distance 8, not a reduction) added in a fixed
-tree at the end of the sweep (``error_model="numpy"`` so the division is not guarded). Each sum thus
-takes its terms in an order fixed by the data alone (by sweep, then by position; the lanes, then the
-tree), never by the vector width or the CPU: no ``fastmath``. Until issue 15.2 every pair was visited
-twice, with a division each time (1.0 ms on the MSLR sample pooled to 10,000 documents of 3 grades,
-389,021 pairs; ~0.72 ms since, of which ~0.4 ms the per-query sort and exponentials). The whole-list
-lambdas differ from a pair-by-pair sum in the last bits (relative 1e-14 on the recorded cases).
+relevant documents (contiguous: the groups are in label order) in one loop (`_pair_sweep`) that
+computes every pair's terms once and adds them into both documents' sums: into the swept documents'
+sums directly (one per vector lane, no reduction) and into the sweeping document's through eight
+interleaved partial sums (a dependence at distance 8, not a reduction) added in a fixed tree at the
+end of the sweep (``error_model="numpy"`` so the division is not guarded). Each sum thus takes its
+terms in an order fixed by the data alone (by sweep, then by position; the lanes, then the tree),
+never by the vector width or the CPU: no ``fastmath``. Until issue 15.2 every pair was visited twice,
+with a division each time: ~0.94 ms a call on the MSLR sample pooled to 10,000 documents of 3 grades
+(389,021 pairs), ~0.72 ms since, of which ~0.4 ms is the per-query sort, exponentials and grouping.
+The whole-list lambdas differ from a pair-by-pair sum in the last bits (relative 1e-14 on the
+recorded cases).
 NDCG@k lambdas (``k > 0``, LambdaMART) keep the pair-by-pair order and their bits; without a pair list
 and with no underflow each top-k rank's row runs in two sweeps (`_top_k_rows_plain`): the pairs' terms,
 vectorised (one division per pair, no branch, no reduction), then the rank's own sums in rank order
@@ -392,13 +393,13 @@ def _whole_list(sigma, n, ng, inv, gain, ex, dr, pos, gstart, E, D, GI, LAM, W, 
 
     Documents are laid out by label group (structure of arrays: exponential ``E``, discount ``D``), and
     each pair of documents with different labels is visited once (one division per pair,
-    `_pair_sweep`): every document of a group sweeps all the less relevant documents at once (when the
-    least relevant group is at least as large as the most relevant one; otherwise every document of a
-    group sweeps all the more relevant ones), so the sweeps are long and as few as possible. ``GI`` holds,
-    per swept document, ``+-sigma |g_a - g_b| / maxDCG`` of the group being swept from (the sign makes the
-    term the sweeping document's own). A swept document's sums take their terms in sweep order (by
-    sweeping group, then by position in it); a sweeping document's own in `_pair_sweep`'s fixed lane
-    order. Nothing depends on how the compiler vectorises. Returns the number of pairs with ``dZ > 0``.
+    `_pair_sweep`): every document of a group sweeps all the less relevant documents at once (the
+    groups below its own are contiguous), so the sweeps are long and few when the least relevant
+    documents are the most numerous (the usual case). ``GI`` holds, per swept document,
+    ``sigma |g_a - g_b| / maxDCG`` for the group being swept from. A swept document's sums take their
+    terms in sweep order (by sweeping group, then by position in it), a sweeping document's own in
+    `_pair_sweep`'s fixed lane order: nothing depends on how the compiler vectorises. Returns the
+    number of pairs with ``dZ > 0``.
     """
     for u in range(n):
         t = pos[u]
@@ -409,27 +410,24 @@ def _whole_list(sigma, n, ng, inv, gain, ex, dr, pos, gstart, E, D, GI, LAM, W, 
     m = 0
     for g in range(1, ng):
         m += (gstart[g + 1] - gstart[g]) * gstart[g]
-    down = gstart[1] - gstart[0] >= gstart[ng] - gstart[ng - 1]  # sweep the less relevant documents
-    sgs = sigma if down else -sigma
-    for g in range(1, ng) if down else range(ng - 1):
+    for g in range(1, ng):
         o0, o1 = gstart[g], gstart[g + 1]
-        i0, i1 = (0, o0) if down else (o1, n)
         ga = gain[pos[o0]]
-        for v in range(i0, i1):
-            GI[v] = sgs * (abs(ga - gain[pos[v]]) * inv)
-        _pair_sweep(sgs, down, E[o0:o1], D[o0:o1], LAM[o0:o1], W[o0:o1],
-                    E[i0:i1], D[i0:i1], GI[i0:i1], LAM[i0:i1], W[i0:i1], PC, PH)
+        for v in range(o0):
+            GI[v] = sigma * (abs(ga - gain[pos[v]]) * inv)
+        _pair_sweep(E[o0:o1], D[o0:o1], LAM[o0:o1], W[o0:o1], E[:o0], D[:o0], GI[:o0], LAM[:o0], W[:o0],
+                    sigma, PC, PH)
     return m
 
 
 @njit(cache=True, error_model="numpy")
-def _pair_sweep(sgs, up, EA, DA, LA, WA, E, D, GI, LAM, W, PC, PH):
+def _pair_sweep(EA, DA, LA, WA, E, D, GI, LAM, W, sigma, PC, PH):
     """Every pair of a sweeping document ``a`` (views ``EA, DA, LA, WA`` of exponentials, discounts, lambdas
-    and weights) with every swept document ``b`` (views ``E, D, LAM, W``; ``GI[b] = sgs |g_a - g_b| /
-    maxDCG``), each pair's terms computed once, with one division::
+    and weights) with every less relevant document ``b`` (views ``E, D, LAM, W``; ``GI[b] =
+    sigma |g_a - g_b| / maxDCG``), each pair's terms computed once, with one division::
 
-        c = sgs dZ' rho        rho = e_b / (e_a + e_b) when ``up`` (a the more relevant), else e_a / (..)
-        h = sigma^2 dZ' rho (1 - rho)       (dZ' = |d_a - d_b| |g_a - g_b| / maxDCG, ``sgs = +-sigma``)
+        c = sigma dZ rho               rho = e_b / (e_a + e_b),  dZ = |d_a - d_b| |g_a - g_b| / maxDCG
+        h = sigma^2 dZ rho (1 - rho) = c sigma e_a / (e_a + e_b)
 
     ``LAM[b] -= c``, ``W[b] += h`` in place (no reduction: each ``b`` takes the ``a`` in order), and
     ``LA[a] += sum_b c``, ``WA[a] += sum_b h`` in a fixed order: ``_LANES = 8`` interleaved partial sums,
@@ -439,24 +437,22 @@ def _pair_sweep(sgs, up, EA, DA, LA, WA, E, D, GI, LAM, W, PC, PH):
     vectorises (``error_model="numpy"``: ``e_a + e_b > 0`` here, and Python's zero-division check would
     keep the division scalar) and the result is the one of this loop run in order whatever width LLVM
     picks; no ``fastmath`` (no reassociation). Kept a compiled function of its own, not inlined (inside
-    the big kernel LLVM vectorised the former sweep worse, measured). ``up`` (``sgs > 0``): ``a`` is the
-    more relevant document of every pair.
+    the big kernel LLVM vectorised the former sweep worse, measured).
     """
     nb = E.size
     for u in range(EA.size):
         ea = EA[u]
         da = DA[u]
-        sea = sgs * ea
+        sea = sigma * ea
         for j in range(_LANES):
             PC[j] = 0.0
             PH[j] = 0.0
         for v in range(nb):
             eb = E[v]
             iv = 1.0 / (ea + eb)
-            z = abs(da - D[v]) * GI[v]              # +-sigma |Delta NDCG| of swapping the two documents
-            x = z * (eb * iv)
-            c = x if up else z * (ea * iv)          # +-sigma dZ rho
-            h = x * (sea * iv)                      # sigma^2 dZ rho (1 - rho)
+            z = abs(da - D[v]) * GI[v]              # sigma |Delta NDCG| of swapping the two documents
+            c = z * (eb * iv)                       # sigma dZ rho
+            h = c * (sea * iv)                      # sigma^2 dZ rho (1 - rho)
             LAM[v] -= c
             W[v] += h
             PC[v + _LANES] = PC[v] + c
