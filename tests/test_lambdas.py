@@ -110,12 +110,29 @@ def test_parallel_over_queries_is_the_serial_result(k):
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
 
 
+#: sha256 (first 16 hex digits) of ``lam.tobytes() + w.tobytes()`` of the recorded cases' whole-list calls
+#: without a pair list, recorded at issue 15.2 (each pair visited once, `_pair_sweep`); the fixture still
+#: holds their bits from before (each pair visited twice), 1e-14 apart
+_WHOLE_LIST_DIGESTS = {
+    "small_ties|k=0|sigma=1|pairs=0": "f8f8e7106b602be9",
+    "small|k=0|sigma=1|pairs=0": "e9c9ec309f8c68b2",
+    "wide_labels|k=0|sigma=1|pairs=0": "b24827e287c77f38",
+    "nan_scores|k=0|sigma=1|pairs=0": "bc33fb4686074a61",
+    "letor|k=0|sigma=1|pairs=0": "938ed42580079e6e",
+    "within_k|k=0|sigma=1|pairs=0": "f50ea6398d6e94e7",
+    "letor_ties|k=0|sigma=1|pairs=0": "bb61cdba1133fa82",
+}
+
+
 def test_ndcg_at_k_lambdas_keep_their_bits():
     """LambdaMART's NDCG@k lambdas, weights and pair lists are the bits recorded from the kernel before the
     session-4 rewrite (one kernel instead of a chain of nine; `tests/reference/lambdas_cases.py`), on ties,
     one-document queries, all-equal labels, queries with no relevant document, a wide label range, NaN and
-    far-apart scores and LETOR-sized queries; the whole-list lambdas (``k <= 0``) too, though issue 15.2
-    would let them move (record the fixture again then)."""
+    far-apart scores and LETOR-sized queries; the whole-list lambdas (``k <= 0``) with a pair list and where
+    an exponential underflowed (pair by pair) too. The other whole-list lambdas moved at issue 15.2 (each
+    pair once, `_pair_sweep`): within 1e-12 of the recorded ones, and their new bits pinned by digests."""
+    import hashlib
+
     import numba
 
     from tests.reference import lambdas_cases as cases
@@ -126,6 +143,15 @@ def test_ndcg_at_k_lambdas_keep_their_bits():
         for k, sigma, with_pairs in cases.CALLS:
             key = cases.call_key(name, k, sigma, with_pairs)
             lam, w, pairs = lambdamart_gradients(y, qptr, s, k=k, sigma=sigma, with_pairs=with_pairs)
+            if key in _WHOLE_LIST_DIGESTS:
+                for part, v in (("lam", lam), ("w", w)):
+                    want = recorded[f"{key}|{part}"]
+                    np.testing.assert_allclose(v, want, rtol=1e-12, atol=1e-15 * np.nanmax(np.abs(want)),
+                                               err_msg=f"{key} {part}")
+                if not jit_off:
+                    digest = hashlib.sha256(lam.tobytes() + w.tobytes()).hexdigest()[:16]
+                    assert digest == _WHOLE_LIST_DIGESTS[key], (key, digest)
+                continue
             got = {"lam": lam, "w": w}
             if key + "|pa" in recorded.files:
                 got.update(pa=pairs[0].astype(np.int32), pb=pairs[1].astype(np.int32), pw=pairs[2])
@@ -187,7 +213,7 @@ def test_one_compiled_specialisation():
     lambdamart_gradients(y.tolist(), qptr, s.tolist(), k=0)
     for kernel in (L._lambdas, L._lambdas_pairs, L._lambdas_whole, L._lambdas_within):
         assert len(kernel.signatures) == 1, kernel
-    for callee in (L._sort_stable, L._pair_block_cols):  # none when the callers came from the cache
+    for callee in (L._sort_stable, L._pair_sweep):  # none when the callers came from the cache
         assert len(callee.signatures) <= 1, callee
 
 
@@ -229,3 +255,78 @@ def test_underflowing_queries_are_finished_pair_by_pair(n_jobs):
         assert np.isfinite(lam).all() and np.isfinite(w).all()
         assert lam[far].tobytes() == plam[far].tobytes() and w[far].tobytes() == pw[far].tobytes()
         assert np.any(lam[far] != 0.0)
+
+
+@pytest.mark.parametrize("sigma", [1.0, 1.7])
+@pytest.mark.parametrize("nb", [0, 1, 5, 7, 8, 9, 13, 16, 31, 64, 101])
+def test_pair_sweep_sums_in_its_fixed_order(nb, sigma):
+    """`_pair_sweep` (whole list, issue 15.2) computes each pair's terms once: a swept document's sums take
+    the sweeping documents in order, and a sweeping document's own sum is exactly eight lanes (lane ``j``:
+    the terms of ``b = j, j + 8, ...`` in turn) added in the fixed tree of `_lanes_sum`, whatever the
+    vector width; the same bits twice and at other offsets in the buffers (alignment, where the vector
+    loop starts), and the terms within 1e-12 of the plain formulas."""
+    from lrank._kernels.lambdas import _LANES, _pair_sweep
+
+    rng = np.random.default_rng(nb + int(1000 * sigma))
+    na = 3
+    ea, da = rng.uniform(1e-3, 1.0, na), rng.uniform(0.0, 1.0, na)
+    eb, db, gi = rng.uniform(1e-3, 1.0, nb), rng.uniform(0.0, 1.0, nb), sigma * rng.uniform(0.1, 1.0, nb)
+    la0, wa0 = rng.normal(size=na), rng.uniform(0.0, 1.0, na)
+
+    def sweep(a, off):
+        """Documents ``a`` sweep every b, their data placed ``off`` elements into fresh buffers."""
+        bufs = [np.full(off + x.size + 3, np.nan) for x in (ea[a], da[a], la0[a], wa0[a], eb, db, gi)]
+        views = []
+        for buf, x in zip(bufs, (ea[a], da[a], la0[a], wa0[a], eb, db, gi)):
+            buf[off:off + x.size] = x
+            views.append(buf[off:off + x.size])
+        LAM, W = np.zeros(off + nb), np.zeros(off + nb)
+        PC, PH = np.full(nb + _LANES + off, np.nan), np.full(nb + _LANES + off, np.nan)
+        EA, DA, LA, WA, E, D, GI = views
+        _pair_sweep(EA, DA, LA, WA, E, D, GI, LAM[off:], W[off:], sigma, PC[off:], PH[off:])
+        return LA.copy(), WA.copy(), LAM[off:].copy(), W[off:].copy()
+
+    every = np.arange(na)
+    first = sweep(every, 0)
+    for off in (0, 1, 3, 5):
+        again = sweep(every, off)
+        assert all(x.tobytes() == y.tobytes() for x, y in zip(first, again)), off
+    la, wa, lam, w = first
+    lam_sum, w_sum = np.zeros(nb), np.zeros(nb)
+    for a in range(na):
+        la1, wa1, lam1, w1 = sweep(np.array([a]), 0)
+        c, h = -lam1, w1  # one sweeping document on zeroed sums: the pair terms exactly (0 - c, 0 + h)
+        for terms, start, got in ((c, la0[a], la1[0]), (h, wa0[a], wa1[0])):
+            lanes = [0.0] * _LANES
+            for v in range(nb):
+                lanes[v % _LANES] += float(terms[v])
+            q = [lanes[(nb + j) % _LANES] for j in range(_LANES)]
+            want = float(start) + (((q[0] + q[1]) + (q[2] + q[3])) + ((q[4] + q[5]) + (q[6] + q[7])))
+            assert got == want, (a, got, want)
+        assert la1[0] == la[a] and wa1[0] == wa[a]
+        lam_sum = lam_sum - c  # the swept documents take the sweeping ones in order
+        w_sum = w_sum + h
+        rho = eb / (ea[a] + eb)  # the sweeping document is the more relevant one
+        dz = np.abs(da[a] - db) * gi / sigma
+        np.testing.assert_allclose(c, sigma * dz * rho, rtol=1e-12)
+        np.testing.assert_allclose(h, sigma * sigma * dz * rho * (1.0 - rho), rtol=1e-12)
+    assert lam.tobytes() == lam_sum.tobytes() and w.tobytes() == w_sum.tobytes()
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_whole_list_sweeps_match_the_reference(n_jobs):
+    """Whole-list queries whose least relevant group is the largest (short sweeps of many documents) or the
+    smallest (long sweeps), with four labels: the pair-by-pair reference's lambdas and weights, and the
+    same bits twice (and over threads)."""
+    rng = np.random.default_rng(21)
+    sizes = [40, 33, 1, 70, 12]
+    y, qptr, s = _queries(rng, sizes, n_labels=3)
+    y[qptr[0]:qptr[1]] = rng.choice([0, 1, 2], 40, p=[0.6, 0.3, 0.1])
+    y[qptr[1]:qptr[2]] = rng.choice([0, 1, 2], 33, p=[0.1, 0.3, 0.6])
+    y[qptr[3]:qptr[4]] = rng.choice([0, 1, 2, 4], 70, p=[0.1, 0.2, 0.3, 0.4])
+    lam, w, _ = lambdamart_gradients(y, qptr, s, k=0, n_jobs=n_jobs)
+    rlam, rw, _ = ref.lambdas(y, qptr, s, k=0)
+    np.testing.assert_allclose(lam, rlam, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(w, rw, rtol=1e-12, atol=1e-14)
+    lam2, w2, _ = lambdamart_gradients(y, qptr, s, k=0)
+    assert lam.tobytes() == lam2.tobytes() and w.tobytes() == w2.tobytes()
