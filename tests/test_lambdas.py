@@ -165,7 +165,7 @@ def test_ndcg_at_k_lambdas_keep_their_bits():
 
 
 @pytest.mark.kernel
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 16, 17, 33, 70, 151])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 16, 17, 33, 63, 64, 65, 70, 151])
 def test_stable_sort_of_score_keys_is_numpys_mergesort(n):
     """`_score_keys` + `_sort_stable` rank documents as ``np.argsort(-scores, kind="mergesort")``: ties in
     their incoming order, NaN last (any sign), signed zeros equal, infinities, subnormals; on a prefix ``n``
