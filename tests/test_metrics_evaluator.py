@@ -43,8 +43,9 @@ def queries(seed, n_queries=60, max_size=150):
 
 
 def scores_like(rng, qptr, kind):
-    """Scores of one kind per call: continuous, rounded (ties), a few values (buckets past the insertion
-    limit), a query all tied, infinities, signed zeros, a range too wide for a finite bucket width."""
+    """Scores of one kind per call: normal, uniform, rounded (ties), a few values (buckets past the
+    insertion limit), a query all tied, infinities, signed zeros, a range too wide for a finite bucket
+    width, values a few ulps apart."""
     n = int(qptr[-1])
     s = rng.normal(scale=0.3, size=n)
     if kind == "round":
@@ -60,6 +61,8 @@ def scores_like(rng, qptr, kind):
         s[a:b] = 0.5  # one query all tied
         a, b = qptr[5], qptr[6]
         s[a:b] = rng.choice([-1.5e308, 1.5e308, 0.0], size=b - a)  # hi - lo overflows
+    elif kind == "uniform":  # dense near the top too: the buckets just below the maximum are used
+        s = rng.random(n)
     elif kind == "tiny":
         s = 1.0 + rng.integers(0, 50, n) * 1e-16  # scores a few ulps apart
     return s
@@ -75,7 +78,7 @@ def check(y, qptr, s, metrics, **kw):
     assert same(ev.score(s), M.evaluate(y, s, qptr, metrics[:1], **kw)[metrics[0]])
 
 
-@pytest.mark.parametrize("kind", ["normal", "round", "few", "mixed", "tiny"])
+@pytest.mark.parametrize("kind", ["normal", "uniform", "round", "few", "mixed", "tiny"])
 @pytest.mark.parametrize("ties", ["stable", "pessimistic", "optimistic"])
 def test_same_bits_as_evaluate(kind, ties):
     """Every label-order metric, cut-off and convention: per query, the means and ``score``, bit for bit."""
@@ -92,7 +95,7 @@ def test_one_evaluator_many_scores():
     rng = np.random.default_rng(3)
     y, qptr = queries(4)
     ev = M.Evaluator(y, qptr, ["mean_ndcg", "ndcg@10"], discount="jk")
-    for kind in ["normal", "few", "mixed", "round", "tiny"] * 2:
+    for kind in ["normal", "few", "mixed", "uniform", "round", "tiny"] * 2:
         s = scores_like(rng, qptr, kind)
         assert same(ev(s), M.evaluate(y, s, qptr, ["mean_ndcg", "ndcg@10"], discount="jk"))
 
