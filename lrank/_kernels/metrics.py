@@ -726,7 +726,8 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
                 p = cnt[bk]
                 cnt[bk] = p + 1
                 key[p] = scores[a + i]
-                tk[p] = tkey[a + i]
+                if ties != 0:
+                    tk[p] = tkey[a + i]
                 pos[i] = p
             for t in range(rptr[q], rptr[q + 1]):
                 i = rel[t] - a
@@ -737,11 +738,17 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
                     merge = True
                     break
                 v = key[p]
-                w = tk[p]
-                for j in range(r, p):  # earlier rows: ahead unless lower
-                    r += (key[j] > v) | ((key[j] == v) & (tk[j] >= w))
-                for j in range(p + 1, cnt[bk]):  # later rows: ahead only if strictly higher
-                    r += (key[j] > v) | ((key[j] == v) & (tk[j] > w))
+                if ties == 0:
+                    for j in range(r, p):  # earlier rows: ahead unless lower
+                        r += key[j] >= v
+                    for j in range(p + 1, cnt[bk]):  # later rows: ahead only if higher
+                        r += key[j] > v
+                else:  # equal scores: ahead if a higher tie key, or an equal one and an earlier row
+                    w = tk[p]
+                    for j in range(r, p):
+                        r += (key[j] > v) | ((key[j] == v) & (tk[j] >= w))
+                    for j in range(p + 1, cnt[bk]):
+                        r += (key[j] > v) | ((key[j] == v) & (tk[j] > w))
                 ys[a + r] = labels[a + i]
                 gs[a + r] = gdoc[a + i]
         if merge:  # every position of the query rewritten
