@@ -622,48 +622,43 @@ def _evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc,
 # ranks of the documents with a nonzero label only
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
-def _fixed_tables(labels, qptr, ties, gain, disc):
-    """What :func:`_evaluate_fixed` reads of the labels, computed once: ``(ideal, icum, gdoc, tkey, rel,
-    rptr, dtab)``.
-
-    ``ideal`` is :func:`_ideal_labels`; ``icum[a + i]`` the ideal DCG of a query's top ``i + 1`` positions
-    summed as :func:`_metric_query`'s MeanNDCG loop sums it; ``gdoc`` every document's gain; ``tkey`` the
-    tie key among equal scores (``-label`` pessimistic, ``label`` optimistic, 0 stable); ``rel`` the rows
-    with a nonzero label in document order, query ``q``'s at ``rel[rptr[q]:rptr[q + 1]]``; ``dtab`` the
-    discounts (:func:`_discounts`) of the longest query's positions.
-    """
-    n = labels.size
+def _fixed_gains(labels, ideal, qptr, gain, disc):
+    """``(icum, gdoc, dtab)`` of :func:`_fixed_tables` (the sums as :func:`_metric_query` sums them)."""
     nq = qptr.size - 1
     mmax = 0
     for q in range(nq):
         mmax = max(mmax, qptr[q + 1] - qptr[q])
     dtab = _discounts(mmax, disc)
-    ideal = _ideal_labels(labels, qptr)
-    icum = np.empty(n, dtype=np.float64)
+    icum = np.empty(labels.size, dtype=np.float64)
     for q in range(nq):
         di = 0.0
         for i in range(qptr[q + 1] - qptr[q]):
             di += _gain_value(ideal[qptr[q] + i], gain) * dtab[i]
             icum[qptr[q] + i] = di
-    gdoc = np.empty(n, dtype=np.float64)
-    tkey = np.zeros(n, dtype=np.float64)
-    sign = -1.0 if ties == 1 else 1.0
-    nrel = 0
-    for i in range(n):
+    gdoc = np.empty(labels.size, dtype=np.float64)
+    for i in range(labels.size):
         gdoc[i] = _gain_value(labels[i], gain)
-        if ties != 0:
-            tkey[i] = sign * labels[i]
-        nrel += labels[i] != 0.0
-    rel = np.empty(nrel, dtype=np.int64)
-    rptr = np.zeros(nq + 1, dtype=np.int64)
-    t = 0
-    for q in range(nq):
-        for i in range(qptr[q], qptr[q + 1]):
-            if labels[i] != 0.0:
-                rel[t] = i
-                t += 1
-        rptr[q + 1] = t
-    return ideal, icum, gdoc, tkey, rel, rptr, dtab
+    return icum, gdoc, dtab
+
+
+def _fixed_tables(labels: np.ndarray, qptr: np.ndarray, ties: int, gain: int, disc: int) -> tuple:
+    """What :func:`_evaluate_fixed` reads of the (float64) labels, computed once: ``(ideal, icum, gdoc,
+    tkey, rel, rptr, dtab)``. Plain Python around one small kernel (compile time: no second sort compiled).
+
+    ``ideal`` holds the values of :func:`_ideal_labels` (each query's labels in decreasing order);
+    ``icum[a + i]`` the ideal DCG of a query's top ``i + 1`` positions summed as :func:`_metric_query`'s
+    MeanNDCG loop sums it; ``gdoc`` every document's gain; ``tkey`` the tie key among equal scores
+    (``-label`` pessimistic, ``label`` optimistic, 0 stable); ``rel`` the rows with a nonzero label in
+    document order, query ``q``'s at ``rel[rptr[q]:rptr[q + 1]]``; ``dtab`` the discounts
+    (:func:`_discounts`) of the longest query's positions.
+    """
+    qid = np.repeat(np.arange(qptr.size - 1), np.diff(qptr))
+    ideal = np.ascontiguousarray(labels[np.lexsort((-labels, qid))])
+    icum, gdoc, dtab = _fixed_gains(labels, ideal, qptr, gain, disc)
+    tkey = (-labels if ties == TIES_PESSIMISTIC else labels) if ties != TIES_STABLE else np.zeros(labels.size)
+    rel = np.flatnonzero(labels != 0.0).astype(np.int64)
+    rptr = np.searchsorted(rel, qptr).astype(np.int64)
+    return ideal, icum, gdoc, np.ascontiguousarray(tkey, dtype=np.float64), rel, rptr, dtab
 
 
 @njit(cache=True)
@@ -678,7 +673,8 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
     ranked before it: a higher score, or an equal one with a higher ``tkey``, or an equal ``tkey`` and an
     earlier row. Where :func:`_sort_query` would merge-sort (a non-finite or zero score range) or a
     placed document's bucket holds more than ``_BUCKET_INSERTION_MAX`` (heavy ties), it sorts the query
-    with :func:`_sort_query`. One call for all queries: a call per query costs more than the placing.
+    with :func:`_sort_query`'s merge sort (:func:`_sort_block`). One call for all queries: a call per
+    query costs more than the placing.
     """
     gdoc, tkey, rel, rptr = tables[2], tables[3], tables[4], tables[5]
     gs[:] = 0.0
@@ -751,11 +747,11 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
                         r += (key[j] > v) | ((key[j] == v) & (tk[j] > w))
                 ys[a + r] = labels[a + i]
                 gs[a + r] = gdoc[a + i]
-        if merge:  # every position of the query rewritten
-            if m >= 2:
-                _sort_query(scores, labels, a, b, ties, key, idx, tk, tidx, cnt)
-            elif m == 1:
-                idx[0] = a
+        if merge:  # _sort_query's merge sort (all tied and stable: row order); every position rewritten
+            for i in range(m):
+                idx[i] = a + i
+            if m >= 2 and (width != 0.0 or ties != 0):
+                _sort_block(scores, labels, ties, key, idx, tk, tidx, 0, m)
             for i in range(m):
                 ys[a + i] = labels[idx[i]]
                 gs[a + i] = gdoc[idx[i]]
