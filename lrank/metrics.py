@@ -437,7 +437,7 @@ class Evaluator:
         self._codes = np.array([s.code for s in specs], dtype=np.int64)
         self._ks = np.array([s.k for s in specs], dtype=np.int64)
         mmax = int(np.diff(qp).max()) if qp.size > 1 else 0
-        self._tables = _k._fixed_tables(yf, qp, self._ties, self._gain, disc)
+        self._tables = _fixed_tables(yf, qp, self._ties, self._gain, disc)
         # ys, gs (per document); key, idx, tk, tidx, cnt, pos (per query, see _k._place_fixed)
         ints = np.int64
         self._scratch = (np.empty(yf.size), np.empty(yf.size), np.empty(mmax), np.empty(mmax, dtype=ints),
@@ -482,6 +482,27 @@ class Evaluator:
     def score(self, scores: Any) -> float:
         """The first metric's mean (the one float a training loop reads), as ``self(scores)[metrics[0]]``."""
         return _mean_fast(self.per_query(scores)[0])
+
+
+def _fixed_tables(labels: np.ndarray, qptr: np.ndarray, ties: int, gain: int, disc: int) -> tuple:
+    """What ``_k._evaluate_fixed`` reads of the (float64) labels, computed once: ``(ideal, icum, gdoc,
+    tkey, rel, rptr, dtab)``. Plain Python around one small kernel (compile time: no second sort compiled).
+
+    ``ideal`` holds the values of ``_k._ideal_labels`` (each query's labels in decreasing order);
+    ``icum[a + i]`` the ideal DCG of a query's top ``i + 1`` positions summed as ``_k._metric_query``'s
+    MeanNDCG loop sums it; ``gdoc`` every document's gain; ``tkey`` the tie key among equal scores
+    (``-label`` pessimistic, ``label`` optimistic, 0 stable); ``rel`` the rows with a nonzero label in
+    document order, query ``q``'s at ``rel[rptr[q]:rptr[q + 1]]``; ``dtab`` the discounts
+    (``_k._discounts``) of the longest query's positions.
+    """
+    qid = np.repeat(np.arange(qptr.size - 1), np.diff(qptr))
+    ideal = np.ascontiguousarray(labels[np.lexsort((-labels, qid))])
+    icum, gdoc, dtab = _k._fixed_gains(labels, ideal, qptr, gain, disc)
+    sign = 0.0 if ties == _k.TIES_STABLE else (-1.0 if ties == _k.TIES_PESSIMISTIC else 1.0)
+    tkey = sign * labels + 0.0  # stable: zeros (+0.0, not -0.0)
+    rel = np.flatnonzero(labels != 0.0).astype(np.int64)
+    rptr = np.searchsorted(rel, qptr).astype(np.int64)
+    return ideal, icum, gdoc, np.ascontiguousarray(tkey, dtype=np.float64), rel, rptr, dtab
 
 
 def _mean_fast(row: np.ndarray) -> float:

@@ -28,7 +28,9 @@ def queries(seed, n_queries=60, max_size=150):
     documents relevant, and queries large enough for the bucket path."""
     rng = np.random.default_rng(seed)
     sizes = rng.integers(0, max_size + 1, size=n_queries)
-    sizes[:4] = [0, 1, 2, 300]
+    sizes[:5] = [0, 1, 2, 300, 50]
+    if n_queries > 8:
+        sizes[8] = 40
     ys = []
     for q, m in enumerate(sizes):
         y = rng.choice(5, size=m, p=[0.5, 0.25, 0.12, 0.08, 0.05])
@@ -57,9 +59,9 @@ def scores_like(rng, qptr, kind):
         s[rng.random(n) < 0.05] = np.inf
         s[rng.random(n) < 0.1] = 0.0
         s[rng.random(n) < 0.1] = -0.0
-        a, b = qptr[3], qptr[4]
-        s[a:b] = 0.5  # one query all tied
-        a, b = qptr[5], qptr[6]
+        for q in (3, 4):  # queries all tied (3: all-equal labels, 4: mixed labels)
+            s[qptr[q]:qptr[q + 1]] = 0.5
+        a, b = qptr[8], qptr[9]
         s[a:b] = rng.choice([-1.5e308, 1.5e308, 0.0], size=b - a)  # hi - lo overflows
     elif kind == "uniform":  # dense near the top too: the buckets just below the maximum are used
         s = rng.random(n)

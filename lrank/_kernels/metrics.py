@@ -623,7 +623,10 @@ def _evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc,
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
 def _fixed_gains(labels, ideal, qptr, gain, disc):
-    """``(icum, gdoc, dtab)`` of :func:`_fixed_tables` (the sums as :func:`_metric_query` sums them)."""
+    """``(icum, gdoc, dtab)`` of the label tables of :func:`_evaluate_fixed` (``lrank.metrics``'
+    ``_fixed_tables``): ``icum[a + i]`` the ideal DCG of a query's top ``i + 1`` positions summed as
+    :func:`_metric_query`'s MeanNDCG loop sums it, from ``ideal`` (:func:`_ideal_labels`' values);
+    ``gdoc`` every document's gain; ``dtab`` the discounts (:func:`_discounts`) of the longest query."""
     nq = qptr.size - 1
     mmax = 0
     for q in range(nq):
@@ -641,32 +644,13 @@ def _fixed_gains(labels, ideal, qptr, gain, disc):
     return icum, gdoc, dtab
 
 
-def _fixed_tables(labels: np.ndarray, qptr: np.ndarray, ties: int, gain: int, disc: int) -> tuple:
-    """What :func:`_evaluate_fixed` reads of the (float64) labels, computed once: ``(ideal, icum, gdoc,
-    tkey, rel, rptr, dtab)``. Plain Python around one small kernel (compile time: no second sort compiled).
-
-    ``ideal`` holds the values of :func:`_ideal_labels` (each query's labels in decreasing order);
-    ``icum[a + i]`` the ideal DCG of a query's top ``i + 1`` positions summed as :func:`_metric_query`'s
-    MeanNDCG loop sums it; ``gdoc`` every document's gain; ``tkey`` the tie key among equal scores
-    (``-label`` pessimistic, ``label`` optimistic, 0 stable); ``rel`` the rows with a nonzero label in
-    document order, query ``q``'s at ``rel[rptr[q]:rptr[q + 1]]``; ``dtab`` the discounts
-    (:func:`_discounts`) of the longest query's positions.
-    """
-    qid = np.repeat(np.arange(qptr.size - 1), np.diff(qptr))
-    ideal = np.ascontiguousarray(labels[np.lexsort((-labels, qid))])
-    icum, gdoc, dtab = _fixed_gains(labels, ideal, qptr, gain, disc)
-    tkey = (-labels if ties == TIES_PESSIMISTIC else labels) if ties != TIES_STABLE else np.zeros(labels.size)
-    rel = np.flatnonzero(labels != 0.0).astype(np.int64)
-    rptr = np.searchsorted(rel, qptr).astype(np.int64)
-    return ideal, icum, gdoc, np.ascontiguousarray(tkey, dtype=np.float64), rel, rptr, dtab
-
-
 @njit(cache=True)
 def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, tk, tidx, cnt, pos):
     """Every query's labels ``ys`` and gains ``gs`` in ranking order (:func:`_sort_query`'s order, rows
     ``qptr[q]:qptr[q + 1]`` per query); False if a score is NaN.
 
-    Only the documents with a nonzero label (``rel``, see :func:`_fixed_tables`) are placed, the other
+    ``tables`` is ``(ideal, icum, gdoc, tkey, rel, rptr, dtab)`` (``lrank.metrics._fixed_tables``). Only
+    the documents with a nonzero label (``rel``) are placed, the other
     positions hold 0 (in ``ys`` only if ``need_ys``, else its content is undefined). A query's scores are
     bucketed as :func:`_sort_query` buckets them (every document of an earlier bucket has a strictly
     higher score), and a placed document's rank is its bucket's start plus the documents of its bucket
@@ -786,7 +770,7 @@ def _mean_ndcg_two(gs, icum, ideal, a, m, a2, m2, dtab, empty):
 @njit(cache=True)
 def _evaluate_fixed(scores, labels, qptr, ties, codes, ks, gain, empty, rel_threshold, max_grade, tables,
                     ys, gs, key, idx, tk, tidx, cnt, pos, out):
-    """:func:`_evaluate_sorted` into ``out`` with the label-only ``tables`` of :func:`_fixed_tables` (the
+    """:func:`_evaluate_sorted` into ``out`` with the label-only ``tables`` (see :func:`_place_fixed`; the
     same bits); ``ys``, ``gs`` have one entry per document, the other scratch ``max(m)`` (``cnt``
     ``2 max(m) + 1``). Returns False, ``out`` unfinished, if a score is NaN."""
     need_ys = False
@@ -1021,7 +1005,8 @@ def warmup() -> None:
     _pair_losses(ss, ys, qptr)
     _expected_disagreement(ss, ys, ideal, qptr)
     _expected_precisions(ss, (ys >= 1).astype(np.uint8), qptr, np.nan)
-    tables = _fixed_tables(y, qptr, 0, 0, 1)
+    icum, gdoc, dtab = _fixed_gains(y, _ideal_labels(y, qptr), qptr, 0, 1)
+    tables = (_ideal_labels(y, qptr), icum, gdoc, np.zeros(5), np.array([0, 2, 4]), np.array([0, 2, 3]), dtab)
     _evaluate_fixed(s, y, qptr, 0, codes, ks, 0, np.nan, 1.0, 4.0, tables, np.empty(5), np.empty(5),
                     np.empty(3), np.empty(3, dtype=np.int64), np.empty(3), np.empty(3, dtype=np.int64),
                     np.empty(7, dtype=np.int64), np.empty(3, dtype=np.int64), np.empty((8, 2)))
