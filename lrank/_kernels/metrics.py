@@ -8,7 +8,9 @@ label array (each query's labels sorted in decreasing order, see :func:`ideal_la
 metrics are asked for, :func:`evaluate_sorted` (and its parallel twin) does all of this one query at a
 time in scratch memory, with the same per-query code and hence the same bits. Hot loops elsewhere in
 lrank (AdaRank's feature x query metric matrix, LambdaMART's ideal DCG) call :func:`query_metric` and
-:func:`ideal_dcg` directly.
+:func:`ideal_dcg` directly. :func:`_evaluate_fixed` (``lrank.metrics.Evaluator``) gives the same values
+for fixed labels and new scores, the label-only work done once and only the nonzero-label documents
+ranked (:func:`_place_fixed`).
 
 Integer codes (module constants, read by the plain-Python layer :mod:`lrank.metrics`):
 
