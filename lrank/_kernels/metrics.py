@@ -8,7 +8,9 @@ label array (each query's labels sorted in decreasing order, see :func:`ideal_la
 metrics are asked for, :func:`evaluate_sorted` (and its parallel twin) does all of this one query at a
 time in scratch memory, with the same per-query code and hence the same bits. Hot loops elsewhere in
 lrank (AdaRank's feature x query metric matrix, LambdaMART's ideal DCG) call :func:`query_metric` and
-:func:`ideal_dcg` directly.
+:func:`ideal_dcg` directly. :func:`_evaluate_fixed` (``lrank.metrics.Evaluator``) gives the same values
+for fixed labels and new scores, the label-only work done once and only the nonzero-label documents
+ranked (:func:`_place_fixed`).
 
 Integer codes (module constants, read by the plain-Python layer :mod:`lrank.metrics`):
 
@@ -618,6 +620,185 @@ def _evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc,
 
 
 # ---------------------------------------------------------------------------------------------------
+# fixed labels, new scores (lrank.metrics.Evaluator): the label-only work done once, then per call the
+# ranks of the documents with a nonzero label only
+# ---------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _fixed_gains(labels, ideal, qptr, gain, disc):
+    """``(icum, gdoc, dtab)`` of the label tables of :func:`_evaluate_fixed` (``lrank.metrics``'
+    ``_fixed_tables``): ``icum[a + i]`` the ideal DCG of a query's top ``i + 1`` positions summed as
+    :func:`_metric_query`'s MeanNDCG loop sums it, from ``ideal`` (:func:`_ideal_labels`' values);
+    ``gdoc`` every document's gain; ``dtab`` the discounts (:func:`_discounts`) of the longest query."""
+    nq = qptr.size - 1
+    mmax = 0
+    for q in range(nq):
+        mmax = max(mmax, qptr[q + 1] - qptr[q])
+    dtab = _discounts(mmax, disc)
+    icum = np.empty(labels.size, dtype=np.float64)
+    for q in range(nq):
+        di = 0.0
+        for i in range(qptr[q + 1] - qptr[q]):
+            di += _gain_value(ideal[qptr[q] + i], gain) * dtab[i]
+            icum[qptr[q] + i] = di
+    gdoc = np.empty(labels.size, dtype=np.float64)
+    for i in range(labels.size):
+        gdoc[i] = _gain_value(labels[i], gain)
+    return icum, gdoc, dtab
+
+
+@njit(cache=True)
+def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, tk, tidx, cnt, pos):
+    """Every query's labels ``ys`` and gains ``gs`` in ranking order (:func:`_sort_query`'s order, rows
+    ``qptr[q]:qptr[q + 1]`` per query); False if a score is NaN.
+
+    ``tables`` is ``(ideal, icum, gdoc, tkey, rel, rptr, dtab)`` (``lrank.metrics._fixed_tables``). Only
+    the documents with a nonzero label (``rel``) are placed, the other
+    positions hold 0 (in ``ys`` only if ``need_ys``, else its content is undefined). A query's scores are
+    bucketed as :func:`_sort_query` buckets them (every document of an earlier bucket has a strictly
+    higher score), and a placed document's rank is its bucket's start plus the documents of its bucket
+    ranked before it: a higher score, or an equal one with a higher ``tkey``, or an equal ``tkey`` and an
+    earlier row. Where :func:`_sort_query` would merge-sort (a non-finite or zero score range) or a
+    placed document's bucket holds more than ``_BUCKET_INSERTION_MAX`` (heavy ties), it sorts the query
+    with :func:`_sort_query`'s merge sort (:func:`_sort_block`). One call for all queries: a call per
+    query costs more than the placing.
+    """
+    gdoc, tkey, rel, rptr = tables[2], tables[3], tables[4], tables[5]
+    gs[:] = 0.0
+    if need_ys:
+        ys[:] = 0.0
+    for q in range(qptr.size - 1):
+        a, b = qptr[q], qptr[q + 1]
+        m = b - a
+        lo = scores[a] if m > 0 else 0.0
+        hi = lo
+        lo2 = lo
+        hi2 = lo
+        ok = True
+        for i in range(a, b - 1, 2):  # two chains of min / max, each waiting for its own compares
+            v = scores[i]
+            v2 = scores[i + 1]
+            ok &= (v == v) & (v2 == v2)
+            lo = v if v < lo else lo
+            hi = v if v > hi else hi
+            lo2 = v2 if v2 < lo2 else lo2
+            hi2 = v2 if v2 > hi2 else hi2
+        v = scores[b - 1] if m > 0 else 0.0
+        ok &= v == v
+        lo = min(lo, lo2, v)
+        hi = max(hi, hi2, v)
+        if not ok:
+            return False
+        nb = 2 * m
+        width = hi - lo
+        scale = nb / width if width > 0.0 else 0.0
+        merge = not (width > 0.0 and math.isfinite(width) and math.isfinite(scale))
+        if not merge:
+            for i in range(nb + 1):
+                cnt[i] = 0
+            for i in range(m):  # a loop of its own: vectorised
+                tidx[i] = min(int((hi - scores[a + i]) * scale), nb - 1)
+            for i in range(m):
+                cnt[tidx[i] + 1] += 1
+            run = 0
+            for i in range(1, nb + 1):  # cnt[bk]: the start of bucket bk (a running sum in a register)
+                run += cnt[i]
+                cnt[i] = run
+            for i in range(m):  # scatter in document order: cnt[bk] becomes the end of bucket bk
+                bk = tidx[i]
+                p = cnt[bk]
+                cnt[bk] = p + 1
+                key[p] = scores[a + i]
+                if ties != 0:
+                    tk[p] = tkey[a + i]
+                pos[i] = p
+            for t in range(rptr[q], rptr[q + 1]):
+                i = rel[t] - a
+                bk = tidx[i]
+                p = pos[i]
+                r = cnt[bk - 1] if bk > 0 else 0
+                if cnt[bk] - r > _BUCKET_INSERTION_MAX:  # heavy ties: as _sort_query, sort the query
+                    merge = True
+                    break
+                v = key[p]
+                if ties == 0:
+                    for j in range(r, p):  # earlier rows: ahead unless lower
+                        r += key[j] >= v
+                    for j in range(p + 1, cnt[bk]):  # later rows: ahead only if higher
+                        r += key[j] > v
+                else:  # equal scores: ahead if a higher tie key, or an equal one and an earlier row
+                    w = tk[p]
+                    for j in range(r, p):
+                        r += (key[j] > v) | ((key[j] == v) & (tk[j] >= w))
+                    for j in range(p + 1, cnt[bk]):
+                        r += (key[j] > v) | ((key[j] == v) & (tk[j] > w))
+                ys[a + r] = labels[a + i]
+                gs[a + r] = gdoc[a + i]
+        if merge:  # _sort_query's merge sort (all tied and stable: row order); every position rewritten
+            for i in range(m):
+                idx[i] = a + i
+            if m >= 2 and (width != 0.0 or ties != 0):
+                _sort_block(scores, labels, ties, key, idx, tk, tidx, 0, m)
+            for i in range(m):
+                ys[a + i] = labels[idx[i]]
+                gs[a + i] = gdoc[idx[i]]
+    return True
+
+
+@njit(cache=True)
+def _mean_ndcg_two(gs, icum, ideal, a, m, a2, m2, dtab, empty):
+    """:func:`_metric_query`'s MeanNDCG of two queries (rows ``a:a + m`` and ``a2:a2 + m2``) from the gains
+    in ranking order ``gs`` and the ideal DCGs ``icum``: each query's terms summed in its order, the two
+    sums interleaved (two independent chains of additions, twice the throughput of one)."""
+    n1 = m if m > 0 and ideal[a] > 0.0 else 0
+    n2 = m2 if m2 > 0 and ideal[a2] > 0.0 else 0
+    d = 0.0
+    acc = 0.0
+    d2 = 0.0
+    acc2 = 0.0
+    for i in range(min(n1, n2)):
+        d += gs[a + i] * dtab[i]
+        acc += d / icum[a + i]
+        d2 += gs[a2 + i] * dtab[i]
+        acc2 += d2 / icum[a2 + i]
+    for i in range(min(n1, n2), n1):
+        d += gs[a + i] * dtab[i]
+        acc += d / icum[a + i]
+    for i in range(min(n1, n2), n2):
+        d2 += gs[a2 + i] * dtab[i]
+        acc2 += d2 / icum[a2 + i]
+    return (acc / m if n1 > 0 else empty), (acc2 / m2 if n2 > 0 else empty)
+
+
+@njit(cache=True)
+def _evaluate_fixed(scores, labels, qptr, ties, codes, ks, gain, empty, rel_threshold, max_grade, tables,
+                    ys, gs, key, idx, tk, tidx, cnt, pos, out):
+    """:func:`_evaluate_sorted` into ``out`` with the label-only ``tables`` (see :func:`_place_fixed`; the
+    same bits); ``ys``, ``gs`` have one entry per document, the other scratch ``max(m)`` (``cnt``
+    ``2 max(m) + 1``). Returns False, ``out`` unfinished, if a score is NaN."""
+    need_ys = False
+    for j in range(codes.size):
+        need_ys |= codes[j] != MEAN_NDCG
+    if not _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, tk, tidx, cnt, pos):
+        return False
+    ideal, icum, dtab = tables[0], tables[1], tables[6]
+    nq = qptr.size - 1
+    for j in range(codes.size):
+        if codes[j] == MEAN_NDCG:
+            for q in range(0, nq, 2):
+                a, b = qptr[q], qptr[q + 1]
+                c = qptr[q + 2] if q + 1 < nq else b
+                v, v2 = _mean_ndcg_two(gs, icum, ideal, a, b - a, b, c - b, dtab, empty)
+                out[j, q] = v
+                if q + 1 < nq:
+                    out[j, q + 1] = v2
+        else:
+            for q in range(nq):
+                out[j, q] = _metric_query(ys, ideal, qptr[q], qptr[q + 1] - qptr[q], codes[j], ks[j], gain,
+                                          dtab, empty, rel_threshold, max_grade)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------------
 # pair losses R1, R2 (RankBoost+ Eq. 3-4) over the critical pairs of each query
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
@@ -826,3 +1007,8 @@ def warmup() -> None:
     _pair_losses(ss, ys, qptr)
     _expected_disagreement(ss, ys, ideal, qptr)
     _expected_precisions(ss, (ys >= 1).astype(np.uint8), qptr, np.nan)
+    icum, gdoc, dtab = _fixed_gains(y, _ideal_labels(y, qptr), qptr, 0, 1)
+    tables = (_ideal_labels(y, qptr), icum, gdoc, np.zeros(5), np.array([0, 2, 4]), np.array([0, 2, 3]), dtab)
+    _evaluate_fixed(s, y, qptr, 0, codes, ks, 0, np.nan, 1.0, 4.0, tables, np.empty(5), np.empty(5),
+                    np.empty(3), np.empty(3, dtype=np.int64), np.empty(3), np.empty(3, dtype=np.int64),
+                    np.empty(7, dtype=np.int64), np.empty(3, dtype=np.int64), np.empty((8, 2)))

@@ -271,6 +271,7 @@ class NDCGBoostStep:
         self.metric_kwargs = {"discount": discount}
         self.smoothing = float(smoothing)
         self._cols = None  # `_columns`
+        self._evaluator = None  # `score`'s, made on its first call
 
     def initial_model(self) -> np.ndarray:
         return np.zeros(self.X.shape[0])
@@ -311,9 +312,16 @@ class NDCGBoostStep:
         return tree, model + alpha * fx
 
     def score(self, model: np.ndarray) -> float:
-        from lrank.metrics import evaluate
+        """The training measure of ``model``: ``evaluate(y, model, qptr, [metric], **metric_kwargs)[metric]``,
+        bit for bit, by a `lrank.metrics.Evaluator` built on the first call (labels and queries fixed)."""
+        from lrank.metrics import Evaluator, evaluate, parse_metric
 
-        return float(evaluate(self.y, model, self.qptr, [self.metric], **self.metric_kwargs)[self.metric])
+        if self._evaluator is None:
+            if parse_metric(self.metric).kind != "sorted":  # r1, expected_*, ...: not Evaluator's
+                res = evaluate(self.y, model, self.qptr, [self.metric], **self.metric_kwargs)
+                return float(res[self.metric])
+            self._evaluator = Evaluator(self.y, self.qptr, [self.metric], **self.metric_kwargs)
+        return self._evaluator.score(model)
 
 
 class NDCGBoost(SumOfEstimators, BaseRanker):

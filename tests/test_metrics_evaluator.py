@@ -1,0 +1,184 @@
+"""lrank.metrics.Evaluator: the same bits as evaluate on every path of its kernel, and clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lrank.metrics as M
+
+METRICS = ["mean_ndcg", "ndcg@1", "ndcg@5", "ndcg", "dcg@3", "dcg", "map", "err@5", "err", "p@3", "mrr",
+           "wta"]
+
+
+def bits(a):
+    """float64 values as integers: equality is bit equality (NaN payloads included, -0.0 != 0.0)."""
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.int64)
+
+
+def same(a, b):
+    """Two floats (or dicts of floats) equal bit for bit."""
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return bits(np.float64(a)) == bits(np.float64(b))
+
+
+def queries(seed, n_queries=60, max_size=150):
+    """Flat (y, qptr) with empty and one-document queries, all-equal labels, no relevant document, all
+    documents relevant, and queries large enough for the bucket path."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, max_size + 1, size=n_queries)
+    sizes[:5] = [0, 1, 2, 300, 50]
+    if n_queries > 8:
+        sizes[8] = 40
+    ys = []
+    for q, m in enumerate(sizes):
+        y = rng.choice(5, size=m, p=[0.5, 0.25, 0.12, 0.08, 0.05])
+        if q % 7 == 3:
+            y[:] = y[0] if m else y
+        if q % 11 == 5:
+            y[:] = 0
+        if q % 13 == 6:
+            y[:] = rng.integers(1, 5, size=m)
+        ys.append(y)
+    return np.concatenate(ys).astype(np.int64), np.r_[0, np.cumsum(sizes)].astype(np.int64)
+
+
+def scores_like(rng, qptr, kind):
+    """Scores of one kind per call: normal, uniform, rounded (ties), a few values (buckets past the
+    insertion limit), a query all tied, infinities, signed zeros, a range too wide for a finite bucket
+    width, values a few ulps apart."""
+    n = int(qptr[-1])
+    s = rng.normal(scale=0.3, size=n)
+    if kind == "round":
+        s = np.round(s, 1)
+    elif kind == "few":
+        s = rng.integers(0, 3, n).astype(float) + (rng.random(n) < 0.01) * 100.0
+    elif kind == "mixed":
+        s[rng.random(n) < 0.1] = -np.inf
+        s[rng.random(n) < 0.05] = np.inf
+        s[rng.random(n) < 0.1] = 0.0
+        s[rng.random(n) < 0.1] = -0.0
+        for q in (3, 4):  # queries all tied (3: all-equal labels, 4: mixed labels)
+            s[qptr[q]:qptr[q + 1]] = 0.5
+        a, b = qptr[8], qptr[9]
+        s[a:b] = rng.choice([-1.5e308, 1.5e308, 0.0], size=b - a)  # hi - lo overflows
+    elif kind == "uniform":  # dense near the top too: the buckets just below the maximum are used
+        s = rng.random(n)
+    elif kind == "tiny":
+        s = 1.0 + rng.integers(0, 50, n) * 1e-16  # scores a few ulps apart
+    return s
+
+
+def check(y, qptr, s, metrics, **kw):
+    ev = M.Evaluator(y, qptr, metrics, **kw)
+    want = M.evaluate(y, s, qptr, metrics, per_query=True, **kw)
+    table = ev.per_query(s)
+    for j, name in enumerate(metrics):
+        assert np.array_equal(bits(table[j]), bits(want[name])), (name, kw)
+    assert same(ev(s), M.evaluate(y, s, qptr, metrics, **kw))
+    assert same(ev.score(s), M.evaluate(y, s, qptr, metrics[:1], **kw)[metrics[0]])
+
+
+@pytest.mark.parametrize("kind", ["normal", "uniform", "round", "few", "mixed", "tiny"])
+@pytest.mark.parametrize("ties", ["stable", "pessimistic", "optimistic"])
+def test_same_bits_as_evaluate(kind, ties):
+    """Every label-order metric, cut-off and convention: per query, the means and ``score``, bit for bit."""
+    rng = np.random.default_rng(abs(hash((kind, ties))) % 2**32)
+    y, qptr = queries(11)
+    s = scores_like(rng, qptr, kind)
+    for gain, discount, empty in (("exp", "jk", 0.0), ("linear", "log2", 1.0), ("exp", "log2", "skip")):
+        check(y, qptr, s, METRICS, gain=gain, discount=discount, empty=empty, ties=ties)
+    check(y, qptr, s, ["map", "p@5", "mrr", "wta"], rel_threshold=2, ties=ties)
+
+
+def test_one_evaluator_many_scores():
+    """Scratch memory reused over calls leaves no trace: each call equals a fresh evaluate."""
+    rng = np.random.default_rng(3)
+    y, qptr = queries(4)
+    ev = M.Evaluator(y, qptr, ["mean_ndcg", "ndcg@10"], discount="jk")
+    for kind in ["normal", "few", "mixed", "uniform", "round", "tiny"] * 2:
+        s = scores_like(rng, qptr, kind)
+        assert same(ev(s), M.evaluate(y, s, qptr, ["mean_ndcg", "ndcg@10"], discount="jk"))
+
+
+def test_mslr_like_training_set():
+    """The BoostingTree case: ~116 documents a query, three grades, MeanNDCG with JK's discount."""
+    rng = np.random.default_rng(5)
+    qptr = np.r_[0, np.cumsum(rng.integers(18, 300, 86))].astype(np.int64)
+    y = rng.choice(3, size=int(qptr[-1]), p=[0.56, 0.29, 0.15])
+    ev = M.Evaluator(y, qptr, ["mean_ndcg"], discount="jk")
+    model = np.zeros(y.size)
+    for _ in range(20):  # a boosting-like walk: stump steps leave many ties, then fewer
+        model = model + rng.normal() * (rng.random(y.size) < 0.5)
+        assert same(ev.score(model), M.evaluate(y, model, qptr, ["mean_ndcg"], discount="jk")["mean_ndcg"])
+
+
+def test_input_dtypes_and_layouts():
+    """Integer, float32, bool and strided scores are converted as evaluate converts them."""
+    y, qptr = queries(8, n_queries=10, max_size=30)
+    rng = np.random.default_rng(8)
+    ev = M.Evaluator(y.astype(np.int32), qptr, ["ndcg@5", "mean_ndcg"])
+    for s in (rng.integers(0, 4, y.size), rng.normal(size=y.size).astype(np.float32),
+              rng.random(y.size) < 0.5, rng.normal(size=2 * y.size)[::2], list(rng.normal(size=y.size))):
+        assert same(ev(s), M.evaluate(y, s, qptr, ["ndcg@5", "mean_ndcg"]))
+
+
+def test_nan_scores_same_error_as_evaluate():
+    y, qptr = queries(9, n_queries=8, max_size=20)
+    s = np.random.default_rng(9).normal(size=y.size)
+    s[[5, 9]] = np.nan
+    with pytest.raises(ValueError) as want:
+        M.evaluate(y, s, qptr, ["ndcg@5"])
+    ev = M.Evaluator(y, qptr, ["ndcg@5"])
+    with pytest.raises(ValueError) as got:
+        ev(s)
+    assert str(got.value) == str(want.value)
+    assert "document 5" in str(got.value)
+    s[[5, 9]] = 0.0
+    assert same(ev(s), M.evaluate(y, s, qptr, ["ndcg@5"]))  # usable after the error
+
+
+def test_bad_input_names_the_parameter():
+    y, qptr = np.array([1, 0, 2, 0]), np.array([0, 2, 4])
+    ev = M.Evaluator(y, qptr, "ndcg@2")
+    with pytest.raises(ValueError, match=r"scores must have shape \(4,\)"):
+        ev(np.zeros(5))
+    with pytest.raises(ValueError, match=r"scores must have shape"):
+        ev(np.zeros((4, 1)))
+    with pytest.raises(ValueError, match="scores must be numeric"):
+        ev(np.array(["a", "b", "c", "d"]))
+    with pytest.raises(ValueError, match="scores must be numeric"):
+        ev(np.array([None] * 4))
+    with pytest.raises(ValueError, match="metrics: unknown metric 'ndgc@2'"):
+        M.Evaluator(y, qptr, ["ndgc@2"])
+    with pytest.raises(ValueError, match="metrics: .*'r1'"):
+        M.Evaluator(y, qptr, ["ndcg", "r1"])
+    with pytest.raises(ValueError, match="metrics is empty"):
+        M.Evaluator(y, qptr, [])
+    with pytest.raises(ValueError, match="qptr must"):
+        M.Evaluator(y, [0, 3], "ndcg")
+    with pytest.raises(ValueError, match="label of document 1"):
+        M.Evaluator(np.array([1, -1, 0, 0]), qptr, "ndcg")
+    with pytest.raises(ValueError, match="y must be 1-d"):
+        M.Evaluator(y.reshape(2, 2), qptr, "ndcg")
+    with pytest.raises(ValueError, match="discount must be"):
+        M.Evaluator(y, qptr, "ndcg", discount="ln")
+    with pytest.raises(ValueError, match="max_grade"):
+        M.Evaluator(np.array([5, 0, 0, 0]), qptr, "err@2")
+
+
+def test_ndcgboost_step_score_is_evaluate():
+    """NDCGBoostStep.score goes through an Evaluator: the same float as evaluate, for any metric."""
+    from lrank import RankingData
+    from lrank.models.ndcgboost import NDCGBoostStep
+
+    rng = np.random.default_rng(12)
+    qptr = np.r_[0, np.cumsum(rng.integers(1, 40, 12))].astype(np.int64)  # no empty query: RankingData's
+    y = rng.integers(0, 3, int(qptr[-1]))
+    data = RankingData(X=rng.normal(size=(y.size, 3)), y=y, qptr=qptr)
+    for metric in ("mean_ndcg", "ndcg@10", "r2"):
+        step = NDCGBoostStep(data, metric=metric, discount="jk")
+        for s in (rng.normal(size=y.size), np.round(rng.normal(size=y.size), 1)):
+            want = M.evaluate(y, s, qptr, [metric], discount="jk")[metric]
+            assert same(step.score(s), want)
