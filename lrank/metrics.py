@@ -61,8 +61,9 @@ equals ``r2`` (the paper's Eq. 21 / RankBoost+ Eq. 4): it is computed by a diffe
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +74,7 @@ from lrank.data.container import LABEL_BOUND, first_bad_label, label_error
 
 __all__ = [
     "Evaluator",
+    "training_measure",
     "MetricSpec",
     "average_precision",
     "dcg",
@@ -485,6 +487,36 @@ class Evaluator:
     def score(self, scores: Any) -> float:
         """The first metric's mean (the one float a training loop reads), as ``self(scores)[metrics[0]]``."""
         return _mean_fast(self.per_query(scores)[0])
+
+
+def training_measure(y: Any, qptr: Any, metric: str, **options: Any) -> Callable[[Any], float]:
+    """A function ``scores -> float`` giving ``evaluate(y, scores, qptr, [metric], **options)[metric]`` bit
+    for bit: an `Evaluator`'s ``score`` where the metric is one the Evaluator computes (labels and
+    queries checked once, each call ~2.5x faster), else `evaluate` itself. A boosting step's training
+    measure ``f`` (BoostingTree, EXP3.P, the standard variant) is one call per step.
+
+    Parameters
+    ----------
+    y, qptr
+        Labels and CSR query offsets, as for `evaluate`.
+    metric : str
+        One metric name `evaluate` knows.
+    **options
+        `evaluate`'s options (``gain``, ``discount``, ...).
+
+    Returns
+    -------
+    callable
+        ``f(scores) -> float``.
+    """
+    if parse_metric(metric).kind == "sorted":
+        return Evaluator(y, qptr, [metric], **options).score
+    return functools.partial(_evaluate_one, y=y, qptr=qptr, metric=metric, options=options)  # picklable
+
+
+def _evaluate_one(scores: Any, *, y: Any, qptr: Any, metric: str, options: dict) -> float:
+    """`training_measure`'s fallback: one metric's mean by `evaluate`."""
+    return float(evaluate(y, scores, qptr, [metric], **options)[metric])
 
 
 def _fixed_tables(labels: np.ndarray, qptr: np.ndarray, ties: int, gain: int, disc: int) -> tuple:

@@ -182,3 +182,23 @@ def test_ndcgboost_step_score_is_evaluate():
         for s in (rng.normal(size=y.size), np.round(rng.normal(size=y.size), 1)):
             want = M.evaluate(y, s, qptr, [metric], discount="jk")[metric]
             assert same(step.score(s), want)
+
+
+@pytest.mark.parametrize("metric, opts", [("mean_ndcg", {"discount": "jk"}), ("ndcg@3", {}), ("r2", {}),
+                                          ("expected_ap", {})])
+def test_training_measure_is_evaluate_bit_for_bit_and_pickles(metric, opts):
+    """`training_measure`: an Evaluator where it applies, `evaluate` otherwise; the same float either way,
+    also after a pickle round trip (a step object holding it may be pickled)."""
+    import pickle
+
+    from lrank.metrics import Evaluator, evaluate, training_measure
+
+    rng = np.random.default_rng(3)
+    qptr = np.array([0, 1, 9, 30, 31, 60])
+    y = rng.integers(0, 3, qptr[-1])
+    f = training_measure(y, qptr, metric, **opts)
+    assert isinstance(getattr(f, "__self__", None), Evaluator) == (metric in ("mean_ndcg", "ndcg@3"))
+    g = pickle.loads(pickle.dumps(f))
+    for s in (rng.normal(size=y.size), np.round(rng.normal(size=y.size)), np.zeros(y.size)):
+        want = float(evaluate(y, s, qptr, [metric], **opts)[metric])
+        assert np.array_equal(f(s), want, equal_nan=True) and np.array_equal(g(s), want, equal_nan=True)

@@ -785,6 +785,7 @@ class LambdaMARTStep:
         self._workspace = None  # the tree buffers of the steps that reuse kept lambdas
         self._cols = None  # the binned matrix by columns (`_columns`), made at the first constrained stump
         self._memo = None  # `_stump_root` of the last weights
+        self._measure = None  # `score`'s, made on its first call
 
     def initial_model(self) -> np.ndarray:
         return np.zeros(self.X.shape[0])
@@ -833,9 +834,13 @@ class LambdaMARTStep:
         return tree, np.ascontiguousarray(model, dtype=np.float64) + tree.value_[tree.leaf_of_]
 
     def score(self, model: np.ndarray) -> float:
-        from lrank.metrics import evaluate
+        """The training measure of ``model``: ``evaluate(y, model, qptr, [metric], **metric_kwargs)[metric]``,
+        bit for bit (`lrank.metrics.training_measure`, made on the first call: labels and queries fixed)."""
+        if self._measure is None:
+            from lrank.metrics import training_measure
 
-        return float(evaluate(self.y, model, self.qptr, [self.metric], **self.metric_kwargs)[self.metric])
+            self._measure = training_measure(self.y, self.qptr, self.metric, **self.metric_kwargs)
+        return self._measure(model)
 
     def _stump(self, lam: np.ndarray, hess: np.ndarray, f: int):
         """The constrained stump (split on feature ``f`` only) of `lrank.weak.tree.RegressionTree` with the

@@ -271,7 +271,7 @@ class NDCGBoostStep:
         self.metric_kwargs = {"discount": discount}
         self.smoothing = float(smoothing)
         self._cols = None  # `_columns`
-        self._evaluator = None  # `score`'s, made on its first call
+        self._measure = None  # `score`'s, made on its first call
 
     def initial_model(self) -> np.ndarray:
         return np.zeros(self.X.shape[0])
@@ -313,15 +313,12 @@ class NDCGBoostStep:
 
     def score(self, model: np.ndarray) -> float:
         """The training measure of ``model``: ``evaluate(y, model, qptr, [metric], **metric_kwargs)[metric]``,
-        bit for bit, by a `lrank.metrics.Evaluator` built on the first call (labels and queries fixed)."""
-        from lrank.metrics import Evaluator, evaluate, parse_metric
+        bit for bit (`lrank.metrics.training_measure`, made on the first call: labels and queries fixed)."""
+        if self._measure is None:
+            from lrank.metrics import training_measure
 
-        if self._evaluator is None:
-            if parse_metric(self.metric).kind != "sorted":  # r1, expected_*, ...: not Evaluator's
-                res = evaluate(self.y, model, self.qptr, [self.metric], **self.metric_kwargs)
-                return float(res[self.metric])
-            self._evaluator = Evaluator(self.y, self.qptr, [self.metric], **self.metric_kwargs)
-        return self._evaluator.score(model)
+            self._measure = training_measure(self.y, self.qptr, self.metric, **self.metric_kwargs)
+        return self._measure(model)
 
 
 class NDCGBoost(SumOfEstimators, BaseRanker):
