@@ -192,6 +192,11 @@ def _rank_order_merge(scores, labels, qptr, ties):
 
 #: a query with a bucket larger than this is merge-sorted instead of bucket-sorted
 _BUCKET_INSERTION_MAX = 24
+#: `_place_fixed` counts a placed document's rank within its bucket (vectorised comparisons) while the
+#: query's placed documents' buckets hold at most this many documents per document of the query in all,
+#: else it merge-sorts the query (the same ranks either way; measured on sums of a few stumps, whose
+#: buckets are large: counting ~2x faster at 1-3 stumps on the MSLR sample)
+_PLACE_BUDGET = 32
 
 
 @njit(cache=True)
@@ -657,8 +662,12 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
     bucketed as :func:`_sort_query` buckets them (every document of an earlier bucket has a strictly
     higher score), and a placed document's rank is its bucket's start plus the documents of its bucket
     ranked before it: a higher score, or an equal one with a higher ``tkey``, or an equal ``tkey`` and an
-    earlier row. Where :func:`_sort_query` would merge-sort (a non-finite or zero score range) or a
-    placed document's bucket holds more than ``_BUCKET_INSERTION_MAX`` (heavy ties), it sorts the query
+    earlier row. With ``ties="stable"`` a bucket holding one score value only (a sum of a few stumps
+    gives few values per query) is already in rank order, its rows being scattered in row order: its
+    documents' ranks are their positions, not counted (MSLR sample, MeanNDCG of a sum of 3 stumps:
+    0.30 -> 0.08 ms a call). Where :func:`_sort_query` would merge-sort (a non-finite or zero score
+    range) or the placed documents' buckets hold more than ``_PLACE_BUDGET`` documents per document of
+    the query in all (counting would cost more than sorting), it sorts the query
     with :func:`_sort_query`'s merge sort (:func:`_sort_block`). One call for all queries: a call per
     query costs more than the placing.
     """
@@ -711,12 +720,30 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
                 if ties != 0:
                     tk[p] = tkey[a + i]
                 pos[i] = p
+            if ties == 0:  # idx[p] = 1 where p's bucket holds one score value: its rank is p itself
+                p0 = 0
+                for bk in range(nb):
+                    e = cnt[bk]
+                    if e > p0:
+                        v0 = key[p0]
+                        same = 1
+                        for j in range(p0 + 1, e):
+                            same &= key[j] == v0
+                        for j in range(p0, e):
+                            idx[j] = same
+                        p0 = e
+            work = 0
             for t in range(rptr[q], rptr[q + 1]):
                 i = rel[t] - a
                 bk = tidx[i]
                 p = pos[i]
+                if ties == 0 and idx[p] == 1:  # rows of equal scores are in row order: ranked as placed
+                    ys[a + p] = labels[a + i]
+                    gs[a + p] = gdoc[a + i]
+                    continue
                 r = cnt[bk - 1] if bk > 0 else 0
-                if cnt[bk] - r > _BUCKET_INSERTION_MAX:  # heavy ties: as _sort_query, sort the query
+                work += cnt[bk] - r
+                if work > _PLACE_BUDGET * m:  # heavy ties: counting would cost more than the merge sort
                     merge = True
                     break
                 v = key[p]
