@@ -202,3 +202,33 @@ def test_training_measure_is_evaluate_bit_for_bit_and_pickles(metric, opts):
     for s in (rng.normal(size=y.size), np.round(rng.normal(size=y.size)), np.zeros(y.size)):
         want = float(evaluate(y, s, qptr, [metric], **opts)[metric])
         assert np.array_equal(f(s), want, equal_nan=True) and np.array_equal(g(s), want, equal_nan=True)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("seed", range(8))
+def test_evaluator_against_the_plain_reference(seed):
+    """The Evaluator's kernel (bucket placing, one-value buckets ranked by position, the merge-sort
+    fallback) against the plain reference of `tests/reference/metrics.py`, per query: scores that are sums
+    of a few stumps (heavy ties), rounded, continuous; one-document queries, all-equal labels and queries
+    without a relevant document (the reference's NaN is the Evaluator's ``empty``)."""
+    from lrank.metrics import Evaluator
+    from tests.reference import metrics as ref
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 70, size=12)
+    sizes[:2] = 1
+    qptr = np.concatenate([[0], np.cumsum(sizes)])
+    y = rng.integers(0, 3, qptr[-1])
+    y[qptr[2]:qptr[3]] = 1                                             # all labels equal
+    y[qptr[3]:qptr[4]] = 0                                             # no relevant document
+    X = rng.normal(size=(y.size, 4))
+    stumps = sum(np.where(X[:, f] > 0, 0.2, -0.1) * (f + 1) for f in range(seed % 4 + 1))
+    for s in (stumps, np.round(rng.normal(size=y.size), 1), rng.normal(size=y.size)):
+        for name, d, k in (("mean_ndcg", "jk", None), ("ndcg@3", "log2", 3), ("ndcg", "log2", None)):
+            got = Evaluator(y, qptr, [name], discount=d).per_query(s)[0]
+            for q in range(sizes.size):
+                a, b = qptr[q], qptr[q + 1]
+                want = (ref.mean_ndcg(y[a:b], s[a:b], d=d) if name == "mean_ndcg"
+                        else ref.ndcg(y[a:b], s[a:b], k, d=d))
+                want = 0.0 if np.isnan(want) else want
+                assert got[q] == pytest.approx(want, rel=1e-12, abs=1e-15), (name, q)
