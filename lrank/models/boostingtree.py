@@ -326,13 +326,13 @@ class BoostingTree(_Driver):
         sampler = self.constraint_sampler
         Xv = None if valid is None else np.ascontiguousarray(valid.X, dtype=np.float32)
 
-        def vscore(scores_v):
-            if valid is None:
-                return float("nan")
-            from lrank.metrics import evaluate
+        if valid is not None:
+            from lrank.metrics import training_measure
 
-            return float(evaluate(valid.y, scores_v, valid.qptr, [vmetric],
-                                  **getattr(step, "metric_kwargs", {}))[vmetric])
+            vmeasure = training_measure(valid.y, valid.qptr, vmetric, **getattr(step, "metric_kwargs", {}))
+
+        def vscore(scores_v):
+            return float("nan") if valid is None else vmeasure(scores_v)
 
         tree = _Tree()
         cache = _ModelCache(self.cache_bytes)

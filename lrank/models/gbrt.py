@@ -305,7 +305,7 @@ class _GBRT(BaseRanker):
         The ensemble is stored as the trees are made (lists of per-tree node arrays, stacked at the
         end): memory follows the iterations run, not ``n_estimators``.
         """
-        from lrank.metrics import evaluate
+        from lrank.metrics import training_measure
 
         self._validate()
         self._check_labels(data)
@@ -323,6 +323,7 @@ class _GBRT(BaseRanker):
         stop = f"n_estimators={self.n_estimators} iterations done"
         n_iter = 0
         step = np.empty(data.n_docs)  # per tree: the leaf values of the documents, then |L'| (no new arrays)
+        measures = [training_measure(vd.y, vd.qptr, metric) for vd in valid]  # labels checked once
         for it in self._progress(self.n_estimators):
             leaves = 0
             sag = 0.0
@@ -345,9 +346,9 @@ class _GBRT(BaseRanker):
                 sag += float(np.abs(grad, out=step).sum())
             n_iter = it + 1
             row = {"n_leaves": leaves, "sum_abs_grad": sag}
-            for j, (vd, vr) in enumerate(zip(valid, vraws)):
+            for j, (measure, vr) in enumerate(zip(measures, vraws)):
                 name = f"valid_{metric}" if j == 0 else f"valid{j}_{metric}"
-                row[name] = float(evaluate(vd.y, self._scores(vr), vd.qptr, [metric])[metric])
+                row[name] = measure(self._scores(vr))
             rows.append(row)
             if valid:
                 score = row[f"valid_{metric}"]

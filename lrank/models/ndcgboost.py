@@ -406,7 +406,7 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
             eval_set: Any = None) -> NDCGBoost:
         """Run ``n_estimators`` NDCGBoost iterations (ALGORITHMS.md 7) on the queries of ``X``."""
-        from lrank.metrics import evaluate, parse_metric
+        from lrank.metrics import parse_metric
 
         self._validate()
         data = self._ranking_data(X, y, qid, group)
@@ -423,13 +423,17 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
         v = None if valid is None else np.zeros(valid.n_docs)
         trees, rows = [], []
         best, best_t, stop = -np.inf, 0, "n_estimators reached"
+        if valid is not None:
+            from lrank.metrics import training_measure
+
+            vmeasure = training_measure(valid.y, valid.qptr, vmetric, discount=self.discount)
         for t in self._progress(self.n_estimators):
             tree, model = step.step(model, None)
             trees.append(tree)
             row = {"alpha": tree.scale, "A": tree.A, "B": tree.B, f"train_{self.metric}": step.score(model)}
             if valid is not None:
                 v = v + tree.predict(valid.X)
-                fv = float(evaluate(valid.y, v, valid.qptr, [vmetric], discount=self.discount)[vmetric])
+                fv = vmeasure(v)
                 row[f"valid_{vmetric}"] = fv
                 if fv > best:
                     best, best_t = fv, t + 1

@@ -27,7 +27,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from lrank._kernels import stumps as K
 from lrank.data.container import RankingData
-from lrank.metrics import evaluate, parse_metric
+from lrank.metrics import parse_metric, training_measure
 from lrank.models._base import BaseRanker
 from lrank.weak.stumps import BinnedStumps, ScaledFeatures, feature_ranking_values
 
@@ -341,6 +341,7 @@ class RankBoost(BaseRanker):
         lower_better = parse_metric(metric).base in _LOSS_METRICS
         vX = [self._features(vd.X, X.shape[1]) for vd in valid]
         vH = [np.zeros(v.shape[0]) for v in vX]
+        measures = [training_measure(vd.y, vd.qptr, metric) for vd in valid]  # labels checked once
         best, best_it, since = np.inf, 0, 0
         rows_out: list[dict] = []  # grows with the rounds actually run (memory follows work)
         sum_abs_alpha = 0.0
@@ -413,13 +414,13 @@ class RankBoost(BaseRanker):
                 "low": st.low if use_features else np.nan, "high": st.high if use_features else np.nan,
                 "r": st.r, "alpha": alpha, "Z": Z, "eps_plus": wm, "eps_zero": w0, "eps_minus": wp,
                 "bound": bound, "train_rloss": loss_half, "train_rloss_strict": loss_strict})
-            for j, (vd, x_v, h_v) in enumerate(zip(valid, vX, vH)):
+            for j, (measure, x_v, h_v) in enumerate(zip(measures, vX, vH)):
                 if use_features:
                     h_v += alpha * feature_ranking_values(x_v, st.feature, st.low, st.high, st.q_def)
                 else:
                     K._stump_scores(x_v, np.array([st.feature], dtype=np.int64), np.array([st.threshold]),
                                    np.array([float(st.q_def)]), np.array([alpha]), h_v)
-                score = float(evaluate(vd.y, h_v, vd.qptr, [metric])[metric])
+                score = measure(h_v)
                 rows_out[-1][f"valid_{metric}" if j == 0 else f"valid{j}_{metric}"] = score
                 if j == 0:
                     loss = score if lower_better else -score
