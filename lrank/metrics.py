@@ -325,7 +325,8 @@ def evaluate(
         codes = np.array([spec.code for spec in specs], dtype=np.int64)
         ks = np.array([spec.k for spec in specs], dtype=np.int64)
         kernel = _k._evaluate_sorted_parallel if _parallel(sf.size) else _k._evaluate_sorted
-        table = kernel(sf, yf, qp, t, codes, ks, g, d, e, thr, float(max_grade))
+        # _check_inputs lets through integer labels 0 <= y < LABEL_BOUND only: the ideal is counted
+        table = kernel(sf, yf, qp, t, codes, ks, g, d, e, thr, float(max_grade), LABEL_BOUND)
         return {spec.name: (table[j].copy() if per_query else _mean(table[j]))
                 for j, spec in enumerate(specs)}
 

@@ -130,7 +130,7 @@ for ties in (0, 1, 2):
     out[f"rank_order{ties}"] = np.array_equal(par, M._rank_order(s, y, qptr, ties))
 cds = np.array([0, 2, 3], dtype=np.int64)
 ks = np.array([10, 0, 5], dtype=np.int64)
-args = (s, y, qptr, 0, cds, ks, 0, 0, np.nan, 1.0, 4.0)
+args = (s, y, qptr, 0, cds, ks, 0, 0, np.nan, 1.0, 4.0, 31)
 par = M._evaluate_sorted_parallel(*args)
 out["evaluate"] = np.array_equal(par, M._evaluate_sorted(*args), equal_nan=True)
 hist = np.zeros((off[-1], 3))

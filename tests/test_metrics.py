@@ -493,9 +493,11 @@ def test_fused_evaluate_sorted_equals_separate_kernels(ties):
                 ideal = K._ideal_labels(y, qp)
                 want = np.array([K._query_metric(y[o], ideal, qp, c, k, gain, disc, empty, 1.0, 1000.0)
                                  for c in codes])
+                # label_bound 0: any labels; 1000 (labels 0..999 here): the ideal counted while gathered
                 for kern in (K._evaluate_sorted, K._evaluate_sorted_parallel):
-                    got = kern(s, y, qp, ties, codes, ks, gain, disc, empty, 1.0, 1000.0)
-                    assert np.array_equal(got, want, equal_nan=True)
+                    for bound in (0, 1000):
+                        got = kern(s, y, qp, ties, codes, ks, gain, disc, empty, 1.0, 1000.0, bound)
+                        assert np.array_equal(got, want, equal_nan=True), (kern, bound)
 
 
 def test_exp_gain_fast_path_is_exact():

@@ -219,37 +219,52 @@ def _sort_block(scores, labels, ties, key, idx, tkey, tidx, st, en):
 def _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt):
     """Rows ``a:b`` of one query in ranking order, left in ``idx[:b - a]`` (see :func:`rank_order`).
 
-    A stable bucket sort: each score falls into one of ``2 m`` buckets by linear interpolation between
-    the query's maximum and minimum score (a monotone map, so equal scores share a bucket and a
-    higher score never lands in a later bucket), documents are scattered into the buckets in
-    document order, and one insertion sort over the query puts each bucket in order (stably; ties by
-    label for the pessimistic / optimistic modes); it never moves a document past a bucket boundary.
+    A stable bucket sort: each score falls into one of ``2 m + 1`` buckets by linear interpolation
+    between the query's maximum and minimum score (only scores at the minimum can reach the last one; a
+    monotone map, so equal scores share a bucket and a higher score never lands in a later bucket),
+    documents are scattered into the buckets in document order, and one insertion sort over the query
+    puts each bucket in order (stably; ties by label for the pessimistic / optimistic modes; a document
+    already after its predecessor in ranking order stays, after one compare); it never moves a document
+    past a bucket boundary.
     Expected O(m) on continuous scores. A query whose score range is not finite, or with a bucket of
     more than ``_BUCKET_INSERTION_MAX`` documents (heavy ties, outliers), is merge-sorted instead.
     The result is the unique stable order, identical to the merge sort's.
     """
     m = b - a
     lo = scores[a]
-    hi = scores[a]
-    for i in range(a + 1, b):
+    hi = lo
+    lo2 = lo
+    hi2 = lo
+    for i in range(a + 1, b - 1, 2):  # two chains of min / max, each waiting for its own compares
         v = scores[i]
-        lo = min(lo, v)
-        hi = max(hi, v)
+        v2 = scores[i + 1]
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
+        lo2 = v2 if v2 < lo2 else lo2
+        hi2 = v2 if v2 > hi2 else hi2
+    v = scores[b - 1]
+    lo = min(lo, lo2, v)
+    hi = max(hi, hi2, v)
     nb = 2 * m
     width = hi - lo
     scale = nb / width if width > 0.0 else 0.0
     merge = width == 0.0 or not math.isfinite(width) or not math.isfinite(scale)
     if not merge:
+        # buckets 0..nb: (hi - lo) * scale rounds to at most nb (2 ulp above nb is below nb + 1), so the
+        # lowest score's bucket needs no clamp
         for i in range(nb + 1):
             cnt[i] = 0
         for i in range(m):
-            bk = min(int((hi - scores[a + i]) * scale), nb - 1)
+            bk = int((hi - scores[a + i]) * scale)
             tidx[i] = bk
-            cnt[bk + 1] += 1
+            cnt[bk] += 1
         largest = 0
-        for i in range(nb):
-            largest = max(largest, cnt[i + 1])
-            cnt[i + 1] += cnt[i]
+        run = 0
+        for i in range(nb + 1):  # cnt[bk]: the start of bucket bk (a running sum in a register)
+            c = cnt[i]
+            largest = max(largest, c)
+            cnt[i] = run
+            run += c
         merge = largest > _BUCKET_INSERTION_MAX
     if merge:
         for i in range(m):
@@ -267,6 +282,8 @@ def _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt):
     sign = -1.0 if ties == 1 else 1.0
     for i in range(1, m):
         v = key[i]
+        if key[i - 1] > v or (ties == 0 and key[i - 1] == v):  # in place already (most documents)
+            continue
         r = idx[i]
         j = i
         if ties == 0:
@@ -547,15 +564,31 @@ def _query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
 def _evaluate_query(scores, labels, a, b, ties, codes, ks, gain, dtab, empty, rel_threshold, max_grade,
-                    key, idx, tkey, tidx, cnt, ys, ideal, counts, out, q):
-    """Every metric of ``codes`` for query ``q`` (rows ``a:b``) into ``out[:, q]``; scratch of size m."""
+                    label_bound, key, idx, tkey, tidx, cnt, ys, ideal, counts, out, q):
+    """Every metric of ``codes`` for query ``q`` (rows ``a:b``) into ``out[:, q]``; scratch of size m.
+
+    ``label_bound > 0`` says every label is an integer ``0 <= y < label_bound`` (the caller checked): the
+    labels are then counted while they are gathered in ranking order, and the ideal labels read from
+    the counts (no pass of their own); ``0``: :func:`_ideal_query`.
+    """
     m = b - a
+    if label_bound > 0:
+        for c in range(label_bound):
+            counts[c] = 0
     if m >= 2:
         _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt)
-        for i in range(m):
-            ys[i] = labels[idx[i]]
+        if label_bound > 0:
+            for i in range(m):
+                v = labels[idx[i]]
+                ys[i] = v
+                counts[int(v)] += 1
+        else:
+            for i in range(m):
+                ys[i] = labels[idx[i]]
     elif m == 1:
         ys[0] = labels[a]
+        if label_bound > 0:
+            counts[int(labels[a])] += 1
     need = 0  # ideal positions read: the top label, NDCG's top k, MeanNDCG's all
     for j in range(codes.size):
         if codes[j] == MEAN_NDCG:
@@ -564,18 +597,52 @@ def _evaluate_query(scores, labels, a, b, ties, codes, ks, gain, dtab, empty, re
             need = max(need, m if (ks[j] <= 0 or ks[j] > m) else ks[j])
         else:
             need = max(need, 1)
-    _ideal_query(labels, a, b, counts, ideal, 0, need)
+    if label_bound > 0:
+        k = 0
+        c = label_bound - 1
+        need = min(need, m)  # the counts hold the m documents
+        while k < need:  # from the highest label down
+            for _ in range(min(counts[c], need - k)):
+                ideal[k] = c
+                k += 1
+            c -= 1
+    else:
+        _ideal_query(labels, a, b, counts, ideal, 0, need)
     for j in range(codes.size):
-        out[j, q] = _metric_query(ys, ideal, 0, m, codes[j], ks[j], gain, dtab, empty, rel_threshold,
-                                  max_grade)
+        if codes[j] == MAP and m > 0 and ideal[0] >= rel_threshold:
+            out[j, q] = _average_precision(ys, m, rel_threshold, tidx)
+        else:
+            out[j, q] = _metric_query(ys, ideal, 0, m, codes[j], ks[j], gain, dtab, empty, rel_threshold,
+                                      max_grade)
 
 
 @njit(cache=True)
-def _evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, rel_threshold, max_grade):
+def _average_precision(ys, m, rel_threshold, pos):
+    """:func:`_metric_query`'s MAP of a query with a relevant document, dividing at relevant positions only.
+
+    The relevant positions are gathered first (branch-free) into the scratch ``pos``; the sum then
+    adds ``hits / rank`` at each, in rank order: the same additions as the branch-free loop over all
+    positions (which adds ``0.0`` elsewhere), hence the same bits, with one division per relevant
+    document instead of one per document.
+    """
+    n = 0
+    for i in range(m):
+        pos[n] = i
+        n += ys[i] >= rel_threshold
+    s = 0.0
+    for h in range(n):
+        s += (h + 1) / (pos[h] + 1.0)
+    return s / n
+
+
+@njit(cache=True)
+def _evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, rel_threshold, max_grade,
+                     label_bound):
     """Metrics ``codes[j]`` at cut-offs ``ks[j]`` for every query: ``out[j, q]``, shape (n_codes, n_q).
 
     The same values as :func:`rank_order`, the gather ``labels[order]``, :func:`ideal_labels` and one
-    :func:`query_metric` call per code, computed one query at a time in scratch memory.
+    :func:`query_metric` call per code, computed one query at a time in scratch memory. ``label_bound``:
+    see :func:`_evaluate_query` (``0`` for any finite labels).
     """
     nq = qptr.size - 1
     mmax = 0
@@ -590,16 +657,17 @@ def _evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, r
     cnt = np.empty(2 * mmax + 1, dtype=np.int64)
     ys = np.empty(mmax, dtype=np.float64)
     ideal = np.empty(mmax, dtype=np.float64)
-    counts = np.empty(257, dtype=np.int64)
+    counts = np.empty(max(257, label_bound), dtype=np.int64)
     for q in range(nq):
         _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, dtab, empty,
-                        rel_threshold, max_grade, key, idx, tkey, tidx, cnt, ys, ideal, counts, out, q)
+                        rel_threshold, max_grade, label_bound, key, idx, tkey, tidx, cnt, ys, ideal, counts,
+                        out, q)
     return out
 
 
 @njit(cache=True, parallel=True)
 def _evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc, empty, rel_threshold,
-                             max_grade):
+                             max_grade, label_bound):
     """Parallel twin of :func:`evaluate_sorted` (blocks of queries over threads; identical output)."""
     nq = qptr.size - 1
     mmax = 0
@@ -617,10 +685,11 @@ def _evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc,
         cnt = np.empty(2 * mmax + 1, dtype=np.int64)
         ys = np.empty(mmax, dtype=np.float64)
         ideal = np.empty(mmax, dtype=np.float64)
-        counts = np.empty(257, dtype=np.int64)
+        counts = np.empty(max(257, label_bound), dtype=np.int64)
         for q in range(bl * block, min(nq, (bl + 1) * block)):
             _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, dtab, empty,
-                            rel_threshold, max_grade, key, idx, tkey, tidx, cnt, ys, ideal, counts, out, q)
+                            rel_threshold, max_grade, label_bound, key, idx, tkey, tidx, cnt, ys, ideal,
+                            counts, out, q)
     return out
 
 
@@ -1029,7 +1098,7 @@ def warmup() -> None:
     codes = np.arange(8, dtype=np.int64)
     ks = np.full(8, 3, dtype=np.int64)
     for ties in (0, 1, 2):
-        _evaluate_sorted(s, y, qptr, ties, codes, ks, 0, 0, np.nan, 1.0, 4.0)
+        _evaluate_sorted(s, y, qptr, ties, codes, ks, 0, 0, np.nan, 1.0, 4.0, 0)
     _ideal_dcg(y, qptr, 10, 0, 0)
     _pair_losses(ss, ys, qptr)
     _expected_disagreement(ss, ys, ideal, qptr)
