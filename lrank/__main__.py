@@ -242,7 +242,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     """The rows and header of ``figures/benchmarks.*`` after this run: the stored page's rows that this run
     keeps, with ``df``'s rows put in (a row of the same module and benchmark name is replaced, a new one goes
-    after its module's last row). ``--into-page`` keeps every stored row and the stored header, adding a
+    after its module's last row; with ``--into-page`` every module keeps its place in the stored page, even
+    when all its rows are replaced). ``--into-page`` keeps every stored row and the stored header, adding a
     sentence on the rows it brought; a whole run keeps only the stored rows of another profile (the 1M
     scale rows of ``--profile paper``) and their sentence."""
     import pandas as pd
@@ -253,11 +254,12 @@ def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     old = pd.read_csv(csv)
     if "profile" not in old.columns:
         old["profile"] = "quick"
+    placed = list(dict.fromkeys(old["module"]))  # the stored page's module order
     new_keys = set(zip(df["module"], df["benchmark"]))
     keep = [(m, b) not in new_keys and (args.into_page or p != args.profile)
             for m, b, p in zip(old["module"], old["benchmark"], old["profile"])]
     old = old[keep]
-    order = list(dict.fromkeys([*old["module"], *df["module"]]))
+    order = list(dict.fromkeys([*(placed if args.into_page else old["module"]), *df["module"]]))
     merged = pd.concat([old, df], ignore_index=True)
     merged = merged.sort_values("module", key=lambda c: c.map(order.index), kind="stable")
     stored = page_md.read_text(encoding="utf-8").split("\n", 1)[0] if page_md.is_file() else ""

@@ -68,6 +68,27 @@ def test_bench_page_merge_keeps_rows_of_the_other_profile(tmp_path):
     assert header.startswith("Benchmarks (quick profile), run R. Rows with profile=paper in module(s) scale")
 
 
+def test_bench_page_merge_into_page_keeps_module_places(tmp_path):
+    """`bench --only M --into-page` that replaces every row of module M leaves M where the page had it."""
+    import argparse
+
+    import pandas as pd
+
+    from lrank.__main__ import _merge_page
+
+    stored = [dict(module="gbrt", benchmark="a", ratio=1.0), dict(module="scale", benchmark="b", ratio=2.0),
+              dict(module="startup", benchmark="c", ratio=3.0)]
+    md = _page(tmp_path, stored, "Benchmarks (quick profile), run Q.")
+    new = pd.DataFrame([dict(module="scale", benchmark="b", ratio=5.0, profile="quick"),
+                        dict(module="scale", benchmark="b2", ratio=6.0, profile="quick"),
+                        dict(module="new", benchmark="d", ratio=7.0, profile="quick")])
+    merged, _ = _merge_page(new, md, "Benchmarks (quick profile), run R. ratio = r.",
+                            argparse.Namespace(into_page=True, profile="quick", only=["scale", "new"]))
+    assert list(zip(merged["module"], merged["benchmark"], merged["ratio"])) == [
+        ("gbrt", "a", 1.0), ("scale", "b", 5.0), ("scale", "b2", 6.0), ("startup", "c", 3.0),
+        ("new", "d", 7.0)]
+
+
 def test_settle_waits_for_a_quiet_machine(monkeypatch):
     """settle() returns at once without a budget, polls the load average until it falls below 1 within
     the budget, gives up at the budget, and names the variable when it is not a number."""
