@@ -242,7 +242,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     """The rows and header of ``figures/benchmarks.*`` after this run: the stored page's rows that this run
     keeps, with ``df``'s rows put in (a row of the same module and benchmark name is replaced, a new one goes
-    after its module's last row). ``--into-page`` keeps every stored row and the stored header, adding a
+    after its module's last row; with ``--into-page`` every module keeps its place in the stored page, even
+    when all its rows are replaced). ``--into-page`` keeps every stored row and the stored header, adding a
     sentence on the rows it brought; a whole run keeps only the stored rows of another profile (the 1M
     scale rows of ``--profile paper``) and their sentence."""
     import pandas as pd
@@ -253,11 +254,12 @@ def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     old = pd.read_csv(csv)
     if "profile" not in old.columns:
         old["profile"] = "quick"
+    placed = list(dict.fromkeys(old["module"]))  # the stored page's module order
     new_keys = set(zip(df["module"], df["benchmark"]))
     keep = [(m, b) not in new_keys and (args.into_page or p != args.profile)
             for m, b, p in zip(old["module"], old["benchmark"], old["profile"])]
     old = old[keep]
-    order = list(dict.fromkeys([*old["module"], *df["module"]]))
+    order = list(dict.fromkeys([*(placed if args.into_page else old["module"]), *df["module"]]))
     merged = pd.concat([old, df], ignore_index=True)
     merged = merged.sort_values("module", key=lambda c: c.map(order.index), kind="stable")
     stored = page_md.read_text(encoding="utf-8").split("\n", 1)[0] if page_md.is_file() else ""
@@ -304,24 +306,31 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from lrank.benchmarks._timing import SETTLE_ENV
 
         os.environ[SETTLE_ENV] = str(args.settle)  # read by every timed block (and child processes)
-    rows = []
+    rows, side = [], {}
     for name in names:
         print(f"== {name}", flush=True)
         try:
-            for row in benchmarks.load(name).run(args.profile):
+            module = benchmarks.load(name)
+            for row in module.run(args.profile):
                 row = {"module": name, **row}
                 rows.append(row)
                 print("   " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                         for k, v in row.items()), flush=True)
+            side.update(getattr(module, "side_files", dict)())  # tables beside the page, by artifact name
         except Exception as exc:  # one broken module must not lose the others' rows: an error row instead
             rows.append({"module": name, "benchmark": f"(module {name} failed)", "status": "error",
                          "met": False, "notes": f"failed: {type(exc).__name__}: {exc}"})
             print(f"   failed: {type(exc).__name__}: {exc}", flush=True)
     df = pd.DataFrame(rows)
     df["profile"] = args.profile
-    df["commit"] = _code_commit()
+    commit = _code_commit()
+    df["commit"] = commit
     stem = "benchmarks" if not args.only or args.into_page else "benchmarks_" + "_".join(args.only)
     out = figures_dir("quick") / f"{stem}.md"
+    for name, table in side.items():  # stored next to the page; a trial run (--only alone) beside its page
+        path = out.with_name(f"{name}.csv" if stem == "benchmarks" else f"{stem}_{name}.csv")
+        table.assign(profile=args.profile, commit=commit).to_csv(path, index=False)
+        print(f"wrote {path}")
     import numba
 
     header = (f"Benchmarks ({args.profile} profile), measured in one process per row on "
@@ -376,7 +385,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("info", help="versions, numba threading layer, data status")
     p.set_defaults(func=cmd_info)
 
-    p = sub.add_parser("bench", help="run the benchmarks and write figures/benchmarks.md")
+    p = sub.add_parser("bench", help="run the benchmarks and write figures/benchmarks.md (and the side files "
+                                     "of some modules, e.g. figures/rankboost_plus_fig1_times.csv)")
     p.add_argument("--profile", choices=("quick", "paper"), default="quick")
     p.add_argument("--only", nargs="*", help="run only benchmark modules whose name contains one of these")
     p.add_argument("--into-page", action="store_true",

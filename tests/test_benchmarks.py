@@ -68,6 +68,27 @@ def test_bench_page_merge_keeps_rows_of_the_other_profile(tmp_path):
     assert header.startswith("Benchmarks (quick profile), run R. Rows with profile=paper in module(s) scale")
 
 
+def test_bench_page_merge_into_page_keeps_module_places(tmp_path):
+    """`bench --only M --into-page` that replaces every row of module M leaves M where the page had it."""
+    import argparse
+
+    import pandas as pd
+
+    from lrank.__main__ import _merge_page
+
+    stored = [dict(module="gbrt", benchmark="a", ratio=1.0), dict(module="scale", benchmark="b", ratio=2.0),
+              dict(module="startup", benchmark="c", ratio=3.0)]
+    md = _page(tmp_path, stored, "Benchmarks (quick profile), run Q.")
+    new = pd.DataFrame([dict(module="scale", benchmark="b", ratio=5.0, profile="quick"),
+                        dict(module="scale", benchmark="b2", ratio=6.0, profile="quick"),
+                        dict(module="new", benchmark="d", ratio=7.0, profile="quick")])
+    merged, _ = _merge_page(new, md, "Benchmarks (quick profile), run R. ratio = r.",
+                            argparse.Namespace(into_page=True, profile="quick", only=["scale", "new"]))
+    assert list(zip(merged["module"], merged["benchmark"], merged["ratio"])) == [
+        ("gbrt", "a", 1.0), ("scale", "b", 5.0), ("scale", "b2", 6.0), ("startup", "c", 3.0),
+        ("new", "d", 7.0)]
+
+
 def test_settle_waits_for_a_quiet_machine(monkeypatch):
     """settle() returns at once without a budget, polls the load average until it falls below 1 within
     the budget, gives up at the budget, and names the variable when it is not a number."""
@@ -116,3 +137,66 @@ def test_page_rows_name_the_commit_they_timed(tmp_path, monkeypatch):
     plain.mkdir()
     monkeypatch.setattr(lrank.paths, "repo_dir", lambda: plain)
     assert _code_commit() == "unknown"
+
+
+def test_bench_writes_side_files_beside_the_page(tmp_path, monkeypatch):
+    """A module's ``side_files()`` tables are written beside the page it fills, with ``profile`` and
+    ``commit``: ``figures/<name>.csv`` with ``--into-page`` (or a whole run),
+    ``figures/benchmarks_<only>_<name>.csv`` for a trial run with ``--only`` alone (the stored file stays
+    as it was)."""
+    import types
+
+    import pandas as pd
+
+    from lrank import benchmarks as B
+    from lrank.__main__ import main
+    from lrank.benchmarks import _timing as T
+
+    fake = types.ModuleType("fake")
+    fake.run = lambda profile="quick": [T.row("x", 1.0, "y", 2.0, target="(report)", ok=None, threads=1,
+                                              repeats=3, timing=T.WALL, load=0.0)]
+    fake.side_files = lambda: {"fake_times": pd.DataFrame({"round": [1, 2], "a (s)": [0.1, 0.2]})}
+    monkeypatch.setattr(B, "modules", lambda: ["fake"])
+    monkeypatch.setattr(B, "load", lambda name: fake)
+    monkeypatch.setenv("LRANK_OUTPUT_DIR", str(tmp_path))
+    figures = tmp_path / "figures"
+    assert main(["bench", "--only", "fake"]) == 0
+    trial = pd.read_csv(figures / "benchmarks_fake_fake_times.csv")
+    assert not (figures / "fake_times.csv").exists()
+    assert list(trial.columns) == ["round", "a (s)", "profile", "commit"]
+    assert set(trial["profile"]) == {"quick"}
+    assert main(["bench", "--only", "fake", "--into-page"]) == 0
+    stored = pd.read_csv(figures / "fake_times.csv")
+    page = pd.read_csv(figures / "benchmarks.csv")
+    assert list(stored["a (s)"]) == [0.1, 0.2] and set(stored["commit"]) == set(page["commit"])
+
+
+def test_fig1_times_round_trip(tmp_path):
+    """What the Fig. 1 benchmark measures is what notebook 05 reads: the stored per-round medians of the
+    notebook's own four fits (one task definition), refused when absent or of another task; the summary
+    finds efficient Rb+'s slowest round after the first and its medians after the pruning round."""
+    import numpy as np
+
+    from lrank.benchmarks import rankboost_plus_fig1 as bench
+    from lrank.papers import rankboost_plus as rbp
+
+    path = tmp_path / f"{rbp.FIG1_TIMES}.csv"
+    assert rbp.fig1_stored_times(path=path) == (None, f"figures/{path.name} is absent")
+    table, pruning, threads, _ = bench.measure(3)
+    assert pruning == rbp.fig1_models()["Efficient Rb+"].fit(rbp.fig1_task()).prune_iteration_
+    assert threads == 1 and len(table) == rbp.FIG1_ROUNDS
+    table.assign(profile="quick", commit="abc1234").to_csv(path, index=False)
+    times, shown = rbp.fig1_stored_times(path=path)
+    assert shown == f"figures/{path.name}" and list(times["round"]) == list(range(1, rbp.FIG1_ROUNDS + 1))
+    assert rbp.fig1_stored_times(seed=1, path=path)[0] is None  # another seed: another task
+    assert np.all(times[[rbp.fig1_column(v) for v in rbp.FIG1_VARIANTS]].to_numpy() > 0)
+    toy = times.copy()
+    col = rbp.fig1_column("Efficient Rb+")
+    toy[col] = 1.0
+    toy.loc[toy["round"] == 1, col] = 50.0  # the set-up round does not count
+    toy.loc[toy["round"] == 80, col] = 9.0
+    toy.loc[toy["round"] > 80, col] = 0.5
+    s = rbp.fig1_summary(toy, 80)
+    assert (s["slowest_round"], s["slowest_s"], s["pruning_round"]) == (80, 9.0, 80)
+    assert s["after_pruning_s"]["Efficient Rb+"] == 0.5 and s["rounds_after_pruning"] == rbp.FIG1_ROUNDS - 80
+    assert s["median_s"]["Efficient Rb+"] == 1.0

@@ -112,6 +112,21 @@ def test_every_saved_figure_is_shown_inline(path):
     assert len(shown) >= len(written)
 
 
+_TIMING = re.compile(r"\b(time_s|select_s|step_s|fit_s)\b|perf_counter|process_time|\btime\.time\(|"
+                     r"\btimeit\b|^\s*%%?time\b", re.M)
+
+
+@pytest.mark.parametrize("path", BOOKS, ids=IDS)
+def test_notebook_times_nothing(path):
+    """Speed is measured by ``python -m lrank bench``, never in a notebook: a notebook that showed a
+    duration measured while it ran would store run noise (and a figure that changes on every run). A
+    notebook reads the stored measurement instead (``figures/benchmarks.csv`` or a benchmark's side file)."""
+    hits = [f"cell {i}: {m.group(0)}" for i, c in enumerate(_nb(path)["cells"]) if c["cell_type"] == "code"
+            for m in _TIMING.finditer(_src(c))]
+    assert not hits, f"{path.name} times its own run ({hits}); move the timing into lrank/benchmarks/ " \
+                     "and read the stored result"
+
+
 # ---------------------------------------------------------------- computed numbers typed into prose
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w])")
 

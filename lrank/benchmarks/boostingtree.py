@@ -17,7 +17,11 @@ is absent), stumps as weak learners, no validation set:
 * node selection (the hull, step (a)) per round against one boosting step: the paper (footnote 4)
   says selection takes "considerably less time" than the reweighting;
 * the tree part alone: an unconstrained stump over a constrained one (histograms of one feature, plus
-  feature 0 for the node totals), on the same lambdas.
+  feature 0 for the node totals), on the same lambdas;
+* the share of node selection in BoostingTree's time (total selection over total boosting-step seconds,
+  accumulated inside each fit) over notebook 03's quick Table 3 fits (``quick_table3_folds``,
+  ``QUICK_TABLE3_ITERATIONS``, both bases, fitted by ``run_protocol`` as the notebook fits them): the
+  number the notebook prints, read from this row (``SELECTION_SHARE_ROW``).
 
 What caps the per-iteration ratio: with ``R`` the reweighting of one step (O(sum n_q^2), the same work
 on both sides), ``o`` the training measure ``f`` of the new model (both sides), ``u`` / ``c`` the rest of an
@@ -120,7 +124,55 @@ def run(profile: str = "quick") -> list[dict]:
                               threads=1, repeats=1, timing="wall, accumulated inside one fit", load=T.load(),
                               notes=f"{what}; {n} sequences, {len(h)} rounds"))
     rows.append(_tree_rows(data, what, n, reps))
+    rows.append(_selection_share_row(reps))
     return rows
+
+
+def _selection_share_row(reps: int) -> dict:
+    """Time in node selection over time in boosting steps, summed over notebook 03's quick Table 3
+    BoostingTree fits (both bases, every fold), per repeat; medians over repeats (report row)."""
+    from lrank.models.boostingtree import BoostingTree, LambdaMARTBase
+    from lrank.models.ndcgboost import NDCGBoost
+    from lrank.papers import boostingtree as paper
+
+    folds = paper.quick_table3_folds(0)
+    n_bt = paper.QUICK_TABLE3_ITERATIONS[1]
+    algos = {"LambdaMART": BoostingTree(LambdaMARTBase(), n_estimators=n_bt, random_state=0),
+             "NDCGBoost": BoostingTree(NDCGBoost(), n_estimators=n_bt, random_state=0)}
+    totals = []  # per repeat: {base: [selection s, step s, rounds, steps]}
+    with T.threads(1):
+        ld = T.settle()
+        paper.run_protocol(algos, folds[:1], metric="mean_ndcg")  # compile every kernel the fits call
+        for _ in range(max(3, int(reps))):
+            kept: list = []
+            paper.run_protocol(algos, folds, metric="mean_ndcg", keep=kept)  # folds outer: bases alternate
+            tot = {b: [0.0, 0.0, 0, 0] for b in algos}
+            for _, b, est in kept:
+                h = est.rounds_
+                tot[b][0] += float(h["select_s"].sum())
+                tot[b][1] += float(h["step_s"].sum())
+                tot[b][2] += len(h)
+                tot[b][3] += int(h["round_length"].sum())
+            totals.append(tot)
+    sel = np.array([sum(t[b][0] for b in algos) for t in totals])
+    step = np.array([sum(t[b][1] for b in algos) for t in totals])
+    per_base = ", ".join(f"BoostingTree({b}) {np.median([t[b][0] / t[b][1] for t in totals]):.3f}"
+                         for b in algos)
+    sizes = ", ".join(f"{b}: {totals[-1][b][2]} rounds, {totals[-1][b][3]} steps" for b in algos)
+    notes = (f"real MSLR sample (86 queries, 136 features) relabelled to 3 grades, {len(folds)} query "
+             f"folds 3/1/1 (seed 0); BoostingTree(LambdaMART) and BoostingTree(NDCGBoost), stumps, {n_bt} "
+             "sequences on each fold, fitted by run_protocol as notebook 03 fits them (eval_set the fold's "
+             f"validation part, MeanNDCG); seconds summed over the {len(folds) * len(algos)} fits of a "
+             f"repeat ({sizes}); share per base: {per_base}; notebook 03's chess runs are not included")
+    return T.row(paper.SELECTION_SHARE_ROW, float(np.median(sel)),
+                 "boosting steps of the same fits (incl. model recompute)", float(np.median(step)),
+                 ratio=float(np.median(sel / step)),
+                 ratio_kind="ours_s / reference_s (share of the step time spent selecting nodes; lower is "
+                            "cheaper)",
+                 target="(report; notebook 03 prints it)", ok=None, threads=1, repeats=len(totals),
+                 timing="wall, accumulated inside each fit (rounds_ select_s / step_s), the two bases "
+                        "alternated per fold, median of repeats",
+                 load=ld, notes=notes)
 
 
 def _median_ms(fn, repeats: int = 9) -> float:

@@ -13,7 +13,9 @@ Contents
   (`table2_worst_case`, `table2_best_case`) and `table2_frame` (a fitted run laid out as Table 2).
 * Theorem 2: `theorem2_check` on a fitted run's ``rounds_``.
 * Sec. 4 data: `MQ2007_GRADES` / `three_grades` (the quick profile's MSLR-sample substitute for
-  MQ2007), `mslr_sample_pooled` (all 86 sample queries), `PAPER_TABLE3_AVG`.
+  MQ2007), `mslr_sample_pooled` (all 86 sample queries), `quick_table3_folds` and
+  `QUICK_TABLE3_ITERATIONS` (the quick profile's Table 3 runs, shared with `lrank.benchmarks.boostingtree`,
+  whose `SELECTION_SHARE_ROW` the notebook reads), `PAPER_TABLE3_AVG`.
 * Protocol: `run_protocol` (every algorithm on every fold, the model picked on validation, per-query
   test measures for each maximum model length) and the claim checks `claim_better`,
   `claim_not_worse`, `claim_worst`.
@@ -34,7 +36,8 @@ from lrank.stats import HELD, NOT_HELD, UNDECIDED, paired_comparison
 
 __all__ = ["illustrative_example", "PAPER_TABLE1", "PAPER_TABLE2_TOP", "PAPER_TABLE2_BOTTOM",
            "PAPER_TABLE3_AVG", "table2_worst_case", "table2_best_case", "table2_frame", "theorem2_check",
-           "MQ2007_GRADES", "three_grades", "mslr_sample_pooled", "rankboost_baseline", "run_protocol",
+           "MQ2007_GRADES", "three_grades", "mslr_sample_pooled", "quick_table3_folds",
+           "QUICK_TABLE3_ITERATIONS", "SELECTION_SHARE_ROW", "rankboost_baseline", "run_protocol",
            "select_model", "claim_better",
            "claim_not_worse", "claim_worst", "NON_INFERIORITY_MARGIN"]
 
@@ -183,6 +186,22 @@ def mslr_sample_pooled() -> RankingData:
 
     tr, te = fetch("mslr-sample")
     return RankingData.concat([tr, te])
+
+
+#: The quick profile's Table 3 runs: iterations of the standard variants, sequences of EXP3.P / BoostingTree.
+QUICK_TABLE3_ITERATIONS = (40, 200)
+
+#: The row of ``figures/benchmarks.csv`` (``python -m lrank bench``, `lrank.benchmarks.boostingtree`) that
+#: holds the share of node selection in BoostingTree's time over the quick Table 3 fits; notebook 03 prints
+#: it and times nothing itself.
+SELECTION_SHARE_ROW = ("BoostingTree node selection / boosting steps, total time over notebook 03's Table 3 "
+                       "fits (quick profile)")
+
+
+def quick_table3_folds(seed: int = 0) -> list[Fold]:
+    """The quick profile's Table 3 data: all 86 MSLR-sample queries relabelled to three grades
+    (`three_grades`), 5 query folds (3 train / 1 validation / 1 test, rotating) seeded by ``seed``."""
+    return three_grades(mslr_sample_pooled()).kfold(5, random_state=seed)
 
 
 def rankboost_baseline(n_estimators: int, random_state: int | None = None) -> Any:

@@ -1,5 +1,6 @@
 """RankBoost+ (Connamacher, Pancha, Liu, Ray 2020): the paper's formulas on pair lists, its
-counterexample data sets, task builders, the per-task protocol and the verdict helpers of notebook 05.
+counterexample data sets, task builders, the per-task protocol, Fig. 1's task with the reader of its stored
+times (timed by ``python -m lrank bench``, never in the notebook) and the verdict helpers of notebook 05.
 
 The algorithm itself (Rb-d, Rb-c, RankBoost+, Algorithm 2) is `lrank.models.RankBoostPlus`; this module
 holds only what reproducing the paper needs.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -302,6 +304,98 @@ def per_task_scores(selected: pd.DataFrame, metric: str, algorithms: Sequence[st
     rounds chosen on validation (the numbers Table 1 ranks)."""
     s = selected[selected["metric"] == metric]
     return s.groupby(["task", "algorithm"])["value"].mean().unstack("algorithm")[list(algorithms)]
+
+
+# --------------------------------------------------------------------------------------------------
+# Fig. 1: time per round on one synthetic task (notebook 05 and `lrank.benchmarks.rankboost_plus_fig1`)
+# --------------------------------------------------------------------------------------------------
+#: Fig. 1's task: one ``make_letor_like`` query (the seed is the notebook's / benchmark's).
+FIG1_TASK = {"n_queries": 1, "docs_per_query": 80, "n_features": 30, "n_grades": 3, "noise": 3.0}
+FIG1_ROUNDS = 100
+#: Fig. 1's four fits, in the order they are drawn (and alternated when timed).
+FIG1_VARIANTS = {"Optimal Rb+": {"variant": "plus", "implementation": "optimal"},
+                 "Efficient Rb+": {"variant": "plus", "implementation": "efficient"},
+                 "Rb-d": {"variant": "d"}, "Rb-c": {"variant": "c"}}
+#: ``figures/<FIG1_TIMES>.csv``: the per-round times ``python -m lrank bench`` stores for Fig. 1.
+FIG1_TIMES = "rankboost_plus_fig1_times"
+#: Rounds left out of the medians per round: the first ones include the fit's set-up.
+FIG1_SKIP = 5
+
+
+def fig1_task(seed: int = 0) -> RankingData:
+    """Fig. 1's synthetic task (`FIG1_TASK` with ``random_state=seed``)."""
+    from lrank.data.generators import make_letor_like
+
+    return make_letor_like(**FIG1_TASK, random_state=seed)
+
+
+def fig1_task_text(seed: int = 0) -> str:
+    """Fig. 1's task in words, for captions and for the stored times' ``task`` column."""
+    t = FIG1_TASK
+    return (f"make_letor_like: {t['n_queries']} query, {t['docs_per_query']} documents, {t['n_features']} "
+            f"features, {t['n_grades']} grades, noise {t['noise']:g}, seed {seed}; {FIG1_ROUNDS} rounds")
+
+
+def fig1_models(seed: int = 0) -> dict[str, RankBoostPlus]:
+    """Fig. 1's four estimators, unfitted: optimal and efficient Rb+, Rb-d, Rb-c (`FIG1_VARIANTS`)."""
+    return {label: RankBoostPlus(n_estimators=FIG1_ROUNDS, random_state=seed, **kw)
+            for label, kw in FIG1_VARIANTS.items()}
+
+
+def fig1_column(label: str) -> str:
+    """The column of the stored times holding ``label``'s seconds per round."""
+    return f"{label} (s)"
+
+
+def fig1_stored_times(seed: int = 0, path: str | Path | None = None) -> tuple[pd.DataFrame | None, str]:
+    """The per-round times of Fig. 1 as ``python -m lrank bench`` stored them, and the file's name.
+
+    Reads ``figures/rankboost_plus_fig1_times.csv`` of this checkout (the stored run, wherever
+    ``LRANK_OUTPUT_DIR`` sends a notebook's own outputs): one row per round, ``round``, the median wall
+    seconds of each variant (`fig1_column`), ``task``, ``repeats``, ``threads``, ``load``, ``profile``
+    and ``commit``. Returns ``(None, why)`` when the file is absent, lacks a column or times another
+    task than `fig1_task_text` ``(seed)``.
+    """
+    from lrank.paths import repo_dir
+
+    path = Path(path) if path is not None else repo_dir() / "figures" / f"{FIG1_TIMES}.csv"
+    shown = f"figures/{path.name}"
+    if not path.is_file():
+        return None, f"{shown} is absent"
+    times = pd.read_csv(path)
+    need = ["round", *(fig1_column(v) for v in FIG1_VARIANTS), "task", "repeats", "threads", "commit"]
+    missing = [c for c in need if c not in times.columns]
+    if missing:
+        return None, f"{shown} lacks the column(s) {', '.join(missing)}"
+    if not len(times) or set(times["task"]) != {fig1_task_text(seed)}:
+        got = times["task"].iloc[0] if len(times) else "no rows"
+        return None, f"{shown} times another task ({got}), not {fig1_task_text(seed)}"
+    return times, shown
+
+
+def fig1_summary(times: pd.DataFrame, pruning_round: int | None) -> dict:
+    """What Fig. 1's left panel shows, from per-round times laid out as `fig1_stored_times` returns them.
+
+    ``slowest_round`` / ``slowest_s``: efficient Rb+'s slowest round after the first (the first includes
+    the fit's set-up); ``pruning_round``: Algorithm 2's pruning step (line 14, ``prune_iteration_``);
+    ``median_s``: each variant's median seconds per round from round ``FIG1_SKIP + 1`` on;
+    ``after_pruning_s``: the same over the rounds after the pruning round (from ``FIG1_SKIP + 1`` on
+    when there was none), ``rounds_after_pruning`` of them.
+    """
+    r = times["round"].to_numpy()
+    eff = times[fig1_column("Efficient Rb+")].to_numpy(dtype=float)
+    later = np.where(r >= 2, eff, -np.inf)
+    k = int(np.nanargmax(later))
+    steady = r > FIG1_SKIP
+    after = r > pruning_round if pruning_round is not None else steady
+
+    def med(mask):
+        return {v: float(np.nanmedian(times[fig1_column(v)].to_numpy(dtype=float)[mask]))
+                for v in FIG1_VARIANTS}
+
+    return {"slowest_round": int(r[k]), "slowest_s": float(eff[k]),
+            "pruning_round": None if pruning_round is None else int(pruning_round),
+            "median_s": med(steady), "after_pruning_s": med(after), "rounds_after_pruning": int(after.sum())}
 
 
 # --------------------------------------------------------------------------------------------------
