@@ -248,10 +248,12 @@ def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     scale rows of ``--profile paper``) and their sentence."""
     import pandas as pd
 
+    from lrank.benchmarks import read_table
+
     csv = page_md.with_suffix(".csv")
     if not csv.is_file():
         return df, header
-    old = pd.read_csv(csv)
+    old = read_table(csv)
     if "profile" not in old.columns:
         old["profile"] = "quick"
     placed = list(dict.fromkeys(old["module"]))  # the stored page's module order
@@ -340,8 +342,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
               "ratio = reference time / lrank time unless the row says otherwise.")
     if stem == "benchmarks":
         df, header = _merge_page(df, out, header, args)
-    out.write_text(header + "\n\n" + (df.to_markdown(index=False, floatfmt=".4g") if len(df) else "(no rows)")
-                   + "\n", encoding="utf-8")
+    out.write_text(header + "\n\n" + benchmarks.page_markdown(df) + "\n", encoding="utf-8")
     df.to_csv(out.with_suffix(".csv"), index=False)
     print(f"wrote {out}")
     errors = [r["benchmark"] for r in rows if r.get("status") == "error"]

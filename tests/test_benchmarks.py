@@ -171,6 +171,36 @@ def test_bench_writes_side_files_beside_the_page(tmp_path, monkeypatch):
     assert list(stored["a (s)"]) == [0.1, 0.2] and set(stored["commit"]) == set(page["commit"])
 
 
+def test_page_keeps_a_number_like_commit_as_text(tmp_path, monkeypatch):
+    """A short commit id of digits and one ``e`` (``836e026``) stays text through a page merge: in the CSV
+    read back, in the stored rows kept by ``--into-page`` and in the Markdown (not ``8.36e+28``)."""
+    import types
+
+    import lrank.__main__ as cli
+    from lrank import benchmarks as B
+    from lrank.__main__ import main
+    from lrank.benchmarks import _timing as T
+
+    def fake_module(name):
+        fake = types.ModuleType(name)
+        fake.run = lambda profile="quick": [T.row(f"{name} row", 1.0, "y", 2.0, target="(report)", ok=None,
+                                                  threads=1, repeats=3, timing=T.WALL, load=0.0)]
+        return fake
+
+    monkeypatch.setattr(B, "modules", lambda: ["a", "b"])
+    monkeypatch.setattr(B, "load", fake_module)
+    monkeypatch.setattr(cli, "_code_commit", lambda: "836e026")
+    monkeypatch.setenv("LRANK_OUTPUT_DIR", str(tmp_path))
+    figures = tmp_path / "figures"
+    assert main(["bench"]) == 0
+    monkeypatch.setattr(cli, "_code_commit", lambda: "1234e56")
+    assert main(["bench", "--only", "b", "--into-page"]) == 0
+    page = B.read_table(figures / "benchmarks.csv")
+    assert list(page["commit"]) == ["836e026", "1234e56"]
+    md = (figures / "benchmarks.md").read_text(encoding="utf-8")
+    assert "| 836e026 " in md and "| 1234e56 " in md and "e+" not in md.split("\n", 2)[2]
+
+
 def test_fig1_times_round_trip(tmp_path):
     """What the Fig. 1 benchmark measures is what notebook 05 reads: the stored per-round medians of the
     notebook's own four fits (one task definition), refused when absent or of another task; the summary

@@ -16,6 +16,12 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from pathlib import Path
+from typing import Any
+
+#: columns of the page and its side files read as text: a short commit id of digits and one ``e``
+#: (``836e026``) would otherwise be read as a number (8.36e+28)
+TEXT_COLUMNS = {"commit": str, "profile": str}
 
 
 def modules() -> list[str]:
@@ -25,3 +31,20 @@ def modules() -> list[str]:
 
 def load(name: str):
     return importlib.import_module(f"lrank.benchmarks.{name}")
+
+
+def read_table(path: str | Path, **kwargs: Any):
+    """The stored page ``figures/benchmarks.csv`` or one of its side files as a DataFrame, its ``commit`` and
+    ``profile`` columns as text (`TEXT_COLUMNS`); ``kwargs`` go to ``pandas.read_csv``."""
+    import pandas as pd
+
+    return pd.read_csv(path, dtype={**TEXT_COLUMNS, **kwargs.pop("dtype", {})}, **kwargs)
+
+
+def page_markdown(df) -> str:
+    """The page's table as Markdown (numbers to 4 significant digits); the `TEXT_COLUMNS` stay text, never
+    parsed as numbers (``tabulate`` would print the commit ``836e026`` as ``8.36e+28``)."""
+    if not len(df):
+        return "(no rows)"
+    text = [i for i, c in enumerate(df.columns) if c in TEXT_COLUMNS]
+    return df.to_markdown(index=False, floatfmt=".4g", disable_numparse=text)

@@ -362,7 +362,9 @@ def fig1_stored_times(seed: int = 0, path: str | Path | None = None) -> tuple[pd
     shown = f"figures/{path.name}"
     if not path.is_file():
         return None, f"{shown} is absent"
-    times = pd.read_csv(path)
+    from lrank.benchmarks import read_table
+
+    times = read_table(path)
     need = ["round", *(fig1_column(v) for v in FIG1_VARIANTS), "task", "repeats", "threads", "commit"]
     missing = [c for c in need if c not in times.columns]
     if missing:
