@@ -9,7 +9,7 @@ from lrank._kernels.pair_stumps import _stump_pattern as stump_pattern
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.weak.pair_patterns import distinct_stumps
-from tests.reference.rankboost_plus import distinct_patterns, stump_eps_loop
+from tests.reference.rankboost_plus import distinct_patterns, doc_suffix_rows, stump_eps_loop
 
 pytestmark = pytest.mark.kernel
 
@@ -78,3 +78,36 @@ def test_dedup_independent_of_seed():
     np.testing.assert_array_equal(a.feature, b.feature)
     np.testing.assert_array_equal(a.bin, b.bin)
 
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_doc_suffix_rows_matches_numpy(seed):
+    """The suffix sums of document rows (RankBoost+'s stump vectors) against np.add.at + cumsum, bit for bit:
+    repeated codes, code 0 (missing), one document, all documents on one code, signed zeros, uint16."""
+    from lrank._kernels.pair_stumps import doc_suffix_rows as kernel
+
+    rng = np.random.default_rng(seed)
+    for trial in range(25):
+        n = int(rng.integers(1, 60)) if trial else 1
+        r = int(rng.integers(1, 9))
+        n_bins = int(rng.integers(1, 12)) if seed % 2 else 300
+        col = rng.integers(0, n_bins, n).astype(np.uint16 if n_bins > 256 else np.uint8)
+        if trial % 4 == 1:
+            col[:] = col[0]
+        vals = rng.normal(size=(n, r)) * 10.0 ** rng.integers(-8, 8, (n, 1))
+        vals[rng.random((n, r)) < 0.1] = -0.0
+        want = doc_suffix_rows(col, vals, n_bins)
+        got = kernel(col, vals, n_bins)
+        assert got.shape == (n_bins, r) and got.tobytes() == want.tobytes()
+
+
+def test_doc_suffix_rows_errors():
+    from lrank._kernels.pair_stumps import doc_suffix_rows as kernel
+
+    col = np.array([0, 3, 1], dtype=np.uint8)
+    with pytest.raises(ValueError, match="n_bins=3 must exceed every code"):
+        kernel(col, np.ones((3, 2)), 3)
+    with pytest.raises(ValueError, match="vals must be"):
+        kernel(col, np.ones((2, 2)), 4)
+    with pytest.raises(ValueError, match="col must be 1-d uint8 or uint16"):
+        kernel(col.astype(np.int64), np.ones((3, 2)), 4)

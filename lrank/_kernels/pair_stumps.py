@@ -64,6 +64,26 @@ def _doc_suffix(codes, values, n_bins):
 
 
 @njit(cache=True)
+def _doc_suffix_rows(col, vals, n_bins):
+    """``out[c] = sum_x vals[x] [col[x] >= c]`` for ``c = 0..n_bins-1``: rows of ``r`` values, ``(n_bins, r)``
+    (RankBoost+'s stump vectors ``L v`` in the pair space, `lrank.models.rankboost_plus._PairSpace`).
+
+    Each code's rows are summed in document order, then the suffix adds the codes from the top: the
+    order of ``np.add.at`` into zeros followed by a cumulative sum from the highest code, so the same bits.
+    """
+    n, r = vals.shape
+    out = np.zeros((n_bins, r))
+    for x in range(n):
+        c = col[x]
+        for k in range(r):
+            out[c, k] += vals[x, k]
+    for c in range(n_bins - 2, -1, -1):
+        for k in range(r):
+            out[c, k] += out[c + 1, k]
+    return out
+
+
+@njit(cache=True)
 def _pair_suffix(minc, weights, n_bins):
     """``out[f, j] = sum_i weights[i] [minc[f, i] > j]`` for ``j = 0..n_bins-2``.
 
@@ -354,6 +374,7 @@ def warmup() -> None:
         _doc_suffix(codes, np.ones(3, dtype=np.int64), 4)
         _doc_suffix(codes, np.ones(3, dtype=np.uint64), 4)
         _pair_suffix(minc, np.ones(3, dtype=np.int64), 4)
+        doc_suffix_rows(codes[:, 0], np.ones((3, 2)), 4)
         _stump_pattern(codes, hi, lo, 0, 1)
         idx = np.zeros(1, dtype=np.int64)
         _patterns_equal(codes, hi, lo, idx, idx + 1, idx, idx + 1)
@@ -436,3 +457,34 @@ def candidate_eps(plan: CandidatePlan, hi: np.ndarray, lo: np.ndarray, D: np.nda
     """
     return _candidate_eps(plan.codes_c, plan.minc_b, hi, lo, D, plan.n_bins, plan.cptr, plan.corder,
                           plan.cj)
+
+
+def doc_suffix_rows(col: np.ndarray, vals: np.ndarray, n_bins: int) -> np.ndarray:
+    """Sums of the rows of ``vals`` over the documents whose code is at least ``c``, for every code ``c``.
+
+    Parameters
+    ----------
+    col : ndarray (n,) of uint8 / uint16
+        One feature's bin codes (0 = missing).
+    vals : ndarray (n, r)
+        A row of values per document (float64).
+    n_bins : int
+        Codes of the feature (``> col.max()``).
+
+    Returns
+    -------
+    ndarray (n_bins, r)
+        ``out[c] = sum_x vals[x] [col[x] >= c]``; row ``j + 1`` is the sum for the stump ``[code > j]``.
+        The same bits as ``np.add.at`` of the rows into per-code zeros and a cumulative sum from the top.
+    """
+    col = np.ascontiguousarray(col)
+    if col.ndim != 1 or col.dtype not in (np.uint8, np.uint16):
+        raise ValueError(f"col must be 1-d uint8 or uint16, got {col.dtype} of shape {col.shape}")
+    vals = np.ascontiguousarray(vals, dtype=np.float64)
+    if vals.ndim != 2 or vals.shape[0] != col.size:
+        raise ValueError(f"vals must be ({col.size}, r), got shape {vals.shape}")
+    n_bins = int(n_bins)
+    largest = int(col.max()) if col.size else -1
+    if n_bins < 1 or largest >= n_bins:
+        raise ValueError(f"n_bins={n_bins} must exceed every code (largest {largest})")
+    return _doc_suffix_rows(col, vals, n_bins)

@@ -203,16 +203,17 @@ class _PairSpace:
 
     def vectors(self, codes: np.ndarray, feature: np.ndarray, bins: np.ndarray, n_bins: int) -> np.ndarray:
         """``L v`` of many stumps, ``(dim, K)``."""
+        from lrank._kernels.pair_stumps import doc_suffix_rows
+
         out = np.empty((self.dim, feature.size))
         row = 0
         for idx, b in self.blocks:
             r = b.shape[0]
             sub = codes[idx]
+            rows = np.ascontiguousarray(b.T)  # (documents, r)
             for f in np.unique(feature):
                 sel = np.flatnonzero(feature == f)
-                per_bin = np.zeros((n_bins, r))
-                np.add.at(per_bin, sub[:, f].astype(np.int64), b.T)  # (n_bins, r), documents in order
-                suffix = np.cumsum(per_bin[::-1], axis=0)[::-1]  # suffix[c] = sum over codes >= c
+                suffix = doc_suffix_rows(sub[:, f], rows, n_bins)  # suffix[c] = sum over codes >= c
                 out[row:row + r, sel] = suffix[bins[sel] + 1].T  # [code > j] = codes >= j + 1
             row += r
         return out

@@ -89,3 +89,11 @@ def run_reference(variant: str, U: np.ndarray, w1: np.ndarray, n_rounds: int):
         D = D / D.sum()
         out.append((k, alpha, a_p, a_m, a_0))
     return out
+
+
+def doc_suffix_rows(col: np.ndarray, vals: np.ndarray, n_bins: int) -> np.ndarray:
+    """``out[c] = sum_x vals[x] [col[x] >= c]``: ``np.add.at`` into per-code zeros (documents in order), then
+    a cumulative sum from the highest code (RankBoost+'s stump vectors in the pair space)."""
+    per_bin = np.zeros((n_bins, vals.shape[1]))
+    np.add.at(per_bin, col.astype(np.int64), vals)
+    return np.cumsum(per_bin[::-1], axis=0)[::-1]
