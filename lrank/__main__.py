@@ -33,6 +33,10 @@ def _notebooks(only: list[str] | None, index_last: bool = True) -> list[Path]:
     return books
 
 
+#: ``PYTHONHASHSEED`` of every notebook kernel (``reproduce`` here, the notebook tiers in ``lrank.dev``)
+NOTEBOOK_HASH_SEED = "0"
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Run the notebooks with papermill and store them cleaned; quick outputs are stored in place.
 
@@ -46,6 +50,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from lrank.site import clean_file
 
     os.environ["LRANK_PROFILE"] = args.profile
+    # the notebooks' kernels inherit it: string hashing, hence set iteration order, the same in every run
+    # (scikit-posthocs' critical-difference bars are drawn in set order: PDF bytes differed run to run)
+    os.environ["PYTHONHASHSEED"] = NOTEBOOK_HASH_SEED
     if getattr(args, "scheduler", None):  # the notebooks' run_grid calls read it (lrank.experiments)
         os.environ["LRANK_DASK_SCHEDULER"] = args.scheduler
     books = _notebooks(args.only)

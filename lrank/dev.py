@@ -47,8 +47,10 @@ def _say(msg: str) -> None:
 
 def _run(cmd: list[str], ok: tuple[int, ...] = (0,), env: dict | None = None) -> int:
     _say(" ".join(str(c) for c in cmd))
+    # PYTHONHASHSEED as `python -m lrank reproduce` sets it for the notebooks' kernels (NOTEBOOK_HASH_SEED
+    # there; this module imports nothing of lrank): set iteration order, hence figures, as stored
     full = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", OMP_WAIT_POLICY="passive",
-                PYDEVD_DISABLE_FILE_VALIDATION="1", **(env or {}))
+                PYDEVD_DISABLE_FILE_VALIDATION="1", PYTHONHASHSEED="0", **(env or {}))
     rc = subprocess.call([str(c) for c in cmd], cwd=REPO, env=full)
     if rc not in ok:
         _say(f"failed with exit code {rc}" + (" (no tests collected)" if rc == 5 else ""))
@@ -211,7 +213,7 @@ def mutate(mutation: str = "rankboost-alpha", notebook: str = "02_adarank") -> i
     if (REPO / "data").is_dir():  # fetched data (not tracked) is read from the checkout's data folder
         os.environ.setdefault("LRANK_DATA", str(REPO / "data"))
     env = dict(os.environ, LRANK_OUTPUT_DIR=str(work / "out"), LRANK_PROFILE="quick", PYTHONPATH=str(repo),
-               OMP_WAIT_POLICY="passive")
+               OMP_WAIT_POLICY="passive", PYTHONHASHSEED="0")
     nb = repo / "notebooks" / f"{notebook}.ipynb"
     golden_test = [str(PY), *PYTEST, "tests/results/test_golden.py", "-k", notebook]
 

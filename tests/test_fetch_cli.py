@@ -144,3 +144,20 @@ def test_sigterm_during_fetch_leaves_no_child_and_no_temporary_folder(tmp_path):
         time.sleep(0.1)
     assert not _alive(child) and not _alive(grandchild)
     assert not [p for p in Path(folder).iterdir()], sorted(os.listdir(folder))
+
+
+def test_reproduce_fixes_the_kernels_hash_seed(monkeypatch):
+    """`reproduce` runs every notebook kernel with PYTHONHASHSEED set (set order, hence the bytes of the
+    critical-difference figures, the same in every run); the kernel inherits the variable from here."""
+    import papermill
+
+    seen = []
+
+    def fake_execute(src, dst, **kw):
+        seen.append(os.environ.get("PYTHONHASHSEED"))
+        raise RuntimeError("not run in this test")
+
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
+    assert cli.main(["reproduce", "--only", "06_benchmarks"]) == 1
+    assert seen == [cli.NOTEBOOK_HASH_SEED]
