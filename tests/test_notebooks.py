@@ -311,3 +311,23 @@ def test_static_site_export(tmp_path):
     for p in books:
         assert f'href="{p.stem}.html"' in text and (tmp_path / f"{p.stem}.html").is_file()
         assert not re.search(r'href="\d\d[\w.\-]*\.ipynb"', (tmp_path / f"{p.stem}.html").read_text())
+
+
+def test_clean_notebook_joins_the_cuts_of_a_stream():
+    """Consecutive outputs of one stream (where the kernel cut stdout depends on timing) become one;
+    a different stream or an output in between keeps them apart."""
+    cell = {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": "print()", "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": ["a\n", "b\n"]},
+        {"output_type": "stream", "name": "stdout", "text": "c\n"},
+        {"output_type": "stream", "name": "stderr", "text": "w\n"},
+        {"output_type": "stream", "name": "stdout", "text": "d\n"},
+        {"output_type": "display_data", "data": {"text/plain": "x"}, "metadata": {}},
+        {"output_type": "stream", "name": "stdout", "text": "e\n"},
+    ]}
+    nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    outs = clean_notebook(nb)["cells"][0]["outputs"]
+    assert [(o["output_type"], o.get("name"), o.get("text")) for o in outs] == [
+        ("stream", "stdout", "a\nb\nc\n"), ("stream", "stderr", "w\n"), ("stream", "stdout", "d\n"),
+        ("display_data", None, None), ("stream", "stdout", "e\n")]
+    assert clean_notebook(clean_notebook(nb)) == clean_notebook(nb)
+    assert len(nb["cells"][0]["outputs"]) == 6  # the input is not modified
