@@ -168,6 +168,20 @@ def test_bad_input_names_the_parameter():
         M.Evaluator(np.array([5, 0, 0, 0]), qptr, "err@2")
 
 
+@pytest.mark.parametrize("metrics", [["err@2"], ["ndcg", "err"]])
+def test_max_grade_same_error_as_evaluate(metrics):
+    """A label above ``max_grade`` with an ``err`` metric: the Evaluator refuses it with `evaluate`'s
+    message; without an ``err`` metric both accept it."""
+    y, qptr = np.array([0, 6, 1, 0]), np.array([0, 2, 4])
+    s = np.array([0.1, 0.2, 0.3, 0.4])
+    with pytest.raises(ValueError) as want:
+        M.evaluate(y, s, qptr, metrics, max_grade=5)
+    with pytest.raises(ValueError) as got:
+        M.Evaluator(y, qptr, metrics, max_grade=5)
+    assert str(got.value) == str(want.value) == "err@k: label 6 exceeds max_grade=5; raise max_grade"
+    assert same(M.Evaluator(y, qptr, ["ndcg"], max_grade=5)(s), M.evaluate(y, s, qptr, ["ndcg"], max_grade=5))
+
+
 def test_ndcgboost_step_score_is_evaluate():
     """NDCGBoostStep.score goes through an Evaluator: the same float as evaluate, for any metric."""
     from lrank import RankingData
