@@ -69,7 +69,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from lrank.metamax import h_exp_sqrt, hull_select
-from lrank.models._base import BaseRanker, SumOfEstimators
+from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators
 from lrank.models._params import Count
 
 __all__ = ["BoostingTree", "Exp3P", "Standard", "LambdaMARTBase", "LambdaMARTStep", "make_step"]
@@ -760,7 +760,7 @@ class Standard(SumOfEstimators, _Driver):
 
 
 # ---------------------------------------------------------------------------------- LambdaMART base
-class LambdaMARTStep:
+class LambdaMARTStep(MeasuredStep):
     """Boosting-step protocol of LambdaMART (ALGORITHMS.md 6) over `lrank.models.gbrt.lambdamart_step`."""
 
     # a constrained stump is fitted by `_stump` over one binned column (False: by the general tree path;
@@ -835,15 +835,6 @@ class LambdaMARTStep:
         del tree.workspace_
         tree.value_ = tree.value_ * p.learning_rate
         return tree, np.ascontiguousarray(model, dtype=np.float64) + tree.value_[tree.leaf_of_]
-
-    def score(self, model: np.ndarray) -> float:
-        """The training measure of ``model``: ``evaluate(y, model, qptr, [metric], **metric_kwargs)[metric]``,
-        bit for bit (`lrank.metrics.training_measure`, made on the first call: labels and queries fixed)."""
-        if self._measure is None:
-            from lrank.metrics import training_measure
-
-            self._measure = training_measure(self.y, self.qptr, self.metric, **self.metric_kwargs)
-        return self._measure(model)
 
     def _stump(self, lam: np.ndarray, hess: np.ndarray, f: int):
         """The constrained stump (split on feature ``f`` only) of `lrank.weak.tree.RegressionTree` with the
