@@ -186,12 +186,18 @@ def _check_inputs(y: Any, scores: Any, qptr: Any) -> tuple[np.ndarray, np.ndarra
     yf = np.ascontiguousarray(y, dtype=np.float64)
     nan = np.isnan(sf)
     if nan.any():
-        i = int(np.flatnonzero(nan)[0])
-        raise ValueError(
-            f"score of document {i} is NaN ({int(nan.sum())} NaN scores in all); "
-            "replace them, e.g. with -inf to rank those documents last"
-        )
+        raise _nan_scores_error(nan)
     return yf, sf, _check_qptr(qptr, yf.size)
+
+
+def _nan_scores_error(nan: np.ndarray) -> ValueError:
+    """The error for NaN scores (`evaluate`'s and `Evaluator`'s): ``nan`` is the mask of the NaN scores
+    (at least one), the first is named and all are counted."""
+    i = int(np.flatnonzero(nan)[0])
+    return ValueError(
+        f"score of document {i} is NaN ({int(nan.sum())} NaN scores in all); "
+        "replace them, e.g. with -inf to rank those documents last"
+    )
 
 
 _FAST_LABEL_DTYPES = tuple(np.dtype(t) for t in (np.int64, np.int32, np.float64))
@@ -225,6 +231,12 @@ def _empty_value(empty: Any) -> float:
         return float(empty)
     except (TypeError, ValueError):
         raise ValueError(f"empty must be a number (0.0, 1.0) or 'skip', got {empty!r}") from None
+
+
+def _check_max_grade(specs: list[MetricSpec], yf: np.ndarray, max_grade: int) -> None:
+    """Where an ``err[@k]`` is asked for, refuse a label above ``max_grade`` (the top of its grade scale)."""
+    if any(s.base == "err" for s in specs) and yf.size and yf.max() > max_grade:
+        raise ValueError(f"err@k: label {yf.max():g} exceeds max_grade={max_grade}; raise max_grade")
 
 
 def _good_mask(y_sorted: np.ndarray, ideal: np.ndarray, qptr: np.ndarray, good: Any) -> np.ndarray:
@@ -317,9 +329,7 @@ def evaluate(
     t = _option(ties, _TIES, "ties")
     e = _empty_value(empty)
     thr = float(rel_threshold)
-    if any(s.base == "err" for s in specs):
-        if yf.size and yf.max() > max_grade:
-            raise ValueError(f"err@k: label {yf.max():g} exceeds max_grade={max_grade}; raise max_grade")
+    _check_max_grade(specs, yf, max_grade)
 
     if all(spec.kind == "sorted" for spec in specs):  # one fused pass per query, nothing stored globally
         codes = np.array([spec.code for spec in specs], dtype=np.int64)
@@ -435,8 +445,7 @@ class Evaluator:
         self._empty = _empty_value(empty)
         self._thr = float(rel_threshold)
         self._max_grade = float(max_grade)
-        if any(s.base == "err" for s in specs) and yf.size and yf.max() > max_grade:
-            raise ValueError(f"err@k: label {yf.max():g} exceeds max_grade={max_grade}; raise max_grade")
+        _check_max_grade(specs, yf, max_grade)
         self.specs = specs
         self.n_docs = int(yf.size)
         self._y, self._qptr = yf, qp
@@ -472,12 +481,7 @@ class Evaluator:
         out = np.empty((self._codes.size, self._qptr.size - 1))
         if not _k._evaluate_fixed(s, self._y, self._qptr, self._ties, self._codes, self._ks, self._gain,
                                   self._empty, self._thr, self._max_grade, self._tables, *self._scratch, out):
-            nan = np.isnan(s)
-            i = int(np.flatnonzero(nan)[0])
-            raise ValueError(
-                f"score of document {i} is NaN ({int(nan.sum())} NaN scores in all); "
-                "replace them, e.g. with -inf to rank those documents last"
-            )
+            raise _nan_scores_error(np.isnan(s))
         return out
 
     def __call__(self, scores: Any) -> dict[str, float]:

@@ -109,6 +109,22 @@ def test_settle_waits_for_a_quiet_machine(monkeypatch):
         T.settle()
 
 
+def test_median_ms_is_one_untimed_call_then_the_median_in_ms(monkeypatch):
+    """BoostingTree's per-operation timer (`median_seconds` with a warm-up call, in ms), on a fake clock
+    that each call of ``fn`` moves by the next of ``durations``: the warm-up is not timed."""
+    from lrank.benchmarks import _timing as T
+    from lrank.benchmarks.boostingtree import _median_ms
+
+    durations = iter([100.0, 0.003, 0.001, 0.002, 0.010])
+    clock = [0.0]
+
+    def fn():
+        clock[0] += next(durations)
+
+    monkeypatch.setattr(T.time, "perf_counter", lambda: clock[0])
+    assert _median_ms(fn, 4) == pytest.approx(2.5, rel=1e-9)  # the median of 3, 1, 2, 10 ms
+    assert next(durations, None) is None  # five calls in all
+
 def test_page_rows_name_the_commit_they_timed(tmp_path, monkeypatch):
     """The page's ``commit`` column: the short id of HEAD, ``+dirty`` while ``lrank/`` has uncommitted
     changes, ``unknown`` outside a git checkout."""

@@ -147,6 +147,47 @@ def test_ranking_bases_under_boostingtree_exp3p_standard(which):
     assert list(s.history_.columns) == ["train_mean_ndcg", "valid_ndcg@5"]
 
 
+@pytest.mark.parametrize("vmetric", ["ndcg@5", "mean_ndcg", "r2"])
+@pytest.mark.parametrize("name", ["BoostingTree", "Exp3P", "Standard"])
+def test_valid_column_is_evaluate_of_each_models_scores(name, vmetric, monkeypatch):
+    """``history_``'s validation column equals `evaluate` (with the step's ``metric_kwargs``: NDCGBoost's
+    ``discount="jk"``) on every generated model's validation scores, bit for bit; the drivers score with
+    one `Evaluator` per fit, built on the validation labels, or with `evaluate` for a metric the Evaluator
+    does not compute (``r2``)."""
+    import lrank.metrics
+    from lrank.metrics import evaluate
+    from lrank.models.boostingtree import Standard
+    from lrank.models.ndcgboost import NDCGBoost
+
+    built = []
+
+    class Counted(lrank.metrics.Evaluator):
+        def __init__(self, y, qptr, *args, **kw):
+            built.append(len(y))
+            super().__init__(y, qptr, *args, **kw)
+
+    monkeypatch.setattr(lrank.metrics, "Evaluator", Counted)
+    train, valid = _ranking_toy(seed=0, nq=10), _ranking_toy(seed=1, nq=7)
+    assert train.n_docs != valid.n_docs
+    base = NDCGBoost(num_leaves=2)
+    est = {"BoostingTree": BoostingTree(base, n_estimators=25, random_state=0, eval_metric=vmetric),
+           "Exp3P": Exp3P(base, n_estimators=15, random_state=0, eval_metric=vmetric),
+           "Standard": Standard(base, n_estimators=10, eval_metric=vmetric)}[name].fit(train, eval_set=valid)
+    got = est.history_[f"valid_{vmetric}"].to_numpy()
+    Xv = np.ascontiguousarray(valid.X, dtype=np.float32)
+    if name == "BoostingTree":
+        scores = [est.predict_node(valid, int(i)) for i in est.history_["node"]]
+    else:
+        scores, v = [], np.zeros(valid.n_docs)
+        for hyp in est.estimators_:
+            v = v + hyp.predict(Xv)
+            scores.append(v)
+    want = [evaluate(valid.y, s, valid.qptr, [vmetric], discount="jk")[vmetric] for s in scores]
+    assert len(got) == len(want) == est.n_iter_
+    assert np.array_equal(got, np.array(want), equal_nan=True)
+    assert built.count(valid.n_docs) == (0 if vmetric == "r2" else 1)
+
+
 @pytest.mark.parametrize("which", ["ndcgboost", "lambdamart", "lambdamart_ole"])
 def test_kept_weights_give_the_same_step_and_tree(which):
     """A step from kept weights (``reweight(model)``, what BoostingTree stores per node) equals the step

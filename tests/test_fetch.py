@@ -108,6 +108,26 @@ def test_registry_entries_are_complete():
     assert s.pip_spec == "rankeval==0.8.2"
 
 
+
+def test_letor3_gov_sets_are_two_folders_of_one_archive():
+    """HP2003 and TD2003 (one helper makes both) differ in name, title, layout and quick substitute only."""
+    hp, td = F.REGISTRY["hp2003"], F.REGISTRY["td2003"]
+    assert hp.title == ("LETOR 3.0 .Gov HP2003 (homepage finding), QueryLevelNorm (150 queries, 64 features, "
+                        "0/1)")
+    assert td.title == ("LETOR 3.0 .Gov TD2003 (topic distillation), QueryLevelNorm (50 queries, 64 "
+                        "features, 0/1)")
+    assert hp.layout == "Gov/QueryLevelNorm/2003_hp_dataset/Fold{fold}/{split}.txt"
+    assert td.layout == "Gov/QueryLevelNorm/2003_td_dataset/Fold{fold}/{split}.txt"
+    assert hp.quick_substitute == "a generated meta-search set (RankBoost Table 1), else mslr-sample"
+    assert td.quick_substitute == "mslr-sample"
+    assert (hp.urls, hp.archive, hp.folder, hp.n_features) == (
+        ("http://research.microsoft.com/en-us/um/beijing/projects/letor/LETOR3.0/Gov.rar",), "Gov.rar",
+        "letor3-gov", 64)
+    rest = [{k: v for k, v in dataclasses.asdict(d).items()
+             if k not in ("name", "title", "layout", "quick_substitute")} for d in (hp, td)]
+    assert rest[0] == rest[1]
+    assert rest[0]["citation"] == F.REGISTRY["ohsumed"].citation
+
 def test_data_readme_lists_every_dataset_and_checksum():
     text = (repo_dir() / "data" / "README.md").read_text()
     for name, ds in F.REGISTRY.items():

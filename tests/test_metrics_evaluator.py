@@ -168,9 +168,26 @@ def test_bad_input_names_the_parameter():
         M.Evaluator(np.array([5, 0, 0, 0]), qptr, "err@2")
 
 
-def test_ndcgboost_step_score_is_evaluate():
-    """NDCGBoostStep.score goes through an Evaluator: the same float as evaluate, for any metric."""
+@pytest.mark.parametrize("metrics", [["err@2"], ["ndcg", "err"]])
+def test_max_grade_same_error_as_evaluate(metrics):
+    """A label above ``max_grade`` with an ``err`` metric: the Evaluator refuses it with `evaluate`'s
+    message; without an ``err`` metric both accept it."""
+    y, qptr = np.array([0, 6, 1, 0]), np.array([0, 2, 4])
+    s = np.array([0.1, 0.2, 0.3, 0.4])
+    with pytest.raises(ValueError) as want:
+        M.evaluate(y, s, qptr, metrics, max_grade=5)
+    with pytest.raises(ValueError) as got:
+        M.Evaluator(y, qptr, metrics, max_grade=5)
+    assert str(got.value) == str(want.value) == "err@k: label 6 exceeds max_grade=5; raise max_grade"
+    assert same(M.Evaluator(y, qptr, ["ndcg"], max_grade=5)(s), M.evaluate(y, s, qptr, ["ndcg"], max_grade=5))
+
+
+@pytest.mark.parametrize("base", ["ndcgboost", "lambdamart"])
+def test_ranking_step_score_is_evaluate(base):
+    """The ranking bases' step objects (NDCGBoostStep, LambdaMARTStep: `MeasuredStep.score`) score through
+    an Evaluator: the same float as evaluate, for any metric."""
     from lrank import RankingData
+    from lrank.models.boostingtree import LambdaMARTBase
     from lrank.models.ndcgboost import NDCGBoostStep
 
     rng = np.random.default_rng(12)
@@ -178,7 +195,8 @@ def test_ndcgboost_step_score_is_evaluate():
     y = rng.integers(0, 3, int(qptr[-1]))
     data = RankingData(X=rng.normal(size=(y.size, 3)), y=y, qptr=qptr)
     for metric in ("mean_ndcg", "ndcg@10", "r2"):
-        step = NDCGBoostStep(data, metric=metric, discount="jk")
+        step = (NDCGBoostStep(data, metric=metric, discount="jk") if base == "ndcgboost"
+                else LambdaMARTBase(metric=metric, discount="jk").boosting_step(data))
         for s in (rng.normal(size=y.size), np.round(rng.normal(size=y.size), 1)):
             want = M.evaluate(y, s, qptr, [metric], discount="jk")[metric]
             assert same(step.score(s), want)

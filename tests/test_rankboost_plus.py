@@ -363,3 +363,28 @@ def test_movielens_task_set_keeps_featureless_users():
     tasks, featureless = movielens_task_set(R, min_ratings=10, max_missing=0.5)
     assert list(tasks) == ["u1", "u2", "u3", "u4"] and featureless == ["u4"]
     assert tasks["u4"].n_features == 0 and tasks["u4"].n_docs == 12
+
+
+def test_fig1_span_summary_finds_the_full_rank_round_and_splits_the_times():
+    """`fig1_span_summary`: the first round at S's largest size, the first dependent move and the count,
+    and optimal Rb+'s median stored seconds per round before / after that round (the later rounds also
+    split at the first dependent move); without times, no medians."""
+    from lrank.papers.rankboost_plus import FIG1_SKIP, fig1_column, fig1_span_summary
+
+    assert FIG1_SKIP == 5  # the rounds below are laid out around it
+    n_ind = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 12, 12, 12, 12, 12, 12, 12, 12]
+    kind = ["new"] * 12 + ["member"] * 3 + ["dependent", "member", "dependent", "dependent", "dependent"]
+    hist = pd.DataFrame({"kind": kind, "n_independent": n_ind}, index=pd.RangeIndex(1, 21, name="iteration"))
+    sec = [9.0] * 5 + [1.0, 1.0, 3.0, 1.0, 1.0, 1.0, 2.0] + [4.0, 5.0, 6.0] + [8.0, 7.0, 9.0, 9.0, 9.0]
+    times = pd.DataFrame({"round": range(1, 21), fig1_column("Optimal Rb+"): sec})
+    s = fig1_span_summary(hist, times)
+    assert (s["max_independent"], s["full_rank_round"], s["first_dependent_round"], s["n_dependent"]) == (
+        12, 12, 16, 4)
+    assert s["rounds"] == {"before": (6, 12, 7), "after": (13, 20, 8), "member": (13, 15, 3),
+                           "dependent": (16, 20, 5)}
+    assert s["median_s"] == {"before": 1.0, "after": 7.5, "member": 5.0, "dependent": 9.0}
+    assert fig1_span_summary(hist)["median_s"] is None
+    no_dep = hist.assign(kind=["new"] * 12 + ["member"] * 8)
+    s = fig1_span_summary(no_dep, times)
+    assert s["first_dependent_round"] is None and s["n_dependent"] == 0
+    assert set(s["median_s"]) == {"before", "after"}

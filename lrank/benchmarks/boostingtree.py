@@ -176,13 +176,8 @@ def _selection_share_row(reps: int) -> dict:
 
 
 def _median_ms(fn, repeats: int = 9) -> float:
-    fn()
-    ts = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts) * 1e3)
+    """Median wall milliseconds of ``repeats`` calls of ``fn`` after one untimed call."""
+    return T.median_seconds(fn, repeats, warmup=True) * 1e3
 
 
 def _components(base, data) -> dict:

@@ -224,6 +224,30 @@ def _letor4(name: str, n_queries: str) -> Dataset:
     )
 
 
+def _letor3_gov(task: str, what: str, n_queries: str, quick_substitute: str) -> Dataset:
+    """A LETOR 3.0 .Gov 2003 set (HP2003, TD2003), one folder of the shared ``Gov.rar``: QueryLevelNorm, 5
+    folds, 64 features, labels 0/1."""
+    return Dataset(
+        name=f"{task}2003",
+        title=(f"LETOR 3.0 .Gov {task.upper()}2003 ({what}), QueryLevelNorm ({n_queries} queries, "
+               "64 features, 0/1)"),
+        method="url",
+        urls=(f"{_LETOR_OLD}/LETOR3.0/Gov.rar",),
+        homepage=_LETOR_HOME,
+        archive="Gov.rar",
+        archive_sha256=None,
+        layout=f"Gov/QueryLevelNorm/2003_{task}_dataset/Fold{{fold}}/{{split}}.txt",
+        licence=_LETOR_LICENCE,
+        redistributable=False,
+        citation=_LETOR3_CITE,
+        kind="letor",
+        n_features=64,
+        folder="letor3-gov",
+        quick_substitute=quick_substitute,
+        checksum_note=_NO_SHA_LETOR,
+    )
+
+
 REGISTRY: dict[str, Dataset] = {
     d.name: d
     for d in [
@@ -310,42 +334,9 @@ REGISTRY: dict[str, Dataset] = {
             quick_substitute="mslr-sample",
             checksum_note=_NO_SHA_LETOR,
         ),
-        Dataset(
-            name="hp2003",
-            title="LETOR 3.0 .Gov HP2003 (homepage finding), QueryLevelNorm (150 queries, 64 features, 0/1)",
-            method="url",
-            urls=(f"{_LETOR_OLD}/LETOR3.0/Gov.rar",),
-            homepage=_LETOR_HOME,
-            archive="Gov.rar",
-            archive_sha256=None,
-            layout="Gov/QueryLevelNorm/2003_hp_dataset/Fold{fold}/{split}.txt",
-            licence=_LETOR_LICENCE,
-            redistributable=False,
-            citation=_LETOR3_CITE,
-            kind="letor",
-            n_features=64,
-            folder="letor3-gov",
-            quick_substitute="a generated meta-search set (RankBoost Table 1), else mslr-sample",
-            checksum_note=_NO_SHA_LETOR,
-        ),
-        Dataset(
-            name="td2003",
-            title="LETOR 3.0 .Gov TD2003 (topic distillation), QueryLevelNorm (50 queries, 64 features, 0/1)",
-            method="url",
-            urls=(f"{_LETOR_OLD}/LETOR3.0/Gov.rar",),
-            homepage=_LETOR_HOME,
-            archive="Gov.rar",
-            archive_sha256=None,
-            layout="Gov/QueryLevelNorm/2003_td_dataset/Fold{fold}/{split}.txt",
-            licence=_LETOR_LICENCE,
-            redistributable=False,
-            citation=_LETOR3_CITE,
-            kind="letor",
-            n_features=64,
-            folder="letor3-gov",
-            quick_substitute="mslr-sample",
-            checksum_note=_NO_SHA_LETOR,
-        ),
+        _letor3_gov("hp", "homepage finding", "150",
+                    "a generated meta-search set (RankBoost Table 1), else mslr-sample"),
+        _letor3_gov("td", "topic distillation", "50", "mslr-sample"),
         Dataset(
             name="movielens-100k",
             title="MovieLens 100K (943 users, 1,682 movies, 100,000 ratings 1-5)",

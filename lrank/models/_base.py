@@ -246,6 +246,21 @@ class SumOfEstimators:
             yield out
 
 
+
+class MeasuredStep:
+    """``score`` of a boosting-step object on ranking data (`lrank.models.boostingtree`'s protocol): the
+    training measure ``metric`` with the options ``metric_kwargs`` of the labels ``y`` and offsets ``qptr``
+    (attributes of the step); mix in to a step class that sets them and ``_measure = None``."""
+
+    def score(self, model: np.ndarray) -> float:
+        """The training measure of ``model``: ``evaluate(y, model, qptr, [metric], **metric_kwargs)[metric]``,
+        bit for bit (`lrank.metrics.training_measure`, made on the first call: labels and queries fixed)."""
+        if self._measure is None:
+            from lrank.metrics import training_measure
+
+            self._measure = training_measure(self.y, self.qptr, self.metric, **self.metric_kwargs)
+        return self._measure(model)
+
 def _check_X_y(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     """Arrays of ``fit(X, y)`` through scikit-learn's ``check_array`` (its messages); ``y`` required and
     numeric."""

@@ -69,7 +69,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from lrank.metamax import h_exp_sqrt, hull_select
-from lrank.models._base import BaseRanker, SumOfEstimators
+from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators
 from lrank.models._params import Count
 
 __all__ = ["BoostingTree", "Exp3P", "Standard", "LambdaMARTBase", "LambdaMARTStep", "make_step"]
@@ -214,11 +214,14 @@ class _Driver(BaseRanker):
         return step, valid, vmetric
 
     @staticmethod
-    def _valid_score(step: Any, valid: Any, vmetric: str, scores: np.ndarray) -> float:
-        from lrank.metrics import evaluate
+    def _valid_measure(step: Any, valid: Any, vmetric: str) -> Callable[[np.ndarray], float]:
+        """The validation measure of one fit, ``scores -> float``: ``evaluate(valid.y, scores, valid.qptr,
+        [vmetric], **step.metric_kwargs)[vmetric]`` bit for bit, built once (`lrank.metrics.training_measure`:
+        an `lrank.metrics.Evaluator`, labels and offsets checked once, where it computes ``vmetric``; else
+        `evaluate` itself)."""
+        from lrank.metrics import training_measure
 
-        return float(evaluate(valid.y, scores, valid.qptr, [vmetric],
-                              **getattr(step, "metric_kwargs", {}))[vmetric])
+        return training_measure(valid.y, valid.qptr, vmetric, **getattr(step, "metric_kwargs", {}))
 
 
 _BASE = [HasMethods(["boosting_step"])]
@@ -327,9 +330,7 @@ class BoostingTree(_Driver):
         Xv = None if valid is None else np.ascontiguousarray(valid.X, dtype=np.float32)
 
         if valid is not None:
-            from lrank.metrics import training_measure
-
-            vmeasure = training_measure(valid.y, valid.qptr, vmetric, **getattr(step, "metric_kwargs", {}))
+            vmeasure = self._valid_measure(step, valid, vmetric)
 
         def vscore(scores_v):
             return float("nan") if valid is None else vmeasure(scores_v)
@@ -653,6 +654,7 @@ class Exp3P(SumOfEstimators, _Driver):
         f_prev = step.score(model)
         v = None if valid is None else np.zeros(valid.n_docs)
         Xv = None if valid is None else np.ascontiguousarray(valid.X, dtype=np.float32)
+        vmeasure = None if valid is None else self._valid_measure(step, valid, vmetric)
         hyps, rows = [], []
         for _ in self._progress(self.n_estimators, "Exp3P"):
             w = np.exp(logw - logw.max())
@@ -670,7 +672,7 @@ class Exp3P(SumOfEstimators, _Driver):
             row = {"arms": arms, "reward": rew, f"train_{metric}": f}
             if valid is not None:
                 v = v + hyp.predict(Xv)
-                row[f"valid_{vmetric}"] = self._valid_score(step, valid, vmetric, v)
+                row[f"valid_{vmetric}"] = vmeasure(v)
             row.update(p_played=float(p[arms[0]]), p_max=float(p.max()))
             rows.append(row)
         self.estimators_ = hyps
@@ -733,6 +735,7 @@ class Standard(SumOfEstimators, _Driver):
         model = step.initial_model()
         v = None if valid is None else np.zeros(valid.n_docs)
         Xv = None if valid is None else np.ascontiguousarray(valid.X, dtype=np.float32)
+        vmeasure = None if valid is None else self._valid_measure(step, valid, vmetric)
         hyps, rows = [], []
         best, best_t, stop = -np.inf, 0, "n_estimators reached"
         for t in self._progress(self.n_estimators, "Standard"):
@@ -741,7 +744,7 @@ class Standard(SumOfEstimators, _Driver):
             row = {f"train_{metric}": step.score(model)}
             if valid is not None:
                 v = v + hyp.predict(Xv)
-                row[f"valid_{vmetric}"] = fv = self._valid_score(step, valid, vmetric, v)
+                row[f"valid_{vmetric}"] = fv = vmeasure(v)
                 if fv > best:
                     best, best_t = fv, t + 1
             rows.append(row)
@@ -757,7 +760,7 @@ class Standard(SumOfEstimators, _Driver):
 
 
 # ---------------------------------------------------------------------------------- LambdaMART base
-class LambdaMARTStep:
+class LambdaMARTStep(MeasuredStep):
     """Boosting-step protocol of LambdaMART (ALGORITHMS.md 6) over `lrank.models.gbrt.lambdamart_step`."""
 
     # a constrained stump is fitted by `_stump` over one binned column (False: by the general tree path;
@@ -832,15 +835,6 @@ class LambdaMARTStep:
         del tree.workspace_
         tree.value_ = tree.value_ * p.learning_rate
         return tree, np.ascontiguousarray(model, dtype=np.float64) + tree.value_[tree.leaf_of_]
-
-    def score(self, model: np.ndarray) -> float:
-        """The training measure of ``model``: ``evaluate(y, model, qptr, [metric], **metric_kwargs)[metric]``,
-        bit for bit (`lrank.metrics.training_measure`, made on the first call: labels and queries fixed)."""
-        if self._measure is None:
-            from lrank.metrics import training_measure
-
-            self._measure = training_measure(self.y, self.qptr, self.metric, **self.metric_kwargs)
-        return self._measure(model)
 
     def _stump(self, lam: np.ndarray, hess: np.ndarray, f: int):
         """The constrained stump (split on feature ``f`` only) of `lrank.weak.tree.RegressionTree` with the

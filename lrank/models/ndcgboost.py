@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from lrank._kernels.ndcgboost import ab_sums, gamma_pairs, histograms, pair_offsets
-from lrank.models._base import BaseRanker, SumOfEstimators
+from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators
 from lrank.models._params import Count
 
 __all__ = ["NDCGBoost", "NDCGBoostStep", "FeatureTree", "grow_tree", "ndcgboost_gamma",
@@ -238,7 +238,7 @@ def _classifier_stump(col: np.ndarray, thresholds: list[np.ndarray], s: np.ndarr
 
 
 # ----------------------------------------------------------------------------------- the step
-class NDCGBoostStep:
+class NDCGBoostStep(MeasuredStep):
     """Boosting-step protocol of NDCGBoost (see `lrank.models.boostingtree`): a model is the score
     vector on the training documents; ``score`` is the training ``metric``."""
 
@@ -310,15 +310,6 @@ class NDCGBoostStep:
         tree.scale = float(alpha)
         tree.A, tree.B = float(A), float(B)
         return tree, model + alpha * fx
-
-    def score(self, model: np.ndarray) -> float:
-        """The training measure of ``model``: ``evaluate(y, model, qptr, [metric], **metric_kwargs)[metric]``,
-        bit for bit (`lrank.metrics.training_measure`, made on the first call: labels and queries fixed)."""
-        if self._measure is None:
-            from lrank.metrics import training_measure
-
-            self._measure = training_measure(self.y, self.qptr, self.metric, **self.metric_kwargs)
-        return self._measure(model)
 
 
 class NDCGBoost(SumOfEstimators, BaseRanker):

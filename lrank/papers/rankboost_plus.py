@@ -400,6 +400,40 @@ def fig1_summary(times: pd.DataFrame, pruning_round: int | None) -> dict:
             "median_s": med(steady), "after_pruning_s": med(after), "rounds_after_pruning": int(after.sum())}
 
 
+
+def fig1_span_summary(history: pd.DataFrame, times: pd.DataFrame | None = None) -> dict:
+    """Where optimal Rb+'s independent set S stops growing, from its ``history_`` (indexed by round, with
+    ``kind`` in {new, member, dependent} and ``n_independent``), and its stored times around that round.
+
+    ``max_independent``: the largest ``n_independent``; ``full_rank_round``: the first round that reaches
+    it; ``first_dependent_round``: the first round with ``kind == "dependent"`` (a line search along a
+    direction in span(S); None without one); ``n_dependent``: those rounds. With ``times`` (laid out as
+    `fig1_stored_times` returns them) also optimal Rb+'s median seconds per round ``median_s`` over
+    ``rounds``: ``"before"`` (rounds ``FIG1_SKIP + 1`` to ``full_rank_round``), ``"after"`` (the later
+    rounds) and, when there is a dependent round after ``full_rank_round``, ``"member"`` (the later
+    rounds before the first dependent one) and ``"dependent"`` (from it on); each ``rounds`` entry is
+    ``(first, last, count)`` of the stored rounds it covers.
+    """
+    rounds = history.index.to_numpy()
+    n_ind = history["n_independent"].to_numpy()
+    top = int(n_ind.max())
+    full = int(rounds[int(np.argmax(n_ind == top))])
+    dep = rounds[(history["kind"] == "dependent").to_numpy()]
+    first_dep = int(dep[0]) if dep.size else None
+    out = {"max_independent": top, "full_rank_round": full, "first_dependent_round": first_dep,
+           "n_dependent": int(dep.size), "median_s": None, "rounds": None}
+    if times is None:
+        return out
+    r = times["round"].to_numpy()
+    sec = times[fig1_column("Optimal Rb+")].to_numpy(dtype=float)
+    masks = {"before": (r > FIG1_SKIP) & (r <= full), "after": r > full}
+    if first_dep is not None and first_dep > full:
+        masks.update(member=(r > full) & (r < first_dep), dependent=r >= first_dep)
+    masks = {k: m for k, m in masks.items() if m.any()}
+    out["median_s"] = {k: float(np.median(sec[m])) for k, m in masks.items()}
+    out["rounds"] = {k: (int(r[m].min()), int(r[m].max()), int(m.sum())) for k, m in masks.items()}
+    return out
+
 # --------------------------------------------------------------------------------------------------
 # Verdicts
 # --------------------------------------------------------------------------------------------------

@@ -85,3 +85,21 @@ def test_verdicts_follow_their_p_values():
             assert p < 0.05, (key, p)
         if key == "fig2_rbd_raises_E2" and p >= 0.05:
             assert v["value"] == "UNDECIDED", (key, p)
+
+
+def test_fig1_optimal_rbplus_independent_set_fits_its_task():
+    """Fig. 1's optimal Rb+ (one query): S holds at most documents - 1 rankers and gains at most one per
+    round; its dependent moves come from its first one on, within the rounds run."""
+    from lrank.papers.rankboost_plus import FIG1_ROUNDS, FIG1_TASK
+
+    assert FIG1_TASK["n_queries"] == 1
+    top = R["fig1_optimal_max_independent"]["value"]
+    full = R["fig1_optimal_full_rank_round"]["value"]
+    first = R["fig1_optimal_first_dependent_round"]["value"]
+    n_dep = R["fig1_optimal_n_dependent"]["value"]
+    assert 1 <= top <= FIG1_TASK["docs_per_query"] - 1
+    assert top <= full <= FIG1_ROUNDS
+    assert (first is None) == (n_dep == 0)
+    if first is not None:
+        assert 1 <= n_dep <= FIG1_ROUNDS - first + 1
+    assert top + n_dep <= FIG1_ROUNDS
