@@ -246,7 +246,6 @@ class SumOfEstimators:
             yield out
 
 
-
 class MeasuredStep:
     """``score`` of a boosting-step object on ranking data (`lrank.models.boostingtree`'s protocol): the
     training measure ``metric`` with the options ``metric_kwargs`` of the labels ``y`` and offsets ``qptr``
@@ -260,6 +259,7 @@ class MeasuredStep:
 
             self._measure = training_measure(self.y, self.qptr, self.metric, **self.metric_kwargs)
         return self._measure(model)
+
 
 def _check_X_y(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     """Arrays of ``fit(X, y)`` through scikit-learn's ``check_array`` (its messages); ``y`` required and
