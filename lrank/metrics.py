@@ -535,14 +535,23 @@ def _fixed_tables(labels: np.ndarray, qptr: np.ndarray, ties: int, gain: int, di
     document order, query ``q``'s at ``rel[rptr[q]:rptr[q + 1]]``; ``dtab`` the discounts
     (``_k._discounts``) of the longest query's positions.
     """
-    qid = np.repeat(np.arange(qptr.size - 1), np.diff(qptr))
-    ideal = np.ascontiguousarray(labels[np.lexsort((-labels, qid))])
-    icum, gdoc, dtab = _k._fixed_gains(labels, ideal, qptr, gain, disc)
+    ideal, icum, gdoc, dtab = _ideal_gains(labels, qptr, gain, disc)
     sign = 0.0 if ties == _k.TIES_STABLE else (-1.0 if ties == _k.TIES_PESSIMISTIC else 1.0)
     tkey = sign * labels + 0.0  # stable: zeros (+0.0, not -0.0)
     rel = np.flatnonzero(labels != 0.0).astype(np.int64)
     rptr = np.searchsorted(rel, qptr).astype(np.int64)
     return ideal, icum, gdoc, np.ascontiguousarray(tkey, dtype=np.float64), rel, rptr, dtab
+
+
+def _ideal_gains(labels: np.ndarray, qptr: np.ndarray, gain: int, disc: int) -> tuple:
+    """``(ideal, icum, gdoc, dtab)`` of the (float64) labels: each query's labels in decreasing order (the
+    values of ``_k._ideal_labels``, by one stable NumPy sort), and ``_k._fixed_gains``' cumulative ideal
+    DCGs, document gains and discount table. One small kernel: `Evaluator` and `ideal_dcg` share it, so
+    neither compiles a sort of its own."""
+    qid = np.repeat(np.arange(qptr.size - 1), np.diff(qptr))
+    ideal = np.ascontiguousarray(labels[np.lexsort((-labels, qid))])
+    icum, gdoc, dtab = _k._fixed_gains(labels, ideal, qptr, gain, disc)
+    return ideal, icum, gdoc, dtab
 
 
 def _mean_fast(row: np.ndarray) -> float:
@@ -700,10 +709,22 @@ def random_guessing(n_items: int, n_good: int) -> dict[str, float]:
 def ideal_dcg(
     y: Any, qptr: Any, k: int | None = 10, *, gain: str = "exp", discount: str = "log2"
 ) -> np.ndarray:
-    """Ideal (maximum) DCG@k of every query; 0 for a query without a positive label."""
+    """Ideal (maximum) DCG@k of every query (``k`` None or ``<= 0``: every position); 0 for a query without a
+    positive label.
+
+    The ideal DCG of a query's top ``min(k, n_q)`` positions as `evaluate`'s NDCG divides by it (the same
+    bits): read from the cumulative ideal DCGs of `Evaluator`'s label tables (`_ideal_gains`).
+    """
     yf, _, qp = _check_inputs(y, np.zeros(np.asarray(y).shape[0]), qptr)
     kk = 0 if k is None else int(k)
-    return _k._ideal_dcg(yf, qp, kk, _option(gain, _GAINS, "gain"), _option(discount, _DISCOUNTS, "discount"))
+    g, d = _option(gain, _GAINS, "gain"), _option(discount, _DISCOUNTS, "discount")
+    _, icum, _, _ = _ideal_gains(yf, qp, g, d)
+    m = np.diff(qp)
+    cut = m if kk <= 0 else np.minimum(m, kk)
+    out = np.zeros(m.size)
+    has = cut > 0
+    out[has] = icum[qp[:-1][has] + cut[has] - 1]  # the sum of the top cut positions, in rank order
+    return out
 
 
 def rank_order(scores: Any, qptr: Any, y: Any = None, *, ties: str = "stable") -> np.ndarray:

@@ -231,6 +231,25 @@ def test_ideal_dcg_export():
     assert_same(idcg, want)
 
 
+@pytest.mark.parametrize("k", [None, 0, 1, 3, 100])
+@pytest.mark.parametrize("gain,discount", [("exp", "log2"), ("linear", "jk")])
+def test_ideal_dcg_every_cut(k, gain, discount):
+    """Every cut (None and 0: the whole list), empty, one-document and all-zero queries; and the same bits
+    as the denominator `evaluate`'s NDCG@k divides by (ndcg = dcg / ideal_dcg for a query whose scores
+    rank it ideally)."""
+    y, s, qp = random_queries(5)
+    qp = np.r_[qp[:3], qp[2], qp[3:]]  # an empty query
+    idcg = M.ideal_dcg(y, qp, k=k, gain=gain, discount=discount)
+    assert idcg.shape == (qp.size - 1,)
+    want = [ref.dcg_at(np.sort(y[qp[q]:qp[q + 1]])[::-1], k or qp[q + 1] - qp[q], gain, discount)
+            for q in range(qp.size - 1)]
+    assert_same(idcg, want)  # NumPy's log2 may differ from the kernels' in the last bit
+    ideal_scores = -np.argsort(np.argsort(-y, kind="stable"), kind="stable").astype(float)
+    ndcg = M.evaluate(y, ideal_scores, qp, [f"dcg@{k}" if k else "dcg"], per_query=True, gain=gain,
+                      discount=discount)
+    assert np.array_equal(np.asarray(ndcg[f"dcg@{k}" if k else "dcg"]), idcg)
+
+
 def test_query_metric_kernel_directly():
     y, s, qp = random_queries(8)
     yf = y.astype(float)

@@ -136,6 +136,21 @@ def test_ndcgboost_bad_input():
         NDCGBoost(eval_metric="zzz").fit(d, eval_set=d)   # refused before the first iteration
 
 
+def test_ab_sums_refuses_nan_outputs():
+    """Step (c) sorts the classifier's outputs: a NaN there is an error naming ``fx`` and the row, not a
+    silent order."""
+    from lrank._kernels.ndcgboost import ab_sums, gamma_pairs
+
+    qp = np.array([0, 3, 5])
+    F, g, invZ = np.array([0.1, 0.4, -0.2, 0.3, 0.0]), np.array([1.0, 0.0, 3.0, 0.0, 1.0]), np.ones(2)
+    _, beta, ex = gamma_pairs(F, g, qp, invZ)
+    fx = np.array([1.0, -1.0, 1.0, np.nan, 1.0])
+    with pytest.raises(ValueError, match="fx .*NaN at row 3"):
+        ab_sums(qp, invZ, F, fx, beta, ex)
+    fx[3] = -1.0
+    assert np.isfinite(ab_sums(qp, invZ, F, fx, beta, ex)).all()
+
+
 def test_ndcgboost_early_stopping():
     d = _toy(1)
     va = _toy(2)

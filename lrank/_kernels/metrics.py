@@ -7,10 +7,10 @@ kernels then walk the *sorted* label array (``y[order]``) and, for the normalise
 label array (each query's labels sorted in decreasing order, see :func:`ideal_labels`). When only such
 metrics are asked for, :func:`evaluate_sorted` (and its parallel twin) does all of this one query at a
 time in scratch memory, with the same per-query code and hence the same bits. Hot loops elsewhere in
-lrank (AdaRank's feature x query metric matrix, LambdaMART's ideal DCG) call :func:`query_metric` and
-:func:`ideal_dcg` directly. :func:`_evaluate_fixed` (``lrank.metrics.Evaluator``) gives the same values
-for fixed labels and new scores, the label-only work done once and only the nonzero-label documents
-ranked (:func:`_place_fixed`).
+lrank (AdaRank's feature x query metric matrix) call :func:`query_metric` directly; ideal DCGs
+(``lrank.metrics.ideal_dcg``) are :func:`_fixed_gains`' cumulative sums. :func:`_evaluate_fixed`
+(``lrank.metrics.Evaluator``) gives the same values for fixed labels and new scores, the label-only work
+done once and only the nonzero-label documents ranked (:func:`_place_fixed`).
 
 Integer codes (module constants, read by the plain-Python layer :mod:`lrank.metrics`):
 
@@ -424,14 +424,6 @@ def _discount_value(pos, disc):
 
 
 @njit(cache=True)
-def _dcg(lab, a, kk, gain, disc):
-    s = 0.0
-    for i in range(kk):
-        s += _gain_value(lab[a + i], gain) * _discount_value(i + 1, disc)
-    return s
-
-
-@njit(cache=True)
 def _discounts(n, disc):
     """``_discount_value(i + 1, disc)`` for positions ``i = 0 .. n - 1`` (a table, computed once per call)."""
     out = np.empty(n, dtype=np.float64)
@@ -442,25 +434,12 @@ def _discounts(n, disc):
 
 @njit(cache=True)
 def _dcg_tab(lab, a, kk, gain, dtab):
-    """:func:`_dcg` with the discounts read from the table of :func:`_discounts` (the same values)."""
+    """DCG of the ``kk`` labels from ``lab[a]`` on, summed in rank order, with the discounts of
+    :func:`_discounts`."""
     s = 0.0
     for i in range(kk):
         s += _gain_value(lab[a + i], gain) * dtab[i]
     return s
-
-
-@njit(cache=True)
-def _ideal_dcg(labels, qptr, k, gain, disc):
-    """Ideal DCG@k of every query (k <= 0: all positions); labels in document order."""
-    ideal = _ideal_labels(labels, qptr)
-    nq = qptr.size - 1
-    out = np.zeros(nq, dtype=np.float64)
-    for q in range(nq):
-        a, b = qptr[q], qptr[q + 1]
-        m = b - a
-        kk = m if (k <= 0 or k > m) else k
-        out[q] = _dcg(ideal, a, kk, gain, disc)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1099,7 +1078,6 @@ def warmup() -> None:
     ks = np.full(8, 3, dtype=np.int64)
     for ties in (0, 1, 2):
         _evaluate_sorted(s, y, qptr, ties, codes, ks, 0, 0, np.nan, 1.0, 4.0, 0)
-    _ideal_dcg(y, qptr, 10, 0, 0)
     _pair_losses(ss, ys, qptr)
     _expected_disagreement(ss, ys, ideal, qptr)
     _expected_precisions(ss, (ys >= 1).astype(np.uint8), qptr, np.nan)
