@@ -75,6 +75,7 @@ from lrank.data.container import LABEL_BOUND, first_bad_label, label_error
 __all__ = [
     "Evaluator",
     "training_measure",
+    "per_query_measure",
     "MetricSpec",
     "average_precision",
     "dcg",
@@ -514,14 +515,61 @@ def training_measure(y: Any, qptr: Any, metric: str, **options: Any) -> Callable
     callable
         ``f(scores) -> float``.
     """
-    if parse_metric(metric).kind == "sorted":
-        return Evaluator(y, qptr, [metric], **options).score
+    opts = _evaluator_options(metric, options)
+    if opts is not None:
+        return Evaluator(y, qptr, [metric], **opts).score
     return functools.partial(_evaluate_one, y=y, qptr=qptr, metric=metric, options=options)  # picklable
+
+
+def per_query_measure(y: Any, qptr: Any, metric: str, **options: Any) -> Callable[[Any], np.ndarray]:
+    """A function ``scores -> values`` giving ``evaluate(y, scores, qptr, [metric], per_query=True,
+    **options)[metric]`` bit for bit, as a float64 array of one value per query (NaN where skipped): an
+    `Evaluator`'s first ``per_query`` row where the metric is one the Evaluator computes, else `evaluate`.
+    For a loop that scores many rankings of one labelled set (AdaRank's candidates and rounds): the
+    labels are checked once and only the Evaluator's kernels compile.
+
+    Parameters
+    ----------
+    y, qptr
+        Labels and CSR query offsets, as for `evaluate`.
+    metric : str
+        One metric name `evaluate` knows.
+    **options
+        `evaluate`'s options (``gain``, ``discount``, ``empty``, ...).
+
+    Returns
+    -------
+    callable
+        ``f(scores) -> ndarray`` of shape ``(n_queries,)``, a fresh array each call.
+    """
+    opts = _evaluator_options(metric, options)
+    if opts is not None:
+        return functools.partial(_evaluator_row, Evaluator(y, qptr, [metric], **opts))  # picklable
+    return functools.partial(_evaluate_rows, y=y, qptr=qptr, metric=metric, options=options)
+
+
+def _evaluator_options(metric: str, options: dict) -> dict | None:
+    """``options`` for an `Evaluator` of ``metric`` (without ``good``, which only the ``expected_*``
+    metrics read), or None where only `evaluate` computes the metric (pair and expectation metrics)."""
+    if parse_metric(metric).kind != "sorted":
+        return None
+    return {k: v for k, v in options.items() if k != "good"}
 
 
 def _evaluate_one(scores: Any, *, y: Any, qptr: Any, metric: str, options: dict) -> float:
     """`training_measure`'s fallback: one metric's mean by `evaluate`."""
     return float(evaluate(y, scores, qptr, [metric], **options)[metric])
+
+
+def _evaluator_row(ev: Evaluator, scores: Any) -> np.ndarray:
+    """`per_query_measure` by an `Evaluator` of one metric."""
+    return ev.per_query(scores)[0]
+
+
+def _evaluate_rows(scores: Any, *, y: Any, qptr: Any, metric: str, options: dict) -> np.ndarray:
+    """`per_query_measure`'s fallback: one metric's per-query values by `evaluate`."""
+    values = evaluate(y, scores, qptr, [metric], per_query=True, **options)[metric]
+    return np.asarray(values, dtype=np.float64)
 
 
 def _fixed_tables(labels: np.ndarray, qptr: np.ndarray, ties: int, gain: int, disc: int) -> tuple:

@@ -222,6 +222,34 @@ def test_training_measure_is_evaluate_bit_for_bit_and_pickles(metric, opts):
         assert np.array_equal(f(s), want, equal_nan=True) and np.array_equal(g(s), want, equal_nan=True)
 
 
+@pytest.mark.parametrize("metric, opts", [("map", {"empty": "skip"}),
+                                          ("ndcg@3", {"good": 2, "ties": "pessimistic"}),
+                                          ("mean_ndcg", {"discount": "jk", "gain": "linear"}), ("r2", {}),
+                                          ("expected_ap", {"good": 1})])
+def test_per_query_measure_is_evaluate_bit_for_bit_and_pickles(metric, opts):
+    """`per_query_measure` (AdaRank's E): an Evaluator's row where it applies (``good``, read only by the
+    expected_* metrics, left out), `evaluate` otherwise; the same per-query bits (NaN where skipped) and a
+    fresh float64 array either way, also after a pickle round trip."""
+    import pickle
+
+    from lrank.metrics import Evaluator, evaluate, per_query_measure
+
+    rng = np.random.default_rng(4)
+    qptr = np.array([0, 1, 9, 30, 31, 60, 60, 75])
+    y = rng.integers(0, 3, qptr[-1])
+    y[31:60] = 0  # a query without a relevant document
+    f = per_query_measure(y, qptr, metric, **opts)
+    assert isinstance(f.args[0] if f.args else None, Evaluator) == (metric not in ("r2", "expected_ap"))
+    g = pickle.loads(pickle.dumps(f))
+    for s in (rng.normal(size=y.size), np.round(rng.normal(size=y.size)), np.zeros(y.size)):
+        want = np.asarray(evaluate(y, s, qptr, [metric], per_query=True, **opts)[metric], dtype=np.float64)
+        for h in (f, g):
+            got = h(s)
+            assert got.dtype == np.float64 and got.shape == (qptr.size - 1,)
+            assert bits(got).tolist() == bits(want).tolist()
+    assert f(np.zeros(y.size)) is not f(np.zeros(y.size))
+
+
 @pytest.mark.kernel
 @pytest.mark.parametrize("seed", range(8))
 def test_evaluator_against_the_plain_reference(seed):

@@ -70,12 +70,6 @@ def _check_metric(metric: str, name: str = "metric") -> str:
     return metric
 
 
-def _per_query(y: np.ndarray, scores: np.ndarray, qptr: np.ndarray, metric: str, opts: dict) -> np.ndarray:
-    from lrank.metrics import evaluate
-
-    return np.asarray(evaluate(y, scores, qptr, [metric], per_query=True, **opts)[metric], dtype=np.float64)
-
-
 class AdaRank(BaseRanker):
     """AdaRank with single-feature weak rankers (Xu & Li 2007, Fig. 1 and Sec. 3.6).
 
@@ -194,6 +188,11 @@ class AdaRank(BaseRanker):
         opts.setdefault("empty", "skip")  # queries where E is undefined carry no information
         vopts = dict(self.metric_options or {})  # validation scored as evaluate scores it (lrank's default)
 
+        from lrank.metrics import per_query_measure
+
+        # E(f)_i of every training (validation) query: evaluate's values, labels checked once (an Evaluator)
+        measure = per_query_measure(data.y, data.qptr, metric, **opts)
+        vmeasure = per_query_measure(valid.y, valid.qptr, eval_metric, **vopts) if valid is not None else None
         weak = SingleFeatureRankers(scaling=self.scaling, directions=self.directions).fit(data.X)
         H = weak.transform(data.X)
         M_all = feature_query_matrix(H, data.y, data.qptr, metric, opts)
@@ -237,7 +236,7 @@ class AdaRank(BaseRanker):
                 num, den = 1.0 + vp, 1.0 - vp
             alpha = 0.5 * math.log(num / den)  # Fig. 1: alpha_t = 1/2 ln(sum P (1 + E) / sum P (1 - E))
             f = f + alpha * H[:, c]  # Fig. 1 / Eq. 7: f_t = f_{t-1} + alpha_t h_t
-            E_t = _per_query(data.y, f, data.qptr, metric, opts)[defined]
+            E_t = measure(f)[defined]
             # Theorem 1: delta_i^t = E(f_t)_i - E(f_{t-1})_i - alpha_t E(h_t)_i
             delta = E_t - E_prev - alpha * Eh
             delta_min = float(delta.min())
@@ -253,7 +252,7 @@ class AdaRank(BaseRanker):
             row[f"train_{metric}"] = float(E_t.mean())
             if valid is not None:
                 fv = fv + alpha * Hv[:, c]
-                Ev = _per_query(valid.y, fv, valid.qptr, eval_metric, vopts)
+                Ev = vmeasure(fv)
                 row[f"valid_{eval_metric}"] = float(np.nanmean(Ev))
             rows.append(row)
             chosen.append(c)

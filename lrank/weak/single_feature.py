@@ -156,9 +156,9 @@ def feature_query_matrix(H: np.ndarray, y: np.ndarray, qptr: np.ndarray, metric:
 
     A single-feature weak ranker's measure on a query never changes while AdaRank trains (Sec. 3.6 of
     Xu & Li 2007), so AdaRank computes this matrix once and each round is a weighted sum over it
-    (`lrank._kernels.adarank.choose_weak_ranker`). Filled with `lrank.metrics.evaluate`
-    (``per_query=True``), one call per candidate, so AdaRank's E is exactly lrank's metric with its tie
-    and empty-query conventions.
+    (`lrank._kernels.adarank.choose_weak_ranker`). Row ``c`` is ``lrank.metrics.evaluate(y, H[:, c], qptr,
+    [metric], per_query=True)`` bit for bit (`lrank.metrics.per_query_measure`: the labels checked once),
+    so AdaRank's E is exactly lrank's metric with its tie and empty-query conventions.
 
     Parameters
     ----------
@@ -177,14 +177,14 @@ def feature_query_matrix(H: np.ndarray, y: np.ndarray, qptr: np.ndarray, metric:
         NaN where the metric skips a query (e.g. MAP of a query without relevant documents and
         ``empty="skip"``).
     """
-    from lrank.metrics import evaluate
+    from lrank.metrics import per_query_measure
 
     H = np.asarray(H, dtype=np.float64)
     if H.ndim != 2 or H.shape[0] != np.asarray(y).shape[0]:
         raise ValueError(f"H must be (n_docs, n_candidates) with n_docs = len(y), got {H.shape}")
-    opts = dict(metric_options or {})
+    measure = per_query_measure(y, qptr, metric, **dict(metric_options or {}))
     nq = np.asarray(qptr).size - 1
     M = np.empty((H.shape[1], nq), dtype=np.float64)
     for c in range(H.shape[1]):
-        M[c] = evaluate(y, np.ascontiguousarray(H[:, c]), qptr, [metric], per_query=True, **opts)[metric]
+        M[c] = measure(np.ascontiguousarray(H[:, c]))
     return M
