@@ -242,14 +242,14 @@ def test_gains_from_ldexp_are_the_integer_powers():
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_underflowing_queries_are_finished_pair_by_pair(n_jobs):
-    """`_lambdas` only marks a query whose exponentials underflow; `_lambdas_pairs` then computes it pair by
-    pair: the same lambdas as the pair-list path (which runs every query pair by pair), between ordinary
-    queries, serially and over threads."""
+    """`_lambdas` (`_lambdas_whole` for the whole list) only marks a query whose exponentials underflow;
+    `_lambdas_pairs` then computes it pair by pair: the same lambdas as the pair-list path (which runs every
+    query pair by pair), between ordinary queries, serially and over threads."""
     rng = np.random.default_rng(11)
     y, qptr, s = _queries(rng, [8, 12, 1, 15, 9], ties=True)
     far = slice(qptr[1], qptr[2])
     s[far] = np.linspace(0.0, -1500.0, qptr[2] - qptr[1])  # the second query's scores 1500 apart
-    for k in (3, 10):
+    for k in (0, 3, 10):  # k = 0: `_lambdas_whole` marks it too
         lam, w, _ = lambdamart_gradients(y, qptr, s, k=k, n_jobs=n_jobs)
         plam, pw, _ = lambdamart_gradients(y, qptr, s, k=k, with_pairs=True)
         assert np.isfinite(lam).all() and np.isfinite(w).all()

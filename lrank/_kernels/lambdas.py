@@ -51,16 +51,16 @@ against those outputs to 1e-12 and against digests of their bits recorded at iss
 Compile time (issue 15.5): what used to be a chain of nine kernels plus numba's ``argsort`` and
 ``np.take`` is one compiled kernel per use: `_lambdas` (NDCG@k without the pair list, LambdaMART),
 `_lambdas_pairs` (pair by pair: the pair list of OLE, and the rare queries where an exponential
-underflowed, which `_lambdas` only marks), `_lambdas_within` (queries of at most ``k`` documents, all
-pairs grouped by label; also only marked by `_lambdas`: ~0.9 s of compilation a LETOR-sized fit never
-needs) or `_lambdas_whole` (whole list, BoostingTree), whose per-query preparation and pair loops are
-``inline="always"`` helpers merged into it before typing, plus the merge sort (`_sort_stable`) and, for
-the whole list, the vectorised sweep (`_pair_sweep`). A LambdaMART fit on LETOR-sized queries
-thus compiles `_lambdas` and the sort only. One signature each: the validating function normalises
-dtypes and allocates the workspaces. The parallel twin compiles only when ``n_jobs != 1``. Where the
-rest of `_lambdas`' compile time goes (numba 0.68, cold cache, CPU): LLVM's optimisation of the one
-big function about half, numba's type inference a third, inlining the helpers the rest; as separate
-compiled functions instead of inlined ones the total is the same (measured).
+underflowed, which `_lambdas` and `_lambdas_whole` only mark), `_lambdas_within` (queries of at most
+``k`` documents, all pairs grouped by label; also only marked by `_lambdas`: ~0.9 s of compilation a
+LETOR-sized fit never needs) or `_lambdas_whole` (whole list, BoostingTree), whose per-query preparation
+and pair loops are ``inline="always"`` helpers merged into it before typing, plus the merge sort
+(`_sort_stable`) and, for the whole list, the vectorised sweep (`_pair_sweep`). A LambdaMART fit on
+LETOR-sized queries thus compiles `_lambdas` and the sort only. One signature each: the validating
+function normalises dtypes and allocates the workspaces. The parallel twin compiles only when
+``n_jobs != 1``. Where the rest of `_lambdas`' compile time goes (numba 0.68, cold cache, CPU): LLVM's
+optimisation of the one big function about half, numba's type inference a third, inlining the helpers
+the rest; as separate compiled functions instead of inlined ones the total is the same (measured).
 """
 
 from __future__ import annotations
@@ -267,30 +267,30 @@ def _lambdas_pairs(y, qptr, scores, k, sigma, fill_pairs, lam, w, inv_max_dcg, p
 
 
 @njit(cache=True, error_model="numpy")
-def _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, q0, q1, iw, fw):
+def _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw, fw):
     """Whole-list lambdas and weights (``k <= 0``, BoostingTree's LambdaMART base; no pair list) of queries
-    ``q0:q1``; returns the number of pairs with ``dZ > 0``. A kernel of its own so that LambdaMART never
-    compiles the grouped sweeps: per query `_prepare_query`, then `_whole_list` (or `_top_k_rows` where
-    an exponential underflowed)."""
-    order, pos, gstart, yr = iw[0], iw[1], iw[2], iw[6]
+    ``q0:q1``; returns the number of pairs with ``dZ > 0`` of the queries done here. A kernel of its own so
+    that LambdaMART never compiles the grouped sweeps: per query `_prepare_query`, then `_whole_list`. A
+    query where an exponential underflowed is only marked ``_UNDERFLOW`` in ``todo`` (its ``lam``, ``w``
+    left zero) for `_lambdas_pairs`, as `_lambdas` marks it: the pair-by-pair loop compiles only when a fit
+    meets one (~0.5 s of a first BoostingTree fit otherwise)."""
+    order, pos, gstart = iw[0], iw[1], iw[2]
     gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
     E, D, GI, LAM, W, PC, PH = fw[7], fw[8], fw[15], fw[9], fw[10], fw[13], fw[14]
-    e_i = iw[0, :0]
-    e_f = fw[0, :0]
     _log_discounts(fw)
     n_pairs = 0
     for q in range(q0, q1):
+        todo[q] = 0
         n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, 0, sigma, lam, w, inv_max_dcg, iw, fw)
         if not run:
             continue
-        if _no_underflow(ex, n):
-            n_pairs += _whole_list(sigma, n, ng, inv, gain, ex, dr, pos, gstart, E, D, GI, LAM, W, PC, PH)
-            for u in range(n):
-                lr[pos[u]] = LAM[u]
-                wr[pos[u]] = W[u]
-        else:
-            n_pairs += _top_k_rows(sigma, n, n, inv, scores, order, yr, gain, ex, dr, lr, wr, False,
-                                   e_i, e_i, e_f, n_pairs)
+        if not _no_underflow(ex, n):
+            todo[q] = _UNDERFLOW
+            continue
+        n_pairs += _whole_list(sigma, n, ng, inv, gain, ex, dr, pos, gstart, E, D, GI, LAM, W, PC, PH)
+        for u in range(n):
+            lr[pos[u]] = LAM[u]
+            wr[pos[u]] = W[u]
         for r in range(n):
             lam[order[r]] = lr[r]
             w[order[r]] = wr[r]
@@ -638,7 +638,8 @@ def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, n_ch
         q0 = c * nq // n_chunks
         q1 = (c + 1) * nq // n_chunks
         if k <= 0:
-            counts[c] = _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, q0, q1, iw[c], fw[c])
+            counts[c] = _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw[c],
+                                       fw[c])
         else:
             counts[c] = _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw[c], fw[c])
     return counts.sum()
@@ -708,7 +709,7 @@ def lambdamart_gradients(
         m = _lambdas_pairs(y, qptr, scores, k, sigma, True, lam, w, inv, pa, pb, pw,
                            np.arange(nq, dtype=np.int64), iw, fw)
         return lam, w, (pa[:m].copy(), pb[:m].copy(), pw[:m].copy())
-    todo = np.zeros(nq, dtype=np.int8)  # queries `_lambdas` left to another kernel (NDCG@k)
+    todo = np.zeros(nq, dtype=np.int8)  # queries `_lambdas` / `_lambdas_whole` left to another kernel
     if n_jobs != 1 and nq > 1:
         import numba
 
@@ -725,7 +726,7 @@ def lambdamart_gradients(
             numba.set_num_threads(old)
     elif k <= 0:
         iw, fw = _workspaces(qptr)
-        _lambdas_whole(y, qptr, scores, sigma, lam, w, inv, 0, nq, iw, fw)
+        _lambdas_whole(y, qptr, scores, sigma, lam, w, inv, todo, 0, nq, iw, fw)
     else:
         iw, fw = _workspaces(qptr)
         _lambdas(y, qptr, scores, k, sigma, lam, w, inv, todo, 0, nq, iw, fw)
@@ -735,9 +736,9 @@ def lambdamart_gradients(
 
 
 def _finish_marked(y, qptr, scores, k, sigma, lam, w, inv, todo, iw, fw) -> None:
-    """The queries `_lambdas` marked: those of at most ``k`` documents with `_lambdas_within`, those where an
-    exponential underflowed pair by pair, each with its own ``exp`` where both underflow (`_lambdas_pairs`).
-    Each kernel compiles on a fit's first such query only."""
+    """The queries `_lambdas` / `_lambdas_whole` marked: those of at most ``k`` documents with
+    `_lambdas_within`, those where an exponential underflowed pair by pair, each with its own ``exp`` where
+    both underflow (`_lambdas_pairs`). Each kernel compiles on a fit's first such query only."""
     within = np.flatnonzero(todo == _WITHIN_K).astype(np.int64)
     if within.size:
         _lambdas_within(y, qptr, scores, k, sigma, lam, w, inv, within, iw, fw)
