@@ -170,7 +170,8 @@ def test_stable_sort_of_score_keys_is_numpys_mergesort(n):
     """`_score_keys` + `_sort_stable` rank documents as ``np.argsort(-scores, kind="mergesort")``: ties in
     their incoming order, NaN last (any sign), signed zeros equal, infinities, subnormals; on a prefix ``n``
     of the buffers only. On integer keys (the labels' fallback sort) it is the stable sort too."""
-    from lrank._kernels.lambdas import _score_keys, _sort_stable
+    from lrank._kernels.lambdas import _score_keys
+    from lrank._kernels.sorting import _sort_stable
 
     rng = np.random.default_rng(n)
     for trial in range(6):

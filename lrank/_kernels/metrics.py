@@ -32,6 +32,7 @@ import numpy as np
 from numba import prange
 
 from ._jit import njit
+from .sorting import _sort_stable
 
 NDCG = 0
 MEAN_NDCG = 1
@@ -71,102 +72,28 @@ def _labels_scores_ok(y, scores, yf, bound):
 
 
 # ---------------------------------------------------------------------------------------------------
-# sorting
+# sorting: the merge sorts below are `lrank._kernels.sorting._sort_stable` on negated keys (decreasing
+# order, equal keys in their incoming order; no NaN reaches them)
 # ---------------------------------------------------------------------------------------------------
-@njit(cache=True)
-def _sort_desc(key, idx, tkey, tidx, m):
-    """Stable sort of ``key[:m]`` (carrying ``idx[:m]``) in decreasing order.
-
-    Runs of 16 sorted by counting ranks, then bottom-up merges written without data-dependent branches
-    (the comparisons of a sort of random scores are unpredictable; selects keep the pipeline full).
-    """
-    run = 16
-    for start in range(0, m, run):  # sort each run of 16 by counting ranks (branch-free, vectorised)
-        end = min(start + run, m)
-        for i in range(start, end):
-            ki = key[i]
-            c = 0
-            for j in range(start, i):  # earlier documents with an equal key stay before i
-                c += key[j] >= ki
-            for j in range(i + 1, end):
-                c += key[j] > ki
-            tkey[start + c] = ki
-            tidx[start + c] = idx[i]
-        for i in range(start, end):
-            key[i] = tkey[i]
-            idx[i] = tidx[i]
-    in_tmp = False
-    width = run
-    while width < m:
-        for lo in range(0, m, 2 * width):
-            mid = min(lo + width, m)
-            hi = min(lo + 2 * width, m)
-            i = lo
-            j = mid
-            k = lo
-            if in_tmp:
-                while i < mid and j < hi:
-                    right = tkey[j] > tkey[i]  # the right run goes first only if strictly larger: stable
-                    key[k] = tkey[j] if right else tkey[i]
-                    idx[k] = tidx[j] if right else tidx[i]
-                    j += right
-                    i += 1 - right
-                    k += 1
-                while i < mid:
-                    key[k] = tkey[i]
-                    idx[k] = tidx[i]
-                    i += 1
-                    k += 1
-                while j < hi:
-                    key[k] = tkey[j]
-                    idx[k] = tidx[j]
-                    j += 1
-                    k += 1
-            else:
-                while i < mid and j < hi:
-                    right = key[j] > key[i]
-                    tkey[k] = key[j] if right else key[i]
-                    tidx[k] = idx[j] if right else idx[i]
-                    j += right
-                    i += 1 - right
-                    k += 1
-                while i < mid:
-                    tkey[k] = key[i]
-                    tidx[k] = idx[i]
-                    i += 1
-                    k += 1
-                while j < hi:
-                    tkey[k] = key[j]
-                    tidx[k] = idx[j]
-                    j += 1
-                    k += 1
-        in_tmp = not in_tmp
-        width *= 2
-    if in_tmp:
-        for i in range(m):
-            key[i] = tkey[i]
-            idx[i] = tidx[i]
-
-
 @njit(cache=True)
 def _order_query(scores, labels, a, b, ties, key, idx, tkey, tidx, order):
     """Sort rows ``a:b`` of one query into ``order[a:b]`` (see :func:`rank_order`)."""
     m = b - a
     if ties == 0:
         for i in range(m):
-            key[i] = scores[a + i]
+            key[i] = -scores[a + i]
             idx[i] = a + i
     else:
         # first by label (stable), lowest first for pessimistic, highest first for optimistic ...
-        sign = -1.0 if ties == 1 else 1.0
+        sign = 1.0 if ties == 1 else -1.0
         for i in range(m):
             key[i] = sign * labels[a + i]
             idx[i] = a + i
-        _sort_desc(key, idx, tkey, tidx, m)
-        # ... then by score, stably, so the label order survives among equal scores
+        _sort_stable(key, idx, tkey, tidx, m)
+        # ... then by decreasing score, stably, so the label order survives among equal scores
         for i in range(m):
-            key[i] = scores[idx[i]]
-    _sort_desc(key, idx, tkey, tidx, m)
+            key[i] = -scores[idx[i]]
+    _sort_stable(key, idx, tkey, tidx, m)
     for i in range(m):
         order[a + i] = idx[i]
 
@@ -206,13 +133,13 @@ def _sort_block(scores, labels, ties, key, idx, tkey, tidx, st, en):
     k = key[st:en]
     ix = idx[st:en]
     if ties != 0:
-        sign = -1.0 if ties == 1 else 1.0
+        sign = 1.0 if ties == 1 else -1.0  # increasing keys: lowest label first for pessimistic
         for i in range(m):
             k[i] = sign * labels[ix[i]]
-        _sort_desc(k, ix, tkey, tidx, m)
+        _sort_stable(k, ix, tkey, tidx, m)
     for i in range(m):
-        k[i] = scores[ix[i]]
-    _sort_desc(k, ix, tkey, tidx, m)
+        k[i] = -scores[ix[i]]
+    _sort_stable(k, ix, tkey, tidx, m)
 
 
 @njit(cache=True)
@@ -351,7 +278,7 @@ def _rank_order_parallel(scores, labels, qptr, ties):
 def _ideal_query(labels, a, b, counts, out, o, limit):
     """The ``limit`` largest of labels ``a:b`` in decreasing order into ``out[o:o + limit]``.
 
-    A counting sort if the labels span at most 256 values, else a merge sort (:func:`_sort_desc`; the
+    A counting sort if the labels span at most 256 values, else a merge sort (`_sort_stable`; the
     same values as ``np.sort`` reversed, labels being finite); ``limit >= b - a`` gives them all.
     """
     if b == a:
@@ -377,11 +304,14 @@ def _ideal_query(labels, a, b, counts, out, o, limit):
                 k += 1
     else:  # the scores' merge sort (already compiled for them), not np.sort: one sort less to compile
         m = b - a
-        key = labels[a:b].astype(np.float64)
+        key = np.empty(m, dtype=np.float64)
         idx = np.empty(m, dtype=np.int64)
-        _sort_desc(key, idx, np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64), m)
+        for i in range(m):
+            key[i] = -float(labels[a + i])
+            idx[i] = a + i
+        _sort_stable(key, idx, np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64), m)
         for i in range(min(limit, m)):
-            out[o + i] = key[i]
+            out[o + i] = labels[idx[i]]
 
 
 @njit(cache=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from lrank._kernels.histograms import _histogram
-from lrank._kernels.lambdas import _sort_stable
+from lrank._kernels.sorting import _sort_stable
 
 from ._jit import njit
 
@@ -148,7 +148,7 @@ def _ab_kernel(qptr, invZ, F, fx, beta, ex):
     Each query's documents are sorted by ``fx`` once; every document then sweeps the contiguous run of
     documents with a smaller output (only the pairs with ``f(x_j) != f(x_k)`` are visited), adding into
     per-document sums that are totalled in a fixed order at the end. The sort is LambdaMART's stable
-    `lrank._kernels.lambdas._sort_stable` (``np.argsort(fx, kind="mergesort")``'s permutation for ``fx``
+    `lrank._kernels.sorting._sort_stable` (``np.argsort(fx, kind="mergesort")``'s permutation for ``fx``
     without NaN, which `ab_sums` checks) and the underflow test a loop with ``np.min``'s NaN rule: neither
     compiles a NumPy implementation of its own (issue 15.5: ~1.4 s of a first fit).
     """
