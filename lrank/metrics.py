@@ -454,11 +454,14 @@ class Evaluator:
         self._ks = np.array([s.k for s in specs], dtype=np.int64)
         mmax = int(np.diff(qp).max()) if qp.size > 1 else 0
         self._tables = _fixed_tables(yf, qp, self._ties, self._gain, disc)
-        # ys, gs (per document); key, idx, tk, tidx, cnt, pos (per query, see _k._place_fixed)
+        # ys, gs (per document); key, idx, tk, tidx, cnt, pos (per query, see _k._place_fixed); todo (a mark
+        # per query)
         ints = np.int64
         self._scratch = (np.empty(yf.size), np.empty(yf.size), np.empty(mmax), np.empty(mmax, dtype=ints),
                          np.empty(mmax), np.empty(mmax, dtype=ints), np.empty(2 * mmax + 1, dtype=ints),
-                         np.empty(mmax, dtype=ints))
+                         np.empty(mmax, dtype=ints), np.empty(qp.size - 1, dtype=ints))
+        # MeanNDCG alone (BoostingTree's measure) has its own kernel: a fit compiles one metric's code path
+        self._mean_only = bool((self._codes == _k.MEAN_NDCG).all())
 
     def per_query(self, scores: Any) -> np.ndarray:
         """Every metric of every query, shape ``(n_metrics, n_queries)`` (row ``j``: ``metrics[j]``; NaN
@@ -480,10 +483,24 @@ class Evaluator:
         elif not s.flags.c_contiguous:
             s = np.ascontiguousarray(s)
         out = np.empty((self._codes.size, self._qptr.size - 1))
-        if not _k._evaluate_fixed(s, self._y, self._qptr, self._ties, self._codes, self._ks, self._gain,
-                                  self._empty, self._thr, self._max_grade, self._tables, *self._scratch, out):
+        marked = self._fill(s, out, True)
+        if marked > 0:  # queries whose scores need the merge sort: placed, then the metrics
+            ys, gs, key, idx, tk, tidx, _, _, todo = self._scratch
+            _k._place_merged(s, self._y, self._qptr, self._ties, self._tables[2], ys, gs, key, idx, tk, tidx,
+                             todo)
+            marked = self._fill(s, out, False)
+        if marked < 0:
             raise _nan_scores_error(np.isnan(s))
         return out
+
+    def _fill(self, s: np.ndarray, out: np.ndarray, place: bool) -> int:
+        """One call of ``_k._evaluate_fixed`` or, for MeanNDCG alone, ``_k._evaluate_fixed_mean``."""
+        if self._mean_only:
+            return _k._evaluate_fixed_mean(s, self._y, self._qptr, self._ties, self._empty, self._tables,
+                                           *self._scratch, out, place)
+        return _k._evaluate_fixed(s, self._y, self._qptr, self._ties, self._codes, self._ks, self._gain,
+                                  self._empty, self._thr, self._max_grade, self._tables, *self._scratch, out,
+                                  place)
 
     def __call__(self, scores: Any) -> dict[str, float]:
         """Metric name -> mean over the queries not skipped: ``evaluate(y, scores, qptr, metrics, ...)``."""

@@ -278,3 +278,50 @@ def test_evaluator_against_the_plain_reference(seed):
                         else ref.ndcg(y[a:b], s[a:b], k, d=d))
                 want = 0.0 if np.isnan(want) else want
                 assert got[q] == pytest.approx(want, rel=1e-12, abs=1e-15), (name, q)
+
+
+_FIRST_EVALUATION = """
+import sys
+import numpy as np
+import lrank.metrics as M
+from lrank._kernels import metrics as K
+metric, own, others = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+rng = np.random.default_rng(0)
+qptr = np.array([0, 40, 90, 91, 150])
+y = rng.integers(0, 4, 150)
+s = rng.normal(size=150)
+compiled = lambda *names: [n for n in names if getattr(K, n).signatures]
+got = [M.Evaluator(y, qptr, [metric]).score(s)]
+assert compiled(own) == [own], own
+unused = compiled(*others, "_place_merged", "_sort_block")
+assert unused == [], unused
+s2 = s.copy()
+s2[45] = np.inf
+got.append(M.Evaluator(y, qptr, [metric]).score(s2))
+assert compiled("_place_merged", "_sort_block") == ["_place_merged", "_sort_block"], "an infinite score"
+# evaluate (its own kernels) last: it compiles the general paths too
+want = [M.evaluate(y, v, qptr, [metric])[metric] for v in (s, s2)]
+assert np.array_equal(np.array(got).view(np.int64), np.array(want).view(np.int64)), (got, want)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("metric, own, others", [
+    ("mean_ndcg", "_evaluate_fixed_mean", "_evaluate_fixed,_metric_query"),
+    ("ndcg@10", "_evaluate_fixed", "_evaluate_fixed_mean,_mean_ndcg_two"),
+])
+def test_a_first_evaluation_compiles_only_the_paths_it_needs(metric, own, others, tmp_path):
+    """Issue 15.5: in a fresh process with an empty numba cache, a MeanNDCG Evaluator compiles its own kernel
+    (not `_metric_query`), an NDCG@10 one not MeanNDCG's pair loop, and neither compiles the merge sort
+    (`_place_merged`, `_sort_block`) while no query needs it; scores with an infinity make a query need it;
+    the values are `evaluate`'s, bit for bit."""
+    import os
+    import subprocess
+    import sys
+
+    if os.environ.get("NUMBA_DISABLE_JIT") == "1":
+        pytest.skip("NUMBA_DISABLE_JIT")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", _FIRST_EVALUATION, metric, own, others], capture_output=True,
+                         text=True, env=env)
+    assert out.returncode == 0 and out.stdout.split()[-1] == "ok", out.stderr[-2000:]

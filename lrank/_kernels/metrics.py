@@ -9,8 +9,9 @@ metrics are asked for, :func:`evaluate_sorted` (and its parallel twin) does all 
 time in scratch memory, with the same per-query code and hence the same bits. Hot loops elsewhere in
 lrank (AdaRank's feature x query metric matrix) call :func:`query_metric` directly; ideal DCGs
 (``lrank.metrics.ideal_dcg``) are :func:`_fixed_gains`' cumulative sums. :func:`_evaluate_fixed`
-(``lrank.metrics.Evaluator``) gives the same values for fixed labels and new scores, the label-only work
-done once and only the nonzero-label documents ranked (:func:`_place_fixed`).
+(``lrank.metrics.Evaluator``; MeanNDCG alone: :func:`_evaluate_fixed_mean`) gives the same values for fixed
+labels and new scores, the label-only work done once and only the nonzero-label documents ranked
+(:func:`_place_fixed`; the queries that need a merge sort by :func:`_place_merged`).
 
 Integer codes (module constants, read by the plain-Python layer :mod:`lrank.metrics`):
 
@@ -630,9 +631,10 @@ def _fixed_gains(labels, ideal, qptr, gain, disc):
 
 
 @njit(cache=True)
-def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, tk, tidx, cnt, pos):
+def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, tk, tidx, cnt, pos, todo):
     """Every query's labels ``ys`` and gains ``gs`` in ranking order (:func:`_sort_query`'s order, rows
-    ``qptr[q]:qptr[q + 1]`` per query); False if a score is NaN.
+    ``qptr[q]:qptr[q + 1]`` per query); returns -1 if a score is NaN, else the number of queries marked
+    ``todo[q] = 1`` for :func:`_place_merged` (0: every query placed).
 
     ``tables`` is ``(ideal, icum, gdoc, tkey, rel, rptr, dtab)`` (``lrank.metrics._fixed_tables``). Only
     the documents with a nonzero label (``rel``) are placed, the other
@@ -645,15 +647,20 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
     documents' ranks are their positions, not counted (MSLR sample, MeanNDCG of a sum of 3 stumps:
     0.30 -> 0.08 ms a call). Where :func:`_sort_query` would merge-sort (a non-finite or zero score
     range) or the placed documents' buckets hold more than ``_PLACE_BUDGET`` documents per document of
-    the query in all (counting would cost more than sorting), it sorts the query
-    with :func:`_sort_query`'s merge sort (:func:`_sort_block`). One call for all queries: a call per
-    query costs more than the placing.
+    the query in all (counting would cost more than sorting), the query needs :func:`_sort_query`'s merge
+    sort: it is only marked in ``todo`` (its positions left unfinished) for :func:`_place_merged`, a
+    kernel of its own, so that a first fit compiles the merge sort only when its scores need it (issue
+    15.5: ~0.35 s, ~1 s with the stable sort it calls); a zero score range with stable ties needs no
+    sort (row order) and is placed here. One call for all queries: a call per query costs more than the
+    placing.
     """
     gdoc, tkey, rel, rptr = tables[2], tables[3], tables[4], tables[5]
     gs[:] = 0.0
     if need_ys:
         ys[:] = 0.0
+    n_marked = 0
     for q in range(qptr.size - 1):
+        todo[q] = 0
         a, b = qptr[q], qptr[q + 1]
         m = b - a
         lo = scores[a] if m > 0 else 0.0
@@ -674,7 +681,7 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
         lo = min(lo, lo2, v)
         hi = max(hi, hi2, v)
         if not ok:
-            return False
+            return -1
         nb = 2 * m
         width = hi - lo
         scale = nb / width if width > 0.0 else 0.0
@@ -738,15 +745,33 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
                         r += (key[j] > v) | ((key[j] == v) & (tk[j] > w))
                 ys[a + r] = labels[a + i]
                 gs[a + r] = gdoc[a + i]
-        if merge:  # _sort_query's merge sort (all tied and stable: row order); every position rewritten
-            for i in range(m):
-                idx[i] = a + i
+        if merge:  # _sort_query's merge sort, by _place_merged (all tied and stable: row order, here)
             if m >= 2 and (width != 0.0 or ties != 0):
-                _sort_block(scores, labels, ties, key, idx, tk, tidx, 0, m)
-            for i in range(m):
-                ys[a + i] = labels[idx[i]]
-                gs[a + i] = gdoc[idx[i]]
-    return True
+                todo[q] = 1
+                n_marked += 1
+            else:
+                for i in range(a, b):
+                    ys[i] = labels[i]
+                    gs[i] = gdoc[i]
+    return n_marked
+
+
+@njit(cache=True)
+def _place_merged(scores, labels, qptr, ties, gdoc, ys, gs, key, idx, tk, tidx, todo):
+    """The queries :func:`_place_fixed` marked in ``todo``, ranked by :func:`_sort_query`'s merge sort
+    (:func:`_sort_block`; the same order, ``lrank.metrics.evaluate``'s bits): every position of such a
+    query rewritten in ``ys`` and ``gs``. Scratch as for :func:`_place_fixed`."""
+    for q in range(qptr.size - 1):
+        if todo[q] == 0:
+            continue
+        a, b = qptr[q], qptr[q + 1]
+        m = b - a
+        for i in range(m):
+            idx[i] = a + i
+        _sort_block(scores, labels, ties, key, idx, tk, tidx, 0, m)
+        for i in range(m):
+            ys[a + i] = labels[idx[i]]
+            gs[a + i] = gdoc[idx[i]]
 
 
 @njit(cache=True)
@@ -776,31 +801,50 @@ def _mean_ndcg_two(gs, icum, ideal, a, m, a2, m2, dtab, empty):
 
 @njit(cache=True)
 def _evaluate_fixed(scores, labels, qptr, ties, codes, ks, gain, empty, rel_threshold, max_grade, tables,
-                    ys, gs, key, idx, tk, tidx, cnt, pos, out):
+                    ys, gs, key, idx, tk, tidx, cnt, pos, todo, out, place):
     """:func:`_evaluate_sorted` into ``out`` with the label-only ``tables`` (see :func:`_place_fixed`; the
-    same bits); ``ys``, ``gs`` have one entry per document, the other scratch ``max(m)`` (``cnt``
-    ``2 max(m) + 1``). Returns False, ``out`` unfinished, if a score is NaN."""
-    need_ys = False
-    for j in range(codes.size):
-        need_ys |= codes[j] != MEAN_NDCG
-    if not _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, tk, tidx, cnt, pos):
-        return False
-    ideal, icum, dtab = tables[0], tables[1], tables[6]
+    same bits), every metric by :func:`_metric_query` on the labels in ranking order; ``ys``, ``gs`` have
+    one entry per document, ``todo`` one per query, the other scratch ``max(m)`` (``cnt``
+    ``2 max(m) + 1``). With ``place`` it first places the documents (:func:`_place_fixed`) and returns its
+    -1 (a NaN score, ``out`` untouched) or its count of queries marked for :func:`_place_merged`
+    (``out`` untouched: the caller places them and calls again without ``place``); 0 when ``out`` is
+    done. MeanNDCG alone has a kernel of its own (:func:`_evaluate_fixed_mean`), so a fit reading one
+    metric compiles one metric's code path (issue 15.5)."""
+    if place:
+        r = _place_fixed(scores, labels, qptr, ties, tables, ys, gs, True, key, idx, tk, tidx, cnt, pos, todo)
+        if r != 0:
+            return r
+    ideal, dtab = tables[0], tables[6]
     nq = qptr.size - 1
     for j in range(codes.size):
-        if codes[j] == MEAN_NDCG:
-            for q in range(0, nq, 2):
-                a, b = qptr[q], qptr[q + 1]
-                c = qptr[q + 2] if q + 1 < nq else b
-                v, v2 = _mean_ndcg_two(gs, icum, ideal, a, b - a, b, c - b, dtab, empty)
-                out[j, q] = v
-                if q + 1 < nq:
-                    out[j, q + 1] = v2
-        else:
-            for q in range(nq):
-                out[j, q] = _metric_query(ys, ideal, qptr[q], qptr[q + 1] - qptr[q], codes[j], ks[j], gain,
-                                          dtab, empty, rel_threshold, max_grade)
-    return True
+        for q in range(nq):
+            out[j, q] = _metric_query(ys, ideal, qptr[q], qptr[q + 1] - qptr[q], codes[j], ks[j], gain, dtab,
+                                      empty, rel_threshold, max_grade)
+    return 0
+
+
+@njit(cache=True)
+def _evaluate_fixed_mean(scores, labels, qptr, ties, empty, tables, ys, gs, key, idx, tk, tidx, cnt, pos,
+                         todo, out, place):
+    """:func:`_evaluate_fixed` when every row of ``out`` is MeanNDCG (BoostingTree's measure): the gains in
+    ranking order only (``ys`` not needed) and two queries at a time (:func:`_mean_ndcg_two`, the bits of
+    :func:`_metric_query`'s MeanNDCG); the same returns."""
+    if place:
+        r = _place_fixed(scores, labels, qptr, ties, tables, ys, gs, False, key, idx, tk, tidx, cnt, pos,
+                         todo)
+        if r != 0:
+            return r
+    ideal, icum, dtab = tables[0], tables[1], tables[6]
+    nq = qptr.size - 1
+    for q in range(0, nq, 2):
+        a, b = qptr[q], qptr[q + 1]
+        c = qptr[q + 2] if q + 1 < nq else b
+        v, v2 = _mean_ndcg_two(gs, icum, ideal, a, b - a, b, c - b, dtab, empty)
+        for j in range(out.shape[0]):
+            out[j, q] = v
+            if q + 1 < nq:
+                out[j, q + 1] = v2
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1013,6 +1057,10 @@ def warmup() -> None:
     _expected_precisions(ss, (ys >= 1).astype(np.uint8), qptr, np.nan)
     icum, gdoc, dtab = _fixed_gains(y, _ideal_labels(y, qptr), qptr, 0, 1)
     tables = (_ideal_labels(y, qptr), icum, gdoc, np.zeros(5), np.array([0, 2, 4]), np.array([0, 2, 3]), dtab)
-    _evaluate_fixed(s, y, qptr, 0, codes, ks, 0, np.nan, 1.0, 4.0, tables, np.empty(5), np.empty(5),
-                    np.empty(3), np.empty(3, dtype=np.int64), np.empty(3), np.empty(3, dtype=np.int64),
-                    np.empty(7, dtype=np.int64), np.empty(3, dtype=np.int64), np.empty((8, 2)))
+    scratch = (np.empty(5), np.empty(5), np.empty(3), np.empty(3, dtype=np.int64), np.empty(3),
+               np.empty(3, dtype=np.int64), np.empty(7, dtype=np.int64), np.empty(3, dtype=np.int64),
+               np.ones(2, dtype=np.int64))
+    _evaluate_fixed(s, y, qptr, 0, codes, ks, 0, np.nan, 1.0, 4.0, tables, *scratch, np.empty((8, 2)), True)
+    _evaluate_fixed_mean(s, y, qptr, 0, np.nan, tables, *scratch, np.empty((1, 2)), True)
+    ys, gs, key, idx, tk, tidx, _, _, todo = scratch
+    _place_merged(s, y, qptr, 0, gdoc, ys, gs, key, idx, tk, tidx, todo)
