@@ -276,6 +276,89 @@ def test_far_apart_scores_take_one_exp_per_pair():
     assert A == pytest.approx(rA, rel=1e-10, abs=1e-14) and B == pytest.approx(rB, rel=1e-10, abs=1e-14)
 
 
+def _far_and_near():
+    """A query whose scores are 400 apart (its exponentials underflow) and an ordinary one, with gains and
+    ``invZ``; both queries hold a close pair with different outputs, so both add to A and B."""
+    F = np.array([0.0, -400.0, -800.0, 0.3, 3.0, 0.5, 0.1, -0.2, 0.3])
+    y = np.array([1, 2, 0, 2, 1, 2, 0, 1, 1])
+    g = 2.0 ** y - 1
+    fx = np.array([1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    return F, g, fx, (0, 4), (4, 9)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("far_first", [True, False])
+def test_underflowing_query_is_finished_by_its_own_kernels(far_first, monkeypatch):
+    """`_gamma_kernel` only marks a query whose exponentials underflow and `_ab_kernel` stops at it;
+    `_gamma_exact` and `_ab_exact` (kernels of their own, so a fit compiles them only when it meets such a
+    query) then compute it: a call holding it, an ordinary query and a one-document query gives each
+    query's gamma, beta and ex of a call on that query alone, bit for bit, and A, B their sums (added in
+    one pass, so up to the last bits); the delegated kernels run only when a query needs them."""
+    import lrank._kernels.ndcgboost as K
+
+    F0, g0, fx0, far, near = _far_and_near()
+    parts = [far, near, (0, 1)] if far_first else [near, (0, 1), far]   # (0, 1): a one-document query
+    idx = np.concatenate([np.arange(a, b) for a, b in parts])
+    F, g, fx = F0[idx], g0[idx], fx0[idx]
+    qptr = np.concatenate([[0], np.cumsum([b - a for a, b in parts])]).astype(np.int64)
+    invZ = np.full(len(parts), 0.3)
+    calls = []
+    for name in ("_gamma_exact", "_ab_exact"):
+        kernel = getattr(K, name)
+        monkeypatch.setattr(K, name, lambda *a, _k=kernel, _n=name: calls.append((_n, a)) or _k(*a))
+    gamma, beta, ex = K.gamma_pairs(F, g, qptr, invZ)
+    A, B = K.ab_sums(qptr, invZ, F, fx, beta, ex)
+    under = [q for q, part in enumerate(parts) if part == far]
+    assert [n for n, _ in calls] == ["_gamma_exact", "_ab_exact"]
+    assert calls[0][1][4].tolist() == under and calls[1][1][4] == under[0]
+    sums = []
+    for q in range(len(parts)):
+        lo, hi = qptr[q], qptr[q + 1]
+        one = np.array([0, hi - lo], dtype=np.int64)
+        del calls[:]
+        alone = K.gamma_pairs(F[lo:hi], g[lo:hi], one, invZ[q:q + 1])
+        sums.append(K.ab_sums(one, invZ[q:q + 1], F[lo:hi], fx[lo:hi], alone[1], alone[2]))
+        assert len(calls) == (2 if q in under else 0)
+        for got, ref in zip((gamma, beta, ex), alone):
+            assert got[lo:hi].tobytes() == ref.tobytes(), q
+    assert np.any(gamma[qptr[under[0]]:qptr[under[0] + 1]] != 0.0)
+    assert min(abs(x) for part in (far, near) for x in sums[parts.index(part)]) > 1e-3
+    assert A == pytest.approx(sum(a for a, _ in sums), rel=1e-14)
+    assert B == pytest.approx(sum(b for _, b in sums), rel=1e-14)
+
+
+def test_underflow_kernels_compile_only_when_a_query_needs_them(tmp_path):
+    """In a fresh process with an empty numba cache, gamma_pairs and ab_sums on ordinary queries compile
+    neither `_gamma_exact` nor `_ab_exact` (issue 15.5: ~0.2 s and more of every first NDCGBoost fit);
+    a query whose exponentials underflow compiles both."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import numba
+
+    if numba.config.DISABLE_JIT:
+        pytest.skip("NUMBA_DISABLE_JIT: nothing compiles")
+    code = """
+import numpy as np
+import lrank._kernels.ndcgboost as K
+qptr, invZ = np.array([0, 3, 5]), np.ones(2)
+g, fx = np.array([3.0, 0.0, 1.0, 1.0, 0.0]), np.array([1.0, 0.0, 1.0, 0.0, 1.0])
+def run(F):
+    _, beta, ex = K.gamma_pairs(F, g, qptr, invZ)
+    K.ab_sums(qptr, invZ, F, fx, beta, ex)
+    return [len(k.signatures) for k in (K._gamma_kernel, K._ab_kernel, K._gamma_exact, K._ab_exact)]
+print(run(np.array([0.1, 0.0, -0.2, 0.3, 0.4])), run(np.array([0.1, 0.0, -0.2, 0.3, -400.0])))
+"""
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("] [") == ["[1, 1, 0, 0", "1, 1, 1, 1]\n"], out.stdout
+
+
 @pytest.mark.kernel
 def test_gamma_and_AB_match_reference_on_longer_queries():
     """Queries of up to 45 documents (the vectorised sweeps' main loops, not only their remainders), with

@@ -10,6 +10,10 @@ one ``exp`` per document (a query whose scores span more than ~320 takes one per
 sweeps over each query's pairs and step (c) one sweep over the pairs with different classifier outputs,
 each adding into a contiguous run of per-document sums (vectorised without reassociation; the terms are
 summed in a fixed order, not the order of the original double loop, so the last bits differ from it).
+A query whose exponentials underflow is left by the main kernels (`_gamma_kernel` marks it in ``todo``,
+`_ab_kernel` stops at it) to kernels of their own, `_gamma_exact` and `_ab_exact`, that the validating
+functions call only when there is one: a first fit compiles the one-exp-per-pair loops only when it
+meets such a query (issue 15.5: every jitted function costs compile time).
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ from lrank._kernels.sorting import _sort_stable
 from ._jit import njit
 
 _TINY = 1e-280  # below this e_k / (e_j + e_k) loses digits: the query takes one exp per pair instead
+
+#: `_gamma_kernel`'s mark in ``todo``: a query whose exponentials underflowed, left for `_gamma_exact`
+_UNDERFLOW = 1
 
 
 @njit(cache=True)
@@ -89,35 +96,43 @@ def _gamma_query_fast(g, invZ, lo, hi, ex, gamma, beta, Q):
 
 
 @njit(cache=True)
-def _gamma_query_exact(F, g, invZ, lo, hi, gamma, beta):
-    """Step (a) of one query with one ``exp`` per pair (scores so far apart that ``ex`` underflows)."""
-    for j in range(lo, hi):
-        gamma[j] = 0.0
-    for j in range(lo, hi):
-        for k in range(j + 1, hi):
-            sg = 1.0 / (1.0 + np.exp(2.0 * (F[j] - F[k])))
-            gamma[j] += sg
-            gamma[k] += 1.0 - sg
-    _beta(g, invZ, lo, hi, gamma, beta)
-    for j in range(lo, hi):
-        gamma[j] = 0.0
-    for j in range(lo, hi):
-        for k in range(j + 1, hi):
-            sg = 1.0 / (1.0 + np.exp(2.0 * (F[j] - F[k])))
-            d = sg * (1.0 - sg) * (beta[j] - beta[k])
-            gamma[j] += d
-            gamma[k] -= d
+def _gamma_exact(F, g, qptr, invZ, queries, gamma, beta):
+    """Step (a) of the ``queries`` listed (those `_gamma_kernel` marks ``_UNDERFLOW``: scores so far apart
+    that ``ex`` underflows) with one ``exp`` per pair, filling their ``gamma`` and ``beta`` in place. A
+    kernel of its own, compiled only when a fit meets such a query (~0.2 s of every first fit otherwise)."""
+    for t in range(queries.size):
+        q = queries[t]
+        lo, hi = qptr[q], qptr[q + 1]
+        for j in range(lo, hi):
+            gamma[j] = 0.0
+        for j in range(lo, hi):
+            for k in range(j + 1, hi):
+                sg = 1.0 / (1.0 + np.exp(2.0 * (F[j] - F[k])))
+                gamma[j] += sg
+                gamma[k] += 1.0 - sg
+        _beta(g, invZ[q], lo, hi, gamma, beta)
+        for j in range(lo, hi):
+            gamma[j] = 0.0
+        for j in range(lo, hi):
+            for k in range(j + 1, hi):
+                sg = 1.0 / (1.0 + np.exp(2.0 * (F[j] - F[k])))
+                d = sg * (1.0 - sg) * (beta[j] - beta[k])
+                gamma[j] += d
+                gamma[k] -= d
 
 
 @njit(cache=True)
-def _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex):
+def _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex, todo):
     """NDCGBoost's document weights gamma and beta (ALGORITHMS.md 7 step (a)); O(sum n_q^2) divisions, one
-    ``exp`` per document (one per pair only in a query whose scores span more than ~320)."""
+    ``exp`` per document. A query whose exponentials underflowed (scores spanning more than ~320) is only
+    marked ``_UNDERFLOW`` in ``todo`` (its ``gamma``, ``beta`` left zero, its ``ex`` filled) for
+    `_gamma_exact`, which `gamma_pairs` calls when a query is marked."""
     nmax = 1
     for q in range(qptr.size - 1):
         nmax = max(nmax, qptr[q + 1] - qptr[q])
     Q = np.empty(nmax * nmax)                             # 1 / (ex_j + ex_k) of the current query
     for q in range(qptr.size - 1):
+        todo[q] = 0
         lo, hi = qptr[q], qptr[q + 1]
         for j in range(lo, hi):
             gamma[j] = 0.0
@@ -128,7 +143,7 @@ def _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex):
         if _query_exp(F, lo, hi, ex):
             _gamma_query_fast(g, invZ[q], lo, hi, ex, gamma, beta, Q)
         else:
-            _gamma_query_exact(F, g, invZ[q], lo, hi, gamma, beta)
+            todo[q] = _UNDERFLOW
 
 
 @njit(cache=True, error_model="numpy")
@@ -142,20 +157,46 @@ def _add_ab(ej, bj, E, Bt, CA, CB):
 
 
 @njit(cache=True)
-def _ab_kernel(qptr, invZ, F, fx, beta, ex):
-    """``A`` and ``B`` of ALGORITHMS.md 7 step (c) for classifier outputs ``fx`` (after `_gamma_kernel`).
+def _ab_exact(qptr, F, fx, beta, q, A, B):
+    """``A`` and ``B`` (running sums, returned) plus query ``q``'s pairs, one ``exp`` per pair: the query at
+    which `_ab_kernel` stopped (its ``ex`` underflowed, so `_gamma_exact` computed its ``beta``). A kernel
+    of its own, compiled only when a fit meets such a query (~0.3 s of `_ab_kernel`'s compilation before)."""
+    lo, hi = qptr[q], qptr[q + 1]
+    for j in range(lo, hi):
+        for k in range(j + 1, hi):
+            if fx[j] == fx[k]:
+                continue
+            sg = 1.0 / (1.0 + np.exp(2.0 * (F[j] - F[k])))
+            P = sg * (1.0 - sg)
+            if fx[j] > fx[k]:      # theta_jk counts in A, theta_kj in B
+                A += beta[j] * P
+                B += beta[k] * P
+            else:
+                A += beta[k] * P
+                B += beta[j] * P
+    return A, B
 
-    Each query's documents are sorted by ``fx`` once; every document then sweeps the contiguous run of
-    documents with a smaller output (only the pairs with ``f(x_j) != f(x_k)`` are visited), adding into
-    per-document sums that are totalled in a fixed order at the end. The sort is LambdaMART's stable
-    `lrank._kernels.sorting._sort_stable` (``np.argsort(fx, kind="mergesort")``'s permutation for ``fx``
-    without NaN, which `ab_sums` checks) and the underflow test a loop with ``np.min``'s NaN rule: neither
-    compiles a NumPy implementation of its own (issue 15.5: ~1.4 s of a first fit).
+
+@njit(cache=True)
+def _ab_kernel(qptr, invZ, F, fx, beta, ex, q0, A, B):
+    """``A`` and ``B`` of ALGORITHMS.md 7 step (c) for classifier outputs ``fx`` (after `_gamma_kernel`):
+    the running sums ``A``, ``B`` plus queries ``q0, q0 + 1, ...`` in order, returned with the query
+    ``q`` at which it stopped.
+
+    It stops (before adding anything of it) at a query whose exponentials underflowed (``ex`` zero or
+    ``<= _TINY``: `_gamma_exact` computed it with one ``exp`` per pair, and so must A, B be): `ab_sums`
+    then adds that query with `_ab_exact` and resumes here at ``q + 1``, so the terms are added in the
+    order of one pass and the one-exp-per-pair loop compiles only when a fit meets such a query; ``q`` is
+    the number of queries when none is left. Each other query's documents are sorted by ``fx`` once;
+    every document then sweeps the contiguous run of documents with a smaller output (only the pairs with
+    ``f(x_j) != f(x_k)`` are visited), adding into per-document sums that are totalled in a fixed order at
+    the end. The sort is LambdaMART's stable `lrank._kernels.sorting._sort_stable`
+    (``np.argsort(fx, kind="mergesort")``'s permutation for ``fx`` without NaN, which `ab_sums` checks)
+    and the underflow test a loop with ``np.min``'s NaN rule: neither compiles a NumPy implementation of
+    its own (issue 15.5: ~1.4 s of a first fit).
     """
-    A = 0.0
-    B = 0.0
     nmax = 1
-    for q in range(qptr.size - 1):
+    for q in range(q0, qptr.size - 1):
         nmax = max(nmax, qptr[q + 1] - qptr[q])
     E = np.empty(nmax)
     Bt = np.empty(nmax)
@@ -165,7 +206,7 @@ def _ab_kernel(qptr, invZ, F, fx, beta, ex):
     o = np.empty(nmax, dtype=np.int64)
     key2 = np.empty(nmax)
     o2 = np.empty(nmax, dtype=np.int64)
-    for q in range(qptr.size - 1):
+    for q in range(q0, qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
         n = hi - lo
         if invZ[q] == 0.0 or n < 2:
@@ -176,20 +217,8 @@ def _ab_kernel(qptr, invZ, F, fx, beta, ex):
                 low = ex[j]
             if low != low:
                 break
-        if ex[lo] == 0.0 or low <= _TINY:  # the query took one exp per pair: so does A, B
-            for j in range(lo, hi):
-                for k in range(j + 1, hi):
-                    if fx[j] == fx[k]:
-                        continue
-                    sg = 1.0 / (1.0 + np.exp(2.0 * (F[j] - F[k])))
-                    P = sg * (1.0 - sg)
-                    if fx[j] > fx[k]:      # theta_jk counts in A, theta_kj in B
-                        A += beta[j] * P
-                        B += beta[k] * P
-                    else:
-                        A += beta[k] * P
-                        B += beta[j] * P
-            continue
+        if ex[lo] == 0.0 or low <= _TINY:  # the query took one exp per pair: so does A, B (`_ab_exact`)
+            return A, B, q
         for u in range(n):  # the documents by increasing output, ties in document order
             key[u] = fx[lo + u]
             o[u] = u
@@ -208,7 +237,7 @@ def _ab_kernel(qptr, invZ, F, fx, beta, ex):
         for u in range(n):
             A += CA[u]
             B += CB[u]
-    return A, B
+    return A, B, qptr.size - 1
 
 
 def pair_offsets(qptr: np.ndarray) -> np.ndarray:
@@ -244,7 +273,10 @@ def gamma_pairs(F: np.ndarray, g: np.ndarray, qptr: np.ndarray, invZ: np.ndarray
     g = _f64("g", g, F.size)
     qptr, invZ = _check_queries(qptr, F.size, invZ)
     gamma, beta, ex = np.empty(F.size), np.empty(F.size), np.empty(F.size)
-    _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex)
+    todo = np.zeros(qptr.size - 1, dtype=np.int8)  # queries `_gamma_kernel` left to `_gamma_exact`
+    _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex, todo)
+    if todo.any():
+        _gamma_exact(F, g, qptr, invZ, np.flatnonzero(todo == _UNDERFLOW).astype(np.int64), gamma, beta)
     return gamma, beta, ex
 
 
@@ -260,7 +292,11 @@ def ab_sums(qptr: np.ndarray, invZ: np.ndarray, F: np.ndarray, fx: np.ndarray, b
     beta = _f64("beta", beta, F.size)
     ex = _f64("ex", ex, F.size)
     qptr, invZ = _check_queries(qptr, F.size, invZ)
-    A, B = _ab_kernel(qptr, invZ, F, fx, beta, ex)
+    nq = qptr.size - 1
+    A, B, q = _ab_kernel(qptr, invZ, F, fx, beta, ex, 0, 0.0, 0.0)
+    while q < nq:  # a query whose exponentials underflowed: its pairs one exp each, in their place in the sum
+        A, B = _ab_exact(qptr, F, fx, beta, q, A, B)
+        A, B, q = _ab_kernel(qptr, invZ, F, fx, beta, ex, q + 1, A, B)
     return float(A), float(B)
 
 
@@ -285,11 +321,12 @@ def histograms(codes: np.ndarray, s: np.ndarray, c: np.ndarray, rows: np.ndarray
 
 
 def warmup() -> None:
-    """Compile the NDCGBoost kernels on a toy query."""
-    F = np.array([0.1, 0.0, -0.2])
+    """Compile the NDCGBoost kernels on a toy query and one whose scores are far apart (the underflow
+    kernels, which a fit compiles only when it meets such a query)."""
     g = np.array([3.0, 0.0, 1.0])
     qptr = np.array([0, 3], dtype=np.int64)
     invZ = np.array([0.25])
-    _, beta, ex = gamma_pairs(F, g, qptr, invZ)
-    ab_sums(qptr, invZ, F, np.array([1.0, 0.0, 1.0]), beta, ex)
+    for F in (np.array([0.1, 0.0, -0.2]), np.array([0.0, -400.0, -800.0])):
+        _, beta, ex = gamma_pairs(F, g, qptr, invZ)
+        ab_sums(qptr, invZ, F, np.array([1.0, 0.0, 1.0]), beta, ex)
     histograms(np.array([[0, 1], [2, 1]], dtype=np.uint8), np.ones(2), np.ones(2), np.arange(2), 3)
