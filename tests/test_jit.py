@@ -36,6 +36,57 @@ def test_a_literal_argument_compiles_no_second_specialisation():
     assert [str(s) for s in _inner.signatures] == ["(int64, int64)"]
 
 
+@njit(cache=False)
+def _gc_probe_inner(x):
+    return x * 2.0
+
+
+@njit(cache=False)
+def _gc_probe(x):
+    return _gc_probe_inner(x) + 1.0
+
+
+@njit(cache=False)
+def _gc_probe_bad(x):
+    return x.no_such_attribute
+
+
+def test_the_garbage_collector_is_paused_while_a_kernel_compiles_and_restored_after():
+    """Issue 15.5: `LrankDispatcher.compile` pauses Python's cyclic collector during a compilation (its
+    outermost one: the callee compiled inside its caller sees it paused too) and restores its state after,
+    also when the compilation fails, and leaves it off when it was off."""
+    import gc
+
+    from numba.core import event
+
+    seen = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            seen.append((ev.data["dispatcher"].py_func.__name__, gc.isenabled()))
+
+        def on_end(self, ev):
+            pass
+
+    listener = Listener()
+    event.register("numba:compile", listener)
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        assert _gc_probe(1.0) == 3.0
+        assert gc.isenabled()
+        assert ("_gc_probe", False) in seen and ("_gc_probe_inner", False) in seen, seen
+        with pytest.raises(Exception, match="no_such_attribute"):
+            _gc_probe_bad(1.0)
+        assert gc.isenabled(), "a failed compilation left the collector paused"
+        gc.disable()
+        assert _gc_probe(np.float32(1.0)) == 3.0  # a new signature, compiled with the collector off
+        assert not gc.isenabled()
+    finally:
+        event.unregister("numba:compile", listener)
+        (gc.enable if was else gc.disable)()
+
+
 def test_kernels_import_and_run_with_the_jit_disabled():
     """The kernel tier runs the kernel tests under NUMBA_DISABLE_JIT=1: plain functions, no dispatcher."""
     code = ("import numpy as np; from lrank._kernels import metrics as K, _jit; "
