@@ -45,6 +45,7 @@ def assert_same(a, b, tol=1e-12):
 TIES = ["stable", "pessimistic", "optimistic"]
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("ties", TIES)
 def test_sorted_metrics_match_reference(seed, ties):
@@ -82,6 +83,7 @@ def test_discount_values():
     assert K._gain_value(3.0, K.GAIN_LINEAR) == 3.0
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("seed", [0, 3])
 def test_pair_losses_match_reference(seed):
     y, s, qp = random_queries(seed)
@@ -102,6 +104,7 @@ def test_r2_equals_expected_disagreement_larger_queries():
     assert_same(got["r2"], got["expected_disagreement"], tol=1e-12)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("seed", range(6))
 def test_expected_measures_against_enumeration(seed):
     """Eq. 22 against every tie order (itertools.permutations inside each tie group)."""
@@ -191,6 +194,7 @@ def test_k_larger_than_query():
     assert_same(got["p@100"], want)  # P@k divides by k (trec_eval)
 
 
+@pytest.mark.kernel
 def test_one_document_queries():
     y = np.array([3, 0, 1])
     s = np.array([0.0, 5.0, -1.0])
@@ -203,6 +207,7 @@ def test_one_document_queries():
     assert_same(got["expected_ap"], [1.0, 1.0, 1.0])  # good = the query's top label
 
 
+@pytest.mark.kernel
 def test_ties_conventions():
     y = np.array([0, 1, 2])
     s = np.zeros(3)
@@ -231,6 +236,7 @@ def test_ideal_dcg_export():
     assert_same(idcg, want)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("k", [None, 0, 1, 3, 100])
 @pytest.mark.parametrize("gain,discount", [("exp", "log2"), ("linear", "jk")])
 def test_ideal_dcg_every_cut(k, gain, discount):
@@ -368,6 +374,7 @@ print(len(entry))
     assert int(out.stdout.split()[-1]) >= 5
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("ties", TIES)
 def test_rank_order_long_queries_with_ties(ties):
     """Queries longer than one sorted run (16) exercise the merges; heavy ties check stability."""
@@ -383,6 +390,7 @@ def test_rank_order_long_queries_with_ties(ties):
             assert order[a:b].tolist() == (a + ref.order(y[a:b], s[a:b], ties)).tolist()
 
 
+@pytest.mark.kernel
 def test_ideal_labels_wide_label_range():
     y = np.array([0, 1000, 3, 999, 2, 7, 7])
     qp = np.array([0, 4, 7])
@@ -390,6 +398,7 @@ def test_ideal_labels_wide_label_range():
     assert ideal.tolist() == [1000, 999, 3, 0, 7, 7, 2]
 
 
+@pytest.mark.kernel
 def test_zero_document_queries():
     y = np.array([1, 0, 2])
     s = np.array([0.1, 0.2, 0.3])
@@ -460,6 +469,7 @@ def test_rank_order_parallel_twin_is_identical(ties):
                                   K._rank_order(scores, labels, qptr, ties))
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("ties", [0, 1, 2])
 def test_bucket_sort_equals_merge_sort(ties):
     """The bucket sort of rank_order gives the merge sort's order on awkward score distributions."""
@@ -491,6 +501,7 @@ def test_bucket_sort_equals_merge_sort(ties):
         np.testing.assert_array_equal(K._rank_order_parallel(s, labels, qptr, ties), want)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("ties", [0, 1, 2])
 def test_fused_evaluate_sorted_equals_separate_kernels(ties):
     """evaluate_sorted and its parallel twin = rank_order + gather + ideal_labels + query_metric, bitwise."""

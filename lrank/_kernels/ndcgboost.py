@@ -190,7 +190,7 @@ def _ab_kernel(qptr, invZ, F, fx, beta, ex, q0, A, B):
     the number of queries when none is left. Each other query's documents are sorted by ``fx`` once;
     every document then sweeps the contiguous run of documents with a smaller output (only the pairs with
     ``f(x_j) != f(x_k)`` are visited), adding into per-document sums that are totalled in a fixed order at
-    the end. The sort is LambdaMART's stable `lrank._kernels.sorting._sort_stable`
+    the end. The sort is the kernels' shared stable merge sort `lrank._kernels.sorting._sort_stable`
     (``np.argsort(fx, kind="mergesort")``'s permutation for ``fx`` without NaN, which `ab_sums` checks)
     and the underflow test a loop with ``np.min``'s NaN rule: neither compiles a NumPy implementation of
     its own (issue 15.5: ~1.4 s of a first fit).
