@@ -25,7 +25,8 @@ def __getattr__(name: str):
 
 
 def warmup() -> None:
-    """Compile (or load from numba's cache) every kernel on a toy data set."""
+    """Compile (or load from numba's cache) every kernel on a toy data set (``python -m lrank warmup`` from
+    a shell): afterwards no fit compiles, its kernels load from the cache."""
     from lrank._warmup import run
 
     run()

@@ -194,6 +194,26 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_warmup(args: argparse.Namespace) -> int:
+    """Compile every kernel (or the modules ``--only`` names) into numba's cache; print where and how long."""
+    from lrank._kernels._jit import cache_dir
+    from lrank._warmup import run
+
+    folder, reason = cache_dir()
+    print(f"numba kernel cache {folder} ({reason}; NUMBA_CACHE_DIR overrides)")
+    t0 = time.perf_counter()
+    try:
+        seconds = run(args.only or None, progress=True)
+    except ValueError as exc:
+        print(f"warmup: {exc}", file=sys.stderr)
+        return 2
+    for name, sec in seconds.items():
+        print(f"  {name:16s} {sec:6.1f} s")
+    print(f"{len(seconds)} kernel modules compiled or loaded in {time.perf_counter() - t0:.1f} s; first fits "
+          "now load their kernels from the cache")
+    return 0
+
+
 def _threading_layer() -> str:
     import numba
     import numpy as np
@@ -392,6 +412,11 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("info", help="versions, numba threading layer, data status")
     p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("warmup", help="compile every numba kernel into the cache once (after an install or "
+                                      "an upgrade), so that no fit compiles")
+    p.add_argument("--only", nargs="*", help="only these kernel modules (e.g. lambdas trees)")
+    p.set_defaults(func=cmd_warmup)
 
     p = sub.add_parser("bench", help="run the benchmarks and write figures/benchmarks.md (and the side files "
                                      "of some modules, e.g. figures/rankboost_plus_fig1_times.csv)")
