@@ -194,13 +194,21 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_warmup(args: argparse.Namespace) -> int:
-    """Compile every kernel (or the modules ``--only`` names) into numba's cache; print where and how long."""
+def _cache_line() -> str:
+    """Where numba caches lrank's kernels and why (`lrank._kernels._jit.cache_dir`), as one line."""
     from lrank._kernels._jit import cache_dir
-    from lrank._warmup import run
 
     folder, reason = cache_dir()
-    print(f"numba kernel cache {folder} ({reason}; NUMBA_CACHE_DIR overrides)")
+    if reason == "NUMBA_CACHE_DIR":
+        return f"numba kernel cache {folder} (set by NUMBA_CACHE_DIR)"
+    return f"numba kernel cache {folder} ({reason}; NUMBA_CACHE_DIR overrides)"
+
+
+def cmd_warmup(args: argparse.Namespace) -> int:
+    """Compile every kernel (or the modules ``--only`` names) into numba's cache; print where and how long."""
+    from lrank._warmup import run
+
+    print(_cache_line())
     t0 = time.perf_counter()
     try:
         seconds = run(args.only or None, progress=True)
@@ -251,10 +259,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     import numba
 
     print(f"numba threads {numba.config.NUMBA_NUM_THREADS}, threading layer {_threading_layer()}")
-    from lrank._kernels._jit import cache_dir
-
-    folder, reason = cache_dir()
-    print(f"numba kernel cache {folder} ({reason}; NUMBA_CACHE_DIR overrides)")
+    print(_cache_line())
     print(f"profile {profile()}, data {data_dir()}, figures {figures_dir()}")
     try:
         from lrank.data.fetch import status
