@@ -197,8 +197,14 @@ def _lab_settings(folder: Path) -> None:
         json.dumps({"fetchNews": "false", "checkForUpdates": False}))
 
 
+# Counts inside the panel of the current tab named arguments[0] (the notebook's file name), so that a
+# panel left from an earlier notebook is never counted.
 _COUNT_JS = """
-const nb = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
+const tab = Array.from(document.querySelectorAll('.lm-DockPanel .lm-TabBar-tab.lm-mod-current')).find(
+    t => t.querySelector('.lm-TabBar-tabLabel')?.innerText.trim() === arguments[0]);
+if (!tab) return null;
+const panel = document.getElementById(tab.getAttribute('data-id'));
+const nb = panel && panel.querySelector('.jp-Notebook');
 if (!nb) return null;
 const q = (s) => nb.querySelectorAll(s).length;
 // JupyterLab renders an error output with the stderr renderer: recognise it by its traceback
@@ -273,15 +279,16 @@ def browser_check(notebooks: list[Path], root: Path, shots: Path, timeout: float
         opts.add_argument(f"--user-data-dir={work / 'chromium'}")
         drv = webdriver.Chrome(service=Service(driver_path), options=opts)
         drv.set_page_load_timeout(timeout)
-        for path in notebooks:
+        for index, path in enumerate(notebooks):
             nb = json.loads(Path(path).read_text(encoding="utf-8"))
             stored = len(image_outputs(nb))
             rel = Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
-            drv.get(f"{base}/lab/tree/{rel}?token={token}")
+            # A workspace of its own, reset, per notebook: JupyterLab restores the tabs of a shared one
+            drv.get(f"{base}/lab/workspaces/check-{index}/tree/{rel}?reset&token={token}")
             t0, counts, last, stable = time.monotonic(), None, None, 0
             while time.monotonic() - t0 < timeout:
-                counts = drv.execute_script(_COUNT_JS)
-                if counts and counts["cells"] >= len(nb["cells"]) and counts["images"] >= stored:
+                counts = drv.execute_script(_COUNT_JS, Path(path).name)
+                if counts and counts["cells"] == len(nb["cells"]) and counts["images"] >= stored:
                     stable = stable + 1 if counts == last else 0
                     if stable >= 3:
                         break

@@ -5,6 +5,7 @@ otherwise; ``.ci/run`` installs the browser). Screenshots go to ``$LRANK_SCREENS
 temporary folder).
 """
 
+import json
 import os
 
 import pytest
@@ -28,5 +29,7 @@ def rendered(tmp_path_factory):
 def test_notebook_renders_its_figures_without_error(rendered, path):
     r = rendered[path.stem]
     assert r["errors"] == 0, f"{path.name}: {r['errors']} error outputs rendered"
+    # counted in this notebook's own panel, not in one JupyterLab restored from an earlier notebook
+    assert r["cells"] == len(json.loads(path.read_text(encoding="utf-8"))["cells"]), r
     assert r["rendered_images"] == r["stored_images"], r
     assert r["ok"], f"{path.name}: {r['problem']} (screenshot {r['screenshot']})"
