@@ -114,7 +114,7 @@ def _pair_suffix(minc, weights, n_bins):
 def _potentials(hi, lo, D, n):
     """Potential ``pi(x)`` (RankBoost's Eq. 10, the one kernel `potentials_from_pairs` of
     ``stumps.py``) and pair mass ``s(x)`` of every document under the pair weights ``D``."""
-    pi = potentials_from_pairs(hi, lo, D, n)
+    pi = potentials_from_pairs(hi, lo, D, np.zeros(n))
     s = np.zeros(n)
     for i in range(hi.size):
         w = D[i]
