@@ -436,7 +436,7 @@ def candidate_plan(codes: np.ndarray, minc: np.ndarray, cf: np.ndarray, cj: np.n
     codes : ndarray (n_docs, n_features) of uint8 / uint16
         Bin codes.
     minc : ndarray (n_features, n_pairs)
-        ``_pair_min_codes(codes, hi, lo)``.
+        ``pair_min_codes(codes, hi, lo)``.
     cf, cj : ndarray of int
         The candidate stumps ``[code_cf > cj]``.
     n_bins : int

@@ -788,7 +788,8 @@ def potentials_bipartite(v: np.ndarray, side: np.ndarray, c: np.ndarray, doc_que
     return _potentials_bipartite(v, side, c, doc_query, np.empty(v.size))
 
 
-def _histogram_out(codes_t: np.ndarray, pi: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+def _histogram_out(codes_t: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """The histogram ``(F, n_bins)`` (every entry written) and the kernel's workspace ``tmp``."""
     n_bins = int(n_bins)
     if n_bins < 1:
         raise ValueError(f"n_bins must be positive, got {n_bins}")
@@ -817,7 +818,7 @@ def potential_histogram(codes_t: np.ndarray, rows: np.ndarray, pi: np.ndarray, n
     codes_t = _codes("codes_t", codes_t, 2)
     rows = _vector("rows", rows, np.int64)
     pi = _vector("pi", pi, np.float64)
-    return _potential_histogram(codes_t, rows, pi, *_histogram_out(codes_t, pi, n_bins))
+    return _potential_histogram(codes_t, rows, pi, *_histogram_out(codes_t, n_bins))
 
 
 def potential_histogram_dense(codes_t: np.ndarray, pi: np.ndarray, n_bins: int) -> np.ndarray:
@@ -827,7 +828,7 @@ def potential_histogram_dense(codes_t: np.ndarray, pi: np.ndarray, n_bins: int) 
     pi = _vector("pi", pi, np.float64)
     if pi.size != codes_t.shape[1]:
         raise ValueError(f"pi must have one entry per document ({codes_t.shape[1]}), got {pi.size}")
-    return _potential_histogram_dense(codes_t, pi, *_histogram_out(codes_t, pi, n_bins), _NO_ROWS)
+    return _potential_histogram_dense(codes_t, pi, *_histogram_out(codes_t, n_bins), _NO_ROWS)
 
 
 def pair_split_histograms(codes_t: np.ndarray, hi: np.ndarray, lo: np.ndarray, D: np.ndarray,
