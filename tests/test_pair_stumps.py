@@ -3,9 +3,7 @@
 import numpy as np
 import pytest
 
-from lrank._kernels.pair_stumps import _pair_min_codes as pair_min_codes
-from lrank._kernels.pair_stumps import _stump_eps as stump_eps
-from lrank._kernels.pair_stumps import _stump_pattern as stump_pattern
+from lrank._kernels.pair_stumps import pair_min_codes, stump_eps, stump_pattern
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.weak.pair_patterns import distinct_stumps
@@ -111,3 +109,94 @@ def test_doc_suffix_rows_errors():
         kernel(col, np.ones((2, 2)), 4)
     with pytest.raises(ValueError, match="col must be 1-d uint8 or uint16"):
         kernel(col.astype(np.int64), np.ones((3, 2)), 4)
+
+
+def test_workspaces_are_written_before_read():
+    # the kernels' workspaces and fully written outputs come from np.empty: garbage in them changes nothing
+    from lrank._kernels import pair_stumps as K
+
+    d = _data(3)
+    cp = d.pairs()
+    rng = np.random.default_rng(3)
+    D = rng.random(cp.hi.size)
+    D /= D.sum()
+    bins = bin_features(d.X, max_thresholds=5, random_state=3)
+    codes, nb = bins.codes, bins.max_bins
+    n, F = codes.shape
+    m = cp.hi.size
+    minc = pair_min_codes(codes, cp.hi, cp.lo)
+    junk = lambda shape, dtype=np.float64: rng.integers(1, 99, size=shape).astype(dtype)  # noqa: E731
+    np.testing.assert_array_equal(K._pair_min_codes(codes, cp.hi, cp.lo, junk((F, m), codes.dtype)), minc)
+    for dt in (np.float64, np.int64, np.uint64):
+        v = rng.integers(0, 9, size=n).astype(dt)
+        np.testing.assert_array_equal(K._doc_suffix(codes, v, junk((F, nb), dt), junk((F, nb - 1), dt)),
+                                      K.doc_suffix(codes, v, nb))
+    for dt in (np.float64, np.int64):
+        w = rng.integers(0, 9, size=m).astype(dt)
+        np.testing.assert_array_equal(K._pair_suffix(minc, w, junk((4, nb), dt), junk((F, nb - 1), dt)),
+                                      K.pair_suffix(minc, w, nb))
+    want = stump_eps(codes, minc, cp.hi, cp.lo, D, nb)
+    got = K._stump_eps(codes, minc, cp.hi, cp.lo, D, np.zeros((2, n)), junk((F, nb)), junk((4, nb)),
+                       junk((3, F, nb - 1)), junk((3, F, nb - 1)))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    ds = distinct_stumps(codes, bins.n_thresholds, cp.hi, cp.lo, random_state=3, minc=minc)
+    plan = K.candidate_plan(codes, minc, ds.feature, ds.bin, nb)
+    B = plan.minc_b.shape[2]
+    got = K._candidate_eps(plan.codes_c, plan.minc_b, cp.hi, cp.lo, D, plan.cptr, plan.corder, plan.cj,
+                           np.zeros((2, n)), junk((2, B, nb)), junk((B, 4, nb)), junk((3, nb)),
+                           junk((3, len(ds))))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w[ds.feature, ds.bin])
+    f1, j1 = ds.feature[:6], ds.bin[:6]
+    f2, j2 = np.r_[f1[:3], f1[4:], f1[3]], np.r_[j1[:3], j1[4:], j1[3]]  # three equal, three rotated
+    want = K.patterns_equal(codes, cp.hi, cp.lo, f1, j1, f2, j2)
+    assert (want[:3] == 1).all()
+    ends = junk((2, F, m), codes.dtype)
+    got = K._patterns_equal(codes, cp.hi, cp.lo, f1, j1, f2, j2, np.zeros(F, bool), ends, junk(6, np.int8))
+    np.testing.assert_array_equal(got, want)
+    u, em, e0, ep = K._stump_outcomes(codes, cp.hi, cp.lo, int(f1[0]), int(j1[0]), D, junk(m, np.int8),
+                                      np.zeros(3))
+    assert (em, e0, ep) == K.stump_outcomes(codes, cp.hi, cp.lo, int(f1[0]), int(j1[0]), D)[1:]
+    np.testing.assert_array_equal(u, stump_pattern(codes, cp.hi, cp.lo, int(f1[0]), int(j1[0])))
+    np.testing.assert_array_equal(K._stump_pattern(codes, cp.hi, cp.lo, int(f1[0]), int(j1[0]),
+                                                   junk(m, np.int8)), u)
+
+
+def test_python_functions_check_their_arrays():
+    from lrank._kernels import pair_stumps as K
+
+    codes = np.array([[3, 1], [2, 0], [1, 2]], dtype=np.uint8)
+    hi = np.array([0, 0, 1])
+    lo = np.array([1, 2, 2])
+    minc = K.pair_min_codes(codes, hi, lo)
+    with pytest.raises(ValueError, match="uint8 or uint16"):
+        K.pair_min_codes(codes.astype(np.int64), hi, lo)
+    with pytest.raises(ValueError, match="one length"):
+        K.pair_min_codes(codes, hi, lo[:2])
+    with pytest.raises(ValueError, match="float64, int64 or uint64"):
+        K.doc_suffix(codes, np.ones(3, np.float32), 4)
+    with pytest.raises(ValueError, match="values must be"):
+        K.doc_suffix(codes, np.ones(2), 4)
+    with pytest.raises(ValueError, match="n_bins"):
+        K.doc_suffix(codes, np.ones(3), 1)
+    with pytest.raises(ValueError, match="weights must be"):
+        K.pair_suffix(minc, np.ones(2), 4)
+    with pytest.raises(ValueError, match="minc must be"):
+        K.stump_eps(codes, minc[:, :2], hi, lo, np.ones(3), 4)
+    with pytest.raises(ValueError, match="0 <= f < 2"):
+        K.stump_pattern(codes, hi, lo, 2, 0)
+    with pytest.raises(ValueError, match="one weight per pair"):
+        K.stump_outcomes(codes, hi, lo, 0, 0, np.ones(2))
+    with pytest.raises(ValueError, match=r"\[0, 2\)"):
+        K.patterns_equal(codes, hi, lo, np.array([0]), np.array([0]), np.array([5]), np.array([0]))
+    u = np.array([1, 0, -1], dtype=np.int8)
+    with pytest.raises(ValueError, match="in place"):  # a converted copy would lose the update
+        K.scale_pairs(np.ones(3, np.float32), u, 1.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="one outcome per pair"):
+        K.scale_pairs(np.ones(3), u[:2], 1.0, 1.0, 1.0)
+    D = np.ones(3)
+    assert K.scale_pairs(D, u, 0.5, 2.0, 1.0) == 3.5 and D.tolist() == [0.5, 1.0, 2.0]
+    plan = K.candidate_plan(codes, minc, np.array([0]), np.array([1]), 4)
+    with pytest.raises(ValueError, match="the plan has 3 pairs"):
+        K.candidate_eps(plan, hi[:2], lo[:2], np.ones(2))

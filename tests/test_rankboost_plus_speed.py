@@ -14,12 +14,12 @@ from lrank._kernels.pair_stumps import (
     _add_log_terms,
     _add_log_terms_many,
     _margin_losses,
-    _pair_min_codes,
-    _scale_pairs,
-    _stump_eps,
-    _stump_outcomes,
     candidate_eps,
     candidate_plan,
+    pair_min_codes,
+    scale_pairs,
+    stump_eps,
+    stump_outcomes,
 )
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
@@ -80,7 +80,7 @@ def _setup(seed, max_thresholds=254, **kw):
     D[rng.random(cp.hi.size) < 0.1] = 0.0  # zero-weight pairs (Rb-d's limiting distribution)
     D /= max(D.sum(), 1.0)
     bins = bin_features(d.X, max_thresholds=max_thresholds, random_state=seed)
-    minc = _pair_min_codes(bins.codes, cp.hi, cp.lo)
+    minc = pair_min_codes(bins.codes, cp.hi, cp.lo)
     cands = distinct_stumps(bins.codes, bins.n_thresholds, cp.hi, cp.lo, random_state=seed, minc=minc)
     return bins, cp, D, minc, cands
 
@@ -93,7 +93,7 @@ def test_candidate_eps_is_the_full_table_at_the_candidates(seed, max_thresholds)
     nb = bins.max_bins
     plan = candidate_plan(bins.codes, minc, cands.feature, cands.bin, nb)
     got = candidate_eps(plan, cp.hi, cp.lo, D)
-    full = _stump_eps(bins.codes, minc, cp.hi, cp.lo, D, nb)
+    full = stump_eps(bins.codes, minc, cp.hi, cp.lo, D, nb)
     loop = stump_eps_loop(bins.codes, cp.hi, cp.lo, D, nb)
     for g, f, w in zip(got, full, loop):
         np.testing.assert_array_equal(g, f[cands.feature, cands.bin])  # the same bits
@@ -120,7 +120,7 @@ def test_candidate_eps_edge_cases():
     X = np.array([[np.nan, 1.0]], dtype=np.float32)
     b1 = bin_features(X)
     e = np.zeros(0, dtype=np.int64)
-    plan = candidate_plan(b1.codes, _pair_min_codes(b1.codes, e, e), e, e, b1.max_bins)
+    plan = candidate_plan(b1.codes, pair_min_codes(b1.codes, e, e), e, e, b1.max_bins)
     assert all(g.size == 0 for g in candidate_eps(plan, e, e, np.zeros(0)))
     # bad input is named
     with pytest.raises(ValueError, match="candidates"):
@@ -137,14 +137,14 @@ def test_round_kernels_match_numpy(seed):
     for f, j in zip(cands.feature[:20], cands.bin[:20]):
         h = (codes[:, f] > j).astype(np.int8)
         u_ref = h[cp.hi] - h[cp.lo]
-        u, em, e0, ep = _stump_outcomes(codes, cp.hi, cp.lo, int(f), int(j), D)
+        u, em, e0, ep = stump_outcomes(codes, cp.hi, cp.lo, int(f), int(j), D)
         np.testing.assert_array_equal(u, u_ref)
         assert (em, e0, ep) == tuple(np.bincount(u_ref + 1, weights=D, minlength=3))  # same order, same bits
         # Eq. 10 reweighting (the caller normalises)
         Dk, Dr = D.copy(), D.copy()
         w = {1: 0.7, -1: 1.6, 0: 1.1}
         Dr *= np.where(u_ref > 0, w[1], np.where(u_ref < 0, w[-1], w[0]))
-        Z = _scale_pairs(Dk, u, w[1], w[-1], w[0])
+        Z = scale_pairs(Dk, u, w[1], w[-1], w[0])
         assert np.isclose(Z, Dr.sum(), rtol=1e-14)
         np.testing.assert_array_equal(Dk, Dr)
         # margins and the train losses

@@ -39,9 +39,9 @@ def _thresholds(bins):
 @pytest.mark.parametrize("seed", range(6))
 def test_potentials_match_reference(seed):
     data, hi, lo, D = _problem(seed)
-    np.testing.assert_allclose(K._potentials_from_pairs(hi, lo, D, data.n_docs),
+    np.testing.assert_allclose(K.potentials_from_pairs(hi, lo, D, data.n_docs),
                                ref.potentials(hi, lo, D, data.n_docs), atol=1e-15)
-    assert abs(K._potentials_from_pairs(hi, lo, D, data.n_docs).sum()) < 1e-12  # sum pi = 0 (Eq. 13)
+    assert abs(K.potentials_from_pairs(hi, lo, D, data.n_docs).sum()) < 1e-12  # sum pi = 0 (Eq. 13)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -50,7 +50,7 @@ def test_weaklearn3_equals_fig3_and_brute_force(seed, q_def):
     data, hi, lo, D = _problem(seed)
     X = data.X.astype(np.float64)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
-    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
     st = bs.search(pi, q_def=q_def)
     f, theta, q, r = ref.weaklearn_fig3(X, _thresholds(bs), pi, q_def)
     brute = ref.all_stumps(X, _thresholds(bs), hi, lo, D, (0, 1) if q_def is None else (q_def,))
@@ -70,7 +70,7 @@ def test_weaklearn2_minimises_z(seed, q_def):
     data, hi, lo, D = _problem(seed)
     X = data.X.astype(np.float64)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
-    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
     st = bs.search(pi, q_def=q_def, pairs=(hi, lo, D))
     brute = ref.all_stumps(X, _thresholds(bs), hi, lo, D, (0, 1) if q_def is None else (q_def,))
     zs = [w0 + 2 * np.sqrt(wm * wp) for (_, _, _, r, wm, w0, wp) in brute if r != 0]
@@ -89,7 +89,7 @@ def test_cumulative_positive_constraint(seed, second):
     data, hi, lo, D = _problem(seed)
     X = data.X.astype(np.float64)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
-    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
     rng = np.random.default_rng(seed)
     cum = rng.normal(scale=0.05, size=(bs.n_features, bs.n_bins, 2))
     eps = 0.01
@@ -120,7 +120,7 @@ def test_cumulative_positive_constraint(seed, second):
 def test_histogram_sparse_rows_equals_dense():
     data, hi, lo, D = _problem(3)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=0)
-    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
     rows = np.unique(np.r_[hi, lo])
     np.testing.assert_allclose(bs.histogram(pi, rows), bs.histogram(pi), atol=1e-15)
 
@@ -133,7 +133,7 @@ def test_uint16_codes_255_thresholds():
     y = (X[:, 0] > 0).astype(int)
     data = RankingData(X, y, np.array([0, 600]))
     p = data.pairs()
-    pi = K._potentials_from_pairs(p.hi, p.lo, p.weight, 600)
+    pi = K.potentials_from_pairs(p.hi, p.lo, p.weight, 600)
     st = bs.search(pi)
     assert st.feature == 0 and st.r > 0.99
 
@@ -166,11 +166,11 @@ def test_histogram_bit_exact_arithmetic(seed, n_features):
     # features in groups of four plus a remainder; ties, NaN (bin 0), one-document and all-equal queries
     data, hi, lo, D = _problem(seed, n_queries=6, n_features=n_features)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
-    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
-    dense = K._potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    dense = K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
     np.testing.assert_array_equal(dense, _histogram_model(bs.codes_t, np.arange(data.n_docs), pi, bs.n_bins))
     rows = np.unique(np.r_[hi, lo])
-    sparse = K._potential_histogram(bs.codes_t, rows, pi, bs.n_bins)
+    sparse = K.potential_histogram(bs.codes_t, rows, pi, bs.n_bins)
     np.testing.assert_array_equal(sparse, _histogram_model(bs.codes_t, rows, pi, bs.n_bins))
     np.testing.assert_allclose(sparse, ref_histogram(bs.codes_t, rows, pi, bs.n_bins), atol=1e-15)
 
@@ -189,10 +189,10 @@ def test_histogram_tiny_inputs(n_docs):
     rng = np.random.default_rng(n_docs)
     codes_t = rng.integers(0, 4, size=(6, n_docs)).astype(np.uint16)
     pi = rng.normal(size=n_docs)
-    np.testing.assert_array_equal(K._potential_histogram_dense(codes_t, pi, 4),
+    np.testing.assert_array_equal(K.potential_histogram_dense(codes_t, pi, 4),
                                   _histogram_model(codes_t, np.arange(n_docs), pi, 4))
     rows = np.arange(0, n_docs, 2)
-    np.testing.assert_array_equal(K._potential_histogram(codes_t, rows, pi, 4),
+    np.testing.assert_array_equal(K.potential_histogram(codes_t, rows, pi, 4),
                                   _histogram_model(codes_t, rows, pi, 4))
 
 
@@ -202,10 +202,10 @@ def test_histogram_rows_cache_same_bits(seed):
     # new rows set (or a changed one) is not served from the cache
     data, hi, lo, D = _problem(seed, n_queries=6, n_features=6)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
-    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
     rows = np.unique(np.r_[hi, lo])
     for r in (rows, rows, rows[::2], rows):
-        want = K._potential_histogram(bs.codes_t, r, pi, bs.n_bins)
+        want = K.potential_histogram(bs.codes_t, r, pi, bs.n_bins)
         np.testing.assert_array_equal(bs.histogram(pi, r), want)
     # pi is 0 off the feedback rows, so the dense search finds the same best |r| (to rounding)
     assert abs(abs(bs.search(pi, rows=rows).r) - abs(bs.search(pi).r)) < 1e-12
@@ -229,7 +229,7 @@ def _round_pairs_model(hi, lo, D, h, alpha, D1, H):
     D = D.copy()
     Z, wm, w0, wp = K._update_pairs(hi, lo, D, h, alpha)
     half, strict = _losses_model(hi, lo, D1, H)
-    return (Z, wm, w0, wp, half, strict), D, K._potentials_from_pairs(hi, lo, D, H.size)
+    return (Z, wm, w0, wp, half, strict), D, K.potentials_from_pairs(hi, lo, D, H.size)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -284,8 +284,8 @@ def test_weighted_bin_pass_is_a_histogram(seed, n_features):
     # the benchmark's reference pass: every code read once, its document's weight added to its bin
     data, hi, lo, D = _problem(seed, n_queries=6, n_features=n_features)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
-    w = K._potentials_from_pairs(hi, lo, D, data.n_docs)
-    got = K._weighted_bin_pass(bs.codes_t, w, bs.n_bins)
+    w = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    got = K.weighted_bin_pass(bs.codes_t, w, bs.n_bins)
     np.testing.assert_array_equal(got, ref_histogram(bs.codes_t, np.arange(data.n_docs), w, bs.n_bins))
 
 
@@ -298,16 +298,16 @@ def test_search_sorted_order_is_fig3(seed, n_features, q_def):
     # labels, groups of eight features plus a remainder
     data, hi, lo, D = _problem(seed, n_queries=6, n_features=n_features)
     bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
-    pi = K._potentials_from_pairs(hi, lo, D, data.n_docs)
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
     qmode = -1 if q_def is None else q_def
     order, n_above, buf = K.sorted_order_inputs(bs.codes_t, bs.n_bins)
     f, j, q, r = K._search_sorted_order(order, n_above, pi, bs.n_thresholds, qmode, buf)
-    f2, j2, q2, r2 = K._scan_third(K._potential_histogram_dense(bs.codes_t, pi, bs.n_bins), bs.n_thresholds,
+    f2, j2, q2, r2 = K._scan_third(K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins), bs.n_thresholds,
                                    qmode)
     want = ref.weaklearn_fig3(data.X.astype(np.float64), _thresholds(bs), pi, q_def)
     assert abs(abs(r) - abs(r2)) < 1e-12 and abs(abs(r) - abs(want[3])) < 1e-12
     if f >= 0:  # the chosen stump's own r recomputed from its definition (Eq. 14)
-        h = K._stump_on_codes(bs.codes_t[f], j, float(q))
+        h = K.stump_on_codes(bs.codes_t[f], j, float(q))
         assert abs(float(h @ pi) - r) < 1e-12
 
 
@@ -350,7 +350,7 @@ def test_update_bipartite_same_bits_as_exp_per_document(seed, binary):
     for alpha in (0.4, -1.1, 0.0):
         c = np.full(nq, 1.0 / nq)
         v = v0.copy()
-        K._update_bipartite(v, side, c, doc_query, h, alpha, nq)
+        K.update_bipartite(v, side, c, doc_query, h, alpha, nq)
         vm = v0.copy()
         z1, z0, _, _ = _update_bipartite_model(vm, side, c, doc_query, h, alpha, nq)
         for i in range(n):  # the kernel's renormalisation of each side, as it does it
@@ -371,3 +371,79 @@ def test_streaming_pass_sums_every_code(dtype):
     for shape in ((1, 1), (3, 7), (9, 130)):
         codes_t = rng.integers(0, np.iinfo(dtype).max + 1, size=shape).astype(dtype)
         assert K._streaming_pass(codes_t) == int(codes_t.astype(np.int64).sum())
+
+
+@pytest.mark.parametrize("module", ["pairs", "pair_stumps", "stumps"])
+def test_kernels_allocate_nothing(module):
+    # issue 15.5: a kernel that allocates compiles numba's np.zeros / np.empty implementations (one per
+    # dtype and shape) into a first fit, and min / max / int on scalars compile numba's builtins; the
+    # validating Python functions allocate in NumPy instead, and kernels use conditional expressions
+    import ast
+    import pathlib
+
+    import lrank._kernels
+
+    path = pathlib.Path(lrank._kernels.__file__).parent / f"{module}.py"
+    allocators = {"zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like", "full_like",
+                  "array", "arange", "copy", "concatenate", "stack"}
+    for node in ast.parse(path.read_text()).body:
+        if not isinstance(node, ast.FunctionDef) or not any(
+                isinstance(d, ast.Call) and getattr(d.func, "id", "") == "njit" for d in node.decorator_list):
+            continue
+        for call in ast.walk(node):
+            if not isinstance(call, ast.Call):
+                continue
+            f = call.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "np":
+                assert f.attr not in allocators, f"{module}.{node.name} calls np.{f.attr}"
+            if isinstance(f, ast.Name):
+                assert f.id not in ("min", "max", "int"), f"{module}.{node.name} calls {f.id}()"
+            if isinstance(f, ast.Attribute) and f.attr in ("copy", "astype"):
+                pytest.fail(f"{module}.{node.name} calls .{f.attr}()")
+
+
+def test_workspaces_are_written_before_read():
+    # the kernels' workspaces and fully written outputs come from np.empty: NaN in them changes nothing
+    data, hi, lo, D = _problem(2, n_queries=6, n_features=6)
+    bs = BinnedStumps(data.X, max_thresholds=6, random_state=0)
+    nb = bs.n_bins
+    pi = K.potentials_from_pairs(hi, lo, D, data.n_docs)
+    rows = np.unique(np.r_[hi, lo])
+    hist, tmp = np.full((6, nb), np.nan), np.full((4, 4, nb), np.nan)
+    for got, want in (
+            (K._potential_histogram_dense(bs.codes_t, pi, hist.copy(), tmp, K._NO_ROWS),
+             K.potential_histogram_dense(bs.codes_t, pi, nb)),
+            (K._potential_histogram(bs.codes_t, rows, pi, hist.copy(), tmp),
+             K.potential_histogram(bs.codes_t, rows, pi, nb)),
+            (K._stump_on_codes(bs.codes_t[1], 2, 1.0, np.full(data.n_docs, np.nan)),
+             K.stump_on_codes(bs.codes_t[1], 2, 1.0))):
+        np.testing.assert_array_equal(got, want)
+    mass, count = K.pair_split_histograms(bs.codes_t, hi, lo, D, nb)
+    cum = np.zeros((1, 1, 1))
+    want = K.scan_second(mass, count, bs.n_thresholds, -1, cum, False, float(D.sum()), 0.0)
+    assert want[0] >= 0
+    assert K._scan_second(mass, count, bs.n_thresholds, -1, cum, False, float(D.sum()), 0.0,
+                          np.full((6, nb), np.nan)) == want
+
+
+def test_python_functions_check_their_arrays():
+    codes_t = np.zeros((2, 3), dtype=np.uint8)
+    with pytest.raises(ValueError, match="one length"):
+        K.potentials_from_pairs(np.zeros(2, np.int64), np.zeros(3, np.int64), np.ones(2), 3)
+    with pytest.raises(ValueError, match="uint8 or uint16"):
+        K.potential_histogram_dense(codes_t.astype(np.int32), np.zeros(3), 4)
+    with pytest.raises(ValueError, match="one entry per document"):
+        K.potential_histogram_dense(codes_t, np.zeros(4), 4)
+    with pytest.raises(ValueError, match="n_bins"):
+        K.potential_histogram(codes_t, np.arange(3), np.zeros(3), 0)
+    with pytest.raises(ValueError, match="mass and count"):
+        K.scan_second(np.zeros((6, 2, 4)), np.zeros((6, 2, 3), np.int64), np.ones(2), -1, np.zeros((1, 1, 1)),
+                      False, 1.0, 0.0)
+    side = np.array([1, -1, 0])
+    dq = np.zeros(3, np.int64)
+    with pytest.raises(ValueError, match="in place"):  # a converted copy would lose the update
+        K.update_bipartite(np.ones(3, np.float32), side, np.ones(1), dq, np.ones(3), 0.5, 1)
+    with pytest.raises(ValueError, match="in place"):
+        K.update_bipartite(np.ones(3), side, np.ones(4)[::2], dq, np.ones(3), 0.5, 2)
+    with pytest.raises(ValueError, match="one length"):
+        K.update_bipartite(np.ones(3), side, np.ones(1), dq, np.ones(2), 0.5, 1)

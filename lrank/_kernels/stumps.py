@@ -18,9 +18,11 @@ from ._jit import njit
 
 # --------------------------------------------------------------------------------------- potentials
 @njit(cache=True)
-def _potentials_from_pairs(hi, lo, D, n_docs):
-    """pi(x) = sum_x' D(x', x) - D(x, x')  (Eq. 10): + weight where x is hi, - where x is lo."""
-    pi = np.zeros(n_docs)
+def _potentials_from_pairs(hi, lo, D, pi):
+    """pi(x) = sum_x' D(x', x) - D(x, x')  (Eq. 10): + weight where x is hi, - where x is lo.
+
+    ``pi`` (float64, n_docs) is passed in zeroed by the caller and returned.
+    """
     for p in range(hi.size):
         w = D[p]
         pi[hi[p]] += w
@@ -29,11 +31,12 @@ def _potentials_from_pairs(hi, lo, D, n_docs):
 
 
 @njit(cache=True)
-def _potentials_bipartite(v, side, c, doc_query):
-    """pi(x) = d(x) s(x) with d(x) = c_q v(x) (Eq. 8; each side's v sums to 1 within its query)."""
-    n = v.size
-    pi = np.empty(n)
-    for i in range(n):
+def _potentials_bipartite(v, side, c, doc_query, pi):
+    """pi(x) = d(x) s(x) with d(x) = c_q v(x) (Eq. 8; each side's v sums to 1 within its query).
+
+    ``pi`` (float64, like ``v``) is passed in; every entry is written.
+    """
+    for i in range(v.size):
         s = side[i]
         if s == 0:
             pi[i] = 0.0
@@ -72,14 +75,19 @@ def _histogram_one(codes_t, rows, dense, pi, f, tmp, hist):
 
 
 @njit(cache=True)
-def _histogram_groups(codes_t, rows, dense, pi, n_bins):
+def _histogram_groups(codes_t, rows, dense, pi, hist, tmp):
+    """Fill ``hist`` (float64, ``(F, n_bins)``; every entry is written) with the potential histogram.
+
+    ``tmp`` (float64, ``(4, 4, n_bins)``) holds the four features' partial histograms; its contents on
+    entry do not matter (zeroed here before each use).
+    """
     F = codes_t.shape[0]
+    n_bins = hist.shape[1]
     n = pi.size if dense else rows.size
-    hist = np.zeros((F, n_bins))
-    ta = np.zeros((4, n_bins))
-    tb = np.zeros((4, n_bins))
-    tc = np.zeros((4, n_bins))
-    td = np.zeros((4, n_bins))
+    ta = tmp[0]
+    tb = tmp[1]
+    tc = tmp[2]
+    td = tmp[3]
     n4 = n - n % 4
     FG = F - F % _GROUP
     for f in range(0, FG, _GROUP):
@@ -117,15 +125,20 @@ def _histogram_groups(codes_t, rows, dense, pi, n_bins):
 
 
 @njit(cache=True)
-def _potential_histogram(codes_t, rows, pi, n_bins):
-    """hist[f, c] = sum of pi(x) over feedback instances x (``rows``, in that order) with code c on f."""
-    return _histogram_groups(codes_t, rows, False, pi, n_bins)
+def _potential_histogram(codes_t, rows, pi, hist, tmp):
+    """hist[f, c] = sum of pi(x) over feedback instances x (``rows``, in that order) with code c on f.
+
+    ``hist`` (``(F, n_bins)``, every entry written) and the workspace ``tmp`` (``(4, 4, n_bins)``) are
+    passed in (`potential_histogram`).
+    """
+    return _histogram_groups(codes_t, rows, False, pi, hist, tmp)
 
 
 @njit(cache=True)
-def _potential_histogram_dense(codes_t, pi, n_bins):
-    """As `potential_histogram` with every row (in order) a feedback instance."""
-    return _histogram_groups(codes_t, np.zeros(0, dtype=np.int64), True, pi, n_bins)
+def _potential_histogram_dense(codes_t, pi, hist, tmp, no_rows):
+    """As `_potential_histogram` with every row (in order) a feedback instance; ``no_rows`` is an empty
+    int64 array (the unused ``rows`` of the shared loop), ``hist`` and ``tmp`` as there."""
+    return _histogram_groups(codes_t, no_rows, True, pi, hist, tmp)
 
 
 @njit(cache=True)
@@ -191,7 +204,10 @@ def _scan_third_cum(hist, n_thresholds, qmode, cum):
                 r = L - qq * R
                 a = abs(r)
                 if a > best_abs:
-                    rc = min(max(r, -1.0 + 1e-15), 1.0 - 1e-15)
+                    lo_c = -1.0 + 1e-15  # min(max(r, lo_c), hi_c) as numba's min / max select
+                    hi_c = 1.0 - 1e-15
+                    rc = lo_c if lo_c > r else r
+                    rc = hi_c if hi_c < rc else rc
                     if not (cum[f, j, qq] + _alpha_third(rc) > 0.0):
                         continue
                     best_abs = a
@@ -201,7 +217,7 @@ def _scan_third_cum(hist, n_thresholds, qmode, cum):
 
 # ------------------------------------------------------------------ WeakLearn.2: pair histograms
 @njit(cache=True)
-def _pair_split_histograms(codes_t, hi, lo, D, n_bins):
+def _pair_split_histograms(codes_t, hi, lo, D, mass, count):
     """Per feature, pair-weight histograms giving W_- and W_+ of every stump (one pass over the pairs).
 
     With a = code(x_1) (``hi``), b = code(x_0) (``lo``), 0 = missing, slot ``s`` of ``mass[s, f, c]``:
@@ -209,10 +225,9 @@ def _pair_split_histograms(codes_t, hi, lo, D, n_bins):
     2/3: 0 < a < b at c = a / c = b (pair wrongly split, W_+, iff a <= j < b);
     4: b missing, at c = a (h(x_1) = [a > j], h(x_0) = q); 5: a missing, at c = b.
     ``count`` holds the same histograms as integer counts, so that an empty split is exactly 0.
+    ``mass`` (float64) and ``count`` (int64), both ``(6, F, n_bins)``, are passed in zeroed by the caller.
     """
     F = codes_t.shape[0]
-    mass = np.zeros((6, F, n_bins))
-    count = np.zeros((6, F, n_bins), dtype=np.int64)
     for f in range(F):
         col = codes_t[f]
         for p in range(hi.size):
@@ -240,7 +255,7 @@ def _pair_split_histograms(codes_t, hi, lo, D, n_bins):
 
 
 @njit(cache=True)
-def _scan_second(mass, count, n_thresholds, qmode, cum, use_cum, total, eps):
+def _scan_second(mass, count, n_thresholds, qmode, cum, use_cum, total, eps, work):
     """WeakLearn.2: minimise Z = W_0 + 2 sqrt(W_- W_+) (Eq. 3) over features, thresholds, q_def.
 
     For threshold bin j and default q (see `pair_split_histograms` for the slots):
@@ -248,16 +263,17 @@ def _scan_second(mass, count, n_thresholds, qmode, cum, use_cum, total, eps):
     W_+ = split_N(j) + (q = 0: sum_{c > j} slot 5; q = 1: sum_{c <= j} slot 4), W_0 = total - W_- - W_+.
     With ``use_cum`` only stumps whose cumulative weight plus alpha (Eq. 2, smoothed by ``eps`` when
     W_- or W_+ is 0) stays positive. Thresholds are scanned from theta = +inf down; ties keep the first.
+    ``work`` (float64, ``(6, n_bins)``) holds the per-feature prefix and suffix sums; every entry read is
+    written first for that feature, so its contents on entry do not matter.
     Returns (f*, j*, q*, r*, W_-, W_0, W_+); f* = -1 when no allowed stump has r != 0.
     """
     F = mass.shape[1]
-    nb = mass.shape[2]
-    splitP = np.zeros(nb)
-    splitN = np.zeros(nb)
-    h_le = np.zeros(nb)
-    l_le = np.zeros(nb)
-    h_gt = np.zeros(nb)
-    l_gt = np.zeros(nb)
+    splitP = work[0]
+    splitN = work[1]
+    h_le = work[2]
+    l_le = work[3]
+    h_gt = work[4]
+    l_gt = work[5]
     best_z = np.inf
     bf, bj, bq = -1, -1, 0
     br, bm, b0, bp = 0.0, 0.0, 0.0, 0.0
@@ -324,11 +340,12 @@ def _scan_second(mass, count, n_thresholds, qmode, cum, use_cum, total, eps):
 
 # ----------------------------------------------------------------------------- weak ranking values
 @njit(cache=True)
-def _stump_on_codes(col, j, q):
-    """h(x) on the training rows: [code > j] for known values, q for missing (Eq. 9)."""
-    n = col.size
-    h = np.empty(n)
-    for i in range(n):
+def _stump_on_codes(col, j, q, h):
+    """h(x) on the training rows: [code > j] for known values, q for missing (Eq. 9).
+
+    ``h`` (float64, like ``col``) is passed in; every entry is written.
+    """
+    for i in range(col.size):
         c = col[i]
         if c == 0:
             h[i] = q
@@ -457,16 +474,19 @@ def _round_pairs(hi, lo, D, h, alpha, D1, H, pi):
 
 
 @njit(cache=True)
-def _update_bipartite(v, side, c, doc_query, h, alpha, n_queries):
+def _update_bipartite(v, side, c, doc_query, h, alpha, sums):
     """RankBoost.B update (Fig. 2) for a sum of per-query bipartite feedback functions, in place.
 
     v is renormalised on each side of each query (Z^1_q, Z^0_q); the query masses c_q absorb
     Z^0_q Z^1_q / Z_t so that D(x_0, x_1) = c_q v(x_0) v(x_1) (Eq. 7). Returns (Z_t, W_-, W_0, W_+).
+    ``sums`` (float64, ``(4, n_queries)``) is passed in zeroed by the caller: Z^1_q, Z^0_q and the
+    v-masses of X_1 and of X_0 with h = 1 (before the update).
     """
-    z1 = np.zeros(n_queries)
-    z0 = np.zeros(n_queries)
-    a1 = np.zeros(n_queries)  # v-mass of X_1 with h = 1 (before the update)
-    b1 = np.zeros(n_queries)  # v-mass of X_0 with h = 1
+    n_queries = sums.shape[1]
+    z1 = sums[0]
+    z0 = sums[1]
+    a1 = sums[2]  # v-mass of X_1 with h = 1 (before the update)
+    b1 = sums[3]  # v-mass of X_0 with h = 1
     binary = True  # then exp(-+alpha h) is exp(-+alpha) or 1: two exp per round (same numbers)
     for i in range(h.size):
         if h[i] != 0.0 and h[i] != 1.0:
@@ -568,13 +588,13 @@ def _streaming_pass(codes_t):
 
 
 @njit(cache=True)
-def _weighted_bin_pass(codes_t, w, n_bins):
+def _weighted_bin_pass(codes_t, w, out):
     """The benchmark's lower bound for a potential histogram: read every code once and add the
     document's weight into its bin, in any order (four features per pass share each loaded weight;
     one accumulator row per feature, no partial histograms, no fixed summation order).
-    Returns out[f, c] = sum of w[i] over the documents i with code c on feature f."""
+    Returns out[f, c] = sum of w[i] over the documents i with code c on feature f; ``out`` (float64,
+    ``(F, n_bins)``) is passed in zeroed by the caller."""
     F, n = codes_t.shape
-    out = np.zeros((F, n_bins))
     FG = F - F % 4
     for f in range(0, FG, 4):
         ca = codes_t[f]
@@ -617,7 +637,7 @@ def _search_sorted_order(order, n_above, pi, n_thresholds, qmode, buf):
     best_abs = 0.0
     bf, bj, bq, br = -1, -1, 0, 0.0
     for f0 in range(0, F, _SORTED_GROUP):
-        G = min(_SORTED_GROUP, F - f0)
+        G = F - f0 if F - f0 < _SORTED_GROUP else _SORTED_GROUP  # min(), without numba's builtin
         if G == _SORTED_GROUP:
             o0, o1, o2, o3 = order[f0], order[f0 + 1], order[f0 + 2], order[f0 + 3]
             o4, o5, o6, o7 = order[f0 + 4], order[f0 + 5], order[f0 + 6], order[f0 + 7]
@@ -680,22 +700,281 @@ def sorted_order_inputs(codes_t: np.ndarray, n_bins: int) -> tuple[np.ndarray, n
     return order, n_above, np.zeros((_SORTED_GROUP, n))
 
 
+# ----------------------------------------------------------------- the validating Python functions
+# Each allocates its kernel's arrays in NumPy (a kernel allocating them would compile numba's own
+# np.zeros / np.empty implementations, one per dtype and shape, into a first fit) and checks shapes and
+# dtypes in O(1); the contents (codes below ``n_bins``, pair indices below ``n_docs``) are the caller's.
+_NO_ROWS = np.zeros(0, dtype=np.int64)  # the dense histogram's unused rows (empty: never written)
+
+
+def _vector(name: str, a: np.ndarray, dtype: type, ndim: int = 1) -> np.ndarray:
+    """``a`` as a C-contiguous array of ``dtype`` (copied only when it is not one already)."""
+    a = np.ascontiguousarray(a, dtype=dtype)
+    if a.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-d, got shape {a.shape}")
+    return a
+
+
+def _in_place(name: str, a: np.ndarray, dtype: type, ndim: int = 1) -> np.ndarray:
+    """``a`` itself, which a kernel updates in place: it must already be C-contiguous ``dtype``."""
+    if not (isinstance(a, np.ndarray) and a.dtype == dtype and a.ndim == ndim and a.flags.c_contiguous
+            and a.flags.writeable):
+        raise ValueError(f"{name} must be a writeable C-contiguous {ndim}-d {np.dtype(dtype)} array "
+                         "(updated in place)")
+    return a
+
+
+def _codes(name: str, codes: np.ndarray, ndim: int) -> np.ndarray:
+    codes = np.ascontiguousarray(codes)
+    if codes.ndim != ndim or codes.dtype not in (np.uint8, np.uint16):
+        raise ValueError(f"{name} must be {ndim}-d uint8 or uint16, got {codes.dtype} of shape {codes.shape}")
+    return codes
+
+
+def _pairs(hi: np.ndarray, lo: np.ndarray, D: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    hi = _vector("hi", hi, np.int64)
+    lo = _vector("lo", lo, np.int64)
+    D = _vector("D", D, np.float64)
+    if not hi.size == lo.size == D.size:
+        raise ValueError(f"hi, lo and D must have one length, got {hi.size}, {lo.size}, {D.size}")
+    return hi, lo, D
+
+
+def potentials_from_pairs(hi: np.ndarray, lo: np.ndarray, D: np.ndarray, n_docs: int) -> np.ndarray:
+    """Potentials ``pi(x) = sum_x' D(x', x) - D(x, x')`` of every document (Eq. 10).
+
+    Parameters
+    ----------
+    hi, lo : ndarray (n_pairs,) of int
+        Crucial pairs: document ``hi[p]`` should rank above ``lo[p]`` (both below ``n_docs``).
+    D : ndarray (n_pairs,)
+        Pair weights.
+    n_docs : int
+        Documents.
+
+    Returns
+    -------
+    ndarray (n_docs,) of float64
+    """
+    hi, lo, D = _pairs(hi, lo, D)
+    return _potentials_from_pairs(hi, lo, D, np.zeros(int(n_docs)))
+
+
+def potentials_bipartite(v: np.ndarray, side: np.ndarray, c: np.ndarray, doc_query: np.ndarray) -> np.ndarray:
+    """Potentials ``pi(x) = d(x) s(x)`` of bipartite feedback, ``d(x) = c_q v(x)`` (Eq. 8).
+
+    Parameters
+    ----------
+    v : ndarray (n_docs,)
+        Per-side document weights (summing to 1 on each side of each query).
+    side : ndarray (n_docs,) of int
+        +1 for X_1, -1 for X_0, 0 outside the feedback.
+    c : ndarray (n_queries,)
+        Query masses.
+    doc_query : ndarray (n_docs,) of int
+        Query of each document.
+
+    Returns
+    -------
+    ndarray (n_docs,) of float64
+    """
+    v = _vector("v", v, np.float64)
+    side = _vector("side", side, np.int64)
+    c = _vector("c", c, np.float64)
+    doc_query = _vector("doc_query", doc_query, np.int64)
+    if not v.size == side.size == doc_query.size:
+        raise ValueError(f"v, side and doc_query must have one length, got {v.size}, {side.size}, "
+                         f"{doc_query.size}")
+    return _potentials_bipartite(v, side, c, doc_query, np.empty(v.size))
+
+
+def _histogram_out(codes_t: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """The histogram ``(F, n_bins)`` (every entry written) and the kernel's workspace ``tmp``."""
+    n_bins = int(n_bins)
+    if n_bins < 1:
+        raise ValueError(f"n_bins must be positive, got {n_bins}")
+    return np.empty((codes_t.shape[0], n_bins)), np.empty((_GROUP, 4, n_bins))
+
+
+def potential_histogram(codes_t: np.ndarray, rows: np.ndarray, pi: np.ndarray, n_bins: int) -> np.ndarray:
+    """``hist[f, c]``: the sum of ``pi`` over the documents ``rows`` (in that order) with code ``c`` on
+    feature ``f``, in the fixed arithmetic of the module's header (the input of Fig. 3's L and R).
+
+    Parameters
+    ----------
+    codes_t : ndarray (n_features, n_docs) of uint8 / uint16
+        Feature-major bin codes, each below ``n_bins``.
+    rows : ndarray of int
+        The feedback instances (indices of documents).
+    pi : ndarray (n_docs,)
+        Potentials (Eq. 10).
+    n_bins : int
+        Codes per feature.
+
+    Returns
+    -------
+    ndarray (n_features, n_bins) of float64
+    """
+    codes_t = _codes("codes_t", codes_t, 2)
+    rows = _vector("rows", rows, np.int64)
+    pi = _vector("pi", pi, np.float64)
+    return _potential_histogram(codes_t, rows, pi, *_histogram_out(codes_t, n_bins))
+
+
+def potential_histogram_dense(codes_t: np.ndarray, pi: np.ndarray, n_bins: int) -> np.ndarray:
+    """`potential_histogram` with every document (in order) a feedback instance; ``pi`` has one entry
+    per column of ``codes_t``. Returns ``(n_features, n_bins)`` float64."""
+    codes_t = _codes("codes_t", codes_t, 2)
+    pi = _vector("pi", pi, np.float64)
+    if pi.size != codes_t.shape[1]:
+        raise ValueError(f"pi must have one entry per document ({codes_t.shape[1]}), got {pi.size}")
+    return _potential_histogram_dense(codes_t, pi, *_histogram_out(codes_t, n_bins), _NO_ROWS)
+
+
+def pair_split_histograms(codes_t: np.ndarray, hi: np.ndarray, lo: np.ndarray, D: np.ndarray,
+                          n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pair-weight histograms of WeakLearn.2 (see `_pair_split_histograms` for the six slots).
+
+    Parameters
+    ----------
+    codes_t : ndarray (n_features, n_docs) of uint8 / uint16
+        Feature-major bin codes, each below ``n_bins``.
+    hi, lo : ndarray (n_pairs,) of int
+        Crucial pairs (``hi`` should rank above ``lo``).
+    D : ndarray (n_pairs,)
+        Pair weights.
+    n_bins : int
+        Codes per feature.
+
+    Returns
+    -------
+    mass : ndarray (6, n_features, n_bins) of float64
+    count : ndarray (6, n_features, n_bins) of int64
+    """
+    codes_t = _codes("codes_t", codes_t, 2)
+    hi, lo, D = _pairs(hi, lo, D)
+    shape = (6, codes_t.shape[0], int(n_bins))
+    return _pair_split_histograms(codes_t, hi, lo, D, np.zeros(shape), np.zeros(shape, dtype=np.int64))
+
+
+def scan_second(mass: np.ndarray, count: np.ndarray, n_thresholds: np.ndarray, qmode: int, cum: np.ndarray,
+                use_cum: bool, total: float, eps: float) -> tuple[int, int, int, float, float, float, float]:
+    """WeakLearn.2: the stump of minimum Z (Eq. 3) from `pair_split_histograms`' output.
+
+    Parameters
+    ----------
+    mass, count : ndarray (6, n_features, n_bins)
+        From `pair_split_histograms`.
+    n_thresholds : ndarray (n_features,) of int64
+        Thresholds per feature (each at most ``n_bins - 2``).
+    qmode : int
+        -1: choose q_def; 0 or 1: fixed.
+    cum : ndarray (n_features, n_bins, 2)
+        Cumulative weights (read only with ``use_cum``).
+    use_cum : bool
+        Only stumps whose cumulative weight plus alpha stays positive.
+    total : float
+        Sum of the pair weights.
+    eps : float
+        Smoothing of alpha when W_- or W_+ is 0.
+
+    Returns
+    -------
+    tuple
+        ``(f*, j*, q*, r*, W_-, W_0, W_+)``; ``f* = -1`` when no allowed stump has r != 0.
+    """
+    mass = _vector("mass", mass, np.float64, 3)
+    count = _vector("count", count, np.int64, 3)
+    if mass.shape != count.shape or mass.shape[0] != 6:
+        raise ValueError(f"mass and count must be (6, n_features, n_bins), got {mass.shape}, {count.shape}")
+    n_thresholds = _vector("n_thresholds", n_thresholds, np.int64)
+    cum = _vector("cum", cum, np.float64, 3)
+    return _scan_second(mass, count, n_thresholds, int(qmode), cum, bool(use_cum), float(total), float(eps),
+                        np.empty((6, mass.shape[2])))
+
+
+def stump_on_codes(col: np.ndarray, j: int, q: float) -> np.ndarray:
+    """``h(x)`` of the stump ``[code > j]`` with ``q`` on missing values (code 0) on the training rows.
+
+    Parameters
+    ----------
+    col : ndarray (n_docs,) of uint8 / uint16
+        One feature's codes.
+    j : int
+        Threshold bin.
+    q : float
+        q_def.
+
+    Returns
+    -------
+    ndarray (n_docs,) of float64
+    """
+    col = _codes("col", col, 1)
+    return _stump_on_codes(col, int(j), float(q), np.empty(col.size))
+
+
+def update_bipartite(v: np.ndarray, side: np.ndarray, c: np.ndarray, doc_query: np.ndarray, h: np.ndarray,
+                     alpha: float, n_queries: int) -> tuple[float, float, float, float]:
+    """RankBoost.B's update (Fig. 2) of ``v`` and ``c``, in place.
+
+    Parameters
+    ----------
+    v : ndarray (n_docs,) of float64
+        Per-side document weights, updated in place.
+    side : ndarray (n_docs,) of int
+        +1 for X_1, -1 for X_0, 0 outside the feedback.
+    c : ndarray (n_queries,) of float64
+        Query masses, updated in place.
+    doc_query : ndarray (n_docs,) of int
+        Query of each document.
+    h : ndarray (n_docs,)
+        The weak ranking's values.
+    alpha : float
+        Its weight.
+    n_queries : int
+        Queries.
+
+    Returns
+    -------
+    tuple
+        ``(Z_t, W_-, W_0, W_+)``.
+    """
+    v = _in_place("v", v, np.float64)
+    c = _in_place("c", c, np.float64)
+    side = _vector("side", side, np.int64)
+    doc_query = _vector("doc_query", doc_query, np.int64)
+    h = _vector("h", h, np.float64)
+    if not v.size == side.size == doc_query.size == h.size or c.size != int(n_queries):
+        raise ValueError("v, side, doc_query and h must have one length, c one entry per query")
+    return _update_bipartite(v, side, c, doc_query, h, float(alpha), np.zeros((4, int(n_queries))))
+
+
+def weighted_bin_pass(codes_t: np.ndarray, w: np.ndarray, n_bins: int) -> np.ndarray:
+    """The benchmark's unordered histogram: ``out[f, c]`` = sum of ``w`` over the documents with code
+    ``c`` on feature ``f`` (codes below ``n_bins``). Returns ``(n_features, n_bins)`` float64."""
+    codes_t = _codes("codes_t", codes_t, 2)
+    w = _vector("w", w, np.float64)
+    return _weighted_bin_pass(codes_t, w, np.zeros((codes_t.shape[0], int(n_bins))))
+
+
 def warmup() -> None:
-    """Compile this module's kernels on a toy problem."""
-    codes_t = np.array([[0, 1, 2], [1, 1, 2]], dtype=np.uint8)
+    """Compile this module's kernels on a toy problem (uint8 and uint16 codes)."""
     hi = np.array([2, 1], dtype=np.int64)
     lo = np.array([0, 0], dtype=np.int64)
     D = np.array([0.5, 0.5])
-    pi = _potentials_from_pairs(hi, lo, D, 3)
+    pi = potentials_from_pairs(hi, lo, D, 3)
     nt = np.array([1, 1], dtype=np.int64)
-    hist = _potential_histogram(codes_t, np.arange(3, dtype=np.int64), pi, 3)
-    _potential_histogram_dense(codes_t, pi, 3)
     cum = np.zeros((2, 3, 2))
+    for dt in (np.uint8, np.uint16):
+        codes_t = np.array([[0, 1, 2], [1, 1, 2]], dtype=dt)
+        hist = potential_histogram(codes_t, np.arange(3, dtype=np.int64), pi, 3)
+        potential_histogram_dense(codes_t, pi, 3)
+        mass, count = pair_split_histograms(codes_t, hi, lo, D, 3)
+        h = stump_on_codes(codes_t[0], 1, 0.0)
+        _streaming_pass(codes_t)  # the benchmark's other reference kernels compile when it runs
     _scan_third(hist, nt, -1)
     _scan_third_cum(hist, nt, -1, cum)
-    mass, count = _pair_split_histograms(codes_t, hi, lo, D, 3)
-    _scan_second(mass, count, nt, -1, cum, True, 1.0, 0.1)
-    h = _stump_on_codes(codes_t[0], 1, 0.0)
+    scan_second(mass, count, nt, -1, cum, True, 1.0, 0.1)
     _ranking_loss(hi, lo, D, h)
     _ranking_losses(hi, lo, D, h)
     _update_pairs(hi, lo, D.copy(), h, 0.5)
@@ -704,10 +983,9 @@ def warmup() -> None:
     dq = np.zeros(3, dtype=np.int64)
     v = np.array([1.0, 0.5, 0.5])
     c = np.ones(1)
-    _potentials_bipartite(v, side, c, dq)
-    _update_bipartite(v, side, c, dq, h, 0.5, 1)
+    potentials_bipartite(v, side, c, dq)
+    update_bipartite(v, side, c, dq, h, 0.5, 1)
     X = np.array([[0.0, np.nan], [1.0, 2.0]], dtype=np.float32)
     _stump_scores(X, np.array([0], dtype=np.int64), np.array([0.5]), np.array([0.0]), np.array([1.0]),
                  np.zeros(2))
     _z_of_alpha(np.array([1.0, -1.0]), D, 0.1)
-    _streaming_pass(codes_t)  # the benchmark's other reference kernels compile when it runs

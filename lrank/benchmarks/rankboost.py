@@ -75,18 +75,18 @@ def run(profile: str = "quick") -> list[dict]:
     repeat = 20 if profile == "quick" else 100
     bs = BinnedStumps(data.X, max_thresholds=255, random_state=0)
     p = data.pairs("uniform")
-    pi = K._potentials_from_pairs(p.hi, p.lo, p.weight, data.n_docs)
+    pi = K.potentials_from_pairs(p.hi, p.lo, p.weight, data.n_docs)
     nt = bs.n_thresholds
 
     def search():
-        hist = K._potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
+        hist = K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
         return K._scan_third(hist, nt, -1)
 
     def weighted_pass():
-        return K._weighted_bin_pass(bs.codes_t, pi, bs.n_bins)
+        return K.weighted_bin_pass(bs.codes_t, pi, bs.n_bins)
 
     def histogram_pass():  # the search's own histogram: also a weighted per-bin pass, often the faster
-        return K._potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
+        return K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
 
     reps = 9 if profile == "quick" else 25
     with T.threads(1):
@@ -100,13 +100,13 @@ def run(profile: str = "quick") -> list[dict]:
     ratio1i = t1i.a / t1i.b
     # where the time goes: the histogram (scatter of pi over the codes) and the Fig. 3 scan; and the path
     # RankBoost.fit takes when some rows are in no crucial pair (histogram over the feedback instances)
-    hist0 = K._potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
-    t_hist = _time(lambda: K._potential_histogram_dense(bs.codes_t, pi, bs.n_bins), repeat)
+    hist0 = K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
+    t_hist = _time(lambda: K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins), repeat)
     t_scan = _time(lambda: K._scan_third(hist0, nt, -1), repeat)
     t_pass = _time(weighted_pass, repeat)
     fb_rows = np.unique(np.r_[p.hi, p.lo])
     t_rows = _time(lambda: bs.search(pi, rows=fb_rows), repeat)  # codes of the rows copied once per fit
-    t_pot = _time(lambda: K._potentials_from_pairs(p.hi, p.lo, p.weight, data.n_docs), repeat)
+    t_pot = _time(lambda: K.potentials_from_pairs(p.hi, p.lo, p.weight, data.n_docs), repeat)
     name1 = f"WeakLearn.3 search per round, {what}, {int(nt.max())} thresholds, {bs.codes_t.dtype} codes"
     rows = [T.row(
         name1, t1.a,
@@ -183,11 +183,11 @@ def run(profile: str = "quick") -> list[dict]:
     fns, npairs, t_pot = {}, {}, {}
     for name, d in (("few", d_few), ("many", d_many)):
         pp = d.pairs("uniform")
-        pii = K._potentials_from_pairs(pp.hi, pp.lo, pp.weight, d.n_docs)
-        fns[name] = lambda pii=pii: K._scan_third(K._potential_histogram_dense(bs.codes_t, pii, bs.n_bins),
+        pii = K.potentials_from_pairs(pp.hi, pp.lo, pp.weight, d.n_docs)
+        fns[name] = lambda pii=pii: K._scan_third(K.potential_histogram_dense(bs.codes_t, pii, bs.n_bins),
                                                  nt, -1)
         npairs[name] = pp.hi.size
-        t_pot[name] = _time(lambda pp=pp: K._potentials_from_pairs(pp.hi, pp.lo, pp.weight, data.n_docs),
+        t_pot[name] = _time(lambda pp=pp: K.potentials_from_pairs(pp.hi, pp.lo, pp.weight, data.n_docs),
                             repeat)
     with T.threads(1):
         t3 = T.alternate(fns["many"], fns["few"], reps)
@@ -202,12 +202,12 @@ def run(profile: str = "quick") -> list[dict]:
 
     # WeakLearn.2 (pair-split histograms, O(m F)) against WeakLearn.3 (potentials, O(n F + m))
     def weaklearn2():
-        mass, count = K._pair_split_histograms(bs.codes_t, p.hi, p.lo, p.weight, bs.n_bins)
-        return K._scan_second(mass, count, nt, -1, np.zeros((1, 1, 1)), False, 1.0, 0.0)
+        mass, count = K.pair_split_histograms(bs.codes_t, p.hi, p.lo, p.weight, bs.n_bins)
+        return K.scan_second(mass, count, nt, -1, np.zeros((1, 1, 1)), False, 1.0, 0.0)
 
     def weaklearn3():
-        pi3 = K._potentials_from_pairs(p.hi, p.lo, p.weight, data.n_docs)
-        return K._scan_third(K._potential_histogram_dense(bs.codes_t, pi3, bs.n_bins), nt, -1)
+        pi3 = K.potentials_from_pairs(p.hi, p.lo, p.weight, data.n_docs)
+        return K._scan_third(K.potential_histogram_dense(bs.codes_t, pi3, bs.n_bins), nt, -1)
 
     with T.threads(1):
         t4 = T.alternate(weaklearn3, weaklearn2, 3)
@@ -253,7 +253,7 @@ def _whole_round(data, what: str, weighted_pass, p, bs) -> dict:
         Dc = D.copy()
         K._update_pairs(p.hi, p.lo, Dc, h, 0.3)
         K._ranking_losses(p.hi, p.lo, p.weight, H)
-        return K._potentials_from_pairs(p.hi, p.lo, Dc, data.n_docs)
+        return K.potentials_from_pairs(p.hi, p.lo, Dc, data.n_docs)
 
     with T.threads(1):
         tm = T.alternate(fused, separate, 15)

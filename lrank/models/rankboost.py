@@ -352,9 +352,9 @@ class RankBoost(BaseRanker):
                 self._stop("no crucial pairs (every query's labels are equal)")
                 break
             if self.bipartite_:
-                pi = K._potentials_bipartite(v, side, c, doc_query)  # pi = d(x) s(x), Sec. 4
+                pi = K.potentials_bipartite(v, side, c, doc_query)  # pi = d(x) s(x), Sec. 4
             elif pi is None:
-                pi = K._potentials_from_pairs(hi, lo, D, n)  # Eq. (10); later rounds: `_round_pairs`
+                pi = K.potentials_from_pairs(hi, lo, D, n)  # Eq. (10); later rounds: `_round_pairs`
             pairs = None
             if method == "second":
                 if self.bipartite_:
@@ -394,7 +394,7 @@ class RankBoost(BaseRanker):
                 alpha = float(np.sign(st.r)) * (1.0 + sum_abs_alpha)
             H += alpha * h
             if self.bipartite_:
-                Z, wm, w0, wp = K._update_bipartite(v, side, c, doc_query, h, alpha, n_queries)  # Fig. 2
+                Z, wm, w0, wp = K.update_bipartite(v, side, c, doc_query, h, alpha, n_queries)  # Fig. 2
                 loss_half, loss_strict = K._ranking_losses(hi, lo, D1, H)  # Eq. (21) and Eq. (1)
             else:
                 # Fig. 1's update of D, the losses of H (Eq. 21, Eq. 1) and the next round's pi (Eq. 10)

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from lrank._kernels.pair_stumps import _add_log_terms, _add_log_terms_many, _scale_pairs
+from lrank._kernels.pair_stumps import _add_log_terms, _add_log_terms_many, scale_pairs
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker
@@ -116,7 +116,7 @@ def _log_rescale(q: np.ndarray, u: np.ndarray, l_plus: float, l_minus: float, l_
     """
     s = max(l_plus, l_minus, l_zero)
     s = s if abs(s) > 300.0 else 0.0  # shift only where exp would overflow
-    z = _scale_pairs(q, u, math.exp(l_plus - s), math.exp(l_minus - s), math.exp(l_zero - s))
+    z = scale_pairs(q, u, math.exp(l_plus - s), math.exp(l_minus - s), math.exp(l_zero - s))
     if not (z > 0.0 and math.isfinite(z)):
         return None
     q /= z
@@ -282,7 +282,7 @@ class _IndependentSet:
         self._patterns: dict[int, np.ndarray] = {}
 
     def pattern(self, c: int) -> np.ndarray:
-        from lrank._kernels.pair_stumps import _stump_pattern as stump_pattern
+        from lrank._kernels.pair_stumps import stump_pattern
 
         p = self._patterns.get(c)
         if p is None:
@@ -536,10 +536,7 @@ class RankBoostPlus(BaseRanker):
         return self
     def _fit_pairs(self, X: np.ndarray, hi: np.ndarray, lo: np.ndarray, w1: np.ndarray) -> None:
         from lrank._kernels.pair_stumps import _margin_losses as margin_losses
-        from lrank._kernels.pair_stumps import _pair_min_codes as pair_min_codes
-        from lrank._kernels.pair_stumps import _scale_pairs as scale_pairs
-        from lrank._kernels.pair_stumps import _stump_outcomes as stump_outcomes
-        from lrank._kernels.pair_stumps import candidate_eps, candidate_plan
+        from lrank._kernels.pair_stumps import candidate_eps, candidate_plan, pair_min_codes, stump_outcomes
         from lrank.weak.pair_patterns import distinct_stumps
 
         rng = np.random.default_rng(self.random_state)

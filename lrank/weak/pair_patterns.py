@@ -21,10 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lrank._kernels.pair_stumps import _doc_suffix as doc_suffix
-from lrank._kernels.pair_stumps import _pair_min_codes as pair_min_codes
-from lrank._kernels.pair_stumps import _pair_suffix as pair_suffix
-from lrank._kernels.pair_stumps import _patterns_equal as patterns_equal
+from lrank._kernels.pair_stumps import doc_suffix, pair_min_codes, pair_suffix, patterns_equal
 
 
 @dataclass(eq=False)
@@ -151,7 +148,7 @@ def stump_statistics(codes: np.ndarray, hi: np.ndarray, lo: np.ndarray, D: np.nd
         Entry ``[f, j]`` belongs to the stump ``[code_f > j]``; computed without a loop over stumps
         (potentials and a pair histogram of ``min(code_hi, code_lo)``, O(nF + mF)).
     """
-    from lrank._kernels.pair_stumps import _stump_eps as stump_eps
+    from lrank._kernels.pair_stumps import stump_eps
 
     codes = np.ascontiguousarray(codes)
     if codes.ndim != 2 or codes.dtype not in (np.uint8, np.uint16):

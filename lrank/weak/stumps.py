@@ -72,24 +72,24 @@ class BinnedStumps:
 
     def values(self, feature: int, j: int, q_def: float) -> np.ndarray:
         """h(x) on the training rows (float64)."""
-        return K._stump_on_codes(self.codes_t[feature], int(j), float(q_def))
+        return K.stump_on_codes(self.codes_t[feature], int(j), float(q_def))
 
     def histogram(self, pi: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """hist[f, c] = sum of pi over rows with code c on feature f (one pass over the codes).
 
         With ``rows`` (the feedback instances, fixed during a fit) the codes of those rows are copied
         once into a contiguous matrix and every later call with the same rows histograms that copy with
-        ``pi[rows]``: the same arithmetic as `K._potential_histogram` (same bits), without its gathers.
+        ``pi[rows]``: the same arithmetic as `K.potential_histogram` (same bits), without its gathers.
         """
         pi = np.ascontiguousarray(pi, dtype=np.float64)
         if rows is None:
-            return K._potential_histogram_dense(self.codes_t, pi, self.n_bins)
+            return K.potential_histogram_dense(self.codes_t, pi, self.n_bins)
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         cached = self._rows_codes
         if cached is None or not np.array_equal(cached[0], rows):
             cached = (rows.copy(), np.ascontiguousarray(self.codes_t[:, rows]))
             self._rows_codes = cached
-        return K._potential_histogram_dense(cached[1], pi[rows], self.n_bins)
+        return K.potential_histogram_dense(cached[1], pi[rows], self.n_bins)
 
     def search(self, pi: np.ndarray, *, q_def: int | None = None, rows: np.ndarray | None = None,
                cum: np.ndarray | None = None, pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
@@ -116,9 +116,9 @@ class BinnedStumps:
             wm = w0 = wp = float("nan")
         else:
             hi, lo, D = pairs
-            mass, count = K._pair_split_histograms(self.codes_t, hi, lo, D, self.n_bins)
-            f, j, q, r, wm, w0, wp = K._scan_second(mass, count, self.n_thresholds, qmode, cum, use_cum,
-                                                   float(D.sum()), float(eps))
+            mass, count = K.pair_split_histograms(self.codes_t, hi, lo, D, self.n_bins)
+            f, j, q, r, wm, w0, wp = K.scan_second(mass, count, self.n_thresholds, qmode, cum, use_cum,
+                                                  float(D.sum()), float(eps))
         if f < 0:
             return None
         return Stump(int(f), int(j), self.threshold(int(f), int(j)), int(q), float(r), float(wm), float(w0),
