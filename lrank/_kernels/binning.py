@@ -59,7 +59,9 @@ def apply_thresholds(X: np.ndarray, thresholds: np.ndarray, n_thresholds: np.nda
 
 
 def warmup() -> None:
-    """Compile this module's kernels on a toy matrix."""
+    """Compile this module's kernels on a toy matrix, for uint8 and uint16 codes (more than 255
+    thresholds on a feature)."""
     X = np.array([[0.0, np.nan], [1.0, 2.0]], dtype=np.float32)
-    apply_thresholds(X, np.array([[0.5], [np.inf]]), np.array([1, 0], dtype=np.int64),
-                     np.empty(X.shape, dtype=np.uint8))
+    for dt in (np.uint8, np.uint16):
+        apply_thresholds(X, np.array([[0.5], [np.inf]]), np.array([1, 0], dtype=np.int64),
+                         np.empty(X.shape, dtype=dt))

@@ -201,3 +201,19 @@ def _classifier_split(col, nb, s, S, hist):
 def _max0(x):
     """``np.maximum(x, 0)``: NaN stays NaN."""
     return x if (x > 0.0 or x != x) else 0.0
+
+
+def warmup() -> None:
+    """Compile the kernels on a toy pair of binned columns (uint8 and uint16 codes), as BoostingTree's
+    constrained LambdaMART step (`_stump_root`, `_stump_split`) and NDCGBoost's classifier stump
+    (`_classifier_split`) call them."""
+    lam = np.array([1.0, -0.5, 0.25, -0.75])
+    hess = np.array([0.5, 0.25, 1.0, 0.75])
+    s = np.array([1.0, -2.0, 0.5, 0.25])
+    for dt in (np.uint8, np.uint16):
+        cols = np.array([[0, 1, 2, 1], [2, 0, 1, 2]], dtype=dt)  # F x n, C order: a row is one feature
+        tot0 = np.empty((3, 3))
+        G, H, N, _ = _stump_root(cols[0], lam, hess, tot0)
+        _stump_split(cols[1], 3, cols[0], lam, hess, tot0, G, H, N, False, 0.5, 0.0, np.empty((3, 3)),
+                     np.empty((3, 3)), np.empty(4, dtype=np.int64), np.zeros((3, 4)))
+        _classifier_split(cols[1], 3, s, float(s.sum()), np.empty((3, 2)))

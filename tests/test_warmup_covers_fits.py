@@ -1,0 +1,94 @@
+"""After ``python -m lrank warmup`` a first fit compiles nothing (issue 15.5).
+
+In a new process with an empty numba cache, `lrank._warmup.run` compiles every kernel module's
+``warmup``; then every estimator of the start-up benchmark fits the MSLR sample as that benchmark fits
+it (3 rounds), and LambdaMART once more with ``n_jobs=2`` (the parallel kernels), while numba's compile
+events are recorded. Any function compiled then is a kernel
+signature a fit uses that no ``warmup`` compiles: a user who ran ``warmup`` would still wait for it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+_SCRIPT = r"""
+import json
+import importlib
+import numpy as np
+from numba.core import event
+from lrank._warmup import run
+from lrank.benchmarks import _timing as T
+from lrank.benchmarks.startup import ESTIMATORS
+from lrank.data import fetch
+
+run()
+compiled = []
+
+
+class _Seen(event.Listener):
+    def on_start(self, ev):
+        f = ev.data["dispatcher"].py_func
+        compiled.append(f"{f.__module__}.{f.__qualname__}{ev.data['args']}")
+
+    def on_end(self, ev):
+        pass
+
+
+event.register("numba:compile", _Seen())
+train, _ = fetch("mslr-sample")
+out = {}
+for label, mod, name, _, task, base, _ in ESTIMATORS:
+    data = train.subset([int(np.argmax(train.n_critical_pairs()))]) if task == "largest" else train
+    cls = getattr(importlib.import_module(mod), name)
+    kw = T.kwargs_for(cls, n_estimators=3)
+    if base != "-":
+        bmod, bname = base.split(":")
+        kw["base"] = getattr(importlib.import_module(bmod), bname)()
+    del compiled[:]
+    T.fit(cls(**kw), data)
+    out[label] = list(compiled)
+from lrank.models.gbrt import LambdaMART  # the parallel twins (n_jobs != 1)
+del compiled[:]
+T.fit(LambdaMART(**T.kwargs_for(LambdaMART, n_estimators=3), n_jobs=2), train)
+out["LambdaMART n_jobs=2"] = list(compiled)
+print("RESULT " + json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def after_warmup(tmp_path_factory):
+    import numba
+
+    if numba.config.DISABLE_JIT:
+        pytest.skip("NUMBA_DISABLE_JIT: nothing compiles")
+    from lrank.data import fetch
+
+    try:
+        fetch("mslr-sample")
+    except Exception as exc:  # noqa: BLE001 - no network and no cached copy
+        pytest.skip(f"the MSLR sample is not available here: {exc}")
+    cache = tmp_path_factory.mktemp("numba-cache")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "NUMBA_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True, env=env,
+                          timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")][-1]
+    return json.loads(line[len("RESULT "):])
+
+
+def test_every_startup_estimator_was_fitted(after_warmup):
+    from lrank.benchmarks.startup import ESTIMATORS
+
+    assert list(after_warmup) == [e[0] for e in ESTIMATORS] + ["LambdaMART n_jobs=2"]
+
+
+@pytest.mark.parametrize("label", [
+    "LambdaMART", "MART", "McRank", "RankBoost", "RankBoost+", "AdaRank", "NDCGBoost",
+    "BoostingTree(LambdaMART stumps)", "LambdaMART n_jobs=2"])
+def test_a_fit_after_warmup_compiles_nothing(after_warmup, label):
+    assert after_warmup[label] == [], f"{label} compiled after warmup: {after_warmup[label]}"
