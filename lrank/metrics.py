@@ -613,9 +613,13 @@ def _ideal_gains(labels: np.ndarray, qptr: np.ndarray, gain: int, disc: int) -> 
     values of ``_k._ideal_labels``, by one stable NumPy sort), and ``_k._fixed_gains``' cumulative ideal
     DCGs, document gains and discount table. One small kernel: `Evaluator` and `ideal_dcg` share it, so
     neither compiles a sort of its own."""
-    qid = np.repeat(np.arange(qptr.size - 1), np.diff(qptr))
+    sizes = np.diff(qptr)
+    qid = np.repeat(np.arange(qptr.size - 1), sizes)
     ideal = np.ascontiguousarray(labels[np.lexsort((-labels, qid))])
-    icum, gdoc, dtab = _k._fixed_gains(labels, ideal, qptr, gain, disc)
+    # the kernel's output arrays, made here (no NumPy constructor compiled in the kernel)
+    icum, gdoc = np.empty(labels.size), np.empty(labels.size)
+    dtab = np.empty(int(sizes.max()) if sizes.size else 0)
+    _k._fixed_gains(labels, ideal, qptr, gain, disc, icum, gdoc, dtab)
     return ideal, icum, gdoc, dtab
 
 

@@ -231,7 +231,7 @@ def test_ole_feature_best_matches_numpy_and_feature_best(seed, two, subtract):
             want = ref_ph.ole_feature_best(hist, off, f, min_data, min_hess, pmax, pmin, p_total, tot, parent,
                                            h_unit)
             old = tk._feature_best(hist, off, f, tk.RWSE, float(min_data), float(min_hess), True, pmax, pmin,
-                                   p_total, tot, parent, h_unit)
+                                   p_total, tot, parent, h_unit, np.empty((4, off[f + 1] - off[f])))
             assert (float(old[0]), int(old[1])) == want or (want[1] == -1 and old[1] == -1)
             got = ot.ole_feature_best(hist, off, f, min_data, min_hess, pmax, pmin, p_total, tot, parent,
                                       h_unit)

@@ -280,8 +280,9 @@ def test_fast_split_scan_same_bits_as_general(C, crit):
         for ps in (0.0, 1.7):
             args = (crit, min_data, 1e-3)
             rest = (zero, zero, 0.0, tot, ps, h_unit)
-            fast = tk._best_split(hist, off, feats, *args, False, *rest)
-            gen = tk._best_split(hist, off, feats, *args, True, *rest)
+            buf = np.empty((4, int(np.diff(off).max())))  # the serial search's scan buffer
+            fast = tk._best_split(hist, off, feats, *args, False, *rest, buf)
+            gen = tk._best_split(hist, off, feats, *args, True, *rest, buf)
             par = tk._best_split_parallel(hist, off, feats, *args, False, *rest)
             assert np.float64(fast[0]).tobytes() == np.float64(gen[0]).tobytes() and fast[1:] == gen[1:]
             assert fast == par
@@ -432,7 +433,7 @@ def test_fast_split_scan_empty_bins_with_residue(C, crit):
     feats = np.arange(F, dtype=np.int64)
     zero = np.zeros(F * nb)
     for min_data in (1.0, 3.0, 8.0):
-        rest = (zero, zero, 0.0, tot, 0.3, 1.0 if C == 2 else 0.0)
+        rest = (zero, zero, 0.0, tot, 0.3, 1.0 if C == 2 else 0.0, np.empty((4, int(np.diff(off).max()))))
         fast = tk._best_split(hist, off, feats, crit, min_data, 1e-3, False, *rest)
         gen = tk._best_split(hist, off, feats, crit, min_data, 1e-3, True, *rest)
         assert np.float64(fast[0]).tobytes() == np.float64(gen[0]).tobytes() and fast[1:] == gen[1:]
@@ -472,7 +473,7 @@ def test_fast_split_scan_bar_same_bits(C, crit):
         zero = np.zeros(off[-1])
         for min_data in (1.0, 3.0):
             for ps in (0.0, 1.7, float(tot[0]) ** 2):
-                rest = (zero, zero, 0.0, tot, ps, h_unit)
+                rest = (zero, zero, 0.0, tot, ps, h_unit, np.empty((4, int(np.diff(off).max()))))
                 fast = tk._best_split(hist, off, feats, crit, min_data, 0.0, False, *rest)
                 plain = ref.histogram_split_scan(hist, off, crit, min_data, 0.0, tot, ps, h_unit)
                 assert np.float64(fast[0]).tobytes() == np.float64(plain[0]).tobytes()

@@ -19,10 +19,11 @@ from ._jit import njit
 
 
 @njit(cache=True)
-def _weighted_performance(M, P):
+def _weighted_performance(M, P, out):
+    """``out[c] = sum_q P[q] M[c, q]`` in query order, for every candidate ``c``; returns ``out`` (float64,
+    one entry per row of ``M``, from the caller: no NumPy constructor compiled here, issue 15.5)."""
     # varphi_c = sum_i P(i) E(pi(q_i, d_i, h_c), y_i)    (Theorem 1's varphi(t); Sec. 3.6)
     C, Q = M.shape
-    out = np.zeros(C, dtype=np.float64)
     for c in range(C):
         s = 0.0
         for q in range(Q):
@@ -32,9 +33,11 @@ def _weighted_performance(M, P):
 
 
 @njit(cache=True)
-def _choose(M, P, allowed):
+def _choose(M, P, allowed, phi):
+    """``(best, best_phi, phi)``: :func:`_weighted_performance` into ``phi`` and its first maximum over the
+    ``allowed`` candidates (``best = -1`` if none is)."""
     # Sec. 3.6: h_t = argmax_k sum_i P_t(i) E(pi(q_i, d_i, x_k), y_i); ties go to the lowest index
-    phi = _weighted_performance(M, P)
+    _weighted_performance(M, P, phi)
     best = -1
     best_phi = -np.inf
     for c in range(phi.size):
@@ -58,7 +61,7 @@ def weighted_performance(M: np.ndarray, P: np.ndarray) -> np.ndarray:
     P = np.ascontiguousarray(P, dtype=np.float64)
     if M.ndim != 2 or P.ndim != 1 or M.shape[1] != P.shape[0]:
         raise ValueError(f"M must be (n_candidates, n_queries) and P (n_queries,), got {M.shape}, {P.shape}")
-    return _weighted_performance(M, P)
+    return _weighted_performance(M, P, np.zeros(M.shape[0]))
 
 
 def choose_weak_ranker(M: np.ndarray, P: np.ndarray, allowed: np.ndarray | None = None
@@ -81,7 +84,7 @@ def choose_weak_ranker(M: np.ndarray, P: np.ndarray, allowed: np.ndarray | None 
     if allowed is None:
         allowed = np.ones(M.shape[0], dtype=np.bool_)
     allowed = np.ascontiguousarray(allowed, dtype=np.bool_)
-    best, best_phi, phi = _choose(M, P, allowed)
+    best, best_phi, phi = _choose(M, P, allowed, np.zeros(M.shape[0]))
     return int(best), float(best_phi), phi
 
 

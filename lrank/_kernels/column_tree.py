@@ -264,14 +264,15 @@ def _root_histogram(codes_t, grad, hess, h_unit, rows, off, hist, og, root_n, og
 @njit(cache=True)
 def _grow_tree_columns(codes_t, grad, hess, off, crit, h_unit, num_leaves, min_data, min_hess, breadth_first,
                        hist, rows, tmp, leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
-                       parent_score, features, bg, bf, bj, is_open, og, root_n, og2, h2):
+                       parent_score, features, bg, bf, bj, is_open, og, root_n, og2, h2, buf):
     """`lrank._kernels.trees._grow_tree` (the same growth and split search, the same bits) over
     ``codes_t`` (F, n) with this module's kernels, reading the derivatives ``grad`` and ``hess`` (not read
     when ``h_unit > 0``: a constant hessian, two channels; else four: `_gather`); ``og`` (at least
     (B, CHUNK_ROWS, C): one buffer per block of features, B the threads to use) the gathered values; on
     numba's current number of threads (the caller sets it, B of them). ``root_n`` (TB + 1), ``og2``
     (B, CHUNK_ROWS, 2) and ``h2`` (TB, 2): the root's kept counts and two-lane buffers
-    (`_root_histogram`; ``root_n`` all zeros for a new workspace).
+    (`_root_histogram`; ``root_n`` all zeros for a new workspace). ``buf``: the split search's scan buffer
+    (`lrank._kernels.trees._best_split_fast`).
     ``leaf_of`` is written once, at the end.
     Returns ``(n_nodes, n_leaves)``."""
     n = rows.size
@@ -294,7 +295,7 @@ def _grow_tree_columns(codes_t, grad, hess, off, crit, h_unit, num_leaves, min_d
     if not breadth_first:
         is_open[0] = 1
         bg[0], bf[0], bj[0] = _best_split_fast(hist[0], off, features, crit, min_data, min_hess, tot[0],
-                                               parent_score[0], h_unit)
+                                               parent_score[0], h_unit, buf)
     while n_leaves < num_leaves:  # one split per pass (as _grow_tree)
         if breadth_first:
             if q0 >= q1:
@@ -304,7 +305,7 @@ def _grow_tree_columns(codes_t, grad, hess, off, crit, h_unit, num_leaves, min_d
             if end[node] - start[node] < 2.0 * min_data:
                 continue
             g, f, j = _best_split_fast(hist[slot[node]], off, features, crit, min_data, min_hess, tot[node],
-                                       parent_score[node], h_unit)
+                                       parent_score[node], h_unit, buf)
             if f < 0 or not g > 0.0:
                 continue
         else:
@@ -328,7 +329,7 @@ def _grow_tree_columns(codes_t, grad, hess, off, crit, h_unit, num_leaves, min_d
                 is_open[c] = 1
                 if n_leaves + 1 < num_leaves and end[c] - start[c] >= 2.0 * min_data:  # else never split
                     bg[c], bf[c], bj[c] = _best_split_fast(hist[slot[c]], off, features, crit, min_data,
-                                                           min_hess, tot[c], parent_score[c], h_unit)
+                                                           min_hess, tot[c], parent_score[c], h_unit, buf)
         n_nodes += 2
         n_leaves += 1
     _label_leaves(rows, start, end, left, n_nodes, leaf_of)
@@ -388,4 +389,4 @@ def warmup() -> None:
         _grow_tree_columns(codes_t, np.ones(3), np.ones(3), off, 0, h_unit, 2, 1.0, 0.0, False,
                            np.zeros((2, 6, C)), *ints, np.zeros(3), np.zeros((3, 4)), *idx, np.zeros(3),
                            feats, np.zeros(3), *scratch, np.zeros((2, CHUNK_ROWS, C)), np.zeros(7),
-                           np.zeros((2, CHUNK_ROWS, 2)), np.zeros((6, 2)))
+                           np.zeros((2, CHUNK_ROWS, 2)), np.zeros((6, 2)), np.empty((4, 3)))

@@ -208,7 +208,10 @@ def _histogram_parallel(codes, vals, rows, start, end, off, hist, nblk):
     specialisation; the one block loop serves both layouts)."""
     F = codes.shape[1]
     C = vals.shape[1]
-    nblk = max(1, min(F, nblk))  # blocking does not change any bin's summation order
+    # blocking does not change any bin's summation order; max(1, min(F, nblk)) without the builtins'
+    # implementations to compile (issue 15.5)
+    nblk = F if F < nblk else nblk
+    nblk = nblk if nblk > 1 else 1
     for blk in prange(nblk):
         f0 = blk * F // nblk
         f1 = (blk + 1) * F // nblk

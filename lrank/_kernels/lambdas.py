@@ -65,8 +65,6 @@ the rest; as separate compiled functions instead of inlined ones the total is th
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import prange
 
@@ -312,8 +310,10 @@ def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
                 gstart[ng] = u
                 ng += 1
     gstart[ng] = n
-    for g in range(ng):  # gains 2^y - 1 by rank, one per label group: exact (no integer-power loop)
-        gv = math.ldexp(1.0, int(yr[pos[gstart[g]]])) - 1.0
+    for g in range(ng):  # gains 2^y - 1 by rank, one per label group: exact (no integer-power loop). The
+        # ufunc takes the int64 label as it is: `math.ldexp` wants a Python int (`int()`, one more builtin
+        # implementation to compile, issue 15.5); the same value
+        gv = np.ldexp(1.0, yr[pos[gstart[g]]]) - 1.0
         for u in range(gstart[g], gstart[g + 1]):
             gain[pos[u]] = gv
     # maxDCG@k: the gains in decreasing order, summed by rank
@@ -552,13 +552,14 @@ def _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill
 
 
 @njit(cache=True, parallel=True)
-def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, n_chunks, iw, fw):
-    """Parallel twin of `_lambdas` / `_lambdas_whole` without the pair list: ``prange`` over chunks of
-    queries, each with its own workspaces ``iw[c]``, ``fw[c]``; every query is computed exactly as in the
-    serial pass (results do not depend on threads; the caller finishes the queries marked in ``todo``).
-    Compiled only when ``n_jobs != 1``."""
+def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, counts, iw, fw):
+    """Parallel twin of `_lambdas` / `_lambdas_whole` without the pair list: ``prange`` over
+    ``n_chunks = counts.size`` chunks of queries, each with its own workspaces ``iw[c]``, ``fw[c]``; every
+    query is computed exactly as in the serial pass (results do not depend on threads; the caller finishes
+    the queries marked in ``todo``). ``counts[c]`` gets chunk ``c``'s number of pairs with ``dZ > 0``
+    (an array from the caller: no NumPy constructor compiled here). Compiled only when ``n_jobs != 1``."""
     nq = qptr.size - 1
-    counts = np.zeros(n_chunks, dtype=np.int64)
+    n_chunks = counts.size
     for c in prange(n_chunks):
         q0 = c * nq // n_chunks
         q1 = (c + 1) * nq // n_chunks
@@ -567,7 +568,6 @@ def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, n_ch
                                        fw[c])
         else:
             counts[c] = _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw[c], fw[c])
-    return counts.sum()
 
 
 def _workspaces(qptr: np.ndarray, n_chunks: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -645,7 +645,8 @@ def lambdamart_gradients(
         try:  # chunks of queries balance uneven query sizes; each query is computed as in the serial pass
             chunks = min(nq, 8 * threads)
             iw, fw = _workspaces(qptr, chunks)
-            _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv, todo, chunks, iw, fw)
+            _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv, todo, np.zeros(chunks, dtype=np.int64),
+                              iw, fw)
             iw, fw = iw[0], fw[0]
         finally:
             numba.set_num_threads(old)

@@ -107,7 +107,8 @@ def _rank_order_merge(scores, labels, qptr, ties):
     order = np.arange(n)
     mmax = 0
     for q in range(nq):
-        mmax = max(mmax, qptr[q + 1] - qptr[q])
+        mq = qptr[q + 1] - qptr[q]
+        mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
     key = np.empty(mmax, dtype=np.float64)
     idx = np.empty(mmax, dtype=np.int64)
     tkey = np.empty(mmax, dtype=np.float64)
@@ -171,8 +172,12 @@ def _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt):
         lo2 = v2 if v2 < lo2 else lo2
         hi2 = v2 if v2 > hi2 else hi2
     v = scores[b - 1]
-    lo = min(lo, lo2, v)
-    hi = max(hi, hi2, v)
+    # min(lo, lo2, v) and max(hi, hi2, v), picked as the builtins pick, without their implementations
+    # to compile (issue 15.5: every builtin overload is a compile of its own)
+    lo = lo2 if lo2 < lo else lo
+    lo = v if v < lo else lo
+    hi = hi2 if hi2 > hi else hi
+    hi = v if v > hi else hi
     nb = 2 * m
     width = hi - lo
     scale = nb / width if width > 0.0 else 0.0
@@ -183,14 +188,14 @@ def _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt):
         for i in range(nb + 1):
             cnt[i] = 0
         for i in range(m):
-            bk = int((hi - scores[a + i]) * scale)
+            bk = np.int64((hi - scores[a + i]) * scale)  # truncation, as int() (a cast, no overload)
             tidx[i] = bk
             cnt[bk] += 1
         largest = 0
         run = 0
         for i in range(nb + 1):  # cnt[bk]: the start of bucket bk (a running sum in a register)
             c = cnt[i]
-            largest = max(largest, c)
+            largest = c if c > largest else largest
             cnt[i] = run
             run += c
         merge = largest > _BUCKET_INSERTION_MAX
@@ -241,7 +246,8 @@ def _rank_order(scores, labels, qptr, ties):
     order = np.arange(n)
     mmax = 0
     for q in range(nq):
-        mmax = max(mmax, qptr[q + 1] - qptr[q])
+        mq = qptr[q + 1] - qptr[q]
+        mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
     key = np.empty(mmax, dtype=np.float64)
     idx = np.empty(mmax, dtype=np.int64)
     tkey = np.empty(mmax, dtype=np.float64)
@@ -286,17 +292,19 @@ def _ideal_query(labels, a, b, counts, out, o, limit):
         return
     lo = labels[a]
     hi = labels[a]
-    for i in range(a, b):
-        lo = min(lo, labels[i])
-        hi = max(hi, labels[i])
-    span = int(hi - lo)
-    if span <= 256:
+    for i in range(a, b):  # min() and max() without their implementations to compile (issue 15.5)
+        v = labels[i]
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
+    m = b - a
+    if hi - lo < 257.0:  # int(hi - lo) <= 256, tested on the float: a wider range is never cast
+        span = np.int64(hi - lo)  # truncation, as int() (a cast, no overload)
         for c in range(span + 1):
             counts[c] = 0
         for i in range(a, b):
-            counts[int(labels[i] - lo)] += 1
+            counts[np.int64(labels[i] - lo)] += 1
         k = o
-        end = o + min(limit, b - a)
+        end = o + (m if m < limit else limit)
         for c in range(span, -1, -1):
             for _ in range(counts[c]):
                 if k == end:
@@ -304,14 +312,13 @@ def _ideal_query(labels, a, b, counts, out, o, limit):
                 out[k] = lo + c
                 k += 1
     else:  # the scores' merge sort (already compiled for them), not np.sort: one sort less to compile
-        m = b - a
         key = np.empty(m, dtype=np.float64)
         idx = np.empty(m, dtype=np.int64)
         for i in range(m):
             key[i] = -float(labels[a + i])
             idx[i] = a + i
         _sort_stable(key, idx, np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64), m)
-        for i in range(min(limit, m)):
+        for i in range(m if m < limit else limit):
             out[o + i] = labels[idx[i]]
 
 
@@ -355,10 +362,10 @@ def _discount_value(pos, disc):
 
 
 @njit(cache=True)
-def _discounts(n, disc):
-    """``_discount_value(i + 1, disc)`` for positions ``i = 0 .. n - 1`` (a table, computed once per call)."""
-    out = np.empty(n, dtype=np.float64)
-    for i in range(n):
+def _discounts(disc, out):
+    """``out[i] = _discount_value(i + 1, disc)`` for positions ``i = 0 .. out.size - 1`` (a table, computed
+    once per call; float64 ``out`` from the caller, returned: no NumPy constructor compiled here)."""
+    for i in range(out.size):
         out[i] = _discount_value(i + 1, disc)
     return out
 
@@ -460,8 +467,9 @@ def _query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_
     nq = qptr.size - 1
     mmax = 0
     for q in range(nq):
-        mmax = max(mmax, qptr[q + 1] - qptr[q])
-    dtab = _discounts(mmax, disc)
+        mq = qptr[q + 1] - qptr[q]
+        mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
+    dtab = _discounts(disc, np.empty(mmax, dtype=np.float64))
     out = np.empty(nq, dtype=np.float64)
     for q in range(nq):
         out[q] = _metric_query(y_sorted, ideal_sorted, qptr[q], qptr[q + 1] - qptr[q], code, k, gain, dtab,
@@ -491,28 +499,30 @@ def _evaluate_query(scores, labels, a, b, ties, codes, ks, gain, dtab, empty, re
             for i in range(m):
                 v = labels[idx[i]]
                 ys[i] = v
-                counts[int(v)] += 1
+                counts[np.int64(v)] += 1
         else:
             for i in range(m):
                 ys[i] = labels[idx[i]]
     elif m == 1:
         ys[0] = labels[a]
         if label_bound > 0:
-            counts[int(labels[a])] += 1
+            counts[np.int64(labels[a])] += 1
     need = 0  # ideal positions read: the top label, NDCG's top k, MeanNDCG's all
-    for j in range(codes.size):
+    for j in range(codes.size):  # (max() and min() as selects: no builtin overloads to compile)
         if codes[j] == MEAN_NDCG:
             need = m
         elif codes[j] == NDCG:
-            need = max(need, m if (ks[j] <= 0 or ks[j] > m) else ks[j])
+            kj = m if (ks[j] <= 0 or ks[j] > m) else ks[j]
+            need = kj if kj > need else need
         else:
-            need = max(need, 1)
+            need = 1 if 1 > need else need
     if label_bound > 0:
         k = 0
         c = label_bound - 1
-        need = min(need, m)  # the counts hold the m documents
+        need = m if m < need else need  # the counts hold the m documents
         while k < need:  # from the highest label down
-            for _ in range(min(counts[c], need - k)):
+            left = need - k
+            for _ in range(left if left < counts[c] else counts[c]):
                 ideal[k] = c
                 k += 1
             c -= 1
@@ -557,9 +567,10 @@ def _evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, r
     nq = qptr.size - 1
     mmax = 0
     for q in range(nq):
-        mmax = max(mmax, qptr[q + 1] - qptr[q])
+        mq = qptr[q + 1] - qptr[q]
+        mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
     out = np.empty((codes.size, nq), dtype=np.float64)
-    dtab = _discounts(mmax, disc)
+    dtab = _discounts(disc, np.empty(mmax, dtype=np.float64))
     key = np.empty(mmax, dtype=np.float64)
     idx = np.empty(mmax, dtype=np.int64)
     tkey = np.empty(mmax, dtype=np.float64)
@@ -567,7 +578,7 @@ def _evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, r
     cnt = np.empty(2 * mmax + 1, dtype=np.int64)
     ys = np.empty(mmax, dtype=np.float64)
     ideal = np.empty(mmax, dtype=np.float64)
-    counts = np.empty(max(257, label_bound), dtype=np.int64)
+    counts = np.empty(label_bound if label_bound > 257 else 257, dtype=np.int64)
     for q in range(nq):
         _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, dtab, empty,
                         rel_threshold, max_grade, label_bound, key, idx, tkey, tidx, cnt, ys, ideal, counts,
@@ -582,9 +593,10 @@ def _evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc,
     nq = qptr.size - 1
     mmax = 0
     for q in range(nq):
-        mmax = max(mmax, qptr[q + 1] - qptr[q])
+        mq = qptr[q + 1] - qptr[q]
+        mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
     out = np.empty((codes.size, nq), dtype=np.float64)
-    dtab = _discounts(mmax, disc)
+    dtab = _discounts(disc, np.empty(mmax, dtype=np.float64))
     block = 64
     nblocks = (nq + block - 1) // block
     for bl in prange(nblocks):
@@ -595,8 +607,9 @@ def _evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc,
         cnt = np.empty(2 * mmax + 1, dtype=np.int64)
         ys = np.empty(mmax, dtype=np.float64)
         ideal = np.empty(mmax, dtype=np.float64)
-        counts = np.empty(max(257, label_bound), dtype=np.int64)
-        for q in range(bl * block, min(nq, (bl + 1) * block)):
+        counts = np.empty(label_bound if label_bound > 257 else 257, dtype=np.int64)
+        q_end = (bl + 1) * block
+        for q in range(bl * block, q_end if q_end < nq else nq):
             _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, dtab, empty,
                             rel_threshold, max_grade, label_bound, key, idx, tkey, tidx, cnt, ys, ideal,
                             counts, out, q)
@@ -608,26 +621,22 @@ def _evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc,
 # ranks of the documents with a nonzero label only
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
-def _fixed_gains(labels, ideal, qptr, gain, disc):
-    """``(icum, gdoc, dtab)`` of the label tables of :func:`_evaluate_fixed` (``lrank.metrics``'
+def _fixed_gains(labels, ideal, qptr, gain, disc, icum, gdoc, dtab):
+    """Fill ``icum``, ``gdoc`` and ``dtab`` of the label tables of :func:`_evaluate_fixed` (``lrank.metrics``'
     ``_fixed_tables``): ``icum[a + i]`` the ideal DCG of a query's top ``i + 1`` positions summed as
     :func:`_metric_query`'s MeanNDCG loop sums it, from ``ideal`` (:func:`_ideal_labels`' values);
-    ``gdoc`` every document's gain; ``dtab`` the discounts (:func:`_discounts`) of the longest query."""
+    ``gdoc`` every document's gain; ``dtab`` the discounts (:func:`_discounts`) of the longest query. All
+    float64, from the caller (one entry per document; ``dtab`` one per position of the longest query): no
+    NumPy constructor compiled here (issue 15.5)."""
     nq = qptr.size - 1
-    mmax = 0
-    for q in range(nq):
-        mmax = max(mmax, qptr[q + 1] - qptr[q])
-    dtab = _discounts(mmax, disc)
-    icum = np.empty(labels.size, dtype=np.float64)
+    _discounts(disc, dtab)
     for q in range(nq):
         di = 0.0
         for i in range(qptr[q + 1] - qptr[q]):
             di += _gain_value(ideal[qptr[q] + i], gain) * dtab[i]
             icum[qptr[q] + i] = di
-    gdoc = np.empty(labels.size, dtype=np.float64)
     for i in range(labels.size):
         gdoc[i] = _gain_value(labels[i], gain)
-    return icum, gdoc, dtab
 
 
 @njit(cache=True)
@@ -678,8 +687,10 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
             hi2 = v2 if v2 > hi2 else hi2
         v = scores[b - 1] if m > 0 else 0.0
         ok &= v == v
-        lo = min(lo, lo2, v)
-        hi = max(hi, hi2, v)
+        lo = lo2 if lo2 < lo else lo  # min(lo, lo2, v), max(hi, hi2, v) as in _sort_query
+        lo = v if v < lo else lo
+        hi = hi2 if hi2 > hi else hi
+        hi = v if v > hi else hi
         if not ok:
             return -1
         nb = 2 * m
@@ -689,8 +700,9 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
         if not merge:
             for i in range(nb + 1):
                 cnt[i] = 0
-            for i in range(m):  # a loop of its own: vectorised
-                tidx[i] = min(int((hi - scores[a + i]) * scale), nb - 1)
+            for i in range(m):  # a loop of its own: vectorised (min(int(x), nb - 1) without overloads)
+                bk = np.int64((hi - scores[a + i]) * scale)
+                tidx[i] = nb - 1 if nb - 1 < bk else bk
             for i in range(m):
                 cnt[tidx[i] + 1] += 1
             run = 0
@@ -785,15 +797,16 @@ def _mean_ndcg_two(gs, icum, ideal, a, m, a2, m2, dtab, empty):
     acc = 0.0
     d2 = 0.0
     acc2 = 0.0
-    for i in range(min(n1, n2)):
+    n12 = n2 if n2 < n1 else n1  # min(n1, n2) (no builtin overload to compile)
+    for i in range(n12):
         d += gs[a + i] * dtab[i]
         acc += d / icum[a + i]
         d2 += gs[a2 + i] * dtab[i]
         acc2 += d2 / icum[a2 + i]
-    for i in range(min(n1, n2), n1):
+    for i in range(n12, n1):
         d += gs[a + i] * dtab[i]
         acc += d / icum[a + i]
-    for i in range(min(n1, n2), n2):
+    for i in range(n12, n2):
         d2 += gs[a2 + i] * dtab[i]
         acc2 += d2 / icum[a2 + i]
     return (acc / m if n1 > 0 else empty), (acc2 / m2 if n2 > 0 else empty)
@@ -866,9 +879,10 @@ def _pair_losses(s_sorted, y_sorted, qptr):
             continue
         lo = y_sorted[a]
         hi = y_sorted[a]
-        for i in range(a, b):
-            lo = min(lo, y_sorted[i])
-            hi = max(hi, y_sorted[i])
+        for i in range(a, b):  # min() and max() as selects (no builtin overloads to compile)
+            v = y_sorted[i]
+            lo = v if v < lo else lo
+            hi = v if v > hi else hi
         if lo == hi:
             continue
         crit = 0
@@ -1055,7 +1069,8 @@ def warmup() -> None:
     _pair_losses(ss, ys, qptr)
     _expected_disagreement(ss, ys, ideal, qptr)
     _expected_precisions(ss, (ys >= 1).astype(np.uint8), qptr, np.nan)
-    icum, gdoc, dtab = _fixed_gains(y, _ideal_labels(y, qptr), qptr, 0, 1)
+    icum, gdoc, dtab = np.empty(5), np.empty(5), np.empty(3)
+    _fixed_gains(y, _ideal_labels(y, qptr), qptr, 0, 1, icum, gdoc, dtab)
     tables = (_ideal_labels(y, qptr), icum, gdoc, np.zeros(5), np.array([0, 2, 4]), np.array([0, 2, 3]), dtab)
     scratch = (np.empty(5), np.empty(5), np.empty(3), np.empty(3, dtype=np.int64), np.empty(3),
                np.empty(3, dtype=np.int64), np.empty(7, dtype=np.int64), np.empty(3, dtype=np.int64),

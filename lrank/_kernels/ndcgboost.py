@@ -38,7 +38,7 @@ def _query_exp(F, lo, hi, ex):
     ``= ex_k / (ex_j + ex_k)``)."""
     fmax = F[lo]
     for j in range(lo + 1, hi):
-        fmax = max(fmax, F[j])
+        fmax = F[j] if F[j] > fmax else fmax  # max(fmax, F[j]), without the builtin's implementation
     ok = True
     for j in range(lo, hi):
         ex[j] = np.exp(2.0 * (F[j] - fmax))
@@ -122,15 +122,13 @@ def _gamma_exact(F, g, qptr, invZ, queries, gamma, beta):
 
 
 @njit(cache=True)
-def _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex, todo):
+def _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex, todo, Q):
     """NDCGBoost's document weights gamma and beta (ALGORITHMS.md 7 step (a)); O(sum n_q^2) divisions, one
     ``exp`` per document. A query whose exponentials underflowed (scores spanning more than ~320) is only
     marked ``_UNDERFLOW`` in ``todo`` (its ``gamma``, ``beta`` left zero, its ``ex`` filled) for
-    `_gamma_exact`, which `gamma_pairs` calls when a query is marked."""
-    nmax = 1
-    for q in range(qptr.size - 1):
-        nmax = max(nmax, qptr[q + 1] - qptr[q])
-    Q = np.empty(nmax * nmax)                             # 1 / (ex_j + ex_k) of the current query
+    `_gamma_exact`, which `gamma_pairs` calls when a query is marked. ``Q`` (float64, at least
+    ``nmax * nmax`` entries, ``nmax`` the largest query) holds ``1 / (ex_j + ex_k)`` of the current query:
+    scratch from the caller (no NumPy constructor compiled here, issue 15.5)."""
     for q in range(qptr.size - 1):
         todo[q] = 0
         lo, hi = qptr[q], qptr[q + 1]
@@ -178,7 +176,7 @@ def _ab_exact(qptr, F, fx, beta, q, A, B):
 
 
 @njit(cache=True)
-def _ab_kernel(qptr, invZ, F, fx, beta, ex, q0, A, B):
+def _ab_kernel(qptr, invZ, F, fx, beta, ex, q0, A, B, fw, iw):
     """``A`` and ``B`` of ALGORITHMS.md 7 step (c) for classifier outputs ``fx`` (after `_gamma_kernel`):
     the running sums ``A``, ``B`` plus queries ``q0, q0 + 1, ...`` in order, returned with the query
     ``q`` at which it stopped.
@@ -193,19 +191,12 @@ def _ab_kernel(qptr, invZ, F, fx, beta, ex, q0, A, B):
     the end. The sort is the kernels' shared stable merge sort `lrank._kernels.sorting._sort_stable`
     (``np.argsort(fx, kind="mergesort")``'s permutation for ``fx`` without NaN, which `ab_sums` checks)
     and the underflow test a loop with ``np.min``'s NaN rule: neither compiles a NumPy implementation of
-    its own (issue 15.5: ~1.4 s of a first fit).
+    its own (issue 15.5: ~1.4 s of a first fit). The scratch comes from the caller, so that no NumPy
+    constructor compiles here either: ``fw`` (float64, ``_AB_F_ROWS`` rows) and ``iw`` (int64,
+    ``_AB_I_ROWS`` rows), each row at least as long as the largest query (`_ab_workspaces`).
     """
-    nmax = 1
-    for q in range(q0, qptr.size - 1):
-        nmax = max(nmax, qptr[q + 1] - qptr[q])
-    E = np.empty(nmax)
-    Bt = np.empty(nmax)
-    CA = np.empty(nmax)
-    CB = np.empty(nmax)
-    key = np.empty(nmax)
-    o = np.empty(nmax, dtype=np.int64)
-    key2 = np.empty(nmax)
-    o2 = np.empty(nmax, dtype=np.int64)
+    E, Bt, CA, CB, key, key2 = fw[0], fw[1], fw[2], fw[3], fw[4], fw[5]
+    o, o2 = iw[0], iw[1]
     for q in range(q0, qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
         n = hi - lo
@@ -238,6 +229,23 @@ def _ab_kernel(qptr, invZ, F, fx, beta, ex, q0, A, B):
             A += CA[u]
             B += CB[u]
     return A, B, qptr.size - 1
+
+
+#: rows of `_ab_kernel`'s float workspace (E, Bt, CA, CB, the sort's keys and their scratch) and of its
+#: int64 one (the sort's permutation and its scratch)
+_AB_F_ROWS = 6
+_AB_I_ROWS = 2
+
+
+def _largest_query(qptr: np.ndarray) -> int:
+    """The number of documents of the largest query, at least 1."""
+    return max(int(np.diff(qptr).max()), 1) if qptr.size > 1 else 1
+
+
+def _ab_workspaces(qptr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_ab_kernel`'s float and int64 workspaces, sized for the largest query."""
+    nmax = _largest_query(qptr)
+    return np.empty((_AB_F_ROWS, nmax)), np.empty((_AB_I_ROWS, nmax), dtype=np.int64)
 
 
 def pair_offsets(qptr: np.ndarray) -> np.ndarray:
@@ -274,7 +282,8 @@ def gamma_pairs(F: np.ndarray, g: np.ndarray, qptr: np.ndarray, invZ: np.ndarray
     qptr, invZ = _check_queries(qptr, F.size, invZ)
     gamma, beta, ex = np.empty(F.size), np.empty(F.size), np.empty(F.size)
     todo = np.zeros(qptr.size - 1, dtype=np.int8)  # queries `_gamma_kernel` left to `_gamma_exact`
-    _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex, todo)
+    nmax = _largest_query(qptr)
+    _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex, todo, np.empty(nmax * nmax))
     if todo.any():
         _gamma_exact(F, g, qptr, invZ, np.flatnonzero(todo == _UNDERFLOW).astype(np.int64), gamma, beta)
     return gamma, beta, ex
@@ -293,10 +302,11 @@ def ab_sums(qptr: np.ndarray, invZ: np.ndarray, F: np.ndarray, fx: np.ndarray, b
     ex = _f64("ex", ex, F.size)
     qptr, invZ = _check_queries(qptr, F.size, invZ)
     nq = qptr.size - 1
-    A, B, q = _ab_kernel(qptr, invZ, F, fx, beta, ex, 0, 0.0, 0.0)
+    fw, iw = _ab_workspaces(qptr)
+    A, B, q = _ab_kernel(qptr, invZ, F, fx, beta, ex, 0, 0.0, 0.0, fw, iw)
     while q < nq:  # a query whose exponentials underflowed: its pairs one exp each, in their place in the sum
         A, B = _ab_exact(qptr, F, fx, beta, q, A, B)
-        A, B, q = _ab_kernel(qptr, invZ, F, fx, beta, ex, q + 1, A, B)
+        A, B, q = _ab_kernel(qptr, invZ, F, fx, beta, ex, q + 1, A, B, fw, iw)
     return float(A), float(B)
 
 

@@ -125,8 +125,10 @@ def _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit, floor
 
 @njit(cache=True)
 def _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total, tot, parent_score,
-                  h_unit):
-    """Best bin threshold ``j`` on feature ``f``: returns (gain, j) with j = -1 if none is valid."""
+                  h_unit, buf):
+    """Best bin threshold ``j`` on feature ``f``: returns (gain, j) with j = -1 if none is valid. ``buf``
+    is :func:`_fast_feature_best`'s scratch (float64, (4, >= the feature's bins)), read by SE and RWSE
+    without pairs only."""
     C = hist.shape[1]
     o = off[f]
     nb = off[f + 1] - o
@@ -144,8 +146,7 @@ def _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin,
     inv_unit = 1.0 / h_unit if h_unit > 0.0 else 0.0
     if crit != 1 and not use_pairs:
         # fast path, SE or RWSE/OLE: maximise G_l^2/D_l + G_r^2/D_r with D = N (SE) or H (RWSE)
-        best, bj = _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit, -np.inf,
-                                      np.empty((4, nb)))
+        best, bj = _fast_feature_best(hist, o, nb, crit, md, min_hess, G, H, N, inv_unit, -np.inf, buf)
         return best - parent_score, bj
     for b in range(nb - 1):
         if hist[o + b, 1] == 0.0 and (C == 2 or hist[o + b, 2] == 0.0):
@@ -182,19 +183,17 @@ def _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin,
 
 
 @njit(cache=True)
-def _best_split_fast(hist, off, features, crit, min_data, min_hess, tot, parent_score, h_unit):
+def _best_split_fast(hist, off, features, crit, min_data, min_hess, tot, parent_score, h_unit, buf):
     """:func:`_best_split` for SE and RWSE/OLE without pairs (the scan :func:`_fast_feature_best` per
     feature): the whole-tree kernel calls it directly, so a fit without WSE or pairs compiles neither
-    :func:`_feature_best` nor :func:`_best_split`."""
+    :func:`_feature_best` nor :func:`_best_split`. ``buf`` (float64, (4, >= the widest feature's bins)):
+    the scan's prefix sums and flags, reused by every feature; from the caller, once per tree or
+    workspace (issue 15.5: no NumPy constructor compiled in the split search)."""
     best = -np.inf
     bf = -1
     bj = -1
     md = min_data - 0.5
     inv_unit = 1.0 / h_unit if h_unit > 0.0 else 0.0
-    widest = 1
-    for t in range(features.size):
-        widest = max(widest, off[features[t] + 1] - off[features[t]])
-    buf = np.empty((4, widest))  # the scan's prefix sums and flags, reused by every feature
     for t in range(features.size):
         f = features[t]
         # a score below best + parent_score (less a margin for the rounding of both sums) cannot make
@@ -213,17 +212,19 @@ def _best_split_fast(hist, off, features, crit, min_data, min_hess, tot, parent_
 
 @njit(cache=True)
 def _best_split(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total, tot,
-               parent_score, h_unit):
-    """Best ``(gain, feature, j)`` over ``features`` for one node (feature -1 when no split is valid)."""
+               parent_score, h_unit, buf):
+    """Best ``(gain, feature, j)`` over ``features`` for one node (feature -1 when no split is valid);
+    ``buf`` as for :func:`_best_split_fast`."""
     if crit != 1 and not use_pairs:  # the fast scan directly (the same numbers as _feature_best's)
-        return _best_split_fast(hist, off, features, crit, min_data, min_hess, tot, parent_score, h_unit)
+        return _best_split_fast(hist, off, features, crit, min_data, min_hess, tot, parent_score, h_unit,
+                                buf)
     best = -np.inf
     bf = -1
     bj = -1
     for t in range(features.size):
         f = features[t]
         g, j = _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total,
-                             tot, parent_score, h_unit)
+                             tot, parent_score, h_unit, buf)
         if j >= 0 and g > best:
             best = g
             bf = f
@@ -234,13 +235,17 @@ def _best_split(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, 
 @njit(cache=True, parallel=True)
 def _best_split_parallel(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total,
                         tot, parent_score, h_unit):
-    """Parallel twin of :func:`best_split`: per-feature search in ``prange``, serial reduction."""
+    """Parallel twin of :func:`best_split` (without its ``buf``): per-feature search in ``prange``, serial
+    reduction. The fast scan (SE, RWSE without pairs) of each feature gets a scan buffer of its own."""
     m = features.size
     gains = np.empty(m)
     js = np.empty(m, dtype=np.int64)
+    fast = crit != 1 and not use_pairs
     for t in prange(m):
-        g, j = _feature_best(hist, off, features[t], crit, min_data, min_hess, use_pairs,
-                             pmax, pmin, p_total, tot, parent_score, h_unit)
+        f = features[t]
+        buf = np.empty((4, off[f + 1] - off[f])) if fast else hist  # (hist: not read off the fast scan)
+        g, j = _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total, tot,
+                             parent_score, h_unit, buf)
         gains[t] = g
         js[t] = j
     best = -np.inf
@@ -364,7 +369,7 @@ def _split_node(codes, gbin, vals, off, crit, h_unit, min_hess, hist, rows, tmp,
 @njit(cache=True)
 def _grow_tree(codes, gbin, vals, off, crit, h_unit, num_leaves, min_data, min_hess, breadth_first,
                hist, rows, tmp, leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
-               parent_score, features, bg, bf, bj, is_open):
+               parent_score, features, bg, bf, bj, is_open, buf):
     """Grow one unconstrained tree without pair lists in one call (no per-node Python).
 
     The same kernels in the same order as `lrank.weak.tree.RegressionTree`'s node-by-node path, so the
@@ -378,7 +383,8 @@ def _grow_tree(codes, gbin, vals, off, crit, h_unit, num_leaves, min_data, min_h
     compiled for a whole-tree fit. SE and RWSE only (WSE grows node by node): the split search is
     :func:`_best_split_fast`.
     ``features`` is ``arange(F)``; ``bg`` (float), ``bf``, ``bj``, ``is_open`` (int64) are scratch of
-    ``2 num_leaves - 1`` entries (from the caller: no array constructors in the compiled chain).
+    ``2 num_leaves - 1`` entries and ``buf`` :func:`_best_split_fast`'s scan buffer (from the caller: no
+    array constructors in the compiled chain).
     Returns ``(n_nodes, n_leaves)``.
     """
     n = rows.size
@@ -404,7 +410,7 @@ def _grow_tree(codes, gbin, vals, off, crit, h_unit, num_leaves, min_data, min_h
     if not breadth_first:
         is_open[0] = 1
         bg[0], bf[0], bj[0] = _best_split_fast(hist[0], off, features, crit, min_data, min_hess, tot[0],
-                                               parent_score[0], h_unit)
+                                               parent_score[0], h_unit, buf)
     while n_leaves < num_leaves:  # one split per pass, one _split_node call site for both growths
         if breadth_first:
             if q0 >= q1:
@@ -414,7 +420,7 @@ def _grow_tree(codes, gbin, vals, off, crit, h_unit, num_leaves, min_data, min_h
             if end[node] - start[node] < 2.0 * min_data:
                 continue  # no split leaves min_data documents on both sides: not searched
             g, f, j = _best_split_fast(hist[slot[node]], off, features, crit, min_data, min_hess, tot[node],
-                                       parent_score[node], h_unit)
+                                       parent_score[node], h_unit, buf)
             if f < 0 or not g > 0.0:
                 continue
         else:
@@ -438,7 +444,7 @@ def _grow_tree(codes, gbin, vals, off, crit, h_unit, num_leaves, min_data, min_h
                 is_open[c] = 1
                 if n_leaves + 1 < num_leaves and end[c] - start[c] >= 2.0 * min_data:  # else never split
                     bg[c], bf[c], bj[c] = _best_split_fast(hist[slot[c]], off, features, crit, min_data,
-                                                           min_hess, tot[c], parent_score[c], h_unit)
+                                                           min_hess, tot[c], parent_score[c], h_unit, buf)
         n_nodes += 2
         n_leaves += 1
     return n_nodes, n_leaves
@@ -486,10 +492,12 @@ def warmup() -> None:
             _node_summary(np.ones((6, C)), off, crit, 1.0, crit == RWSE, 0.5, 0.0, np.zeros((2, 4)), 1)
     feats = np.arange(2, dtype=np.int64)
     pm = np.zeros(6)
+    buf = np.empty((4, 3))
     for crit in (SE, RWSE):
-        _best_split(hist, off, feats, crit, 1.0, 0.0, False, pm, pm, 0.0, np.ones(4), 0.0, 0.0)
-        _best_split(np.ones((6, 2)), off, feats, crit, 1.0, 0.0, False, pm, pm, 0.0, np.ones(4), 0.0, 1.0)
-    _best_split(np.ones((6, 4)), off, feats, WSE, 1.0, 0.0, True, pm, pm, 0.0, np.ones(4), 0.0, 0.0)
+        _best_split(hist, off, feats, crit, 1.0, 0.0, False, pm, pm, 0.0, np.ones(4), 0.0, 0.0, buf)
+        _best_split(np.ones((6, 2)), off, feats, crit, 1.0, 0.0, False, pm, pm, 0.0, np.ones(4), 0.0, 1.0,
+                    buf)
+    _best_split(np.ones((6, 4)), off, feats, WSE, 1.0, 0.0, True, pm, pm, 0.0, np.ones(4), 0.0, 0.0, buf)
     codes = np.array([[1, 2], [2, 1], [0, 1]], dtype=np.uint8)
     rows = np.arange(3, dtype=np.int64)
     leaf_of = np.zeros(3, dtype=np.int64)
@@ -506,4 +514,4 @@ def warmup() -> None:
         scratch = [np.zeros(3, dtype=np.int64) for _ in range(3)]  # bf, bj, is_open
         _grow_tree(codes, gbin, np.ones((3, 2)), off, SE, 1.0, 2, 1.0, 0.0, breadth_first,
                    np.zeros((2, 6, 2)), *ints, np.zeros(3), np.zeros((3, 4)), *idx, np.zeros(3),
-                   np.arange(2, dtype=np.int64), np.zeros(3), *scratch)
+                   np.arange(2, dtype=np.int64), np.zeros(3), *scratch, buf)

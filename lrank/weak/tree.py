@@ -102,6 +102,9 @@ class TreeWorkspace:
         self._n_bins_seen = None  # the last n_bins array found equal to ours (`fits`)
         self.features = np.arange(F, dtype=np.int64)
         self._columns = None  # the column kernels' codes and scratch (`columns`)
+        # the split search's scan buffer (`lrank._kernels.trees._best_split_fast`: prefix sums and flags of
+        # one feature at a time), made here once so that no kernel allocates it (issue 15.5)
+        self.scan = np.empty((4, max(int(self.n_bins.max(initial=1)), 1)))
 
     #: largest global-bin matrix (bytes) made; above it the trees read ``codes`` and add offsets per entry.
     #: The saving is the offset load per entry, which only shows while the matrix is cache-sized: 1.2-1.4x
@@ -505,6 +508,7 @@ class RegressionTree:
         min_work = self._parallel_min_work
         split_fn = (_tk._best_split_parallel if par and ws.offsets[-1] >= self._parallel_min_bins
                     and sub is None else _tk._best_split)
+        scan = () if split_fn is _tk._best_split_parallel else (ws.scan,)  # the serial search's buffer
         if sub is None:
             off = ws.offsets
             TB = ws.hist.shape[1]
@@ -567,7 +571,7 @@ class RegressionTree:
             pm = ole.pmax[s] if use_pairs else dummy
             pn = ole.pmin[s] if use_pairs else dummy
             g, f, j = split_fn(hists[s], off, features, crit, min_data, min_hess, use_pairs, pm, pn,
-                               ptot[node], tot[node], parent_score[node], h_unit)
+                               ptot[node], tot[node], parent_score[node], h_unit, *scan)
             if sub is not None and f >= 0:
                 f = sub[f]
             return float(g), int(f), int(j)
@@ -660,7 +664,7 @@ class RegressionTree:
             codes, ws.whole_tree_bins(), ws.vals, ws.offsets, crit, h_unit, L,
             float(self.min_child_samples), float(self.min_child_weight), self.growth == "breadth_first",
             ws.hist, ws.rows, ws.tmp, ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot,
-            parent_score, ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2])
+            parent_score, ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2], ws.scan)
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
                             thresholds, codes.shape[1], ws)
 
@@ -680,7 +684,7 @@ class RegressionTree:
                 float(self.min_child_weight), self.growth == "breadth_first", ws.hist, rows, tmp,
                 ws.leaf_of, feature, jbin, left, right, gain, tot, start, end, slot, parent_score,
                 ws.features, np.empty(max_nodes), scratch[0], scratch[1], scratch[2], og[:nthr], root_n,
-                og2[:nthr], h2)
+                og2[:nthr], h2, ws.scan)
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
                             thresholds, codes.shape[1], ws)
 
