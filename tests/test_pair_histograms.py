@@ -41,7 +41,7 @@ def test_pair_histograms_bits_match_numpy(seed, dtype):
         assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
         for nblk in (1, 2, 3, 1000):  # any blocking of the features: the same bits
             par = np.zeros(off[-1]), np.zeros(off[-1])
-            ph._pair_histograms_parallel(codes, pa, pb, pw, lo, hi, off, *par, nblk)
+            ph.pair_histograms_parallel(codes, pa, pb, pw, lo, hi, off, *par, nblk)
             assert par[0].tobytes() == want[0].tobytes() and par[1].tobytes() == want[1].tobytes()
     # a feature subset, and removal (sign -1) from non-zero buffers
     feats = np.array([4, 1, 1, 3], dtype=np.int64)
