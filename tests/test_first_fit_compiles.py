@@ -54,6 +54,9 @@ for cls in (LambdaMART, MART, McRank, AdaRank, NDCGBoost, BoostingTree):
     start = len(compiled)
     cls(**kw).fit(X, y, group=group)
     out[cls.__name__] = compiled[start:]
+start = len(compiled)  # OLE: the whole-tree kernel with pair lists (Example 3-4)
+LambdaMART(**T.kwargs_for(LambdaMART, n_estimators=3), criterion="ole").fit(X, y, group=group)
+out["LambdaMART(ole)"] = compiled[start:]
 print(json.dumps(out))
 """
 
@@ -61,9 +64,10 @@ print(json.dumps(out))
 @pytest.mark.slow
 def test_a_cold_first_fit_compiles_no_numba_implementation(tmp_path):
     """In a fresh process with an empty numba cache, first fits of LambdaMART, MART, McRank, AdaRank,
-    NDCGBoost and BoostingTree (LambdaMART base), one after the other (each compiles what the earlier ones
-    did not), compile lrank kernels only (on the code of issue 15.5's start: ``ol_int``, ``ol_min``,
-    ``ol_max``, ``ol_np_empty``, ``ol_np_zeros``, ... from LambdaMART, AdaRank and NDCGBoost)."""
+    NDCGBoost, BoostingTree (LambdaMART base) and LambdaMART with the OLE criterion, one after the other
+    (each compiles what the earlier ones did not), compile lrank kernels only (on the code of issue 15.5's
+    start: ``ol_int``, ``ol_min``, ``ol_max``, ``ol_np_empty``, ``ol_np_zeros``, ... from LambdaMART,
+    AdaRank and NDCGBoost; 14 of them from the OLE tree and pair-histogram kernels)."""
     if os.environ.get("NUMBA_DISABLE_JIT") == "1":
         pytest.skip("NUMBA_DISABLE_JIT")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
@@ -71,6 +75,7 @@ def test_a_cold_first_fit_compiles_no_numba_implementation(tmp_path):
     assert res.returncode == 0, res.stderr[-3000:]
     fits = json.loads(res.stdout.splitlines()[-1])
     assert fits["LambdaMART"], "the first fit compiles its kernels"
+    assert any(q == "_grow_ole_tree" for _, q in fits["LambdaMART(ole)"]), "the OLE fit grows whole trees"
     foreign = {name: [f"{m}:{q}" for m, q in funcs if not m.startswith("lrank.")]
                for name, funcs in fits.items()}
     assert foreign == {name: [] for name in fits}, foreign

@@ -249,3 +249,28 @@ def test_ole_feature_best_matches_numpy_and_feature_best(seed, two, subtract):
         ot.ole_feature_best(hist.astype(np.float32), off, 0, 1, 0.0, pmax, pmin, p_total, tot, parent, 0.0)
     with pytest.raises(ValueError, match="pmax"):
         ot.ole_feature_best(hist, off, 0, 1, 0.0, pmax[:3], pmin, p_total, tot, parent, 0.0)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("growth", ["best_first", "breadth_first"])
+def test_whole_ole_tree_workspace_contents_do_not_matter(monkeypatch, growth):
+    """The kernel sets its scratch (``u``, the int64 and float node rows, the pair-bin buffer) itself: the
+    same tree when they hold garbage (issue 15.5: the caller passes them in, the kernel allocates nothing)."""
+    from lrank._kernels import ole_tree as ot
+
+    codes, nb, lam, w, pairs = _ole_data(5)
+    kw = dict(num_leaves=9, min_child_samples=2, growth=growth, criterion="ole")
+    want = RegressionTree(**kw).fit_gradients(codes, -lam, w, n_bins=nb, pairs=pairs)
+    grow = ot._grow_ole_tree
+    calls = []
+
+    def dirty(*args):
+        calls.append(1)
+        u, iscr, fscr, bins = args[-4:]
+        u.fill(np.nan), iscr.fill(7777), fscr.fill(np.nan), bins.fill(65535)
+        return grow(*args)
+
+    monkeypatch.setattr(ot, "_grow_ole_tree", dirty)
+    got = RegressionTree(**kw).fit_gradients(codes, -lam, w, n_bins=nb, pairs=pairs)
+    assert calls == [1]
+    _assert_same(got, want)

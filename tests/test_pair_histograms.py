@@ -41,7 +41,7 @@ def test_pair_histograms_bits_match_numpy(seed, dtype):
         assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
         for nblk in (1, 2, 3, 1000):  # any blocking of the features: the same bits
             par = np.zeros(off[-1]), np.zeros(off[-1])
-            ph._pair_histograms_parallel(codes, pa, pb, pw, lo, hi, off, *par, nblk)
+            ph.pair_histograms_parallel(codes, pa, pb, pw, lo, hi, off, *par, nblk)
             assert par[0].tobytes() == want[0].tobytes() and par[1].tobytes() == want[1].tobytes()
     # a feature subset, and removal (sign -1) from non-zero buffers
     feats = np.array([4, 1, 1, 3], dtype=np.int64)
@@ -175,3 +175,25 @@ def test_ole_workspace_reuse_and_threads_same_bits(monkeypatch):
             for x, y in ((a.feature_, t.feature_), (a.bin_, t.bin_), (a.value_, t.value_), (a.gain_, t.gain_),
                          (a.leaf_of_, t.leaf_of_)):
                 assert x.tobytes() == y.tobytes()
+
+
+@pytest.mark.kernel
+def test_pair_histogram_workspaces_do_not_matter_and_are_checked():
+    """The bin buffers the kernels take (issue 15.5: they allocate nothing) may hold anything; the checked
+    function rejects a buffer of the wrong type or size."""
+    codes, off, pa, pb, pw, *_ = _pairs(3)
+    m, F = pa.size, codes.shape[1]
+    want = ref_ph.pair_histograms(codes, pa, pb, pw, 0, m, off)
+    for nblk in (1, 2, F + 3):
+        blocks = max(1, min(F, nblk))
+        bins = np.full((blocks, 3, F + 2), 2**32 - 1, dtype=np.uint32)
+        got = np.zeros(off[-1]), np.zeros(off[-1])
+        ph.pair_histograms_parallel(codes, pa, pb, pw, 0, m, off, *got, nblk, bins)
+        assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
+    got = np.zeros(off[-1]), np.zeros(off[-1])
+    ph._pair_histograms(codes, pa, pb, pw, 0, m, None, off, *got, 1.0, np.full((3, F), 2**32 - 1, np.uint32))
+    assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
+    for bad in (np.empty((1, 3, F), dtype=np.uint32), np.empty((2, 3, F - 1), dtype=np.uint32),
+                np.empty((2, 3, F), dtype=np.int64), np.empty((2, 2, F), dtype=np.uint32)):
+        with pytest.raises(ValueError):
+            ph.pair_histograms_parallel(codes, pa, pb, pw, 0, m, off, *got, 2, bad)

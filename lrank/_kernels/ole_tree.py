@@ -115,7 +115,7 @@ def _ole_feature_best(hist, o, nb, md, min_hess, G, H, N, inv_unit, pmax, pmin, 
         if g > best:
             best = g
             bj = b
-            bar = max(floor, best) + parent_score
+            bar = (best if best > floor else floor) + parent_score  # max(floor, best) as numba's select
             use_bar = bar > _BAR_MIN and bar < np.inf
             safe = use_bar and mh2 > _BAR_MIN and bar * min_hess > _BAR_MIN and bar * mh2 > _BAR_MIN
     return best, bj
@@ -124,13 +124,19 @@ def _ole_feature_best(hist, o, nb, md, min_hess, G, H, N, inv_unit, pmax, pmin, 
 @njit(cache=True)
 def _grow_ole_tree(gbin, vals, off, h_unit, num_leaves, min_data, min_hess, breadth_first,
                    hist, rows, tmp, leaf_of, pa, pb, pw, ta, tb, tw, n_pairs, pmax, pmin, feature, jbin, left,
-                   right, gain, tot, start, end, slot, parent_score):
+                   right, gain, tot, start, end, slot, parent_score, u, iscr, fscr, bins):
     """Grow one unconstrained OLE tree with a pair list in one call (module docstring).
 
     ``pa``/``pb``/``pw`` hold the ``n_pairs`` pairs (reordered here, node-contiguous); ``ta``/``tb``/``tw``
     are the pair partition's scratch (as long); ``pmax``/``pmin`` are (num_leaves, total bins) slots as
     ``hist``. Node arrays as `lrank._kernels.trees._grow_tree`'s (``feature``/``jbin``/``left``/``right``
     filled with -1, the rest zeros). Returns ``(n_nodes, n_leaves)``.
+
+    Workspaces from the caller, any contents (set here: no array constructor in the compiled chain, issue
+    15.5): ``u`` float64 (n,), each document's weight in its node's pairs; ``iscr`` int64
+    (8, >= max(2 num_leaves - 1, 2)), the nodes' pair ranges, best features and bins, the breadth-first
+    queue, the open and built flags, and the nodes to build; ``fscr`` float64 (2, >= 2 num_leaves - 1), the
+    nodes' pair weights and best gains; ``bins`` uint16 (2, >= F), `_pair_histograms_global`'s.
 
     Each kernel it calls is called from one place (a node's pair histograms, its summary, its search), so
     the compiler inlines each once: a new node is built, summed up and searched as soon as it exists (in
@@ -143,25 +149,33 @@ def _grow_ole_tree(gbin, vals, off, h_unit, num_leaves, min_data, min_hess, brea
     F = off.size - 1
     TB = off[F]
     max_nodes = 2 * num_leaves - 1
-    pstart = np.zeros(max_nodes, dtype=np.int64)
-    pend = np.zeros(max_nodes, dtype=np.int64)
-    ptot = np.zeros(max_nodes)
-    built = np.zeros(max_nodes, dtype=np.bool_)
-    bg = np.empty(max_nodes)  # each node's best split: gain, feature, bin (no np.full: one less compile)
-    bf = np.empty(max_nodes, dtype=np.int64)
-    bj = np.empty(max_nodes, dtype=np.int64)
+    pstart = iscr[0]
+    pend = iscr[1]
+    bf = iscr[2]  # each node's best split: gain (in fscr), feature, bin
+    bj = iscr[3]
+    queue = iscr[4]  # breadth first: the nodes in level order
+    is_open = iscr[5]  # best first: the leaves (1)
+    built = iscr[6]  # 1: the node's pair histograms exist
+    to_build = iscr[7]  # the new nodes whose pair histograms are built directly (at most 2)
+    ptot = fscr[0]
+    bg = fscr[1]
     for c in range(max_nodes):
-        bg[c] = -np.inf
+        pstart[c] = 0
+        pend[c] = 0
         bf[c] = -1
         bj[c] = -1
-    queue = np.zeros(max_nodes, dtype=np.int64)  # breadth first: the nodes in level order
+        queue[c] = 0
+        is_open[c] = 0
+        built[c] = 0
+        ptot[c] = 0.0
+        bg[c] = -np.inf
     q0 = 0
     q1 = 1
-    is_open = np.zeros(max_nodes, dtype=np.bool_)  # best first: the leaves
-    is_open[0] = True
+    is_open[0] = 1
     md = min_data - 0.5  # counts are integers (or H / h_unit, exact up to rounding), as `_feature_best`
     inv_unit = 1.0 / h_unit if h_unit > 0.0 else 0.0
-    u = np.zeros(n)  # each document's weight in its node's pairs (pmax + pmin = its histogram)
+    for i in range(n):  # each document's weight in its node's pairs (pmax + pmin = its histogram)
+        u[i] = 0.0
     for p in range(n_pairs):
         u[pa[p]] += pw[p]
     for p in range(n_pairs):
@@ -171,7 +185,7 @@ def _grow_ole_tree(gbin, vals, off, h_unit, num_leaves, min_data, min_hess, brea
     _histogram_global(gbin, vals, rows, 0, n, hist[0])
     end[0] = n
     pend[0] = n_pairs
-    to_build = np.zeros(2, dtype=np.int64)
+    to_build[0] = 0  # the root
     n_build = 1
     sib_slot = -1  # >= 0: the larger child (in this slot) = parent - crossing - smaller child
     sib_node = 0
@@ -186,24 +200,24 @@ def _grow_ole_tree(gbin, vals, off, h_unit, num_leaves, min_data, min_hess, brea
             c = to_build[t]
             s = slot[c]
             pmax[s][:TB] = 0.0
-            _pair_histograms_global(gbin, pa, pb, pw, pstart[c], pend[c], pmax[s], pmin[s], 1.0, False)
+            _pair_histograms_global(gbin, pa, pb, pw, pstart[c], pend[c], pmax[s], pmin[s], 1.0, False, bins)
             _pmin_from_weights(gbin, gbin, True, off, None, u, rows, start[c], end[c], pmax[s], pmin[s])
-            built[c] = True
+            built[c] = 1
         if sib_slot >= 0:
             sm = to_build[0]
             _pair_histograms_global(gbin, pa, pb, pw, cross_lo, cross_hi, pmax[sib_slot], pmin[sib_slot],
-                                    -1.0, False)
+                                    -1.0, False, bins)
             for t in range(TB):
                 pmax[sib_slot][t] -= pmax[slot[sm]][t]
             _pmin_from_weights(gbin, gbin, True, off, None, u, rows, start[sib_node], end[sib_node],
                                pmax[sib_slot], pmin[sib_slot])
-            built[sib_node] = True
+            built[sib_node] = 1
         for c in range(new0, new1):
-            if built[c]:
+            if built[c] != 0:
                 for p in range(pstart[c], pend[c]):  # in pair order
                     ptot[c] += pw[p]
             parent_score[c] = _node_summary(hist[slot[c]], off, RWSE, h_unit, True, ptot[c], min_hess, tot, c)
-            if built[c]:  # the search of `_best_split` with pairs: every feature, ties to the first
+            if built[c] != 0:  # the search of `_best_split` with pairs: every feature, ties to the first
                 s = slot[c]
                 for f in range(F):
                     g, jj = _ole_feature_best(hist[s], off[f], off[f + 1] - off[f], md, min_hess, tot[c, 0],
@@ -225,11 +239,11 @@ def _grow_ole_tree(gbin, vals, off, h_unit, num_leaves, min_data, min_hess, brea
                     break
         else:
             for nd in range(n_nodes):  # the largest positive gain; ties to the smaller node id
-                if is_open[nd] and bf[nd] >= 0 and bg[nd] > 0.0 and (node < 0 or bg[nd] > bg[node]):
+                if is_open[nd] != 0 and bf[nd] >= 0 and bg[nd] > 0.0 and (node < 0 or bg[nd] > bg[node]):
                     node = nd
         if node < 0:
             break
-        is_open[node] = False
+        is_open[node] = 0
         f = bf[node]
         j = bj[node]
         # rows: stable partition, smaller child's histogram, the larger one's by subtraction
@@ -287,8 +301,8 @@ def _grow_ole_tree(gbin, vals, off, h_unit, num_leaves, min_data, min_hess, brea
         left[node] = lt
         right[node] = rt
         gain[node] = bg[node]
-        is_open[lt] = True
-        is_open[rt] = True
+        is_open[lt] = 1
+        is_open[rt] = 1
         queue[q1] = lt
         queue[q1 + 1] = rt
         q1 += 2
@@ -365,6 +379,8 @@ def warmup() -> None:
     scratch = [np.empty(2, dtype=np.int64), np.empty(2, dtype=np.int64), np.empty(2)]
     nodes = [np.full(2 * L - 1, -1, dtype=np.int64) for _ in range(4)]  # feature, bin, left, right
     idx = [np.zeros(2 * L - 1, dtype=np.int64) for _ in range(3)]  # start, end, slot
+    work = (np.empty(n), np.empty((8, 2 * L - 1), dtype=np.int64), np.empty((2, 2 * L - 1)),
+            np.empty((2, codes.shape[1]), dtype=np.uint16))  # u, iscr, fscr, bins
     _grow_ole_tree(gbin, vals, off, 0.0, L, 1.0, 0.0, False, np.zeros((L, 6, 3)), *ints, pa, pb, pw,
                    *scratch, 2, np.zeros((L, 6)), np.zeros((L, 6)), *nodes, np.zeros(2 * L - 1),
-                   np.zeros((2 * L - 1, 4)), *idx, np.zeros(2 * L - 1))
+                   np.zeros((2 * L - 1, 4)), *idx, np.zeros(2 * L - 1), *work)

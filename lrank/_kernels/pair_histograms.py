@@ -42,17 +42,22 @@ from ._jit import njit
 
 
 @njit(cache=True)
-def _pair_histograms(codes, pa, pb, pw, start, end, feats, off, pmax, pmin, sign):
+def _pair_histograms(codes, pa, pb, pw, start, end, feats, off, pmax, pmin, sign, bins):
     """Add ``sign * pw[p]`` at each pair's larger code into ``pmax`` and at its smaller into ``pmin``
     for the pairs ``start:end``; ``feats`` None means every feature (feature ``f`` owns rows
     ``off[f]:off[f+1]``), else the features ``feats`` (``feats[t]`` owns ``off[t]:off[t+1]``).
 
     Two phases per pair: the flat bins of every feature first (a loop the compiler vectorises), then
-    the scattered additions; the additions run in pair order, so the bits do not depend on it."""
+    the scattered additions; the additions run in pair order, so the bits do not depend on it.
+    ``bins`` is a uint32 (3, >= m) workspace (m features), which may hold anything: the pair's larger and
+    smaller flat bins and the offsets as uint32 (written here; unsigned: no negative-index wrap-around in
+    the scatter), so that no kernel allocates (issue 15.5)."""
     m = codes.shape[1] if feats is None else feats.size
-    hi_bin = np.empty(m, dtype=np.uint32)  # unsigned: no negative-index wrap-around in the scatter
-    lo_bin = np.empty(m, dtype=np.uint32)
-    offu = off[:m].astype(np.uint32)
+    hi_bin = bins[0]
+    lo_bin = bins[1]
+    offu = bins[2]
+    for t in range(m):
+        offu[t] = np.uint32(off[t])
     for p in range(start, end):
         wt = sign * pw[p]  # exact: a sign flip
         ra = codes[pa[p]]
@@ -69,15 +74,16 @@ def _pair_histograms(codes, pa, pb, pw, start, end, feats, off, pmax, pmin, sign
 
 
 @njit(cache=True)
-def _pair_histograms_global(gbin, pa, pb, pw, start, end, pmax, pmin, sign, with_min):
+def _pair_histograms_global(gbin, pa, pb, pw, start, end, pmax, pmin, sign, with_min, bins):
     """:func:`_pair_histograms` over global bin indices ``gbin = off[f] + code`` (uint16, the gradient
     histograms' `lrank._kernels.histograms._global_bins`): a pair's larger global bin on feature ``f`` is
     ``off[f]`` plus its larger code, so no offset per entry; the same bins in the same pair order (the
     same bits). ``with_min`` False fills ``pmax`` only (``pmin`` untouched; :func:`_pmin_from_weights`
-    gives it from the documents)."""
+    gives it from the documents). ``bins`` is a uint16 (2, >= F) workspace that may hold anything (each
+    pair's larger and smaller global bins, written here)."""
     F = gbin.shape[1]
-    hi_bin = np.empty(F, dtype=np.uint16)
-    lo_bin = np.empty(F, dtype=np.uint16)
+    hi_bin = bins[0]
+    lo_bin = bins[1]
     for p in range(start, end):
         wt = sign * pw[p]  # exact: a sign flip
         ra = gbin[pa[p]]
@@ -134,12 +140,13 @@ def _pmin_from_weights(codes, gbin, use_gbin, off, feats, u, rows, start, end, p
 
 @njit(cache=True)
 def _sibling_pair_histograms(codes, pa, pb, pw, s_lo, s_hi, c_lo, c_hi, feats, off, pmax_s, pmin_s,
-                            pmax_p, pmin_p):
+                            pmax_p, pmin_p, bins):
     """Both children's pair histograms from the parent's: the smaller child's pairs ``s_lo:s_hi`` are
     added into ``pmax_s``/``pmin_s``; the parent's buffers become the other child's, parent - crossing
-    pairs ``c_lo:c_hi`` - smaller child (costs the smaller child's and the crossing pairs)."""
-    _pair_histograms(codes, pa, pb, pw, s_lo, s_hi, feats, off, pmax_s, pmin_s, 1.0)
-    _pair_histograms(codes, pa, pb, pw, c_lo, c_hi, feats, off, pmax_p, pmin_p, -1.0)
+    pairs ``c_lo:c_hi`` - smaller child (costs the smaller child's and the crossing pairs). ``bins`` is
+    :func:`_pair_histograms`' workspace (uint32 (3, >= m), any contents)."""
+    _pair_histograms(codes, pa, pb, pw, s_lo, s_hi, feats, off, pmax_s, pmin_s, 1.0, bins)
+    _pair_histograms(codes, pa, pb, pw, c_lo, c_hi, feats, off, pmax_p, pmin_p, -1.0, bins)
     m = codes.shape[1] if feats is None else feats.size
     for t in range(off[m]):
         pmax_p[t] -= pmax_s[t]
@@ -147,18 +154,24 @@ def _sibling_pair_histograms(codes, pa, pb, pw, s_lo, s_hi, c_lo, c_hi, feats, o
 
 
 @njit(cache=True, parallel=True)
-def _pair_histograms_parallel(codes, pa, pb, pw, start, end, off, pmax, pmin, nblk):
+def _pair_histograms_parallel(codes, pa, pb, pw, start, end, off, pmax, pmin, nblk, bins):
     """Parallel twin of :func:`_pair_histograms` (every feature, ``sign = 1``): ``prange`` over blocks of
     features, each block in two phases per pair as the serial kernel, so every bin is summed in pair
-    order (the same bits whatever the number of threads)."""
+    order (the same bits whatever the number of threads). ``nblk`` blocks (clipped to 1..F); ``bins`` is a
+    uint32 (>= blocks, 3, >= F) workspace that may hold anything: block ``b`` writes its features' larger
+    and smaller flat bins and offsets into ``bins[b]`` (one buffer per block: no allocation in the loop,
+    no cache line written by two threads)."""
     F = codes.shape[1]
-    nblk = max(1, min(F, nblk))
+    nblk = nblk if nblk < F else F  # min(F, nblk), max(1, .) as numba's selects: no builtin compiled
+    nblk = nblk if nblk > 1 else 1
     for blk in prange(nblk):
         f0 = blk * F // nblk
         f1 = (blk + 1) * F // nblk
-        hi_bin = np.empty(f1 - f0, dtype=np.uint32)
-        lo_bin = np.empty(f1 - f0, dtype=np.uint32)
-        offu = off[f0:f1].astype(np.uint32)
+        hi_bin = bins[blk, 0]
+        lo_bin = bins[blk, 1]
+        offu = bins[blk, 2]
+        for t in range(f1 - f0):
+            offu[t] = np.uint32(off[f0 + t])
         for p in range(start, end):
             wt = pw[p]
             ra = codes[pa[p]]
@@ -248,6 +261,11 @@ def _check_bins(codes: np.ndarray, feats: np.ndarray | None, off: np.ndarray, *b
             raise ValueError(f"histogram buffers must be float64 with at least {off[-1]} bins")
 
 
+def _bins_workspace(m: int) -> np.ndarray:
+    """:func:`_pair_histograms`' workspace for ``m`` features: uint32 (3, m), any contents."""
+    return np.empty((3, max(m, 1)), dtype=np.uint32)
+
+
 def pair_histograms(codes: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw: np.ndarray, start: int,
                     end: int, off: np.ndarray, pmax: np.ndarray, pmin: np.ndarray,
                     feats: np.ndarray | None = None, sign: float = 1.0) -> None:
@@ -276,7 +294,36 @@ def pair_histograms(codes: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw: np.nd
         raise ValueError("sign must be 1.0 or -1.0")
     _check_pairs(codes, pa, pb, pw, start, end)
     _check_bins(codes, feats, off, pmax, pmin)
-    _pair_histograms(codes, pa, pb, pw, int(start), int(end), feats, off, pmax, pmin, float(sign))
+    _pair_histograms(codes, pa, pb, pw, int(start), int(end), feats, off, pmax, pmin, float(sign),
+                     _bins_workspace(off.size - 1))
+
+
+def pair_histograms_parallel(codes: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw: np.ndarray, start: int,
+                             end: int, off: np.ndarray, pmax: np.ndarray, pmin: np.ndarray, n_blocks: int,
+                             bins: np.ndarray | None = None) -> None:
+    """:func:`pair_histograms` over every feature (``sign = 1``) in ``n_blocks`` blocks of features on
+    numba's threads: the same bits whatever the blocks and threads.
+
+    Parameters
+    ----------
+    codes, pa, pb, pw, start, end, off, pmax, pmin
+        As :func:`pair_histograms` (every feature).
+    n_blocks : int
+        Blocks of features (clipped to ``1..F``), one ``prange`` iteration each.
+    bins : uint32 array (>= blocks, 3, >= F), optional
+        The kernel's workspace (any contents; `lrank.weak.tree.TreeWorkspace.pair_bins`); made here if
+        None.
+    """
+    _check_pairs(codes, pa, pb, pw, start, end)
+    _check_bins(codes, None, off, pmax, pmin)
+    F = codes.shape[1]
+    blocks = max(1, min(F, int(n_blocks)))
+    if bins is None:
+        bins = np.empty((blocks, 3, max(F, 1)), dtype=np.uint32)
+    if bins.dtype != np.uint32 or bins.ndim != 3 or bins.shape[0] < blocks or bins.shape[1] != 3 \
+            or bins.shape[2] < F or not bins.flags.c_contiguous:
+        raise ValueError(f"bins must be a C-contiguous uint32 array (>= {blocks}, 3, >= {F})")
+    _pair_histograms_parallel(codes, pa, pb, pw, int(start), int(end), off, pmax, pmin, int(n_blocks), bins)
 
 
 def pair_histograms_global(gbin: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw: np.ndarray, start: int,
@@ -292,7 +339,8 @@ def pair_histograms_global(gbin: np.ndarray, pa: np.ndarray, pb: np.ndarray, pw:
     for buf in (pmax, pmin):
         if buf.dtype != np.float64 or buf.ndim != 1 or buf.size < top:
             raise ValueError(f"histogram buffers must be float64 with at least {top} bins")
-    _pair_histograms_global(gbin, pa, pb, pw, int(start), int(end), pmax, pmin, float(sign), True)
+    _pair_histograms_global(gbin, pa, pb, pw, int(start), int(end), pmax, pmin, float(sign), True,
+                            np.empty((2, max(gbin.shape[1], 1)), dtype=np.uint16))
 
 
 def pmin_from_weights(codes: np.ndarray, u: np.ndarray, rows: np.ndarray, start: int, end: int,
@@ -341,7 +389,8 @@ def sibling_pair_histograms(codes: np.ndarray, pa: np.ndarray, pb: np.ndarray, p
     _check_pairs(codes, pa, pb, pw, *crossing)
     _check_bins(codes, feats, off, pmax_s, pmin_s, pmax_p, pmin_p)
     _sibling_pair_histograms(codes, pa, pb, pw, int(small[0]), int(small[1]), int(crossing[0]),
-                             int(crossing[1]), feats, off, pmax_s, pmin_s, pmax_p, pmin_p)
+                             int(crossing[1]), feats, off, pmax_s, pmin_s, pmax_p, pmin_p,
+                             _bins_workspace(off.size - 1))
 
 
 def partition_pairs(pa: np.ndarray, pb: np.ndarray, pw: np.ndarray, start: int, end: int,

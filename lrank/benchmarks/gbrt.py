@@ -108,8 +108,9 @@ def _ole_passes(train) -> tuple[int, float, float]:
     np.add.at(u, pb, pw)
     rows = np.arange(train.n_docs, dtype=np.int64)
     pmax, pmin = np.zeros(off[-1]), np.zeros(off[-1])
+    bins = np.empty((2, codes.shape[1]), dtype=np.uint16)  # the kernel's workspace (TreeWorkspace's)
     t_pairs = T.median_seconds(lambda: ph._pair_histograms_global(gbin, pa, pb, pw, 0, m, pmax, pmin, 1.0,
-                                                                   False), warmup=True)
+                                                                   False, bins), warmup=True)
     t_docs = T.median_seconds(lambda: ph.pmin_from_weights(codes, u, rows, 0, train.n_docs, off, pmax, pmin,
                                                             gbin=gbin), warmup=True)
     return m, t_pairs, t_docs

@@ -94,6 +94,12 @@ class TreeWorkspace:
         P = max(n_pairs, 1)
         self.pa, self.pb, self.pw = np.empty(P, dtype=np.int64), np.empty(P, dtype=np.int64), np.empty(P)
         self.ta, self.tb, self.tw = np.empty(P, dtype=np.int64), np.empty(P, dtype=np.int64), np.empty(P)
+        # the pair-histogram kernels' bin buffers, made here once so that no kernel allocates them (issue
+        # 15.5): per thread block a pair's larger and smaller flat bins and the offsets (uint32; block 0 for
+        # `_pair_histograms`), and a pair's larger and smaller global bins (uint16, `_pair_histograms_global`)
+        B = numba.config.NUMBA_NUM_THREADS if n_pairs else 1
+        self.pair_bins = np.empty((B, 3, max(F, 1) if n_pairs else 1), dtype=np.uint32)
+        self.pair_bins_global = np.empty((2, max(F, 1) if n_pairs else 1), dtype=np.uint16)
         self.n_jobs = n_jobs
         self.max_leaves = max_leaves
         self.n_pairs = n_pairs
@@ -281,10 +287,10 @@ class _NodePairs:
         lo, hi = int(self.start[node]), int(self.end[node])
         if self.sub is None and self.parallel and (hi - lo) * self.codes.shape[1] >= self.min_work:
             _ph._pair_histograms_parallel(self.codes, self.pa, self.pb, self.pw, lo, hi, self.off, pmax, pmin,
-                                          numba.get_num_threads())
+                                          numba.get_num_threads(), self.ws.pair_bins)
         else:
             _ph._pair_histograms(self.codes, self.pa, self.pb, self.pw, lo, hi, self.sub, self.off,
-                                 pmax, pmin, 1.0)
+                                 pmax, pmin, 1.0, self.ws.pair_bins[0])
         self._total(node, slot)
         self.built[node] = True
 
@@ -311,7 +317,7 @@ class _NodePairs:
                 _ph._sibling_pair_histograms(self.codes, self.pa, self.pb, self.pw, self.start[small],
                                              self.end[small], new_end, hi, self.sub, self.off,
                                              self.pmax[slot_small], self.pmin[slot_small],
-                                             self.pmax[slot_large], self.pmin[slot_large])
+                                             self.pmax[slot_large], self.pmin[slot_large], ws.pair_bins[0])
                 for c, sc in ((small, slot_small), (large, slot_large)):
                     self._total(c, sc)
                     self.built[c] = True
@@ -700,11 +706,15 @@ class RegressionTree:
         start, end, slot = (np.zeros(max_nodes, dtype=np.int64) for _ in range(3))
         gain, parent_score = np.zeros(max_nodes), np.zeros(max_nodes)
         tot = np.zeros((max_nodes, 4))  # G, H, N, Q per node
+        # the kernel's scratch (set there): u per document, eight int64 and two float rows per node
+        u, iscr, fscr = np.empty(codes.shape[0]), np.empty((8, max(max_nodes, 2)), dtype=np.int64), \
+            np.empty((2, max_nodes))
         n_nodes, n_leaves = _ot._grow_ole_tree(
             ws.global_bins(), ws.vals, ws.offsets, h_unit, L,
             float(self.min_child_samples), float(self.min_child_weight), self.growth == "breadth_first",
             ws.hist, ws.rows, ws.tmp, ws.leaf_of, ws.pa, ws.pb, ws.pw, ws.ta, ws.tb, ws.tw, m, ws.pmax,
-            ws.pmin, feature, jbin, left, right, gain, tot, start, end, slot, parent_score)
+            ws.pmin, feature, jbin, left, right, gain, tot, start, end, slot, parent_score, u, iscr, fscr,
+            ws.pair_bins_global)
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, ws.leaf_of,
                             thresholds, codes.shape[1], ws)
 
