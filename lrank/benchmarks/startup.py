@@ -211,7 +211,7 @@ def run(profile: str = "quick") -> list[dict]:
     from lrank.data import fetch
 
     fetch("mslr-sample")  # the binary cache of the sample exists before any timed process
-    reps = 1 if profile == "quick" else 3
+    reps = 3  # medians of three in both profiles (a cold process varies by ~0.5 s between runs)
     rows = []
     lambdamart_functions = LAMBDAMART_FUNCTIONS
     lambdamart_warm = float("nan")
