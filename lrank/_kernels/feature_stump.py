@@ -22,6 +22,9 @@ root (`_stump_root`: once per set of weights, kept while BoostingTree extends th
 split (`_stump_split`: once per constrained step). NDCGBoost's classifier stump needs only the scan
 (`_classifier_split`); its node and leaf sums stay NumPy's (``s.sum()`` adds pairwise, and only the
 signs of the leaf sums are used).
+
+The kernels are private; callers use the validating functions `stump_root`, `stump_split` and
+`classifier_split`, which check dtypes, shapes and contiguity in O(1) and then call them.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import njit
+from .stumps import _codes, _in_place, _vector
 
 
 @njit(cache=True)
@@ -203,17 +207,187 @@ def _max0(x):
     return x if (x > 0.0 or x != x) else 0.0
 
 
+# ----------------------------------------------------------------- the validating Python functions
+# One per kernel. Each checks dtypes, shapes and contiguity by attributes only (they run on every
+# constrained step): the read-only inputs are made C-contiguous of the kernel's dtype (`_codes`, `_vector`:
+# no copy when they are already), the arrays a kernel writes must already be (`_in_place`); the contents
+# (every code below its column's bin count) are the caller's.
+def _real_vector(name: str, a: np.ndarray, n: int) -> np.ndarray:
+    """``a`` as a C-contiguous float64 vector of ``n`` entries (`_vector`); a non-real dtype is refused."""
+    a = np.asarray(a)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers (float64), got dtype {a.dtype}")
+    a = _vector(name, a, np.float64)
+    if a.size != n:
+        raise ValueError(f"{name} must have shape ({n},) (one entry per document), got {a.shape}")
+    return a
+
+
+def _written(name: str, a: np.ndarray, dtype: type, shape: tuple[int, ...], rows_at_least: bool = False
+             ) -> np.ndarray:
+    """``a`` itself, a workspace or output the kernel writes: a writeable C-contiguous ``dtype`` array
+    (`_in_place`) of shape ``shape``, or with at least ``shape[0]`` rows if ``rows_at_least``."""
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"{name} must be a numpy array (updated in place), got {type(a).__name__}")
+    try:
+        a = _in_place(name, a, dtype, len(shape))
+    except ValueError as exc:
+        layout = ("" if a.flags.c_contiguous else ", not C-contiguous") + ("" if a.flags.writeable else
+                                                                           ", read-only")
+        raise ValueError(f"{exc}, got {a.dtype} of shape {a.shape}{layout}") from None
+    if a.shape[1:] != shape[1:] or (a.shape[0] < shape[0] if rows_at_least else a.shape[0] != shape[0]):
+        want = f"(>= {shape[0]}, {', '.join(map(str, shape[1:]))})" if rows_at_least else str(shape)
+        raise ValueError(f"{name} must have shape {want}, got {a.shape}")
+    return a
+
+
+def stump_root(col0: np.ndarray, lam: np.ndarray, hess: np.ndarray, n_bins0: int
+               ) -> tuple[np.ndarray, float, float, float, bool]:
+    """Feature 0's histogram of the channels ``(-lam, hess, 1)`` and the node totals (`_stump_root`).
+
+    Parameters
+    ----------
+    col0 : ndarray (n_docs,) of uint8 / uint16
+        Feature 0's bin codes, each below ``n_bins0``.
+    lam : ndarray (n_docs,)
+        The lambdas (the gradient is ``-lam``); used as float64.
+    hess : ndarray (n_docs,)
+        The weights (hessians); used as float64.
+    n_bins0 : int
+        Feature 0's bins (at least 1).
+
+    Returns
+    -------
+    tot0 : ndarray (n_bins0, 3) of float64
+        Feature 0's histogram: the sums of ``-lam``, ``hess`` and 1 per bin (`stump_split`'s ``tot0``).
+    G, H, N : float
+        The node totals, the bins summed left to right.
+    usable : bool
+        False where the general tree must decide: a non-finite lambda or hessian, or a constant positive
+        hessian (the tree then counts documents as ``H / h``).
+    """
+    col0 = _codes("col0", col0, 1)
+    n = col0.size
+    lam = _real_vector("lam", lam, n)
+    hess = _real_vector("hess", hess, n)
+    n_bins0 = int(n_bins0)
+    if n_bins0 < 1:
+        raise ValueError(f"n_bins0 must be at least 1, got {n_bins0}")
+    tot0 = np.empty((n_bins0, 3))
+    G, H, N, usable = _stump_root(col0, lam, hess, tot0)
+    return tot0, G, H, N, bool(usable)
+
+
+def stump_split(col: np.ndarray, nb: int, col0: np.ndarray, lam: np.ndarray, hess: np.ndarray,
+                tot0: np.ndarray, G: float, H: float, N: float, same: bool, md: float, min_hess: float,
+                hist: np.ndarray, hs: np.ndarray, leaf_of: np.ndarray, tot: np.ndarray
+                ) -> tuple[int, float, int]:
+    """The SE stump on one binned column (`_stump_split`), from `stump_root`'s histogram and totals.
+
+    Parameters
+    ----------
+    col : ndarray (n_docs,) of uint8 / uint16
+        The split feature's bin codes, each below ``nb``.
+    nb : int
+        The split feature's bins: at least 1 and at most ``hist``'s rows (``tot0``'s rows if ``same``).
+    col0 : ndarray (n_docs,) of uint8 / uint16
+        Feature 0's bin codes, each below ``tot0``'s rows.
+    lam, hess : ndarray (n_docs,)
+        The weights `stump_root` was given; used as float64.
+    tot0 : ndarray (n_bins0, 3) of float64
+        `stump_root`'s histogram (read only).
+    G, H, N : float
+        `stump_root`'s node totals.
+    same : bool
+        ``col`` is feature 0's (``col0``): its histogram is ``tot0``.
+    md : float
+        Documents on each side at least (``min_child_samples - 0.5``).
+    min_hess : float
+        Hessian on each side at least.
+    hist : ndarray (>= nb, 3) of float64
+        Scratch (unused when ``same``); C-contiguous, writeable.
+    hs : ndarray (n_bins0, 3) of float64
+        Scratch, ``tot0``'s shape; C-contiguous, writeable.
+    leaf_of : ndarray (n_docs,) of int64
+        Receives 1 (left) or 2 (right) per document when a split is made; C-contiguous, writeable.
+    tot : ndarray (3, 4) of float64
+        Receives the children's ``(G, H, N)`` in rows 1 and 2 (columns 0-2) when a split is made; the rest
+        is left as it is. C-contiguous, writeable.
+
+    Returns
+    -------
+    j : int
+        The threshold bin (code ``<= j`` goes left); -1 when no threshold is valid.
+    gain : float
+        The split's gain (the parent's ``G^2 / N`` subtracted).
+    mid : int
+        The documents going left. No split is made (``leaf_of`` and ``tot`` untouched) unless ``j >= 0``
+        and ``gain > 0``.
+    """
+    col = _codes("col", col, 1)
+    n = col.size
+    col0 = _codes("col0", col0, 1)
+    if col0.size != n:
+        raise ValueError(f"col0 must have shape ({n},) like col, got {col0.shape}")
+    lam = _real_vector("lam", lam, n)
+    hess = _real_vector("hess", hess, n)
+    tot0 = _vector("tot0", tot0, np.float64, 2)
+    if tot0.shape[0] < 1 or tot0.shape[1] != 3:
+        raise ValueError(f"tot0 must have shape (n_bins0 >= 1, 3) (stump_root's), got {tot0.shape}")
+    same = bool(same)
+    nb = int(nb)
+    if nb < 1:
+        raise ValueError(f"nb must be at least 1, got {nb}")
+    if same and nb != tot0.shape[0]:
+        raise ValueError(f"nb must be tot0's rows ({tot0.shape[0]}) when same (col is feature 0's), got {nb}")
+    hist = _written("hist", hist, np.float64, (nb, 3), rows_at_least=True)
+    hs = _written("hs", hs, np.float64, tot0.shape)
+    leaf_of = _written("leaf_of", leaf_of, np.int64, (n,))
+    tot = _written("tot", tot, np.float64, (3, 4))
+    return _stump_split(col, nb, col0, lam, hess, tot0, float(G), float(H), float(N), same, float(md),
+                        float(min_hess), hist, hs, leaf_of, tot)
+
+
+def classifier_split(col: np.ndarray, nb: int, s: np.ndarray, S: float) -> tuple[int, float]:
+    """NDCGBoost's one-feature classifier stump (`_classifier_split`) on one binned column.
+
+    Parameters
+    ----------
+    col : ndarray (n_docs,) of uint8 / uint16
+        The feature's bin codes (codes from ``nb`` on are left out, as ``np.bincount(...)[:nb]``).
+    nb : int
+        The feature's bins (at least 1).
+    s : ndarray (n_docs,)
+        The document weights (NDCGBoost's ``gamma``); used as float64.
+    S : float
+        The node's sum of ``s`` (the caller's, in the caller's order).
+
+    Returns
+    -------
+    j : int
+        The first bin maximising ``max(0, S_L) + max(0, S_R) - max(0, S)`` with a document on each side
+        (code ``<= j`` goes left); -1 when no threshold is valid.
+    gain : float
+        Its gain; ``-inf`` when ``j = -1``.
+    """
+    col = _codes("col", col, 1)
+    s = _real_vector("s", s, col.size)
+    nb = int(nb)
+    if nb < 1:
+        raise ValueError(f"nb must be at least 1, got {nb}")
+    return _classifier_split(col, nb, s, float(S), np.empty((nb, 2)))
+
+
 def warmup() -> None:
-    """Compile the kernels on a toy pair of binned columns (uint8 and uint16 codes), as BoostingTree's
-    constrained LambdaMART step (`_stump_root`, `_stump_split`) and NDCGBoost's classifier stump
-    (`_classifier_split`) call them."""
+    """Compile the kernels on a toy pair of binned columns (uint8 and uint16 codes), through the validating
+    functions, as BoostingTree's constrained LambdaMART step (`stump_root`, `stump_split`) and NDCGBoost's
+    classifier stump (`classifier_split`) call them."""
     lam = np.array([1.0, -0.5, 0.25, -0.75])
     hess = np.array([0.5, 0.25, 1.0, 0.75])
     s = np.array([1.0, -2.0, 0.5, 0.25])
     for dt in (np.uint8, np.uint16):
         cols = np.array([[0, 1, 2, 1], [2, 0, 1, 2]], dtype=dt)  # F x n, C order: a row is one feature
-        tot0 = np.empty((3, 3))
-        G, H, N, _ = _stump_root(cols[0], lam, hess, tot0)
-        _stump_split(cols[1], 3, cols[0], lam, hess, tot0, G, H, N, False, 0.5, 0.0, np.empty((3, 3)),
-                     np.empty((3, 3)), np.empty(4, dtype=np.int64), np.zeros((3, 4)))
-        _classifier_split(cols[1], 3, s, float(s.sum()), np.empty((3, 2)))
+        tot0, G, H, N, _ = stump_root(cols[0], lam, hess, 3)
+        stump_split(cols[1], 3, cols[0], lam, hess, tot0, G, H, N, False, 0.5, 0.0, np.empty((3, 3)),
+                    np.empty((3, 3)), np.empty(4, dtype=np.int64), np.zeros((3, 4)))
+        classifier_split(cols[1], 3, s, float(s.sum()))

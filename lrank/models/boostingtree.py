@@ -845,14 +845,15 @@ class LambdaMARTStep(MeasuredStep):
 
         Returns None where the general path must decide (a constant hessian: the tree then counts
         documents as ``H / h``; a non-finite derivative: the tree raises)."""
-        from lrank._kernels.feature_stump import _stump_split
+        from lrank._kernels.feature_stump import stump_split
         from lrank.weak.tree import RegressionTree
 
         root = self._stump_root(lam, hess)
         if root is None:
             return None
-        tot0, G, H, N, lam, hess = root
-        n = lam.size
+        tot0, G, H, N = root
+        cols = self._columns
+        n = cols.shape[1]
         p = self.params
         tree = RegressionTree(num_leaves=2, min_child_samples=p.min_child_samples,
                               min_child_weight=p.min_child_weight, growth=p.growth, criterion=p.criterion,
@@ -862,9 +863,9 @@ class LambdaMARTStep(MeasuredStep):
         gain_a, tot = np.zeros(3), np.zeros((3, 4))
         tot[0, :3] = G, H, N
         end[0] = n
-        j, gain, mid = _stump_split(self._columns[f], int(self.n_bins[f]), self._columns[0], lam, hess, tot0,
-                                    G, H, N, f == 0, float(p.min_child_samples) - 0.5,
-                                    float(p.min_child_weight), self._hist, self._hs, self._leaf_of, tot)
+        j, gain, mid = stump_split(cols[f], int(self.n_bins[f]), cols[0], lam, hess, tot0, G, H, N, f == 0,
+                                   float(p.min_child_samples) - 0.5, float(p.min_child_weight), self._hist,
+                                   self._hs, self._leaf_of, tot)
         if j < 0 or not gain > 0.0:                                   # no split improves: one leaf
             leaf_of = np.zeros(n, dtype=np.int64)
             return tree._finish(1, 1, feature, jbin, left, right, gain_a, tot, start, end, leaf_of,
@@ -875,23 +876,16 @@ class LambdaMARTStep(MeasuredStep):
                             self.bins.thresholds, self.n_features, None)
 
     def _stump_root(self, lam: np.ndarray, hess: np.ndarray):
-        """``(feature 0's histogram, G, H, N, lam, hess)`` of the weights ``(lam, hess)`` (as contiguous
-        float64), kept for the weights last asked for; None for a constant or non-finite hessian /
+        """``(feature 0's histogram, G, H, N)`` of the weights ``(lam, hess)`` (`stump_root`, which checks
+        them), kept for the weights last asked for; None for a constant or non-finite hessian /
         non-finite lambdas."""
-        from lrank._kernels.feature_stump import _stump_root
+        from lrank._kernels.feature_stump import stump_root
 
         memo = self._memo
         if memo is not None and memo[0] is lam and memo[1] is hess:
             return memo[2]
-        cols = self._columns
-        la = np.ascontiguousarray(lam, dtype=np.float64)
-        he = np.ascontiguousarray(hess, dtype=np.float64)
-        if la.shape != (cols.shape[1],) or he.shape != la.shape:
-            raise ValueError(f"lambdas and weights must have shape ({cols.shape[1]},), got {la.shape} "
-                             f"and {he.shape}")
-        tot0 = np.empty((int(self.n_bins[0]), 3))
-        G, H, N, usable = _stump_root(cols[0], la, he, tot0)
-        root = (tot0, G, H, N, la, he) if usable else None
+        tot0, G, H, N, usable = stump_root(self._columns[0], lam, hess, int(self.n_bins[0]))
+        root = (tot0, G, H, N) if usable else None
         self._memo = (lam, hess, root)
         return root
 

@@ -214,15 +214,13 @@ def _classifier_stump(col: np.ndarray, thresholds: list[np.ndarray], s: np.ndarr
     """Step (b) for a stump constrained to feature ``f`` (binned column ``col``): the split ``code <= j``
     maximising ``max(0, S_L) + max(0, S_R) - max(0, S)`` with a document on each side, leaves 1 iff their
     ``sum s > 0``; the same sums in the same order as `grow_tree`'s general path, so the same tree."""
-    from lrank._kernels.feature_stump import _classifier_split
+    from lrank._kernels.feature_stump import classifier_split
 
     n = col.size
     nb = thresholds[f].size + 2
     S = s.sum()
-    s = np.ascontiguousarray(s, dtype=np.float64)
-    if s.shape != (n,):
-        raise ValueError(f"s must have shape ({n},), got {s.shape}")
-    j, gain = _classifier_split(col, nb, s, float(S), np.empty((nb, 2)))
+    s = np.asarray(s, dtype=np.float64)              # the leaf sums below, as the kernel's, in float64
+    j, gain = classifier_split(col, nb, s, float(S))
     if j < 0 or not gain > 0.0:                            # no split improves: one leaf
         value = np.array([1.0 if S > 0 else 0.0])
         tree = FeatureTree(np.array([-1], np.int64), np.array([np.nan]), np.array([-1], np.int64),
