@@ -246,3 +246,23 @@ def test_fig1_times_round_trip(tmp_path):
     assert (s["slowest_round"], s["slowest_s"], s["pruning_round"]) == (80, 9.0, 80)
     assert s["after_pruning_s"]["Efficient Rb+"] == 0.5 and s["rounds_after_pruning"] == rbp.FIG1_ROUNDS - 80
     assert s["median_s"]["Efficient Rb+"] == 1.0
+
+
+def test_stored_page_rows_are_medians_of_three_on_a_quiet_machine():
+    """Issue 15's acceptance on the committed page: every row is a median of at least three repeats
+    (the standard for timings), measured with the load average below 1 before its block (said in the row),
+    ran (no ``error`` / ``invalid`` status) and names the commit it timed. A page benched on a busy
+    machine, or a benchmark that times once, fails here: re-run ``python -m lrank bench``."""
+    from lrank.benchmarks import read_table
+    from lrank.paths import repo_dir
+
+    page = read_table(repo_dir() / "figures" / "benchmarks.csv")
+    few = page.loc[page["repeats"] < 3, "benchmark"].tolist()
+    loaded = page.loc[~(page["load"] < 1.0), ["benchmark", "load"]].values.tolist()
+    ran = page["status"].isin(["met", "missed", "report"])
+    broken = page.loc[~ran, ["benchmark", "status"]].values.tolist()
+    uncommitted = page.loc[page["commit"].isna(), "benchmark"].tolist()
+    assert not few, f"rows timed fewer than 3 times: {few}"
+    assert not loaded, f"rows whose block started at a load average of 1 or more: {loaded}"
+    assert not broken, f"rows that did not run: {broken}"
+    assert not uncommitted, f"rows without the commit they timed: {uncommitted}"
