@@ -234,10 +234,28 @@ def _empty_value(empty: Any) -> float:
         raise ValueError(f"empty must be a number (0.0, 1.0) or 'skip', got {empty!r}") from None
 
 
-def _check_max_grade(specs: list[MetricSpec], yf: np.ndarray, max_grade: int) -> None:
-    """Where an ``err[@k]`` is asked for, refuse a label above ``max_grade`` (the top of its grade scale)."""
-    if any(s.base == "err" for s in specs) and yf.size and yf.max() > max_grade:
-        raise ValueError(f"err@k: label {yf.max():g} exceeds max_grade={max_grade}; raise max_grade")
+def _check_max_grade(specs: list[MetricSpec], top: float, max_grade: int) -> None:
+    """Where an ``err[@k]`` is asked for, refuse a label above ``max_grade`` (the top of its grade scale);
+    ``top`` is the largest label (-1 for none)."""
+    if any(s.base == "err" for s in specs) and top > max_grade:
+        raise ValueError(f"err@k: label {top:g} exceeds max_grade={max_grade}; raise max_grade")
+
+
+def _int32_inputs(y: Any, scores: Any, qptr: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, float] | None:
+    """`_check_inputs` for C-contiguous int32 labels without their float64 copy: ``(y, scores as float64,
+    qptr as int64, largest label)``, or None for any other labels or when a check fails (`_check_inputs`
+    then finds and reports the problem). The sorted metrics' kernel reads int32 labels as they are (the
+    same values, so the same bits as with the float64 copy)."""
+    y = np.asarray(y)
+    scores = np.asarray(scores)
+    if y.dtype != np.int32 or y.ndim != 1 or not y.flags.c_contiguous or scores.shape != y.shape \
+            or scores.dtype.kind not in "iufb":
+        return None
+    sf = np.ascontiguousarray(scores, dtype=np.float64)
+    ok, top = _k._int_labels_scores_ok(y, sf, LABEL_BOUND)
+    if not ok:
+        return None
+    return y, sf, _check_qptr(qptr, y.size), float(top)
 
 
 def _good_mask(y_sorted: np.ndarray, ideal: np.ndarray, qptr: np.ndarray, good: Any) -> np.ndarray:
@@ -324,19 +342,25 @@ def evaluate(
     if not names:
         raise ValueError("metrics is empty")
     specs = [parse_metric(n) for n in names]
-    yf, sf, qp = _check_inputs(y, scores, qptr)
+    sorted_only = all(spec.kind == "sorted" for spec in specs)
+    fast = _int32_inputs(y, scores, qptr) if sorted_only else None
+    if fast is None:
+        yf, sf, qp = _check_inputs(y, scores, qptr)
+        top = float(yf.max()) if yf.size else -1.0
+    else:  # int32 labels (lrank's data sets): checked in one pass, read by the kernel as they are
+        yf, sf, qp, top = fast
     g = _option(gain, _GAINS, "gain")
     d = _option(discount, _DISCOUNTS, "discount")
     t = _option(ties, _TIES, "ties")
     e = _empty_value(empty)
     thr = float(rel_threshold)
-    _check_max_grade(specs, yf, max_grade)
+    _check_max_grade(specs, top, max_grade)
 
-    if all(spec.kind == "sorted" for spec in specs):  # one fused pass per query, nothing stored globally
+    if sorted_only:  # one fused pass per query, nothing stored globally
         codes = np.array([spec.code for spec in specs], dtype=np.int64)
         ks = np.array([spec.k for spec in specs], dtype=np.int64)
         kernel = _k._evaluate_sorted_parallel if _parallel(sf.size) else _k._evaluate_sorted
-        # _check_inputs lets through integer labels 0 <= y < LABEL_BOUND only: the ideal is counted
+        # the checks let through integer labels 0 <= y < LABEL_BOUND only: the ideal is counted
         table = kernel(sf, yf, qp, t, codes, ks, g, d, e, thr, float(max_grade), LABEL_BOUND)
         return {spec.name: (table[j].copy() if per_query else _mean(table[j]))
                 for j, spec in enumerate(specs)}
@@ -446,7 +470,7 @@ class Evaluator:
         self._empty = _empty_value(empty)
         self._thr = float(rel_threshold)
         self._max_grade = float(max_grade)
-        _check_max_grade(specs, yf, max_grade)
+        _check_max_grade(specs, float(yf.max()) if yf.size else -1.0, max_grade)
         self.specs = specs
         self.n_docs = int(yf.size)
         self._y, self._qptr = yf, qp

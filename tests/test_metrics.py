@@ -583,3 +583,36 @@ def test_label_contract_evaluate_exact_or_refusing():
 def test_cut_off_zero_is_an_error(name):
     with pytest.raises(ValueError, match="must be at least 1"):
         M.evaluate([1, 0], [0.5, 0.2], [0, 2], [name])
+
+
+@pytest.mark.parametrize("ties", ["stable", "pessimistic", "optimistic"])
+def test_evaluate_int32_labels_path_is_the_float64_path_bit_for_bit(ties):
+    """int32 labels (lrank's data sets) skip the float64 copy: the sorted metrics' kernel reads them as they
+    are. Same bits as float64 / int64 labels, on ties, heavy ties, one-document and empty queries,
+    all-equal labels and infinite scores; bad int32 input still gets the general path's errors."""
+    rng = np.random.default_rng(7)
+    names = ["ndcg@10", "map", "err@10", "ndcg", "mean_ndcg", "p@5", "mrr", "ndcg@3"]
+    for trial in range(80):
+        sizes = rng.integers(0, 40, size=rng.integers(1, 20))
+        sizes[0] = 1
+        qptr = np.concatenate([[0], np.cumsum(sizes)])
+        y = rng.integers(0, rng.integers(1, 6), size=qptr[-1]).astype(np.int32)
+        s = (rng.normal(size=y.size), rng.integers(0, 3, size=y.size).astype(float), np.zeros(y.size),
+             np.round(rng.normal(size=y.size), 1))[trial % 4]
+        if trial % 7 == 0:
+            s[rng.integers(y.size)] = np.inf
+        for per_query in (False, True):
+            got = M.evaluate(y, s, qptr, names, ties=ties, per_query=per_query)
+            for other in (y.astype(np.float64), y.astype(np.int64)):
+                want = M.evaluate(other, s, qptr, names, ties=ties, per_query=per_query)
+                for k in names:
+                    assert np.asarray(got[k]).tobytes() == np.asarray(want[k]).tobytes(), (trial, k)
+    q = np.array([0, 3])
+    with pytest.raises(ValueError, match="labels must be below 31"):
+        M.evaluate(np.array([0, 31, 1], np.int32), [1.0, 2.0, 3.0], q, ties=ties)
+    with pytest.raises(ValueError, match="non-negative"):
+        M.evaluate(np.array([0, -1, 1], np.int32), [1.0, 2.0, 3.0], q, ties=ties)
+    with pytest.raises(ValueError, match="score of document 1 is NaN"):
+        M.evaluate(np.array([0, 1, 1], np.int32), [1.0, np.nan, 3.0], q, ties=ties)
+    with pytest.raises(ValueError, match="exceeds max_grade=4"):
+        M.evaluate(np.array([0, 5, 1], np.int32), [1.0, 2.0, 3.0], q, ["err@10"], ties=ties)

@@ -72,6 +72,22 @@ def _labels_scores_ok(y, scores, yf, bound):
     return ok
 
 
+@njit(cache=True)
+def _int_labels_scores_ok(y, scores, bound):
+    """``(ok, top)``: ``ok`` True iff every (integer) label is in ``0 <= label < bound`` and no score is NaN,
+    ``top`` the largest label (-1 for none); one pass each, nothing copied (`lrank.metrics.evaluate`'s
+    path for int32 labels, which the sorted metrics' kernel reads as they are)."""
+    ok = True
+    top = -1
+    for i in range(y.size):
+        v = y[i]
+        ok &= (v >= 0) & (v < bound)
+        top = v if v > top else top
+    for i in range(scores.size):
+        ok &= scores[i] == scores[i]
+    return ok, top
+
+
 # ---------------------------------------------------------------------------------------------------
 # sorting: the merge sorts below are `lrank._kernels.sorting._sort_stable` on negated keys (decreasing
 # order, equal keys in their incoming order; no NaN reaches them)
@@ -1051,6 +1067,7 @@ def warmup() -> None:
     """Compile every kernel of this module on a toy input."""
     for lab in (np.array([1, 0], dtype=np.int64), np.array([1, 0], dtype=np.int32), np.array([1.0, 0.0])):
         _labels_scores_ok(lab, np.zeros(2), np.empty(2), 31.0)
+    _int_labels_scores_ok(np.array([1, 0], dtype=np.int32), np.zeros(2), 31)
     y = np.array([2.0, 0.0, 1.0, 0.0, 1.0], dtype=np.float64)
     s = np.array([0.5, 0.5, 0.1, 0.9, -1.0], dtype=np.float64)
     qptr = np.array([0, 3, 5], dtype=np.int64)
@@ -1066,6 +1083,7 @@ def warmup() -> None:
     ks = np.full(8, 3, dtype=np.int64)
     for ties in (0, 1, 2):
         _evaluate_sorted(s, y, qptr, ties, codes, ks, 0, 0, np.nan, 1.0, 4.0, 0)
+        _evaluate_sorted(s, y.astype(np.int32), qptr, ties, codes, ks, 0, 0, np.nan, 1.0, 4.0, 31)
     _pair_losses(ss, ys, qptr)
     _expected_disagreement(ss, ys, ideal, qptr)
     _expected_precisions(ss, (ys >= 1).astype(np.uint8), qptr, np.nan)
