@@ -346,7 +346,7 @@ def evaluate(
     fast = _int32_inputs(y, scores, qptr) if sorted_only else None
     if fast is None:
         yf, sf, qp = _check_inputs(y, scores, qptr)
-        top = float(yf.max()) if yf.size else -1.0
+        top = float(yf.max()) if yf.size and any(s.base == "err" for s in specs) else -1.0  # err@k's only
     else:  # int32 labels (lrank's data sets): checked in one pass, read by the kernel as they are
         yf, sf, qp, top = fast
     g = _option(gain, _GAINS, "gain")
