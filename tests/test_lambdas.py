@@ -214,7 +214,7 @@ def test_one_compiled_specialisation():
     lambdamart_gradients(y.tolist(), qptr, s.tolist(), k=0)
     for kernel in (L._lambdas, L._lambdas_pairs, L._lambdas_whole, L._lambdas_within):
         assert len(kernel.signatures) == 1, kernel
-    for callee in (L._sort_stable, L._pair_sweep):  # none when the callers came from the cache
+    for callee in (L._sort_bucketed, L._pair_sweep):  # none when the callers came from the cache
         assert len(callee.signatures) <= 1, callee
 
 

@@ -1,13 +1,13 @@
 """The machine operations of `lrank._kernels._simd` against plain NumPy: the two- and four-lane vector adds
-give the scalar adds' bits (signed zeros, infinities, NaN, rounding ties included) and a prefetch changes
-nothing."""
+give the scalar adds' bits (signed zeros, infinities, NaN, rounding ties included), a prefetch changes
+nothing, and the float's bits are NumPy's ``view``."""
 
 import numpy as np
 import pytest
 
 from lrank._kernels import histograms as hk
 from lrank._kernels._jit import njit
-from lrank._kernels._simd import _add_pair, _add_quad, _prefetch
+from lrank._kernels._simd import _add_pair, _add_quad, _float_bits, _prefetch
 
 
 @njit(cache=False)
@@ -33,6 +33,22 @@ def test_add_pair_is_two_scalar_adds_bit_for_bit():
             want[b + 1] += y
     got = _pairs_added(flat.copy(), idx.astype(np.int64), xs, ys)
     assert got.tobytes() == want.tobytes()
+
+
+@njit(cache=False)
+def _bits_of(xs, out):
+    for t in range(xs.size):
+        out[t] = _float_bits(xs[t])
+    return out
+
+
+@pytest.mark.kernel
+def test_float_bits_are_numpys_view():
+    rng = np.random.default_rng(3)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e308, -1e308, 5e-324, -5e-324, 1.0])
+    xs = np.concatenate((special, rng.normal(size=200) * 10.0 ** rng.integers(-300, 300, 200)))
+    got = _bits_of(xs, np.zeros(xs.size, dtype=np.int64))
+    assert np.array_equal(got, xs.view(np.int64))
 
 
 @njit(cache=False)

@@ -11,6 +11,8 @@
   (``llvm.prefetch``, read, high locality); it changes no value. The histogram of a child node reads
   rows scattered over the matrix (LightGBM prefetches them the same way, ``USE_PREFETCH`` in
   ``multi_val_dense_bin.hpp``).
+* `_float_bits` ``(x)``: the IEEE-754 bits of the float64 ``x`` as an int64 (one ``bitcast``; numba's
+  ``.view`` would compile an implementation of its own), for the radix sort's keys.
 
 All take a 1-d array (C-contiguous for the adds) and an integer index (the caller keeps it in
 bounds). Under ``NUMBA_DISABLE_JIT=1`` they are plain Python functions with the same effect.
@@ -19,6 +21,7 @@ bounds). Under ``NUMBA_DISABLE_JIT=1`` they are plain Python functions with the 
 from __future__ import annotations
 
 import numba
+import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
@@ -59,6 +62,10 @@ if numba.config.DISABLE_JIT:  # plain Python twins (the kernel tests' NUMBA_DISA
 
     def _prefetch(arr, i):
         """A cache hint: nothing to do without the JIT."""
+
+    def _float_bits(x):
+        """The IEEE-754 bits of the float64 ``x`` as an int64."""
+        return np.float64(x).view(np.int64)
 
 else:
 
@@ -112,5 +119,17 @@ else:
             fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
             builder.call(fn, [i8p, ir.Constant(_I32, 0), ir.Constant(_I32, 3), ir.Constant(_I32, 1)])
             return context.get_dummy_value()
+
+        return sig, codegen
+
+    @intrinsic
+    def _float_bits(typingctx, x):
+        """The IEEE-754 bits of the float64 ``x`` as an int64 (``bitcast``)."""
+        if x != types.float64:
+            raise numba.core.errors.TypingError("expects a float64")
+        sig = types.int64(types.float64)
+
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], ir.IntType(64))
 
         return sig, codegen

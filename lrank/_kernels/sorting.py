@@ -1,13 +1,21 @@
-"""The stable sort of lrank's kernels: `_sort_stable` (ascending keys carrying row indices; equal keys keep
-their incoming order), shared by LambdaMART's lambdas (`lrank._kernels.lambdas`), NDCGBoost's step (c)
-(`lrank._kernels.ndcgboost`) and the metrics' merge sorts (`lrank._kernels.metrics`): one sort to compile
-in a process (issue 15.5), one to test (``tests/test_sorting.py``, against ``np.argsort(kind="mergesort")``).
+"""The stable sorts of lrank's kernels (ascending keys carrying row indices; equal keys keep their incoming
+order), both tested against ``np.argsort(kind="mergesort")`` in ``tests/test_sorting.py``:
+
+* `_sort_stable`, a merge sort, shared by NDCGBoost's step (c) (`lrank._kernels.ndcgboost`) and the
+  metrics' sorts (`lrank._kernels.metrics`);
+* `_sort_bucketed`, the same permutation in O(n) time (buckets, a radix sort where they crowd), for
+  LambdaMART's lambdas (`lrank._kernels.lambdas`): ~30% less time per lambdas call at 190k documents,
+  and a LambdaMART fit compiles it instead of the merge sort (~0.1-0.2 s more compilation, measured).
+
 A descending order sorts the negated keys. Nothing here imports from the layers above.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._jit import njit
+from ._simd import _float_bits
 
 #: `_sort_stable` counts positions (O(n^2) vectorised comparisons) up to this many keys, merges beyond
 _COUNT_MAX = 64
@@ -84,3 +92,133 @@ def _sort_stable(key, idx, key2, idx2, n):
     if swapped:
         for t in range(n):
             idx[t] = idx2[t]
+
+
+#: `_sort_bucketed` hands the keys to its radix fallback once its insertion pass has moved keys this many
+#: times per key (distinct keys crowding a bucket, e.g. beside an outlier; equal keys never move, so heavy
+#: ties stay on the bucket path)
+_MOVES_PER_KEY = 4
+#: `_sort_bucketed`'s radix fallback sorts by digits of this many bits (``cnt`` holds ``2**_DIGIT`` counts)
+_DIGIT = 8
+#: the int64 with only the sign bit set: the bits of ``-0.0``, and the flip that turns signed order into
+#: unsigned order
+_SIGN = np.int64(-9223372036854775807 - 1)
+
+
+@njit(cache=True)
+def _sort_bucketed(key, idx, key2, idx2, code, code2, cnt, n):
+    """`_sort_stable`'s permutation (``idx[:n]`` carried by ``key[:n]`` ascending, equal keys in their
+    incoming order; no NaN keys) in O(n) time, with no comparison sort to compile (LambdaMART's per-query
+    sort, `lrank._kernels.lambdas._prepare_query`).
+
+    A bucket sort first (`_bucket_pass`: expected O(n) on spread keys, linear on heavy ties); where it
+    gives up (an infinite key, or distinct keys crowding a bucket), a stable LSD radix sort
+    (`_radix_pass`) of the state it left, in which equal keys are still in their incoming order, so the
+    permutation is the unique stable one either way: the same bits downstream as `_sort_stable`.
+    ``key2`` (float64, at least ``n``), ``idx2``, ``code``, ``code2`` (int64, at least ``n``) and ``cnt``
+    (int64, at least ``max(n + 1, 2**_DIGIT)``) are scratch; ``idx`` is the result (``key[:n]`` is not
+    left sorted)."""
+    if n < 2:
+        return
+    if not _bucket_pass(key, idx, key2, idx2, code, cnt, n):
+        _radix_pass(key, idx, idx2, code, code2, cnt, n)
+
+
+@njit(inline="always")
+def _bucket_pass(key, idx, key2, idx2, bucket, cnt, n):
+    """`_sort_bucketed`'s bucket sort: each key falls into one of ``n + 1`` buckets by linear
+    interpolation between the smallest and the largest key (a monotone map: equal keys share a bucket and a
+    larger key never lands in an earlier one), the keys are scattered into the buckets in their incoming
+    order (stable), and one insertion pass puts each bucket in order (stably: a key moves only past
+    strictly larger ones). False where it gives up (an infinite key range, or the insertion pass over its
+    budget of ``_MOVES_PER_KEY`` moves per key), with equal keys still in their incoming order."""
+    lo = key[0]
+    hi = lo
+    for i in range(1, n):
+        v = key[i]
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
+    width = hi - lo
+    if width == 0.0:  # all keys equal: the incoming order is the sorted one
+        return True
+    scale = n / width
+    if not (width < np.inf and scale < np.inf):
+        return False
+    for b in range(n + 1):
+        cnt[b] = 0
+    for i in range(n):
+        b = np.int64((key[i] - lo) * scale)  # 0..n: (hi - lo) * scale rounds to at most n
+        bucket[i] = b
+        cnt[b] += 1
+    run = 0
+    for b in range(n + 1):  # cnt[b]: the first position of bucket b
+        c = cnt[b]
+        cnt[b] = run
+        run += c
+    for i in range(n):  # scatter in incoming order: stable
+        b = bucket[i]
+        p = cnt[b]
+        cnt[b] = p + 1
+        key2[p] = key[i]
+        idx2[p] = idx[i]
+    for i in range(n):
+        key[i] = key2[i]
+        idx[i] = idx2[i]
+    budget = _MOVES_PER_KEY * n
+    for i in range(1, n):  # insertion within buckets: a key moves past strictly larger keys only
+        v = key[i]
+        if not key[i - 1] > v:
+            continue
+        r = idx[i]
+        j = i
+        while j > 0 and key[j - 1] > v:
+            key[j] = key[j - 1]
+            idx[j] = idx[j - 1]
+            j -= 1
+        key[j] = v
+        idx[j] = r
+        budget -= i - j
+        if budget < 0:  # distinct keys crowd a bucket: equal keys are still in incoming order, so a
+            return False  # stable sort of this state is the stable order
+    return True
+
+
+@njit(inline="always")
+def _radix_pass(key, idx, idx2, code, code2, cnt, n):
+    """`_sort_bucketed`'s fallback: a stable LSD radix sort of ``key[:n]`` carrying ``idx[:n]``, by
+    ``_DIGIT``-bit digits of an integer code whose unsigned order is the keys' float order (IEEE-754 bits,
+    ``-0.0`` made ``+0.0`` so that the two zeros tie as ``<`` ties them, negative keys' magnitude bits
+    flipped, then the sign bit flipped); a digit that all keys share is skipped. Each pass is a counting
+    sort, stable, so equal keys end in their incoming order. The codes live in ``code`` and ``code2``."""
+    for i in range(n):
+        x = _float_bits(key[i])
+        x = 0 if x == _SIGN else x  # -0.0 ties with +0.0
+        x = x ^ 0x7FFFFFFFFFFFFFFF if x < 0 else x  # signed order of the codes is the float order
+        code[i] = x ^ _SIGN  # unsigned order of the bits: digits of (x >> s) & mask, low to high
+    mask = (1 << _DIGIT) - 1
+    src_k, src_i, dst_k, dst_i = code, idx, code2, idx2
+    in_scratch = False
+    for s in range(0, 64, _DIGIT):
+        for d in range(mask + 1):
+            cnt[d] = 0
+        for i in range(n):
+            cnt[(src_k[i] >> s) & mask] += 1
+        if cnt[(src_k[0] >> s) & mask] == n:  # every key has this digit: the pass would not move any
+            continue
+        run = 0
+        for d in range(mask + 1):  # cnt[d]: the first position of digit d
+            c = cnt[d]
+            cnt[d] = run
+            run += c
+        for i in range(n):  # in order of the previous pass: stable
+            d = (src_k[i] >> s) & mask
+            p = cnt[d]
+            cnt[d] = p + 1
+            dst_k[p] = src_k[i]
+            dst_i[p] = src_i[i]
+        src_k, dst_k = dst_k, src_k
+        src_i, dst_i = dst_i, src_i
+        in_scratch = not in_scratch
+    if in_scratch:
+        for i in range(n):
+            idx[i] = idx2[i]
