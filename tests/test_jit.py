@@ -189,7 +189,8 @@ H._histogram(codes, rng.normal(size=(n, 3)), np.arange(n, dtype=np.int64), 0, n,
 feats = np.arange(F, dtype=np.int64)
 pm = np.zeros(off[-1])
 tot = np.r_[hist[:B].sum(0), 0.0]
-a = TR._best_split_parallel(hist, off, feats, 0, 1.0, 0.0, False, pm, pm, 0.0, tot, 0.0, 0.0)
+a = TR._best_split_parallel(hist, off, feats, 0, 1.0, 0.0, False, pm, pm, 0.0, tot, 0.0, 0.0, np.empty(F),
+                            np.empty(F, dtype=np.int64), np.empty((F, 4, int(np.diff(off).max()))))
 b = TR._best_split(hist, off, feats, 0, 1.0, 0.0, False, pm, pm, 0.0, tot, 0.0, 0.0,
                   np.empty((4, int(np.diff(off).max()))))
 out["best_split"] = np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float))

@@ -44,7 +44,7 @@ def test_warmup_compiles_every_kernel_module():
 #: kernel modules whose kernels still allocate or call min / max / int (compiled only by paths a first fit of
 #: the start-up estimators does not take: ``evaluate``'s kernels, the column trees and the parallel split
 #: search of 1M-document sets)
-ALLOCATING = {"column_tree", "metrics", "trees"}
+ALLOCATING = {"metrics"}
 _ALLOCATORS = {"zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like", "full_like",
                "array", "arange", "copy", "concatenate", "stack"}
 

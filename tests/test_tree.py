@@ -283,7 +283,9 @@ def test_fast_split_scan_same_bits_as_general(C, crit):
             buf = np.empty((4, int(np.diff(off).max())))  # the serial search's scan buffer
             fast = tk._best_split(hist, off, feats, *args, False, *rest, buf)
             gen = tk._best_split(hist, off, feats, *args, True, *rest, buf)
-            par = tk._best_split_parallel(hist, off, feats, *args, False, *rest)
+            junk = np.random.default_rng(0).normal(size=(F, 4, buf.shape[1]))  # contents must not matter
+            par = tk._best_split_parallel(hist, off, feats, *args, False, *rest, np.empty(F),
+                                          np.empty(F, dtype=np.int64), junk)
             assert np.float64(fast[0]).tobytes() == np.float64(gen[0]).tobytes() and fast[1:] == gen[1:]
             assert fast == par
 

@@ -145,7 +145,7 @@ def _histogram_columns(codes_t, grad, hess, h_unit, rows, start, end, off, hist,
         t1 = (blk + 1) * tasks // nblk
         if t1 > t0:
             for k0 in range(start, end, CHUNK_ROWS):
-                k1 = min(end, k0 + CHUNK_ROWS)
+                k1 = end if end < k0 + CHUNK_ROWS else k0 + CHUNK_ROWS  # (a select: no min() to compile)
                 _gather(grad, hess, h_unit, rows, k0, k1, ob)
                 for t in range(t0, t1):
                     if t < n4:
@@ -349,7 +349,9 @@ def _label_leaves(rows, start, end, left, n_nodes, leaf_of):
         k1 = (blk + 1) * n // LABEL_BLOCKS
         for nd in range(n_nodes):
             if left[nd] < 0:
-                for k in range(max(start[nd], k0), min(end[nd], k1)):
+                lo = start[nd] if start[nd] > k0 else k0  # (selects: no max() / min() to compile)
+                hi = end[nd] if end[nd] < k1 else k1
+                for k in range(lo, hi):
                     leaf_of[rows[k]] = nd
 
 
@@ -362,7 +364,7 @@ def _transpose(codes, out):
     nb = (n + TRANSPOSE_ROWS - 1) // TRANSPOSE_ROWS
     for b in prange(nb):
         r0 = b * TRANSPOSE_ROWS
-        r1 = min(n, r0 + TRANSPOSE_ROWS)
+        r1 = n if n < r0 + TRANSPOSE_ROWS else r0 + TRANSPOSE_ROWS  # (a select: no min() to compile)
         for f in range(F):
             for r in range(r0, r1):
                 out[f, r] = codes[r, f]

@@ -238,18 +238,17 @@ def _best_split(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, 
 
 @njit(cache=True, parallel=True)
 def _best_split_parallel(hist, off, features, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total,
-                        tot, parent_score, h_unit):
-    """Parallel twin of :func:`best_split` (without its ``buf``): per-feature search in ``prange``, serial
-    reduction. The fast scan (SE, RWSE without pairs) of each feature gets a scan buffer of its own."""
+                         tot, parent_score, h_unit, gains, js, bufs):
+    """Parallel twin of :func:`best_split`: per-feature search in ``prange``, serial reduction. ``gains``
+    (float64) and ``js`` (int64) hold at least ``features.size`` entries, ``bufs`` (float64, C-contiguous,
+    ``(>= features.size, 4, >= the widest feature's bins)``) one scan buffer per feature for the fast scan
+    (SE, RWSE without pairs): from the caller (`lrank.weak.tree.TreeWorkspace.parallel_scan`), so the
+    kernel allocates nothing (issue 15.5)."""
     m = features.size
-    gains = np.empty(m)
-    js = np.empty(m, dtype=np.int64)
-    fast = crit != 1 and not use_pairs
     for t in prange(m):
         f = features[t]
-        buf = np.empty((4, off[f + 1] - off[f])) if fast else hist  # (hist: not read off the fast scan)
         g, j = _feature_best(hist, off, f, crit, min_data, min_hess, use_pairs, pmax, pmin, p_total, tot,
-                             parent_score, h_unit, buf)
+                             parent_score, h_unit, bufs[t])
         gains[t] = g
         js[t] = j
     best = -np.inf

@@ -92,6 +92,8 @@ train, _ = fetch("mslr-sample")
 if task == "largest":
     train = train.subset([int(np.argmax(train.n_critical_pairs()))])
 kw = T.kwargs_for(cls, n_estimators=n)
+if "random_state" in T.inspect.signature(cls).parameters:
+    kw["random_state"] = 0  # one path, so the same functions compile in every repeat
 if base != "-":
     bmod, bname = base.split(":")
     kw["base"] = getattr(importlib.import_module(bmod), bname)()
@@ -260,7 +262,8 @@ def run(profile: str = "quick") -> list[dict]:
                 ok=None if target is None else c <= target, threads=1, repeats=reps,
                 timing="wall of a whole subprocess (python -c), cold/warm alternated, median", load=ld,
                 notes="interpreter start + import lrank + sample from its binary cache + one fit "
-                      f"(n_jobs=1); CPU seconds cold {c_cpu:.2f}, warm {w_cpu:.2f}; the fit call alone "
+                      f"(n_jobs=1, random_state=0 where taken); CPU seconds cold {c_cpu:.2f}, warm "
+                      f"{w_cpu:.2f}; the fit call alone "
                       f"(compilation + fit, inside the process) cold {_median(fit_cold):.2f} s, warm "
                       f"{_median(fit_warm):.2f} s; cold: {compiled_text}"))
         if any(e[0] == "LambdaMART" for e in chosen):
