@@ -169,6 +169,7 @@ def _quality_rows(train, test, n_trees: tuple[int, ...], k: int = 5, repeats: in
     from lrank.data import RankingData
     from lrank.metrics import evaluate
 
+    ld = T.settle()  # the load before the block (read after it, the fits' own load would show)
     pooled = RankingData.concat([train, test])
     sides = ("ours", "lgb", "lgb_norm")
     per_q = {(side, n): np.zeros(pooled.n_queries) for side in sides for n in n_trees}
@@ -205,7 +206,7 @@ def _quality_rows(train, test, n_trees: tuple[int, ...], k: int = 5, repeats: in
                 float(per_q["ours", n].mean()), label, float(per_q[ref, n].mean()), ratio=mean,
                 ratio_kind="ours - reference (mean NDCG@10 difference over queries; *_s hold NDCG@10)",
                 target=target, ok=abs(mean) <= 0.01 if ref == "lgb" else None, threads=1,
-                repeats=repeats * k, timing="quality (not timed)", load=T.load(),
+                repeats=repeats * k, timing="quality (not timed)", load=ld,
                 notes=f"{d.size} queries of the pooled sample, each tested once in each of {repeats} "
                       f"shuffles (seeds 0-{repeats - 1}) of {k} query folds; paired per-query difference "
                       f"(mean of its {repeats}): 95% t-interval [{mean - half:+.4f}, {mean + half:+.4f}], "
