@@ -46,14 +46,20 @@ def _text(text: str | list[str]) -> str:
     return "".join(text) if isinstance(text, list) else text
 
 
+def _lines(text: str | list[str]) -> list[str]:
+    """A stream's text as nbformat stores it: a list of lines, each with its newline."""
+    return _text(text).splitlines(keepends=True)
+
+
 def clean_notebook(nb: dict) -> dict:
     """A copy of an executed notebook (nbformat 4 as a dict) without run noise.
 
     Removes the ``injected-parameters`` cell, papermill's notebook and cell metadata (timestamps,
     durations, status), ``execution`` timing metadata and empty tag lists; fixes the kernelspec and
     language metadata to version-free values; joins consecutive outputs of one stream (stdout, stderr:
-    the kernel's cuts depend on timing); numbers the executed code cells 1..n in order (their
-    ``execute_result`` outputs likewise); gives cells without an id a deterministic one. Idempotent.
+    the kernel's cuts depend on timing) and stores every stream's text as a list of lines; numbers the
+    executed code cells 1..n in order (their ``execute_result`` outputs likewise); gives cells without an
+    id a deterministic one. Idempotent.
     """
     nb = copy.deepcopy(dict(nb))
     meta = {k: v for k, v in nb.get("metadata", {}).items() if k not in ("papermill", "widgets")}
@@ -87,6 +93,10 @@ def clean_notebook(nb: dict) -> dict:
                     last["text"] = _text(last.get("text", "")) + _text(out.get("text", ""))
                     continue
                 outputs.append(out)
+            for out in outputs:  # one stored form whether or not the stream was cut (a joined run is
+                # a string, an uncut one nbformat's list of lines)
+                if out.get("output_type") == "stream":
+                    out["text"] = _lines(out.get("text", ""))
             ran = cell.get("execution_count") is not None or bool(outputs)
             if ran:
                 count += 1

@@ -66,6 +66,20 @@ def test_clean_notebook_removes_run_noise_and_is_idempotent():
     assert raw["cells"][2]["metadata"]["tags"] == ["injected-parameters"]  # the input is not modified
 
 
+def test_a_stream_is_stored_alike_whether_or_not_the_kernel_cut_it():
+    # the kernel cuts a stream into messages by timing: a joined run must be stored as an uncut one is
+    text = "a 1\nb 2\nlast"
+    whole = {"output_type": "stream", "name": "stdout", "text": text.splitlines(keepends=True)}
+    cut = [{"output_type": "stream", "name": "stdout", "text": "a 1\nb"},
+           {"output_type": "stream", "name": "stdout", "text": " 2\nlast"}]
+    nbs = [{"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+            "cells": [{"cell_type": "code", "id": "c", "metadata": {}, "execution_count": 1, "source": "",
+                       "outputs": outs}]} for outs in ([whole], cut, [dict(whole, text=text)])]
+    cleaned = [json.dumps(clean_notebook(nb), sort_keys=True) for nb in nbs]
+    assert cleaned[0] == cleaned[1] == cleaned[2]
+    assert clean_notebook(nbs[1])["cells"][0]["outputs"][0]["text"] == ["a 1\n", "b 2\n", "last"]
+
+
 @pytest.mark.parametrize("path", BOOKS, ids=IDS)
 def test_stored_notebook_is_clean(path):
     nb = _nb(path)
@@ -327,7 +341,7 @@ def test_clean_notebook_joins_the_cuts_of_a_stream():
     nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     outs = clean_notebook(nb)["cells"][0]["outputs"]
     assert [(o["output_type"], o.get("name"), o.get("text")) for o in outs] == [
-        ("stream", "stdout", "a\nb\nc\n"), ("stream", "stderr", "w\n"), ("stream", "stdout", "d\n"),
-        ("display_data", None, None), ("stream", "stdout", "e\n")]
+        ("stream", "stdout", ["a\n", "b\n", "c\n"]), ("stream", "stderr", ["w\n"]),
+        ("stream", "stdout", ["d\n"]), ("display_data", None, None), ("stream", "stdout", ["e\n"])]
     assert clean_notebook(clean_notebook(nb)) == clean_notebook(nb)
     assert len(nb["cells"][0]["outputs"]) == 6  # the input is not modified
