@@ -86,13 +86,14 @@ import sys
 from lrank.data import fetch
 from lrank.benchmarks import _timing as T
 import importlib
+import inspect
 mod, name, n, task, base = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 cls = getattr(importlib.import_module(mod), name)
 train, _ = fetch("mslr-sample")
 if task == "largest":
     train = train.subset([int(np.argmax(train.n_critical_pairs()))])
 kw = T.kwargs_for(cls, n_estimators=n)
-if "random_state" in T.inspect.signature(cls).parameters:
+if "random_state" in inspect.signature(cls).parameters:
     kw["random_state"] = 0  # one path, so the same functions compile in every repeat
 if base != "-":
     bmod, bname = base.split(":")
