@@ -478,11 +478,12 @@ class Evaluator:
         self._ks = np.array([s.k for s in specs], dtype=np.int64)
         mmax = int(np.diff(qp).max()) if qp.size > 1 else 0
         self._tables = _fixed_tables(yf, qp, self._ties, self._gain, disc)
-        # ys, gs (per document); key, idx, tk, tidx, cnt, pos (per query, see _k._place_fixed); todo (a mark
-        # per query)
+        # ys, gs (per document); key, idx, tk, tidx, cnt, pos (per query, see _k._place_fixed; cnt also
+        # _k._place_merged's, at least 256 wide); todo (a mark per query)
         ints = np.int64
+        wide = max(2 * mmax + 1, 256)
         self._scratch = (np.empty(yf.size), np.empty(yf.size), np.empty(mmax), np.empty(mmax, dtype=ints),
-                         np.empty(mmax), np.empty(mmax, dtype=ints), np.empty(2 * mmax + 1, dtype=ints),
+                         np.empty(mmax), np.empty(mmax, dtype=ints), np.empty(wide, dtype=ints),
                          np.empty(mmax, dtype=ints), np.empty(qp.size - 1, dtype=ints))
         # MeanNDCG alone (BoostingTree's measure) has its own kernel: a fit compiles one metric's code path
         self._mean_only = bool((self._codes == _k.MEAN_NDCG).all())
@@ -509,9 +510,9 @@ class Evaluator:
         out = np.empty((self._codes.size, self._qptr.size - 1))
         marked = self._fill(s, out, True)
         if marked > 0:  # queries whose scores need the merge sort: placed, then the metrics
-            ys, gs, key, idx, tk, tidx, _, _, todo = self._scratch
+            ys, gs, key, idx, tk, tidx, cnt, pos, todo = self._scratch
             _k._place_merged(s, self._y, self._qptr, self._ties, self._tables[2], ys, gs, key, idx, tk, tidx,
-                             todo)
+                             pos, np.empty_like(pos), cnt, todo)
             marked = self._fill(s, out, False)
         if marked < 0:
             raise _nan_scores_error(np.isnan(s))

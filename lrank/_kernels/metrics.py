@@ -2,7 +2,7 @@
 
 Layout: every array is flat over documents and grouped into queries by CSR offsets ``qptr`` (query
 ``q`` owns rows ``qptr[q]:qptr[q+1]``). One call of :func:`rank_order` sorts every query once
-(score-descending; a stable bucket sort with a merge-sort fallback, :func:`_sort_query`); the metric
+(score-descending; `lrank._kernels.sorting._sort_bucketed`, stable, via :func:`_rank_query`); the metric
 kernels then walk the *sorted* label array (``y[order]``) and, for the normalised metrics, the *ideal*
 label array (each query's labels sorted in decreasing order, see :func:`ideal_labels`). When only such
 metrics are asked for, :func:`evaluate_sorted` (and its parallel twin) does all of this one query at a
@@ -33,7 +33,7 @@ import numpy as np
 from numba import prange
 
 from ._jit import njit
-from .sorting import _sort_stable
+from .sorting import _sort_bucketed, _sort_stable
 
 NDCG = 0
 MEAN_NDCG = 1
@@ -89,8 +89,9 @@ def _int_labels_scores_ok(y, scores, bound):
 
 
 # ---------------------------------------------------------------------------------------------------
-# sorting: the merge sorts below are `lrank._kernels.sorting._sort_stable` on negated keys (decreasing
-# order, equal keys in their incoming order; no NaN reaches them)
+# sorting: stable sorts of negated keys (decreasing order, equal keys in their incoming order; no NaN
+# reaches them): `lrank._kernels.sorting._sort_bucketed` (:func:`_rank_query`), and the merge sort
+# `_sort_stable` for the reference order only (:func:`_rank_order_merge`, which the tests compare with)
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
 def _order_query(scores, labels, a, b, ties, key, idx, tkey, tidx, order):
@@ -135,119 +136,47 @@ def _rank_order_merge(scores, labels, qptr, ties):
     return order
 
 
-#: a query with a bucket larger than this is merge-sorted instead of bucket-sorted
-_BUCKET_INSERTION_MAX = 24
 #: `_place_fixed` counts a placed document's rank within its bucket (vectorised comparisons) while the
 #: query's placed documents' buckets hold at most this many documents per document of the query in all,
-#: else it merge-sorts the query (the same ranks either way; measured on sums of a few stumps, whose
-#: buckets are large: counting ~2x faster at 1-3 stumps on the MSLR sample)
+#: else the query is sorted (`_place_merged`; the same ranks either way; measured on sums of a few stumps,
+#: whose buckets are large: counting ~2x faster at 1-3 stumps on the MSLR sample)
 _PLACE_BUDGET = 32
 
 
-@njit(cache=True)
-def _sort_block(scores, labels, ties, key, idx, tkey, tidx, st, en):
-    """Stable merge sort of ``idx[st:en]`` (rows in document order) by the ranking order of ``ties``."""
-    m = en - st
-    k = key[st:en]
-    ix = idx[st:en]
+@njit(inline="always")
+def _rank_query(scores, labels, a, b, ties, key, idx, key2, idx2, code, code2, cnt):
+    """Rows ``a:b`` of one query in ranking order, left in ``idx[:b - a]`` (see :func:`rank_order`):
+    decreasing score, equal scores by ``ties`` (0 document order; 1 lowest label first, 2 highest first,
+    equal labels then in document order). `lrank._kernels.sorting._sort_bucketed` (stable, O(m)) on the
+    negated scores, after one stable pass on the tie key (the label) when ``ties != 0``: the unique
+    stable order, that of the merge sort (:func:`_rank_order_merge`, tested). ``key``, ``key2`` (float64),
+    ``idx2``, ``code``, ``code2`` (int64) hold at least ``b - a`` entries and ``cnt`` (int64) at least
+    ``max(b - a + 1, 256)``; no score is NaN."""
+    m = b - a
     if ties != 0:
         sign = 1.0 if ties == 1 else -1.0  # increasing keys: lowest label first for pessimistic
         for i in range(m):
-            k[i] = sign * labels[ix[i]]
-        _sort_stable(k, ix, tkey, tidx, m)
-    for i in range(m):
-        k[i] = -scores[ix[i]]
-    _sort_stable(k, ix, tkey, tidx, m)
-
-
-@njit(cache=True)
-def _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt):
-    """Rows ``a:b`` of one query in ranking order, left in ``idx[:b - a]`` (see :func:`rank_order`).
-
-    A stable bucket sort: each score falls into one of ``2 m + 1`` buckets by linear interpolation
-    between the query's maximum and minimum score (only scores at the minimum can reach the last one; a
-    monotone map, so equal scores share a bucket and a higher score never lands in a later bucket),
-    documents are scattered into the buckets in document order, and one insertion sort over the query
-    puts each bucket in order (stably; ties by label for the pessimistic / optimistic modes; a document
-    already after its predecessor in ranking order stays, after one compare); it never moves a document
-    past a bucket boundary.
-    Expected O(m) on continuous scores. A query whose score range is not finite, or with a bucket of
-    more than ``_BUCKET_INSERTION_MAX`` documents (heavy ties, outliers), is merge-sorted instead.
-    The result is the unique stable order, identical to the merge sort's.
-    """
-    m = b - a
-    lo = scores[a]
-    hi = lo
-    lo2 = lo
-    hi2 = lo
-    for i in range(a + 1, b - 1, 2):  # two chains of min / max, each waiting for its own compares
-        v = scores[i]
-        v2 = scores[i + 1]
-        lo = v if v < lo else lo
-        hi = v if v > hi else hi
-        lo2 = v2 if v2 < lo2 else lo2
-        hi2 = v2 if v2 > hi2 else hi2
-    v = scores[b - 1]
-    # min(lo, lo2, v) and max(hi, hi2, v), picked as the builtins pick, without their implementations
-    # to compile (issue 15.5: every builtin overload is a compile of its own)
-    lo = lo2 if lo2 < lo else lo
-    lo = v if v < lo else lo
-    hi = hi2 if hi2 > hi else hi
-    hi = v if v > hi else hi
-    nb = 2 * m
-    width = hi - lo
-    scale = nb / width if width > 0.0 else 0.0
-    merge = width == 0.0 or not math.isfinite(width) or not math.isfinite(scale)
-    if not merge:
-        # buckets 0..nb: (hi - lo) * scale rounds to at most nb (2 ulp above nb is below nb + 1), so the
-        # lowest score's bucket needs no clamp
-        for i in range(nb + 1):
-            cnt[i] = 0
-        for i in range(m):
-            bk = np.int64((hi - scores[a + i]) * scale)  # truncation, as int() (a cast, no overload)
-            tidx[i] = bk
-            cnt[bk] += 1
-        largest = 0
-        run = 0
-        for i in range(nb + 1):  # cnt[bk]: the start of bucket bk (a running sum in a register)
-            c = cnt[i]
-            largest = c if c > largest else largest
-            cnt[i] = run
-            run += c
-        merge = largest > _BUCKET_INSERTION_MAX
-    if merge:
-        for i in range(m):
+            key[i] = sign * labels[a + i]
             idx[i] = a + i
-        if width == 0.0 and ties == 0:  # all tied: document order
-            return
-        _sort_block(scores, labels, ties, key, idx, tkey, tidx, 0, m)
-        return
-    for i in range(m):  # scatter in document order: stable
-        bk = tidx[i]
-        pos = cnt[bk]
-        cnt[bk] = pos + 1
-        key[pos] = scores[a + i]
-        idx[pos] = a + i
-    sign = -1.0 if ties == 1 else 1.0
-    for i in range(1, m):
-        v = key[i]
-        if key[i - 1] > v or (ties == 0 and key[i - 1] == v):  # in place already (most documents)
-            continue
-        r = idx[i]
-        j = i
-        if ties == 0:
-            while j > 0 and key[j - 1] < v:
-                key[j] = key[j - 1]
-                idx[j] = idx[j - 1]
-                j -= 1
-        else:
-            lv = sign * labels[r]
-            while j > 0 and (key[j - 1] < v or (key[j - 1] == v and sign * labels[idx[j - 1]] < lv)):
-                key[j] = key[j - 1]
-                idx[j] = idx[j - 1]
-                j -= 1
-        key[j] = v
-        idx[j] = r
+        _sort_bucketed(key, idx, key2, idx2, code, code2, cnt, m)
+        for i in range(m):
+            key[i] = -scores[idx[i]]
+    else:
+        for i in range(m):
+            key[i] = -scores[a + i]
+            idx[i] = a + i
+    _sort_bucketed(key, idx, key2, idx2, code, code2, cnt, m)
+
+
+@njit(inline="always")
+def _sort_scratch(mmax):
+    """:func:`_rank_query`'s scratch for queries of up to ``mmax`` documents: ``key``, ``idx``, ``key2``,
+    ``idx2``, ``code``, ``code2``, ``cnt``."""
+    wide = 2 * mmax + 1 if 2 * mmax + 1 > 256 else 256  # 2 m + 1: two buckets per key
+    ints = np.int64
+    return (np.empty(mmax, dtype=np.float64), np.empty(mmax, dtype=ints), np.empty(mmax, dtype=np.float64),
+            np.empty(mmax, dtype=ints), np.empty(mmax, dtype=ints), np.empty(mmax, dtype=ints),
+            np.empty(wide, dtype=ints))
 
 
 @njit(cache=True)
@@ -264,15 +193,11 @@ def _rank_order(scores, labels, qptr, ties):
     for q in range(nq):
         mq = qptr[q + 1] - qptr[q]
         mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
-    key = np.empty(mmax, dtype=np.float64)
-    idx = np.empty(mmax, dtype=np.int64)
-    tkey = np.empty(mmax, dtype=np.float64)
-    tidx = np.empty(mmax, dtype=np.int64)
-    cnt = np.empty(2 * mmax + 1, dtype=np.int64)
+    key, idx, key2, idx2, code, code2, cnt = _sort_scratch(mmax)
     for q in range(nq):
         a, b = qptr[q], qptr[q + 1]
         if b - a >= 2:
-            _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt)
+            _rank_query(scores, labels, a, b, ties, key, idx, key2, idx2, code, code2, cnt)
             for i in range(b - a):
                 order[a + i] = idx[i]
     return order
@@ -280,20 +205,26 @@ def _rank_order(scores, labels, qptr, ties):
 
 @njit(cache=True, parallel=True)
 def _rank_order_parallel(scores, labels, qptr, ties):
-    """Parallel twin of :func:`rank_order` (queries over threads; identical output)."""
+    """Parallel twin of :func:`rank_order` (blocks of queries over threads, scratch per block; identical
+    output)."""
     n = scores.size
     nq = qptr.size - 1
     order = np.arange(n)
-    for q in prange(nq):
-        a, b = qptr[q], qptr[q + 1]
-        m = b - a
-        if m >= 2:
-            idx = np.empty(m, dtype=np.int64)
-            _sort_query(scores, labels, a, b, ties, np.empty(m, dtype=np.float64), idx,
-                        np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64),
-                        np.empty(2 * m + 1, dtype=np.int64))
-            for i in range(m):
-                order[a + i] = idx[i]
+    mmax = 0
+    for q in range(nq):
+        mq = qptr[q + 1] - qptr[q]
+        mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
+    block = 64
+    nblocks = (nq + block - 1) // block
+    for bl in prange(nblocks):
+        key, idx, key2, idx2, code, code2, cnt = _sort_scratch(mmax)
+        q_end = (bl + 1) * block
+        for q in range(bl * block, q_end if q_end < nq else nq):
+            a, b = qptr[q], qptr[q + 1]
+            if b - a >= 2:
+                _rank_query(scores, labels, a, b, ties, key, idx, key2, idx2, code, code2, cnt)
+                for i in range(b - a):
+                    order[a + i] = idx[i]
     return order
 
 
@@ -301,7 +232,7 @@ def _rank_order_parallel(scores, labels, qptr, ties):
 def _ideal_query(labels, a, b, counts, out, o, limit):
     """The ``limit`` largest of labels ``a:b`` in decreasing order into ``out[o:o + limit]``.
 
-    A counting sort if the labels span at most 256 values, else a merge sort (`_sort_stable`; the
+    A counting sort if the labels span at most 256 values, else a stable sort (`_sort_bucketed`; the
     same values as ``np.sort`` reversed, labels being finite); ``limit >= b - a`` gives them all.
     """
     if b == a:
@@ -327,13 +258,12 @@ def _ideal_query(labels, a, b, counts, out, o, limit):
                     return
                 out[k] = lo + c
                 k += 1
-    else:  # the scores' merge sort (already compiled for them), not np.sort: one sort less to compile
-        key = np.empty(m, dtype=np.float64)
-        idx = np.empty(m, dtype=np.int64)
+    else:  # the scores' sort (compiled for them), not np.sort: one sort less to compile
+        key, idx, key2, idx2, code, code2, cnt = _sort_scratch(m)
         for i in range(m):
             key[i] = -float(labels[a + i])
             idx[i] = a + i
-        _sort_stable(key, idx, np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64), m)
+        _sort_bucketed(key, idx, key2, idx2, code, code2, cnt, m)
         for i in range(m if m < limit else limit):
             out[o + i] = labels[idx[i]]
 
@@ -367,7 +297,7 @@ def _gain_value(rel, gain):
     return rel
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _discount_value(pos, disc):
     """Discount of 1-based position ``pos``: 1/log2(pos+1) (disc 0) or JK's 1, 1/log2(pos) (disc 1)."""
     if disc == 0:
@@ -377,7 +307,7 @@ def _discount_value(pos, disc):
     return 1.0 / math.log2(float(pos))
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _discounts(disc, out):
     """``out[i] = _discount_value(i + 1, disc)`` for positions ``i = 0 .. out.size - 1`` (a table, computed
     once per call; float64 ``out`` from the caller, returned: no NumPy constructor compiled here)."""
@@ -498,19 +428,20 @@ def _query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
 def _evaluate_query(scores, labels, a, b, ties, codes, ks, gain, dtab, empty, rel_threshold, max_grade,
-                    label_bound, key, idx, tkey, tidx, cnt, ys, ideal, counts, out, q):
-    """Every metric of ``codes`` for query ``q`` (rows ``a:b``) into ``out[:, q]``; scratch of size m.
+                    label_bound, key, idx, key2, idx2, code, code2, cnt, ys, ideal, counts, out, q):
+    """Every metric of ``codes`` for query ``q`` (rows ``a:b``) into ``out[:, q]``; scratch as for
+    :func:`_rank_query` (``cnt`` at least ``max(m + 1, 256)``), ``ys`` and ``ideal`` of size m.
 
     ``label_bound > 0`` says every label is an integer ``0 <= y < label_bound`` (the caller checked): the
     labels are then counted while they are gathered in ranking order, and the ideal labels read from
-    the counts (no pass of their own); ``0``: :func:`_ideal_query`.
+    the counts (no pass of their own); ``0``: the gathered labels sorted (:func:`_rank_query`'s sort).
     """
     m = b - a
     if label_bound > 0:
         for c in range(label_bound):
             counts[c] = 0
     if m >= 2:
-        _sort_query(scores, labels, a, b, ties, key, idx, tkey, tidx, cnt)
+        _rank_query(scores, labels, a, b, ties, key, idx, key2, idx2, code, code2, cnt)
         if label_bound > 0:
             for i in range(m):
                 v = labels[idx[i]]
@@ -532,27 +463,32 @@ def _evaluate_query(scores, labels, a, b, ties, codes, ks, gain, dtab, empty, re
             need = kj if kj > need else need
         else:
             need = 1 if 1 > need else need
+    need = m if m < need else need  # the query holds m labels
     if label_bound > 0:
         k = 0
         c = label_bound - 1
-        need = m if m < need else need  # the counts hold the m documents
         while k < need:  # from the highest label down
             left = need - k
             for _ in range(left if left < counts[c] else counts[c]):
                 ideal[k] = c
                 k += 1
             c -= 1
-    else:
-        _ideal_query(labels, a, b, counts, ideal, 0, need)
+    else:  # the labels in decreasing order: the gathered ones sorted (the same values as any sort)
+        for i in range(m):
+            key[i] = -ys[i]
+            idx[i] = i
+        _sort_bucketed(key, idx, key2, idx2, code, code2, cnt, m)
+        for i in range(need):
+            ideal[i] = ys[idx[i]]
     for j in range(codes.size):
         if codes[j] == MAP and m > 0 and ideal[0] >= rel_threshold:
-            out[j, q] = _average_precision(ys, m, rel_threshold, tidx)
+            out[j, q] = _average_precision(ys, m, rel_threshold, idx2)
         else:
             out[j, q] = _metric_query(ys, ideal, 0, m, codes[j], ks[j], gain, dtab, empty, rel_threshold,
                                       max_grade)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _average_precision(ys, m, rel_threshold, pos):
     """:func:`_metric_query`'s MAP of a query with a relevant document, dividing at relevant positions only.
 
@@ -587,18 +523,14 @@ def _evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, r
         mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
     out = np.empty((codes.size, nq), dtype=np.float64)
     dtab = _discounts(disc, np.empty(mmax, dtype=np.float64))
-    key = np.empty(mmax, dtype=np.float64)
-    idx = np.empty(mmax, dtype=np.int64)
-    tkey = np.empty(mmax, dtype=np.float64)
-    tidx = np.empty(mmax, dtype=np.int64)
-    cnt = np.empty(2 * mmax + 1, dtype=np.int64)
+    key, idx, key2, idx2, code, code2, cnt = _sort_scratch(mmax)
     ys = np.empty(mmax, dtype=np.float64)
     ideal = np.empty(mmax, dtype=np.float64)
     counts = np.empty(label_bound if label_bound > 257 else 257, dtype=np.int64)
     for q in range(nq):
         _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, dtab, empty,
-                        rel_threshold, max_grade, label_bound, key, idx, tkey, tidx, cnt, ys, ideal, counts,
-                        out, q)
+                        rel_threshold, max_grade, label_bound, key, idx, key2, idx2, code, code2, cnt, ys,
+                        ideal, counts, out, q)
     return out
 
 
@@ -616,19 +548,15 @@ def _evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc,
     block = 64
     nblocks = (nq + block - 1) // block
     for bl in prange(nblocks):
-        key = np.empty(mmax, dtype=np.float64)
-        idx = np.empty(mmax, dtype=np.int64)
-        tkey = np.empty(mmax, dtype=np.float64)
-        tidx = np.empty(mmax, dtype=np.int64)
-        cnt = np.empty(2 * mmax + 1, dtype=np.int64)
+        key, idx, key2, idx2, code, code2, cnt = _sort_scratch(mmax)
         ys = np.empty(mmax, dtype=np.float64)
         ideal = np.empty(mmax, dtype=np.float64)
         counts = np.empty(label_bound if label_bound > 257 else 257, dtype=np.int64)
         q_end = (bl + 1) * block
         for q in range(bl * block, q_end if q_end < nq else nq):
             _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, dtab, empty,
-                            rel_threshold, max_grade, label_bound, key, idx, tkey, tidx, cnt, ys, ideal,
-                            counts, out, q)
+                            rel_threshold, max_grade, label_bound, key, idx, key2, idx2, code, code2, cnt,
+                            ys, ideal, counts, out, q)
     return out
 
 
@@ -657,27 +585,26 @@ def _fixed_gains(labels, ideal, qptr, gain, disc, icum, gdoc, dtab):
 
 @njit(cache=True)
 def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, tk, tidx, cnt, pos, todo):
-    """Every query's labels ``ys`` and gains ``gs`` in ranking order (:func:`_sort_query`'s order, rows
+    """Every query's labels ``ys`` and gains ``gs`` in ranking order (:func:`_rank_query`'s order, rows
     ``qptr[q]:qptr[q + 1]`` per query); returns -1 if a score is NaN, else the number of queries marked
     ``todo[q] = 1`` for :func:`_place_merged` (0: every query placed).
 
     ``tables`` is ``(ideal, icum, gdoc, tkey, rel, rptr, dtab)`` (``lrank.metrics._fixed_tables``). Only
     the documents with a nonzero label (``rel``) are placed, the other
-    positions hold 0 (in ``ys`` only if ``need_ys``, else its content is undefined). A query's scores are
-    bucketed as :func:`_sort_query` buckets them (every document of an earlier bucket has a strictly
-    higher score), and a placed document's rank is its bucket's start plus the documents of its bucket
-    ranked before it: a higher score, or an equal one with a higher ``tkey``, or an equal ``tkey`` and an
-    earlier row. With ``ties="stable"`` a bucket holding one score value only (a sum of a few stumps
-    gives few values per query) is already in rank order, its rows being scattered in row order: its
-    documents' ranks are their positions, not counted (MSLR sample, MeanNDCG of a sum of 3 stumps:
-    0.30 -> 0.08 ms a call). Where :func:`_sort_query` would merge-sort (a non-finite or zero score
-    range) or the placed documents' buckets hold more than ``_PLACE_BUDGET`` documents per document of
-    the query in all (counting would cost more than sorting), the query needs :func:`_sort_query`'s merge
-    sort: it is only marked in ``todo`` (its positions left unfinished) for :func:`_place_merged`, a
-    kernel of its own, so that a first fit compiles the merge sort only when its scores need it (issue
-    15.5: ~0.35 s, ~1 s with the stable sort it calls); a zero score range with stable ties needs no
-    sort (row order) and is placed here. One call for all queries: a call per query costs more than the
-    placing.
+    positions hold 0 (in ``ys`` only if ``need_ys``, else its content is undefined). A query's scores
+    are bucketed into ``2 m + 1`` buckets by linear interpolation (every document of an earlier bucket
+    has a strictly higher score), and a placed document's rank is its bucket's start plus the documents
+    of its bucket ranked before it: a higher score, or an equal one with a higher ``tkey``, or an equal
+    ``tkey`` and an earlier row. With ``ties="stable"`` a bucket holding one score value only (a sum of a
+    few stumps gives few values per query) is already in rank order, its rows being scattered in row
+    order: its documents' ranks are their positions, not counted (MSLR sample, MeanNDCG of a sum of 3
+    stumps: 0.30 -> 0.08 ms a call). Where the score range is not finite or zero, or the placed
+    documents' buckets hold more than ``_PLACE_BUDGET`` documents per document of the query in all
+    (counting would cost more than sorting), the query needs a sort: it is only marked in ``todo`` (its
+    positions left unfinished) for :func:`_place_merged`, a kernel of its own, so that a first fit
+    compiles the sort only when its scores need it (issue 15.5); a zero score range with stable ties
+    needs no sort (row order) and is placed here. One call for all queries: a call per query costs more
+    than the placing.
     """
     gdoc, tkey, rel, rptr = tables[2], tables[3], tables[4], tables[5]
     gs[:] = 0.0
@@ -703,7 +630,7 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
             hi2 = v2 if v2 > hi2 else hi2
         v = scores[b - 1] if m > 0 else 0.0
         ok &= v == v
-        lo = lo2 if lo2 < lo else lo  # min(lo, lo2, v), max(hi, hi2, v) as in _sort_query
+        lo = lo2 if lo2 < lo else lo  # min(lo, lo2, v), max(hi, hi2, v), without builtins to compile
         lo = v if v < lo else lo
         hi = hi2 if hi2 > hi else hi
         hi = v if v > hi else hi
@@ -773,7 +700,7 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
                         r += (key[j] > v) | ((key[j] == v) & (tk[j] > w))
                 ys[a + r] = labels[a + i]
                 gs[a + r] = gdoc[a + i]
-        if merge:  # _sort_query's merge sort, by _place_merged (all tied and stable: row order, here)
+        if merge:  # sorted by _place_merged (all tied and stable: row order, here)
             if m >= 2 and (width != 0.0 or ties != 0):
                 todo[q] = 1
                 n_marked += 1
@@ -785,19 +712,17 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
 
 
 @njit(cache=True)
-def _place_merged(scores, labels, qptr, ties, gdoc, ys, gs, key, idx, tk, tidx, todo):
-    """The queries :func:`_place_fixed` marked in ``todo``, ranked by :func:`_sort_query`'s merge sort
-    (:func:`_sort_block`; the same order, ``lrank.metrics.evaluate``'s bits): every position of such a
-    query rewritten in ``ys`` and ``gs``. Scratch as for :func:`_place_fixed`."""
+def _place_merged(scores, labels, qptr, ties, gdoc, ys, gs, key, idx, key2, idx2, code, code2, cnt, todo):
+    """The queries :func:`_place_fixed` marked in ``todo``, sorted (:func:`_rank_query`: the same order,
+    ``lrank.metrics.evaluate``'s bits): every position of such a query rewritten in ``ys`` and ``gs``.
+    Scratch as for :func:`_rank_query` (``key``, ``idx``, ``key2``, ``idx2`` are :func:`_place_fixed`'s
+    ``key``, ``idx``, ``tk``, ``tidx``)."""
     for q in range(qptr.size - 1):
         if todo[q] == 0:
             continue
         a, b = qptr[q], qptr[q + 1]
-        m = b - a
-        for i in range(m):
-            idx[i] = a + i
-        _sort_block(scores, labels, ties, key, idx, tk, tidx, 0, m)
-        for i in range(m):
+        _rank_query(scores, labels, a, b, ties, key, idx, key2, idx2, code, code2, cnt)
+        for i in range(b - a):
             ys[a + i] = labels[idx[i]]
             gs[a + i] = gdoc[idx[i]]
 
@@ -1096,4 +1021,5 @@ def warmup() -> None:
     _evaluate_fixed(s, y, qptr, 0, codes, ks, 0, np.nan, 1.0, 4.0, tables, *scratch, np.empty((8, 2)), True)
     _evaluate_fixed_mean(s, y, qptr, 0, np.nan, tables, *scratch, np.empty((1, 2)), True)
     ys, gs, key, idx, tk, tidx, _, _, todo = scratch
-    _place_merged(s, y, qptr, 0, gdoc, ys, gs, key, idx, tk, tidx, todo)
+    _place_merged(s, y, qptr, 0, gdoc, ys, gs, key, idx, tk, tidx, np.empty(3, dtype=np.int64),
+                  np.empty(3, dtype=np.int64), np.empty(256, dtype=np.int64), todo)

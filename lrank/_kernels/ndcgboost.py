@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from lrank._kernels.histograms import _histogram
-from lrank._kernels.sorting import _sort_stable
+from lrank._kernels.sorting import _sort_bucketed
 
 from ._jit import njit
 
@@ -188,15 +188,17 @@ def _ab_kernel(qptr, invZ, F, fx, beta, ex, q0, A, B, fw, iw):
     the number of queries when none is left. Each other query's documents are sorted by ``fx`` once;
     every document then sweeps the contiguous run of documents with a smaller output (only the pairs with
     ``f(x_j) != f(x_k)`` are visited), adding into per-document sums that are totalled in a fixed order at
-    the end. The sort is the kernels' shared stable merge sort `lrank._kernels.sorting._sort_stable`
-    (``np.argsort(fx, kind="mergesort")``'s permutation for ``fx`` without NaN, which `ab_sums` checks)
+    the end. The sort is the kernels' shared stable sort `lrank._kernels.sorting._sort_bucketed`
+    (``np.argsort(fx, kind="mergesort")``'s permutation for ``fx`` without NaN, which `ab_sums` checks;
+    O(n): a classifier's outputs take two values)
     and the underflow test a loop with ``np.min``'s NaN rule: neither compiles a NumPy implementation of
     its own (issue 15.5: ~1.4 s of a first fit). The scratch comes from the caller, so that no NumPy
-    constructor compiles here either: ``fw`` (float64, ``_AB_F_ROWS`` rows) and ``iw`` (int64,
-    ``_AB_I_ROWS`` rows), each row at least as long as the largest query (`_ab_workspaces`).
+    constructor compiles here either: ``fw`` (float64, ``_AB_F_ROWS`` rows, each at least as long as the
+    largest query) and ``iw`` (int64, ``_AB_I_ROWS`` rows, each at least ``max(2 n + 1, 256)`` for the
+    largest query's ``n``: the sort's counts) (`_ab_workspaces`).
     """
     E, Bt, CA, CB, key, key2 = fw[0], fw[1], fw[2], fw[3], fw[4], fw[5]
-    o, o2 = iw[0], iw[1]
+    o, o2, code, code2, cnt = iw[0], iw[1], iw[2], iw[3], iw[4]
     for q in range(q0, qptr.size - 1):
         lo, hi = qptr[q], qptr[q + 1]
         n = hi - lo
@@ -213,7 +215,7 @@ def _ab_kernel(qptr, invZ, F, fx, beta, ex, q0, A, B, fw, iw):
         for u in range(n):  # the documents by increasing output, ties in document order
             key[u] = fx[lo + u]
             o[u] = u
-        _sort_stable(key, o, key2, o2, n)
+        _sort_bucketed(key, o, key2, o2, code, code2, cnt, n)
         for u in range(n):
             E[u] = ex[lo + o[u]]
             Bt[u] = beta[lo + o[u]]
@@ -232,9 +234,9 @@ def _ab_kernel(qptr, invZ, F, fx, beta, ex, q0, A, B, fw, iw):
 
 
 #: rows of `_ab_kernel`'s float workspace (E, Bt, CA, CB, the sort's keys and their scratch) and of its
-#: int64 one (the sort's permutation and its scratch)
+#: int64 one (the sort's permutation, its scratch, two rows of key codes and the counts)
 _AB_F_ROWS = 6
-_AB_I_ROWS = 2
+_AB_I_ROWS = 5
 
 
 def _largest_query(qptr: np.ndarray) -> int:
@@ -245,7 +247,7 @@ def _largest_query(qptr: np.ndarray) -> int:
 def _ab_workspaces(qptr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """`_ab_kernel`'s float and int64 workspaces, sized for the largest query."""
     nmax = _largest_query(qptr)
-    return np.empty((_AB_F_ROWS, nmax)), np.empty((_AB_I_ROWS, nmax), dtype=np.int64)
+    return np.empty((_AB_F_ROWS, nmax)), np.empty((_AB_I_ROWS, max(2 * nmax + 1, 256)), dtype=np.int64)
 
 
 def pair_offsets(qptr: np.ndarray) -> np.ndarray:

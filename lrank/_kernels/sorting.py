@@ -1,11 +1,12 @@
 """The stable sorts of lrank's kernels (ascending keys carrying row indices; equal keys keep their incoming
 order), both tested against ``np.argsort(kind="mergesort")`` in ``tests/test_sorting.py``:
 
-* `_sort_stable`, a merge sort, shared by NDCGBoost's step (c) (`lrank._kernels.ndcgboost`) and the
-  metrics' sorts (`lrank._kernels.metrics`);
-* `_sort_bucketed`, the same permutation in O(n) time (buckets, a radix sort where they crowd), for
-  LambdaMART's lambdas (`lrank._kernels.lambdas`): ~30% less time per lambdas call at 190k documents,
-  and a LambdaMART fit compiles it instead of the merge sort (~0.1-0.2 s more compilation, measured).
+* `_sort_bucketed`, O(n) (buckets, a radix sort where they crowd), the one sort the kernels run:
+  LambdaMART's lambdas (`lrank._kernels.lambdas`; ~30% less time per lambdas call at 190k documents than
+  the merge sort), the metrics' ranking and ideal orders (`lrank._kernels.metrics`) and NDCGBoost's step
+  (c) (`lrank._kernels.ndcgboost`), so a fit or an evaluation compiles one sort;
+* `_sort_stable`, a merge sort with the same permutation, kept as the reference order that the metrics'
+  tests compare with (`lrank._kernels.metrics._rank_order_merge`).
 
 A descending order sorts the negated keys. Nothing here imports from the layers above.
 """
@@ -109,15 +110,16 @@ _SIGN = np.int64(-9223372036854775807 - 1)
 def _sort_bucketed(key, idx, key2, idx2, code, code2, cnt, n):
     """`_sort_stable`'s permutation (``idx[:n]`` carried by ``key[:n]`` ascending, equal keys in their
     incoming order; no NaN keys) in O(n) time, with no comparison sort to compile (LambdaMART's per-query
-    sort, `lrank._kernels.lambdas._prepare_query`).
+    sort, `lrank._kernels.lambdas._prepare_query`; the metrics' ranking sort,
+    `lrank._kernels.metrics._rank_query`).
 
     A bucket sort first (`_bucket_pass`: expected O(n) on spread keys, linear on heavy ties); where it
     gives up (an infinite key, or distinct keys crowding a bucket), a stable LSD radix sort
     (`_radix_pass`) of the state it left, in which equal keys are still in their incoming order, so the
     permutation is the unique stable one either way: the same bits downstream as `_sort_stable`.
     ``key2`` (float64, at least ``n``), ``idx2``, ``code``, ``code2`` (int64, at least ``n``) and ``cnt``
-    (int64, at least ``max(n + 1, 2**_DIGIT)``) are scratch; ``idx`` is the result (``key[:n]`` is not
-    left sorted)."""
+    (int64, at least ``max(n + 1, 2**_DIGIT)``; ``2 n + 1`` gives the bucket sort twice as many buckets
+    as keys, fewer moves) are scratch; ``idx`` is the result (``key[:n]`` is not left sorted)."""
     if n < 2:
         return
     if not _bucket_pass(key, idx, key2, idx2, code, cnt, n):
@@ -126,12 +128,14 @@ def _sort_bucketed(key, idx, key2, idx2, code, code2, cnt, n):
 
 @njit(inline="always")
 def _bucket_pass(key, idx, key2, idx2, bucket, cnt, n):
-    """`_sort_bucketed`'s bucket sort: each key falls into one of ``n + 1`` buckets by linear
-    interpolation between the smallest and the largest key (a monotone map: equal keys share a bucket and a
-    larger key never lands in an earlier one), the keys are scattered into the buckets in their incoming
-    order (stable), and one insertion pass puts each bucket in order (stably: a key moves only past
-    strictly larger ones). False where it gives up (an infinite key range, or the insertion pass over its
-    budget of ``_MOVES_PER_KEY`` moves per key), with equal keys still in their incoming order."""
+    """`_sort_bucketed`'s bucket sort: each key falls into one of ``nb + 1`` buckets (``nb = 2 n``, or
+    fewer where ``cnt`` is narrower: ``cnt.size - 1``, at least ``n``) by linear interpolation between the
+    smallest and the largest key (a monotone map: equal keys share a bucket and a larger key never lands
+    in an earlier one), the keys are scattered into ``key2``, ``idx2`` by bucket in their incoming order
+    (stable), and an insertion pass brings them back into ``key``, ``idx``, each bucket in order (stably:
+    a key moves only past strictly larger ones). False where it gives up (an infinite key range, or the
+    insertion pass over its budget of ``_MOVES_PER_KEY`` moves per key), ``key`` and ``idx`` then holding
+    the keys in an order in which equal keys are still in their incoming order."""
     lo = key[0]
     hi = lo
     for i in range(1, n):
@@ -141,17 +145,18 @@ def _bucket_pass(key, idx, key2, idx2, bucket, cnt, n):
     width = hi - lo
     if width == 0.0:  # all keys equal: the incoming order is the sorted one
         return True
-    scale = n / width
+    nb = 2 * n if 2 * n < cnt.size else cnt.size - 1
+    scale = nb / width
     if not (width < np.inf and scale < np.inf):
         return False
-    for b in range(n + 1):
+    for b in range(nb + 1):
         cnt[b] = 0
+    for i in range(n):  # a loop of its own: it vectorises
+        bucket[i] = np.int64((key[i] - lo) * scale)  # 0..nb: (hi - lo) * scale rounds to at most nb
     for i in range(n):
-        b = np.int64((key[i] - lo) * scale)  # 0..n: (hi - lo) * scale rounds to at most n
-        bucket[i] = b
-        cnt[b] += 1
+        cnt[bucket[i]] += 1
     run = 0
-    for b in range(n + 1):  # cnt[b]: the first position of bucket b
+    for b in range(nb + 1):  # cnt[b]: the first position of bucket b
         c = cnt[b]
         cnt[b] = run
         run += c
@@ -161,15 +166,18 @@ def _bucket_pass(key, idx, key2, idx2, bucket, cnt, n):
         cnt[b] = p + 1
         key2[p] = key[i]
         idx2[p] = idx[i]
-    for i in range(n):
-        key[i] = key2[i]
-        idx[i] = idx2[i]
     budget = _MOVES_PER_KEY * n
-    for i in range(1, n):  # insertion within buckets: a key moves past strictly larger keys only
-        v = key[i]
-        if not key[i - 1] > v:
+    last = key2[0]  # the largest key placed so far (in a register: no reload of a store just made)
+    key[0] = last
+    idx[0] = idx2[0]
+    for i in range(1, n):  # back into key, idx, each bucket put in order on the way (insertion: a key
+        v = key2[i]  # moves past strictly larger keys only, so the order stays stable)
+        r = idx2[i]
+        if not last > v:  # in place (most keys)
+            key[i] = v
+            idx[i] = r
+            last = v
             continue
-        r = idx[i]
         j = i
         while j > 0 and key[j - 1] > v:
             key[j] = key[j - 1]
@@ -178,8 +186,11 @@ def _bucket_pass(key, idx, key2, idx2, bucket, cnt, n):
         key[j] = v
         idx[j] = r
         budget -= i - j
-        if budget < 0:  # distinct keys crowd a bucket: equal keys are still in incoming order, so a
-            return False  # stable sort of this state is the stable order
+        if budget < 0:  # distinct keys crowd a bucket: key[:i + 1] then key2[i + 1:] keeps equal keys in
+            for t in range(i + 1, n):  # their incoming order, so a stable sort of it is the stable order
+                key[t] = key2[t]
+                idx[t] = idx2[t]
+            return False
     return True
 
 

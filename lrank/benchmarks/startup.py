@@ -10,7 +10,8 @@ MSLR sample from its binary cache, one fit with ``n_jobs=1``) timed from the par
 
 Rows: LambdaMART, MART, McRank (10 trees), RankBoost (10 rounds), RankBoost+ (10 rounds on the
 sample's query with the most critical pairs), AdaRank (10 rounds), NDCGBoost (10 iterations) and
-BoostingTree over LambdaMART stumps (10 generated models), each on the MSLR sample's training half;
+BoostingTree over LambdaMART stumps (10 generated models), each on the MSLR sample's training half, and
+a first ``lrank.metrics.evaluate`` call (NDCG@10, MAP, ERR@10; report);
 targets: cold <= 5 s for LambdaMART and <= 15 s for RankBoost+, and a warm 10-tree LambdaMART
 process within 2x of LightGBM's (same data, 10 trees). Two report rows give what caps the cold
 LambdaMART row: the same cold fit with LLVM's optimisation off (``NUMBA_OPT=0``; its note gives the
@@ -105,6 +106,18 @@ print("COMPILES", repr(dict(compiles.seconds)))
 print("LLVM", repr(llvm.seconds))
 """
 
+_EVAL = _LISTENER + """
+from lrank.data import fetch
+from lrank.metrics import evaluate
+train, _ = fetch("mslr-sample")
+scores = np.random.default_rng(0).normal(size=train.n_docs)
+t_fit = time.perf_counter()
+evaluate(train.y, scores, train.qptr, ["ndcg@10", "map", "err@10"])
+print("FIT", repr(time.perf_counter() - t_fit))
+print("COMPILES", repr(dict(compiles.seconds)))
+print("LLVM", repr(llvm.seconds))
+"""
+
 _LGB = """
 import lightgbm as lgb
 from lrank.data import fetch
@@ -135,8 +148,8 @@ LAMBDAMART_FUNCTIONS = 15
 
 _BT_BASE = "lrank.models.boostingtree:LambdaMARTBase"
 
-#: comma-separated estimator labels (``LambdaMART,MART``) to run those rows only (development; the page
-#: takes every row)
+#: comma-separated estimator labels (``LambdaMART,MART``; ``evaluate`` for the evaluate row) to run those
+#: rows only (development; the page takes every row)
 ONLY_ENV = "LRANK_BENCH_STARTUP_ONLY"
 
 #: (label, module, class, rounds, data, base learner "module:Class" or "-", cold target in s or None)
@@ -270,9 +283,41 @@ def run(profile: str = "quick") -> list[dict]:
         if any(e[0] == "LambdaMART" for e in chosen):
             rows.append(_against_lightgbm(os.path.join(tmp, "LambdaMART-0"), os.path.join(tmp, "lgb")))
             rows.append(_cold_unoptimised(tmp, reps, lambdamart_warm))
+        if not only or "evaluate" in only:
+            rows.append(_cold_evaluate(tmp, reps))
         if not only:
             rows.append(_compile_floor(tmp, reps, lambdamart_functions))
     return rows
+
+
+def _cold_evaluate(tmp: str, repeats: int) -> dict:
+    """A first `lrank.metrics.evaluate` call (NDCG@10, MAP, ERR@10 of random scores on the MSLR sample's
+    training half) in a new process with an empty numba cache, against the same process with a warm cache,
+    alternated: what scoring LightGBM's predictions with lrank costs the first time (report row)."""
+    ld = T.settle()
+    cold, warm, compiled, in_llvm, call_cold, call_warm = [], [], [], [], [], []
+    for r in range(repeats):
+        cache = os.path.join(tmp, f"evaluate-{r}")
+        wall, cpu, out = _run_out(_EVAL, [], cache)
+        cold.append((wall, cpu))
+        compiled.append(_compiles(out))
+        in_llvm.append(_llvm(out))
+        call_cold.append(_fit_call(out))
+        wall, cpu, out = _run_out(_EVAL, [], cache)
+        warm.append((wall, cpu))
+        call_warm.append(_fit_call(out))
+    c, w = _median([x for x, _ in cold]), _median([x for x, _ in warm])
+    _, compiled_text = compile_summary(compiled)
+    return T.row(
+        "evaluate(ndcg@10, map, err@10): first call in a new process, cold numba cache (the MSLR sample "
+        "(train), random scores)", c, "the same process with a warm cache", w, ratio=c,
+        ratio_kind="cold seconds (ours_s); reference_s = warm seconds", target="(report)", ok=None,
+        threads=1, repeats=repeats,
+        timing="wall of a whole subprocess (python -c), cold/warm alternated, median", load=ld,
+        notes=f"interpreter start + import lrank.metrics + sample from its binary cache + one call; CPU "
+              f"seconds cold {_median([x for _, x in cold]):.2f}, warm {_median([x for _, x in warm]):.2f}; "
+              f"the call alone cold {_median(call_cold):.2f} s, warm {_median(call_warm):.3f} s; cold: "
+              f"{compiled_text}; inside LLVM {_median(in_llvm):.2f} s")
 
 
 def _compile_floor(tmp: str, repeats: int, n: int = LAMBDAMART_FUNCTIONS) -> dict:
