@@ -266,3 +266,15 @@ def test_stored_page_rows_are_medians_of_three_on_a_quiet_machine():
     assert not loaded, f"rows whose block started at a load average of 1 or more: {loaded}"
     assert not broken, f"rows that did not run: {broken}"
     assert not uncommitted, f"rows without the commit they timed: {uncommitted}"
+
+
+def test_a_timed_call_starts_after_a_garbage_collection(monkeypatch):
+    # a collection of one side's garbage inside the other side's timed call hid AdaRank's per-round
+    # difference (T(1) ~ T(200): the row went "invalid"); `_clock` collects first, untimed
+    from lrank.benchmarks import _timing as T
+
+    calls = []
+    monkeypatch.setattr(T.gc, "collect", lambda *a: calls.append("collect"))
+    wall, cpu = T._clock(lambda: calls.append("timed"))
+    assert calls == ["collect", "timed"]
+    assert wall >= 0.0 and cpu >= 0.0
