@@ -71,7 +71,8 @@ def settle(below: float = 1.0, poll: float = 5.0) -> float:
     (unset or 0: no wait); returns the load average then (the one a row reports as "before the block").
 
     The average decays with a one-minute time constant: after a two-thread block (load ~2) it takes
-    ~45 s to fall below 1 on an otherwise idle machine.
+    ~45 s to fall below 1 on an otherwise idle machine. The load is compared as a row reports it (two
+    decimals), so that a row never shows ``1.0`` for a load of 0.996 that was let through.
     """
     try:
         budget = float(os.environ.get(SETTLE_ENV, "0") or 0)
@@ -80,7 +81,7 @@ def settle(below: float = 1.0, poll: float = 5.0) -> float:
         raise ValueError(f"{SETTLE_ENV} must be a number of seconds, got {got!r}") from None
     deadline = time.monotonic() + max(0.0, budget)
     ld = load()
-    while not ld < below and time.monotonic() < deadline:
+    while not round(ld, 2) < below and time.monotonic() < deadline:
         time.sleep(min(poll, max(0.0, deadline - time.monotonic())))
         ld = load()
     return ld
