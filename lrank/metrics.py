@@ -288,7 +288,9 @@ def _parallel(n_docs: int) -> bool:
 
 def _rank_order(sf: np.ndarray, yf: np.ndarray, qp: np.ndarray, t: int) -> np.ndarray:
     """Sort every query: the serial kernel, or its parallel twin for large inputs (same output)."""
-    return _k.rank_order(sf, yf, qp, t, parallel=_parallel(sf.size))
+    if _parallel(sf.size):
+        return _k._rank_order_parallel(sf, yf, qp, t)
+    return _k._rank_order(sf, yf, qp, t)
 
 
 def evaluate(
@@ -357,35 +359,35 @@ def evaluate(
     if sorted_only:  # one fused pass per query, nothing stored globally
         codes = np.array([spec.code for spec in specs], dtype=np.int64)
         ks = np.array([spec.k for spec in specs], dtype=np.int64)
+        kernel = _k._evaluate_sorted_parallel if _parallel(sf.size) else _k._evaluate_sorted
         # the checks let through integer labels 0 <= y < LABEL_BOUND only: the ideal is counted
-        table = _k.evaluate_sorted(sf, yf, qp, t, codes, ks, g, d, e, thr, float(max_grade), LABEL_BOUND,
-                                   parallel=_parallel(sf.size))
+        table = kernel(sf, yf, qp, t, codes, ks, g, d, e, thr, float(max_grade), LABEL_BOUND)
         return {spec.name: (table[j].copy() if per_query else _mean(table[j]))
                 for j, spec in enumerate(specs)}
 
     order = _rank_order(sf, yf, qp, t)
     y_sorted = yf[order]
-    ideal = _k.ideal_labels(yf, qp)
+    ideal = _k._ideal_labels(yf, qp)
     s_sorted: np.ndarray | None = None
     pair_cache: tuple[np.ndarray, np.ndarray] | None = None
     exp_cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     out: dict[str, Any] = {}
     for spec in specs:
         if spec.kind == "sorted":
-            vals = _k.query_metric(y_sorted, ideal, qp, spec.code, spec.k, g, d, e, thr, float(max_grade))
+            vals = _k._query_metric(y_sorted, ideal, qp, spec.code, spec.k, g, d, e, thr, float(max_grade))
         else:
             if s_sorted is None:
                 s_sorted = sf[order]
             if spec.kind == "pairs":
                 if pair_cache is None:
-                    pair_cache = _k.pair_losses(s_sorted, y_sorted, qp)
+                    pair_cache = _k._pair_losses(s_sorted, y_sorted, qp)
                 vals = pair_cache[spec.code]
             elif spec.kind == "disagreement":
-                vals = _k.expected_disagreement(s_sorted, y_sorted, ideal, qp)
+                vals = _k._expected_disagreement(s_sorted, y_sorted, ideal, qp)
             else:
                 if exp_cache is None:
                     good_mask = _good_mask(y_sorted, ideal, qp, good)
-                    exp_cache = _k.expected_precisions(s_sorted, good_mask, qp, e)
+                    exp_cache = _k._expected_precisions(s_sorted, good_mask, qp, e)
                 vals = exp_cache[spec.code]
         out[spec.name] = vals.copy() if per_query else _mean(vals)
     return out
@@ -616,7 +618,7 @@ def _fixed_tables(labels: np.ndarray, qptr: np.ndarray, ties: int, gain: int, di
     """What ``_k._evaluate_fixed`` reads of the (float64) labels, computed once: ``(ideal, icum, gdoc,
     tkey, rel, rptr, dtab)``. Plain Python around one small kernel (compile time: no second sort compiled).
 
-    ``ideal`` holds the values of ``_k.ideal_labels`` (each query's labels in decreasing order);
+    ``ideal`` holds the values of ``_k._ideal_labels`` (each query's labels in decreasing order);
     ``icum[a + i]`` the ideal DCG of a query's top ``i + 1`` positions summed as ``_k._metric_query``'s
     MeanNDCG loop sums it; ``gdoc`` every document's gain; ``tkey`` the tie key among equal scores
     (``-label`` pessimistic, ``label`` optimistic, 0 stable); ``rel`` the rows with a nonzero label in
@@ -633,7 +635,7 @@ def _fixed_tables(labels: np.ndarray, qptr: np.ndarray, ties: int, gain: int, di
 
 def _ideal_gains(labels: np.ndarray, qptr: np.ndarray, gain: int, disc: int) -> tuple:
     """``(ideal, icum, gdoc, dtab)`` of the (float64) labels: each query's labels in decreasing order (the
-    values of ``_k.ideal_labels``, by one stable NumPy sort), and ``_k._fixed_gains``' cumulative ideal
+    values of ``_k._ideal_labels``, by one stable NumPy sort), and ``_k._fixed_gains``' cumulative ideal
     DCGs, document gains and discount table. One small kernel: `Evaluator` and `ideal_dcg` share it, so
     neither compiles a sort of its own."""
     sizes = np.diff(qptr)

@@ -91,7 +91,7 @@ def test_kernels_import_and_run_with_the_jit_disabled():
     """The kernel tier runs the kernel tests under NUMBA_DISABLE_JIT=1: plain functions, no dispatcher."""
     code = ("import numpy as np; from lrank._kernels import metrics as K, _jit; "
             "assert not isinstance(K._ideal_labels, _jit.LrankDispatcher); "
-            "print(K.ideal_labels(np.array([1.0, 3.0, 2.0]), np.array([0, 3])).tolist())")
+            "print(K._ideal_labels(np.array([1.0, 3.0, 2.0]), np.array([0, 3])).tolist())")
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(repo_dir()), os.environ.get("PYTHONPATH")]))}
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
@@ -133,12 +133,12 @@ def test_ideal_labels_merge_sort_fallback_agrees_with_np_sort(seed):
         if qptr[q + 1] - qptr[q] >= 2 and np.ptp(wide[qptr[q]:qptr[q + 1]]) > 0:
             wide[qptr[q]] = 10_000.0
     for lab in (labels, wide, rng.normal(scale=500, size=n)):
-        got = K.ideal_labels(lab, qptr)
+        got = K._ideal_labels(lab, qptr)
         np.testing.assert_array_equal(got, _ideal_reference(lab, qptr))
     for limit in (0, 1, 3):  # the top-`limit` form _evaluate_query uses
         out = np.full(333, -1.0)
         b = int(qptr[np.argmax(np.diff(qptr) == 333)])
-        K._ideal_query(wide, b, b + 333, np.zeros(257, dtype=np.int64), out, 0, limit, *K.workspaces(qptr))
+        K._ideal_query(wide, b, b + 333, np.zeros(257, dtype=np.int64), out, 0, limit)
         np.testing.assert_array_equal(out[:limit], np.sort(wide[b:b + 333])[::-1][:limit])
         assert (out[limit:] == -1.0).all()
 
@@ -177,13 +177,13 @@ codes = rng.integers(0, B, (n, F)).astype(np.uint8)
 off = (np.arange(F + 1) * B).astype(np.int64)
 out = {}
 for ties in (0, 1, 2):
-    par = M.rank_order(s, y, qptr, ties, parallel=True)
-    out[f"rank_order{ties}"] = np.array_equal(par, M.rank_order(s, y, qptr, ties))
+    par = M._rank_order_parallel(s, y, qptr, ties)
+    out[f"rank_order{ties}"] = np.array_equal(par, M._rank_order(s, y, qptr, ties))
 cds = np.array([0, 2, 3], dtype=np.int64)
 ks = np.array([10, 0, 5], dtype=np.int64)
 args = (s, y, qptr, 0, cds, ks, 0, 0, np.nan, 1.0, 4.0, 31)
-par = M.evaluate_sorted(*args, parallel=True)
-out["evaluate"] = np.array_equal(par, M.evaluate_sorted(*args), equal_nan=True)
+par = M._evaluate_sorted_parallel(*args)
+out["evaluate"] = np.array_equal(par, M._evaluate_sorted(*args), equal_nan=True)
 hist = np.zeros((off[-1], 3))
 H._histogram(codes, rng.normal(size=(n, 3)), np.arange(n, dtype=np.int64), 0, n, off, hist)
 feats = np.arange(F, dtype=np.int64)

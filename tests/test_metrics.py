@@ -259,9 +259,9 @@ def test_ideal_dcg_every_cut(k, gain, discount):
 def test_query_metric_kernel_directly():
     y, s, qp = random_queries(8)
     yf = y.astype(float)
-    order = K.rank_order(s, yf, qp, K.TIES_STABLE)
-    ideal = K.ideal_labels(yf, qp)
-    vals = K.query_metric(yf[order], ideal, qp, K.NDCG, 10, K.GAIN_EXP, K.DISC_LOG2, np.nan, 1.0, 4.0)
+    order = K._rank_order(s, yf, qp, K.TIES_STABLE)
+    ideal = K._ideal_labels(yf, qp)
+    vals = K._query_metric(yf[order], ideal, qp, K.NDCG, 10, K.GAIN_EXP, K.DISC_LOG2, np.nan, 1.0, 4.0)
     assert_same(vals, M.ndcg(y, s, qp, k=10, empty="skip"))
 
 
@@ -394,7 +394,7 @@ def test_rank_order_long_queries_with_ties(ties):
 def test_ideal_labels_wide_label_range():
     y = np.array([0, 1000, 3, 999, 2, 7, 7])
     qp = np.array([0, 4, 7])
-    ideal = K.ideal_labels(y.astype(float), qp)
+    ideal = K._ideal_labels(y.astype(float), qp)
     assert ideal.tolist() == [1000, 999, 3, 0, 7, 7, 2]
 
 
@@ -465,8 +465,8 @@ def test_rank_order_parallel_twin_is_identical(ties):
     n = int(qptr[-1])
     scores = rng.integers(0, 6, n).astype(np.float64)  # many ties
     labels = rng.integers(0, 4, n).astype(np.float64)
-    np.testing.assert_array_equal(K.rank_order(scores, labels, qptr, ties, parallel=True),
-                                  K.rank_order(scores, labels, qptr, ties))
+    np.testing.assert_array_equal(K._rank_order_parallel(scores, labels, qptr, ties),
+                                  K._rank_order(scores, labels, qptr, ties))
 
 
 @pytest.mark.kernel
@@ -496,9 +496,9 @@ def test_bucket_sort_equals_merge_sort(ties):
         labels = rng.integers(0, 5, n).astype(np.float64)
         if trial % 4 == 0:
             labels[:] = 1.0
-        want = K.rank_order_merge(s, labels, qptr, ties)
-        np.testing.assert_array_equal(K.rank_order(s, labels, qptr, ties), want)
-        np.testing.assert_array_equal(K.rank_order(s, labels, qptr, ties, parallel=True), want)
+        want = K._rank_order_merge(s, labels, qptr, ties)
+        np.testing.assert_array_equal(K._rank_order(s, labels, qptr, ties), want)
+        np.testing.assert_array_equal(K._rank_order_parallel(s, labels, qptr, ties), want)
 
 
 @pytest.mark.kernel
@@ -519,16 +519,15 @@ def test_fused_evaluate_sorted_equals_separate_kernels(ties):
         for k in (0, 1, 10):
             ks = np.full(8, k, dtype=np.int64)
             for gain, disc, empty in ((0, 0, np.nan), (1, 1, 0.0)):
-                o = K.rank_order_merge(s, y, qp, ties)
-                ideal = K.ideal_labels(y, qp)
-                want = np.array([K.query_metric(y[o], ideal, qp, c, k, gain, disc, empty, 1.0, 1000.0)
+                o = K._rank_order_merge(s, y, qp, ties)
+                ideal = K._ideal_labels(y, qp)
+                want = np.array([K._query_metric(y[o], ideal, qp, c, k, gain, disc, empty, 1.0, 1000.0)
                                  for c in codes])
                 # label_bound 0: any labels; 1000 (labels 0..999 here): the ideal counted while gathered
-                for parallel in (False, True):
+                for kern in (K._evaluate_sorted, K._evaluate_sorted_parallel):
                     for bound in (0, 1000):
-                        got = K.evaluate_sorted(s, y, qp, ties, codes, ks, gain, disc, empty, 1.0, 1000.0,
-                                                bound, parallel=parallel)
-                        assert np.array_equal(got, want, equal_nan=True), (parallel, bound)
+                        got = kern(s, y, qp, ties, codes, ks, gain, disc, empty, 1.0, 1000.0, bound)
+                        assert np.array_equal(got, want, equal_nan=True), (kern, bound)
 
 
 def test_exp_gain_fast_path_is_exact():

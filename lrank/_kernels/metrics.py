@@ -117,12 +117,23 @@ def _order_query(scores, labels, a, b, ties, key, idx, tkey, tidx, order):
 
 
 @njit(cache=True)
-def _rank_order_merge(scores, labels, qptr, ties, order, key, idx, tkey, tidx):
-    """:func:`rank_order` by a merge sort of every whole query into ``order`` (holding ``arange(n)``), the
-    reference order the tests compare :func:`_rank_query` with; scratch of the largest query's size."""
-    for q in range(qptr.size - 1):
+def _rank_order_merge(scores, labels, qptr, ties):
+    """:func:`rank_order` by a merge sort of every whole query (the bucket sort's fallback; for tests)."""
+    n = scores.size
+    nq = qptr.size - 1
+    order = np.arange(n)
+    mmax = 0
+    for q in range(nq):
+        mq = qptr[q + 1] - qptr[q]
+        mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
+    key = np.empty(mmax, dtype=np.float64)
+    idx = np.empty(mmax, dtype=np.int64)
+    tkey = np.empty(mmax, dtype=np.float64)
+    tidx = np.empty(mmax, dtype=np.int64)
+    for q in range(nq):
         if qptr[q + 1] - qptr[q] >= 2:
             _order_query(scores, labels, qptr[q], qptr[q + 1], ties, key, idx, tkey, tidx, order)
+    return order
 
 
 #: `_place_fixed` counts a placed document's rank within its bucket (vectorised comparisons) while the
@@ -157,47 +168,72 @@ def _rank_query(scores, labels, a, b, ties, key, idx, key2, idx2, code, code2, c
     _sort_bucketed(key, idx, key2, idx2, code, code2, cnt, m)
 
 
+@njit(inline="always")
+def _sort_scratch(mmax):
+    """:func:`_rank_query`'s scratch for queries of up to ``mmax`` documents: ``key``, ``idx``, ``key2``,
+    ``idx2``, ``code``, ``code2``, ``cnt``."""
+    wide = 2 * mmax + 1 if 2 * mmax + 1 > 256 else 256  # 2 m + 1: two buckets per key
+    ints = np.int64
+    return (np.empty(mmax, dtype=np.float64), np.empty(mmax, dtype=ints), np.empty(mmax, dtype=np.float64),
+            np.empty(mmax, dtype=ints), np.empty(mmax, dtype=ints), np.empty(mmax, dtype=ints),
+            np.empty(wide, dtype=ints))
+
+
 @njit(cache=True)
-def _rank_order(scores, labels, qptr, ties, order, fw, iw):
-    """Global row indices of every query's documents in decreasing score order, into ``order`` (holding
-    ``arange(n)``: a query of fewer than two documents keeps it).
+def _rank_order(scores, labels, qptr, ties):
+    """Global row indices of every query's documents in decreasing score order.
 
     ``ties`` orders documents with equal scores: 0 by document order (stable), 1 lowest label first
-    (pessimistic), 2 highest label first (optimistic); equal labels then keep document order. ``fw``,
-    ``iw``: the workspaces of :func:`workspaces` (rows ``key``, ``key2`` and ``idx``, ``idx2``, ``code``,
-    ``code2``, ``cnt`` for :func:`_rank_query`).
+    (pessimistic), 2 highest label first (optimistic); equal labels then keep document order.
     """
-    for q in range(qptr.size - 1):
+    n = scores.size
+    nq = qptr.size - 1
+    order = np.arange(n)
+    mmax = 0
+    for q in range(nq):
+        mq = qptr[q + 1] - qptr[q]
+        mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
+    key, idx, key2, idx2, code, code2, cnt = _sort_scratch(mmax)
+    for q in range(nq):
         a, b = qptr[q], qptr[q + 1]
         if b - a >= 2:
-            _rank_query(scores, labels, a, b, ties, fw[0], iw[0], fw[1], iw[1], iw[2], iw[3], iw[4])
+            _rank_query(scores, labels, a, b, ties, key, idx, key2, idx2, code, code2, cnt)
             for i in range(b - a):
-                order[a + i] = iw[0][i]
+                order[a + i] = idx[i]
+    return order
 
 
 @njit(cache=True, parallel=True)
-def _rank_order_parallel(scores, labels, qptr, ties, order, fw, iw):
-    """Parallel twin of :func:`_rank_order`: ``fw.shape[0]`` contiguous runs of queries over threads, run
-    ``c`` with workspaces ``fw[c]``, ``iw[c]`` (identical output)."""
+def _rank_order_parallel(scores, labels, qptr, ties):
+    """Parallel twin of :func:`rank_order` (blocks of queries over threads, scratch per block; identical
+    output)."""
+    n = scores.size
     nq = qptr.size - 1
-    n_chunks = fw.shape[0]
-    for c in prange(n_chunks):
-        f, w = fw[c], iw[c]
-        for q in range(c * nq // n_chunks, (c + 1) * nq // n_chunks):
+    order = np.arange(n)
+    mmax = 0
+    for q in range(nq):
+        mq = qptr[q + 1] - qptr[q]
+        mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
+    block = 64
+    nblocks = (nq + block - 1) // block
+    for bl in prange(nblocks):
+        key, idx, key2, idx2, code, code2, cnt = _sort_scratch(mmax)
+        q_end = (bl + 1) * block
+        for q in range(bl * block, q_end if q_end < nq else nq):
             a, b = qptr[q], qptr[q + 1]
             if b - a >= 2:
-                _rank_query(scores, labels, a, b, ties, f[0], w[0], f[1], w[1], w[2], w[3], w[4])
+                _rank_query(scores, labels, a, b, ties, key, idx, key2, idx2, code, code2, cnt)
                 for i in range(b - a):
-                    order[a + i] = w[0][i]
+                    order[a + i] = idx[i]
+    return order
 
 
 @njit(cache=True)
-def _ideal_query(labels, a, b, counts, out, o, limit, fw, iw):
+def _ideal_query(labels, a, b, counts, out, o, limit):
     """The ``limit`` largest of labels ``a:b`` in decreasing order into ``out[o:o + limit]``.
 
-    A counting sort (``counts``, at least 257 entries) if the labels span at most 256 values, else a
-    stable sort (`_sort_bucketed` in the rows of :func:`workspaces`' ``fw``, ``iw``; the same values as
-    ``np.sort`` reversed, labels being finite); ``limit >= b - a`` gives them all.
+    A counting sort if the labels span at most 256 values, else a stable sort (`_sort_bucketed`; the
+    same values as ``np.sort`` reversed, labels being finite); ``limit >= b - a`` gives them all.
     """
     if b == a:
         return
@@ -223,24 +259,26 @@ def _ideal_query(labels, a, b, counts, out, o, limit, fw, iw):
                 out[k] = lo + c
                 k += 1
     else:  # the scores' sort (compiled for them), not np.sort: one sort less to compile
-        key, key2, idx, idx2 = fw[0], fw[1], iw[0], iw[1]
+        key, idx, key2, idx2, code, code2, cnt = _sort_scratch(m)
         for i in range(m):
             key[i] = -float(labels[a + i])
             idx[i] = a + i
-        _sort_bucketed(key, idx, key2, idx2, iw[2], iw[3], iw[4], m)
+        _sort_bucketed(key, idx, key2, idx2, code, code2, cnt, m)
         for i in range(m if m < limit else limit):
             out[o + i] = labels[idx[i]]
 
 
 @njit(cache=True)
-def _ideal_labels(labels, qptr, out, fw, iw):
-    """Each query's labels sorted in decreasing order (the ideal ranking's labels) into float64 ``out``.
+def _ideal_labels(labels, qptr):
+    """Each query's labels sorted in decreasing order (the ideal ranking's labels), float64.
 
-    A counting sort when the query's labels span at most 256 values, else a stable sort; ``fw``, ``iw``
-    from :func:`workspaces` (row 5 of ``iw`` holds the counts).
+    A counting sort when the query's labels span at most 256 values, else a comparison sort.
     """
+    out = np.empty(labels.size, dtype=np.float64)
+    counts = np.zeros(257, dtype=np.int64)
     for q in range(qptr.size - 1):
-        _ideal_query(labels, qptr[q], qptr[q + 1], iw[5], out, qptr[q], qptr[q + 1] - qptr[q], fw, iw)
+        _ideal_query(labels, qptr[q], qptr[q + 1], counts, out, qptr[q], qptr[q + 1] - qptr[q])
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -358,10 +396,8 @@ def _metric_query(y_sorted, ideal_sorted, a, m, code, k, gain, dtab, empty, rel_
 
 
 @njit(cache=True)
-def _query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_threshold, max_grade, out,
-                  dtab):
-    """One metric for every query into ``out``, from labels in ranked order and in ideal order (``dtab``:
-    scratch of the largest query's size, the discounts).
+def _query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_threshold, max_grade):
+    """One metric for every query, from labels in ranked order and in ideal order.
 
     Parameters
     ----------
@@ -374,10 +410,17 @@ def _query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_
     empty : float
         Value of a query without a relevant document (NaN = skipped).
     """
-    _discounts(disc, dtab)
-    for q in range(qptr.size - 1):
+    nq = qptr.size - 1
+    mmax = 0
+    for q in range(nq):
+        mq = qptr[q + 1] - qptr[q]
+        mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
+    dtab = _discounts(disc, np.empty(mmax, dtype=np.float64))
+    out = np.empty(nq, dtype=np.float64)
+    for q in range(nq):
         out[q] = _metric_query(y_sorted, ideal_sorted, qptr[q], qptr[q + 1] - qptr[q], code, k, gain, dtab,
                                empty, rel_threshold, max_grade)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -466,36 +509,55 @@ def _average_precision(ys, m, rel_threshold, pos):
 
 @njit(cache=True)
 def _evaluate_sorted(scores, labels, qptr, ties, codes, ks, gain, disc, empty, rel_threshold, max_grade,
-                     label_bound, out, dtab, fw, iw):
-    """Metrics ``codes[j]`` at cut-offs ``ks[j]`` for every query into ``out[j, q]``, shape (n_codes, n_q).
+                     label_bound):
+    """Metrics ``codes[j]`` at cut-offs ``ks[j]`` for every query: ``out[j, q]``, shape (n_codes, n_q).
 
     The same values as :func:`rank_order`, the gather ``labels[order]``, :func:`ideal_labels` and one
-    :func:`query_metric` call per code, computed one query at a time in the workspaces of
-    :func:`workspaces` (``fw``: ``key``, ``key2``, ``ys``, ``ideal``; ``iw``: ``idx``, ``idx2``,
-    ``code``, ``code2``, ``cnt``, ``counts``); ``dtab`` (the largest query's size) takes the discounts.
-    ``label_bound``: see :func:`_evaluate_query` (``0`` for any finite labels).
+    :func:`query_metric` call per code, computed one query at a time in scratch memory. ``label_bound``:
+    see :func:`_evaluate_query` (``0`` for any finite labels).
     """
-    _discounts(disc, dtab)
-    for q in range(qptr.size - 1):
+    nq = qptr.size - 1
+    mmax = 0
+    for q in range(nq):
+        mq = qptr[q + 1] - qptr[q]
+        mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
+    out = np.empty((codes.size, nq), dtype=np.float64)
+    dtab = _discounts(disc, np.empty(mmax, dtype=np.float64))
+    key, idx, key2, idx2, code, code2, cnt = _sort_scratch(mmax)
+    ys = np.empty(mmax, dtype=np.float64)
+    ideal = np.empty(mmax, dtype=np.float64)
+    counts = np.empty(label_bound if label_bound > 257 else 257, dtype=np.int64)
+    for q in range(nq):
         _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, dtab, empty,
-                        rel_threshold, max_grade, label_bound, fw[0], iw[0], fw[1], iw[1], iw[2], iw[3],
-                        iw[4], fw[2], fw[3], iw[5], out, q)
+                        rel_threshold, max_grade, label_bound, key, idx, key2, idx2, code, code2, cnt, ys,
+                        ideal, counts, out, q)
+    return out
 
 
 @njit(cache=True, parallel=True)
 def _evaluate_sorted_parallel(scores, labels, qptr, ties, codes, ks, gain, disc, empty, rel_threshold,
-                              max_grade, label_bound, out, dtab, fw, iw):
-    """Parallel twin of :func:`_evaluate_sorted`: ``fw.shape[0]`` contiguous runs of queries over threads,
-    run ``c`` with workspaces ``fw[c]``, ``iw[c]`` (identical output)."""
-    _discounts(disc, dtab)
+                             max_grade, label_bound):
+    """Parallel twin of :func:`evaluate_sorted` (blocks of queries over threads; identical output)."""
     nq = qptr.size - 1
-    n_chunks = fw.shape[0]
-    for c in prange(n_chunks):
-        f, w = fw[c], iw[c]
-        for q in range(c * nq // n_chunks, (c + 1) * nq // n_chunks):
+    mmax = 0
+    for q in range(nq):
+        mq = qptr[q + 1] - qptr[q]
+        mmax = mq if mq > mmax else mmax  # (not max(): an overload to compile)
+    out = np.empty((codes.size, nq), dtype=np.float64)
+    dtab = _discounts(disc, np.empty(mmax, dtype=np.float64))
+    block = 64
+    nblocks = (nq + block - 1) // block
+    for bl in prange(nblocks):
+        key, idx, key2, idx2, code, code2, cnt = _sort_scratch(mmax)
+        ys = np.empty(mmax, dtype=np.float64)
+        ideal = np.empty(mmax, dtype=np.float64)
+        counts = np.empty(label_bound if label_bound > 257 else 257, dtype=np.int64)
+        q_end = (bl + 1) * block
+        for q in range(bl * block, q_end if q_end < nq else nq):
             _evaluate_query(scores, labels, qptr[q], qptr[q + 1], ties, codes, ks, gain, dtab, empty,
-                            rel_threshold, max_grade, label_bound, f[0], w[0], f[1], w[1], w[2], w[3], w[4],
-                            f[2], f[3], w[5], out, q)
+                            rel_threshold, max_grade, label_bound, key, idx, key2, idx2, code, code2, cnt,
+                            ys, ideal, counts, out, q)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -743,15 +805,16 @@ def _evaluate_fixed_mean(scores, labels, qptr, ties, empty, tables, ys, gs, key,
 # pair losses R1, R2 (RankBoost+ Eq. 3-4) over the critical pairs of each query
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
-def _pair_losses(s_sorted, y_sorted, qptr, r1, r2):
-    """Per-query ``(R1, R2)`` over the critical pairs into ``r1``, ``r2``, from scores and labels in ranked
-    order.
+def _pair_losses(s_sorted, y_sorted, qptr):
+    """Per-query ``(R1, R2)`` over the critical pairs, from scores and labels in ranked order.
 
     ``R1`` counts a tied critical pair as wrong (Eq. 3), ``R2`` as half wrong (Eq. 4). Queries without
-    critical pairs are left as they are (NaN from :func:`pair_losses`). O(n_q^2) per query, with an early
-    exit when all labels are equal.
+    critical pairs get NaN. O(n_q^2) per query, with an early exit when all labels are equal.
     """
-    for q in range(qptr.size - 1):
+    nq = qptr.size - 1
+    r1 = np.full(nq, np.nan)
+    r2 = np.full(nq, np.nan)
+    for q in range(nq):
         a, b = qptr[q], qptr[q + 1]
         if b - a < 2:
             continue
@@ -780,28 +843,30 @@ def _pair_losses(s_sorted, y_sorted, qptr, r1, r2):
                     wrong += 1
         r1[q] = (wrong + tie) / crit  # Eq. 3: h(x') - h(x) <= 0 is an error
         r2[q] = (wrong + 0.5 * tie) / crit  # Eq. 4: a tie is half an error
+    return r1, r2
 
 
 # ---------------------------------------------------------------------------------------------------
 # RankBoost Sec. 6.2.4 and App. A: expectations under random tie-breaking
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
-def _expected_disagreement(s_sorted, y_sorted, ideal_sorted, qptr, out, uniq, total, tree, cnt):
-    """E[disagreement] (RankBoost Sec. 6.2.4) per query in O(n_q log n_q) into ``out`` (left as it is, NaN
-    from :func:`expected_disagreement`, where a query has no ordered pair); scratch ``uniq`` (float64),
-    ``total``, ``cnt`` (int64) of the largest query's size and ``tree`` (int64) one longer.
+def _expected_disagreement(s_sorted, y_sorted, ideal_sorted, qptr):
+    """E[disagreement] (RankBoost Sec. 6.2.4) per query in O(n_q log n_q) (NaN: no ordered pair).
 
     Counted independently of :func:`pair_losses`: documents are inserted into a Fenwick tree over the
     query's distinct labels in increasing score order, one tie group at a time; a document misorders
     every already inserted (lower-scored) document with a higher label, and ties with every document
     of its group with a different label.
     """
-    for q in range(qptr.size - 1):
+    nq = qptr.size - 1
+    out = np.full(nq, np.nan)
+    for q in range(nq):
         a, b = qptr[q], qptr[q + 1]
         m = b - a
         if m < 2:
             continue
         # distinct labels, increasing
+        uniq = np.empty(m, dtype=np.float64)
         nu = 0
         for i in range(b - 1, a - 1, -1):
             v = ideal_sorted[i]
@@ -810,11 +875,9 @@ def _expected_disagreement(s_sorted, y_sorted, ideal_sorted, qptr, out, uniq, to
                 nu += 1
         if nu < 2:
             continue
-        labels_q = uniq[:nu]
-        for u in range(nu):
-            total[u] = 0
-        for u in range(nu + 1):
-            tree[u] = 0
+        uniq = uniq[:nu]
+        total = np.zeros(nu, dtype=np.int64)
+        tree = np.zeros(nu + 1, dtype=np.int64)
         inserted = 0
         wrong = 0.0
         tie = 0.0
@@ -823,10 +886,9 @@ def _expected_disagreement(s_sorted, y_sorted, ideal_sorted, qptr, out, uniq, to
             start = end - 1
             while start > a and s_sorted[start - 1] == s_sorted[end - 1]:
                 start -= 1
-            for u in range(nu):
-                cnt[u] = 0
+            cnt = np.zeros(nu, dtype=np.int64)
             for i in range(start, end):
-                u = np.searchsorted(labels_q, y_sorted[i])
+                u = np.searchsorted(uniq, y_sorted[i])
                 cnt[u] += 1
                 # inserted documents with a label index <= u
                 s = 0
@@ -842,7 +904,7 @@ def _expected_disagreement(s_sorted, y_sorted, ideal_sorted, qptr, out, uniq, to
                 total[u] += cnt[u]
             tie += 0.5 * (g * g - same)
             for i in range(start, end):
-                u = np.searchsorted(labels_q, y_sorted[i])
+                u = np.searchsorted(uniq, y_sorted[i])
                 j = u + 1
                 while j <= nu:
                     tree[j] += 1
@@ -854,6 +916,7 @@ def _expected_disagreement(s_sorted, y_sorted, ideal_sorted, qptr, out, uniq, to
             same += total[u] * total[u]
         crit = 0.5 * (m * m - same)
         out[q] = (wrong + 0.5 * tie) / crit
+    return out
 
 
 @njit(cache=True)
@@ -862,17 +925,19 @@ def _log_binom(n, k):
 
 
 @njit(cache=True)
-def _expected_precisions(s_sorted, good_sorted, qptr, eap, eprot, ecov, logs):
-    """Per-query ``(E[AP], E[PROT], E[coverage])`` under random tie-breaking (RankBoost Eq. 22) into
-    ``eap``, ``eprot``, ``ecov`` (left as they are, ``empty`` from :func:`expected_precisions`, where a
-    query has no good document); ``logs`` (float64) is scratch one longer than the largest query.
+def _expected_precisions(s_sorted, good_sorted, qptr, empty):
+    """Per-query ``(E[AP], E[PROT], E[coverage])`` under random tie-breaking (RankBoost Eq. 22).
 
     ``good_sorted`` (uint8) marks the good documents in ranked order. For the k-th good document,
     lying in a tie group of Q documents of which q are good, with R documents and r good documents
     ranked strictly above the group, ``Pr[rank(t_k) = i] = C(i-R-1, k-r-1) C(Q-i+R, q-k+r) / C(Q, q)``.
     Queries without a good document get ``empty``.
     """
-    for q in range(qptr.size - 1):
+    nq = qptr.size - 1
+    eap = np.full(nq, empty)
+    eprot = np.full(nq, empty)
+    ecov = np.full(nq, empty)
+    for q in range(nq):
         a, b = qptr[q], qptr[q + 1]
         K = 0
         for i in range(a, b):
@@ -895,6 +960,7 @@ def _expected_precisions(s_sorted, good_sorted, qptr, eap, eprot, ecov, logs):
             if qg > 0:
                 R = start - a
                 lden = _log_binom(Q, qg)
+                logs = np.empty(Q + 1)
                 logs[0] = 0.0
                 for i in range(1, Q + 1):
                     logs[i] = math.log(i)
@@ -919,126 +985,6 @@ def _expected_precisions(s_sorted, good_sorted, qptr, eap, eprot, ecov, logs):
         eap[q] = ap / K
         eprot[q] = prot
         ecov[q] = cov
-
-
-# ---------------------------------------------------------------------------------------------------
-# the kernels' callers: plain Python sizing the outputs and the workspaces (no kernel allocates: a NumPy
-# constructor inside a kernel is one more function for a first call to compile, issue 15.5)
-# ---------------------------------------------------------------------------------------------------
-#: rows of the float64 and int64 workspaces of `_rank_order`, `_ideal_labels` and `_evaluate_sorted`
-#: (`workspaces`): ``key``, ``key2``, ``ys``, ``ideal`` and ``idx``, ``idx2``, ``code``, ``code2``, ``cnt``,
-#: ``counts``
-_F_ROWS = 4
-_I_ROWS = 6
-
-
-def _largest(qptr: np.ndarray) -> int:
-    """The number of documents of the largest query (0 without queries)."""
-    return int(np.diff(qptr).max()) if qptr.size > 1 else 0
-
-
-def _n_chunks(n_queries: int) -> int:
-    """Runs of queries for a parallel kernel: numba's thread count, at most one per query, at least 1."""
-    import numba
-
-    return max(1, min(numba.get_num_threads(), n_queries))
-
-
-def workspaces(qptr: np.ndarray, label_bound: int = 0, n_chunks: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The float64 and int64 workspaces of `_rank_order`, `_ideal_labels` and `_evaluate_sorted` (one per
-    run of queries with ``n_chunks > 0``, for their parallel twins): ``_F_ROWS`` rows of the largest
-    query's size and ``_I_ROWS`` rows wide enough for `_sort_bucketed`'s counts (``2 m + 1``, at least
-    256), the ideal order's label counts (257) and ``label_bound``."""
-    m = _largest(qptr)
-    wide = max(2 * m + 1, 257, int(label_bound))
-    lead = (n_chunks,) if n_chunks > 0 else ()
-    return np.empty(lead + (_F_ROWS, max(m, 1))), np.empty(lead + (_I_ROWS, wide), dtype=np.int64)
-
-
-def rank_order(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray, ties: int,
-               parallel: bool = False) -> np.ndarray:
-    """`_rank_order` (or, with ``parallel``, its twin; the same order): every query's rows in ranking
-    order (float64 finite-or-infinite ``scores``, no NaN; labels as float64 or int)."""
-    order = np.arange(scores.size)
-    if parallel:
-        fw, iw = workspaces(qptr, n_chunks=_n_chunks(qptr.size - 1))
-        _rank_order_parallel(scores, labels, qptr, ties, order, fw, iw)
-    else:
-        fw, iw = workspaces(qptr)
-        _rank_order(scores, labels, qptr, ties, order, fw, iw)
-    return order
-
-
-def rank_order_merge(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray, ties: int) -> np.ndarray:
-    """`_rank_order_merge`: the merge sort's order, the reference the tests compare `rank_order` with."""
-    m = _largest(qptr)
-    order = np.arange(scores.size)
-    ints = np.int64
-    _rank_order_merge(scores, labels, qptr, ties, order, np.empty(m), np.empty(m, dtype=ints), np.empty(m),
-                      np.empty(m, dtype=ints))
-    return order
-
-
-def ideal_labels(labels: np.ndarray, qptr: np.ndarray) -> np.ndarray:
-    """`_ideal_labels`: each query's labels in decreasing order, float64."""
-    out = np.empty(labels.size)
-    fw, iw = workspaces(qptr)
-    _ideal_labels(labels, qptr, out, fw, iw)
-    return out
-
-
-def query_metric(y_sorted: np.ndarray, ideal_sorted: np.ndarray, qptr: np.ndarray, code: int, k: int,
-                 gain: int, disc: int, empty: float, rel_threshold: float, max_grade: float) -> np.ndarray:
-    """`_query_metric`: one metric per query (float64, one entry per query)."""
-    out = np.empty(qptr.size - 1)
-    _query_metric(y_sorted, ideal_sorted, qptr, code, k, gain, disc, empty, rel_threshold, max_grade, out,
-                  np.empty(_largest(qptr)))
-    return out
-
-
-def evaluate_sorted(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray, ties: int, codes: np.ndarray,
-                    ks: np.ndarray, gain: int, disc: int, empty: float, rel_threshold: float,
-                    max_grade: float, label_bound: int, parallel: bool = False) -> np.ndarray:
-    """`_evaluate_sorted` (or, with ``parallel``, its twin; the same bits): ``out[j, q]``, metric
-    ``codes[j]`` at cut-off ``ks[j]`` of query ``q``."""
-    nq = qptr.size - 1
-    out = np.empty((codes.size, nq))
-    dtab = np.empty(_largest(qptr))
-    args = (scores, labels, qptr, ties, codes, ks, gain, disc, empty, rel_threshold, max_grade, label_bound,
-            out, dtab)
-    if parallel:
-        _evaluate_sorted_parallel(*args, *workspaces(qptr, label_bound, _n_chunks(nq)))
-    else:
-        _evaluate_sorted(*args, *workspaces(qptr, label_bound))
-    return out
-
-
-def pair_losses(s_sorted: np.ndarray, y_sorted: np.ndarray,
-                qptr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`_pair_losses`: per-query ``(R1, R2)``, NaN for a query without a critical pair."""
-    r1, r2 = np.full(qptr.size - 1, np.nan), np.full(qptr.size - 1, np.nan)
-    _pair_losses(s_sorted, y_sorted, qptr, r1, r2)
-    return r1, r2
-
-
-def expected_disagreement(s_sorted: np.ndarray, y_sorted: np.ndarray, ideal_sorted: np.ndarray,
-                          qptr: np.ndarray) -> np.ndarray:
-    """`_expected_disagreement`: per query, NaN without an ordered pair."""
-    m = _largest(qptr)
-    out = np.full(qptr.size - 1, np.nan)
-    ints = np.int64
-    _expected_disagreement(s_sorted, y_sorted, ideal_sorted, qptr, out, np.empty(m), np.empty(m, dtype=ints),
-                           np.empty(m + 1, dtype=ints), np.empty(m, dtype=ints))
-    return out
-
-
-def expected_precisions(s_sorted: np.ndarray, good_sorted: np.ndarray, qptr: np.ndarray,
-                        empty: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`_expected_precisions`: per-query ``(E[AP], E[PROT], E[coverage])``, ``empty`` without a good
-    document."""
-    nq = qptr.size - 1
-    eap, eprot, ecov = (np.full(nq, float(empty)) for _ in range(3))
-    _expected_precisions(s_sorted, good_sorted, qptr, eap, eprot, ecov, np.empty(_largest(qptr) + 1))
     return eap, eprot, ecov
 
 
@@ -1051,24 +997,24 @@ def warmup() -> None:
     s = np.array([0.5, 0.5, 0.1, 0.9, -1.0], dtype=np.float64)
     qptr = np.array([0, 3, 5], dtype=np.int64)
     for ties in (0, 1, 2):
-        rank_order_merge(s, y, qptr, ties)
-        order = rank_order(s, y, qptr, ties)
+        _rank_order_merge(s, y, qptr, ties)
+        order = _rank_order(s, y, qptr, ties)
     ys = y[order]
     ss = s[order]
-    ideal = ideal_labels(y, qptr)
+    ideal = _ideal_labels(y, qptr)
     for code in range(8):
-        query_metric(ys, ideal, qptr, code, 3, 0, 0, np.nan, 1.0, 4.0)
+        _query_metric(ys, ideal, qptr, code, 3, 0, 0, np.nan, 1.0, 4.0)
     codes = np.arange(8, dtype=np.int64)
     ks = np.full(8, 3, dtype=np.int64)
     for ties in (0, 1, 2):
-        evaluate_sorted(s, y, qptr, ties, codes, ks, 0, 0, np.nan, 1.0, 4.0, 0)
-        evaluate_sorted(s, y.astype(np.int32), qptr, ties, codes, ks, 0, 0, np.nan, 1.0, 4.0, 31)
-    pair_losses(ss, ys, qptr)
-    expected_disagreement(ss, ys, ideal, qptr)
-    expected_precisions(ss, (ys >= 1).astype(np.uint8), qptr, np.nan)
+        _evaluate_sorted(s, y, qptr, ties, codes, ks, 0, 0, np.nan, 1.0, 4.0, 0)
+        _evaluate_sorted(s, y.astype(np.int32), qptr, ties, codes, ks, 0, 0, np.nan, 1.0, 4.0, 31)
+    _pair_losses(ss, ys, qptr)
+    _expected_disagreement(ss, ys, ideal, qptr)
+    _expected_precisions(ss, (ys >= 1).astype(np.uint8), qptr, np.nan)
     icum, gdoc, dtab = np.empty(5), np.empty(5), np.empty(3)
-    _fixed_gains(y, ideal_labels(y, qptr), qptr, 0, 1, icum, gdoc, dtab)
-    tables = (ideal_labels(y, qptr), icum, gdoc, np.zeros(5), np.array([0, 2, 4]), np.array([0, 2, 3]), dtab)
+    _fixed_gains(y, _ideal_labels(y, qptr), qptr, 0, 1, icum, gdoc, dtab)
+    tables = (_ideal_labels(y, qptr), icum, gdoc, np.zeros(5), np.array([0, 2, 4]), np.array([0, 2, 3]), dtab)
     scratch = (np.empty(5), np.empty(5), np.empty(3), np.empty(3, dtype=np.int64), np.empty(3),
                np.empty(3, dtype=np.int64), np.empty(7, dtype=np.int64), np.empty(3, dtype=np.int64),
                np.ones(2, dtype=np.int64))
