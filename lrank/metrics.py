@@ -509,7 +509,7 @@ class Evaluator:
             s = np.ascontiguousarray(s)
         out = np.empty((self._codes.size, self._qptr.size - 1))
         marked = self._fill(s, out, True)
-        if marked > 0:  # queries whose scores need the merge sort: placed, then the metrics
+        if marked > 0:  # queries whose scores need a sort (_k._place_merged): placed, then the metrics
             ys, gs, key, idx, tk, tidx, cnt, pos, todo = self._scratch
             _k._place_merged(s, self._y, self._qptr, self._ties, self._tables[2], ys, gs, key, idx, tk, tidx,
                              pos, np.empty_like(pos), cnt, todo)

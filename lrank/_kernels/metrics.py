@@ -11,7 +11,7 @@ lrank (AdaRank's feature x query metric matrix) call :func:`query_metric` direct
 (``lrank.metrics.ideal_dcg``) are :func:`_fixed_gains`' cumulative sums. :func:`_evaluate_fixed`
 (``lrank.metrics.Evaluator``; MeanNDCG alone: :func:`_evaluate_fixed_mean`) gives the same values for fixed
 labels and new scores, the label-only work done once and only the nonzero-label documents ranked
-(:func:`_place_fixed`; the queries that need a merge sort by :func:`_place_merged`).
+(:func:`_place_fixed`; the queries that need a sort by :func:`_place_merged`).
 
 Integer codes (module constants, read by the plain-Python layer :mod:`lrank.metrics`):
 
@@ -118,7 +118,7 @@ def _order_query(scores, labels, a, b, ties, key, idx, tkey, tidx, order):
 
 @njit(cache=True)
 def _rank_order_merge(scores, labels, qptr, ties):
-    """:func:`rank_order` by a merge sort of every whole query (the bucket sort's fallback; for tests)."""
+    """:func:`rank_order` by a merge sort of every whole query: the reference order for the tests."""
     n = scores.size
     nq = qptr.size - 1
     order = np.arange(n)
@@ -683,7 +683,7 @@ def _place_fixed(scores, labels, qptr, ties, tables, ys, gs, need_ys, key, idx, 
                     continue
                 r = cnt[bk - 1] if bk > 0 else 0
                 work += cnt[bk] - r
-                if work > _PLACE_BUDGET * m:  # heavy ties: counting would cost more than the merge sort
+                if work > _PLACE_BUDGET * m:  # heavy ties: counting would cost more than the sort
                     merge = True
                     break
                 v = key[p]
