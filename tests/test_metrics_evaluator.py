@@ -312,9 +312,9 @@ print("ok")
 ])
 def test_a_first_evaluation_compiles_only_the_paths_it_needs(metric, own, others, tmp_path):
     """Issue 15.5: in a fresh process with an empty numba cache, a MeanNDCG Evaluator compiles its own kernel
-    (not `_metric_query`), an NDCG@10 one not MeanNDCG's pair loop, and neither compiles the merge sort
-    (`_place_merged`, `_sort_bucketed`) while no query needs it; scores with an infinity make a query need it;
-    the values are `evaluate`'s, bit for bit."""
+    (not `_metric_query`), an NDCG@10 one not MeanNDCG's pair loop, and neither compiles the sort of the
+    queries it cannot place (`_place_merged`, `_sort_bucketed`) while no query needs it; scores with an
+    infinity make a query need it; the values are `evaluate`'s, bit for bit."""
     import os
     import subprocess
     import sys
