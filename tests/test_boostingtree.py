@@ -390,10 +390,6 @@ def test_sklearn_estimator_checks(estimator, check):
         check(estimator)
 
 
-_STUMP_ATTRS = ("feature_", "bin_", "children_left_", "children_right_", "gain_", "n_node_samples_",
-                "sum_grad_", "sum_hess_", "value_", "leaf_of_", "threshold_")
-
-
 def _stump_data(seed):
     """Queries of 1-40 documents (one-document queries included), tied and missing feature values, a
     query with all labels equal, an all-missing feature and a constant one."""
@@ -415,31 +411,32 @@ def _stump_data(seed):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("min_child_samples", [1, 5])
-def test_constrained_stump_path_is_the_general_tree_bit_for_bit(seed, min_child_samples):
-    """`LambdaMARTStep._stump` (one binned column) grows the tree `RegressionTree` grows under the same
-    one-feature constraint: every fitted array and the new model equal bit for bit, for every feature,
-    with kept weights or not, also where no split is valid and where the step falls back (constant
-    hessian)."""
-    from lrank.models.boostingtree import LambdaMARTBase, LambdaMARTStep
+def test_constrained_steps_are_the_oracles_trees(seed, min_child_samples):
+    """A constrained LambdaMART step grows, over the columns of its constraint's features, the tree of the
+    node-by-node NumPy oracle (``tests/reference/tree_grower.py``): every node array and the new model bit
+    for bit, for every feature, with kept weights or not, a constant hessian, no valid split; a feature
+    tree of three leaves too."""
+    from lrank.models.boostingtree import LambdaMARTBase
+    from tests.reference import tree_grower as ref
 
     d = _stump_data(seed)
-    step = LambdaMARTBase(min_child_samples=min_child_samples).boosting_step(d)
     rng = np.random.default_rng(seed)
-    for model in (rng.normal(size=d.n_docs), np.zeros(d.n_docs)):
-        wts = step.reweight(model)
-        const = (wts[0], np.full(d.n_docs, 0.5), wts[2])      # a constant hessian: the general path decides
-        for f in range(d.n_features):
-            for w in (wts, None, const):
-                out = []
-                for flag in (True, False):
-                    LambdaMARTStep._stump_path = flag
-                    try:
-                        out.append(step.step(model, (f,), weights=w))
-                    finally:
-                        LambdaMARTStep._stump_path = True
-                (t1, m1), (t2, m2) = out
-                assert np.array_equal(m1, m2)
-                for a in _STUMP_ATTRS:
-                    x, z = getattr(t1, a), getattr(t2, a)
-                    assert x.shape == z.shape and np.array_equal(x, z, equal_nan=True), (f, a)
-                assert np.array_equal(t1.predict(d.X), t2.predict(d.X))
+    for leaves in (2, 3):
+        step = LambdaMARTBase(num_leaves=leaves, min_child_samples=min_child_samples).boosting_step(d)
+        for model in (rng.normal(size=d.n_docs), np.zeros(d.n_docs)):
+            wts = step.reweight(model)
+            const = (wts[0], np.full(d.n_docs, 0.5), wts[2])
+            for f in range(d.n_features):
+                cons = (f,) if leaves == 2 else (f, (f + 3) % d.n_features)
+                for w in (wts, None, const):
+                    tree, new = step.step(model, cons, weights=w)
+                    lam, hess = (wts if w is None else w)[:2]
+                    want = ref.grow(step.bins.codes, -lam, hess, num_leaves=leaves, criterion="se",
+                                    min_data=min_child_samples, min_hess=1e-3, constraint=cons,
+                                    n_bins=step.bins.n_bins)
+                    value = want["value"] * step.params.learning_rate
+                    assert tree.value.tobytes() == value.tobytes(), (f, w is None)
+                    for a in ("feature", "bin", "left", "right", "gain"):
+                        assert getattr(tree, a).tobytes() == want[a].tobytes(), (f, a)
+                    assert new.tobytes() == (model + value[want["leaf_of"]]).tobytes()
+                    assert np.array_equal(tree.predict(d.X), tree.value[tree.apply(d.X)])

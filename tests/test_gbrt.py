@@ -85,7 +85,7 @@ def test_lambdamart_step_api(data):
     scores = np.zeros(data.n_docs)
     tree, new = lambdamart_step(bins.codes, data.y, data.qptr, scores, constraint=[5], params=params,
                                 n_bins=bins.n_bins, thresholds=bins.thresholds)
-    assert tree.feature_[0] == 5
+    assert tree.feature[0] == 5
     np.testing.assert_allclose(new, scores + tree.predict(data.X))
     # unconstrained steps replay LambdaMART exactly
     m = LambdaMART(n_estimators=3, num_leaves=4, min_child_samples=5, learning_rate=0.2).fit(data)
@@ -114,36 +114,24 @@ def test_sklearn_api_and_errors(data):
         m.predict(data.X[:, :3])
 
 
-def test_lambdamart_step_reuses_workspace_same_bits(data):
-    """lambdamart_step reuses one workspace per codes (dropped when the codes are freed); the results
-    are those of fresh buffers, bit for bit."""
-    import gc
-
-    from lrank.models import gbrt
+def test_lambdamart_step_reuses_a_grower_same_bits(data):
+    """lambdamart_step on one grower step after step (constrained and not, pair lists of other lengths)
+    gives the bits of a fresh grower each step."""
+    from lrank.models.gbrt import step_grower
 
     bins = bin_features(data.X, strategy="quantile")
-    codes = bins.codes.copy()
     rng = np.random.default_rng(3)
     for crit in ("se", "ole"):
         params = LambdaMARTParams(num_leaves=3, learning_rate=0.2, min_child_samples=2, criterion=crit)
-        s_cached = s_fresh = rng.normal(size=data.n_docs)
+        grower = step_grower(bins.codes, params, bins.n_bins)
+        s_kept = s_fresh = rng.normal(size=data.n_docs)
         for cons in (5, None, [2, 7], 0, None):
-            t1, s_cached = lambdamart_step(codes, data.y, data.qptr, s_cached, constraint=cons, params=params,
-                                           n_bins=bins.n_bins)
-            assert not hasattr(t1, "workspace_")
-            gbrt._STEP_WORKSPACES.clear()
-            t2, s_fresh = lambdamart_step(codes, data.y, data.qptr, s_fresh, constraint=cons, params=params,
-                                          n_bins=bins.n_bins)
-            assert s_cached.tobytes() == s_fresh.tobytes()
-            assert t1.value_.tobytes() == t2.value_.tobytes()
-    ws = gbrt._step_workspace(codes)
-    assert ws is not None and ws.codes is codes
-    lambdamart_step(codes, data.y, data.qptr, s_cached, constraint=1, params=params, n_bins=bins.n_bins)
-    assert gbrt._step_workspace(codes) is ws  # reused
-    n_before = len(gbrt._STEP_WORKSPACES)
-    del codes
-    gc.collect()
-    assert len(gbrt._STEP_WORKSPACES) == n_before - 1
+            t1, s_kept = lambdamart_step(bins.codes, data.y, data.qptr, s_kept, constraint=cons,
+                                         params=params, n_bins=bins.n_bins, grower=grower)
+            t2, s_fresh = lambdamart_step(bins.codes, data.y, data.qptr, s_fresh, constraint=cons,
+                                          params=params, n_bins=bins.n_bins)
+            assert s_kept.tobytes() == s_fresh.tobytes()
+            assert t1.value.tobytes() == t2.value.tobytes()
 
 
 def test_eval_set_forms_and_early_stopping_needs_one(data, valid):
@@ -178,12 +166,12 @@ def test_lambdamart_parameters(param, bad, data):
 
 
 def test_unknown_eval_metric_fails_before_the_first_tree(data, monkeypatch):
-    from lrank.models import gbrt
+    from lrank.trees.grower import TreeGrower
 
-    def no_tree(self):
+    def no_tree(self, *args, **kwargs):
         raise AssertionError("a tree was grown before eval_metric was checked")
 
-    monkeypatch.setattr(gbrt._GBRT, "_tree", no_tree)
+    monkeypatch.setattr(TreeGrower, "grow", no_tree)
     for cls in (MART, McRank, LambdaMART):
         with pytest.raises(ValueError, match="eval_metric"):
             cls(eval_metric="zzz").fit(data)
@@ -245,37 +233,18 @@ def _awkward_set(seed):
     return X, y, np.repeat(np.arange(len(sizes)), sizes)
 
 
-@pytest.mark.kernel
-@pytest.mark.parametrize("cls", [MART, LambdaMART, McRank])
-@pytest.mark.parametrize("growth", ["best_first", "breadth_first"])
-def test_whole_tree_kernel_same_bits_as_node_by_node(cls, growth, monkeypatch):
-    """`_grow_tree` (one kernel call per tree) against the node-by-node Python path it replaced."""
-    from lrank.weak.tree import RegressionTree
-
-    for seed in range(3):
-        X, y, qid = _awkward_set(seed)
-        for crit in ("se", "wse", "rwse"):
-            out = []
-            for whole in (True, False):
-                monkeypatch.setattr(RegressionTree, "_whole_tree_kernel", whole)
-                m = cls(n_estimators=6, num_leaves=7, min_child_samples=3, growth=growth, criterion=crit)
-                out.append((m.fit(X, y, qid=qid).predict(X), m.trees_))
-            assert out[0][0].tobytes() == out[1][0].tobytes()
-            for a, b in zip(out[0][1], out[1][1]):
-                assert a.tobytes() == b.tobytes()
-
-
 @pytest.mark.parametrize("cls", [MART, LambdaMART, McRank])
 def test_threads_same_bits(cls, monkeypatch):
     """n_jobs=2 (the lambdas' parallel twin from `PARALLEL_MIN_LAMBDA_DOCS` documents, forced here, and
-    the node-by-node tree with parallel histograms, forced too) gives the bits of n_jobs=1, on ties, NaN,
+    the trees' parallel histograms and scans, forced too) gives the bits of n_jobs=1, on ties, NaN,
     one-document queries and a query with all-equal labels; so does `lambdamart_step`."""
     import lrank.models.gbrt as gbrt
-    from lrank.weak.tree import RegressionTree
+    from lrank.trees.grower import TreeGrower
 
     monkeypatch.setattr(gbrt, "PARALLEL_MIN_LAMBDA_DOCS", 0)
-    monkeypatch.setattr(RegressionTree, "_parallel_min_tree_work", 0)
-    monkeypatch.setattr(RegressionTree, "_parallel_min_work", 0)
+    monkeypatch.setattr(TreeGrower, "parallel_min_tree_work", 0)
+    monkeypatch.setattr(TreeGrower, "parallel_min_work", 0)
+    monkeypatch.setattr(TreeGrower, "parallel_min_bins", 0)
     for seed in range(2):
         X, y, qid = _awkward_set(seed)
         out = []

@@ -82,7 +82,7 @@ def test_classifier_stump_is_the_best_stump(seed):
 
     bins = bin_features(X, strategy="all")
     s = rng.normal(size=n)
-    tree, leaf = grow_tree(bins.codes, bins.thresholds, s, None, 2, None)
+    tree, leaf = grow_tree(bins.codes, bins.thresholds, s, 2, None)
     best = -np.inf
     for f in range(3):
         u = np.where(np.isnan(X[:, f]), -np.inf, X[:, f]).astype(np.float64)
@@ -94,10 +94,11 @@ def test_classifier_stump_is_the_best_stump(seed):
     assert got == pytest.approx(best, abs=1e-12)
     assert np.array_equal(tree.predict(X), tree.value[leaf])
     # constrained to a feature: uses only it
-    t2, _ = grow_tree(bins.codes, bins.thresholds, s, None, 3, (2, 1))
-    assert set(f for f, _ in t2.splits) <= {1, 2}
-    if t2.splits:
-        assert t2.splits[0][0] == 2
+    t2, _ = grow_tree(bins.codes, bins.thresholds, s, 3, (2, 1))
+    splits = t2.feature[t2.left >= 0]
+    assert set(splits) <= {1, 2}
+    if splits.size:
+        assert t2.feature[0] == 2
 
 
 def _toy(seed=0, nq=8):
@@ -196,10 +197,6 @@ def test_kernels_private_behind_validating_functions():
         K.gamma_pairs(F, g, np.array([0, 2]), np.ones(1))
     with pytest.raises(ValueError, match="invZ"):
         K.gamma_pairs(F, g, qptr, np.ones(2))
-    with pytest.raises(ValueError, match="codes"):
-        K.histograms(np.zeros((2, 2)), np.ones(2), np.ones(2), np.arange(2), 3)
-    with pytest.raises(ValueError, match="rows"):
-        K.histograms(np.zeros((2, 2), np.uint8), np.ones(2), np.ones(2), np.array([0, 5]), 3)
 
 
 def test_step_alpha_is_a_quarter_log_of_A_over_B_and_improves_the_bound():
@@ -225,23 +222,6 @@ def test_step_alpha_is_a_quarter_log_of_A_over_B_and_improves_the_bound():
     assert obj(tree.scale) < min(obj(tree.scale * 0.9), obj(tree.scale * 1.1))
     with pytest.raises(ValueError, match="zzz"):
         NDCGBoost(metric="zzz").boosting_step(d)
-
-
-@pytest.mark.kernel
-def test_histograms_equal_a_plain_numpy_sum_bit_for_bit():
-    """NDCGBoost's per-feature (s, c, count) histograms come from the trees' histogram kernel: same bits as
-    an in-order NumPy accumulation, including one-row and empty row sets."""
-    from lrank._kernels.ndcgboost import histograms
-
-    rng = np.random.default_rng(3)
-    codes = rng.integers(0, 5, size=(40, 3)).astype(np.uint8)
-    s, c = rng.normal(size=40), rng.normal(size=40)
-    for rows in (rng.permutation(40)[:25], np.array([7]), np.array([], dtype=np.int64)):
-        ref = np.zeros((3, 3, 6))
-        for i in rows:  # row order, as the kernel adds
-            for f in range(3):
-                ref[:, f, codes[i, f]] += (s[i], c[i], 1.0)
-        np.testing.assert_array_equal(histograms(codes, s, c, rows, 6), ref)
 
 
 @pytest.mark.kernel
@@ -384,12 +364,13 @@ def test_gamma_and_AB_match_reference_on_longer_queries():
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_constrained_classifier_stump_is_the_general_path_bit_for_bit(seed):
-    """`grow_tree` with ``columns`` (a one-feature stump over one binned column) grows the tree its general
-    path grows, for every feature: tied, missing, all-missing and constant features, sums of either sign
-    (so leaves of 0 and 1, and no valid split), and the NDCGBoost step through it."""
+def test_classifier_trees_are_the_oracles_bit_for_bit(seed):
+    """Step (b)'s trees, constrained stumps (the column-major codes of one feature) and unconstrained
+    three-leaf trees, against the node-by-node NumPy oracle (``tests/reference/tree_grower.py``: each
+    node's ``S`` by ``numpy.sum``): tied, missing, all-missing and constant features, sums of either sign
+    (leaves of 0 and 1, and no valid split); and the NDCGBoost step through it."""
     from lrank.data.binning import bin_features
-    from lrank.models.ndcgboost import NDCGBoostStep
+    from tests.reference import tree_grower as ref
 
     rng = np.random.default_rng(seed)
     n = 60
@@ -399,27 +380,24 @@ def test_constrained_classifier_stump_is_the_general_path_bit_for_bit(seed):
     X[:, 4] = np.nan
     X[:, 5] = 2.0
     bins = bin_features(X, strategy="quantile")
-    cols = np.ascontiguousarray(bins.codes.T)
+    nb = bins.n_bins
     for s in (rng.normal(size=n), np.abs(rng.normal(size=n)), -np.abs(rng.normal(size=n)), np.zeros(n)):
-        for f in range(X.shape[1]):
-            t1, l1 = grow_tree(bins.codes, bins.thresholds, s, None, 2, (f,), columns=cols)
-            t2, l2 = grow_tree(bins.codes, bins.thresholds, s, None, 2, (f,))
-            assert np.array_equal(l1, l2)
-            for a in ("feature", "threshold", "left", "right", "value"):
-                assert np.array_equal(getattr(t1, a), getattr(t2, a), equal_nan=True), (f, a)
-            assert t1.splits == t2.splits
-            assert np.array_equal(t1.predict(X), t2.predict(X))
+        for L, cons in [(2, (f,)) for f in range(X.shape[1])] + [(3, None), (3, (1, 0))]:
+            t, leaf = grow_tree(bins.codes, bins.thresholds, s, L, cons)
+            want = ref.grow(bins.codes, s, None, num_leaves=L, criterion="classify", min_data=1, min_hess=0.0,
+                            constraint=cons, n_bins=nb)
+            for a in ("feature", "bin", "left", "right", "value", "gain"):
+                assert getattr(t, a).tobytes() == want[a].tobytes(), (cons, a)
+            assert leaf.tobytes() == want["leaf_of"].tobytes()
+            assert np.array_equal(t.predict(X), t.value[leaf])
     d = _toy(seed)
     step = NDCGBoost().boosting_step(d)
     model = rng.normal(size=d.n_docs)
     for f in range(d.n_features):
-        out = []
-        for flag in (True, False):
-            NDCGBoostStep._stump_path = flag
-            try:
-                out.append(step.step(model, (f,)))
-            finally:
-                NDCGBoostStep._stump_path = True
-        (h1, m1), (h2, m2) = out
-        assert np.array_equal(m1, m2) and (h1.A, h1.B, h1.scale) == (h2.A, h2.B, h2.scale)
-        assert np.array_equal(h1.predict(d.X), h2.predict(d.X))
+        h, new = step.step(model, (f,))
+        gamma = step.reweight(model)[0]
+        want = ref.grow(step.codes, gamma, None, num_leaves=2, criterion="classify", min_data=1, min_hess=0.0,
+                        constraint=(f,), n_bins=np.array([t.size + 2 for t in step.thresholds]))
+        assert h.value.tobytes() == want["value"].tobytes()
+        assert new.tobytes() == (model + h.scale * want["value"][want["leaf_of"]]).tobytes()
+        assert np.array_equal(h.predict(d.X), h.scale * h.value[h.apply(d.X)])

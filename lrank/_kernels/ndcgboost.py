@@ -1,9 +1,8 @@
-"""NDCGBoost kernels (Valizadegan et al. 2009; ALGORITHMS.md 7): document weights, A/B sums, histograms.
+"""NDCGBoost kernels (Valizadegan et al. 2009): document weights and the A/B sums.
 
 The ``@njit`` kernels are private (``_name``); each is called through one validating function:
-`gamma_pairs` (step (a): gamma and beta), `ab_sums` (step (c): A and B) and
-`histograms` (per-feature sums for the classifier tree of step (b)). Nothing here imports from the
-layers above.
+`gamma_pairs` (step (a): gamma and beta) and `ab_sums` (step (c): A and B); step (b)'s classifier tree
+is grown by the tree engine (``lrank._kernels.grower``). Nothing here imports from the layers above.
 
 Cost: ``sig_jk = 1 / (1 + exp(2 (F_j - F_k))) = ex_k / (ex_j + ex_k)`` with ``ex = exp(2 (F - max_q F))``,
 one ``exp`` per document (a query whose scores span more than ~320 takes one per pair); step (a) is two
@@ -20,7 +19,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from lrank._kernels.histograms import _histogram
 from lrank._kernels.sorting import _sort_bucketed
 
 from ._jit import njit
@@ -123,7 +121,7 @@ def _gamma_exact(F, g, qptr, invZ, queries, gamma, beta):
 
 @njit(cache=True)
 def _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex, todo, Q):
-    """NDCGBoost's document weights gamma and beta (ALGORITHMS.md 7 step (a)); O(sum n_q^2) divisions, one
+    """NDCGBoost's document weights gamma and beta (step (a)); O(sum n_q^2) divisions, one
     ``exp`` per document. A query whose exponentials underflowed (scores spanning more than ~320) is only
     marked ``_UNDERFLOW`` in ``todo`` (its ``gamma``, ``beta`` left zero, its ``ex`` filled) for
     `_gamma_exact`, which `gamma_pairs` calls when a query is marked. ``Q`` (float64, at least
@@ -177,7 +175,7 @@ def _ab_exact(qptr, F, fx, beta, q, A, B):
 
 @njit(cache=True)
 def _ab_kernel(qptr, invZ, F, fx, beta, ex, q0, A, B, fw, iw):
-    """``A`` and ``B`` of ALGORITHMS.md 7 step (c) for classifier outputs ``fx`` (after `_gamma_kernel`):
+    """``A`` and ``B`` of step (c) for classifier outputs ``fx`` (after `_gamma_kernel`):
     the running sums ``A``, ``B`` plus queries ``q0, q0 + 1, ...`` in order, returned with the query
     ``q`` at which it stopped.
 
@@ -312,26 +310,6 @@ def ab_sums(qptr: np.ndarray, invZ: np.ndarray, F: np.ndarray, fx: np.ndarray, b
     return float(A), float(B)
 
 
-def histograms(codes: np.ndarray, s: np.ndarray, c: np.ndarray, rows: np.ndarray, n_bins: int) -> np.ndarray:
-    """``hist[0|1|2, f, b]``: sums of ``s``, ``c`` and counts over ``rows`` by bin of feature ``f``."""
-    codes = np.ascontiguousarray(codes)
-    if codes.ndim != 2 or codes.dtype.kind != "u":
-        raise ValueError(f"codes must be a 2-d unsigned integer matrix, got {codes.dtype} {codes.shape}")
-    n = codes.shape[0]
-    s, c = _f64("s", s, n), _f64("c", c, n)
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    if rows.size and (rows.min() < 0 or rows.max() >= n):
-        raise ValueError(f"rows must index 0..{n - 1}")
-    width = max(int(n_bins), int(codes.max(initial=0)) + 1)
-    F = codes.shape[1]
-    # the trees' histogram kernel with channels (s, c, 1): the same sums in the same row order
-    vals = np.empty((n, 3))
-    vals[:, 0], vals[:, 1], vals[:, 2] = s, c, 1.0
-    flat = np.zeros((F * width, 3))
-    _histogram(codes, vals, rows, 0, rows.size, np.arange(F, dtype=np.int64) * width, flat)
-    return np.ascontiguousarray(flat.reshape(F, width, 3).transpose(2, 0, 1))
-
-
 def warmup() -> None:
     """Compile the NDCGBoost kernels on a toy query and one whose scores are far apart (the underflow
     kernels, which a fit compiles only when it meets such a query)."""
@@ -341,4 +319,3 @@ def warmup() -> None:
     for F in (np.array([0.1, 0.0, -0.2]), np.array([0.0, -400.0, -800.0])):
         _, beta, ex = gamma_pairs(F, g, qptr, invZ)
         ab_sums(qptr, invZ, F, np.array([1.0, 0.0, 1.0]), beta, ex)
-    histograms(np.array([[0, 1], [2, 1]], dtype=np.uint8), np.ones(2), np.ones(2), np.arange(2), 3)

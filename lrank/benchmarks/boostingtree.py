@@ -32,12 +32,11 @@ several times is reweighted once: ``s`` = distinct extended nodes / models, abou
 cheap ``c`` and ``o`` get, and, being monotone in ``R``, below ``max((u + o) / (c + o), 1 / s)`` however
 cheap or dear the reweighting gets. Each row's notes give the measured parts and the three numbers.
 
-Both sides run each base's fastest code for their step: the unconstrained LambdaMART stump is
-LambdaMART's own tree (`RegressionTree`, one `_grow_tree` kernel call over all features' histograms);
-the one-feature stump reads two binned columns (`LambdaMARTStep._stump` over
-`lrank._kernels.feature_stump`: the feature's and feature 0's histograms, the scan, the children's
-totals, the same tree bit for bit); NDCGBoost's classifier tree uses the trees' histogram kernel for
-all features and one column's scan (`feature_stump._classifier_split`) when constrained (the same tree).
+Both sides run each base's step through the tree engine (`lrank.trees.grower.TreeGrower`, one per step
+object): the unconstrained LambdaMART stump is LambdaMART's own tree (the growth kernel over every
+feature's histograms, global bin indices); the one-feature stump reads two columns of the column-major
+codes (the feature's and feature 0's histograms, the scan, the children's totals); NDCGBoost's classifier
+tree likewise, with the classifier's split score.
 
 The measured parts and the two caps of each row are in its notes (the page's ``commit`` column says
 which code they timed). Session 4 (loaded host) measured LambdaMART ``R`` 1.7 ms, ``u`` 2.2, ``c``

@@ -89,30 +89,29 @@ def _xgb(data, threads):
 def _ole_passes(train) -> tuple[int, float, float]:
     """The first tree's pair count ``m`` and the seconds of one pass over its ``m`` pairs on every feature
     (the pair histogram by larger code, ``m F`` additions) and of one pass over the ``n`` documents (the
-    ``U`` histogram that gives ``pmin``, ``n F`` additions), each as the OLE kernel runs them at the root
-    (`lrank._kernels.ole_tree`); medians of 5 calls."""
+    ``U`` histogram that gives ``pmin``, ``n F`` additions), each as the OLE trees run them at the root
+    over the global bin indices (``lrank._kernels.histograms``); medians of 5 calls."""
     import numpy as np
 
-    from lrank._kernels import pair_histograms as ph
-    from lrank._kernels.lambdas import lambdamart_gradients
+    from lrank._kernels import histograms as hk
     from lrank.data.binning import bin_features
+    from lrank.models.gbrt import lambda_derivatives
 
     bins = bin_features(train.X, max_thresholds=254, strategy="quantile")
-    codes = bins.codes
-    off = np.r_[0, np.cumsum(bins.n_bins)].astype(np.int64)
-    gbin = (codes.astype(np.int64) + off[:-1]).astype(np.uint16)
-    pa, pb, pw = lambdamart_gradients(train.y, train.qptr, np.zeros(train.n_docs), k=10, with_pairs=True)[2]
+    codes, n_bins = bins.codes, bins.n_bins
+    gbin = hk.global_bins(codes, n_bins)
+    pa, pb, pw = lambda_derivatives(train.y, train.qptr, np.zeros(train.n_docs), ndcg_at=10, sigma=1.0,
+                                    with_pairs=True)[2]
     m = int(pa.size)
     u = np.zeros(train.n_docs)
     np.add.at(u, pa, pw)
     np.add.at(u, pb, pw)
     rows = np.arange(train.n_docs, dtype=np.int64)
-    pmax, pmin = np.zeros(off[-1]), np.zeros(off[-1])
-    bins = np.empty((2, codes.shape[1]), dtype=np.uint16)  # the kernel's workspace (TreeWorkspace's)
-    t_pairs = T.median_seconds(lambda: ph._pair_histograms_global(gbin, pa, pb, pw, 0, m, pmax, pmin, 1.0,
-                                                                   False, bins), warmup=True)
-    t_docs = T.median_seconds(lambda: ph.pmin_from_weights(codes, u, rows, 0, train.n_docs, off, pmax, pmin,
-                                                            gbin=gbin), warmup=True)
+    pmax, pmin = np.zeros(int(n_bins.sum())), np.zeros(int(n_bins.sum()))
+    t_pairs = T.median_seconds(lambda: hk.pair_histograms(codes, pa, pb, pw, 0, m, pmax, gbin=gbin),
+                               warmup=True)
+    t_docs = T.median_seconds(lambda: hk.pmin_from_weights(codes, u, rows, 0, train.n_docs, pmax, pmin,
+                                                            n_bins=n_bins, gbin=gbin), warmup=True)
     return m, t_pairs, t_docs
 
 
@@ -130,7 +129,7 @@ def _ole_vs_se(train, n: int, reps: int) -> dict:
     ``U`` over each searched node's documents (about ``4.6 n F``), against SE's ``n F`` for the root plus
     the smaller children. With ``m / n = 5`` pairs per document these additions alone cost more than the
     SE tree: the row's note gives the floor they set, from one timed root pass of each
-    (`lrank._kernels.ole_tree`). Every addition is kept in the order that gives the trees' bits."""
+    (``lrank._kernels.histograms``). Every addition is kept in the order that gives the trees' bits."""
     with T.threads(1):
         t = T.per_iteration(_ours("lambdarank", train, 1, "ole"), _ours("lambdarank", train, 1, "se"),
                             n, reps)

@@ -34,7 +34,7 @@ number of models (hypothesis sequences) it may generate.
 The paper's tables, replay orders (Table 2), Theorem 2 checks and experiment protocol live in
 `lrank.papers.boostingtree`.
 
-BOOSTINGTREE (ALGORITHMS.md section 4, paper Fig. 3)
+BOOSTINGTREE (paper Fig. 3)
 ---------------------------------------------------
 (a) select the active nodes on the corners of the upper convex hull of ``{(h_r(n_i), f^_i)}`` and the
 virtual point ``(0, max f^)`` (`lrank.metamax.hull_select`, Eq. (1)); among selected nodes with the
@@ -45,13 +45,13 @@ than the best
 ``f*`` is at least as deep as the best leaf-model ``I`` (the deepest node with ``f^ = f*``), extend
 ``I`` (the reconstruction that replays Table 2 exactly).  ``step_c="theorem"`` additionally extends
 ``I`` until it is deeper than the previous round's best leaf-model (the growth the proof of Theorem 2
-assumes; ALGORITHMS.md 4 "Known gap").  ``h_r(n) = exp(-n / sqrt(t_{r-1}))`` with ``t_0`` taken as 1.
+assumes: a gap of the reconstruction).  ``h_r(n) = exp(-n / sqrt(t_{r-1}))`` with ``t_0`` taken as 1.
 
 The tree is kept compactly (parent pointer, hypothesis, ``l``, ``n``, ``f``, ``f^``); a node's model
 (its training scores) is recomputed from the nearest cached ancestor when the node is expanded (Sec.
 3.3), with an LRU cache of models bounded by ``cache_bytes``.
 
-EXP3.P (ALGORITHMS.md section 5, paper Fig. 5): ``p_k = (1 - lam) w_k / sum_j w_j + lam / K``; the
+EXP3.P (paper Fig. 5): ``p_k = (1 - lam) w_k / sum_j w_j + lam / K``; the
 constraint's features are drawn i.i.d. from ``p``; reward ``f_t - f_{t-1}``; every played arm gets
 ``x^_k = reward / p_k``; ``w_k <- w_k exp(lam / (3K) (x^_k + eta / (p_k sqrt K)))`` for every arm.
 """
@@ -229,7 +229,7 @@ _BASE = [HasMethods(["boosting_step"])]
 
 # ---------------------------------------------------------------------------------- BoostingTree
 class BoostingTree(_Driver):
-    """BOOSTINGTREE (paper Fig. 3, ALGORITHMS.md 4): parallel, tree-structured boosting sequences.
+    """BOOSTINGTREE (paper Fig. 3): parallel, tree-structured boosting sequences.
 
     Parameters
     ----------
@@ -588,7 +588,7 @@ class BoostingTree(_Driver):
 
 # ---------------------------------------------------------------------------------- EXP3.P
 class Exp3P(SumOfEstimators, _Driver):
-    """EXP3.P applied to boosting (paper Fig. 5, ALGORITHMS.md 5; Busa-Fekete & Kégl 2010).
+    """EXP3.P applied to boosting (paper Fig. 5; Busa-Fekete & Kégl 2010).
 
     Parameters
     ----------
@@ -761,17 +761,15 @@ class Standard(SumOfEstimators, _Driver):
 
 # ---------------------------------------------------------------------------------- LambdaMART base
 class LambdaMARTStep(MeasuredStep):
-    """Boosting-step protocol of LambdaMART (ALGORITHMS.md 6) over `lrank.models.gbrt.lambdamart_step`."""
-
-    # a constrained stump is fitted by `_stump` over one binned column (False: by the general tree path;
-    # the same bits, kept for the tests)
-    _stump_path = True
+    """Boosting-step protocol of LambdaMART over the tree engine: one `lrank.trees.grower.TreeGrower` of
+    the binned training matrix grows every step's tree (a constrained one over the columns of its
+    constraint's features)."""
 
     def __init__(self, data: Any, num_leaves: int, learning_rate: float, ndcg_at: int, min_child_samples: int,
                  max_thresholds: int, bin_strategy: str, metric: str, discount: str,
                  random_state: Any = None) -> None:
         from lrank.data.binning import bin_features
-        from lrank.models.gbrt import LambdaMARTParams
+        from lrank.models.gbrt import LambdaMARTParams, step_grower
 
         self.data = data
         self.X = np.ascontiguousarray(data.X, dtype=np.float32)
@@ -780,126 +778,34 @@ class LambdaMARTStep(MeasuredStep):
         self.constraint_size = int(num_leaves) - 1
         self.bins = bin_features(self.X, max_thresholds=max_thresholds, strategy=bin_strategy,
                                  random_state=random_state)
-        self.n_bins = self.bins.n_bins  # computed once: a property that loops over features
         self.params = LambdaMARTParams(num_leaves=int(num_leaves), learning_rate=float(learning_rate),
                                        min_child_samples=int(min_child_samples), ndcg_at=int(ndcg_at))
+        self.grower = step_grower(self.bins.codes, self.params, self.bins.n_bins, self.bins.thresholds)
         self.metric = metric
         self.metric_kwargs = {"discount": discount}
-        self._workspace = None  # the tree buffers of the steps that reuse kept lambdas
-        self._cols = None  # the binned matrix by columns (`_columns`), made at the first constrained stump
-        self._memo = None  # `_stump_root` of the last weights
         self._measure = None  # `score`'s, made on its first call
 
     def initial_model(self) -> np.ndarray:
         return np.zeros(self.X.shape[0])
 
     def reweight(self, model: np.ndarray) -> tuple:
-        """Step (b) alone (ALGORITHMS.md 6): ``(lambda, w, pairs)`` of the model; a driver that extends one
-        model several times (BoostingTree, Sec. 3.3) may keep it and pass it to `step`."""
-        from lrank._kernels.lambdas import lambdamart_gradients
+        """The lambdas alone, ``(lambda, w, pairs)`` of the model; a driver that extends one model several
+        times (BoostingTree, Sec. 3.3) may keep them and pass them to `step`."""
+        from lrank.models.gbrt import lambda_derivatives
 
         p = self.params
-        return lambdamart_gradients(self.y, self.qptr, np.ascontiguousarray(model, dtype=np.float64),
-                                    k=p.ndcg_at, sigma=p.sigma, with_pairs=p.criterion == "ole")
+        return lambda_derivatives(self.y, self.qptr, np.ascontiguousarray(model, dtype=np.float64),
+                                  ndcg_at=p.ndcg_at, sigma=p.sigma, with_pairs=p.criterion == "ole")
 
     def step(self, model: np.ndarray, constraint: Any = None, weights: tuple | None = None):
-        """One LambdaMART iteration (`lrank.models.gbrt.lambdamart_step`); with ``weights = reweight(model)``
-        the lambdas are not recomputed (steps (c)-(e) as in ``lambdamart_step``, the same result).
-
-        A one-feature stump (``num_leaves=2`` and a constraint) is fitted by `_stump` over the pre-binned
-        column instead of the general tree path: the same tree, bit for bit."""
-        from lrank.models.gbrt import lambdamart_step
+        """One LambdaMART iteration (`lrank.models.gbrt.lambdamart_step` on this step's grower); with
+        ``weights = reweight(model)`` the lambdas are not recomputed (the same result)."""
+        from lrank.models.gbrt import weighted_step
 
         cons = None if constraint is None else list(constraint)
-        stump = cons is not None and self._stump_path and self.params.num_leaves == 2
-        if weights is None and not stump:
-            return lambdamart_step(self.bins.codes, self.y, self.qptr, model, constraint=cons,
-                                   params=self.params, n_bins=self.n_bins, thresholds=self.bins.thresholds)
-        if weights is None:
-            weights = self.reweight(model)
-        lam, w, pairs = weights
-        p = self.params
-        if stump and p.criterion == "se":
-            tree = self._stump(lam, w, int(cons[0]))
-            if tree is not None:
-                tree.value_ = tree.value_ * p.learning_rate
-                return tree, np.ascontiguousarray(model, dtype=np.float64) + tree.value_[tree.leaf_of_]
-        from lrank.weak.tree import RegressionTree
-
-        tree = RegressionTree(num_leaves=p.num_leaves, min_child_samples=p.min_child_samples,
-                              min_child_weight=p.min_child_weight, growth=p.growth, criterion=p.criterion,
-                              feature_constraint=cons, n_jobs=p.n_jobs)
-        tree.fit_gradients(self.bins.codes, -lam, w, n_bins=self.n_bins, thresholds=self.bins.thresholds,
-                           pairs=pairs, workspace=self._workspace)
-        self._workspace = tree.workspace_
-        del tree.workspace_
-        tree.value_ = tree.value_ * p.learning_rate
-        return tree, np.ascontiguousarray(model, dtype=np.float64) + tree.value_[tree.leaf_of_]
-
-    def _stump(self, lam: np.ndarray, hess: np.ndarray, f: int):
-        """The constrained stump (split on feature ``f`` only) of `lrank.weak.tree.RegressionTree` with the
-        SE criterion on ``grad = -lam``, fitted by `lrank._kernels.feature_stump` over two binned columns
-        (feature ``f``, and feature 0 for the node totals) with every sum in the tree's order, so the same
-        bits. Feature 0's histogram and the root's totals depend only on the weights and are kept for the
-        next stump on the same weights (a node BoostingTree extends again).
-
-        Returns None where the general path must decide (a constant hessian: the tree then counts
-        documents as ``H / h``; a non-finite derivative: the tree raises)."""
-        from lrank._kernels.feature_stump import stump_split
-        from lrank.weak.tree import RegressionTree
-
-        root = self._stump_root(lam, hess)
-        if root is None:
-            return None
-        tot0, G, H, N = root
-        cols = self._columns
-        n = cols.shape[1]
-        p = self.params
-        tree = RegressionTree(num_leaves=2, min_child_samples=p.min_child_samples,
-                              min_child_weight=p.min_child_weight, growth=p.growth, criterion=p.criterion,
-                              feature_constraint=[f], n_jobs=p.n_jobs)
-        feature, jbin, left, right = (np.full(3, -1, dtype=np.int64) for _ in range(4))
-        start, end = np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64)
-        gain_a, tot = np.zeros(3), np.zeros((3, 4))
-        tot[0, :3] = G, H, N
-        end[0] = n
-        j, gain, mid = stump_split(cols[f], int(self.n_bins[f]), cols[0], lam, hess, tot0, G, H, N, f == 0,
-                                   float(p.min_child_samples) - 0.5, float(p.min_child_weight), self._hist,
-                                   self._hs, self._leaf_of, tot)
-        if j < 0 or not gain > 0.0:                                   # no split improves: one leaf
-            leaf_of = np.zeros(n, dtype=np.int64)
-            return tree._finish(1, 1, feature, jbin, left, right, gain_a, tot, start, end, leaf_of,
-                                self.bins.thresholds, self.n_features, None)
-        feature[0], jbin[0], left[0], right[0], gain_a[0] = f, j, 1, 2, gain
-        start[1], end[1], start[2], end[2] = 0, mid, mid, n
-        return tree._finish(3, 2, feature, jbin, left, right, gain_a, tot, start, end, self._leaf_of,
-                            self.bins.thresholds, self.n_features, None)
-
-    def _stump_root(self, lam: np.ndarray, hess: np.ndarray):
-        """``(feature 0's histogram, G, H, N)`` of the weights ``(lam, hess)`` (`stump_root`, which checks
-        them), kept for the weights last asked for; None for a constant or non-finite hessian /
-        non-finite lambdas."""
-        from lrank._kernels.feature_stump import stump_root
-
-        memo = self._memo
-        if memo is not None and memo[0] is lam and memo[1] is hess:
-            return memo[2]
-        tot0, G, H, N, usable = stump_root(self._columns[0], lam, hess, int(self.n_bins[0]))
-        root = (tot0, G, H, N) if usable else None
-        self._memo = (lam, hess, root)
-        return root
-
-    @property
-    def _columns(self) -> np.ndarray:
-        """The binned matrix by columns (``F x n``), made once with `_stump`'s scratch: a constrained step
-        reads one column."""
-        if self._cols is None:
-            self._cols = np.ascontiguousarray(self.bins.codes.T)
-            n = self._cols.shape[1]
-            self._hist = np.empty((int(np.max(self.n_bins)), 3))
-            self._hs = np.empty((int(self.n_bins[0]), 3))
-            self._leaf_of = np.empty(n, dtype=np.int64)
-        return self._cols
+        lam, w, pairs = self.reweight(model) if weights is None else weights
+        return weighted_step(self.grower, lam, w, pairs, cons, self.params.learning_rate,
+                             np.ascontiguousarray(model, dtype=np.float64))
 
 
 class LambdaMARTBase(BaseEstimator):

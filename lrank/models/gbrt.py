@@ -1,7 +1,8 @@
 """Gradient-boosted regression trees for ranking: MART, McRank and LambdaMART (Xia, Zhai & Wang).
 
-All three boost `lrank.weak.tree.RegressionTree` over the binned features with one Newton step per leaf
-(Eq. 11) and ``f_{t+1} = f_t + alpha g_t`` (Eq. 1, ``alpha = learning_rate``); they differ in the loss:
+All three boost the tree engine's regression trees (`lrank.trees.grower.TreeGrower`, one per fit) over
+the binned features with one Newton step per leaf (Eq. 11) and ``f_{t+1} = f_t + alpha g_t`` (Eq. 1,
+``alpha = learning_rate``); they differ in the loss:
 
 * `MART`: least squares ``L = sum_d (f(d) - y(d))^2 / 2`` (Example 1; ``L' = f - y``, ``L'' = 1``),
   initial score the mean label. By Theorem 2 every criterion picks the same splits.
@@ -9,8 +10,8 @@ All three boost `lrank.weak.tree.RegressionTree` over the binned features with o
   ``L' = p_k - [y = k]``, ``L'' = p_k (1 - p_k)``), one tree per class per iteration; documents are
   ranked by the expected relevance ``sum_k k p_k(d)``. (Friedman's multi-class ``(K-1)/K`` leaf factor
   is not used: the leaf value is the plain Newton step of Eq. 11, the same for SE and OLE.)
-* `LambdaMART` (Wu et al. 2010; ALGORITHMS.md section 6): lambdas of NDCG@k with ``sigma = 1``,
-  ``L' = -lambda``, ``L'' = w`` (``lrank._kernels.lambdas``); leaf value ``sum lambda / sum w``.
+* `LambdaMART` (Wu et al. 2010): lambdas of NDCG@k with ``sigma = 1``, ``L' = -lambda``, ``L'' = w``
+  (`lambda_derivatives`, the one call into ``lrank._kernels.lambdas``); leaf value ``sum lambda / sum w``.
   With ``criterion="ole"`` the split uses the exact pairwise second derivative (Example 4).
 
 ``criterion`` is ``"se"`` (the gradient-boosting default, Eq. 3), ``"wse"``, ``"rwse"`` or ``"ole"``.
@@ -26,17 +27,16 @@ constraint and returns ``(tree, new_scores)``::
     params = LambdaMARTParams(num_leaves=2, learning_rate=0.2, min_child_samples=1)
     tree, new_scores = lambdamart_step(bins.codes, train.y, train.qptr, scores, constraint=[5],
                                        params=params, n_bins=bins.n_bins, thresholds=bins.thresholds)
-    test_scores += tree.predict(test.X)   # tree.value_ already includes the learning rate
+    test_scores += tree.predict(test.X)   # tree.value already includes the learning rate
 
 ``constraint`` is None (unconstrained) or the features of the internal nodes in split order (an int
-for every node); ``tree.predict(X)`` is the hypothesis ``w(x) = alpha sum_l v_l [x in R_l]`` of
-ALGORITHMS.md step (e); ``new_scores = scores + w(training rows)``.
+for every node); ``tree.predict(X)`` is the hypothesis ``w(x) = alpha sum_l v_l [x in R_l]`` (step
+(e)); ``new_scores = scores + w(training rows)``. A caller that takes many steps on one binned matrix
+passes ``grower=`` (a `TreeGrower` of those codes and the step's tree parameters) to reuse its buffers.
 """
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
@@ -45,17 +45,17 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
-from lrank._kernels import trees as _tk
 from lrank._kernels.lambdas import lambdamart_gradients
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker
-from lrank.weak.tree import RegressionTree, TreeWorkspace
+from lrank.trees.grower import TreeGrower
+from lrank.trees.predictor import Tree, predict_add, stack
 
 
 @dataclass(frozen=True)
 class LambdaMARTParams:
-    """Parameters of one LambdaMART step (ALGORITHMS.md section 6)."""
+    """Parameters of one LambdaMART step."""
 
     num_leaves: int = 10
     learning_rate: float = 0.1
@@ -80,31 +80,28 @@ def _lambda_jobs(n_jobs: int, n_docs: int) -> int:
     return n_jobs if n_docs >= PARALLEL_MIN_LAMBDA_DOCS else 1
 
 
-# Workspaces reused across lambdamart_step calls on the same codes (BoostingTree, EXP3.P and the standard
-# variant call it once per iteration on one binned matrix): (id(codes), thread) -> TreeWorkspace. An entry
-# is dropped when its codes are freed; the thread in the key keeps concurrent fits from sharing buffers.
-_STEP_WORKSPACES: dict[tuple[int, int], TreeWorkspace] = {}
+def lambda_derivatives(y: np.ndarray, qptr: np.ndarray, scores: np.ndarray, *, ndcg_at: int, sigma: float,
+                       with_pairs: bool, n_jobs: int = 1) -> tuple[np.ndarray, np.ndarray, tuple | None]:
+    """LambdaMART's lambdas, weights and (``with_pairs``) pair list at ``scores``: the one call into
+    ``lrank._kernels.lambdas`` of `LambdaMART`, `lambdamart_step` and BoostingTree's LambdaMART base
+    (``L' = -lambda``, ``L'' = w``)."""
+    return lambdamart_gradients(y, qptr, scores, k=ndcg_at, sigma=sigma, with_pairs=with_pairs,
+                                n_jobs=_lambda_jobs(n_jobs, scores.size))
 
 
-def _step_workspace(codes: np.ndarray) -> TreeWorkspace | None:
-    ws = _STEP_WORKSPACES.get((id(codes), threading.get_ident()))
-    return ws if ws is not None and ws.codes is codes else None
-
-
-def _keep_step_workspace(codes: np.ndarray, ws: TreeWorkspace) -> None:
-    if ws.codes is not codes:  # made for a contiguous copy of codes: nothing to reuse
-        return
-    key = (id(codes), threading.get_ident())
-    if _STEP_WORKSPACES.get(key) is None:
-        weakref.finalize(codes, _STEP_WORKSPACES.pop, key, None)
-    _STEP_WORKSPACES[key] = ws
+def step_grower(codes: np.ndarray, params: LambdaMARTParams, n_bins: np.ndarray | None = None,
+                thresholds: list | None = None) -> TreeGrower:
+    """The `TreeGrower` of LambdaMART steps with ``params`` on one binned matrix."""
+    return TreeGrower(codes, n_bins, thresholds, num_leaves=params.num_leaves,
+                      min_child_samples=params.min_child_samples, min_child_weight=params.min_child_weight,
+                      growth=params.growth, criterion=params.criterion, n_jobs=params.n_jobs)
 
 
 def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: np.ndarray,
                     constraint: Any = None, params: LambdaMARTParams | dict | None = None, *,
                     n_bins: np.ndarray | None = None, thresholds: list | None = None,
-                    workspace: TreeWorkspace | None = None) -> tuple[RegressionTree, np.ndarray]:
-    """One LambdaMART iteration from ``scores`` (ALGORITHMS.md section 6, steps (a)-(e)).
+                    grower: TreeGrower | None = None) -> tuple[Tree, np.ndarray]:
+    """One LambdaMART iteration from ``scores`` (reweight, fit the tree, weight it).
 
     Parameters
     ----------
@@ -120,13 +117,14 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
         Leaves, learning rate, criterion, NDCG truncation, sigma, ...
     n_bins, thresholds : optional
         From `FeatureBins`; ``thresholds`` lets ``tree.predict`` work on raw features.
-    workspace : TreeWorkspace, optional
-        Reused buffers; by default those of the previous call on the same ``codes`` in this thread.
+    grower : TreeGrower, optional
+        The grower of these codes and the tree parameters of ``params`` (`step_grower`), reused from step
+        to step; a new one by default.
 
     Returns
     -------
-    tree : RegressionTree
-        Its ``value_`` includes the learning rate: ``tree.predict(X)`` is the weak hypothesis ``w``.
+    tree : Tree
+        Its ``value`` includes the learning rate: ``tree.predict(X)`` is the weak hypothesis ``w``.
     new_scores : float64 array (n,)
         ``scores + w`` on the training documents.
     """
@@ -135,42 +133,20 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
     elif isinstance(params, dict):
         params = replace(LambdaMARTParams(), **params)
     scores = np.ascontiguousarray(scores, dtype=np.float64)
-    lam, w, pairs = lambdamart_gradients(y, qptr, scores, k=params.ndcg_at, sigma=params.sigma,
-                                         with_pairs=params.criterion == "ole",
-                                         n_jobs=_lambda_jobs(params.n_jobs, scores.size))
-    tree = RegressionTree(num_leaves=params.num_leaves, min_child_samples=params.min_child_samples,
-                          min_child_weight=params.min_child_weight, growth=params.growth,
-                          criterion=params.criterion, feature_constraint=constraint, n_jobs=params.n_jobs)
-    cached = workspace is None
-    if cached:
-        workspace = _step_workspace(codes)
-    tree.fit_gradients(codes, -lam, w, n_bins=n_bins, thresholds=thresholds, pairs=pairs, workspace=workspace)
-    if cached:
-        _keep_step_workspace(codes, tree.workspace_)
-    del tree.workspace_  # the returned tree does not hold the (shared) buffers
-    tree.value_ = tree.value_ * params.learning_rate
-    return tree, scores + tree.value_[tree.leaf_of_]
+    lam, w, pairs = lambda_derivatives(y, qptr, scores, ndcg_at=params.ndcg_at, sigma=params.sigma,
+                                       with_pairs=params.criterion == "ole", n_jobs=params.n_jobs)
+    if grower is None:
+        grower = step_grower(codes, params, n_bins, thresholds)
+    return weighted_step(grower, lam, w, pairs, constraint, params.learning_rate, scores)
 
 
-def _padded(nodes: list[tuple[np.ndarray, ...]], M: int) -> tuple[np.ndarray, ...]:
-    """Stack per-tree node arrays ``(feature, theta, left, right, value)`` into five ``(n_trees, M)``
-    arrays, padded after each tree's own nodes (feature 0, theta 0, no children, value 0); ``feature``
-    is -1 at a tree's leaves and stored as 0 (never read: a leaf has no test)."""
-    T = len(nodes)
-    f = np.zeros((T, M), dtype=np.int64)
-    th = np.zeros((T, M))
-    lt = np.full((T, M), -1, dtype=np.int64)
-    rt = np.full((T, M), -1, dtype=np.int64)
-    v = np.zeros((T, M))
-    for t, (ft, tht, ltt, rtt, vt) in enumerate(nodes):
-        m = vt.size
-        f[t, :m] = ft
-        th[t, :m] = tht
-        lt[t, :m] = ltt
-        rt[t, :m] = rtt
-        v[t, :m] = vt
-    np.maximum(f, 0, out=f)
-    return f, th, lt, rt, v
+def weighted_step(grower: TreeGrower, lam: np.ndarray, w: np.ndarray, pairs: tuple | None, constraint: Any,
+                  learning_rate: float, scores: np.ndarray) -> tuple[Tree, np.ndarray]:
+    """Fit the step's tree to the lambdas (``L' = -lambda``, ``L'' = w``) and weight it: ``(tree,
+    scores + learning_rate * tree(training rows))``, the tree's ``value`` including the learning rate."""
+    tree, leaf_of = grower.grow(-lam, w, pairs=pairs, constraint=constraint)
+    tree.value = tree.value * learning_rate
+    return tree, scores + tree.value[leaf_of]
 
 
 _INT_PARAMS = ("n_estimators", "num_leaves", "min_child_samples", "max_thresholds", "early_stopping_rounds",
@@ -317,8 +293,9 @@ class _GBRT(BaseRanker):
         metric = self.eval_metric
         nodes: list[tuple[np.ndarray, ...]] = []  # per tree: feature, theta, left, right, value (<= M each)
         rows: list[dict] = []
-        ws = None
-        n_bins, thresholds = bins.n_bins, bins.thresholds  # properties: computed once, not per tree
+        grower = TreeGrower(bins.codes, bins.n_bins, bins.thresholds, num_leaves=self.num_leaves,
+                            min_child_samples=self.min_child_samples, min_child_weight=self.min_child_weight,
+                            growth=self.growth, criterion=self.criterion, n_jobs=self.n_jobs)
         best, best_it, since = -np.inf, 0, 0
         stop = f"n_estimators={self.n_estimators} iterations done"
         n_iter = 0
@@ -328,21 +305,18 @@ class _GBRT(BaseRanker):
             leaves = 0
             sag = 0.0
             for k, grad, hess, pairs in self._derivatives(data, raw):
-                tree = self._tree().fit_gradients(bins.codes, grad, hess, n_bins=n_bins,
-                                                  thresholds=thresholds, pairs=pairs, workspace=ws)
-                ws = tree.workspace_  # buffers reused by the next tree
-                del tree.workspace_
-                v = tree.value_ * self.learning_rate
-                raw[:, k] += np.take(v, tree.leaf_of_, out=step)  # Eq. 1: f_{t+1} = f_t + alpha g_t
-                one = (tree.feature_, tree.threshold_, tree.children_left_, tree.children_right_, v)
+                tree, leaf_of = grower.grow(grad, hess, pairs=pairs)
+                v = tree.value * self.learning_rate
+                raw[:, k] += np.take(v, leaf_of, out=step)  # Eq. 1: f_{t+1} = f_t + alpha g_t
+                one = (tree.feature, tree.threshold, tree.left, tree.right, v)
                 nodes.append(one)
                 if valid:
-                    one = _padded([one], M)
+                    one = stack([one], M)
                 for vd, vr in zip(valid, vraws):
                     col = np.ascontiguousarray(vr[:, k])
-                    _tk._predict_add(vd.X, *one, np.zeros(1, dtype=np.int64), 1.0, col)
+                    predict_add(vd.X, one, (0,), col)
                     vr[:, k] = col
-                leaves += tree.n_leaves_
+                leaves += tree.n_leaves
                 sag += float(np.abs(grad, out=step).sum())
             n_iter = it + 1
             row = {"n_leaves": leaves, "sum_abs_grad": sag}
@@ -361,7 +335,7 @@ class _GBRT(BaseRanker):
                             f"after iteration {best_it}")
                     break
         self.init_ = init
-        self.trees_ = _padded(nodes, M)
+        self.trees_ = stack(nodes, M)
         self.n_iter_ = n_iter
         self.n_features_in_ = data.n_features
         self.best_iteration_ = best_it if self.early_stopping_rounds is not None else None
@@ -369,23 +343,15 @@ class _GBRT(BaseRanker):
         self.history_ = self._history(rows)
         return self
 
-    def _tree(self) -> RegressionTree:
-        tree = RegressionTree(num_leaves=self.num_leaves, min_child_samples=self.min_child_samples,
-                              min_child_weight=self.min_child_weight, growth=self.growth,
-                              criterion=self.criterion, n_jobs=self.n_jobs)
-        tree._own_leaf_of = False  # the loop reads leaf_of_ before the workspace grows the next tree
-        return tree
-
     # -- prediction ----------------------------------------------------------------------------
     def _raw(self, X: Any, n_iter: int) -> np.ndarray:
         X = self._features(X, self.n_features_in_)
         K = self.init_.size
         raw = np.tile(self.init_, (X.shape[0], 1))
-        f, th, lt, rt, v = self.trees_
         for k in range(K):
             ids = np.arange(k, n_iter * K, K, dtype=np.int64)
             col = np.ascontiguousarray(raw[:, k])
-            _tk._predict_add(X, f, th, lt, rt, v, ids, 1.0, col)
+            predict_add(X, self.trees_, ids, col)
             raw[:, k] = col
         return raw
 
@@ -403,11 +369,10 @@ class _GBRT(BaseRanker):
         X = self._features(X, self.n_features_in_)
         K = self.init_.size
         raw = np.tile(self.init_, (X.shape[0], 1))
-        f, th, lt, rt, v = self.trees_
         cols = [np.ascontiguousarray(raw[:, k]) for k in range(K)]
         for it in range(self.n_iter_):
             for k in range(K):
-                _tk._predict_add(X, f, th, lt, rt, v, np.array([it * K + k], dtype=np.int64), 1.0, cols[k])
+                predict_add(X, self.trees_, (it * K + k,), cols[k])
             yield self._scores(np.stack(cols, axis=1))
 
 
@@ -478,9 +443,9 @@ class McRank(_GBRT):
 
 
 class LambdaMART(_GBRT):
-    """LambdaMART with NDCG@``ndcg_at`` lambdas and Newton leaves (ALGORITHMS.md 6).
+    """LambdaMART with NDCG@``ndcg_at`` lambdas and Newton leaves (Wu et al. 2010).
 
-    ``L' = -lambda``, ``L'' = w`` per document (`lrank._kernels.lambdas`); the leaf value is
+    ``L' = -lambda``, ``L'' = w`` per document (`lambda_derivatives`); the leaf value is
     ``sum lambda / sum w``. With ``criterion="ole"`` the split uses the node's exact pairwise second
     derivative (Example 3-4).
 
@@ -517,7 +482,7 @@ class LambdaMART(_GBRT):
         self.sigma = sigma
 
     def _derivatives(self, data, raw):
-        lam, w, pairs = lambdamart_gradients(data.y, data.qptr, raw[:, 0], k=self.ndcg_at, sigma=self.sigma,
-                                             with_pairs=self.criterion == "ole",
-                                             n_jobs=_lambda_jobs(self.n_jobs, data.n_docs))
+        lam, w, pairs = lambda_derivatives(data.y, data.qptr, raw[:, 0], ndcg_at=self.ndcg_at,
+                                           sigma=self.sigma, with_pairs=self.criterion == "ole",
+                                           n_jobs=self.n_jobs)
         yield 0, np.negative(lam, out=lam), w, pairs  # L' = -lambda, in place (no second array of n)

@@ -1,6 +1,6 @@
 """NDCGBoost (Valizadegan, Jin, Zhang & Mao 2009) as the BoostingTree paper uses it (Sec. 4.3.2, Fig. 7).
 
-One iteration (ALGORITHMS.md section 7; the constants are the reconstruction's own derivation):
+One iteration (the constants are the reconstruction's own derivation):
 
 (a) for each query ``i`` and documents ``j != j'`` with current scores ``F``::
 
@@ -25,23 +25,27 @@ A query whose ideal DCG is 0 contributes nothing.  ``A`` or ``B`` equal to 0 is 
 Feature trees.  A constraint is a tuple of feature indices, one per internal node, in the order the
 tree makes its splits (leaf-wise, best first); ``None`` is unconstrained.  This split-order indexing
 is our choice (Sec. 4.2 says only that "the constraint determines for each node which feature should
-be used").  Trees search the bin thresholds of `lrank.data.binning.bin_features`.
+be used").  Trees search the bin thresholds of `lrank.data.binning.bin_features` and are grown by the
+tree engine (`lrank.trees.grower.TreeGrower`, criterion ``"classify"``: the split score ``max(0, S)``
+with ``S`` a side's sum of ``gamma``, summed as NumPy sums it); a hypothesis is an engine
+`lrank.trees.predictor.Tree` whose ``scale`` is ``alpha``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
-from lrank._kernels.ndcgboost import ab_sums, gamma_pairs, histograms, pair_offsets
+from lrank._kernels.ndcgboost import ab_sums, gamma_pairs, pair_offsets
 from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators
 from lrank.models._params import Count
+from lrank.trees.grower import TreeGrower
+from lrank.trees.predictor import Tree
 
-__all__ = ["NDCGBoost", "NDCGBoostStep", "FeatureTree", "grow_tree", "ndcgboost_gamma",
+__all__ = ["NDCGBoost", "NDCGBoostStep", "classifier_grower", "grow_tree", "ndcgboost_gamma",
            "ndcgboost_AB", "pair_offsets"]
 
 
@@ -58,191 +62,31 @@ def ndcgboost_AB(F: np.ndarray, g: np.ndarray, qptr: np.ndarray, invZ: np.ndarra
 
 
 # ----------------------------------------------------------------------------------- trees
-@dataclass
-class FeatureTree:
-    """A small binary tree: internal nodes split ``x_feature <= threshold`` (NaN goes left).
-
-    ``feature[k] = -1`` marks leaf ``k`` with output ``value[k]`` (times ``scale``).
-    """
-
-    feature: np.ndarray
-    threshold: np.ndarray
-    left: np.ndarray
-    right: np.ndarray
-    value: np.ndarray
-    scale: float = 1.0
-    splits: list = field(default_factory=list)
-
-    def leaf_index(self, X: np.ndarray) -> np.ndarray:
-        X = np.asarray(X)
-        node = np.zeros(X.shape[0], dtype=np.int64)
-        for _ in range(len(self.feature)):
-            f = self.feature[node]
-            inner = f >= 0
-            if not inner.any():
-                break
-            rows = np.flatnonzero(inner)
-            x = X[rows, f[rows]].astype(np.float64)
-            go_right = x > self.threshold[node[rows]]             # NaN > t is False: missing goes left
-            node[rows] = np.where(go_right, self.right[node[rows]], self.left[node[rows]])
-        return node
-
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        return self.scale * self.value[self.leaf_index(X)]
-
-    @property
-    def num_leaves(self) -> int:
-        return int((self.feature < 0).sum())
+def classifier_grower(codes: np.ndarray, thresholds: list[np.ndarray], num_leaves: int) -> TreeGrower:
+    """The `TreeGrower` of step (b)'s classifier trees on one binned matrix: best first, a document on
+    each side of a split, the split score ``max(0, S_left) + max(0, S_right) - max(0, S)``, a leaf 1 iff its
+    sum of ``gamma`` is positive."""
+    n_bins = np.array([t.size + 2 for t in thresholds], dtype=np.int64)
+    return TreeGrower(codes, n_bins, thresholds, num_leaves=int(num_leaves), min_child_samples=1,
+                      min_child_weight=0.0, criterion="classify")
 
 
-def _best_split(codes: np.ndarray, rows: np.ndarray, features: Sequence[int], s: np.ndarray,
-                c: np.ndarray, n_codes: np.ndarray, criterion: str):
-    """Best ``code <= j`` split of ``rows`` over ``features``: (gain, feature, j) or None.
-
-    Ties go to the first feature (in ``features`` order), then the lowest ``j``.
-    """
-    feats = np.asarray(list(features), dtype=np.int64)
-    if feats.size == 0:
-        return None
-    S = s[rows].sum()
-    C = c[rows].sum()
-    nb = int(n_codes[feats].max())
-    if feats.size == 1:
-        cf = codes[rows, feats[0]].astype(np.int64)
-        hs = np.bincount(cf, weights=s[rows], minlength=nb)[None, :nb]
-        hc = np.bincount(cf, weights=c[rows], minlength=nb)[None, :nb]
-        cnt = np.bincount(cf, minlength=nb)[None, :nb].astype(np.float64)
-    else:
-        sub = np.ascontiguousarray(codes[:, feats]) if feats.size < codes.shape[1] else codes
-        hist = histograms(sub, s, c, rows, nb)
-        hs, hc, cnt = hist[0, :, :nb], hist[1, :, :nb], hist[2, :, :nb]
-    SL = np.cumsum(hs, axis=1)[:, :-1]
-    CL = np.cumsum(hc, axis=1)[:, :-1]
-    NL = np.cumsum(cnt, axis=1)[:, :-1]
-    SR, CR, NR = S - SL, C - CL, rows.size - NL
-    ok = (NL > 0) & (NR > 0)
-    if not ok.any():
-        return None
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if criterion == "classify":
-            gain = np.maximum(SL, 0) + np.maximum(SR, 0) - max(S, 0.0)
-        else:  # least squares on s with weights c (LambdaMART: fit the lambdas)
-            gain = SL * SL / CL + SR * SR / CR - S * S / C
-    gain = np.where(ok & np.isfinite(gain), gain, -np.inf)
-    k = int(np.argmax(gain))
-    fi, j = divmod(k, gain.shape[1])
-    if not np.isfinite(gain[fi, j]):
-        return None
-    return (float(gain[fi, j]), int(feats[fi]), int(j))
-
-
-def grow_tree(codes: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray, c: np.ndarray | None,
-              num_leaves: int, constraint: Sequence[int] | None, criterion: str = "classify",
-              min_gain: float = 0.0, columns: np.ndarray | None = None) -> tuple[FeatureTree, np.ndarray]:
-    """Grow an ``num_leaves`` tree leaf-wise (best first) on binned data, under a feature constraint.
-
-    ``criterion="classify"``: NDCGBoost's classifier (leaf 1 iff ``sum s > 0``; split gain
-    ``max(0, S_L) + max(0, S_R) - max(0, S)``); ``"ls"``: least squares on the responses ``s`` with
-    counts ``c`` (split gain ``S_L^2 / C_L + S_R^2 / C_R - S^2 / C``; leaf value left to the caller).
-    The ``k``-th split (in the order made) may use only feature ``constraint[k]``; a split that does
-    not improve the criterion is not made, so a constraint element can go unused.
-
-    ``columns`` (optional) is ``codes`` by columns (``F x n``): a one-feature classifier stump is then
-    fitted by `_classifier_stump` over one column (the same tree, bit for bit).
-
-    Returns the tree (leaf values: 0/1 for "classify", 0 for "ls") and each row's leaf index.
-    """
-    if columns is not None and int(num_leaves) == 2 and criterion == "classify" and constraint is not None \
-            and len(constraint) >= 1 and min_gain == 0.0:
-        return _classifier_stump(columns[int(constraint[0])], thresholds, s, int(constraint[0]))
-    n, F = codes.shape
-    if c is None:
-        c = np.ones(n)
-    n_codes = np.array([t.size + 2 for t in thresholds], dtype=np.int64)
-    feature, threshold, left, right = [-1], [np.nan], [-1], [-1]
-    leaf_rows = {0: np.arange(n)}
-    splits = []
-    all_feats = range(F)
-    cand: dict[int, Any] = {}
-    for k in range(max(int(num_leaves) - 1, 0)):
-        feats = all_feats if constraint is None else ([int(constraint[k])] if k < len(constraint) else [])
-        if not feats:
-            break
-        # the k-th split's feature is fixed by the constraint, so candidates are re-evaluated per split
-        best_leaf, best = None, None
-        for leaf, rows in leaf_rows.items():
-            if constraint is None and leaf in cand:
-                b = cand[leaf]
-            else:
-                b = _best_split(codes, rows, feats, s, c, n_codes, criterion)
-                if constraint is None:
-                    cand[leaf] = b
-            if b is not None and b[0] > min_gain and (best is None or b[0] > best[0]):
-                best_leaf, best = leaf, b
-        if best is None:
-            break
-        _, f, j = best
-        rows = leaf_rows.pop(best_leaf)
-        cand.pop(best_leaf, None)
-        go_right = codes[rows, f] > j
-        li, ri = len(feature), len(feature) + 1
-        feature += [-1, -1]
-        threshold += [np.nan, np.nan]
-        left += [-1, -1]
-        right += [-1, -1]
-        feature[best_leaf] = f
-        # code <= j  <=>  x <= theta_j (1-based), or missing for j = 0
-        threshold[best_leaf] = -np.inf if j == 0 else float(thresholds[f][j - 1])
-        left[best_leaf], right[best_leaf] = li, ri
-        leaf_rows[li] = rows[~go_right]
-        leaf_rows[ri] = rows[go_right]
-        splits.append((f, threshold[best_leaf]))
-    m = len(feature)
-    value = np.zeros(m)
-    leaf_of = np.zeros(n, dtype=np.int64)
-    for leaf, rows in leaf_rows.items():
-        leaf_of[rows] = leaf
-        if criterion == "classify":
-            value[leaf] = 1.0 if s[rows].sum() > 0 else 0.0
-    tree = FeatureTree(np.array(feature, np.int64), np.array(threshold, np.float64),
-                       np.array(left, np.int64), np.array(right, np.int64), value, 1.0, splits)
+def grow_tree(codes: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray, num_leaves: int,
+              constraint: Sequence[int] | None, grower: TreeGrower | None = None) -> tuple[Tree, np.ndarray]:
+    """Step (b): grow a ``num_leaves`` classifier tree leaf-wise on binned data under a feature constraint
+    (the ``k``-th split may use only feature ``constraint[k]``; a split that does not improve the score is
+    not made, and growth stops). Returns the tree (leaf outputs 0/1) and each row's leaf; ``grower`` (from
+    `classifier_grower` on the same matrix) reuses its buffers."""
+    if grower is None:
+        grower = classifier_grower(codes, thresholds, num_leaves)
+    tree, leaf_of = grower.grow(s, constraint=constraint)
     return tree, leaf_of
-
-
-def _classifier_stump(col: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray,
-                      f: int) -> tuple[FeatureTree, np.ndarray]:
-    """Step (b) for a stump constrained to feature ``f`` (binned column ``col``): the split ``code <= j``
-    maximising ``max(0, S_L) + max(0, S_R) - max(0, S)`` with a document on each side, leaves 1 iff their
-    ``sum s > 0``; the same sums in the same order as `grow_tree`'s general path, so the same tree."""
-    from lrank._kernels.feature_stump import classifier_split
-
-    n = col.size
-    nb = thresholds[f].size + 2
-    S = s.sum()
-    s = np.asarray(s, dtype=np.float64)              # the leaf sums below, as the kernel's, in float64
-    j, gain = classifier_split(col, nb, s, float(S))
-    if j < 0 or not gain > 0.0:                            # no split improves: one leaf
-        value = np.array([1.0 if S > 0 else 0.0])
-        tree = FeatureTree(np.array([-1], np.int64), np.array([np.nan]), np.array([-1], np.int64),
-                           np.array([-1], np.int64), value, 1.0, [])
-        return tree, np.zeros(n, dtype=np.int64)
-    go_right = col > j
-    theta = -np.inf if j == 0 else float(thresholds[f][j - 1])   # code <= j  <=>  x <= theta_j (1-based)
-    value = np.array([0.0, 1.0 if s[~go_right].sum() > 0 else 0.0, 1.0 if s[go_right].sum() > 0 else 0.0])
-    tree = FeatureTree(np.array([f, -1, -1], np.int64), np.array([theta, np.nan, np.nan]),
-                       np.array([1, -1, -1], np.int64), np.array([2, -1, -1], np.int64), value, 1.0,
-                       [(f, theta)])
-    return tree, go_right.astype(np.int64) + 1
 
 
 # ----------------------------------------------------------------------------------- the step
 class NDCGBoostStep(MeasuredStep):
     """Boosting-step protocol of NDCGBoost (see `lrank.models.boostingtree`): a model is the score
     vector on the training documents; ``score`` is the training ``metric``."""
-
-    # a constrained stump is fitted over one binned column (`_classifier_stump`; False: `grow_tree`'s
-    # general path, the same bits, kept for the tests)
-    _stump_path = True
 
     def __init__(self, data: Any, num_leaves: int = 2, max_thresholds: int = 254, metric: str = "mean_ndcg",
                  discount: str = "jk", smoothing: float = 1e-6, random_state: Any = None,
@@ -268,18 +112,11 @@ class NDCGBoostStep(MeasuredStep):
         self.metric = metric
         self.metric_kwargs = {"discount": discount}
         self.smoothing = float(smoothing)
-        self._cols = None  # `_columns`
+        self.grower = classifier_grower(self.codes, self.thresholds, self.num_leaves)
         self._measure = None  # `score`'s, made on its first call
 
     def initial_model(self) -> np.ndarray:
         return np.zeros(self.X.shape[0])
-
-    @property
-    def _columns(self) -> np.ndarray:
-        """The binned matrix by columns (``F x n``), made once: a constrained stump reads one column."""
-        if self._cols is None:
-            self._cols = np.ascontiguousarray(self.codes.T)
-        return self._cols
 
     def gamma(self, model: np.ndarray) -> np.ndarray:
         """Step (a): the document weights."""
@@ -297,10 +134,8 @@ class NDCGBoostStep(MeasuredStep):
         """
         model = np.ascontiguousarray(model, dtype=np.float64)
         gamma, beta, ex = self.reweight(model) if weights is None else weights                  # (a)
-        # (b)
-        cols = self._columns if constraint is not None and self._stump_path else None
-        tree, leaf_of = grow_tree(self.codes, self.thresholds, gamma, None, self.num_leaves, constraint,
-                                  columns=cols)
+        tree, leaf_of = grow_tree(self.codes, self.thresholds, gamma, self.num_leaves, constraint,
+                                  self.grower)                                                # (b)
         fx = tree.value[leaf_of]
         A, B = ab_sums(self.qptr, self.invZ, model, fx, beta, ex)                          # (c)
         d = self.smoothing * (A + B)
@@ -345,7 +180,7 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
 
     Attributes
     ----------
-    estimators_ : list of FeatureTree
+    estimators_ : list of lrank.trees.predictor.Tree
     alphas_ : ndarray
     history_ : pandas.DataFrame
         Indexed by ``iteration``: ``alpha``, ``A``, ``B``, ``train_<metric>``, ``valid_<eval_metric>``.
@@ -394,7 +229,7 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
             eval_set: Any = None) -> NDCGBoost:
-        """Run ``n_estimators`` NDCGBoost iterations (ALGORITHMS.md 7) on the queries of ``X``."""
+        """Run ``n_estimators`` NDCGBoost iterations on the queries of ``X``."""
         from lrank.metrics import parse_metric
 
         self._validate()

@@ -18,7 +18,6 @@ What only this paper needs, built on the library (`lrank.models.gbrt`, `lrank.da
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -138,14 +137,12 @@ def lambdamart_derivatives(y: np.ndarray, qptr: np.ndarray, scores: np.ndarray, 
 
 
 def criterion_source() -> str:
-    """The kernel lines that carry Eq. 3 (SE), 7 (WSE) and 9/13 (RWSE/OLE), and OLE's exact pairwise
-    second derivative (the pairs inside a node cancel, Example 3-4)."""
-    from lrank._kernels import trees
+    """The kernel lines that carry Eq. 3 (SE), 7 (WSE), 9 (RWSE) and 13 (OLE with its exact pairwise
+    second derivative, Example 3-4): the score functions every tree of lrank runs
+    (``lrank._kernels.splitting.criterion_source``)."""
+    from lrank._kernels.splitting import criterion_source as source
 
-    score = inspect.getsource(trees._score.py_func)
-    src = inspect.getsource(trees._feature_best.py_func).splitlines()
-    lines = [ln for ln in src if "use_pairs" in ln or "2.0 *" in ln or "_score(crit" in ln]
-    return score + "\n".join(lines)
+    return source()
 
 
 # ------------------------------------------------------------------------------- the protocol

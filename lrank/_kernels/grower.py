@@ -1,0 +1,657 @@
+"""The tree engine's growth loop: one tree in one kernel call, for every criterion and layout.
+
+`_grow` grows a tree from a root holding every document, splitting one node per pass until ``num_leaves``
+leaves (or no positive gain): best first (the open leaf with the largest positive gain; ties to the
+smaller node id) or breadth first (level order, the "width-first" growth of Xia, Zhai & Wang's tables).
+A feature constraint (BoostingTree's feature trees) names the feature of each split in split order: in
+best-first growth the ``k``-th split is the best split on feature ``constraint[k]`` over all open
+leaves; in breadth-first growth the next node in level order that can split on it takes it (a node that
+cannot stays a leaf and the entry passes to the next node). Node ids follow split order.
+
+Per split: the stable partition of the node's rows (`_partition_rows` over row-major codes, writing each
+row's node, or `_partition_column` over the split feature's column), the smaller child's histogram and the
+larger child's by subtraction in the parent's buffer (``lrank._kernels.histograms``; for the split that
+completes the tree, whose children are never searched, feature 0's bins only: their totals), and with a
+pair list (OLE) the stable partition of the node's pairs (`_partition_pairs`: left, right, crossing) and
+the children's pair histograms the cheaper way. A node's totals are its feature 0's bins summed left to
+right (the count ``round(H / h_unit)`` with two channels; NDCGBoost's weight sum as NumPy sums it); its
+search is the criterion's scan (``lrank._kernels.splitting``).
+
+What the tree reads is chosen by the arguments that are None or not: numba prunes the branches of a None
+argument before compiling, so a fit compiles the code of its own layout and criterion only (issue 15.5:
+every compiled function costs a first fit time).
+
+* layout: ``codes`` (row-major, the partitions) with global bin indices ``gbin`` (the histograms read
+  them, no offsets), or with the histograms over a subset of features ``feats`` (a constrained tree: its
+  constraint's features and feature 0), or over every feature with offsets; or ``cols`` (column-major
+  codes at scale and for constrained trees), with ``counts`` the root's count cache;
+* criterion: ``scan`` (SE, RWSE: the fast scan's buffer), ``wse`` (WSE), ``pairs`` (OLE with LambdaMART's
+  pair list) or ``cls`` (NDCGBoost's classifier, the document weights);
+* ``cons`` the constraint (histogram positions per split), ``par`` the parallel twins' buffers.
+
+Every path sums each histogram bin in row order and each pair histogram bin in pair order, so a tree has
+the same bits whatever its layout and number of threads (``tests/reference/tree_paths.py`` grows the
+node-by-node reference; tested).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from ._jit import njit
+from .histograms import (
+    _feature0_child,
+    _histogram,
+    _histogram_columns,
+    _histogram_features,
+    _histogram_global,
+    _histogram_parallel,
+    _pair_histograms,
+    _pair_histograms_global,
+    _pair_histograms_parallel,
+    _pmin_from_weights,
+    _root_histogram_columns,
+    _subtract,
+)
+from .splitting import (
+    CLASSIFY,
+    RWSE,
+    SE,
+    WSE,
+    _node_score,
+    _pairwise_sum,
+    _scan_classify,
+    _scan_fast,
+    _scan_ole,
+    _scan_parallel,
+    _scan_wse,
+)
+
+# the node record: int64 columns of ``ni`` and float64 columns of ``nf`` (one row per node)
+(FEATURE, BIN, LEFT, RIGHT, START, END, SLOT, BEST_F, BEST_J, OPEN, BUILT, PAIR_START, PAIR_END,
+ QUEUE) = range(14)
+GAIN, SCORE, SUM_G, SUM_H, COUNT, SUM_Q, PAIR_W, BEST_GAIN = range(8)
+NI, NF = 14, 8
+
+#: blocks of row positions `_label_leaves` hands to the threads
+LABEL_BLOCKS = 8
+
+
+# ------------------------------------------------------------------------------------- partitions
+@njit(cache=True)
+def _partition_rows(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_id):
+    """Stable partition of ``rows[start:end]`` into ``code <= j`` then ``code > j``, each row's node in
+    ``leaf_of``; returns the boundary. Without a branch on the side (a coin flip for the branch
+    predictor): each row is written to the next left place and to the next right place and only its
+    side's count moves on (a left place never passes the row being read); 2.5x faster at 200k rows."""
+    nl = 0
+    nr = 0
+    for k in range(start, end):
+        i = rows[k]
+        s = np.int64(codes[i, f] <= j)
+        rows[start + nl] = i
+        tmp[nr] = i
+        leaf_of[i] = right_id + s * (left_id - right_id)
+        nl += s
+        nr += 1 - s
+    for k in range(nr):
+        rows[start + nl + k] = tmp[k]
+    return start + nl
+
+
+@njit(cache=True)
+def _partition_column(col, rows, start, end, j, tmp):
+    """`_partition_rows` over the split feature's column ``col`` (``codes_t[f]``), without ``leaf_of``
+    (`_label_leaves` labels the leaves once). 0.66 ms for 200,000 rows against 1.67 ms with a branch on
+    the side (and 5.1 ms for 1M rows on two threads with a counting pass: one thread partitions)."""
+    nl = 0
+    nr = 0
+    for k in range(start, end):
+        i = rows[k]
+        s = np.int64(col[i] <= j)
+        rows[start + nl] = i
+        tmp[nr] = i
+        nl += s
+        nr += 1 - s
+    for k in range(nr):
+        rows[start + nl + k] = tmp[k]
+    return start + nl
+
+
+@njit(cache=True)
+def _partition_pairs(pa, pb, pw, start, end, leaf_of, left_id, right_id, ta, tb, tw):
+    """Stable partition of the pairs ``start:end`` (all three arrays alike): inside the left child, inside
+    the right child, then the crossing ones; ``ta``/``tb``/``tw`` are scratch of the slice's length.
+    Returns ``(mid, new_end)``: left ``start:mid``, right ``mid:new_end``, crossing ``new_end:end``."""
+    nl = 0
+    nr = 0
+    nc = 0
+    m = end - start
+    us = np.uint64(start)  # unsigned indices: no negative-index wrap-around arithmetic (~1.5x faster)
+    um = np.uint64(m)
+    for kk in range(m):
+        k = us + np.uint64(kk)
+        a = pa[k]
+        b = pb[k]
+        wt = pw[k]
+        la = leaf_of[np.uint64(a)]
+        if la != leaf_of[np.uint64(b)]:
+            nc += 1  # crossing pairs fill the scratch from the back
+            j = um - np.uint64(nc)
+            ta[j] = a
+            tb[j] = b
+            tw[j] = wt
+        elif la == left_id:
+            j = us + np.uint64(nl)
+            pa[j] = a
+            pb[j] = b
+            pw[j] = wt
+            nl += 1
+        elif la == right_id:
+            j = np.uint64(nr)
+            ta[j] = a
+            tb[j] = b
+            tw[j] = wt
+            nr += 1
+    for k in range(nr):
+        pa[start + nl + k] = ta[k]
+        pb[start + nl + k] = tb[k]
+        pw[start + nl + k] = tw[k]
+    for k in range(nc):
+        pa[start + nl + nr + k] = ta[m - 1 - k]
+        pb[start + nl + nr + k] = tb[m - 1 - k]
+        pw[start + nl + nr + k] = tw[m - 1 - k]
+    return start + nl, start + nl + nr
+
+
+@njit(cache=True, parallel=True)
+def _label_leaves(rows, ni, n_nodes, leaf_of):
+    """``leaf_of[i]`` = the leaf holding row ``i``: each leaf ``nd`` owns ``rows[start:end]`` (one pass over
+    the rows at the end of a tree, instead of a write per row in every partition). The positions are cut
+    into `LABEL_BLOCKS` equal blocks on the threads: one parallel launch per tree."""
+    n = rows.size
+    for blk in prange(LABEL_BLOCKS):
+        k0 = blk * n // LABEL_BLOCKS
+        k1 = (blk + 1) * n // LABEL_BLOCKS
+        for nd in range(n_nodes):
+            if ni[nd, LEFT] < 0:
+                lo = ni[nd, START] if ni[nd, START] > k0 else k0  # (selects: no max() / min() to compile)
+                hi = ni[nd, END] if ni[nd, END] < k1 else k1
+                for k in range(lo, hi):
+                    leaf_of[rows[k]] = nd
+
+
+@njit(cache=True, parallel=True)
+def _identity_rows(rows):
+    """``rows[i] = i`` on the threads (the root's row list at scale)."""
+    for i in prange(rows.size):
+        rows[i] = i
+
+
+# ------------------------------------------------------------------------------ layout dispatch
+@njit(inline="always")
+def _build(codes, gbin, feats, rowoff, vals, rows, lo, hi, off, out, par):
+    """Add the rows ``lo:hi`` into ``out`` in the row-major layout the arguments name: global bin indices
+    ``gbin``, the subset of features ``feats``, or every feature with the offsets ``rowoff`` (exactly one
+    of the three is not None)."""
+    if gbin is not None:
+        if par is not None and (hi - lo) * gbin.shape[1] >= par[1]:
+            _histogram_parallel(gbin, vals, rows, lo, hi, par[3], out, par[0])
+        else:
+            _histogram_global(gbin, vals, rows, lo, hi, out)
+    if feats is not None:
+        _histogram_features(codes, vals, rows, lo, hi, feats, off, out)
+    if rowoff is not None:
+        if par is not None and (hi - lo) * codes.shape[1] >= par[1]:
+            _histogram_parallel(codes, vals, rows, lo, hi, rowoff, out, par[0])
+        else:
+            _histogram(codes, vals, rows, lo, hi, rowoff, out)
+
+
+@njit(inline="always")
+def _child_histograms(codes, gbin, cols, feats, rowoff, vals, h_unit, rows, lo, hi, off, TB, out, parent,
+                      last, par):
+    """The smaller child's histogram (its rows ``lo:hi``) into ``out`` and the larger child's by subtraction
+    in ``parent``; feature 0's bins only when ``last``."""
+    if cols is not None:
+        nfeat = 1 if last else cols[1].size
+        nb = off[nfeat]
+        out[:nb] = 0.0
+        _histogram_columns(cols[0], cols[1], cols[2], cols[3], h_unit, rows, lo, hi, off, out, cols[4], nfeat)
+        _subtract(parent, out, nb)
+    if codes is not None:
+        if last:
+            _feature0_child(codes, vals, rows, lo, hi, off, out, parent)
+        else:
+            out[:TB] = 0.0
+            _build(codes, gbin, feats, rowoff, vals, rows, lo, hi, off, out, par)
+            _subtract(parent, out, TB)
+
+
+@njit(cache=True)
+def _build_pairs(codes, gbin, feats, rowoff, off, TB, rows, ni, nf, c, s, pairs, par):
+    """Node ``c``'s pair histograms from its own pairs into slot ``s`` (``pmax`` by larger code, ``pmin =
+    U - pmax``) and its pair weight, summed in pair order."""
+    pa, pb, pw, pmax, cbins, gbins = pairs[0], pairs[1], pairs[2], pairs[7], pairs[9], pairs[10]
+    lo = ni[c, PAIR_START]
+    hi = ni[c, PAIR_END]
+    pmax[s][:TB] = 0.0
+    if gbin is not None:
+        _pair_histograms_global(gbin, pa, pb, pw, lo, hi, pmax[s], None, 1.0, gbins)
+    if feats is not None:
+        _pair_histograms(codes, pa, pb, pw, lo, hi, feats, off, pmax[s], None, 1.0, cbins)
+    if rowoff is not None:
+        if par is not None and (hi - lo) * codes.shape[1] >= par[1]:
+            _pair_histograms_parallel(codes, pa, pb, pw, lo, hi, rowoff, pmax[s], None, par[0], par[7])
+        else:
+            _pair_histograms(codes, pa, pb, pw, lo, hi, None, rowoff, pmax[s], None, 1.0, cbins)
+    _pair_total(codes, gbin, feats, rowoff, off, rows, ni, nf, c, s, pairs)
+
+
+@njit(cache=True)
+def _pair_total(codes, gbin, feats, rowoff, off, rows, ni, nf, c, s, pairs):
+    """Node ``c``'s ``pmin = U - pmax`` in slot ``s`` from its documents, and its pair weight."""
+    pw, u, pmax, pmin = pairs[2], pairs[6], pairs[7], pairs[8]
+    _pmin_from_weights(codes, gbin, feats, rowoff, off, u, rows, ni[c, START], ni[c, END], pmax[s], pmin[s])
+    w = 0.0
+    for p in range(ni[c, PAIR_START], ni[c, PAIR_END]):  # in pair order
+        w += pw[p]
+    nf[c, PAIR_W] = w
+    ni[c, BUILT] = 1
+
+
+@njit(cache=True)
+def _split_pairs(codes, gbin, feats, rowoff, off, TB, rows, leaf_of, ni, nf, node, lt, rt, small, large,
+                 need_small, need_large, pairs, par):
+    """The children's pairs after a split (documents already moved in ``leaf_of``): the node's pairs
+    partitioned (left, right, crossing; the crossing pairs leave both documents' ``u``), then the pair
+    histograms of the children that will be searched: the larger child's as its parent's (in its slot)
+    minus the crossing pairs minus the smaller child's when there are fewer crossing pairs than the larger
+    child's, else directly (the smaller child's is then also built when the subtraction needs it)."""
+    pa, pb, pw, ta, tb, tw, u, pmax = pairs[:8]
+    cbins, gbins = pairs[9], pairs[10]
+    lo = ni[node, PAIR_START]
+    hi = ni[node, PAIR_END]
+    pmid, pnew = _partition_pairs(pa, pb, pw, lo, hi, leaf_of, lt, rt, ta, tb, tw)
+    ni[lt, PAIR_START] = lo
+    ni[lt, PAIR_END] = pmid
+    ni[rt, PAIR_START] = pmid
+    ni[rt, PAIR_END] = pnew
+    for p in range(pnew, hi):  # the crossing pairs leave both documents' nodes
+        u[pa[p]] -= pw[p]
+    for p in range(pnew, hi):
+        u[pb[p]] -= pw[p]
+    subtract = hi - pnew < ni[large, PAIR_END] - ni[large, PAIR_START]
+    ss = ni[small, SLOT]
+    sl = ni[large, SLOT]
+    if need_small or (subtract and need_large):
+        _build_pairs(codes, gbin, feats, rowoff, off, TB, rows, ni, nf, small, ss, pairs, par)
+    if need_large:
+        if subtract:  # parent - crossing pairs - smaller child
+            if gbin is not None:
+                _pair_histograms_global(gbin, pa, pb, pw, pnew, hi, pmax[sl], None, -1.0, gbins)
+            if feats is not None:
+                _pair_histograms(codes, pa, pb, pw, pnew, hi, feats, off, pmax[sl], None, -1.0, cbins)
+            if rowoff is not None:
+                _pair_histograms(codes, pa, pb, pw, pnew, hi, None, rowoff, pmax[sl], None, -1.0, cbins)
+            for t in range(TB):
+                pmax[sl][t] -= pmax[ss][t]
+            _pair_total(codes, gbin, feats, rowoff, off, rows, ni, nf, large, sl, pairs)
+        else:
+            _build_pairs(codes, gbin, feats, rowoff, off, TB, rows, ni, nf, large, sl, pairs, par)
+
+
+@njit(inline="always")
+def _summarize(hist, off, crit, h_unit, min_hess, ni, nf, c, rows, cls):
+    """Node ``c``'s totals (G, H, N[, Q]) from feature 0's bins of its histogram ``hist``, left to right
+    (the count ``round(H / h_unit)`` with two channels; with ``cls``, NDCGBoost's weight sum as NumPy sums
+    the node's rows), and its own score."""
+    C = hist.shape[1]
+    for ch in range(C):
+        acc = 0.0
+        for b in range(off[0], off[1]):
+            acc += hist[b, ch]
+        nf[c, SUM_G + ch] = acc
+    if C == 2:
+        nf[c, COUNT] = np.floor(nf[c, SUM_H] / h_unit + 0.5)
+    if cls is not None:
+        nf[c, SUM_G] = _pairwise_sum(cls, rows, ni[c, START], ni[c, END] - ni[c, START])
+    nf[c, SCORE] = _node_score(crit, nf[c, SUM_G], nf[c, SUM_H], nf[c, COUNT], nf[c, SUM_Q], nf[c, PAIR_W],
+                               min_hess)
+
+
+@njit(inline="always")
+def _search(hist, off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, wse, pairs, cls, par):
+    """The best split ``(gain, position, j)`` of node ``c`` (its histograms in slot ``s``) over the
+    histogram positions ``fsel``, by the criterion's scan (the parallel twin with ``par`` on a large
+    histogram)."""
+    G = nf[c, SUM_G]
+    H = nf[c, SUM_H]
+    N = nf[c, COUNT]
+    score = nf[c, SCORE]
+    big = False
+    if par is not None:
+        big = off[off.size - 1] >= par[2]
+    if scan is not None:
+        if big:
+            return _scan_parallel(hist, off, fsel, crit, min_data, min_hess, G, H, N, 0.0, score, h_unit,
+                                  None, None, 0.0, par[4], par[5], par[6])
+        return _scan_fast(hist, off, fsel, crit, min_data, min_hess, G, H, N, score, h_unit, scan)
+    if wse is not None:
+        if big:
+            return _scan_parallel(hist, off, fsel, WSE, min_data, min_hess, G, H, N, nf[c, SUM_Q], score,
+                                  h_unit, None, None, 0.0, par[4], par[5], par[6])
+        return _scan_wse(hist, off, fsel, min_data, min_hess, G, H, N, nf[c, SUM_Q], score)
+    if pairs is not None:
+        pmax = pairs[7]
+        pmin = pairs[8]
+        if big:
+            return _scan_parallel(hist, off, fsel, RWSE, min_data, min_hess, G, H, N, 0.0, score, h_unit,
+                                  pmax[s], pmin[s], nf[c, PAIR_W], par[4], par[5], par[6])
+        return _scan_ole(hist, off, fsel, min_data, min_hess, G, H, N, pmax[s], pmin[s], nf[c, PAIR_W], score,
+                         h_unit)
+    if cls is not None:
+        return _scan_classify(hist, off, fsel, G, N)
+    return -np.inf, -1, -1
+
+
+# ------------------------------------------------------------------------------------ the loop
+@njit(cache=True)
+def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, vals, scan, wse, pairs, cls,
+          cons, par):
+    """Grow one tree (module docstring); returns ``(n_nodes, n_leaves)``.
+
+    ``spec`` is ``(crit, h_unit, num_leaves, min_data, min_hess, breadth_first)``; ``ni``/``nf`` the node
+    record (``(2 num_leaves - 1, NI)`` int64 and ``(., NF)`` float64, any contents: set here); ``work``
+    ``(off, hist, rows, tmp, leaf_of, positions)``: the histogram offsets of the ``m`` histogram features
+    and their positions ``arange(m)``, the histogram slots ``(num_leaves, >= off[m], C)``, the row list and
+    its partition scratch (int64; int32 with ``cols``) and each row's leaf; ``fmap`` maps a histogram
+    position to its feature. ``cols = (codes_t, fmap, grad, hess, og)``; ``pairs = (pa, pb, pw, ta, tb,
+    tw, u, pmax, pmin, cbins, gbins)`` with the pair count in ``ni[0, PAIR_END]`` on entry; ``par = (nblk,
+    min_work, min_bins, zero_off, gains, js, bufs, pair_bins)``. Workspaces may hold anything."""
+    crit, h_unit, L, min_data, min_hess, breadth_first = spec
+    off, hist, rows, tmp, leaf_of, positions = work
+    n = rows.size
+    m = positions.size
+    TB = off[m]
+    max_nodes = 2 * L - 1
+    n_pairs = ni[0, PAIR_END] if pairs is not None else 0
+    for k in range(max_nodes):
+        for c in range(NI):
+            ni[k, c] = 0
+        for c in range(NF):
+            nf[k, c] = 0.0
+        ni[k, FEATURE] = -1
+        ni[k, BIN] = -1
+        ni[k, LEFT] = -1
+        ni[k, RIGHT] = -1
+        ni[k, BEST_F] = -1
+        ni[k, BEST_J] = -1
+        nf[k, BEST_GAIN] = -np.inf
+    # the root: every row, its histogram (and pair histograms), totals and score
+    if cols is not None:
+        _identity_rows(rows)
+        _root_histogram_columns(cols[0], cols[1], cols[2], cols[3], h_unit, rows, off, hist[0], cols[4],
+                                counts)
+    if codes is not None:
+        for i in range(n):
+            rows[i] = i
+            leaf_of[i] = 0
+        hist[0][:TB] = 0.0
+        _build(codes, gbin, feats, rowoff, vals, rows, 0, n, off, hist[0], par)
+    ni[0, END] = n
+    ni[0, OPEN] = 1
+    if pairs is not None:
+        pa, pb, pw, u = pairs[0], pairs[1], pairs[2], pairs[6]
+        for i in range(n):  # each document's weight in its node's pairs (pmax + pmin = its histogram)
+            u[i] = 0.0
+        for p in range(n_pairs):
+            u[pa[p]] += pw[p]
+        for p in range(n_pairs):
+            u[pb[p]] += pw[p]
+        ni[0, PAIR_END] = n_pairs
+        _build_pairs(codes, gbin, feats, rowoff, off, TB, rows, ni, nf, 0, 0, pairs, par)
+    _summarize(hist[0], off, crit, h_unit, min_hess, ni, nf, 0, rows, cls)
+    n_nodes = 1
+    n_leaves = 1
+    n_splits = 0
+    q0 = 0  # breadth first: the level-order queue, ni[q0:q1, QUEUE]
+    q1 = 1
+    ni[0, QUEUE] = 0
+    while n_leaves < L:  # one split per pass
+        node = -1
+        fsel = positions if cons is None else cons[n_splits:n_splits + 1]
+        if breadth_first:
+            while q0 < q1:
+                c = ni[q0, QUEUE]
+                q0 += 1
+                if ni[c, END] - ni[c, START] < 2.0 * min_data or (pairs is not None and ni[c, BUILT] == 0):
+                    continue  # no split leaves min_data documents on both sides (or never searched: OLE)
+                s = ni[c, SLOT]
+                g, f, j = _search(hist[s], off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, wse,
+                                  pairs, cls, par)
+                if f >= 0 and g > 0.0:
+                    nf[c, BEST_GAIN] = g
+                    ni[c, BEST_F] = f
+                    ni[c, BEST_J] = j
+                    node = c
+                    break
+        else:
+            for c in range(n_nodes):  # search the open leaves not searched yet (constrained: every one)
+                if ni[c, OPEN] == 0 or (cons is None and ni[c, OPEN] == 2):
+                    continue
+                ni[c, OPEN] = 2
+                if ni[c, END] - ni[c, START] < 2.0 * min_data or (pairs is not None and ni[c, BUILT] == 0):
+                    ni[c, BEST_F] = -1
+                    continue
+                s = ni[c, SLOT]
+                g, f, j = _search(hist[s], off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, wse,
+                                  pairs, cls, par)
+                nf[c, BEST_GAIN] = g
+                ni[c, BEST_F] = f
+                ni[c, BEST_J] = j
+            for c in range(n_nodes):  # the largest positive gain; ties to the smaller node id
+                if ni[c, OPEN] != 0 and ni[c, BEST_F] >= 0 and nf[c, BEST_GAIN] > 0.0 and \
+                        (node < 0 or nf[c, BEST_GAIN] > nf[node, BEST_GAIN]):
+                    node = c
+        if node < 0:
+            break
+        # split node: rows (stable partition), histograms (the smaller child's, the larger by subtraction)
+        f = fmap[ni[node, BEST_F]]
+        j = ni[node, BEST_J]
+        lt = n_nodes
+        rt = n_nodes + 1
+        s0 = ni[node, START]
+        s1 = ni[node, END]
+        mid = s0
+        if cols is not None:
+            mid = _partition_column(cols[0][f], rows, s0, s1, j, tmp)
+        if codes is not None:
+            mid = _partition_rows(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt)
+        ni[lt, START] = s0
+        ni[lt, END] = mid
+        ni[rt, START] = mid
+        ni[rt, END] = s1
+        if mid - s0 <= s1 - mid:
+            small, large = lt, rt
+        else:
+            small, large = rt, lt
+        ni[large, SLOT] = ni[node, SLOT]
+        ni[small, SLOT] = n_leaves  # slots 0..n_leaves-1 are in use
+        last = n_leaves + 1 == L  # its children are never searched
+        _child_histograms(codes, gbin, cols, feats, rowoff, vals, h_unit, rows, ni[small, START],
+                          ni[small, END], off, TB, hist[n_leaves], hist[ni[node, SLOT]], last, par)
+        if pairs is not None:  # the children that will be searched get their pair histograms
+            need_small = not last and ni[small, END] - ni[small, START] >= 2.0 * min_data
+            need_large = not last and ni[large, END] - ni[large, START] >= 2.0 * min_data
+            if need_small or need_large:
+                _split_pairs(codes, gbin, feats, rowoff, off, TB, rows, leaf_of, ni, nf, node, lt, rt, small,
+                             large, need_small, need_large, pairs, par)
+        ni[node, FEATURE] = f
+        ni[node, BIN] = j
+        ni[node, LEFT] = lt
+        ni[node, RIGHT] = rt
+        nf[node, GAIN] = nf[node, BEST_GAIN]
+        ni[node, OPEN] = 0
+        ni[lt, OPEN] = 1
+        ni[rt, OPEN] = 1
+        for c in (lt, rt):
+            _summarize(hist[ni[c, SLOT]], off, crit, h_unit, min_hess, ni, nf, c, rows, cls)
+        ni[q1, QUEUE] = lt
+        ni[q1 + 1, QUEUE] = rt
+        q1 += 2
+        n_nodes += 2
+        n_leaves += 1
+        n_splits += 1
+    if cols is not None:
+        _label_leaves(rows, ni, n_nodes, leaf_of)
+    return n_nodes, n_leaves
+
+
+# ----------------------------------------------------------------------------- checked entry point
+_CRITERIA = {"se": SE, "wse": WSE, "rwse": RWSE, "ole": RWSE, "classify": CLASSIFY}
+
+
+def _c_array(name: str, a: object, dtype: tuple | type, ndim: int) -> None:
+    dtypes = dtype if isinstance(dtype, tuple) else (dtype,)
+    if not isinstance(a, np.ndarray) or a.dtype not in dtypes or a.ndim != ndim or not a.flags.c_contiguous \
+            or not a.flags.writeable:
+        want = "/".join(np.dtype(d).name for d in dtypes)
+        raise ValueError(f"{name} must be a writeable C-contiguous {ndim}-d {want} array")
+
+
+def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *, criterion: str,
+         h_unit: float, num_leaves: int, min_data: float, min_hess: float, breadth_first: bool,
+         codes: np.ndarray | None = None, gbin: np.ndarray | None = None, cols: tuple | None = None,
+         counts: tuple | None = None, feats: np.ndarray | None = None, rowoff: np.ndarray | None = None,
+         vals: np.ndarray | None = None,
+         scan: np.ndarray | None = None, pairs: tuple | None = None, n_pairs: int = 0,
+         cls: np.ndarray | None = None, constraint: np.ndarray | None = None,
+         par: tuple | None = None) -> tuple[int, int]:
+    """Grow one tree with `_grow` (module docstring) after checking what it cannot: the criterion and its
+    scan's inputs, the layout's arrays (dtypes, shapes, contiguity), the workspaces' sizes. O(1) checks
+    (the node record and workspaces are the caller's, reused from tree to tree; their contents do not
+    matter). Returns ``(n_nodes, n_leaves)``; the node record ``nodes = (ni, nf)`` holds the tree."""
+    if criterion not in _CRITERIA:
+        raise ValueError(f"criterion must be one of {sorted(_CRITERIA)}, got {criterion!r}")
+    crit = _CRITERIA[criterion]
+    ni, nf = nodes
+    L = int(num_leaves)
+    if L < 2:
+        raise ValueError(f"num_leaves must be >= 2, got {num_leaves}")
+    _c_array("ni", ni, np.int64, 2)
+    _c_array("nf", nf, np.float64, 2)
+    if ni.shape[0] < 2 * L - 1 or ni.shape[1] != NI or nf.shape != (ni.shape[0], NF):
+        raise ValueError(f"the node record needs ({2 * L - 1}, {NI}) int64 and ({2 * L - 1}, {NF}) float64 "
+                         "rows")
+    off, hist, rows, tmp, leaf_of, positions = work
+    _c_array("off", off, np.int64, 1)
+    _c_array("positions", positions, np.int64, 1)
+    m = positions.size
+    if off.size != m + 1 or fmap.shape != (m,) or fmap.dtype != np.int64:
+        raise ValueError("off, positions and fmap must describe the same histogram features")
+    _c_array("hist", hist, np.float64, 3)
+    if hist.shape[0] < L or hist.shape[1] < off[-1] or hist.shape[2] not in (2, 3, 4):
+        raise ValueError(f"hist must have shape (>= {L}, >= {off[-1]}, 2..4)")
+    n = rows.size
+    for name, a in (("rows", rows), ("tmp", tmp)):
+        _c_array(name, a, (np.int64, np.int32), 1)
+        if a.size != n or a.dtype != rows.dtype:
+            raise ValueError("rows and tmp must be one row list's length and dtype")
+    _c_array("leaf_of", leaf_of, np.int64, 1)
+    if leaf_of.size != n:
+        raise ValueError("leaf_of must hold one entry per row")
+    kinds = [scan is not None, criterion == "wse", pairs is not None, cls is not None]
+    if sum(kinds) != 1 or (criterion in ("se", "rwse", "ole") and pairs is None and scan is None) or \
+            (criterion == "classify") != (cls is not None) or (pairs is not None and criterion != "ole"):
+        raise ValueError(f"criterion {criterion!r} needs exactly its own scan input (scan, pairs or cls)")
+    if (cols is None) == (codes is None):
+        raise ValueError("give the row-major codes or the columns, one of them")
+    if cols is not None:
+        codes_t, cfmap, grad, hess, og = cols
+        _c_array("codes_t", codes_t, (np.uint8, np.uint16), 2)
+        if codes_t.shape[1] != n or cfmap is not fmap or og.ndim != 3 or og.shape[2] != hist.shape[2] \
+                or grad.shape != (n,) or hess.shape != (n,) or hist.shape[2] not in (2, 4):
+            raise ValueError("cols must be (codes_t (F, n), fmap, grad (n,), hess (n,), og (B, rows, C=2|4))")
+        if pairs is not None or criterion == "wse" or any(a is not None for a in (gbin, feats, rowoff)):
+            raise ValueError("the column layout serves SE, RWSE and NDCGBoost's trees only")
+    else:
+        _c_array("codes", codes, (np.uint8, np.uint16), 2)
+        if codes.shape[0] != n or vals is None or vals.shape != (n, hist.shape[2]) \
+                or vals.dtype != np.float64:
+            raise ValueError(f"codes and vals must have {n} rows, vals {hist.shape[2]} float64 channels")
+        if (gbin is not None) + (feats is not None) + (rowoff is not None) != 1:
+            raise ValueError("the row-major layout needs exactly one of gbin, feats and rowoff")
+        if gbin is not None and gbin.shape != codes.shape:
+            raise ValueError("gbin must be shaped as codes (every feature)")
+        if feats is not None and feats is not fmap:
+            raise ValueError("with a feature subset, fmap is feats")
+        if rowoff is not None and rowoff is not off:
+            raise ValueError("rowoff is the histogram's offsets (every feature)")
+    if scan is not None:
+        _c_array("scan", scan, np.float64, 2)
+        if scan.shape[0] != 4 or scan.shape[1] < int(np.max(np.diff(off), initial=1)):
+            raise ValueError("scan must be (4, >= the widest feature's bins)")
+    if pairs is not None:
+        if len(pairs) != 11 or pairs[7].shape[0] < L or pairs[7].shape[1] < off[-1] \
+                or n_pairs > pairs[0].size:
+            raise ValueError("pairs must be (pa, pb, pw, ta, tb, tw, u, pmax, pmin, cbins, gbins) of room")
+        ni[0, PAIR_END] = n_pairs
+    if cls is not None and cls.shape != (n,):
+        raise ValueError("cls must hold one weight per row")
+    if constraint is not None and (constraint.dtype != np.int64 or constraint.size < L - 1
+                                   or constraint.min(initial=0) < 0 or constraint.max(initial=0) >= m):
+        raise ValueError(f"constraint must name {L - 1} histogram positions below {m}")
+    spec = (crit, float(h_unit), L, float(min_data), float(min_hess), bool(breadth_first))
+    wse = True if criterion == "wse" else None
+    n_nodes, n_leaves = _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, vals, scan,
+                              wse, pairs, cls, constraint, par)
+    return int(n_nodes), int(n_leaves)
+
+
+def _toy(C: int, cols: bool, L: int = 3) -> dict:
+    """The arrays `grow` takes, for a toy matrix of 4 rows x 2 features (3 bins each), shaped and typed as
+    the tree engine passes them (``lrank.trees.grower``)."""
+    codes = np.array([[1, 2], [2, 1], [0, 1], [2, 2]], dtype=np.uint8)
+    n, F = codes.shape
+    off = np.array([0, 3, 6], dtype=np.int64)
+    positions = np.arange(F, dtype=np.int64)
+    rdt = np.int32 if cols else np.int64
+    work = (off, np.zeros((L, 6, C)), np.empty(n, dtype=rdt), np.empty(n, dtype=rdt),
+            np.empty(n, dtype=np.int64), positions)
+    kw = dict(nodes=(np.empty((2 * L - 1, NI), dtype=np.int64), np.empty((2 * L - 1, NF))), work=work,
+              fmap=positions, h_unit=1.0 if C == 2 else 0.0, num_leaves=L, min_data=1.0, min_hess=0.0,
+              breadth_first=False)
+    grad = np.array([1.0, -2.0, 0.5, -0.25])
+    if cols:
+        og = np.empty((1, 16, C))
+        kw["cols"] = (np.ascontiguousarray(codes.T), positions, grad, np.ones(n), og)
+    else:
+        kw.update(codes=codes, gbin=(codes + off[:-1]).astype(np.uint16), vals=np.ones((n, C)))
+    return kw
+
+
+def warmup() -> None:
+    """Compile the growth loop for what the trees of lrank's estimators read (``lrank.trees.grower``):
+    global bin indices (SE/RWSE with two and three channels, OLE with pairs, WSE, NDCGBoost's classifier)
+    and the column-major codes (constrained SE and NDCGBoost trees, two and four channels; unconstrained
+    trees at scale with the root's count cache)."""
+    scan = np.empty((4, 3))
+    pa, pb, pw = np.array([0, 1], dtype=np.int64), np.array([2, 3], dtype=np.int64), np.ones(2)
+    for C in (2, 3):
+        grow(criterion="se", scan=scan, **_toy(C, False))
+    pairs = (pa.copy(), pb.copy(), pw.copy(), np.empty(2, dtype=np.int64), np.empty(2, dtype=np.int64),
+             np.empty(2), np.empty(4), np.zeros((3, 6)), np.zeros((3, 6)), np.empty((3, 2), dtype=np.uint32),
+             np.empty((2, 2), dtype=np.uint16))
+    grow(criterion="ole", pairs=pairs, n_pairs=2, **_toy(3, False))
+    grow(criterion="wse", **_toy(4, False))
+    s = np.array([1.0, -2.0, 0.5, -0.25])
+    grow(criterion="classify", cls=s, **_toy(3, False))
+    cons = np.array([1, 0], dtype=np.int64)
+    for C in (2, 4):
+        grow(criterion="se", scan=scan, constraint=cons, **_toy(C, True))
+    grow(criterion="classify", cls=s, constraint=cons, **_toy(4, True))
+    grow(criterion="se", scan=scan, **_toy(2, True))
+    counts = (np.zeros(7), np.empty((1, 16, 2)), np.zeros((6, 2)))
+    grow(criterion="se", scan=scan, counts=counts, **_toy(4, True))

@@ -1,0 +1,404 @@
+"""The tree engine's grower: histogram trees over one binned matrix, with the workspace it owns.
+
+A `TreeGrower` is made once per binned matrix (a boosting run, a BoostingTree step object) with the
+tree parameters, and grows one tree per call of `TreeGrower.grow` from per-document first and second
+derivatives of the loss at ``o = 0`` (``grad = L'``, ``hess = L''``), in one call of the growth kernel
+(``lrank._kernels.grower``): histograms of (gradient, hessian, count) per feature and bin, the larger
+child's by subtraction; the split of each criterion (``lrank._kernels.splitting``: SE, WSE, RWSE, OLE
+with LambdaMART's pair list, NDCGBoost's classifier rule); best-first or breadth-first growth; an
+optional feature constraint (BoostingTree's feature trees); leaf values by one Newton step
+``-sum L' / sum L''`` (Xia, Zhai & Wang Eq. 11; for LambdaMART ``sum lambda / sum w``), or NDCGBoost's
+``[sum gamma > 0]``. Its buffers (histograms, the row list, global bin indices, the column-major codes,
+pair buffers) are made on first use and reused by every tree it grows: nothing is cached elsewhere.
+
+The layout each tree reads is chosen here; every layout gives the same bits (each bin summed in row
+order), so the choice is a matter of speed:
+
+* ``n >= column_min_docs`` documents, unconstrained, without pairs, not WSE: the column-major codes
+  (``codes.T``, made once), feature groups on ``n_jobs`` threads;
+* a constraint without pairs and not WSE: the column-major codes of the constraint's features and
+  feature 0 (a BoostingTree stump reads two columns);
+* otherwise the row-major codes: over global bin indices ``off[f] + code`` when they fit
+  (`global_bins_max_bytes`, 65,536 histogram rows), else with offsets; a constraint builds only its
+  features' histograms; with ``n_jobs != 1`` and ``n F >= parallel_min_tree_work`` the histograms, pair
+  histograms and (from ``parallel_min_bins`` histogram rows) split scans run on the threads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numba
+import numpy as np
+
+from lrank._kernels import grower as _gk
+from lrank._kernels import histograms as _hk
+from lrank.trees.predictor import Tree
+
+CRITERIA = ("se", "wse", "rwse", "ole")
+GROWTH = ("best_first", "breadth_first")
+
+
+def _set_threads(n_jobs: int) -> int:
+    """Set numba's number of threads for ``n_jobs`` (1: one thread; -1 or more than numba has: all of
+    them) and return it."""
+    most = numba.config.NUMBA_NUM_THREADS
+    k = min(int(n_jobs), most) if n_jobs > 0 else most
+    if numba.get_num_threads() != k:
+        numba.set_num_threads(k)
+    return k
+
+
+@contextlib.contextmanager
+def threads(n_jobs: int) -> Iterator[int]:
+    """Numba's threads set for ``n_jobs`` (`_set_threads`) inside the block, restored after it."""
+    old = numba.get_num_threads()
+    try:
+        yield _set_threads(n_jobs)
+    finally:
+        if numba.get_num_threads() != old:
+            numba.set_num_threads(old)
+
+
+def check_tree_params(num_leaves: Any, min_child_samples: Any, min_child_weight: Any, growth: Any,
+                      criterion: Any, n_jobs: Any, criteria: Sequence[str] = CRITERIA) -> None:
+    """Raise a ValueError naming the first tree parameter out of its range."""
+    if criterion not in criteria:
+        raise ValueError(f"criterion must be one of {sorted(criteria)}, got {criterion!r}")
+    if growth not in GROWTH:
+        raise ValueError(f"growth must be one of {GROWTH}, got {growth!r}")
+    for name, v, low in (("num_leaves", num_leaves, 2), ("min_child_samples", min_child_samples, 1)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < low:
+            raise ValueError(f"{name} must be an int >= {low}, got {v!r}")
+    v = min_child_weight
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
+            or not v >= 0:
+        raise ValueError(f"min_child_weight must be a number >= 0, got {v!r}")
+    v = n_jobs
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not (v >= 1 or v == -1):
+        raise ValueError(f"n_jobs must be an int >= 1 or -1 (all threads), got {v!r}")
+
+
+def constraint_array(constraint: Any, num_leaves: int, n_features: int) -> np.ndarray | None:
+    """The feature of each split in split order (int64, ``num_leaves - 1`` of them at least); an int
+    constrains every split; None: unconstrained."""
+    if constraint is None:
+        return None
+    scalar = np.ndim(constraint) == 0
+    c = np.atleast_1d(np.asarray(constraint))
+    if c.dtype.kind not in "iu" or c.ndim != 1 or c.size == 0:
+        raise ValueError("feature_constraint must be an int or a 1-d sequence of feature indices")
+    if scalar:
+        c = np.repeat(c, max(num_leaves - 1, 1))
+    if c.size < num_leaves - 1:
+        raise ValueError(f"feature_constraint names {c.size} features; a {num_leaves}-leaf tree needs "
+                         f"{num_leaves - 1} (one per internal node)")
+    if (c < 0).any() or (c >= n_features).any():
+        raise ValueError(f"feature_constraint entries must lie in [0, {n_features})")
+    return c.astype(np.int64)
+
+
+class TreeGrower:
+    """Grows the trees of one binned matrix with fixed parameters (module docstring).
+
+    Parameters
+    ----------
+    codes : uint8/uint16 array (n, F)
+        Bin codes (``FeatureBins.codes``); kept (not copied when C-contiguous).
+    n_bins : int array (F,), optional
+        Codes in use per feature (``FeatureBins.n_bins``); default ``codes.max(axis=0) + 1``.
+    thresholds : list of arrays, optional
+        ``FeatureBins.thresholds``: the trees' raw thresholds (`Tree.predict` on raw features).
+    num_leaves : int, default 10
+        Leaves to grow to (fewer if no valid split remains).
+    min_child_samples : int, default 20
+        Fewest documents in a leaf.
+    min_child_weight : float, default 1e-3
+        Smallest second-derivative sum in a leaf (exact second derivative for OLE with pairs).
+    growth : {"best_first", "breadth_first"}
+        Leaf-wise (LightGBM) or level-order ("width-first", Xia, Zhai & Wang's choice) growth.
+    criterion : {"se", "wse", "rwse", "ole", "classify"}
+        The split criterion (``"classify"``: NDCGBoost's classifier tree, grown from the document weights
+        ``gamma`` given as ``grad``; its leaves output ``[sum gamma > 0]``).
+    n_jobs : int, default 1
+        Threads of the kernels that have a parallel twin (-1: all numba threads); results do not depend
+        on it.
+    """
+
+    #: the fewest documents whose unconstrained SE/RWSE trees read the column-major codes
+    column_min_docs = 24_576
+    #: largest global-bin matrix (bytes) made; above it the trees read ``codes`` and add offsets per entry.
+    #: The saving is the offset load per entry, which only shows while the matrix is cache-sized: 1.2-1.4x
+    #: per tree at 5,000 x 136 (1.4 MB), 1.13x at 23,000 x 136 (6 MB), none at 200,000 x 136 (54 MB)
+    global_bins_max_bytes = 16 * 2**20
+    #: documents x features from which a tree asked to use threads runs the parallel row-major kernels
+    parallel_min_tree_work = 1_000_000
+    #: rows x features of a histogram (or pairs x features) worth a parallel launch
+    parallel_min_work = 200_000
+    #: histogram rows (all features' bins) worth a parallel split scan
+    parallel_min_bins = 50_000
+
+    def __init__(self, codes: np.ndarray, n_bins: np.ndarray | None = None,
+                 thresholds: Sequence[np.ndarray] | None = None, *, num_leaves: int = 10,
+                 min_child_samples: int = 20, min_child_weight: float = 1e-3, growth: str = "best_first",
+                 criterion: str = "se", n_jobs: int = 1) -> None:
+        check_tree_params(num_leaves, min_child_samples, min_child_weight, growth, criterion, n_jobs,
+                          (*CRITERIA, "classify"))
+        codes = np.ascontiguousarray(codes)
+        if codes.ndim != 2 or codes.dtype not in (np.uint8, np.uint16):
+            raise ValueError("codes must be a 2-d uint8/uint16 array of bin codes")
+        n, F = codes.shape
+        if n_bins is None:
+            n_bins = codes.max(axis=0).astype(np.int64) + 1 if n else np.ones(F, dtype=np.int64)
+        n_bins = np.ascontiguousarray(n_bins, dtype=np.int64)
+        if n_bins.shape != (F,) or (F and n_bins.min() < 1):
+            raise ValueError(f"n_bins must hold one positive bin count per feature ({F})")
+        self.codes = codes
+        self.n_bins = n_bins
+        self.thresholds = thresholds
+        self.num_leaves = int(num_leaves)
+        self.min_child_samples = int(min_child_samples)
+        self.min_child_weight = float(min_child_weight)
+        self.growth = growth
+        self.criterion = criterion
+        self.n_jobs = int(n_jobs)
+        self.off = np.zeros(F + 1, dtype=np.int64)  # feature f owns histogram rows off[f]:off[f+1]
+        self.off[1:] = np.cumsum(n_bins)
+        self.positions = np.arange(F, dtype=np.int64)
+        L = self.num_leaves
+        self.nodes = (np.empty((2 * L - 1, _gk.NI), dtype=np.int64), np.empty((2 * L - 1, _gk.NF)))
+        self.leaf_of = np.empty(n, dtype=np.int64)
+        self.scan = np.empty((4, max(int(n_bins.max(initial=1)), 1)))
+        self._hist = None  # (L, TB, C) histogram slots, made for the channels in use
+        self._rows = None  # the row list and its partition scratch (int64)
+        self._vals = None  # (n, C) per-document channels of the row-major layouts
+        self._gbin = None  # global bin indices off[f] + code, False when past the limits (`global_bins`)
+        self._gbin_any = None  # the same whatever their size (`whole_tree_bins`)
+        self._cols = None  # the column layout's codes, row list and buffers (`columns`)
+        self._pairs = None  # OLE's pair buffers (`pair_buffers`)
+        self._par = None  # the parallel twins' buffers (`parallel`)
+
+    # -------------------------------------------------------------------------------- buffers
+    def _histograms(self, C: int) -> np.ndarray:
+        TB = max(int(self.off[-1]), 1)
+        if self._hist is None or self._hist.shape[2] != C:
+            self._hist = np.zeros((self.num_leaves, TB, C))
+        return self._hist
+
+    def _row_list(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._rows is None:
+            n = self.codes.shape[0]
+            self._rows = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64))
+        return self._rows
+
+    def _values(self, C: int) -> np.ndarray:
+        if self._vals is None or self._vals.shape[1] != C:
+            self._vals = np.empty((self.codes.shape[0], C))
+        return self._vals
+
+    def global_bins(self) -> np.ndarray | None:
+        """``off[f] + codes[:, f]`` as uint16 (n, F), made once: the histogram rows of every entry, so the
+        histogram loop adds no offsets (the same bits). None when the histogram has more than 65,536 rows
+        or the matrix would exceed `global_bins_max_bytes`."""
+        if self._gbin is None:
+            ok = self.off[-1] <= 65536 and 2 * self.codes.size <= self.global_bins_max_bytes
+            self._gbin = _hk.global_bins(self.codes, self.n_bins) if ok else False
+        return self._gbin if self._gbin is not False else None
+
+    def whole_tree_bins(self) -> np.ndarray:
+        """`global_bins`, or past its limits the same indices made anyway (uint32 past 65,536 histogram
+        rows): the serial unconstrained trees read them below `column_min_docs` documents."""
+        gbin = self.global_bins()
+        if gbin is None:
+            if self._gbin_any is None:
+                self._gbin_any = _hk.global_bins(self.codes, self.n_bins)
+            gbin = self._gbin_any
+        return gbin
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        """The column layout's codes ``codes.T`` (C-contiguous (F, n), one copy: n F bytes), its row list
+        and partition scratch (int32), made on first use."""
+        if self._cols is None:
+            n = self.codes.shape[0]
+            with threads(self.n_jobs):
+                codes_t = _hk.transpose(self.codes)
+            self._cols = (codes_t, np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32), {})
+        return self._cols
+
+    def _gather_buffers(self, C: int, nthr: int, full: bool) -> tuple[np.ndarray, tuple | None]:
+        """One (CHUNK_ROWS, C) buffer per thread numba may use (pages never touched cost no memory) and,
+        for every feature with four channels, the root's count cache (`_root_histogram_columns`)."""
+        bufs = self.columns()[3]
+        key = ("og", C)
+        if key not in bufs:
+            bufs[key] = np.empty((numba.config.NUMBA_NUM_THREADS, _hk.CHUNK_ROWS, C))
+        counts = None
+        if full and C == 4:
+            if "counts" not in bufs:
+                TB = int(self.off[-1])
+                B = numba.config.NUMBA_NUM_THREADS
+                bufs["counts"] = (np.zeros(TB + 1), np.empty((B, _hk.CHUNK_ROWS, 2)), np.zeros((TB, 2)))
+            counts = bufs["counts"]
+            counts = (counts[0], counts[1][:nthr], counts[2])
+        return bufs[key][:nthr], counts
+
+    def pair_buffers(self, m: int) -> tuple:
+        """OLE's buffers for ``m`` pairs (room for half as many more): the pair lists and the partition's
+        scratch, each document's weight ``u``, the pair histogram slots and the kernels' bin scratch."""
+        if self._pairs is None or self._pairs[0].size < max(m, 1):
+            P = max(m + m // 2, 1)
+            n, F = self.codes.shape
+            TB = max(int(self.off[-1]), 1)
+            gdt = self.global_bins().dtype if self.global_bins() is not None else np.uint32
+            self._pairs = (np.empty(P, dtype=np.int64), np.empty(P, dtype=np.int64), np.empty(P),
+                           np.empty(P, dtype=np.int64), np.empty(P, dtype=np.int64), np.empty(P),
+                           np.empty(n), np.zeros((self.num_leaves, TB)), np.zeros((self.num_leaves, TB)),
+                           np.empty((3, max(F, 1)), dtype=np.uint32), np.empty((2, max(F, 1)), dtype=gdt))
+        return self._pairs
+
+    def parallel(self, nblk: int) -> tuple:
+        """The parallel twins' arguments: block count, the work thresholds, zero offsets (global bins),
+        the split scans' per-feature results and buffers, the pair histograms' per-block bin scratch."""
+        F = self.codes.shape[1]
+        if self._par is None:
+            B = numba.config.NUMBA_NUM_THREADS
+            self._par = (np.zeros(F + 1, dtype=np.int64), np.empty(F), np.empty(F, dtype=np.int64),
+                         np.empty((F, 4, self.scan.shape[1])), np.empty((B, 3, max(F, 1)), dtype=np.uint32))
+        z, gains, js, bufs, pbins = self._par
+        return (int(nblk), int(self.parallel_min_work), int(self.parallel_min_bins), z, gains, js, bufs,
+                pbins)
+
+    # ---------------------------------------------------------------------------------- growing
+    def grow(self, grad: np.ndarray, hess: np.ndarray | None = None, *,
+             pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+             constraint: int | Sequence[int] | None = None) -> tuple[Tree, np.ndarray]:
+        """Grow one tree from ``grad = L'(o=0)`` and ``hess = L''(o=0)`` per document.
+
+        Parameters
+        ----------
+        grad, hess : float arrays (n,)
+            First and second derivatives of the loss at each document's score (for ``"classify"``: the
+            document weights ``gamma`` as ``grad``, ``hess`` not read).
+        pairs : (pa, pb, pw), optional
+            The pair list with the pairwise second derivatives (OLE with a pairwise loss only).
+        constraint : int or sequence of int, optional
+            The feature of each split, in split order (an int: every split).
+
+        Returns
+        -------
+        tree : Tree
+            The node record (leaf values by Eq. 11, or NDCGBoost's 0/1).
+        leaf_of : int64 array (n,)
+            Each document's leaf: the grower's own array, valid until its next tree.
+        """
+        codes = self.codes
+        n, F = codes.shape
+        classify = self.criterion == "classify"
+        grad = np.ascontiguousarray(grad, dtype=np.float64)
+        hess = grad if classify else np.ascontiguousarray(hess, dtype=np.float64)
+        if grad.shape != (n,) or hess.shape != (n,):
+            raise ValueError(f"grad and hess must have shape ({n},)")
+        # a NaN or an infinity makes the sum non-finite: one reduction each; the element test only then
+        # (finite values may overflow the sum)
+        with np.errstate(over="ignore", invalid="ignore"):
+            sums_finite = bool(np.isfinite(grad.sum()) and np.isfinite(hess.sum()))
+        if not sums_finite and not (np.isfinite(grad).all() and np.isfinite(hess).all()):
+            raise ValueError("grad and hess must be finite")
+        L = self.num_leaves
+        crit = self.criterion
+        wse = crit == "wse"
+        use_pairs = pairs is not None and crit == "ole"
+        h0 = float(hess[0]) if n else 0.0
+        const_h = not (wse or classify) and h0 > 0.0 and bool(np.all(hess == h0))  # e.g. MART: L'' = 1
+        h_unit = h0 if const_h else 0.0
+        cons = constraint_array(constraint, L, F)
+        used = None  # the features whose histograms a constrained tree builds: its constraint's and feature 0
+        if cons is not None:
+            used = np.unique(np.concatenate((cons[:max(L - 1, 1)], np.zeros(1, dtype=np.int64))))
+        columns = not (use_pairs or wse) and (cons is not None or n >= self.column_min_docs)
+        kw: dict[str, Any] = {}
+        if classify:
+            kw["cls"] = grad
+        elif use_pairs:
+            m = int(pairs[0].size)
+            buf = self.pair_buffers(m)
+            buf[0][:m], buf[1][:m], buf[2][:m] = pairs
+            kw.update(pairs=buf, n_pairs=m)
+        elif not wse:
+            kw["scan"] = self.scan
+        par = None
+        if columns:
+            C = 2 if const_h else 4
+            fmap = self.positions if used is None else used
+            off = self.off if used is None else np.r_[0, np.cumsum(self.n_bins[fmap])].astype(np.int64)
+            codes_t, rows, tmp, _ = self.columns()
+            hess_c = grad if const_h else (np.ones(n) if classify else hess)  # a constant hessian is h_unit
+            with threads(self.n_jobs) as nthr:
+                og, counts = self._gather_buffers(C, nthr, used is None)
+                positions = self.positions if used is None else np.arange(fmap.size, dtype=np.int64)
+                work = (off, self._histograms(C), rows, tmp, self.leaf_of, positions)
+                n_nodes, n_leaves = self._grow(work, fmap, h_unit, cons, fmap,
+                                               cols=(codes_t, fmap, grad, hess_c, og), counts=counts, **kw)
+            return self._finish(n_nodes, n_leaves, fmap, h_unit, classify), self.leaf_of
+        C = 4 if wse else (2 if const_h else 3)
+        vals = self._values(C)
+        vals[:, 0] = grad
+        vals[:, 1] = 1.0 if classify else hess
+        if C >= 3:
+            vals[:, 2] = 1.0
+        if C == 4:  # WSE: w r^2 = L'^2 / L'' (Eq. 6); L'' floored at 1e-12
+            vals[:, 3] = grad * grad / np.maximum(hess, 1e-12)
+        serial = self.n_jobs == 1 or n * F < self.parallel_min_tree_work
+        feats = used if used is not None and used.size < F else None
+        gbin = rowoff = None
+        if feats is None:
+            if not (use_pairs or wse) and cons is None and serial:
+                gbin = self.whole_tree_bins()
+            else:
+                gbin = self.global_bins()
+            if gbin is None:
+                rowoff = self.off
+        fmap = self.positions if feats is None else feats
+        off = self.off if feats is None else np.r_[0, np.cumsum(self.n_bins[feats])].astype(np.int64)
+        positions = self.positions if feats is None else np.arange(feats.size, dtype=np.int64)
+        rows, tmp = self._row_list()
+        work = (off, self._histograms(C), rows, tmp, self.leaf_of, positions)
+        with contextlib.nullcontext(1) if serial else threads(self.n_jobs) as nthr:
+            if not serial:
+                par = self.parallel(nthr)
+            n_nodes, n_leaves = self._grow(work, fmap, h_unit, cons, fmap, codes=codes, gbin=gbin,
+                                           feats=feats, rowoff=rowoff, vals=vals, par=par, **kw)
+        return self._finish(n_nodes, n_leaves, fmap, h_unit, classify), self.leaf_of
+
+    def _grow(self, work: tuple, fmap: np.ndarray, h_unit: float, cons: np.ndarray | None,
+              hist_features: np.ndarray, **kw: Any) -> tuple[int, int]:
+        """One growth-kernel call; ``cons`` goes down as histogram positions (``hist_features`` sorted)."""
+        if cons is not None:
+            cons = np.searchsorted(hist_features, cons).astype(np.int64)
+        return _gk.grow(self.nodes, work, fmap, criterion=self.criterion, h_unit=h_unit,
+                        num_leaves=self.num_leaves, min_data=float(self.min_child_samples),
+                        min_hess=self.min_child_weight, breadth_first=self.growth == "breadth_first",
+                        constraint=cons, **kw)
+
+    def _finish(self, k: int, n_leaves: int, fmap: np.ndarray, h_unit: float, classify: bool) -> Tree:
+        """The `Tree` of the first ``k`` nodes of the node record (leaf values by Eq. 11, or NDCGBoost's)."""
+        ni, nf = self.nodes
+        left = ni[:k, _gk.LEFT].copy()
+        G = nf[:k, _gk.SUM_G].copy()
+        H = nf[:k, _gk.SUM_H].copy()
+        if classify:  # a leaf outputs 1 iff its sum of gamma is positive
+            value = np.where(G > 0, 1.0, 0.0)
+        else:
+            value = np.where(H > 0, -G / np.where(H > 0, H, 1.0), 0.0)  # Eq. 11: one Newton step
+        value[left >= 0] = 0.0
+        feature = ni[:k, _gk.FEATURE].copy()
+        jbin = ni[:k, _gk.BIN].copy()
+        theta = np.full(k, np.nan)
+        if self.thresholds is not None:  # internal nodes only, on Python ints (no NumPy scalar per node)
+            internal = np.flatnonzero(left >= 0)
+            for nd, f, jj in zip(internal.tolist(), feature[internal].tolist(), jbin[internal].tolist()):
+                theta[nd] = -np.inf if jj == 0 else self.thresholds[f][jj - 1]
+        return Tree(feature, jbin, theta, left, ni[:k, _gk.RIGHT].copy(), value, gain=nf[:k, _gk.GAIN].copy(),
+                    count=ni[:k, _gk.END] - ni[:k, _gk.START], sum_grad=G, sum_hess=H)

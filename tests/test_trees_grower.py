@@ -1,0 +1,284 @@
+"""The tree engine's grower (`lrank.trees.grower`, ``lrank._kernels.grower``): every tree it grows, in every
+layout and on any number of threads, is the node-by-node NumPy oracle's (``tests/reference/tree_grower.py``)
+bit for bit; its partitions against NumPy; its workspace reused from tree to tree."""
+
+import itertools
+
+import numba
+import numpy as np
+import pytest
+
+from lrank._kernels import grower as gk
+from lrank._kernels import histograms as hk
+from lrank._kernels.lambdas import lambdamart_gradients
+from lrank.trees.grower import TreeGrower
+from tests.reference import tree_grower as ref
+from tests.reference import trees as brute
+
+FIELDS = ("feature", "bin", "left", "right", "gain", "value", "count", "sum_grad", "sum_hess")
+LAYOUTS = ("global", "offsets", "columns", "threads")
+
+
+def _ranking(seed, n=160, F=6, max_code=7, dtype=np.uint8, k=10):
+    """Codes with ties and missing values (code 0) and LambdaMART's derivatives and pair list on queries
+    that include one-document queries and a query whose labels are all equal."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 30, 40)
+    sizes = sizes[np.cumsum(sizes) <= n]
+    qptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    n = int(qptr[-1])
+    nb = rng.integers(2, max_code + 1, F)
+    codes = np.stack([rng.integers(0, b, n) for b in nb], axis=1).astype(dtype)
+    y = rng.integers(0, 4, n).astype(np.int32)
+    y[qptr[1]:qptr[2]] = 1  # all labels equal: no pair
+    lam, w, pairs = lambdamart_gradients(y, qptr, np.round(rng.normal(size=n), 1), k=k, with_pairs=True)
+    return codes, nb.astype(np.int64), -lam, w, pairs, rng
+
+
+def _grower(codes, nb, layout, **kw):
+    g = TreeGrower(codes, nb, n_jobs=2 if layout == "threads" else 1, **kw)
+    g.column_min_docs = 0 if layout == "columns" else 10**9
+    if layout == "offsets":
+        g.global_bins_max_bytes = 0
+    if layout == "threads":  # the parallel twins on a small set
+        g.parallel_min_tree_work = g.parallel_min_work = g.parallel_min_bins = 0
+    return g
+
+
+def _assert_oracle(tree, leaf_of, want):
+    for name in FIELDS:
+        assert getattr(tree, name).tobytes() == np.asarray(want[name]).tobytes(), name
+    assert leaf_of.tobytes() == want["leaf_of"].tobytes()
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("criterion", ["se", "wse", "rwse", "ole", "classify"])
+def test_trees_are_the_oracles_bit_for_bit(criterion, layout):
+    """SE, WSE, RWSE, OLE with pairs and NDCGBoost's classifier trees, best and breadth first, without and
+    with a feature constraint (an int; a list repeating features), varying and constant hessians (two
+    channels), in every layout: the oracle's node record and leaves, bit for bit."""
+    for seed in (0, 1):
+        codes, nb, grad, hess, pairs, rng = _ranking(seed)
+        if criterion == "classify":
+            grad = rng.normal(size=grad.size)
+        for growth, cons, const in itertools.product(("best_first", "breadth_first"),
+                                                     (None, 3, [5, 0, 5, 2, 1]), (False, True)):
+            if criterion == "classify" and (growth == "breadth_first" or const):
+                continue
+            h = np.full(grad.size, 0.5) if const else hess
+            md, mh = (1, 0.0) if criterion == "classify" else (3, 1e-3)
+            p = pairs if criterion == "ole" else None
+            g = _grower(codes, nb, layout, num_leaves=6, min_child_samples=md, min_child_weight=mh,
+                        growth=growth, criterion=criterion)
+            tree, leaf_of = g.grow(grad, h, pairs=p, constraint=cons)
+            want = ref.grow(codes, grad, h, num_leaves=6, criterion=criterion, min_data=md, min_hess=mh,
+                            growth=growth, pairs=p, constraint=cons, n_bins=nb)
+            _assert_oracle(tree, leaf_of, want)
+            assert tree.n_leaves > 1
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("growth", ["breadth_first", "best_first"])
+@pytest.mark.parametrize("criterion", ["se", "wse", "rwse", "ole"])
+def test_trees_match_brute_force(criterion, growth):
+    """The leaves and values of the brute-force reference (every split of every leaf from each criterion's
+    own equation; OLE's exact second derivative from the pairwise Hessian)."""
+    codes, nb, grad, hess, pairs, _ = _ranking(3, n=60, F=3, max_code=5, k=5)
+    plist = list(zip(*pairs)) if criterion == "ole" else None
+    if plist is None:
+        hess = hess + 0.05  # the reference divides by every node's hessian
+    g = TreeGrower(codes, nb, num_leaves=5, min_child_samples=2, min_child_weight=1e-9, growth=growth,
+                   criterion=criterion)
+    tree, leaf_of = g.grow(grad, hess, pairs=pairs if plist else None)
+    leaves, values = brute.fit_tree(codes, grad, hess, 5, criterion, min_data=2, min_hess=1e-9, pairs=plist,
+                                    growth=growth)
+    got = {tuple(np.flatnonzero(leaf_of == nd)): tree.value[nd] for nd in np.unique(leaf_of)}
+    assert sorted(got) == sorted(tuple(np.flatnonzero(M)) for M in leaves)
+    if criterion != "ole":
+        for M, v in zip(leaves, values):
+            assert got[tuple(np.flatnonzero(M))] == pytest.approx(v, rel=1e-10, abs=1e-12)
+
+
+@pytest.mark.kernel
+def test_one_grower_many_trees():
+    """Boosting-like: one grower grows trees of new derivatives, pair lists of other lengths, constraints
+    and none, one after another; each tree is the oracle's (its buffers' contents do not matter)."""
+    codes, nb, *_ = _ranking(9)
+    for layout in ("global", "columns"):
+        g = _grower(codes, nb, layout, num_leaves=7, min_child_samples=3, criterion="ole")
+        for seed, cons in ((10, None), (11, [2, 4, 1, 0, 3, 2]), (12, None)):
+            _, _, grad, hess, pairs, _ = _ranking(seed, n=codes.shape[0] + 20)
+            grad, hess = grad[:codes.shape[0]], hess[:codes.shape[0]]
+            keep = (pairs[0] < codes.shape[0]) & (pairs[1] < codes.shape[0])
+            pairs = tuple(a[keep] for a in pairs)
+            for p in (pairs, None):
+                tree, leaf_of = g.grow(grad, hess, pairs=p, constraint=cons)
+                want = ref.grow(codes, grad, hess, num_leaves=7, criterion="ole", min_data=3, pairs=p,
+                                constraint=cons, n_bins=nb)
+                _assert_oracle(tree, leaf_of, want)
+
+
+def test_trees_at_scale_on_threads_are_the_serial_trees():
+    """Past the column layout's size (several chunks of rows, many-bin features, a constant feature): the
+    trees of 1 and 2 threads against the serial row-major trees, bit for bit; the later roots take the
+    counts the first kept."""
+    rng = np.random.default_rng(17)
+    n, F = TreeGrower.column_min_docs + hk.CHUNK_ROWS + 123, 10
+    codes = rng.integers(0, 200, size=(n, F)).astype(np.uint8)
+    codes[:, 3] = 0
+    derivs = [(np.round(rng.normal(size=n), 2), rng.uniform(0.1, 1.0, size=n)) for _ in range(2)]
+    derivs.append((derivs[0][0], np.ones(n)))
+    serial = TreeGrower(codes, num_leaves=12)
+    serial.column_min_docs = 10**9
+    threaded = [TreeGrower(codes, num_leaves=12, n_jobs=j) for j in (1, 2)]
+    for grad, hess in derivs:
+        want, w_leaf = serial.grow(grad, hess)
+        for g in threaded:
+            got, leaf_of = g.grow(grad, hess)
+            for name in FIELDS:
+                assert getattr(got, name).tobytes() == getattr(want, name).tobytes(), name
+            assert leaf_of.tobytes() == w_leaf.tobytes()
+    counts = threaded[0].columns()[3]["counts"]
+    assert counts[0][-1] == 1.0 and np.any(counts[2] != 0.0)
+
+
+@pytest.mark.parametrize("cap", ["bytes", "rows"])
+def test_global_bins_past_their_limits(cap):
+    """Past `TreeGrower.global_bins`'s limits (matrix bytes; more than 65,536 histogram rows) unconstrained
+    serial trees still read global bin indices (uint32 past 65,536 rows); OLE trees read the codes with
+    offsets: the oracle's trees."""
+    F = 5 if cap == "bytes" else 300
+    codes, nb, grad, hess, pairs, _ = _ranking(17, n=240, F=F, max_code=9)
+    if cap == "rows":
+        codes[:, 0] = np.arange(codes.shape[0]) % 256
+        nb[0] = 256
+        nb[1:] = 255  # 300 x ~255 histogram rows
+    g = TreeGrower(codes, nb, num_leaves=8, min_child_samples=4, criterion="ole")
+    if cap == "bytes":
+        g.global_bins_max_bytes = 0
+    assert g.global_bins() is None
+    assert g.whole_tree_bins().dtype == (np.uint16 if cap == "bytes" else np.uint32)
+    for p in (pairs, None):
+        tree, leaf_of = g.grow(grad, hess, pairs=p)
+        _assert_oracle(tree, leaf_of, ref.grow(codes, grad, hess, num_leaves=8, criterion="ole", min_data=4,
+                                               pairs=p, n_bins=nb))
+
+
+@pytest.mark.kernel
+def test_partitions_match_numpy():
+    """Stable partitions of a node's rows (row-major, with each row's node; one column) and of its pairs
+    (left, right, crossing: each group in order), against NumPy."""
+    rng = np.random.default_rng(5)
+    n, F = 90, 5
+    codes = rng.integers(0, 9, size=(n, F)).astype(np.uint8)
+    codes_t = np.ascontiguousarray(codes.T)
+    for start, end in ((0, n), (13, 61), (40, 41), (20, 20)):
+        for f in range(F):
+            for j in (-1, 0, 1, 8):  # all right, missing left, a split, all left
+                rows = rng.permutation(n).astype(np.int64)
+                seg = rows[start:end]
+                go = codes[seg, f] <= j
+                want = np.concatenate((seg[go], seg[~go]))
+                p, leaf_of = rows.copy(), np.full(n, -5, dtype=np.int64)
+                mid = gk._partition_rows(codes, p, start, end, f, j, np.empty(n, dtype=np.int64), leaf_of,
+                                         1, 2)
+                assert mid == start + go.sum() and (p[start:end] == want).all()
+                assert (p[:start] == rows[:start]).all() and (p[end:] == rows[end:]).all()
+                assert (leaf_of[seg] == np.where(go, 1, 2)).all() and (np.delete(leaf_of, seg) == -5).all()
+                q = rows.astype(np.int32)
+                assert gk._partition_column(codes_t[f], q, start, end, j, np.empty(n, dtype=np.int32)) == mid
+                assert (q == p).all()
+    codes, nb, grad, hess, (pa, pb, pw), _ = _ranking(4)
+    m = pa.size
+    leaf_of = np.where(codes[:, 2] <= 2, 5, 6).astype(np.int64)
+    leaf_of[rng.random(leaf_of.size) < 0.1] = 7  # documents that left the node earlier: their pairs drop
+    qa, qb, qw = pa.copy(), pb.copy(), pw.copy()
+    scratch = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m)
+    mid, end = gk._partition_pairs(qa, qb, qw, 2, m, leaf_of, 5, 6, *scratch)
+    la, lb = leaf_of[pa[2:]], leaf_of[pb[2:]]
+    groups = [(la == lb) & (la == 5), (la == lb) & (la == 6), la != lb]
+    order = np.concatenate([np.flatnonzero(gr) for gr in groups]) + 2
+    assert (mid, end) == (2 + groups[0].sum(), 2 + groups[0].sum() + groups[1].sum())
+    for got, orig in ((qa, pa), (qb, pb), (qw, pw)):
+        assert (got[:2] == orig[:2]).all() and (got[2:end] == orig[order][:end - 2]).all()
+
+
+@pytest.mark.kernel
+def test_label_leaves():
+    """Each leaf's rows get its node id (internal nodes' ranges are their leaves'), on one and two threads."""
+    rng = np.random.default_rng(3)
+    rows = rng.permutation(12).astype(np.int64)
+    ni = np.zeros((5, gk.NI), dtype=np.int64)
+    ni[:, gk.START] = [0, 0, 5, 5, 9]
+    ni[:, gk.END] = [12, 5, 12, 9, 12]
+    ni[:, gk.LEFT] = [1, -1, 3, -1, -1]
+    want = np.empty(12, dtype=np.int64)
+    for nd in (1, 3, 4):
+        want[rows[ni[nd, gk.START]:ni[nd, gk.END]]] = nd
+    for threads in (1, 2):
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        got = np.full(12, -7, dtype=np.int64)
+        gk._label_leaves(rows, ni, 5, got)
+        assert (got == want).all()
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    root = np.zeros((1, gk.NI), dtype=np.int64)  # a tree of one leaf: every row in node 0
+    root[0, gk.LEFT], root[0, gk.END] = -1, 12
+    one = np.full(12, -7, dtype=np.int64)
+    gk._label_leaves(rows, root, 1, one)
+    assert (one == 0).all()
+
+
+def test_threads_restored_and_results_independent_of_them():
+    codes, nb, grad, hess, pairs, _ = _ranking(4)
+    before = numba.get_num_threads()
+    for layout in LAYOUTS:
+        for crit in ("se", "wse"):
+            _grower(codes, nb, layout, num_leaves=4, criterion=crit).grow(grad, hess)
+            assert numba.get_num_threads() == before
+
+
+def test_leaf_values_and_node_record():
+    """Leaf values are one Newton step ``-G / H`` of each leaf's documents (Eq. 11), internal nodes 0; the
+    node record's counts and sums are the documents' under each node; thresholds map each bin to the raw
+    value (``-inf`` for the bin of missing values)."""
+    codes, nb, grad, hess, _, _ = _ranking(8)
+    thresholds = [np.arange(1, b - 1) * 0.5 for b in nb]
+    tree, leaf_of = TreeGrower(codes, nb, thresholds, num_leaves=7, min_child_samples=4).grow(grad, hess)
+    for nd in range(tree.n_nodes):
+        if tree.left[nd] < 0:
+            m = leaf_of == nd
+            assert tree.count[nd] == m.sum()
+            assert tree.value[nd] == pytest.approx(-grad[m].sum() / hess[m].sum(), rel=1e-12)
+        else:
+            assert tree.value[nd] == 0.0
+            j = tree.bin[nd]
+            assert tree.threshold[nd] == (-np.inf if j == 0 else thresholds[tree.feature[nd]][j - 1])
+    assert tree.count[0] == codes.shape[0] and tree.sum_grad[0] == pytest.approx(grad.sum())
+
+
+def test_bad_input_named():
+    codes, nb, grad, hess, pairs, _ = _ranking(0)
+    with pytest.raises(ValueError, match="criterion"):
+        TreeGrower(codes, criterion="gini")
+    with pytest.raises(ValueError, match="num_leaves"):
+        TreeGrower(codes, num_leaves=1)
+    with pytest.raises(ValueError, match="uint8/uint16"):
+        TreeGrower(codes.astype(np.int64))
+    with pytest.raises(ValueError, match="n_bins"):
+        TreeGrower(codes, nb[:-1])
+    g = TreeGrower(codes, nb)
+    with pytest.raises(ValueError, match="shape"):
+        g.grow(grad[:-1], hess)
+    with pytest.raises(ValueError, match="finite"):
+        g.grow(np.where(np.arange(grad.size) == 3, np.nan, grad), hess)
+    with pytest.raises(ValueError, match="feature_constraint"):
+        g.grow(grad, hess, constraint=[1])
+    with pytest.raises(ValueError, match="feature_constraint entries"):
+        TreeGrower(codes, nb, num_leaves=2).grow(grad, hess, constraint=[99])
+    ni, nf = g.nodes
+    with pytest.raises(ValueError, match="node record"):
+        gk.grow((ni[:3], nf[:3]), (g.off, np.zeros((10, 50, 3)), *g._row_list(), g.leaf_of, g.positions),
+                g.positions, criterion="se", h_unit=0.0, num_leaves=10, min_data=1.0, min_hess=0.0,
+                breadth_first=False, codes=codes, gbin=g.global_bins(), vals=np.zeros((codes.shape[0], 3)),
+                scan=g.scan)

@@ -1,0 +1,84 @@
+"""The tree engine's predictor (`lrank.trees.predictor`, ``lrank._kernels.predictor``): one tree's leaves
+and an ensemble's sums against a plain NumPy walk of the node record."""
+
+import numpy as np
+import pytest
+
+from lrank.trees.grower import TreeGrower
+from lrank.trees.predictor import Tree, predict_add, stack
+
+
+def _walk(X, feature, split, left, right):
+    """Each row's leaf, one node at a time (NaN compares False: it goes left)."""
+    out = np.empty(X.shape[0], dtype=np.int64)
+    for i in range(X.shape[0]):
+        node = 0
+        while left[node] >= 0:
+            node = right[node] if X[i, feature[node]] > split[node] else left[node]
+        out[i] = node
+    return out
+
+
+def _trees(seed, k=4):
+    from lrank.data.binning import bin_features
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(200, 5)).astype(np.float32)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    X[:, 2] = np.round(X[:, 2])
+    bins = bin_features(X)
+    g = TreeGrower(bins.codes, bins.n_bins, bins.thresholds, num_leaves=6, min_child_samples=5)
+    trees = [g.grow(rng.normal(size=200), rng.uniform(0.1, 1.0, 200))[0] for _ in range(k)]
+    trees.append(Tree(np.array([-1]), np.array([-1]), np.array([np.nan]), np.array([-1]), np.array([-1]),
+                      np.array([0.5])))  # a single leaf
+    return X, bins, trees
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("seed", [0, 1])
+def test_apply_and_predict_match_a_plain_walk(seed):
+    """Raw features (NaN left, ties at a threshold) and binned codes reach the same leaves as the walk;
+    ``predict`` is ``scale * value`` of the leaf."""
+    X, bins, trees = _trees(seed)
+    for t in trees:
+        leaf = _walk(X, t.feature, t.threshold, t.left, t.right)
+        np.testing.assert_array_equal(t.apply(X), leaf)
+        np.testing.assert_array_equal(t.apply_codes(bins.codes), _walk(bins.codes, t.feature, t.bin, t.left,
+                                                                       t.right))
+        np.testing.assert_array_equal(t.apply_codes(bins.codes), leaf)
+        t.scale = -0.75
+        assert t.predict(X).tobytes() == (-0.75 * t.value[leaf]).tobytes()
+
+
+@pytest.mark.kernel
+def test_ensemble_sums_trees_in_order():
+    """``predict_add`` over stacked trees adds each tree's leaf value after the other (the padding is never
+    reached), the same bits as adding them one by one in NumPy."""
+    X, bins, trees = _trees(3, k=6)
+    records = [t.record() for t in trees]
+    M = max(r[4].size for r in records) + 3
+    stacked = stack(records, M)
+    assert all(a.shape == (len(trees), M) for a in stacked)
+    want = np.zeros(X.shape[0])
+    for t in trees:
+        want += t.value[_walk(X, t.feature, t.threshold, t.left, t.right)]
+    got = predict_add(X, stacked, np.arange(len(trees)), np.zeros(X.shape[0]))
+    assert got.tobytes() == want.tobytes()
+    some = predict_add(X, stacked, [4, 1], np.ones(X.shape[0]))
+    np.testing.assert_array_equal(some, 1.0 + trees[4].value[trees[4].apply(X)]
+                                  + trees[1].value[trees[1].apply(X)])
+    with pytest.raises(ValueError, match="tree_ids"):
+        predict_add(X, stacked, [len(trees)], np.zeros(X.shape[0]))
+    with pytest.raises(ValueError, match="columns"):
+        predict_add(X[:, :2], stacked, [0], np.zeros(X.shape[0]))
+    with pytest.raises(ValueError, match="out"):
+        predict_add(X, stacked, [0], np.zeros(3))
+
+
+def test_a_tree_without_thresholds_predicts_codes_only():
+    _, bins, _ = _trees(0)
+    rng = np.random.default_rng(0)
+    t, leaf_of = TreeGrower(bins.codes, bins.n_bins, num_leaves=4).grow(rng.normal(size=200), np.ones(200))
+    np.testing.assert_array_equal(t.apply_codes(bins.codes), leaf_of)
+    with pytest.raises(RuntimeError, match="apply_codes"):
+        t.apply(np.zeros((3, 5), dtype=np.float32))
