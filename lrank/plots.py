@@ -37,6 +37,17 @@ STYLE = {
 }
 
 
+#: columns of a stored table read as text (the benchmark page and its side files): a short commit id of
+#: digits and one ``e`` (``836e026``) would otherwise be read as a number (8.36e+28)
+TEXT_COLUMNS = {"commit": str, "profile": str}
+
+
+def read_table(path: str | Path, **kwargs) -> pd.DataFrame:
+    """A stored table (``figures/*.csv``: the benchmark page ``python -m lrank bench`` writes and its side
+    files) as a DataFrame, its `TEXT_COLUMNS` as text; ``kwargs`` go to ``pandas.read_csv``."""
+    return pd.read_csv(path, dtype={**TEXT_COLUMNS, **kwargs.pop("dtype", {})}, **kwargs)
+
+
 def use_style() -> None:
     """Apply lrank's figure style to matplotlib's global settings."""
     plt.rcParams.update(STYLE)

@@ -80,7 +80,7 @@ def test_early_stopping(data, valid):
 
 
 def test_lambdamart_step_api(data):
-    bins = bin_features(data.X, strategy="quantile")
+    bins = bin_features(data.X, threshold_strategy="quantile")
     params = LambdaMARTParams(num_leaves=2, learning_rate=0.2, min_child_samples=1)
     scores = np.zeros(data.n_docs)
     tree, new = lambdamart_step(bins.codes, data.y, data.qptr, scores, constraint=[5], params=params,
@@ -119,7 +119,7 @@ def test_lambdamart_step_reuses_a_grower_same_bits(data):
     gives the bits of a fresh grower each step."""
     from lrank.models.gbrt import step_grower
 
-    bins = bin_features(data.X, strategy="quantile")
+    bins = bin_features(data.X, threshold_strategy="quantile")
     rng = np.random.default_rng(3)
     for crit in ("se", "ole"):
         params = LambdaMARTParams(num_leaves=3, learning_rate=0.2, min_child_samples=2, criterion=crit)

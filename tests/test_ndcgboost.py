@@ -80,7 +80,7 @@ def test_classifier_stump_is_the_best_stump(seed):
     X[rng.random((n, 3)) < 0.1] = np.nan
     from lrank.data.binning import bin_features
 
-    bins = bin_features(X, strategy="all")
+    bins = bin_features(X, threshold_strategy="all")
     s = rng.normal(size=n)
     tree, leaf = grow_tree(bins.codes, bins.thresholds, s, 2, None)
     best = -np.inf
@@ -379,7 +379,7 @@ def test_classifier_trees_are_the_oracles_bit_for_bit(seed):
     X[rng.random((n, 6)) < 0.15] = np.nan
     X[:, 4] = np.nan
     X[:, 5] = 2.0
-    bins = bin_features(X, strategy="quantile")
+    bins = bin_features(X, threshold_strategy="quantile")
     nb = bins.n_bins
     for s in (rng.normal(size=n), np.abs(rng.normal(size=n)), -np.abs(rng.normal(size=n)), np.zeros(n)):
         for L, cons in [(2, (f,)) for f in range(X.shape[1])] + [(3, None), (3, (1, 0))]:

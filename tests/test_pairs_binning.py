@@ -39,7 +39,7 @@ def test_bin_codes_match_reference(seed, missing, strategy, max_thr):
     X = rng.integers(0, 12, size=(40, 4)).astype(np.float32)  # many ties
     X[:, 3] = 7.0  # a constant feature: no threshold
     X[rng.random(X.shape) < missing] = np.nan
-    bins = bin_features(X, max_thresholds=max_thr, strategy=strategy, random_state=seed)
+    bins = bin_features(X, max_thresholds=max_thr, threshold_strategy=strategy, random_state=seed)
     np.testing.assert_array_equal(bins.codes, bin_codes(X, bins.thresholds))
     assert bins.codes.dtype == np.uint8
     assert (bins.codes[np.isnan(X)] == 0).all() and (bins.codes[~np.isnan(X)] >= 1).all()
@@ -61,13 +61,13 @@ def test_binning_rules_and_dtype():
     assert b.codes.dtype == np.uint8 and b.n_thresholds.tolist() == [254, 254]
     b255 = bin_features(X, max_thresholds=255, random_state=0)
     assert b255.codes.dtype == np.uint16 and b255.codes.max() == 256
-    ball = bin_features(X, strategy="all")
+    ball = bin_features(X, threshold_strategy="all")
     assert ball.n_thresholds.tolist() == [1999, 1999]
     # the same seed gives the same thresholds, another seed others
     assert all((a == c).all() for a, c in zip(b.thresholds, bin_features(X, random_state=0).thresholds))
     assert any((a != c).any() for a, c in zip(b.thresholds, bin_features(X, random_state=1).thresholds))
     with pytest.raises(ValueError):
-        bin_features(X, strategy="bogus")
+        bin_features(X, threshold_strategy="bogus")
     with pytest.raises(ValueError):
         bin_features(X, max_thresholds=0)
     with pytest.raises(ValueError):

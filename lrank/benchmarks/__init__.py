@@ -19,10 +19,6 @@ import pkgutil
 from pathlib import Path
 from typing import Any
 
-#: columns of the page and its side files read as text: a short commit id of digits and one ``e``
-#: (``836e026``) would otherwise be read as a number (8.36e+28)
-TEXT_COLUMNS = {"commit": str, "profile": str}
-
 
 def modules() -> list[str]:
     """Names of the benchmark modules, in name order."""
@@ -34,16 +30,19 @@ def load(name: str):
 
 
 def read_table(path: str | Path, **kwargs: Any):
-    """The stored page ``figures/benchmarks.csv`` or one of its side files as a DataFrame, its ``commit`` and
-    ``profile`` columns as text (`TEXT_COLUMNS`); ``kwargs`` go to ``pandas.read_csv``."""
-    import pandas as pd
+    """The stored page ``figures/benchmarks.csv`` or one of its side files (`lrank.plots.read_table`: its
+    ``commit`` and ``profile`` columns as text)."""
+    from lrank.plots import read_table as read
 
-    return pd.read_csv(path, dtype={**TEXT_COLUMNS, **kwargs.pop("dtype", {})}, **kwargs)
+    return read(path, **kwargs)
 
 
 def page_markdown(df) -> str:
-    """The page's table as Markdown (numbers to 4 significant digits); the `TEXT_COLUMNS` stay text, never
-    parsed as numbers (``tabulate`` would print the commit ``836e026`` as ``8.36e+28``)."""
+    """The page's table as Markdown (numbers to 4 significant digits); the text columns
+    (`lrank.plots.TEXT_COLUMNS`) stay text, never parsed as numbers (``tabulate`` would print the commit
+    ``836e026`` as ``8.36e+28``)."""
+    from lrank.plots import TEXT_COLUMNS
+
     if not len(df):
         return "(no rows)"
     text = [i for i, c in enumerate(df.columns) if c in TEXT_COLUMNS]

@@ -32,7 +32,7 @@ def _ours(kind, data, threads, criterion="se", leaves=10):
     from lrank.models.gbrt import MART, LambdaMART
 
     cls = LambdaMART if kind == "lambdarank" else MART
-    bins = bin_features(data.X, max_thresholds=254, strategy="quantile")
+    bins = bin_features(data.X, max_thresholds=254, threshold_strategy="quantile")
     params = {**PARAMS, "num_leaves": leaves}
 
     def fit(n):
@@ -97,7 +97,7 @@ def _ole_passes(train) -> tuple[int, float, float]:
     from lrank.data.binning import bin_features
     from lrank.models.gbrt import lambda_derivatives
 
-    bins = bin_features(train.X, max_thresholds=254, strategy="quantile")
+    bins = bin_features(train.X, max_thresholds=254, threshold_strategy="quantile")
     codes, n_bins = bins.codes, bins.n_bins
     gbin = hk.global_bins(codes, n_bins)
     pa, pb, pw = lambda_derivatives(train.y, train.qptr, np.zeros(train.n_docs), ndcg_at=10, sigma=1.0,

@@ -41,7 +41,7 @@ def _scores(d) -> np.ndarray:
     from lrank.data.binning import bin_features
     from lrank.models.gbrt import LambdaMART
 
-    bins = bin_features(d.X, max_thresholds=254, strategy="quantile")
+    bins = bin_features(d.X, max_thresholds=254, threshold_strategy="quantile")
     m = LambdaMART(**T.kwargs_for(LambdaMART, n_estimators=5, num_leaves=10, learning_rate=0.1,
                                   min_child_samples=20))
     m._fit_binned(d, bins)

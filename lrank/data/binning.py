@@ -110,7 +110,7 @@ def _feature_thresholds(col: np.ndarray, max_thresholds: int, strategy: str) -> 
 def bin_features(
     X: np.ndarray,
     max_thresholds: int = 254,
-    strategy: str = "subsample",
+    threshold_strategy: str = "subsample",
     random_state: int | np.random.Generator | None = None,
     sample_size: int | None = 200_000,
     n_jobs: int | None = None,
@@ -124,7 +124,8 @@ def bin_features(
     max_thresholds : int, default 254
         At most this many thresholds per feature. 254 keeps codes in ``uint8`` (see module docstring);
         255 reproduces the RankBoost+ paper exactly with ``uint16`` codes.
-    strategy : {"subsample", "quantile", "all"}
+    threshold_strategy : {"subsample", "quantile", "all"}
+        How the thresholds are chosen (the one name of every estimator's parameter too).
         ``"subsample"`` (the RankBoost+ paper's rule): all midpoints when a feature has at most
         ``max_thresholds`` of them, else a uniform random subset of that size.
         ``"quantile"``: midpoints nearest to ``max_thresholds`` evenly spaced quantiles of the
@@ -143,8 +144,8 @@ def bin_features(
     -------
     FeatureBins
     """
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    if threshold_strategy not in STRATEGIES:
+        raise ValueError(f"threshold_strategy must be one of {STRATEGIES}, got {threshold_strategy!r}")
     if not isinstance(max_thresholds, (int, np.integer)) or max_thresholds < 1:
         raise ValueError(f"max_thresholds must be a positive integer, got {max_thresholds!r}")
     if sample_size is not None and (not isinstance(sample_size, (int, np.integer)) or sample_size < 2):
@@ -167,7 +168,7 @@ def bin_features(
         cols = np.ascontiguousarray(X.T)
 
     def one(f: int) -> np.ndarray:
-        return _feature_thresholds(cols[f], max_thresholds, strategy)
+        return _feature_thresholds(cols[f], max_thresholds, threshold_strategy)
 
     if n_jobs > 1 and F > 1 and cols.shape[1] >= 50_000:
         from concurrent.futures import ThreadPoolExecutor
@@ -177,7 +178,7 @@ def bin_features(
     else:
         thresholds = [one(f) for f in range(F)]
     cols = None  # free the column copy before coding (peak memory)
-    if strategy == "subsample":
+    if threshold_strategy == "subsample":
         for f in range(F):  # in feature order: one random stream, the same draws as ever
             if thresholds[f].size > max_thresholds:
                 thresholds[f] = np.sort(rng.choice(thresholds[f], size=max_thresholds, replace=False))

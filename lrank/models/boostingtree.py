@@ -766,7 +766,7 @@ class LambdaMARTStep(MeasuredStep):
     constraint's features)."""
 
     def __init__(self, data: Any, num_leaves: int, learning_rate: float, ndcg_at: int, min_child_samples: int,
-                 max_thresholds: int, bin_strategy: str, metric: str, discount: str,
+                 max_thresholds: int, threshold_strategy: str, metric: str, discount: str,
                  random_state: Any = None) -> None:
         from lrank.data.binning import bin_features
         from lrank.models.gbrt import LambdaMARTParams, step_grower
@@ -776,7 +776,7 @@ class LambdaMARTStep(MeasuredStep):
         self.y, self.qptr = data.y, data.qptr
         self.n_features = data.n_features
         self.constraint_size = int(num_leaves) - 1
-        self.bins = bin_features(self.X, max_thresholds=max_thresholds, strategy=bin_strategy,
+        self.bins = bin_features(self.X, max_thresholds=max_thresholds, threshold_strategy=threshold_strategy,
                                  random_state=random_state)
         self.params = LambdaMARTParams(num_leaves=int(num_leaves), learning_rate=float(learning_rate),
                                        min_child_samples=int(min_child_samples), ndcg_at=int(ndcg_at))
@@ -826,21 +826,21 @@ class LambdaMARTBase(BaseEstimator):
         "ndcg_at": [Count(0)],
         "min_child_samples": [Count(1)],
         "max_thresholds": [Count(1, 254)],
-        "bin_strategy": [StrOptions({"quantile", "subsample", "all"})],
+        "threshold_strategy": [StrOptions({"quantile", "subsample", "all"})],
         "metric": [str],
         "discount": [StrOptions({"jk", "log2"})],
         "random_state": ["random_state"],
     }
 
     def __init__(self, num_leaves: int = 2, learning_rate: float = 0.2, ndcg_at: int = 0,
-                 min_child_samples: int = 1, max_thresholds: int = 254, bin_strategy: str = "quantile",
+                 min_child_samples: int = 1, max_thresholds: int = 254, threshold_strategy: str = "quantile",
                  metric: str = "mean_ndcg", discount: str = "jk", random_state: int | None = None) -> None:
         self.num_leaves = num_leaves
         self.learning_rate = learning_rate
         self.ndcg_at = ndcg_at
         self.min_child_samples = min_child_samples
         self.max_thresholds = max_thresholds
-        self.bin_strategy = bin_strategy
+        self.threshold_strategy = threshold_strategy
         self.metric = metric
         self.discount = discount
         self.random_state = random_state
@@ -854,5 +854,5 @@ class LambdaMARTBase(BaseEstimator):
         parse_metric(self.metric)
         data = as_ranking_data(X, y, qid=qid, group=group)
         return LambdaMARTStep(data, self.num_leaves, self.learning_rate, self.ndcg_at, self.min_child_samples,
-                              self.max_thresholds, self.bin_strategy, self.metric, self.discount,
+                              self.max_thresholds, self.threshold_strategy, self.metric, self.discount,
                               self.random_state)

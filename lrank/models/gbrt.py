@@ -23,7 +23,7 @@ constraint and returns ``(tree, new_scores)``::
 
     from lrank.data.binning import bin_features
     from lrank.models.gbrt import lambdamart_step, LambdaMARTParams
-    bins = bin_features(train.X, strategy="quantile")
+    bins = bin_features(train.X, threshold_strategy="quantile")
     params = LambdaMARTParams(num_leaves=2, learning_rate=0.2, min_child_samples=1)
     tree, new_scores = lambdamart_step(bins.codes, train.y, train.qptr, scores, constraint=[5],
                                        params=params, n_bins=bins.n_bins, thresholds=bins.thresholds)
@@ -174,7 +174,7 @@ class _GBRT(BaseRanker):
         Leaf-wise growth, or the paper's width-first growth (Sec. 4.2).
     max_thresholds : int, default 254
         Candidate thresholds per feature (`lrank.data.binning.bin_features`).
-    bin_strategy : {"quantile", "subsample", "all"}, default "quantile"
+    threshold_strategy : {"quantile", "subsample", "all"}, default "quantile"
         How the thresholds are chosen.
     early_stopping_rounds : int or None, default None
         Stop when ``eval_metric`` on the first ``eval_set`` has not improved for this many iterations;
@@ -201,7 +201,7 @@ class _GBRT(BaseRanker):
         "criterion": [StrOptions({"se", "wse", "rwse", "ole"})],
         "growth": [StrOptions({"best_first", "breadth_first"})],
         "max_thresholds": [Interval(Integral, 1, None, closed="left")],
-        "bin_strategy": [StrOptions({"quantile", "subsample", "all"})],
+        "threshold_strategy": [StrOptions({"quantile", "subsample", "all"})],
         "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
         "eval_metric": [str],
         "n_jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
@@ -211,7 +211,7 @@ class _GBRT(BaseRanker):
 
     def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1, num_leaves: int = 10,
                  min_child_samples: int = 20, min_child_weight: float = 1e-3, criterion: str = "se",
-                 growth: str = "best_first", max_thresholds: int = 254, bin_strategy: str = "quantile",
+                 growth: str = "best_first", max_thresholds: int = 254, threshold_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False):
         self.n_estimators = n_estimators
@@ -222,7 +222,7 @@ class _GBRT(BaseRanker):
         self.criterion = criterion
         self.growth = growth
         self.max_thresholds = max_thresholds
-        self.bin_strategy = bin_strategy
+        self.threshold_strategy = threshold_strategy
         self.early_stopping_rounds = early_stopping_rounds
         self.eval_metric = eval_metric
         self.n_jobs = n_jobs
@@ -268,8 +268,8 @@ class _GBRT(BaseRanker):
         valid = self._eval_sets(eval_set)
         if self.early_stopping_rounds is not None and not valid:
             raise ValueError("early_stopping_rounds needs an eval_set to watch")
-        bins = bin_features(data.X, max_thresholds=self.max_thresholds, strategy=self.bin_strategy,
-                            random_state=self.random_state)
+        bins = bin_features(data.X, max_thresholds=self.max_thresholds,
+                            threshold_strategy=self.threshold_strategy, random_state=self.random_state)
         return self._fit_binned(data, bins, valid)
 
     def _check_labels(self, data: RankingData) -> None:
@@ -403,13 +403,13 @@ class McRank(_GBRT):
 
     def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1, num_leaves: int = 10,
                  min_child_samples: int = 20, min_child_weight: float = 1e-3, criterion: str = "se",
-                 growth: str = "best_first", max_thresholds: int = 254, bin_strategy: str = "quantile",
+                 growth: str = "best_first", max_thresholds: int = 254, threshold_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False, n_classes: int | None = None):
         super().__init__(n_estimators=n_estimators, learning_rate=learning_rate, num_leaves=num_leaves,
                          min_child_samples=min_child_samples, min_child_weight=min_child_weight,
                          criterion=criterion, growth=growth, max_thresholds=max_thresholds,
-                         bin_strategy=bin_strategy, early_stopping_rounds=early_stopping_rounds,
+                         threshold_strategy=threshold_strategy, early_stopping_rounds=early_stopping_rounds,
                          eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose)
         self.n_classes = n_classes
 
@@ -459,7 +459,7 @@ class LambdaMART(_GBRT):
     The other parameters are those of every tree ensemble here: ``n_estimators`` (T), ``learning_rate``
     (alpha of Eq. 1), ``num_leaves``, ``min_child_samples``, ``min_child_weight``, ``criterion``
     (``"se"``, ``"wse"``, ``"rwse"``, ``"ole"``), ``growth`` (``"best_first"``, ``"breadth_first"``),
-    ``max_thresholds``, ``bin_strategy``, ``early_stopping_rounds``, ``eval_metric``, ``n_jobs``,
+    ``max_thresholds``, ``threshold_strategy``, ``early_stopping_rounds``, ``eval_metric``, ``n_jobs``,
     ``random_state``, ``verbose``.
     """
 
@@ -469,14 +469,14 @@ class LambdaMART(_GBRT):
 
     def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1, num_leaves: int = 10,
                  min_child_samples: int = 20, min_child_weight: float = 1e-3, criterion: str = "se",
-                 growth: str = "best_first", max_thresholds: int = 254, bin_strategy: str = "quantile",
+                 growth: str = "best_first", max_thresholds: int = 254, threshold_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False, ndcg_at: int = 10,
                  sigma: float = 1.0):
         super().__init__(n_estimators=n_estimators, learning_rate=learning_rate, num_leaves=num_leaves,
                          min_child_samples=min_child_samples, min_child_weight=min_child_weight,
                          criterion=criterion, growth=growth, max_thresholds=max_thresholds,
-                         bin_strategy=bin_strategy, early_stopping_rounds=early_stopping_rounds,
+                         threshold_strategy=threshold_strategy, early_stopping_rounds=early_stopping_rounds,
                          eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose)
         self.ndcg_at = ndcg_at
         self.sigma = sigma

@@ -90,7 +90,7 @@ class NDCGBoostStep(MeasuredStep):
 
     def __init__(self, data: Any, num_leaves: int = 2, max_thresholds: int = 254, metric: str = "mean_ndcg",
                  discount: str = "jk", smoothing: float = 1e-6, random_state: Any = None,
-                 bin_strategy: str = "quantile") -> None:
+                 threshold_strategy: str = "quantile") -> None:
         from lrank.data.binning import bin_features
         from lrank.metrics import ideal_dcg
 
@@ -103,7 +103,7 @@ class NDCGBoostStep(MeasuredStep):
         if self.num_leaves < 2:
             raise ValueError(f"num_leaves must be >= 2, got {num_leaves}")
         self.constraint_size = self.num_leaves - 1
-        bins = bin_features(self.X, max_thresholds=max_thresholds, strategy=bin_strategy,
+        bins = bin_features(self.X, max_thresholds=max_thresholds, threshold_strategy=threshold_strategy,
                             random_state=random_state)
         self.codes, self.thresholds = bins.codes, bins.thresholds
         self.g = np.power(2.0, self.y.astype(np.float64)) - 1.0
@@ -159,7 +159,7 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
         Leaves of the binary decision tree (2 = stumps, the paper's MQ2007 choice).
     max_thresholds : int
         Bin thresholds per feature (`lrank.data.binning.bin_features`).
-    bin_strategy : {"quantile", "subsample", "all"}
+    threshold_strategy : {"quantile", "subsample", "all"}
         How the thresholds are picked when a feature has more distinct values (``"quantile"`` is
         deterministic; ``"subsample"`` draws with ``random_state``).
     metric : str
@@ -174,7 +174,7 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
         Stop when ``eval_metric`` on the first ``eval_set`` did not improve for this many iterations;
         ``best_iteration_`` is then the best one.
     random_state : int or None
-        Seeds the threshold subsample (``bin_strategy="subsample"``).
+        Seeds the threshold subsample (``threshold_strategy="subsample"``).
     verbose : bool
         A tqdm bar over the iterations.
 
@@ -191,7 +191,7 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
         "n_estimators": [Count(1)],
         "num_leaves": [Count(2)],
         "max_thresholds": [Count(1, 254)],
-        "bin_strategy": [StrOptions({"quantile", "subsample", "all"})],
+        "threshold_strategy": [StrOptions({"quantile", "subsample", "all"})],
         "metric": [str],
         "discount": [StrOptions({"jk", "log2"})],
         "eval_metric": [str, None],
@@ -201,13 +201,13 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
     }
 
     def __init__(self, n_estimators: int = 100, num_leaves: int = 2, max_thresholds: int = 254,
-                 bin_strategy: str = "quantile", metric: str = "mean_ndcg", discount: str = "jk",
+                 threshold_strategy: str = "quantile", metric: str = "mean_ndcg", discount: str = "jk",
                  eval_metric: str | None = None, early_stopping_rounds: int | None = None,
                  random_state: int | None = None, verbose: bool = False) -> None:
         self.n_estimators = n_estimators
         self.num_leaves = num_leaves
         self.max_thresholds = max_thresholds
-        self.bin_strategy = bin_strategy
+        self.threshold_strategy = threshold_strategy
         self.metric = metric
         self.discount = discount
         self.eval_metric = eval_metric
@@ -225,7 +225,8 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
         parse_metric(metric or self.metric)
         data = as_ranking_data(X, y, qid=qid, group=group)
         return NDCGBoostStep(data, self.num_leaves, self.max_thresholds, metric or self.metric,
-                             self.discount, random_state=self.random_state, bin_strategy=self.bin_strategy)
+                             self.discount, random_state=self.random_state,
+                             threshold_strategy=self.threshold_strategy)
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
             eval_set: Any = None) -> NDCGBoost:
@@ -242,7 +243,7 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
         if self.early_stopping_rounds is not None and valid is None:
             raise ValueError("early_stopping_rounds needs an eval_set")
         step = NDCGBoostStep(data, self.num_leaves, self.max_thresholds, self.metric, self.discount,
-                             random_state=self.random_state, bin_strategy=self.bin_strategy)
+                             random_state=self.random_state, threshold_strategy=self.threshold_strategy)
         model = step.initial_model()
         v = None if valid is None else np.zeros(valid.n_docs)
         trees, rows = [], []

@@ -541,7 +541,7 @@ class RankBoostPlus(BaseRanker):
 
         rng = np.random.default_rng(self.random_state)
         n = X.shape[0]
-        bins = bin_features(X, max_thresholds=int(self.max_thresholds), strategy="subsample",
+        bins = bin_features(X, max_thresholds=int(self.max_thresholds), threshold_strategy="subsample",
                             random_state=rng)
         codes = bins.codes
         n_bins = bins.max_bins

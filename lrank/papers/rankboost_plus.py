@@ -362,7 +362,7 @@ def fig1_stored_times(seed: int = 0, path: str | Path | None = None) -> tuple[pd
     shown = f"figures/{path.name}"
     if not path.is_file():
         return None, f"{shown} is absent"
-    from lrank.benchmarks import read_table
+    from lrank.plots import read_table
 
     times = read_table(path)
     need = ["round", *(fig1_column(v) for v in FIG1_VARIANTS), "task", "repeats", "threads", "commit"]

@@ -77,7 +77,7 @@ class RegressionTree:
         X = np.ascontiguousarray(X, dtype=np.float32)
         y = np.asarray(y, dtype=np.float64)
         w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        bins = bin_features(X, max_thresholds=max_thresholds, strategy="quantile")
+        bins = bin_features(X, max_thresholds=max_thresholds, threshold_strategy="quantile")
         return self.fit_gradients(bins.codes, -w * y, w, n_bins=bins.n_bins, thresholds=bins.thresholds)
 
     def fit_gradients(self, codes: np.ndarray, grad: np.ndarray, hess: np.ndarray, *,

@@ -43,7 +43,7 @@ class BinnedStumps:
         Raw features, NaN = unranked (the paper's bottom symbol).
     max_thresholds : int
         Candidate thresholds per feature (255 as the RankBoost+ paper; codes are uint16 then).
-    strategy : str
+    threshold_strategy : str
         Threshold choice, see `lrank.data.binning.bin_features`.
     random_state : int or None
         Seeds the threshold subsample.
@@ -51,9 +51,11 @@ class BinnedStumps:
         Use these bins instead of fitting new ones.
     """
 
-    def __init__(self, X: np.ndarray, max_thresholds: int = 255, strategy: str = "subsample",
+    def __init__(self, X: np.ndarray, max_thresholds: int = 255, threshold_strategy: str = "subsample",
                  random_state: int | None = None, bins: FeatureBins | None = None) -> None:
-        self.bins = bins if bins is not None else bin_features(X, max_thresholds, strategy, random_state)
+        if bins is None:
+            bins = bin_features(X, max_thresholds, threshold_strategy, random_state)
+        self.bins = bins
         self.codes_t = np.ascontiguousarray(self.bins.codes.T)
         self.n_thresholds = self.bins.n_thresholds.astype(np.int64)
         self.n_bins = int(self.n_thresholds.max()) + 2 if self.n_thresholds.size else 2
