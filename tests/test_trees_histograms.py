@@ -84,11 +84,14 @@ def test_column_histograms_match_numpy(C):
             every = np.arange(F, dtype=np.int64)
             for fmap, o, nf in ((every, off, F), (every, off, 1), (feats, soff, feats.size)):
                 want = _reference(codes, vals, rows, o[:nf + 1], fmap[:nf])
-                for threads, blocks in ((1, 1), (2, 2), (2, 3), (1, 3)):
+                for threads, blocks in ((1, 1), (2, 2), (2, 3), (1, 3), (1, 0)):
                     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
                     got = np.zeros((o[-1], C))
-                    hk._histogram_columns(codes_t, fmap, grad, hess, h_unit, rows, 0, rows.size, o, got,
-                                          og[:blocks], nf)
+                    args = (codes_t, fmap, grad, hess, h_unit, rows, 0, rows.size, o, got)
+                    if blocks:
+                        hk._histogram_columns(*args, og[:blocks], nf)
+                    else:  # the serial twin, one block on this thread
+                        hk._histogram_columns_serial(*args, og, nf)
                     assert got[:o[nf]].tobytes() == want.tobytes(), (n, F, nf, rows.size, threads, blocks)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
@@ -96,18 +99,19 @@ def test_column_histograms_match_numpy(C):
 @pytest.mark.kernel
 def test_root_count_cache_gives_the_same_bits():
     """The first four-channel root keeps its counts; a later root adds two lanes and takes them: the same
-    histogram, bit for bit, as adding all four channels."""
+    histogram, bit for bit, as adding all four channels (serial and on the threads)."""
     rng, codes, off = _matrix(4, n=300, F=7)
     codes_t = np.ascontiguousarray(codes.T)
     fmap = np.arange(7, dtype=np.int64)
     rows = np.arange(300, dtype=np.int64)
     counts = (np.zeros(off[-1] + 1), np.empty((2, hk.CHUNK_ROWS, 2)), np.zeros((off[-1], 2)))
     og = np.empty((2, hk.CHUNK_ROWS, 4))
-    for _ in range(3):
+    for t in range(4):
         grad, hess = rng.normal(size=300), rng.uniform(0.1, 1.0, 300)
         vals = np.column_stack([grad, hess, np.ones(300), np.zeros(300)])
         got = np.full((off[-1], 4), np.nan)
-        hk._root_histogram_columns(codes_t, fmap, grad, hess, 0.0, rows, off, got, og, counts)
+        par = (1,) if t % 2 else None  # any tuple: the parallel kernels
+        hk._root_histogram_columns(codes_t, fmap, grad, hess, 0.0, rows, off, got, og, counts, par)
         assert got.tobytes() == _reference(codes, vals, rows, off).tobytes()
         assert counts[0][-1] == 1.0
     assert np.any(counts[2] != 0.0)  # the later roots took the two-lane path

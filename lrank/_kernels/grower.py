@@ -41,9 +41,9 @@ from numba import prange
 
 from ._jit import njit
 from .histograms import (
+    _columns,
     _feature0_child,
     _histogram,
-    _histogram_columns,
     _histogram_features,
     _histogram_global,
     _histogram_parallel,
@@ -218,7 +218,7 @@ def _child_histograms(codes, gbin, cols, feats, rowoff, vals, h_unit, rows, lo, 
         nfeat = 1 if last else cols[1].size
         nb = off[nfeat]
         out[:nb] = 0.0
-        _histogram_columns(cols[0], cols[1], cols[2], cols[3], h_unit, rows, lo, hi, off, out, cols[4], nfeat)
+        _columns(cols[0], cols[1], cols[2], cols[3], h_unit, rows, lo, hi, off, out, cols[4], nfeat, par)
         _subtract(parent, out, nb)
     if codes is not None:
         if last:
@@ -391,9 +391,13 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
         nf[k, BEST_GAIN] = -np.inf
     # the root: every row, its histogram (and pair histograms), totals and score
     if cols is not None:
-        _identity_rows(rows)
+        if par is not None:
+            _identity_rows(rows)
+        else:
+            for i in range(n):
+                rows[i] = i
         _root_histogram_columns(cols[0], cols[1], cols[2], cols[3], h_unit, rows, off, hist[0], cols[4],
-                                counts)
+                                counts, par)
     if codes is not None:
         for i in range(n):
             rows[i] = i
@@ -505,7 +509,13 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
         n_leaves += 1
         n_splits += 1
     if cols is not None:
-        _label_leaves(rows, ni, n_nodes, leaf_of)
+        if par is not None:
+            _label_leaves(rows, ni, n_nodes, leaf_of)
+        else:
+            for nd in range(n_nodes):
+                if ni[nd, LEFT] < 0:
+                    for k in range(ni[nd, START], ni[nd, END]):
+                        leaf_of[rows[k]] = nd
     return n_nodes, n_leaves
 
 
@@ -636,7 +646,7 @@ def warmup() -> None:
     """Compile the growth loop for what the trees of lrank's estimators read (``lrank.trees.grower``):
     global bin indices (SE/RWSE with two and three channels, OLE with pairs, WSE, NDCGBoost's classifier)
     and the column-major codes (constrained SE and NDCGBoost trees, two and four channels; unconstrained
-    trees at scale with the root's count cache)."""
+    trees at scale with the root's count cache, on one thread and on the threads)."""
     scan = np.empty((4, 3))
     pa, pb, pw = np.array([0, 1], dtype=np.int64), np.array([2, 3], dtype=np.int64), np.ones(2)
     for C in (2, 3):
@@ -655,3 +665,7 @@ def warmup() -> None:
     grow(criterion="se", scan=scan, **_toy(2, True))
     counts = (np.zeros(7), np.empty((1, 16, 2)), np.zeros((6, 2)))
     grow(criterion="se", scan=scan, counts=counts, **_toy(4, True))
+    par = (2, 200_000, 50_000, np.zeros(3, dtype=np.int64), np.empty(2), np.empty(2, dtype=np.int64),
+           np.empty((2, 4, 3)), np.empty((2, 3, 2), dtype=np.uint32))  # on the threads (n_jobs != 1)
+    for C in (2, 4):
+        grow(criterion="se", scan=scan, counts=counts if C == 4 else None, par=par, **_toy(C, True))

@@ -341,6 +341,24 @@ def _one_feature(codes_t, feats, og, rows, k0, k1, off, flat, t):
                       og[k - k0, 2], og[k - k0, 3])
 
 
+@njit(inline="always")
+def _columns_block(codes_t, feats, grad, hess, h_unit, rows, start, end, off, flat, ob, t0, t1, n4, two):
+    """One block's feature groups ``t0:t1`` (`GROUP` features each below ``n4``, then one by one): the node's
+    rows in chunks of `CHUNK_ROWS`, each chunk's values gathered into ``ob`` (`_gather`), then added into
+    the bins group after group, each bin in row order."""
+    for k0 in range(start, end, CHUNK_ROWS):
+        k1 = end if end < k0 + CHUNK_ROWS else k0 + CHUNK_ROWS  # (a select: no min() to compile)
+        _gather(grad, hess, h_unit, rows, k0, k1, ob)
+        for t in range(t0, t1):
+            if t < n4:
+                if two:
+                    _four_c2(codes_t, feats, ob, rows, k0, k1, off, flat, GROUP * t)
+                else:
+                    _four_c4(codes_t, feats, ob, rows, k0, k1, off, flat, GROUP * t)
+            else:
+                _one_feature(codes_t, feats, ob, rows, k0, k1, off, flat, GROUP * n4 + (t - n4))
+
+
 @njit(cache=True, parallel=True)
 def _histogram_columns(codes_t, feats, grad, hess, h_unit, rows, start, end, off, hist, og, nf):
     """Add the rows ``rows[start:end]`` into ``hist`` (total bins, C; C-contiguous) over the first ``nf``
@@ -356,32 +374,42 @@ def _histogram_columns(codes_t, feats, grad, hess, h_unit, rows, start, end, off
     two = og.shape[2] == 2
     nblk = og.shape[0]
     for blk in prange(nblk):
-        ob = og[blk]
         t0 = blk * tasks // nblk
         t1 = (blk + 1) * tasks // nblk
         if t1 > t0:
-            for k0 in range(start, end, CHUNK_ROWS):
-                k1 = end if end < k0 + CHUNK_ROWS else k0 + CHUNK_ROWS  # (a select: no min() to compile)
-                _gather(grad, hess, h_unit, rows, k0, k1, ob)
-                for t in range(t0, t1):
-                    if t < n4:
-                        if two:
-                            _four_c2(codes_t, feats, ob, rows, k0, k1, off, flat, GROUP * t)
-                        else:
-                            _four_c4(codes_t, feats, ob, rows, k0, k1, off, flat, GROUP * t)
-                    else:
-                        _one_feature(codes_t, feats, ob, rows, k0, k1, off, flat, GROUP * n4 + (t - n4))
+            _columns_block(codes_t, feats, grad, hess, h_unit, rows, start, end, off, flat, og[blk], t0, t1,
+                           n4, two)
 
 
 @njit(cache=True)
-def _root_histogram_columns(codes_t, feats, grad, hess, h_unit, rows, off, hist, og, counts):
-    """The root's histogram (every row) into ``hist``, over the column-major codes. With four channels (a
-    varying hessian) and ``counts = (root_n, og2, h2)`` (every feature, one matrix) the count channel is
-    the same for every tree: the first tree adds all four channels and keeps its counts in
-    ``root_n[:TB]`` (``root_n[TB] = 1``: kept); a later tree adds only (gradient, hessian), two lanes into
-    ``h2`` (TB, 2) through ``og2`` (B, CHUNK_ROWS, 2), and takes the counts kept. The same additions in
-    the same order, so the same bits (each lane of `_add_quad` is its own IEEE addition; counts are exact
-    integers); about 1.1x faster on 1M x 136 rows, whose 16-byte bins stay in L1 better."""
+def _histogram_columns_serial(codes_t, feats, grad, hess, h_unit, rows, start, end, off, hist, og, nf):
+    """:func:`_histogram_columns` as one block on the calling thread (``og[0]``): no parallel launch, which
+    costs more than a small node's histogram (a BoostingTree stump's two columns). The same bits."""
+    flat = hist.reshape(hist.size)
+    n4 = nf // GROUP
+    tasks = n4 + (nf - GROUP * n4)
+    _columns_block(codes_t, feats, grad, hess, h_unit, rows, start, end, off, flat, og[0], 0, tasks, n4,
+                   og.shape[2] == 2)
+
+
+@njit(inline="always")
+def _columns(codes_t, feats, grad, hess, h_unit, rows, start, end, off, hist, og, nf, par):
+    """`_histogram_columns` on the threads with ``par`` (not None), else `_histogram_columns_serial`."""
+    if par is not None:
+        _histogram_columns(codes_t, feats, grad, hess, h_unit, rows, start, end, off, hist, og, nf)
+    if par is None:
+        _histogram_columns_serial(codes_t, feats, grad, hess, h_unit, rows, start, end, off, hist, og, nf)
+
+
+@njit(cache=True)
+def _root_histogram_columns(codes_t, feats, grad, hess, h_unit, rows, off, hist, og, counts, par):
+    """The root's histogram (every row) into ``hist``, over the column-major codes (on the threads with
+    ``par``). With four channels (a varying hessian) and ``counts = (root_n, og2, h2)`` (every feature, one
+    matrix) the count channel is the same for every tree: the first tree adds all four channels and keeps
+    its counts in ``root_n[:TB]`` (``root_n[TB] = 1``: kept); a later tree adds only (gradient, hessian),
+    two lanes into ``h2`` (TB, 2) through ``og2`` (B, CHUNK_ROWS, 2), and takes the counts kept. The same
+    additions in the same order, so the same bits (each lane of `_add_quad` is its own IEEE addition;
+    counts are exact integers); about 1.1x faster on 1M x 136 rows, whose 16-byte bins stay in L1 better."""
     n = rows.size
     nf = feats.size
     TB = off[nf]
@@ -390,7 +418,7 @@ def _root_histogram_columns(codes_t, feats, grad, hess, h_unit, rows, off, hist,
         root_n, og2, h2 = counts
         if four and root_n[TB] == 1.0:
             h2[:TB] = 0.0
-            _histogram_columns(codes_t, feats, grad, hess, h_unit, rows, 0, n, off, h2, og2, nf)
+            _columns(codes_t, feats, grad, hess, h_unit, rows, 0, n, off, h2, og2, nf, par)
             for b in range(TB):
                 hist[b, 0] = h2[b, 0]
                 hist[b, 1] = h2[b, 1]
@@ -398,7 +426,7 @@ def _root_histogram_columns(codes_t, feats, grad, hess, h_unit, rows, off, hist,
                 hist[b, 3] = 0.0
             return
     hist[:TB] = 0.0
-    _histogram_columns(codes_t, feats, grad, hess, h_unit, rows, 0, n, off, hist, og, nf)
+    _columns(codes_t, feats, grad, hess, h_unit, rows, 0, n, off, hist, og, nf, par)
     if counts is not None and four:
         root_n = counts[0]
         for b in range(TB):

@@ -339,8 +339,10 @@ class TreeGrower:
                 og, counts = self._gather_buffers(C, nthr, used is None)
                 positions = self.positions if used is None else np.arange(fmap.size, dtype=np.int64)
                 work = (off, self._histograms(C), rows, tmp, self.leaf_of, positions)
+                par = self.parallel(nthr) if nthr > 1 else None  # one thread: no parallel launch at all
                 n_nodes, n_leaves = self._grow(work, fmap, h_unit, cons, fmap,
-                                               cols=(codes_t, fmap, grad, hess_c, og), counts=counts, **kw)
+                                               cols=(codes_t, fmap, grad, hess_c, og), counts=counts, par=par,
+                                               **kw)
             return self._finish(n_nodes, n_leaves, fmap, h_unit, classify), self.leaf_of
         C = 4 if wse else (2 if const_h else 3)
         vals = self._values(C)
