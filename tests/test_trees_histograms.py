@@ -111,10 +111,35 @@ def test_root_count_cache_gives_the_same_bits():
         vals = np.column_stack([grad, hess, np.ones(300), np.zeros(300)])
         got = np.full((off[-1], 4), np.nan)
         par = (1,) if t % 2 else None  # any tuple: the parallel kernels
-        hk._root_histogram_columns(codes_t, fmap, grad, hess, 0.0, rows, off, got, og, counts, par)
+        hk._root_histogram_columns(codes_t, fmap, grad, hess, 0.0, rows, off, got, og, counts, par, None)
         assert got.tobytes() == _reference(codes, vals, rows, off).tobytes()
         assert counts[0][-1] == 1.0
     assert np.any(counts[2] != 0.0)  # the later roots took the two-lane path
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("C", [2, 4])
+def test_root_cache_of_one_set_of_derivatives(C):
+    """A constrained tree's root rows from the derivatives' cache: each feature made once (by the first
+    tree that needs it), then copied; every root the bits of making it directly (feature subsets in any
+    order, feature 0 in each)."""
+    rng, codes, off = _matrix(6, n=400, F=9)
+    codes_t = np.ascontiguousarray(codes.T)
+    rows = np.arange(400, dtype=np.int64)
+    grad = rng.normal(size=400)
+    hess = np.full(400, 0.5) if C == 2 else rng.uniform(0.1, 1.0, 400)
+    h_unit = 0.5 if C == 2 else 0.0
+    vals = np.column_stack([grad, hess] + ([np.ones(400), np.zeros(400)] if C == 4 else []))
+    cache = (np.full((off[-1], C), np.nan), np.zeros(9, dtype=np.int64), off)
+    og = np.empty((1, hk.CHUNK_ROWS, C))
+    for feats in ([0, 3], [0, 5], [0, 3], [0, 2, 8], [0, 1, 3, 4, 6]):
+        feats = np.array(feats, dtype=np.int64)
+        soff = np.r_[0, np.cumsum(np.diff(off)[feats])].astype(np.int64)
+        got = np.full((soff[-1], C), np.nan)
+        hk._root_histogram_columns(codes_t, feats, grad, hess, h_unit, rows, soff, got, og, None, None, cache)
+        assert got.tobytes() == _reference(codes, vals, rows, soff, feats).tobytes()
+        assert (cache[1][feats] == 1).all()
+    assert cache[1][7] == 0 and np.isnan(cache[0][off[7]:off[8]]).all()  # never asked for: never made
 
 
 @pytest.mark.kernel

@@ -71,8 +71,8 @@ from .splitting import (
 # the node record: int64 columns of ``ni`` and float64 columns of ``nf`` (one row per node)
 (FEATURE, BIN, LEFT, RIGHT, START, END, SLOT, BEST_F, BEST_J, OPEN, BUILT, PAIR_START, PAIR_END,
  QUEUE) = range(14)
-GAIN, SCORE, SUM_G, SUM_H, COUNT, SUM_Q, PAIR_W, BEST_GAIN = range(8)
-NI, NF = 14, 8
+GAIN, SCORE, SUM_G, SUM_H, COUNT, SUM_Q, PAIR_W, BEST_GAIN, VALUE = range(9)
+NI, NF = 14, 9
 
 #: blocks of row positions `_label_leaves` hands to the threads
 LABEL_BLOCKS = 8
@@ -359,7 +359,7 @@ def _search(hist, off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, w
 # ------------------------------------------------------------------------------------ the loop
 @njit(cache=True)
 def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, vals, scan, wse, pairs, cls,
-          cons, par):
+          cons, par, rootc):
     """Grow one tree (module docstring); returns ``(n_nodes, n_leaves)``.
 
     ``spec`` is ``(crit, h_unit, num_leaves, min_data, min_hess, breadth_first)``; ``ni``/``nf`` the node
@@ -397,7 +397,7 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
             for i in range(n):
                 rows[i] = i
         _root_histogram_columns(cols[0], cols[1], cols[2], cols[3], h_unit, rows, off, hist[0], cols[4],
-                                counts, par)
+                                counts, par, rootc)
     if codes is not None:
         for i in range(n):
             rows[i] = i
@@ -516,6 +516,14 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
                 if ni[nd, LEFT] < 0:
                     for k in range(ni[nd, START], ni[nd, END]):
                         leaf_of[rows[k]] = nd
+    for c in range(n_nodes):  # the leaves' outputs: one Newton step -G / H (Eq. 11), or NDCGBoost's [S > 0]
+        v = 0.0
+        if ni[c, LEFT] < 0:
+            if cls is not None:
+                v = 1.0 if nf[c, SUM_G] > 0.0 else 0.0
+            if cls is None and nf[c, SUM_H] > 0.0:
+                v = -nf[c, SUM_G] / nf[c, SUM_H]
+        nf[c, VALUE] = v
     return n_nodes, n_leaves
 
 
@@ -525,10 +533,9 @@ _CRITERIA = {"se": SE, "wse": WSE, "rwse": RWSE, "ole": RWSE, "classify": CLASSI
 
 def _c_array(name: str, a: object, dtype: tuple | type, ndim: int) -> None:
     dtypes = dtype if isinstance(dtype, tuple) else (dtype,)
-    if not isinstance(a, np.ndarray) or a.dtype not in dtypes or a.ndim != ndim or not a.flags.c_contiguous \
-            or not a.flags.writeable:
+    if type(a) is not np.ndarray or a.dtype.type not in dtypes or a.ndim != ndim or not a.flags.c_contiguous:
         want = "/".join(np.dtype(d).name for d in dtypes)
-        raise ValueError(f"{name} must be a writeable C-contiguous {ndim}-d {want} array")
+        raise ValueError(f"{name} must be a C-contiguous {ndim}-d {want} array")
 
 
 def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *, criterion: str,
@@ -538,7 +545,7 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
          vals: np.ndarray | None = None,
          scan: np.ndarray | None = None, pairs: tuple | None = None, n_pairs: int = 0,
          cls: np.ndarray | None = None, constraint: np.ndarray | None = None,
-         par: tuple | None = None) -> tuple[int, int]:
+         par: tuple | None = None, rootc: tuple | None = None) -> tuple[int, int]:
     """Grow one tree with `_grow` (module docstring) after checking what it cannot: the criterion and its
     scan's inputs, the layout's arrays (dtypes, shapes, contiguity), the workspaces' sizes. O(1) checks
     (the node record and workspaces are the caller's, reused from tree to tree; their contents do not
@@ -586,6 +593,10 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
             raise ValueError("cols must be (codes_t (F, n), fmap, grad (n,), hess (n,), og (B, rows, C=2|4))")
         if pairs is not None or criterion == "wse" or any(a is not None for a in (gbin, feats, rowoff)):
             raise ValueError("the column layout serves SE, RWSE and NDCGBoost's trees only")
+        F = codes_t.shape[0]
+        if rootc is not None and (counts is not None or rootc[0].shape[1] != hist.shape[2]
+                                  or rootc[1].size < F or rootc[2].size != F + 1):
+            raise ValueError("rootc must be (cache (total bins, C), built (F,), offsets (F + 1,)), no counts")
     else:
         _c_array("codes", codes, (np.uint8, np.uint16), 2)
         if codes.shape[0] != n or vals is None or vals.shape != (n, hist.shape[2]) \
@@ -601,7 +612,7 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
             raise ValueError("rowoff is the histogram's offsets (every feature)")
     if scan is not None:
         _c_array("scan", scan, np.float64, 2)
-        if scan.shape[0] != 4 or scan.shape[1] < int(np.max(np.diff(off), initial=1)):
+        if scan.shape[0] != 4 or (scan.shape[1] < off[-1] and scan.shape[1] < np.diff(off).max(initial=1)):
             raise ValueError("scan must be (4, >= the widest feature's bins)")
     if pairs is not None:
         if len(pairs) != 11 or pairs[7].shape[0] < L or pairs[7].shape[1] < off[-1] \
@@ -616,7 +627,7 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
     spec = (crit, float(h_unit), L, float(min_data), float(min_hess), bool(breadth_first))
     wse = True if criterion == "wse" else None
     n_nodes, n_leaves = _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, vals, scan,
-                              wse, pairs, cls, constraint, par)
+                              wse, pairs, cls, constraint, par, rootc)
     return int(n_nodes), int(n_leaves)
 
 
@@ -660,8 +671,11 @@ def warmup() -> None:
     grow(criterion="classify", cls=s, **_toy(3, False))
     cons = np.array([1, 0], dtype=np.int64)
     for C in (2, 4):
-        grow(criterion="se", scan=scan, constraint=cons, **_toy(C, True))
-    grow(criterion="classify", cls=s, constraint=cons, **_toy(4, True))
+        cache = (np.zeros((6, C)), np.zeros(2, dtype=np.int64), np.array([0, 3, 6], dtype=np.int64))
+        for rootc in (None, cache):
+            grow(criterion="se", scan=scan, constraint=cons, rootc=rootc, **_toy(C, True))
+            if C == 4:
+                grow(criterion="classify", cls=s, constraint=cons, rootc=rootc, **_toy(4, True))
     grow(criterion="se", scan=scan, **_toy(2, True))
     counts = (np.zeros(7), np.empty((1, 16, 2)), np.zeros((6, 2)))
     grow(criterion="se", scan=scan, counts=counts, **_toy(4, True))

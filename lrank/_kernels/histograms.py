@@ -381,11 +381,32 @@ def _histogram_columns(codes_t, feats, grad, hess, h_unit, rows, start, end, off
                            n4, two)
 
 
+@njit(inline="always")
+def _column_direct(col, grad, hess, h_unit, rows, start, end, o, flat, C):
+    """One column's rows ``start:end`` added into the bins from ``o`` on without gathering them first (a
+    few features: the gather would cost more than it saves): the values `_gather` makes, in row order."""
+    ou = np.uint64(o)
+    if C == 2:
+        for k in range(start, end):
+            i = rows[k]
+            _add_pair(flat, (ou + np.uint64(col[i])) << _ONE, grad[i], h_unit if h_unit > 0.0 else hess[i])
+    else:
+        for k in range(start, end):
+            i = rows[k]
+            _add_quad(flat, (ou + np.uint64(col[i])) << _TWO, grad[i], h_unit if h_unit > 0.0 else hess[i],
+                      1.0, 0.0)
+
+
 @njit(cache=True)
 def _histogram_columns_serial(codes_t, feats, grad, hess, h_unit, rows, start, end, off, hist, og, nf):
-    """:func:`_histogram_columns` as one block on the calling thread (``og[0]``): no parallel launch, which
-    costs more than a small node's histogram (a BoostingTree stump's two columns). The same bits."""
+    """:func:`_histogram_columns` on the calling thread, no parallel launch (which costs more than a small
+    node's histogram): one block over ``og[0]``, or below `GROUP` features each column added directly
+    (`_column_direct`). The same bits."""
     flat = hist.reshape(hist.size)
+    if nf < GROUP:
+        for t in range(nf):
+            _column_direct(codes_t[feats[t]], grad, hess, h_unit, rows, start, end, off[t], flat, og.shape[2])
+        return
     n4 = nf // GROUP
     tasks = n4 + (nf - GROUP * n4)
     _columns_block(codes_t, feats, grad, hess, h_unit, rows, start, end, off, flat, og[0], 0, tasks, n4,
@@ -402,18 +423,33 @@ def _columns(codes_t, feats, grad, hess, h_unit, rows, start, end, off, hist, og
 
 
 @njit(cache=True)
-def _root_histogram_columns(codes_t, feats, grad, hess, h_unit, rows, off, hist, og, counts, par):
+def _root_histogram_columns(codes_t, feats, grad, hess, h_unit, rows, off, hist, og, counts, par, rootc):
     """The root's histogram (every row) into ``hist``, over the column-major codes (on the threads with
     ``par``). With four channels (a varying hessian) and ``counts = (root_n, og2, h2)`` (every feature, one
     matrix) the count channel is the same for every tree: the first tree adds all four channels and keeps
     its counts in ``root_n[:TB]`` (``root_n[TB] = 1``: kept); a later tree adds only (gradient, hessian),
     two lanes into ``h2`` (TB, 2) through ``og2`` (B, CHUNK_ROWS, 2), and takes the counts kept. The same
     additions in the same order, so the same bits (each lane of `_add_quad` is its own IEEE addition;
-    counts are exact integers); about 1.1x faster on 1M x 136 rows, whose 16-byte bins stay in L1 better."""
+    counts are exact integers); about 1.1x faster on 1M x 136 rows, whose 16-byte bins stay in L1 better.
+
+    ``rootc = (cache, built, full_off)`` (one set of derivatives grown from again and again: BoostingTree's
+    constrained steps on a node's kept weights) keeps every feature's root rows once made, in the
+    every-feature layout ``full_off``; ``built[f]`` says which (the same bits: each made as here)."""
     n = rows.size
     nf = feats.size
     TB = off[nf]
     four = hist.shape[1] == 4
+    if rootc is not None:
+        cache, built, full_off = rootc
+        flat = cache.reshape(cache.size)
+        for t in range(nf):
+            f = feats[t]
+            if built[f] == 0:
+                cache[full_off[f]:full_off[f + 1]] = 0.0
+                _column_direct(codes_t[f], grad, hess, h_unit, rows, 0, n, full_off[f], flat, cache.shape[1])
+                built[f] = 1
+            hist[off[t]:off[t + 1]] = cache[full_off[f]:full_off[f + 1]]
+        return
     if counts is not None:
         root_n, og2, h2 = counts
         if four and root_n[TB] == 1.0:

@@ -149,7 +149,7 @@ class _ModelCache:
             return v.nbytes
         if isinstance(v, tuple):
             return sum(_ModelCache._size(a) for a in v)
-        return 0
+        return int(getattr(v, "nbytes", 0))  # e.g. a step's checked derivatives (their own copies)
 
     def get(self, i: int):
         v = self.store.get(i)
@@ -789,22 +789,27 @@ class LambdaMARTStep(MeasuredStep):
         return np.zeros(self.X.shape[0])
 
     def reweight(self, model: np.ndarray) -> tuple:
-        """The lambdas alone, ``(lambda, w, pairs)`` of the model; a driver that extends one model several
-        times (BoostingTree, Sec. 3.3) may keep them and pass them to `step`."""
+        """The lambdas alone, ``(lambda, w, pairs, derivatives)`` of the model (``derivatives``: the grower's
+        checked ``-lambda`` and ``w``, with the root histograms the node's trees share); a driver that
+        extends one model several times (BoostingTree, Sec. 3.3) may keep them and pass them to `step`."""
         from lrank.models.gbrt import lambda_derivatives
 
         p = self.params
-        return lambda_derivatives(self.y, self.qptr, np.ascontiguousarray(model, dtype=np.float64),
-                                  ndcg_at=p.ndcg_at, sigma=p.sigma, with_pairs=p.criterion == "ole")
+        lam, w, pairs = lambda_derivatives(self.y, self.qptr, np.ascontiguousarray(model, dtype=np.float64),
+                                           ndcg_at=p.ndcg_at, sigma=p.sigma, with_pairs=p.criterion == "ole")
+        return lam, w, pairs, self.grower.derivatives(-lam, w)
 
     def step(self, model: np.ndarray, constraint: Any = None, weights: tuple | None = None):
         """One LambdaMART iteration (`lrank.models.gbrt.lambdamart_step` on this step's grower); with
-        ``weights = reweight(model)`` the lambdas are not recomputed (the same result)."""
+        ``weights = reweight(model)`` (or its first three, ``(lambda, w, pairs)``) the lambdas are not
+        recomputed (the same result)."""
         from lrank.models.gbrt import weighted_step
 
-        cons = None if constraint is None else list(constraint)
-        lam, w, pairs = self.reweight(model) if weights is None else weights
-        return weighted_step(self.grower, lam, w, pairs, cons, self.params.learning_rate,
+        cons = None if constraint is None else tuple(constraint)
+        weights = self.reweight(model) if weights is None else weights
+        lam, w, pairs = weights[:3]
+        derivatives = weights[3] if len(weights) > 3 else self.grower.derivatives(-lam, w)
+        return weighted_step(self.grower, derivatives, pairs, cons, self.params.learning_rate,
                              np.ascontiguousarray(model, dtype=np.float64))
 
 

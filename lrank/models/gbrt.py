@@ -49,7 +49,7 @@ from lrank._kernels.lambdas import lambdamart_gradients
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker
-from lrank.trees.grower import TreeGrower
+from lrank.trees.grower import Derivatives, TreeGrower
 from lrank.trees.predictor import Tree, predict_add, stack
 
 
@@ -137,14 +137,15 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
                                        with_pairs=params.criterion == "ole", n_jobs=params.n_jobs)
     if grower is None:
         grower = step_grower(codes, params, n_bins, thresholds)
-    return weighted_step(grower, lam, w, pairs, constraint, params.learning_rate, scores)
+    return weighted_step(grower, grower.derivatives(-lam, w), pairs, constraint, params.learning_rate, scores)
 
 
-def weighted_step(grower: TreeGrower, lam: np.ndarray, w: np.ndarray, pairs: tuple | None, constraint: Any,
+def weighted_step(grower: TreeGrower, derivatives: Derivatives, pairs: tuple | None, constraint: Any,
                   learning_rate: float, scores: np.ndarray) -> tuple[Tree, np.ndarray]:
-    """Fit the step's tree to the lambdas (``L' = -lambda``, ``L'' = w``) and weight it: ``(tree,
-    scores + learning_rate * tree(training rows))``, the tree's ``value`` including the learning rate."""
-    tree, leaf_of = grower.grow(-lam, w, pairs=pairs, constraint=constraint)
+    """Fit the step's tree to the lambdas (``derivatives`` of ``grower``: ``L' = -lambda``, ``L'' = w``)
+    and weight it: ``(tree, scores + learning_rate * tree(training rows))``, the tree's ``value`` including
+    the learning rate."""
+    tree, leaf_of = grower.grow(derivatives, pairs=pairs, constraint=constraint)
     tree.value = tree.value * learning_rate
     return tree, scores + tree.value[leaf_of]
 

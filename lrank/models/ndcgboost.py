@@ -122,10 +122,14 @@ class NDCGBoostStep(MeasuredStep):
         """Step (a): the document weights."""
         return gamma_pairs(model, self.g, self.qptr, self.invZ)[0]
 
-    def reweight(self, model: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Step (a) alone, ``(gamma, beta, ex)``: a function of the model only, so a driver that extends
-        one model several times (BoostingTree, Sec. 3.3) may keep it and pass it to `step`."""
-        return gamma_pairs(np.ascontiguousarray(model, dtype=np.float64), self.g, self.qptr, self.invZ)
+    def reweight(self, model: np.ndarray) -> tuple:
+        """Step (a) alone, ``(gamma, beta, ex, derivatives)`` (``derivatives``: the grower's checked
+        ``gamma``, with the root histograms the node's trees share): a function of the model only, so a
+        driver that extends one model several times (BoostingTree, Sec. 3.3) may keep it and pass it to
+        `step`."""
+        gamma, beta, ex = gamma_pairs(np.ascontiguousarray(model, dtype=np.float64), self.g, self.qptr,
+                                      self.invZ)
+        return gamma, beta, ex, self.grower.derivatives(gamma)
 
     def step(self, model: np.ndarray, constraint: Sequence[int] | None = None, weights: tuple | None = None):
         """One NDCGBoost iteration ``A(M, C, D)``: returns ``(alpha f, M + alpha f)``.
@@ -133,9 +137,10 @@ class NDCGBoostStep(MeasuredStep):
         ``weights`` is ``reweight(model)`` when the caller kept it (the same result, step (a) skipped).
         """
         model = np.ascontiguousarray(model, dtype=np.float64)
-        gamma, beta, ex = self.reweight(model) if weights is None else weights                  # (a)
-        tree, leaf_of = grow_tree(self.codes, self.thresholds, gamma, self.num_leaves, constraint,
-                                  self.grower)                                                # (b)
+        weights = self.reweight(model) if weights is None else weights                          # (a)
+        gamma, beta, ex = weights[:3]
+        derivatives = weights[3] if len(weights) > 3 else self.grower.derivatives(gamma)
+        tree, leaf_of = self.grower.grow(derivatives, constraint=constraint)                   # (b)
         fx = tree.value[leaf_of]
         A, B = ab_sums(self.qptr, self.invZ, model, fx, beta, ex)                          # (c)
         d = self.smoothing * (A + B)

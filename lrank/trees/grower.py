@@ -100,6 +100,43 @@ def constraint_array(constraint: Any, num_leaves: int, n_features: int) -> np.nd
     return c.astype(np.int64)
 
 
+class Derivatives:
+    """A tree's per-document derivatives checked once by their grower (`TreeGrower.derivatives`): ``grad``,
+    ``hess`` (float64, C-contiguous), ``h_unit`` (the constant hessian, 0 when it varies), and what trees
+    grown from them share (each feature's root histogram for the column layout)."""
+
+    def __init__(self, grower: TreeGrower, grad: np.ndarray, hess: np.ndarray, h_unit: float) -> None:
+        self.grower, self.grad, self.hess, self.h_unit = grower, grad, hess, h_unit
+        self._root = None
+        self._ones = None
+
+    def root_cache(self, C: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(cache, built, offsets)``: the root's histogram rows of the features made so far (``built``),
+        every feature's layout (`_root_histogram_columns`). The cache's pages are touched feature by
+        feature (a large ``np.empty`` is mapped, not written), so its memory follows the features made."""
+        if self._root is None or self._root[0].shape[1] != C:
+            g = self.grower
+            self._root = (np.empty((max(int(g.off[-1]), 1), C)), np.zeros(g.codes.shape[1], dtype=np.int64),
+                          g.off)
+        return self._root
+
+    @property
+    def nbytes(self) -> int:
+        """The memory these derivatives hold beyond the arrays they were given: the negated or converted
+        copies and the root histogram rows made so far."""
+        own = self.grad.nbytes if self.grad is not self.hess else 0
+        if self._root is not None:
+            cache, built, off = self._root
+            own += int(np.diff(off)[built != 0].sum()) * cache.shape[1] * 8
+        return own
+
+    def ones(self) -> np.ndarray:
+        """A hessian of ones (NDCGBoost's classifier: the count channel), made once."""
+        if self._ones is None:
+            self._ones = np.ones(self.grad.size)
+        return self._ones
+
+
 class TreeGrower:
     """Grows the trees of one binned matrix with fixed parameters (module docstring).
 
@@ -179,6 +216,7 @@ class TreeGrower:
         self._cols = None  # the column layout's codes, row list and buffers (`columns`)
         self._pairs = None  # OLE's pair buffers (`pair_buffers`)
         self._par = None  # the parallel twins' buffers (`parallel`)
+        self._layouts: dict = {}  # constraint -> its histogram layout (`_layout`)
 
     # -------------------------------------------------------------------------------- buffers
     def _histograms(self, C: int) -> np.ndarray:
@@ -271,14 +309,56 @@ class TreeGrower:
                 pbins)
 
     # ---------------------------------------------------------------------------------- growing
-    def grow(self, grad: np.ndarray, hess: np.ndarray | None = None, *,
+    def derivatives(self, grad: np.ndarray, hess: np.ndarray | None = None) -> Derivatives:
+        """``grad`` and ``hess`` checked once (shape, finiteness, a constant hessian) for one or more trees
+        (`grow` takes them instead of the arrays): BoostingTree extends one model with several constrained
+        trees, which then also share each feature's root histogram (made for the first tree that needs it;
+        the same bits). The arrays are kept, not copied: they must not change while in use."""
+        n = self.codes.shape[0]
+        classify = self.criterion == "classify"
+        grad = np.ascontiguousarray(grad, dtype=np.float64)
+        hess = grad if classify else np.ascontiguousarray(hess, dtype=np.float64)
+        if grad.shape != (n,) or hess.shape != (n,):
+            raise ValueError(f"grad and hess must have shape ({n},)")
+        # a NaN or an infinity makes the sum non-finite: one reduction each; the element test only then
+        # (finite values may overflow the sum)
+        with np.errstate(over="ignore", invalid="ignore"):
+            sums_finite = bool(np.isfinite(grad.sum()) and np.isfinite(hess.sum()))
+        if not sums_finite and not (np.isfinite(grad).all() and np.isfinite(hess).all()):
+            raise ValueError("grad and hess must be finite")
+        h0 = float(hess[0]) if n else 0.0
+        const = not (self.criterion == "wse" or classify) and h0 > 0.0 and bool(np.all(hess == h0))
+        return Derivatives(self, grad, hess, h0 if const else 0.0)  # a constant hessian (MART: L'' = 1)
+
+    def _layout(self, constraint: Any) -> tuple:
+        """``(cons, used, off, positions)`` of a constraint (made once per constraint): its features in
+        split order, the features a constrained tree builds histograms of (its constraint's and feature 0,
+        sorted), their histogram offsets and positions, and the constraint as positions among them."""
+        key = None if constraint is None else (tuple(constraint) if np.ndim(constraint) else int(constraint))
+        got = self._layouts.get(key)
+        if got is None:
+            cons = constraint_array(constraint, self.num_leaves, self.codes.shape[1])
+            if cons is None:
+                got = (None, None, self.off, self.positions, None)
+            else:
+                head = cons[:max(self.num_leaves - 1, 1)]
+                used = np.unique(np.concatenate((head, np.zeros(1, dtype=np.int64))))
+                off = np.zeros(used.size + 1, dtype=np.int64)
+                off[1:] = np.cumsum(self.n_bins[used])
+                got = (cons, used, off, np.arange(used.size, dtype=np.int64),
+                       np.searchsorted(used, cons).astype(np.int64))
+            if len(self._layouts) < 4096:
+                self._layouts[key] = got
+        return got
+
+    def grow(self, grad: np.ndarray | Derivatives, hess: np.ndarray | None = None, *,
              pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
              constraint: int | Sequence[int] | None = None) -> tuple[Tree, np.ndarray]:
         """Grow one tree from ``grad = L'(o=0)`` and ``hess = L''(o=0)`` per document.
 
         Parameters
         ----------
-        grad, hess : float arrays (n,)
+        grad, hess : float arrays (n,), or grad a `Derivatives` (`derivatives`) and hess None
             First and second derivatives of the loss at each document's score (for ``"classify"``: the
             document weights ``gamma`` as ``grad``, ``hess`` not read).
         pairs : (pa, pb, pw), optional
@@ -293,32 +373,17 @@ class TreeGrower:
         leaf_of : int64 array (n,)
             Each document's leaf: the grower's own array, valid until its next tree.
         """
+        d = grad if isinstance(grad, Derivatives) else self.derivatives(grad, hess)
+        if d.grower is not self:
+            raise ValueError("the derivatives were checked by another grower")
+        grad, hess, h_unit = d.grad, d.hess, d.h_unit
         codes = self.codes
         n, F = codes.shape
-        classify = self.criterion == "classify"
-        grad = np.ascontiguousarray(grad, dtype=np.float64)
-        hess = grad if classify else np.ascontiguousarray(hess, dtype=np.float64)
-        if grad.shape != (n,) or hess.shape != (n,):
-            raise ValueError(f"grad and hess must have shape ({n},)")
-        # a NaN or an infinity makes the sum non-finite: one reduction each; the element test only then
-        # (finite values may overflow the sum)
-        with np.errstate(over="ignore", invalid="ignore"):
-            sums_finite = bool(np.isfinite(grad.sum()) and np.isfinite(hess.sum()))
-        if not sums_finite and not (np.isfinite(grad).all() and np.isfinite(hess).all()):
-            raise ValueError("grad and hess must be finite")
-        L = self.num_leaves
         crit = self.criterion
-        wse = crit == "wse"
+        classify, wse = crit == "classify", crit == "wse"
         use_pairs = pairs is not None and crit == "ole"
-        h0 = float(hess[0]) if n else 0.0
-        const_h = not (wse or classify) and h0 > 0.0 and bool(np.all(hess == h0))  # e.g. MART: L'' = 1
-        h_unit = h0 if const_h else 0.0
-        cons = constraint_array(constraint, L, F)
-        used = None  # the features whose histograms a constrained tree builds: its constraint's and feature 0
-        if cons is not None:
-            used = np.unique(np.concatenate((cons[:max(L - 1, 1)], np.zeros(1, dtype=np.int64))))
-        columns = not (use_pairs or wse) and (cons is not None or n >= self.column_min_docs)
-        kw: dict[str, Any] = {}
+        cons, used, off, positions, cons_pos = self._layout(constraint)
+        kw: dict[str, Any] = dict(constraint=cons_pos)
         if classify:
             kw["cls"] = grad
         elif use_pairs:
@@ -328,23 +393,20 @@ class TreeGrower:
             kw.update(pairs=buf, n_pairs=m)
         elif not wse:
             kw["scan"] = self.scan
-        par = None
-        if columns:
-            C = 2 if const_h else 4
+        if not (use_pairs or wse) and (cons is not None or n >= self.column_min_docs):
+            C = 2 if h_unit > 0.0 else 4
             fmap = self.positions if used is None else used
-            off = self.off if used is None else np.r_[0, np.cumsum(self.n_bins[fmap])].astype(np.int64)
             codes_t, rows, tmp, _ = self.columns()
-            hess_c = grad if const_h else (np.ones(n) if classify else hess)  # a constant hessian is h_unit
-            with threads(self.n_jobs) as nthr:
+            hess_c = grad if h_unit > 0.0 else (d.ones() if classify else hess)  # a constant hessian: h_unit
+            with contextlib.nullcontext(1) if self.n_jobs == 1 else threads(self.n_jobs) as nthr:
                 og, counts = self._gather_buffers(C, nthr, used is None)
-                positions = self.positions if used is None else np.arange(fmap.size, dtype=np.int64)
                 work = (off, self._histograms(C), rows, tmp, self.leaf_of, positions)
                 par = self.parallel(nthr) if nthr > 1 else None  # one thread: no parallel launch at all
-                n_nodes, n_leaves = self._grow(work, fmap, h_unit, cons, fmap,
-                                               cols=(codes_t, fmap, grad, hess_c, og), counts=counts, par=par,
-                                               **kw)
-            return self._finish(n_nodes, n_leaves, fmap, h_unit, classify), self.leaf_of
-        C = 4 if wse else (2 if const_h else 3)
+                rootc = d.root_cache(C) if used is not None and par is None else None
+                n_nodes, n_leaves = self._grow(work, fmap, h_unit, cols=(codes_t, fmap, grad, hess_c, og),
+                                               counts=counts, par=par, rootc=rootc, **kw)
+            return self._finish(n_nodes, classify), self.leaf_of
+        C = 4 if wse else (2 if h_unit > 0.0 else 3)
         vals = self._values(C)
         vals[:, 0] = grad
         vals[:, 1] = 1.0 if classify else hess
@@ -356,51 +418,37 @@ class TreeGrower:
         feats = used if used is not None and used.size < F else None
         gbin = rowoff = None
         if feats is None:
-            if not (use_pairs or wse) and cons is None and serial:
-                gbin = self.whole_tree_bins()
-            else:
-                gbin = self.global_bins()
+            off, positions = self.off, self.positions
+            gbin = self.whole_tree_bins() if not (use_pairs or wse) and cons is None and serial \
+                else self.global_bins()
             if gbin is None:
                 rowoff = self.off
         fmap = self.positions if feats is None else feats
-        off = self.off if feats is None else np.r_[0, np.cumsum(self.n_bins[feats])].astype(np.int64)
-        positions = self.positions if feats is None else np.arange(feats.size, dtype=np.int64)
         rows, tmp = self._row_list()
         work = (off, self._histograms(C), rows, tmp, self.leaf_of, positions)
         with contextlib.nullcontext(1) if serial else threads(self.n_jobs) as nthr:
-            if not serial:
-                par = self.parallel(nthr)
-            n_nodes, n_leaves = self._grow(work, fmap, h_unit, cons, fmap, codes=codes, gbin=gbin,
-                                           feats=feats, rowoff=rowoff, vals=vals, par=par, **kw)
-        return self._finish(n_nodes, n_leaves, fmap, h_unit, classify), self.leaf_of
+            par = None if serial else self.parallel(nthr)
+            n_nodes, n_leaves = self._grow(work, fmap, h_unit, codes=codes, gbin=gbin, feats=feats,
+                                           rowoff=rowoff, vals=vals, par=par, **kw)
+        return self._finish(n_nodes, classify), self.leaf_of
 
-    def _grow(self, work: tuple, fmap: np.ndarray, h_unit: float, cons: np.ndarray | None,
-              hist_features: np.ndarray, **kw: Any) -> tuple[int, int]:
-        """One growth-kernel call; ``cons`` goes down as histogram positions (``hist_features`` sorted)."""
-        if cons is not None:
-            cons = np.searchsorted(hist_features, cons).astype(np.int64)
+    def _grow(self, work: tuple, fmap: np.ndarray, h_unit: float, **kw: Any) -> tuple[int, int]:
+        """One growth-kernel call."""
         return _gk.grow(self.nodes, work, fmap, criterion=self.criterion, h_unit=h_unit,
                         num_leaves=self.num_leaves, min_data=float(self.min_child_samples),
-                        min_hess=self.min_child_weight, breadth_first=self.growth == "breadth_first",
-                        constraint=cons, **kw)
+                        min_hess=self.min_child_weight, breadth_first=self.growth == "breadth_first", **kw)
 
-    def _finish(self, k: int, n_leaves: int, fmap: np.ndarray, h_unit: float, classify: bool) -> Tree:
-        """The `Tree` of the first ``k`` nodes of the node record (leaf values by Eq. 11, or NDCGBoost's)."""
+    def _finish(self, k: int, classify: bool) -> Tree:
+        """The `Tree` of the first ``k`` nodes of the node record (leaf values by Eq. 11, or NDCGBoost's
+        ``[S > 0]``, made by the kernel); raw thresholds from the grower's ``thresholds``."""
         ni, nf = self.nodes
-        left = ni[:k, _gk.LEFT].copy()
-        G = nf[:k, _gk.SUM_G].copy()
-        H = nf[:k, _gk.SUM_H].copy()
-        if classify:  # a leaf outputs 1 iff its sum of gamma is positive
-            value = np.where(G > 0, 1.0, 0.0)
-        else:
-            value = np.where(H > 0, -G / np.where(H > 0, H, 1.0), 0.0)  # Eq. 11: one Newton step
-        value[left >= 0] = 0.0
-        feature = ni[:k, _gk.FEATURE].copy()
-        jbin = ni[:k, _gk.BIN].copy()
+        ints, floats = ni[:k].T.copy(), nf[:k].T.copy()  # one copy each, rows by column
+        feature, jbin, left = ints[_gk.FEATURE], ints[_gk.BIN], ints[_gk.LEFT]
         theta = np.full(k, np.nan)
         if self.thresholds is not None:  # internal nodes only, on Python ints (no NumPy scalar per node)
-            internal = np.flatnonzero(left >= 0)
-            for nd, f, jj in zip(internal.tolist(), feature[internal].tolist(), jbin[internal].tolist()):
-                theta[nd] = -np.inf if jj == 0 else self.thresholds[f][jj - 1]
-        return Tree(feature, jbin, theta, left, ni[:k, _gk.RIGHT].copy(), value, gain=nf[:k, _gk.GAIN].copy(),
-                    count=ni[:k, _gk.END] - ni[:k, _gk.START], sum_grad=G, sum_hess=H)
+            for nd, (f, jj) in enumerate(zip(feature.tolist(), jbin.tolist())):
+                if f >= 0:
+                    theta[nd] = -np.inf if jj == 0 else self.thresholds[f][jj - 1]
+        return Tree(feature, jbin, theta, left, ints[_gk.RIGHT], floats[_gk.VALUE], gain=floats[_gk.GAIN],
+                    count=ints[_gk.END] - ints[_gk.START], sum_grad=floats[_gk.SUM_G],
+                    sum_hess=floats[_gk.SUM_H])
