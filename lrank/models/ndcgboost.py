@@ -393,13 +393,19 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
                              self.discount, random_state=self.random_state, bin_strategy=self.bin_strategy)
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: Any = None) -> NDCGBoost:
-        """Run ``n_estimators`` NDCGBoost iterations (ALGORITHMS.md 7) on the queries of ``X``."""
+            sample_weight: Any = None, eval_set: Any = None, eval_group: Any = None,
+            eval_qid: Any = None, eval_names: Any = None) -> NDCGBoost:
+        """Run ``n_estimators`` NDCGBoost iterations (ALGORITHMS.md 7) on the queries of ``X``.
+
+        ``eval_set``, ``eval_group``, ``eval_qid`` and ``eval_names`` follow LightGBM (see
+        `lrank.models._base`); ``sample_weight`` is refused (NDCGBoost's bound has no weighting).
+        """
         from lrank.metrics import parse_metric
 
         self._validate()
         data = self._ranking_data(X, y, qid, group)
-        evals = self._eval_sets(eval_set)
+        evals = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        self._sample_weight(sample_weight, data, None)
         valid = evals[0] if evals else None
         vmetric = self.eval_metric or self.metric
         parse_metric(self.metric)
