@@ -37,6 +37,56 @@ STYLE = {
 }
 
 
+#: One colour and marker per algorithm, the same in every notebook and figure (Okabe-Ito's colour-blind
+#: safe colours first). Look names up with :func:`algo_style`; a name not listed gets a stable
+#: fallback (the same name always gets the same style) so a new variant never breaks a figure.
+PALETTE: dict[str, tuple[str, str]] = {
+    # RankBoost (Freund et al.) and its baselines
+    "RankBoost": ("#0072B2", "o"), "WeakLearn.2": ("#56B4E9", "v"), "WeakLearn.3": ("#0072B2", "o"),
+    "WeakLearn.2.cum": ("#009E73", "^"), "WeakLearn.3.cum": ("#E69F00", "s"),
+    "Regression": ("#CC79A7", "D"), "NN": ("#D55E00", "P"), "VSIM": ("#009E73", "X"),
+    "random": ("#7F7F7F", "."), "best single feature": ("#000000", "*"),
+    # AdaRank and its baselines
+    "AdaRank.MAP": ("#E69F00", "s"), "AdaRank.NDCG": ("#D55E00", "D"), "BM25": ("#7F7F7F", "x"),
+    "Ranking SVM": ("#CC79A7", "^"), "AdaRank.MAP (continuing)": ("#F0C060", "s"),
+    "AdaRank.NDCG (continuing)": ("#E8A080", "D"),
+    # BoostingTree and gradient-boosted trees
+    "BoostingTree(LambdaMART)": ("#009E73", "o"), "BoostingTree(NDCGBoost)": ("#56B4E9", "s"),
+    "EXP3.P(LambdaMART)": ("#D55E00", "v"), "EXP3.P(NDCGBoost)": ("#CC79A7", "^"),
+    "LambdaMART": ("#000000", "D"), "NDCGBoost": ("#0072B2", "P"), "MART": ("#E69F00", "X"),
+    "McRank": ("#CC79A7", "h"), "SE": ("#0072B2", "o"), "OLE": ("#D55E00", "s"),
+    # RankBoost+ (Connamacher et al.)
+    "Rb-d": ("#D55E00", "v"), "Rb-c": ("#0072B2", "s"), "Rb+": ("#009E73", "o"),
+    "Optimal Rb+": ("#000000", "D"), "Efficient Rb+": ("#009E73", "o"),
+    # peers in the benchmarks
+    "lrank": ("#009E73", "o"), "LightGBM": ("#0072B2", "s"), "XGBoost": ("#D55E00", "^"),
+    "CatBoost": ("#E69F00", "D"), "scikit-learn": ("#CC79A7", "v"), "NumPy": ("#7F7F7F", "x"),
+}
+_FALLBACK_COLOURS = ("#332288", "#117733", "#44AA99", "#88CCEE", "#DDCC77", "#AA4499", "#882255", "#999933")
+_FALLBACK_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "h")
+
+
+def algo_style(name: str) -> dict:
+    """``color`` and ``marker`` of an algorithm (``PALETTE``; a stable fallback for other names).
+
+    Use as ``ax.plot(x, y, label=name, **algo_style(name))``.
+    """
+    if name in PALETTE:
+        colour, marker = PALETTE[name]
+    else:
+        import zlib
+
+        h = zlib.crc32(name.encode())
+        colour, marker = _FALLBACK_COLOURS[h % len(_FALLBACK_COLOURS)], _FALLBACK_MARKERS[(h // 8) % 8]
+    return {"color": colour, "marker": marker}
+
+
+def legend_outside(ax: plt.Axes, **kw) -> None:
+    """Put the legend of ``ax`` to the right of the axes, outside the data."""
+    kw = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0, **kw}
+    ax.legend(**kw)
+
+
 def use_style() -> None:
     """Apply lrank's figure style to matplotlib's global settings."""
     plt.rcParams.update(STYLE)
