@@ -17,6 +17,8 @@ _WHERE = {
     "document_ids": "trec",
     "evaluate_run": "trec",
     "TrecFormatError": "trec",
+    "to_lightgbm": "lightgbm",
+    "tree_ensemble": "trees",
 }
 
 __getattr__ = lazy_getattr(__name__, _WHERE)

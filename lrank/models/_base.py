@@ -316,6 +316,44 @@ class BaseRanker(BaseEstimator):
         return state
 
 
+class TreeEnsembleMixin:
+    """Feature importances and LightGBM export of a tree or stump ensemble (mix in before `BaseRanker`).
+
+    The model's trees come from its family's adapter in `lrank.io.trees` (neutral node arrays).
+    """
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Number of splits on each feature (LightGBM's default ``importance_type="split"``); see
+        `feature_importance` for the total gain."""
+        from lrank.io.trees import feature_importance
+
+        return feature_importance(self, "split")
+
+    def feature_importance(self, importance_type: str = "split") -> np.ndarray:
+        """Per-feature ``"split"`` counts or total ``"gain"`` of the splits, as LightGBM's
+        ``Booster.feature_importance(importance_type=...)`` (float64, one per feature)."""
+        from lrank.io.trees import feature_importance
+
+        return feature_importance(self, importance_type)
+
+    def to_lightgbm(self, path: str | Path | None = None, data: Any = None) -> str:
+        """The model as LightGBM's text model (`lrank.io.lightgbm.to_lightgbm`); written to ``path`` when
+        given. ``data`` (an array or `RankingData`) supplies the node counts (``leaf_count`` /
+        ``internal_count``, TreeSHAP's weights) for the families that record none at fit."""
+        from lrank.io.lightgbm import to_lightgbm
+
+        return to_lightgbm(self, path, data=data)
+
+    @property
+    def booster_(self) -> Any:
+        """The model as a ``lightgbm.Booster`` (needs LightGBM; node counts as `to_lightgbm` without
+        ``data``)."""
+        import lightgbm
+
+        return lightgbm.Booster(model_str=self.to_lightgbm())
+
+
 class SumOfEstimators:
     """``predict`` / ``staged_predict`` of a model that is the sum of its hypotheses ``estimators_`` (each
     with its weight folded into its own ``predict``); mix in before `BaseRanker`."""

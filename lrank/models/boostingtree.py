@@ -69,7 +69,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from lrank.metamax import h_exp_sqrt, hull_select
-from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators
+from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators, TreeEnsembleMixin
 from lrank.models._params import Count
 
 __all__ = ["BoostingTree", "Exp3P", "Standard", "LambdaMARTBase", "LambdaMARTStep", "make_step"]
@@ -190,7 +190,7 @@ def _step_metric(step: Any) -> str:
     return str(getattr(step, "metric", "f"))
 
 
-class _Driver(BaseRanker):
+class _Driver(TreeEnsembleMixin, BaseRanker):
     """Shared fit plumbing of the estimators that drive a base's step object."""
 
     def _setup(self, X: Any, y: Any, qid: Any, group: Any, eval_set: Any, sample_weight: Any = None,

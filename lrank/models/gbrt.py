@@ -49,7 +49,7 @@ from lrank._kernels import trees as _tk
 from lrank._kernels.lambdas import lambdamart_gradients
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
-from lrank.models._base import BaseRanker
+from lrank.models._base import BaseRanker, TreeEnsembleMixin
 from lrank.weak.tree import RegressionTree, TreeWorkspace
 
 
@@ -152,6 +152,15 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
     return tree, scores + tree.value_[tree.leaf_of_]
 
 
+def _padded_stats(stats: list[tuple[np.ndarray, ...]], M: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-node split gains and training document counts of the trees as two ``(n_trees, M)`` arrays
+    (0 after each tree's own nodes), for ``feature_importances_`` and the LightGBM export."""
+    gain, count = np.zeros((len(stats), M)), np.zeros((len(stats), M))
+    for t, (g, c) in enumerate(stats):
+        gain[t, : g.size], count[t, : c.size] = g, c
+    return gain, count
+
+
 def _padded(nodes: list[tuple[np.ndarray, ...]], M: int) -> tuple[np.ndarray, ...]:
     """Stack per-tree node arrays ``(feature, theta, left, right, value)`` into five ``(n_trees, M)``
     arrays, padded after each tree's own nodes (feature 0, theta 0, no children, value 0); ``feature``
@@ -177,7 +186,7 @@ _INT_PARAMS = ("n_estimators", "num_leaves", "min_child_samples", "max_threshold
                "n_jobs", "random_state", "ndcg_at", "n_classes")
 
 
-class _GBRT(BaseRanker):
+class _GBRT(TreeEnsembleMixin, BaseRanker):
     """Shared boosting loop: binning, trees, staged prediction, early stopping on ``eval_set``.
 
     Parameters
@@ -344,6 +353,7 @@ class _GBRT(BaseRanker):
         vraws = [np.tile(init, (v.n_docs, 1)) for v in valid]
         metric = self.eval_metric
         nodes: list[tuple[np.ndarray, ...]] = []  # per tree: feature, theta, left, right, value (<= M each)
+        stats: list[tuple[np.ndarray, ...]] = []  # per tree: split gain, training documents (per node)
         rows: list[dict] = []
         ws = None
         n_bins, thresholds = bins.n_bins, bins.thresholds  # properties: computed once, not per tree
@@ -366,6 +376,7 @@ class _GBRT(BaseRanker):
                 raw[:, k] += np.take(v, tree.leaf_of_, out=step)  # Eq. 1: f_{t+1} = f_t + alpha g_t
                 one = (tree.feature_, tree.threshold_, tree.children_left_, tree.children_right_, v)
                 nodes.append(one)
+                stats.append((tree.gain_.copy(), tree.n_node_samples_.astype(np.float64)))
                 if valid:
                     one = _padded([one], M)
                 for vd, vr in zip(valid, vraws):
@@ -392,6 +403,7 @@ class _GBRT(BaseRanker):
                     break
         self.init_ = init
         self.trees_ = _padded(nodes, M)
+        self.tree_gain_, self.tree_count_ = _padded_stats(stats, M)
         self.n_iter_ = n_iter
         self.n_features_in_ = data.n_features
         self.best_iteration_ = best_it if self.early_stopping_rounds is not None else None

@@ -28,7 +28,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from lrank._kernels import stumps as K
 from lrank.data.container import RankingData
 from lrank.metrics import parse_metric, training_measure
-from lrank.models._base import BaseRanker
+from lrank.models._base import BaseRanker, TreeEnsembleMixin
 from lrank.weak.stumps import BinnedStumps, ScaledFeatures, feature_ranking_values
 
 ALPHA_METHODS = ("first", "second", "third")
@@ -123,7 +123,7 @@ def bipartite_structure(data: RankingData) -> tuple[np.ndarray, np.ndarray] | No
     return side, n_pairs
 
 
-class RankBoost(BaseRanker):
+class RankBoost(TreeEnsembleMixin, BaseRanker):
     """RankBoost with binary stumps (Freund et al. 2003, Fig. 1-3).
 
     Parameters

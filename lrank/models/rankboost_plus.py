@@ -36,7 +36,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from lrank._kernels.pair_stumps import _add_log_terms, _add_log_terms_many, scale_pairs
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
-from lrank.models._base import BaseRanker
+from lrank.models._base import BaseRanker, TreeEnsembleMixin
 
 VARIANTS = ("d", "c", "plus")
 IMPLEMENTATIONS = ("efficient", "optimal")
@@ -395,7 +395,7 @@ class _IndependentSet:
 # --------------------------------------------------------------------------------------------------
 # The estimator
 # --------------------------------------------------------------------------------------------------
-class RankBoostPlus(BaseRanker):
+class RankBoostPlus(TreeEnsembleMixin, BaseRanker):
     """Rb-d, Rb-c and RankBoost+ with binary stumps ``[x_f > theta]`` (Connamacher et al. 2020).
 
     Parameters
