@@ -16,7 +16,8 @@ finite double of that sign, which sends every float the same way.
 McRank is written as LightGBM's multiclass model (``objective=multiclass``, one tree per class per
 iteration): LightGBM's ``predict`` gives the class probabilities ``p_k`` and lrank's score is the
 expected relevance ``predict(X) @ arange(num_class)``. AdaRank (a weighted sum of min-max scaled
-features) is not a tree ensemble: `to_lightgbm` refuses it.
+features) is not a tree ensemble, and LightGBM's linear trees fall back to a constant when any feature
+is missing, unlike AdaRank: `to_lightgbm` refuses it.
 """
 
 from __future__ import annotations
@@ -146,8 +147,11 @@ def to_lightgbm(model: Any, path: str | os.PathLike | None = None, data: Any = N
         The model text.
     """
     if type(model).__name__ == "AdaRank":
-        raise ValueError("AdaRank is a weighted sum of scaled features, not a tree ensemble: LightGBM's text "
-                         "model cannot hold it (export its alphas_ and weak_rankers_ instead)")
+        raise ValueError("AdaRank is a weighted sum of scaled features, not a tree ensemble. The closest "
+                         "LightGBM form, a linear tree (is_linear=1), drops its whole linear part when any "
+                         "feature is missing, where AdaRank scores a missing feature at its lowest training "
+                         "value: no LightGBM file predicts as AdaRank does, so none is written (its model "
+                         "is alphas_ over weak_rankers_)")
     ens = tree_ensemble(model)
     if data is not None:
         node_counts(ens, data)

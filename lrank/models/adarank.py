@@ -306,6 +306,12 @@ class AdaRank(BaseRanker):
         self.feature_importances_ = imp
         return self
 
+    def to_lightgbm(self, path: Any = None, data: Any = None) -> str:
+        """Refused, with the reason: no LightGBM model predicts as AdaRank (`lrank.io.lightgbm`)."""
+        from lrank.io.lightgbm import to_lightgbm
+
+        return to_lightgbm(self, path, data=data)
+
     # -------------------------------------------------------------------------------- predict
     def staged_predict(self, X: Any):
         """Yield ``f_t(x)`` for t = 1 .. n_iter_ (float64 arrays)."""
