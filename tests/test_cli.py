@@ -108,3 +108,28 @@ def test_usage_errors_exit_2():
     with pytest.raises(SystemExit) as exc:
         main(["train", "--ranker", "ranknet", "--train", "x"])
     assert exc.value.code == 2
+
+
+@pytest.mark.slow
+def test_readme_ir_examples_run(mslr, tmp_path):
+    """The README's Python and shell examples of the IR section run (in a scratch folder)."""
+    import re
+    from pathlib import Path
+
+    from lrank.paths import REPO_DIR
+
+    text = (Path(REPO_DIR) / "README.md").read_text()
+    section = text.split("## Where IR researchers work", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "p_adjusted" in out.stdout and (tmp_path / "lm.trec").is_file()
+    (shell,) = re.findall(r"```sh\n(.*?)```", section, re.S)
+    folder = str(Path(mslr[0]).parent)
+    shell = re.sub(r"^D=\S+", f"D={folder}", shell, flags=re.M)
+    import os
+
+    env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    out = subprocess.run(["bash", "-e", "-c", shell], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "ndcg@10\tall\t" in out.stdout and "fisher test over" in out.stdout
