@@ -144,13 +144,7 @@ def read_trec_run(path: str | os.PathLike) -> pd.DataFrame:
     if not np.isfinite(df["score"].to_numpy()).all():
         k = int(np.flatnonzero(~np.isfinite(df["score"].to_numpy()))[0])
         raise TrecFormatError(f"{path}:{lines[k]}: score {rows[k][4]!r} is not finite")
-    dup = df.duplicated(["query", "docid"]).to_numpy()
-    if dup.any():
-        k = int(np.flatnonzero(dup)[0])
-        raise TrecFormatError(f"{path}:{lines[k]}: document {rows[k][2]!r} appears twice in query "
-                              f"{rows[k][0]!r}")
-    df.attrs["path"] = str(path)
-    return df
+    return _unique_documents(df, path, rows, lines, "appears twice in query")
 
 
 def read_trec_qrels(path: str | os.PathLike) -> pd.DataFrame:
@@ -166,11 +160,15 @@ def read_trec_qrels(path: str | os.PathLike) -> pd.DataFrame:
     except ValueError:
         k = next(i for i, v in enumerate(df["relevance"]) if not _parses(int, v))
         raise TrecFormatError(f"{path}:{lines[k]}: relevance {rows[k][3]!r} is not an integer") from None
+    return _unique_documents(df, path, rows, lines, "is judged twice for query")
+
+
+def _unique_documents(df: pd.DataFrame, path: Path, rows: list, lines: list, what: str) -> pd.DataFrame:
+    """``df`` (with its file in ``attrs["path"]``), or an error at the first document listed twice."""
     dup = df.duplicated(["query", "docid"]).to_numpy()
     if dup.any():
         k = int(np.flatnonzero(dup)[0])
-        raise TrecFormatError(f"{path}:{lines[k]}: document {rows[k][2]!r} is judged twice for query "
-                              f"{rows[k][0]!r}")
+        raise TrecFormatError(f"{path}:{lines[k]}: document {rows[k][2]!r} {what} {rows[k][0]!r}")
     df.attrs["path"] = str(path)
     return df
 
