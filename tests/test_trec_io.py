@@ -160,3 +160,18 @@ def test_evaluate_run_breaks_ties_as_trec_eval(tmp_path):
     # lrank's own stable tie rule differs on this run: the check above is not vacuous
     stable = evaluate(data.y, scores, data.qptr, ["p@3"], per_query=True)["p@3"]
     assert not np.allclose(stable, ours.to_numpy())
+
+
+def test_compressed_letor_files_keep_their_comments(tmp_path):
+    import bz2
+    import gzip
+
+    text = _letor4_text(5)
+    plain = tmp_path / "l4.txt"
+    plain.write_text(text)
+    want = load_letor(plain, cache=False).docids
+    for opener, suffix in ((gzip.open, ".gz"), (bz2.open, ".bz2")):
+        p = tmp_path / f"l4.txt{suffix}"
+        with opener(p, "wt") as fh:
+            fh.write(text)
+        np.testing.assert_array_equal(load_letor(p, cache=False).docids, want)
