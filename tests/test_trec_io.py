@@ -66,7 +66,7 @@ def test_damaged_comment_cache_is_rescanned(tmp_path, data_root):
     p = tmp_path / "l4.txt"
     p.write_text(_letor4_text(1))
     d = load_letor(p)
-    (cfile,) = (data_root / "cache").glob("letor-comments-*.npz")
+    (cfile,) = (data_root / "cache").glob("comments-v1-*.npz")
     cfile.write_bytes(b"not a zip")
     np.testing.assert_array_equal(load_letor(p).docids, d.docids)
 

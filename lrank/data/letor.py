@@ -237,10 +237,10 @@ def _document_comments(path: Path, digest: str, n_docs: int, cache: bool
     is found, a line pass that keeps each document line's text after ``#``. ``docids`` holds the value of
     ``docid = ...`` (LETOR 3.0 / 4.0's comments) when every document line has one, else None. With
     ``cache`` the result (also "no comment") is kept beside the parsed arrays
-    (``letor-comments-v1-<sha256>.npz``), so a cached load does not read the text again; an unreadable
+    (``comments-v1-<sha256>.npz``), so a cached load does not read the text again; an unreadable
     one is scanned again and rewritten.
     """
-    cfile = _cache_dir() / f"letor-comments-v1-{digest}.npz"
+    cfile = _cache_dir() / f"comments-v1-{digest}.npz"
     if cache and cfile.is_file():
         try:
             with np.load(cfile) as z:
