@@ -119,10 +119,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.early_stopping_rounds is not None and valid is None:
         raise CommandError("--early-stopping-rounds needs --validate (the data early stopping watches)")
     model = _estimator(args, metric)
-    fit_kw = {"eval_set": valid} if valid is not None else {}
-    if valid is not None and args.ranker == "adarank" and "eval_metric" in model.get_params():
-        model.set_params(eval_metric=metric)
-    model.fit(train, **fit_kw)
+    model.fit(train, **({"eval_set": valid} if valid is not None else {}))
     print(f"{type(model).__name__}: {model.n_iter_} rounds ({model.stop_reason_})")
     for name, data in (("training", train), ("validation", valid), ("test", test)):
         if data is not None:
