@@ -81,6 +81,18 @@ def test_console_script_and_module_run(mslr, tmp_path):
     assert r.returncode == 0 and "--correction" in r.stdout
 
 
+@pytest.mark.parametrize("ranker, cls", [("adarank", "AdaRank"), ("rankboost-plus", "RankBoostPlus"),
+                                         ("ndcgboost", "NDCGBoost"), ("mcrank", "McRank")])
+def test_every_ranker_trains_from_the_command_line(mslr, tmp_path, capsys, ranker, cls):
+    train_f, test_f, _, test = mslr
+    assert main(["train", "--ranker", ranker, "--train", train_f, "--validate", test_f, "--metric", "MAP",
+                 "--n-estimators", "2", "--save", str(tmp_path / "m.npz"), "--quiet"]) == 0
+    model = load_model(tmp_path / "m.npz")
+    assert type(model).__name__ == cls
+    want = evaluate(test.y, model.predict(test.X), test.qptr, ["map"])["map"]
+    assert f"map on validation data: {want:.6f}" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("argv, message", [
     (["train", "--ranker", "rankboost", "--train", "TRAIN", "--num-leaves", "4"],
      "--num-leaves does not apply to --ranker rankboost"),
