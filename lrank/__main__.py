@@ -1,4 +1,4 @@
-"""``python -m lrank reproduce | accept | site | fetch | info | bench``."""
+"""``python -m lrank reproduce | accept | site | fetch | info | bench | train | rank | eval | compare``."""
 
 from __future__ import annotations
 
@@ -435,6 +435,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="before each timed block wait up to SECONDS for the 1-minute load average to fall "
                         "below 1 (the page's quiet-machine condition; each row reports its starting load)")
     p.set_defaults(func=cmd_bench)
+
+    from lrank.cli import add_subcommands  # RankLib-style train / rank / eval / compare
+
+    add_subcommands(sub)
 
     args = parser.parse_args(argv)
     return int(args.func(args) or 0)

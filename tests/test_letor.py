@@ -101,7 +101,7 @@ def test_cache_hit_returns_identical_arrays_without_parsing(tmp_path, data_root,
     p = tmp_path / "c.txt"
     save_letor(make_letor_like(n_queries=5, docs_per_query=4, n_features=3, random_state=1), p)
     a = load_letor(p)
-    assert len(list((data_root / "cache").glob("*.npz"))) == 1
+    assert len(list((data_root / "cache").glob("letor-v*.npz"))) == 1
 
     def boom(*args, **kwargs):
         raise AssertionError("parsed again although cached")
@@ -123,14 +123,14 @@ def test_edited_file_is_reparsed(tmp_path, data_root):
     b = load_letor(p)
     assert b.n_docs == a.n_docs + 1 and b.y[-1] == 3
     assert b.provenance["sha256"] != a.provenance["sha256"]
-    assert len(list((data_root / "cache").glob("*.npz"))) == 2
+    assert len(list((data_root / "cache").glob("letor-v*.npz"))) == 2
 
 
 def test_damaged_cache_is_reparsed(tmp_path, data_root):
     p = tmp_path / "d.txt"
     p.write_text(GOOD)
     a = load_letor(p)
-    (cfile,) = (data_root / "cache").glob("*.npz")
+    (cfile,) = (data_root / "cache").glob("letor-v*.npz")
     cfile.write_bytes(b"not an npz")
     b = load_letor(p)
     assert a.X.tobytes() == b.X.tobytes()

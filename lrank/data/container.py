@@ -134,6 +134,12 @@ class RankingData:
     feature_names : list of str, optional
     provenance : dict, optional
         Where the data came from: a file and its sha256, or a generator and its seed.
+    docids : array-like of str, shape (n_docs,), optional
+        Each document's id (a LETOR file's ``#docid = ...``), as written to TREC run and qrels files
+        (`lrank.io`); carried along by `subset`, `concat`, `take_documents` and the folds.
+    comments : array-like of str, shape (n_docs,), optional
+        Each document line's comment (the text after ``#``, e.g. ``docid = GX000-00-0000000 inc = 1
+        prob = 0.02``; ``""`` for a line without one).
 
     Examples
     --------
@@ -149,6 +155,8 @@ class RankingData:
     qid: np.ndarray | None = None
     feature_names: list[str] | None = None
     provenance: dict = field(default_factory=dict)
+    docids: np.ndarray | None = None
+    comments: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         X = np.asarray(self.X)
@@ -189,6 +197,8 @@ class RankingData:
             )
         self.feature_names = list(self.feature_names)
         self.provenance = dict(self.provenance or {})
+        self.docids = _per_document_strings(self.docids, n, "docids")
+        self.comments = _per_document_strings(self.comments, n, "comments")
 
     # ----------------------------------------------------------------------------- constructors
     @classmethod
@@ -274,7 +284,7 @@ class RankingData:
         prov = dict(self.provenance, relabel=name or (repr(mapping) if not callable(mapping) else
                                                       getattr(mapping, "__name__", "function")))
         return RankingData(self.X, y, self.qptr, qid=self.qid, feature_names=self.feature_names,
-                           provenance=prov)
+                           provenance=prov, **self._strings(slice(None)))
 
     # -------------------------------------------------------------------------------- selection
     def subset(self, query_indices: Any) -> RankingData:
@@ -291,7 +301,7 @@ class RankingData:
         prov = dict(self.provenance, subset_of_queries=idx.size)
         return RankingData(
             self.X[rows], self.y[rows], np.r_[0, np.cumsum(sizes)], qid=self.qid[idx],
-            feature_names=self.feature_names, provenance=prov,
+            feature_names=self.feature_names, provenance=prov, **self._strings(rows),
         )
 
     @staticmethod
@@ -309,6 +319,8 @@ class RankingData:
             np.r_[0, np.cumsum(sizes)], qid=np.concatenate([np.asarray(p.qid) for p in parts]),
             feature_names=parts[0].feature_names,
             provenance={"source": "concat", "parts": [p.provenance for p in parts]},
+            **{k: np.concatenate([getattr(p, k) for p in parts])
+               for k in ("docids", "comments") if all(getattr(p, k) is not None for p in parts)},
         )
 
     def take_documents(self, rows: Any) -> RankingData:
@@ -318,7 +330,7 @@ class RankingData:
         qptr, ids = qptr_from_qid(doc_q)
         return RankingData(
             self.X[rows], self.y[rows], qptr, qid=self.qid[ids],
-            feature_names=self.feature_names, provenance=dict(self.provenance),
+            feature_names=self.feature_names, provenance=dict(self.provenance), **self._strings(rows),
         )
 
     def kfold(self, k: int = 5, random_state: int | None = None, validation: bool = True) -> list[Fold]:
@@ -359,8 +371,13 @@ class RankingData:
         rows = np.sort(rows)
         return RankingData(
             self.X[rows], self.y[rows], np.array([0, rows.size]), qid=self.qid.copy(),
-            feature_names=self.feature_names, provenance=dict(self.provenance),
+            feature_names=self.feature_names, provenance=dict(self.provenance), **self._strings(rows),
         )
+
+    def _strings(self, rows: Any) -> dict:
+        """``docids`` / ``comments`` of the documents ``rows`` (for the selection methods)."""
+        return {k: None if getattr(self, k) is None else getattr(self, k)[rows]
+                for k in ("docids", "comments")}
 
     # ---------------------------------------------------------------------------- pairs, stats
     def pairs(self, weighting: str = "uniform") -> CriticalPairs:
@@ -410,6 +427,18 @@ class RankingData:
             "#feature": self.n_features,
             "#critical pairs": int(self.n_critical_pairs().sum()),
         }
+
+
+def _per_document_strings(values: Any, n: int, name: str) -> np.ndarray | None:
+    """``docids`` / ``comments`` as a 1-d str array of one entry per document (or None)."""
+    if values is None:
+        return None
+    arr = np.asarray(values)
+    if arr.shape != (n,):
+        raise RankingDataError(f"{name} must hold one string per document ({n}), got shape {arr.shape}")
+    if arr.dtype.kind not in "UO":
+        raise RankingDataError(f"{name} must be strings, got dtype {arr.dtype}")
+    return arr.astype(str) if arr.dtype.kind == "O" else arr
 
 
 def _rotate(n: int, k: int, random_state: int | None, validation: bool):

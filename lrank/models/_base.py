@@ -16,7 +16,8 @@ Names, one per concept, in every estimator that has the concept:
 ``verbose``                a tqdm progress bar over the rounds
 =========================  ======================================================================
 
-Methods: ``fit(X, y, *, qid=None, group=None, eval_set=None)`` (or ``fit(RankingData)``);
+Methods: ``fit(X, y, *, qid=None, group=None, sample_weight=None, eval_set=None, eval_group=None,
+eval_qid=None, eval_names=None)`` (or ``fit(RankingData)``);
 ``predict(X, num_iteration=None)`` (``None``: ``best_iteration_`` when early stopping chose one, else
 every round); ``staged_predict(X)``; ``save_model(path)`` / ``load_model(path)``.
 
@@ -31,6 +32,15 @@ column name in every model's ``history_``:
 
 ``fit`` without ``qid`` / ``group`` is an error unless the caller says the rows are one query:
 ``with lrank.config_context(one_query=True): est.fit(X, y)``.
+
+LightGBM's ``fit`` conventions are accepted as they are, so PyTerrier's ``pt.ltr.apply_learned_model(est,
+form="ltr")`` and LightGBM / XGBoost users' loops run unchanged: ``eval_set=[(Xv, yv), ...]`` with
+``eval_group=[counts, ...]`` or ``eval_qid=[qid, ...]`` (besides ``(X, y, qid)`` tuples and `RankingData`),
+``eval_names=["valid", ...]`` (``history_`` columns ``<name>_<metric>`` instead of ``valid_<metric>``,
+``valid1_<metric>``, ...), and ``sample_weight`` where the algorithm has a natural weighting: per document
+for the pointwise losses (MART, McRank), per query for the pair and list losses (RankBoost, RankBoost+,
+AdaRank, LambdaMART; a per-document weight must then be constant within each query, as LightGBM's
+lambdarank reads it). The other rankers refuse ``sample_weight`` with an error saying so.
 
 Parameters are declared once per class in ``_parameter_constraints`` (scikit-learn's
 ``sklearn.utils._param_validation`` vocabulary) and validated at ``fit`` by `BaseRanker._validate`.
@@ -95,27 +105,101 @@ class BaseRanker(BaseEstimator):
         self.n_features_in_ = data.n_features
         return data
 
-    def _eval_sets(self, eval_set: Any) -> list[RankingData]:
-        """``eval_set`` as a list of `RankingData`.
+    def _eval_sets(self, eval_set: Any, eval_group: Any = None, eval_qid: Any = None,
+                   eval_names: Any = None) -> list[RankingData]:
+        """``eval_set`` as a list of `RankingData` (and ``eval_names`` kept for ``history_``'s columns).
 
-        Accepted: a `RankingData`; a tuple ``(X, y, qid)``; or a list of either.
+        Accepted: a `RankingData`; a tuple ``(X, y, qid)``; a tuple ``(X, y)`` whose queries are the
+        matching entry of ``eval_group`` (LightGBM's per-query counts) or ``eval_qid`` (per-row ids); or
+        a list of these.
         """
+        self._eval_names = None
         if eval_set is None:
+            for name, v in (("eval_group", eval_group), ("eval_qid", eval_qid), ("eval_names", eval_names)):
+                if v is not None:
+                    raise ValueError(f"{name} was given without an eval_set")
             return []
         items = [eval_set] if isinstance(eval_set, (RankingData, tuple)) else list(eval_set)
+        if eval_group is not None and eval_qid is not None:
+            raise TypeError("pass eval_group or eval_qid, not both")
+        groups = _per_set(eval_group, "eval_group", len(items))
+        qids = _per_set(eval_qid, "eval_qid", len(items))
         out = []
         for k, item in enumerate(items):
             if isinstance(item, RankingData):
+                if groups[k] is not None or qids[k] is not None:
+                    raise TypeError(f"eval_set[{k}] is a RankingData: it has its queries, do not pass "
+                                    "eval_group / eval_qid for it")
                 out.append(item)
             elif isinstance(item, tuple) and len(item) == 3:
+                if groups[k] is not None or qids[k] is not None:
+                    raise TypeError(f"eval_set[{k}] is a tuple (X, y, qid): do not pass eval_group / "
+                                    "eval_qid for it as well")
                 out.append(as_ranking_data(item[0], item[1], qid=item[2]))
+            elif isinstance(item, tuple) and len(item) == 2:
+                if groups[k] is None and qids[k] is None:
+                    raise TypeError(f"eval_set[{k}] is a tuple (X, y): its queries need eval_group= "
+                                    "(documents per query, one array per eval set) or eval_qid=")
+                try:
+                    out.append(as_ranking_data(item[0], item[1], qid=qids[k], group=groups[k]))
+                except ValueError as exc:
+                    raise ValueError(f"eval_set[{k}]: {exc}") from None
             else:
-                raise TypeError(f"eval_set[{k}] must be a RankingData or a tuple (X, y, qid), "
-                                f"got {type(item).__name__}")
+                raise TypeError(f"eval_set[{k}] must be a RankingData or a tuple (X, y, qid), or (X, y) with "
+                                f"eval_group= / eval_qid=; got {type(item).__name__}"
+                                + (f" of length {len(item)}" if isinstance(item, tuple) else ""))
             if out[-1].n_features != getattr(self, "n_features_in_", out[-1].n_features):
                 raise ValueError(f"eval_set[{k}] has {out[-1].n_features} features, the training data "
                                  f"{self.n_features_in_}")
+        if eval_names is not None:
+            names = [eval_names] if isinstance(eval_names, str) else list(eval_names)
+            if len(names) != len(out) or not all(isinstance(n, str) and n for n in names):
+                raise ValueError(f"eval_names must be {len(out)} non-empty strings, one per eval set; got "
+                                 f"{eval_names!r}")
+            if len(set(names)) != len(names):
+                raise ValueError(f"eval_names must be distinct, got {names}")
+            self._eval_names = names
         return out
+
+    def _sample_weight(self, sample_weight: Any, data: RankingData, per: str | None) -> np.ndarray | None:
+        """``sample_weight`` checked and shaped for an algorithm whose natural weighting is ``per``.
+
+        ``per="document"``: a float64 array of ``n_docs`` (a per-query array is repeated over each
+        query's documents). ``per="query"``: a float64 array of ``n_queries``; a per-document array must
+        be constant within each query (LightGBM's lambdarank reads the weight of a query's documents
+        that way). ``per=None``: the algorithm has no natural weighting, and a weight is refused.
+        Weights must be finite, non-negative and not all zero.
+        """
+        if sample_weight is None:
+            return None
+        name = type(self).__name__
+        if per is None:
+            raise ValueError(f"{name} has no natural weighting of documents or queries: sample_weight is "
+                             "not supported (weighted: MART and McRank per document; RankBoost, "
+                             "RankBoostPlus, AdaRank and LambdaMART per query)")
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if w.ndim != 1 or w.shape[0] not in (data.n_docs, data.n_queries):
+            raise ValueError(f"sample_weight must hold one weight per document ({data.n_docs}) or per query "
+                             f"({data.n_queries}), got shape {w.shape}")
+        bad = ~np.isfinite(w) | (w < 0)
+        if bad.any():
+            raise ValueError(f"sample_weight[{int(np.flatnonzero(bad)[0])}] = {float(w[bad][0])!r}: weights "
+                             "must be finite and non-negative")
+        if not (w > 0).any():
+            raise ValueError("sample_weight is zero everywhere")
+        per_doc = w.shape[0] == data.n_docs
+        if per == "document":
+            return w if per_doc else np.repeat(w, data.group)
+        if not per_doc:
+            return w
+        first = w[data.qptr[:-1]]
+        differs = np.flatnonzero(w != np.repeat(first, data.group))
+        if differs.size:
+            q = int(np.searchsorted(data.qptr, differs[0], side="right") - 1)
+            raise ValueError(f"{name} weights queries, not documents: sample_weight differs within query "
+                             f"{data.qid[q]} (documents {data.qptr[q]}..{data.qptr[q + 1] - 1}); pass one "
+                             "weight per query, or the same weight for every document of a query")
+        return first
 
     def _features(self, X: Any, n_features: int | None = None) -> np.ndarray:
         """The feature matrix of ``X`` (array or `RankingData`) as C-contiguous float32."""
@@ -147,11 +231,20 @@ class BaseRanker(BaseEstimator):
             raise ValueError(f"num_iteration must be in [0, n_iter_={n}], got {num_iteration}")
         return int(num_iteration)
 
-    @staticmethod
-    def _history(rows: list[dict] | dict | pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
-        """The ``history_`` frame: one row per round, indexed by ``iteration`` = 1, 2, ..."""
+    def _history(self, rows: list[dict] | dict | pd.DataFrame, columns: list[str] | None = None
+                 ) -> pd.DataFrame:
+        """The ``history_`` frame: one row per round, indexed by ``iteration`` = 1, 2, ...
+
+        With ``eval_names`` given to ``fit``, the eval sets' columns ``valid_<m>``, ``valid1_<m>``, ... are
+        named ``<eval_names[0]>_<m>``, ``<eval_names[1]>_<m>``, ...
+        """
         df = rows.copy() if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows, columns=columns)
         df.index = pd.RangeIndex(1, len(df) + 1, name="iteration")
+        names = getattr(self, "_eval_names", None)
+        if names:
+            prefixes = ["valid_"] + [f"valid{j}_" for j in range(1, len(names))]
+            df = df.rename(columns={c: n + "_" + c[len(p):] for c in df.columns if isinstance(c, str)
+                                    for p, n in zip(prefixes, names) if c.startswith(p)})
         return df
 
     def _progress(self, n: int, desc: str | None = None):
@@ -223,6 +316,44 @@ class BaseRanker(BaseEstimator):
         return state
 
 
+class TreeEnsembleMixin:
+    """Feature importances and LightGBM export of a tree or stump ensemble (mix in before `BaseRanker`).
+
+    The model's trees come from its family's adapter in `lrank.io.trees` (neutral node arrays).
+    """
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Number of splits on each feature (LightGBM's default ``importance_type="split"``); see
+        `feature_importance` for the total gain."""
+        from lrank.io.trees import feature_importance
+
+        return feature_importance(self, "split")
+
+    def feature_importance(self, importance_type: str = "split") -> np.ndarray:
+        """Per-feature ``"split"`` counts or total ``"gain"`` of the splits, as LightGBM's
+        ``Booster.feature_importance(importance_type=...)`` (float64, one per feature)."""
+        from lrank.io.trees import feature_importance
+
+        return feature_importance(self, importance_type)
+
+    def to_lightgbm(self, path: str | Path | None = None, data: Any = None) -> str:
+        """The model as LightGBM's text model (`lrank.io.lightgbm.to_lightgbm`); written to ``path`` when
+        given. ``data`` (an array or `RankingData`) supplies the node counts (``leaf_count`` /
+        ``internal_count``, TreeSHAP's weights) for the families that record none at fit."""
+        from lrank.io.lightgbm import to_lightgbm
+
+        return to_lightgbm(self, path, data=data)
+
+    @property
+    def booster_(self) -> Any:
+        """The model as a ``lightgbm.Booster`` (needs LightGBM; node counts as `to_lightgbm` without
+        ``data``)."""
+        import lightgbm
+
+        return lightgbm.Booster(model_str=self.to_lightgbm())
+
+
 class SumOfEstimators:
     """``predict`` / ``staged_predict`` of a model that is the sum of its hypotheses ``estimators_`` (each
     with its weight folded into its own ``predict``); mix in before `BaseRanker`."""
@@ -259,6 +390,16 @@ class MeasuredStep:
 
             self._measure = training_measure(self.y, self.qptr, self.metric, **self.metric_kwargs)
         return self._measure(model)
+
+
+def _per_set(values: Any, name: str, n_sets: int) -> list:
+    """``eval_group`` / ``eval_qid``: one entry per eval set (None: none given)."""
+    if values is None:
+        return [None] * n_sets
+    values = list(values)
+    if len(values) != n_sets:
+        raise ValueError(f"{name} must hold one array per eval set ({n_sets}), got {len(values)}")
+    return values
 
 
 def _check_X_y(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from lrank.models._base import BaseRanker
+from lrank.models._base import BaseRanker, TreeEnsembleMixin
 from lrank.models._params import Count
 
 __all__ = ["Stump", "AdaBoostStep", "AdaBoostStumps"]
@@ -205,7 +205,7 @@ class AdaBoostStep:
         return float(np.mean(pred == self.y))
 
 
-class AdaBoostStumps(BaseRanker):
+class AdaBoostStumps(TreeEnsembleMixin, BaseRanker):
     """AdaBoost with decision stumps (the BoostingTree paper's illustrative example, Sec. 3.2).
 
     A binary classifier, not a ranker: ``fit(X, y)`` takes labels in {-1, +1} (or {0, 1}) and no

@@ -69,7 +69,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from lrank.metamax import h_exp_sqrt, hull_select
-from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators
+from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators, TreeEnsembleMixin
 from lrank.models._params import Count
 
 __all__ = ["BoostingTree", "Exp3P", "Standard", "LambdaMARTBase", "LambdaMARTStep", "make_step"]
@@ -190,10 +190,11 @@ def _step_metric(step: Any) -> str:
     return str(getattr(step, "metric", "f"))
 
 
-class _Driver(BaseRanker):
+class _Driver(TreeEnsembleMixin, BaseRanker):
     """Shared fit plumbing of the estimators that drive a base's step object."""
 
-    def _setup(self, X: Any, y: Any, qid: Any, group: Any, eval_set: Any):
+    def _setup(self, X: Any, y: Any, qid: Any, group: Any, eval_set: Any, sample_weight: Any = None,
+               eval_group: Any = None, eval_qid: Any = None, eval_names: Any = None):
         from lrank.data.container import RankingData
         from lrank.models._base import _check_X_y
 
@@ -202,7 +203,11 @@ class _Driver(BaseRanker):
             X, y = _check_X_y(self, X, y)
         step = make_step(self.base, X, y, qid=qid, group=group)
         self.n_features_in_ = int(step.n_features)
-        evals = self._eval_sets(eval_set)
+        evals = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        if sample_weight is not None:
+            raise ValueError(f"{type(self).__name__} has no natural weighting of documents or queries: "
+                             "sample_weight is not supported (weighted: MART and McRank per document; "
+                             "RankBoost, RankBoostPlus, AdaRank and LambdaMART per query)")
         valid = evals[0] if evals else None
         vmetric = self.eval_metric or getattr(step, "metric", None)
         if valid is not None:
@@ -315,13 +320,15 @@ class BoostingTree(_Driver):
 
     # -------------------------------------------------------------- fitting
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: Any = None) -> BoostingTree:
+            sample_weight: Any = None, eval_set: Any = None, eval_group: Any = None,
+            eval_qid: Any = None, eval_names: Any = None) -> BoostingTree:
         """Grow the boosting tree until ``n_estimators`` models were generated (or ``stop_at``)."""
         import time
 
         import pandas as pd
 
-        step, valid, vmetric = self._setup(X, y, qid, group, eval_set)
+        step, valid, vmetric = self._setup(X, y, qid, group, eval_set, sample_weight, eval_group, eval_qid,
+                                           eval_names)
         rng = np.random.default_rng(self.random_state)
         K, s = int(step.n_features), int(step.constraint_size)
         total = float(K) ** s
@@ -642,9 +649,11 @@ class Exp3P(SumOfEstimators, _Driver):
         self.verbose = verbose
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: Any = None) -> Exp3P:
+            sample_weight: Any = None, eval_set: Any = None, eval_group: Any = None,
+            eval_qid: Any = None, eval_names: Any = None) -> Exp3P:
         """``n_estimators`` EXP3.P-constrained steps of the base."""
-        step, valid, vmetric = self._setup(X, y, qid, group, eval_set)
+        step, valid, vmetric = self._setup(X, y, qid, group, eval_set, sample_weight, eval_group, eval_qid,
+                                           eval_names)
         rng = np.random.default_rng(self.random_state)
         K, s = int(step.n_features), int(step.constraint_size)
         lam, eta = float(self.lam), float(self.eta)
@@ -726,9 +735,11 @@ class Standard(SumOfEstimators, _Driver):
         self.verbose = verbose
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: Any = None) -> Standard:
+            sample_weight: Any = None, eval_set: Any = None, eval_group: Any = None,
+            eval_qid: Any = None, eval_names: Any = None) -> Standard:
         """``n_estimators`` unconstrained steps (or fewer, with early stopping)."""
-        step, valid, vmetric = self._setup(X, y, qid, group, eval_set)
+        step, valid, vmetric = self._setup(X, y, qid, group, eval_set, sample_weight, eval_group, eval_qid,
+                                           eval_names)
         if self.early_stopping_rounds is not None and valid is None:
             raise ValueError("early_stopping_rounds needs an eval_set")
         metric = _step_metric(step)

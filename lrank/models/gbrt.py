@@ -49,7 +49,7 @@ from lrank._kernels import trees as _tk
 from lrank._kernels.lambdas import lambdamart_gradients
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
-from lrank.models._base import BaseRanker
+from lrank.models._base import BaseRanker, TreeEnsembleMixin
 from lrank.weak.tree import RegressionTree, TreeWorkspace
 
 
@@ -152,6 +152,15 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
     return tree, scores + tree.value_[tree.leaf_of_]
 
 
+def _padded_stats(stats: list[tuple[np.ndarray, ...]], M: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-node split gains and training document counts of the trees as two ``(n_trees, M)`` arrays
+    (0 after each tree's own nodes), for ``feature_importances_`` and the LightGBM export."""
+    gain, count = np.zeros((len(stats), M)), np.zeros((len(stats), M))
+    for t, (g, c) in enumerate(stats):
+        gain[t, : g.size], count[t, : c.size] = g, c
+    return gain, count
+
+
 def _padded(nodes: list[tuple[np.ndarray, ...]], M: int) -> tuple[np.ndarray, ...]:
     """Stack per-tree node arrays ``(feature, theta, left, right, value)`` into five ``(n_trees, M)``
     arrays, padded after each tree's own nodes (feature 0, theta 0, no children, value 0); ``feature``
@@ -177,7 +186,7 @@ _INT_PARAMS = ("n_estimators", "num_leaves", "min_child_samples", "max_threshold
                "n_jobs", "random_state", "ndcg_at", "n_classes")
 
 
-class _GBRT(BaseRanker):
+class _GBRT(TreeEnsembleMixin, BaseRanker):
     """Shared boosting loop: binning, trees, staged prediction, early stopping on ``eval_set``.
 
     Parameters
@@ -272,6 +281,9 @@ class _GBRT(BaseRanker):
     def _init_raw(self, data: RankingData) -> np.ndarray:
         return np.zeros(1)
 
+    def _init_raw_weighted(self, data: RankingData, w: np.ndarray) -> np.ndarray:
+        return self._init_raw(data)
+
     def _derivatives(self, data: RankingData, raw: np.ndarray):
         """Yield ``(output index, grad, hess, pairs)`` for the trees of one iteration."""
         raise NotImplementedError
@@ -280,27 +292,44 @@ class _GBRT(BaseRanker):
         return raw[:, 0]
 
     # -- fitting -------------------------------------------------------------------------------
-    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None, eval_set: Any = None):
+    #: the natural weighting of ``sample_weight``: "document" (pointwise losses) or "query"
+    _weighting: ClassVar[str] = "document"
+    #: L'' = 1 for every document (MART): a weighted SE split is then RWSE's
+    _unit_hessian: ClassVar[bool] = False
+
+    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None, sample_weight: Any = None,
+            eval_set: Any = None, eval_group: Any = None, eval_qid: Any = None, eval_names: Any = None):
         """Fit on a `RankingData` or on arrays with ``qid`` / ``group``.
 
-        ``eval_set`` (a `RankingData`, a tuple ``(X, y, qid)`` or a list of them) is scored after every
-        iteration (``history_["valid_<eval_metric>"]``, the first set) and enables
-        ``early_stopping_rounds``.
+        ``eval_set`` (a `RankingData`, a tuple ``(X, y, qid)``, ``(X, y)`` with ``eval_group`` /
+        ``eval_qid``, or a list of them) is scored after every iteration (``history_["valid_<eval_metric>"]``,
+        the first set) and enables ``early_stopping_rounds``. ``sample_weight`` multiplies each document's
+        gradient and hessian (per document for MART and McRank, per query for LambdaMART), which weighs
+        the loss exactly as repeating a document (query) would with the criteria that sum hessians,
+        ``"rwse"`` and ``"wse"``. MART's ``"se"`` is then weighted least squares (its ``L'' = 1`` makes
+        it RWSE); LambdaMART's and McRank's ``"se"`` (which counts documents) and ``"ole"`` refuse a
+        weight.
         """
         self._validate()
         data = self._ranking_data(X, y, qid, group)
-        valid = self._eval_sets(eval_set)
+        valid = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        w = self._sample_weight(sample_weight, data, self._weighting)
+        if w is not None and self._weighting == "query":
+            w = np.repeat(w, data.group)
         if self.early_stopping_rounds is not None and not valid:
             raise ValueError("early_stopping_rounds needs an eval_set to watch")
         bins = bin_features(data.X, max_thresholds=self.max_thresholds, strategy=self.bin_strategy,
                             random_state=self.random_state)
-        return self._fit_binned(data, bins, valid)
+        return self._fit_binned(data, bins, valid, sample_weight=w)
 
     def _check_labels(self, data: RankingData) -> None:
         """Loss-specific label checks (McRank)."""
 
-    def _fit_binned(self, data: RankingData, bins, valid: list[RankingData] | RankingData | None = None):
+    def _fit_binned(self, data: RankingData, bins, valid: list[RankingData] | RankingData | None = None,
+                    sample_weight: np.ndarray | None = None):
         """The boosting loop on already binned features (``bins`` from `bin_features` on ``data.X``).
+
+        ``sample_weight`` (float64, one per document) multiplies every gradient and hessian.
 
         The ensemble is stored as the trees are made (lists of per-tree node arrays, stacked at the
         end): memory follows the iterations run, not ``n_estimators``.
@@ -310,12 +339,21 @@ class _GBRT(BaseRanker):
         self._validate()
         self._check_labels(data)
         valid = [] if valid is None else ([valid] if isinstance(valid, RankingData) else list(valid))
-        init = self._init_raw(data)
+        w = sample_weight
+        criterion = self.criterion
+        if w is not None and criterion == "se" and self._unit_hessian:
+            criterion = "rwse"  # L'' = 1: RWSE's G^2/H is SE's G^2/N, with H the documents' weights
+        if w is not None and criterion not in ("wse", "rwse"):
+            raise ValueError(f"sample_weight needs a split criterion that weighs documents: criterion='rwse' "
+                             f"or 'wse', not {self.criterion!r} (SE counts documents; OLE's pairwise second "
+                             "derivative has no per-document weight)")
+        init = self._init_raw(data) if w is None else self._init_raw_weighted(data, w)
         M = 2 * int(self.num_leaves) - 1  # nodes of a full tree
         raw = np.tile(init, (data.n_docs, 1))
         vraws = [np.tile(init, (v.n_docs, 1)) for v in valid]
         metric = self.eval_metric
         nodes: list[tuple[np.ndarray, ...]] = []  # per tree: feature, theta, left, right, value (<= M each)
+        stats: list[tuple[np.ndarray, ...]] = []  # per tree: split gain, training documents (per node)
         rows: list[dict] = []
         ws = None
         n_bins, thresholds = bins.n_bins, bins.thresholds  # properties: computed once, not per tree
@@ -328,7 +366,9 @@ class _GBRT(BaseRanker):
             leaves = 0
             sag = 0.0
             for k, grad, hess, pairs in self._derivatives(data, raw):
-                tree = self._tree().fit_gradients(bins.codes, grad, hess, n_bins=n_bins,
+                if w is not None:
+                    grad, hess = grad * w, hess * w
+                tree = self._tree(criterion).fit_gradients(bins.codes, grad, hess, n_bins=n_bins,
                                                   thresholds=thresholds, pairs=pairs, workspace=ws)
                 ws = tree.workspace_  # buffers reused by the next tree
                 del tree.workspace_
@@ -336,6 +376,7 @@ class _GBRT(BaseRanker):
                 raw[:, k] += np.take(v, tree.leaf_of_, out=step)  # Eq. 1: f_{t+1} = f_t + alpha g_t
                 one = (tree.feature_, tree.threshold_, tree.children_left_, tree.children_right_, v)
                 nodes.append(one)
+                stats.append((tree.gain_.copy(), tree.n_node_samples_.astype(np.float64)))
                 if valid:
                     one = _padded([one], M)
                 for vd, vr in zip(valid, vraws):
@@ -362,6 +403,7 @@ class _GBRT(BaseRanker):
                     break
         self.init_ = init
         self.trees_ = _padded(nodes, M)
+        self.tree_gain_, self.tree_count_ = _padded_stats(stats, M)
         self.n_iter_ = n_iter
         self.n_features_in_ = data.n_features
         self.best_iteration_ = best_it if self.early_stopping_rounds is not None else None
@@ -369,10 +411,10 @@ class _GBRT(BaseRanker):
         self.history_ = self._history(rows)
         return self
 
-    def _tree(self) -> RegressionTree:
+    def _tree(self, criterion: str | None = None) -> RegressionTree:
         tree = RegressionTree(num_leaves=self.num_leaves, min_child_samples=self.min_child_samples,
                               min_child_weight=self.min_child_weight, growth=self.growth,
-                              criterion=self.criterion, n_jobs=self.n_jobs)
+                              criterion=criterion or self.criterion, n_jobs=self.n_jobs)
         tree._own_leaf_of = False  # the loop reads leaf_of_ before the workspace grows the next tree
         return tree
 
@@ -420,6 +462,11 @@ class MART(_GBRT):
 
     def _init_raw(self, data: RankingData) -> np.ndarray:
         return np.array([float(np.mean(data.y))])
+
+    _unit_hessian: ClassVar[bool] = True
+
+    def _init_raw_weighted(self, data: RankingData, w: np.ndarray) -> np.ndarray:
+        return np.array([float(np.average(data.y, weights=w))])
 
     def _derivatives(self, data, raw):
         # Example 1: L' = f - y, L'' = 1 (a read-only view of one 1.0: no array of ones per tree)
@@ -498,6 +545,7 @@ class LambdaMART(_GBRT):
     ``random_state``, ``verbose``.
     """
 
+    _weighting: ClassVar[str] = "query"
     _parameter_constraints: ClassVar[dict] = {**_GBRT._parameter_constraints,
                                               "ndcg_at": [Interval(Integral, 1, None, closed="left")],
                                               "sigma": [Interval(Real, 0, None, closed="neither")]}

@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from lrank._kernels.ndcgboost import ab_sums, gamma_pairs, histograms, pair_offsets
-from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators
+from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators, TreeEnsembleMixin
 from lrank.models._params import Count
 
 __all__ = ["NDCGBoost", "NDCGBoostStep", "FeatureTree", "grow_tree", "ndcgboost_gamma",
@@ -72,6 +72,8 @@ class FeatureTree:
     value: np.ndarray
     scale: float = 1.0
     splits: list = field(default_factory=list)
+    #: the gain of the split at each internal node (0 at leaves); None for a tree saved before it was kept
+    gain: np.ndarray | None = None
 
     def leaf_index(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X)
@@ -159,7 +161,7 @@ def grow_tree(codes: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray, c:
     if c is None:
         c = np.ones(n)
     n_codes = np.array([t.size + 2 for t in thresholds], dtype=np.int64)
-    feature, threshold, left, right = [-1], [np.nan], [-1], [-1]
+    feature, threshold, left, right, gains = [-1], [np.nan], [-1], [-1], [0.0]
     leaf_rows = {0: np.arange(n)}
     splits = []
     all_feats = range(F)
@@ -190,6 +192,8 @@ def grow_tree(codes: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray, c:
         threshold += [np.nan, np.nan]
         left += [-1, -1]
         right += [-1, -1]
+        gains += [0.0, 0.0]
+        gains[best_leaf] = float(best[0])
         feature[best_leaf] = f
         # code <= j  <=>  x <= theta_j (1-based), or missing for j = 0
         threshold[best_leaf] = -np.inf if j == 0 else float(thresholds[f][j - 1])
@@ -205,7 +209,8 @@ def grow_tree(codes: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray, c:
         if criterion == "classify":
             value[leaf] = 1.0 if s[rows].sum() > 0 else 0.0
     tree = FeatureTree(np.array(feature, np.int64), np.array(threshold, np.float64),
-                       np.array(left, np.int64), np.array(right, np.int64), value, 1.0, splits)
+                       np.array(left, np.int64), np.array(right, np.int64), value, 1.0, splits,
+                       np.array(gains))
     return tree, leaf_of
 
 
@@ -224,14 +229,14 @@ def _classifier_stump(col: np.ndarray, thresholds: list[np.ndarray], s: np.ndarr
     if j < 0 or not gain > 0.0:                            # no split improves: one leaf
         value = np.array([1.0 if S > 0 else 0.0])
         tree = FeatureTree(np.array([-1], np.int64), np.array([np.nan]), np.array([-1], np.int64),
-                           np.array([-1], np.int64), value, 1.0, [])
+                           np.array([-1], np.int64), value, 1.0, [], np.zeros(1))
         return tree, np.zeros(n, dtype=np.int64)
     go_right = col > j
     theta = -np.inf if j == 0 else float(thresholds[f][j - 1])   # code <= j  <=>  x <= theta_j (1-based)
     value = np.array([0.0, 1.0 if s[~go_right].sum() > 0 else 0.0, 1.0 if s[go_right].sum() > 0 else 0.0])
     tree = FeatureTree(np.array([f, -1, -1], np.int64), np.array([theta, np.nan, np.nan]),
                        np.array([1, -1, -1], np.int64), np.array([2, -1, -1], np.int64), value, 1.0,
-                       [(f, theta)])
+                       [(f, theta)], np.array([float(gain), 0.0, 0.0]))
     return tree, go_right.astype(np.int64) + 1
 
 
@@ -310,7 +315,7 @@ class NDCGBoostStep(MeasuredStep):
         return tree, model + alpha * fx
 
 
-class NDCGBoost(SumOfEstimators, BaseRanker):
+class NDCGBoost(TreeEnsembleMixin, SumOfEstimators, BaseRanker):
     """NDCGBoost (Valizadegan et al. 2009) with ``L``-leaf decision trees, as in BoostingTree Sec. 4.3.2.
 
     Also a base algorithm for `lrank.models.boostingtree.BoostingTree`, ``Exp3P`` and ``Standard``
@@ -393,13 +398,19 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
                              self.discount, random_state=self.random_state, bin_strategy=self.bin_strategy)
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: Any = None) -> NDCGBoost:
-        """Run ``n_estimators`` NDCGBoost iterations (ALGORITHMS.md 7) on the queries of ``X``."""
+            sample_weight: Any = None, eval_set: Any = None, eval_group: Any = None,
+            eval_qid: Any = None, eval_names: Any = None) -> NDCGBoost:
+        """Run ``n_estimators`` NDCGBoost iterations (ALGORITHMS.md 7) on the queries of ``X``.
+
+        ``eval_set``, ``eval_group``, ``eval_qid`` and ``eval_names`` follow LightGBM (see
+        `lrank.models._base`); ``sample_weight`` is refused (NDCGBoost's bound has no weighting).
+        """
         from lrank.metrics import parse_metric
 
         self._validate()
         data = self._ranking_data(X, y, qid, group)
-        evals = self._eval_sets(eval_set)
+        evals = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        self._sample_weight(sample_weight, data, None)
         valid = evals[0] if evals else None
         vmetric = self.eval_metric or self.metric
         parse_metric(self.metric)

@@ -28,7 +28,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from lrank._kernels import stumps as K
 from lrank.data.container import RankingData
 from lrank.metrics import parse_metric, training_measure
-from lrank.models._base import BaseRanker
+from lrank.models._base import BaseRanker, TreeEnsembleMixin
 from lrank.weak.stumps import BinnedStumps, ScaledFeatures, feature_ranking_values
 
 ALPHA_METHODS = ("first", "second", "third")
@@ -123,7 +123,7 @@ def bipartite_structure(data: RankingData) -> tuple[np.ndarray, np.ndarray] | No
     return side, n_pairs
 
 
-class RankBoost(BaseRanker):
+class RankBoost(TreeEnsembleMixin, BaseRanker):
     """RankBoost with binary stumps (Freund et al. 2003, Fig. 1-3).
 
     Parameters
@@ -251,23 +251,36 @@ class RankBoost(BaseRanker):
             raise ValueError(f"eval_metric: {exc}") from None
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: Any = None) -> RankBoost:
+            sample_weight: Any = None, eval_set: Any = None, eval_group: Any = None,
+            eval_qid: Any = None, eval_names: Any = None) -> RankBoost:
         """Learn from graded labels: the crucial pairs are ``y[x_1] > y[x_0]`` within each query, all
         with the same initial weight 1/m (D = c max(0, Phi), Phi = sum of the queries' feedback).
 
         ``eval_set`` (a `RankingData`, a tuple ``(X, y, qid)`` or a list of them) is scored after every
-        round and enables ``early_stopping_rounds``.
+        round and enables ``early_stopping_rounds``. ``sample_weight`` weighs queries: the initial
+        distribution D_1 gives each crucial pair of query q a weight proportional to ``w_q``.
+        ``sample_weight``, ``eval_group``, ``eval_qid`` and ``eval_names`` follow LightGBM (see
+        `lrank.models._base`).
         """
         self._validate()
         data = self._ranking_data(X, y, qid, group)
-        valid = self._eval_sets(eval_set)
+        valid = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        wq = self._sample_weight(sample_weight, data, "query")
         if self.early_stopping_rounds is not None and not valid:
             raise ValueError("early_stopping_rounds needs an eval_set to watch")
         pairs = data.pairs("uniform")
         structure = bipartite_structure(data) if self.bipartite in ("auto", True) else None
         if self.bipartite is True and structure is None:
             raise ValueError("bipartite=True needs at most two label values per query")
-        return self._fit(data.X, pairs.hi, pairs.lo, pairs.weight, structure, data.query_index(),
+        D1 = pairs.weight
+        if wq is not None:
+            D1 = wq[data.query_index()[pairs.hi]]
+            if not D1.sum() > 0:
+                raise ValueError("sample_weight is zero on every query that has a crucial pair")
+            D1 = D1 / D1.sum()
+            if structure is not None:
+                structure = (structure[0], structure[1] * wq)
+        return self._fit(data.X, pairs.hi, pairs.lo, D1, structure, data.query_index(),
                          data.n_queries, valid)
 
     def fit_feedback(self, X: Any, hi: Any, lo: Any, weight: Any = None) -> RankBoost:

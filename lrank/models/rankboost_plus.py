@@ -36,7 +36,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from lrank._kernels.pair_stumps import _add_log_terms, _add_log_terms_many, scale_pairs
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
-from lrank.models._base import BaseRanker
+from lrank.models._base import BaseRanker, TreeEnsembleMixin
 
 VARIANTS = ("d", "c", "plus")
 IMPLEMENTATIONS = ("efficient", "optimal")
@@ -395,7 +395,7 @@ class _IndependentSet:
 # --------------------------------------------------------------------------------------------------
 # The estimator
 # --------------------------------------------------------------------------------------------------
-class RankBoostPlus(BaseRanker):
+class RankBoostPlus(TreeEnsembleMixin, BaseRanker):
     """Rb-d, Rb-c and RankBoost+ with binary stumps ``[x_f > theta]`` (Connamacher et al. 2020).
 
     Parameters
@@ -495,7 +495,9 @@ class RankBoostPlus(BaseRanker):
             raise ValueError("alpha_sign='positive' applies to variant 'd' and 'c' only, not 'plus'")
 
     # ------------------------------------------------------------------------------------ fitting
-    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> RankBoostPlus:
+    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None, sample_weight: Any = None,
+            eval_set: Any = None, eval_group: Any = None, eval_qid: Any = None,
+            eval_names: Any = None) -> RankBoostPlus:
         """Fit on graded labels within queries, or on general pair feedback.
 
         Parameters
@@ -505,6 +507,13 @@ class RankBoostPlus(BaseRanker):
             ``hi[i]`` should rank above ``lo[i]`` (e.g. ``lrank.data.generators.subset_lattice()``).
         y, qid, group
             Labels and query ids / sizes (BaseRanker's contract) when ``X`` is an array.
+        sample_weight : array-like, optional
+            Query weights (one per query, or per document and constant within each query): the initial
+            distribution D_1 of a query's critical pairs is multiplied by its weight. Not with pair
+            feedback (its pairs carry their own ``weight``).
+        eval_set, eval_group, eval_qid, eval_names
+            LightGBM's conventions (see `lrank.models._base`). RankBoost+ does not stop on them: each eval
+            set's NDCG@10 after every round is added to ``history_`` (``valid_ndcg@10``, ...).
 
         Returns
         -------
@@ -520,11 +529,20 @@ class RankBoostPlus(BaseRanker):
             w1 = np.full(hi.size, 1.0) if w is None else np.asarray(w, dtype=np.float64).copy()
             if (w1 < 0).any() or not np.isfinite(w1).all():
                 raise ValueError("pair weights must be finite and non-negative")
+            if sample_weight is not None:
+                raise ValueError("sample_weight weighs queries; pair feedback carries its own weight per "
+                                 "pair")
         else:
             data = self._ranking_data(X, y, qid, group)
             Xf = data.X
             cp = data.pairs(self.pair_weighting)
             hi, lo, w1 = cp.hi, cp.lo, cp.weight.copy()
+            wq = self._sample_weight(sample_weight, data, "query")
+            if wq is not None:
+                w1 *= wq[data.query_index()[hi]]
+                if hi.size and not w1.sum() > 0:
+                    raise ValueError("sample_weight is zero on every query that has a critical pair")
+        valid = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
         if hi.size == 0:
             raise ValueError(f"no critical pairs: every query has a single label value (n_samples = "
                              f"{Xf.shape[0]})")
@@ -533,6 +551,16 @@ class RankBoostPlus(BaseRanker):
         w1 = w1 / w1.sum()
         with _blas_controller().limit(limits=1, user_api="blas"):  # small dense algebra: threads only contend
             self._fit_pairs(Xf, hi, lo, w1)
+        if valid:
+            from lrank.metrics import training_measure
+
+            hist = self.history_.copy()
+            for j, vd in enumerate(valid):
+                measure = training_measure(vd.y, vd.qptr, "ndcg@10")
+                vals = [measure(s) for s in self.staged_predict(vd.X)][: len(hist)]
+                vals += [np.nan] * (len(hist) - len(vals))
+                hist["valid_ndcg@10" if j == 0 else f"valid{j}_ndcg@10"] = vals
+            self.history_ = self._history(hist)
         return self
     def _fit_pairs(self, X: np.ndarray, hi: np.ndarray, lo: np.ndarray, w1: np.ndarray) -> None:
         from lrank._kernels.pair_stumps import _margin_losses as margin_losses
