@@ -1,4 +1,4 @@
-"""``python -m lrank reproduce | accept | site | fetch | info | bench | train | rank | eval | compare``."""
+"""``python -m lrank reproduce | accept | site | fetch | standins | info | bench | train | rank | eval | compare``."""
 
 from __future__ import annotations
 
@@ -41,14 +41,32 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     """Run the notebooks with papermill and store them cleaned; quick outputs are stored in place.
 
     No parameters are injected: the profile reaches each notebook through ``LRANK_PROFILE``, which
-    its parameters cell reads, so the stored notebook has no injected-parameters cell.
+    its parameters cell reads, so the stored notebook has no injected-parameters cell. The paper and
+    rehearsal profiles store the executed notebooks in ``figures/<profile>/notebooks``. The rehearsal first
+    writes the stand-in files (`lrank.data.standins.prepare`) into ``--data-root`` (default
+    ``$LRANK_DATA/standins``) and points the notebooks' ``LRANK_DATA`` there; ``--data-root`` alone points
+    any profile at another data root.
     """
     import papermill as pm
     from tqdm import tqdm
 
-    from lrank.paths import figures_dir
+    from lrank.paths import data_dir, figures_dir
     from lrank.site import clean_file
 
+    if getattr(args, "plan", False):
+        from lrank.papers.plan import print_plan
+
+        return print_plan(args.profile, only=args.only, data_root=getattr(args, "data_root", None))
+    data_root = getattr(args, "data_root", None)
+    if args.profile == "rehearsal":
+        from lrank.data.standins import prepare
+
+        t0 = time.perf_counter()
+        root = prepare(data_root or data_dir() / "standins")
+        print(f"rehearsal data (stand-ins + linked real sets) in {root} ({time.perf_counter() - t0:.0f} s)")
+        os.environ["LRANK_DATA"] = str(root)
+    elif data_root:
+        os.environ["LRANK_DATA"] = str(Path(data_root).resolve())
     os.environ["LRANK_PROFILE"] = args.profile
     # the notebooks' kernels inherit it: string hashing, hence set iteration order, the same in every run
     # (scikit-posthocs' critical-difference bars are drawn in set order: PDF bytes differed run to run)
@@ -56,7 +74,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if getattr(args, "scheduler", None):  # the notebooks' run_grid calls read it (lrank.experiments)
         os.environ["LRANK_DASK_SCHEDULER"] = args.scheduler
     books = _notebooks(args.only)
-    out_dir = None if args.profile == "quick" else figures_dir("paper") / "notebooks"
+    out_dir = None if args.profile == "quick" else figures_dir(args.profile) / "notebooks"
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     failed = []
@@ -95,6 +113,28 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             print("--accept pins the quick profile only; nothing accepted", file=sys.stderr)
             return 1
         return cmd_accept(argparse.Namespace(only=args.only))
+    return 0
+
+
+def cmd_standins(args: argparse.Namespace) -> int:
+    """Write the stand-in files (and link the real MSLR sample and MovieLens-100K) under DIR."""
+    from lrank.data import standins
+
+    root = Path(args.dir).resolve()
+    t0 = time.perf_counter()
+    try:
+        written = standins.write_standins(root, args.only or None, random_state=args.seed)
+        linked = standins.link_real(root) if not args.no_real else {}
+    except (KeyError, OSError, RuntimeError) as exc:
+        print(f"standins: {exc}", file=sys.stderr)
+        return 1
+    for name, files in written.items():
+        folder = root / "downloads" / files[0].relative_to(root / "downloads").parts[0]
+        print(f"{name}: {len(files)} stand-in files in {folder}")
+    for name, path in linked.items():
+        print(f"{name}: the real data linked as {path}")
+    print(f"done in {time.perf_counter() - t0:.1f} s; use them with LRANK_DATA={root} (or python -m lrank "
+          f"reproduce --profile rehearsal --data-root {root})")
     return 0
 
 
@@ -387,8 +427,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lrank", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
+    from lrank.paths import PROFILES
+
     p = sub.add_parser("reproduce", help="run every notebook with papermill and regenerate the artifacts")
-    p.add_argument("--profile", choices=("quick", "paper"), default="quick")
+    p.add_argument("--profile", choices=PROFILES, default="quick",
+                   help="quick: CI scale, stored in place; paper: the papers' data and budgets "
+                        "(figures/paper); rehearsal: the paper profile's code path on stand-in files with "
+                        "budgets scaled down (figures/rehearsal)")
+    p.add_argument("--data-root", default=None,
+                   help="the data root the notebooks read (sets LRANK_DATA); rehearsal: where the stand-ins "
+                        "are written (default $LRANK_DATA/standins)")
+    p.add_argument("--plan", action="store_true",
+                   help="run nothing: print, per notebook and experiment, the data it will use (present or "
+                        "the fetch command), the work and the estimated CPU and wall time of the profile")
     p.add_argument("--only", nargs="*", help="run only notebooks whose name contains one of these")
     p.add_argument("--keep-going", action="store_true", help="run the remaining notebooks after a failure")
     p.add_argument("--accept", action="store_true",
@@ -414,6 +465,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("names", nargs="+")
     p.add_argument("--force", action="store_true", help="download again even when present")
     p.set_defaults(func=cmd_fetch)
+
+    p = sub.add_parser("standins", help="write small stand-in files in each real download's layout (and "
+                                        "link the real MSLR sample and MovieLens-100K) under DIR, for "
+                                        "LRANK_DATA=DIR")
+    p.add_argument("dir")
+    p.add_argument("--only", nargs="*", help="only these data sets (registry names, e.g. mslr-web10k mq2007)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the stand-in values (same seed, same bytes)")
+    p.add_argument("--no-real", action="store_true", help="do not fetch and link the real MSLR sample and "
+                                                          "MovieLens-100K")
+    p.set_defaults(func=cmd_standins)
 
     p = sub.add_parser("info", help="versions, numba threading layer, data status")
     p.set_defaults(func=cmd_info)

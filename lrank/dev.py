@@ -19,6 +19,10 @@ The tiers of ``test`` (DESIGN "CI, in tiers"), each timed:
    without Debian's ``chromium`` + ``chromium-driver``).
 6. ``git``: ``git status --porcelain`` is what it was before the tiers (running the tests changes
    no tracked file).
+7. ``rehearsal``: ``python -m lrank reproduce --profile rehearsal``: every notebook through the paper
+   profile's code path on stand-in files with the budgets scaled down (`lrank.papers.budgets`), the
+   stand-ins and figures in the run's temporary folder; needs Stockfish (Debian ``stockfish``) for the chess
+   sets. Runs before ``git``.
 
 Standard library only: this runs before any dependency is installed. The virtual environment is
 ``.venv`` in the checkout (``LRANK_VENV`` overrides); it is created and filled from ``pyproject.toml``
@@ -82,7 +86,7 @@ def reproduce(profile: str = "quick") -> None:
     _run([PY, "-m", "lrank", "reproduce", "--profile", profile])
 
 
-TIERS = ("unit", "kernel", "notebooks", "results", "browser", "git")
+TIERS = ("unit", "kernel", "notebooks", "results", "browser", "rehearsal", "git")
 PYTEST = ["-m", "pytest", "-p", "no:cacheprovider", "-q"]
 
 
@@ -150,6 +154,9 @@ def test(tiers: list[str] | None = None) -> None:
             _run([PY, *PYTEST, "tests/results"], env=env)
         elif tier == "browser":
             _run([PY, *PYTEST, "-rs", "tests/browser"], env={**env, "LRANK_SCREENSHOTS": str(out / "shots")})
+        elif tier == "rehearsal":  # the paper profile's code path on stand-ins, into the run's folder
+            _run([PY, "-m", "lrank", "reproduce", "--profile", "rehearsal", "--data-root",
+                  str(out / "standins")], env=env)
         elif tier == "git":
             after = _git_status()
             if before is None:

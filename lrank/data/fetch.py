@@ -650,7 +650,18 @@ def _record_sum(folder: Path, rel: str, digest: str) -> None:
     (folder / "SHA256SUMS").write_text("".join(f"{d}  {r}\n" for r, d in sorted(sums.items())))
 
 
+#: A data set folder holding this file has stand-in files (`lrank.data.standins`), not the real download.
+STANDIN_MARKER = "STANDIN.txt"
+
+
+def is_standin(ds: Dataset) -> bool:
+    """Whether ``ds``'s folder holds stand-in files written by `lrank.data.standins`."""
+    return (ds.directory / STANDIN_MARKER).is_file()
+
+
 def _expected_sha(ds: Dataset, rel: str) -> str | None:
+    if is_standin(ds):  # the stand-in writer's record; the registry's sha256 are the real files'
+        return _read_sums(ds.directory).get(rel)
     for f in ds.files:
         if f.path == rel and f.sha256 is not None:
             return f.sha256
@@ -699,6 +710,11 @@ class LetorDataset:
         rel = p.relative_to(self.root).as_posix()
         if not p.is_file():
             raise FetchError(f"{self.name}: {p} is missing. " + _manual_hint(self.spec, p))
+        standin = is_standin(self.spec)
+        if standin and os.environ.get("LRANK_PROFILE") == "paper":
+            raise FetchError(f"{self.name}: {self.root} holds stand-in files ({STANDIN_MARKER}), not the "
+                             "real data; the paper profile needs the real files. Rehearse with --profile "
+                             f"rehearsal, or delete {self.root} and run python -m lrank fetch {self.name}.")
         expected = _expected_sha(self.spec, rel)
         if expected is None:  # first use of a file without a registry checksum: record it
             expected = sha256_of(p)
@@ -709,7 +725,7 @@ class LetorDataset:
             if "does not match the expected" in str(exc):
                 raise ChecksumError(f"{self.name}: {exc}. " + _manual_hint(self.spec, p)) from None
             raise
-        data.provenance.update(dataset=self.name, fold=fold, split=split)
+        data.provenance.update(dataset=self.name, fold=fold, split=split, standin=standin)
         return data
 
     def fold(self, fold: int) -> Fold:

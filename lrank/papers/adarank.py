@@ -32,6 +32,7 @@ from lrank.data.container import RankingData
 from lrank.experiments import select_rounds
 from lrank.metrics import evaluate
 from lrank.models.adarank import AdaRank
+from lrank.papers import budgets
 from lrank.stats import paired_comparison
 
 NB = "02_adarank"
@@ -88,19 +89,27 @@ def letor3(key: str) -> Experiment:
     from lrank.data import fetch
 
     ds = fetch(key)
-    d = _reindexed(RankingData.concat([ds.load(1, s) for s in ("train", "valid", "test")]))
+    parts = [ds.load(1, s) for s in ("train", "valid", "test")]
+    d = _reindexed(RankingData.concat(parts))
+    kind = budgets.data_kind(parts[0])
     if key == "ohsumed":
         return Experiment("OHSUMED", d, BM25_FEATURE["letor3-ohsumed"], 2, "adarank_fig2",
-                          "real LETOR 3.0 OHSUMED (QueryLevelNorm), all queries")
+                          f"{kind} LETOR 3.0 OHSUMED (QueryLevelNorm), all queries")
     return Experiment("TD2003", d, BM25_FEATURE["letor3-gov"], 1, "adarank_fig5",
-                      "real LETOR 3.0 TD2003 (QueryLevelNorm), all queries")
+                      f"{kind} LETOR 3.0 TD2003 (QueryLevelNorm), all queries")
+
+
+def budget(experiment: str, profile: str) -> Any:
+    """This notebook's budget of ``experiment`` in ``profile`` (`lrank.papers.budgets`)."""
+    return budgets.budget(NB, experiment, profile)
 
 
 def experiments(profile: str) -> tuple[list[Experiment], list[dict]]:
     """The experiments a profile runs, and the ones skipped for missing data (with the fetch command).
 
-    ``"quick"``: the MSLR sample. ``"paper"``: OHSUMED (Fig. 2, 6-11) and TD2003 (Fig. 5) where present;
-    without OHSUMED the MSLR sample stands in for it. Nothing is downloaded here.
+    ``"quick"``: the MSLR sample. ``"paper"`` and ``"rehearsal"``: OHSUMED (Fig. 2, 6-11) and TD2003
+    (Fig. 5) where present; without OHSUMED the MSLR sample stands in for it (the rehearsal refuses to
+    skip: `lrank.papers.budgets.require_nothing_skipped`). Nothing is downloaded here.
     """
     from lrank.data.fetch import status
 
@@ -114,6 +123,7 @@ def experiments(profile: str) -> tuple[list[Experiment], list[dict]]:
         else:
             skipped.append({"experiment": f"{key} ({fig})", "reason": "data absent",
                             "fetch command": f"python -m lrank fetch {key}"})
+    budgets.require_nothing_skipped(profile, skipped, NB)
     if not any(e.name == "OHSUMED" for e in out):
         out.insert(0, mslr_sample_dpn())
     return out, skipped

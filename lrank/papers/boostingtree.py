@@ -32,14 +32,18 @@ import numpy as np
 import pandas as pd
 
 from lrank.data.container import Fold, RankingData
+from lrank.papers import budgets
 from lrank.stats import HELD, NOT_HELD, UNDECIDED, paired_comparison
+
+NB = "03_boostingtree"
 
 __all__ = ["illustrative_example", "PAPER_TABLE1", "PAPER_TABLE2_TOP", "PAPER_TABLE2_BOTTOM",
            "PAPER_TABLE3_AVG", "table2_worst_case", "table2_best_case", "table2_frame", "theorem2_check",
            "MQ2007_GRADES", "three_grades", "mslr_sample_pooled", "quick_table3_folds",
            "QUICK_TABLE3_ITERATIONS", "SELECTION_SHARE_ROW", "rankboost_baseline", "run_protocol",
            "select_model", "claim_better",
-           "claim_not_worse", "claim_worst", "NON_INFERIORITY_MARGIN"]
+           "claim_not_worse", "claim_worst", "NON_INFERIORITY_MARGIN", "budget", "available", "table3_data",
+           "yahoo_data", "chess_data"]
 
 
 # ----------------------------------------------------------------------------- Sec. 3.2, Fig. 4
@@ -188,8 +192,9 @@ def mslr_sample_pooled() -> RankingData:
     return RankingData.concat([tr, te])
 
 
-#: The quick profile's Table 3 runs: iterations of the standard variants, sequences of EXP3.P / BoostingTree.
-QUICK_TABLE3_ITERATIONS = (40, 200)
+#: The quick profile's Table 3 runs: iterations of the standard variants, sequences of EXP3.P / BoostingTree
+#: (`lrank.papers.budgets`, ``03_boostingtree/table3``).
+QUICK_TABLE3_ITERATIONS = tuple(budgets.budget(NB, "table3", "quick"))
 
 #: The row of ``figures/benchmarks.csv`` (``python -m lrank bench``, `lrank.benchmarks.boostingtree`) that
 #: holds the share of node selection in BoostingTree's time over the quick Table 3 fits; notebook 03 prints
@@ -202,6 +207,79 @@ def quick_table3_folds(seed: int = 0) -> list[Fold]:
     """The quick profile's Table 3 data: all 86 MSLR-sample queries relabelled to three grades
     (`three_grades`), 5 query folds (3 train / 1 validation / 1 test, rotating) seeded by ``seed``."""
     return three_grades(mslr_sample_pooled()).kfold(5, random_state=seed)
+
+
+# ------------------------------------------------------------------------ profiles: budgets and data
+def budget(experiment: str, profile: str) -> Any:
+    """This notebook's budget of ``experiment`` in ``profile`` (`lrank.papers.budgets`)."""
+    return budgets.budget(NB, experiment, profile)
+
+
+def available(name: str, skipped: list[dict]) -> Any:
+    """``fetch(name)`` if the data set is present, else None with a row (its fetch command) in ``skipped``."""
+    from lrank.data import FetchError, fetch
+
+    try:
+        return fetch(name)
+    except (FetchError, OSError) as exc:
+        skipped.append({"experiment data": name, "fetch with": f"python -m lrank fetch {name}",
+                        "why": str(exc).splitlines()[0][:120]})
+        return None
+
+
+def table3_data(profile: str, seed: int, skipped: list[dict]) -> tuple[list[Fold], str]:
+    """Table 3's folds and their description. ``"quick"`` (or MQ2007 absent in ``"paper"``, noted in
+    ``skipped``): `quick_table3_folds`; ``"paper"`` / ``"rehearsal"``: MQ2007's five official folds (real or
+    stand-in); the rehearsal refuses to skip."""
+    mq = available("mq2007", skipped) if profile != "quick" else None
+    budgets.require_nothing_skipped(profile, skipped, NB)
+    if mq is not None:
+        folds = [mq.fold(k) for k in mq.folds]  # (train, valid, test) per official fold
+        return folds, f"MQ2007 (LETOR 4.0, {budgets.data_kind(folds[0].train)}), 5 official folds"
+    folds = quick_table3_folds(seed)  # three_grades(mslr_sample_pooled()), 5 query folds
+    n_test = sum(f.test.n_queries for f in folds)
+    return folds, (f"real MSLR-WEB10K sample, all {n_test} queries, relabelled to 3 grades (substitute for "
+                   "MQ2007), 5 query folds 3/1/1" + ("; MQ2007 absent" if profile == "paper" else ""))
+
+
+def yahoo_data(profile: str, seed: int, skipped: list[dict]) -> tuple[list[Fold], str]:
+    """Fig. 10's split and its description: Yahoo! LTR set 1 (train / valid / test) in ``"paper"`` /
+    ``"rehearsal"``; otherwise (or Yahoo! absent in ``"paper"``) one 3/1/1 split of the MSLR sample."""
+    ya = available("yahoo-ltr", skipped) if profile != "quick" else None
+    budgets.require_nothing_skipped(profile, skipped, NB)
+    if ya is not None:
+        fold = ya.fold(ya.folds[0])  # set 1: train / valid / test
+        kind = budgets.data_kind(fold.train)
+        return [fold], "Yahoo! LTR set 1" + ("" if kind == "real" else f" ({kind})")
+    return (mslr_sample_pooled().kfold(5, random_state=seed)[:1],  # 5 grades
+            "real MSLR-WEB10K sample, 5 grades (substitute for Yahoo! LTR), one 3/1/1 split")
+
+
+#: The seeds of the regenerated chess sets (the paper profile's and the rehearsal's)
+CHESS_SEEDS = {"b84": 84, "e97": 97}
+
+
+def chess_data(profile: str, skipped: list[dict]) -> dict[str, RankingData]:
+    """Fig. 11's B84 / E97 sets. The budget's ``positions`` (``"paper"``: 2,000 / 3,000; ``"rehearsal"``: a
+    few) are regenerated with `lrank.data.chess.generate` (python-chess and Stockfish, Debian package
+    ``stockfish``); ``"quick"`` (or no engine in ``"paper"``, noted in ``skipped``) loads the committed sets
+    of ``data/chess``. The rehearsal refuses to fall back."""
+    from lrank.data.chess import generate, load_chess
+
+    positions = budget("fig11", profile).positions
+    cdata = None
+    if positions:
+        try:
+            cdata = {k: generate(k, n_positions=n, random_state=CHESS_SEEDS[k]) for k, n in positions.items()}
+        except (ImportError, OSError, RuntimeError) as exc:
+            skipped.append({"experiment data": "chess B84/E97 at the paper's size",
+                            "fetch with": "pip install chess; apt-get install stockfish (then rerun: "
+                                          "lrank.data.chess.generate)",
+                            "why": str(exc).splitlines()[0][:120]})
+    budgets.require_nothing_skipped(profile, skipped, NB)
+    if cdata is None:
+        cdata = {k: load_chess(k) for k in ("b84", "e97")}
+    return cdata
 
 
 def rankboost_baseline(n_estimators: int, random_state: int | None = None) -> Any:

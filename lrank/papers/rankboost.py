@@ -23,7 +23,35 @@ from lrank.baselines.collaborative import VSIM, NearestNeighbourRanker, Regressi
 from lrank.data.container import RankingData
 from lrank.metrics import evaluate, r2, random_guessing
 from lrank.models.rankboost import DegenerateRoundWarning, RankBoost
+from lrank.papers import budgets
 from lrank.stats import paired_comparison
+
+NB = "01_rankboost"
+
+
+# ------------------------------------------------------------------------ profiles: budgets and data
+def budget(experiment: str, profile: str) -> Any:
+    """This notebook's budget of ``experiment`` in ``profile`` (`lrank.papers.budgets`)."""
+    return budgets.budget(NB, experiment, profile)
+
+
+def homepage_data(profile: str, sample: tuple[RankingData, RankingData]) -> tuple[RankingData, str]:
+    """Fig. 4 / Table 1's data cast as homepage finding (`as_homepage_finding`), and its description.
+
+    ``"quick"``: the MSLR sample (``sample``: its train and test). ``"paper"`` / ``"rehearsal"``: every
+    query of LETOR 3.0 HP2003 (the three files of fold 1), real or stand-in; a missing download raises
+    `lrank.data.FetchError` naming the fetch command.
+    """
+    if profile == "quick":
+        parts = list(sample)
+        what = "MSLR-WEB10K sample (real; Fold1 train + test queries, cast as homepage finding)"
+    else:
+        from lrank.data import fetch
+
+        hp = fetch("hp2003").fold(1)
+        parts = [hp.train, hp.valid, hp.test]
+        what = f"LETOR 3.0 HP2003 ({budgets.data_kind(hp.train)}; all queries, one target per query)"
+    return as_homepage_finding(RankingData.concat(parts)), what
 
 
 # ---------------------------------------------------------------------------------- Theorem 3

@@ -19,7 +19,9 @@ import pandas as pd
 
 from lrank.data.container import RankingData
 from lrank.models.rankboost_plus import RankBoostPlus, pair_log_terms
+from lrank.papers import budgets
 
+NB = "05_rankboost_plus"
 ALGORITHMS = {"Rb-d": "d", "Rb-c": "c", "Rb+": "plus"}
 METRICS = ("r1", "r2", "ndcg@3", "ndcg@5", "ndcg@7")
 CURVE_METRICS = ("r1", "r2", "ndcg@5")  # Fig. 2's test curves
@@ -125,6 +127,98 @@ def lemma3_data() -> RankingData:
 # --------------------------------------------------------------------------------------------------
 # Tasks (Sec. 4: one MovieLens user or one MSLR-WEB10K query is a single-query ranking task)
 # --------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------------
+# Profiles: budgets and data
+# --------------------------------------------------------------------------------------------------
+def budget(experiment: str, profile: str) -> Any:
+    """This notebook's budget of ``experiment`` in ``profile`` (`lrank.papers.budgets`)."""
+    return budgets.budget(NB, experiment, profile)
+
+
+def try_fetch(name: str, skipped: dict[str, str]) -> Any:
+    """``fetch(name)``, or None with the reason (and the fetch command) in ``skipped[name]``."""
+    from lrank.data import fetch
+
+    try:
+        return fetch(name)
+    except Exception as exc:  # noqa: BLE001 - any failure to find the data skips its experiments
+        skipped[name] = (f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]} (get it with "
+                         f"`python -m lrank fetch {name}`)")
+        return None
+
+
+def task_domains(profile: str, n_web: int | None, skipped: dict[str, str], n_users: int | None = None
+                 ) -> tuple[dict[str, dict[str, RankingData]], dict[str, str], list[str] | None,
+                            RankingData | None]:
+    """Tables 1 and 3's task domains: ``(domains, sources, featureless, mq_base)``.
+
+    MovieLens (every profile): every user of MovieLens-100K with >= 100 ratings (`movielens_task_set`;
+    ``featureless``: the tasks without a feature user), the first ``n_users`` of them by user id when given
+    (the rehearsal's budget). WEB10K: ``"quick"``: every query of the MSLR sample
+    with a critical pair (``mq_base``: the sample's train part, the quick profile's MQ substitute);
+    ``"paper"`` / ``"rehearsal"``: the ``n_web`` queries of MSLR-WEB10K Fold1 train with the most critical
+    pairs below 50,000 (real or stand-in; ``mq_base`` None). A data set that cannot be had is noted in
+    ``skipped``; the rehearsal refuses to skip.
+    """
+    domains, sources, featureless, mq_base = {}, {}, None, None
+    ratings = try_fetch("movielens-100k", skipped)
+    if ratings is not None:
+        tasks, featureless = movielens_task_set(ratings, min_ratings=100, max_missing=0.5)
+        sources["MovieLens"] = ("real MovieLens-100K ratings (943 users x 1682 movies), every user with "
+                                ">= 100 ratings")
+        if n_users is not None and n_users < len(tasks):
+            tasks = dict(list(tasks.items())[:n_users])
+            featureless = [k for k in featureless if k in tasks]
+            sources["MovieLens"] += f" (the first {n_users} of them)"
+        domains["MovieLens"] = tasks
+    if profile == "quick":
+        sample = try_fetch("mslr-sample", skipped)
+        if sample is not None:
+            domains["WEB10K"] = query_tasks(list(sample), max_pairs=50_000, n_tasks=n_web,
+                                            prefix=["train", "test"])
+            sources["WEB10K"] = ("real MSLR sample (first 5,000 lines of MSLR-WEB10K Fold1 train and test), "
+                                 "every query with a critical pair and >= 5 documents")
+            mq_base = sample[0]
+    else:
+        web = try_fetch("mslr-web10k", skipped)
+        if web is not None:
+            train = web.fold(1).train
+            domains["WEB10K"] = query_tasks([train], max_pairs=50_000, n_tasks=n_web, prefix=["fold1"])
+            n_tasks = len(domains["WEB10K"])
+            sources["WEB10K"] = (f"MSLR-WEB10K Fold1 train ({budgets.data_kind(train)}), the {n_tasks} "
+                                 "queries with the most critical pairs below 50,000")
+    budgets.require_nothing_skipped(profile, skipped, NB)
+    return domains, sources, featureless, mq_base
+
+
+def mq_data(profile: str, mq_base: RankingData | None, n_queries: int | None, seed: int,
+            skipped: dict[str, str]) -> tuple[dict[str, list], str]:
+    """Tables 2 and 4's data: ``(folds by data set name, description)``. ``"quick"``: the first
+    ``n_queries`` queries of ``mq_base`` relabelled to 3 grades in 5 random query folds; ``"paper"`` /
+    ``"rehearsal"``: MQ2007 and MQ2008's five folds (real or stand-in; an absent one is noted in ``skipped``
+    and printed; the rehearsal refuses to skip)."""
+    mq_folds: dict[str, list] = {}
+    if profile == "quick":
+        if "mslr-sample" not in skipped:
+            mslr = mq_base.subset(np.arange(min(n_queries, mq_base.n_queries)))
+            mq = {"MQ-substitute": mslr.relabel({0: 0, 1: 1, 2: 1, 3: 2, 4: 2},
+                                                "MQ-like 3 grades: 0->0, 1-2->1, 3-4->2")}
+            mq_folds = {name: d.kfold(5, seed) for name, d in mq.items()}
+        return mq_folds, (f"{n_queries} queries of the real MSLR sample relabelled to 3 grades (0->0, "
+                          "1-2->1, 3-4->2), 5 random query folds")
+    kinds = set()
+    for name in ("mq2007", "mq2008"):
+        d = try_fetch(name, skipped)
+        if d is not None:
+            mq_folds[name] = [d.fold(k) for k in range(1, 6)]
+            kinds.add(budgets.data_kind(mq_folds[name][0].train))
+        else:
+            print(f"SKIPPED {name}: {skipped[name]}")
+    budgets.require_nothing_skipped(profile, {k: v for k, v in skipped.items() if k.startswith("mq")}, NB)
+    kind = "" if kinds <= {"real"} else " (stand-in)"
+    return mq_folds, f"MQ2007 and MQ2008 QueryLevelNorm{kind}, the five specified folds"
+
+
 def movielens_task_set(ratings: np.ndarray, min_ratings: int = 100, max_missing: float = 0.5,
                        provenance: dict | None = None) -> tuple[dict[str, RankingData], list[str]]:
     """The paper's MovieLens tasks: every user with ``>= min_ratings`` ratings (Sec. 4).
