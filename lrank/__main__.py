@@ -1,4 +1,5 @@
-"""``python -m lrank reproduce | accept | site | fetch | standins | info | bench | train | rank | eval | compare``."""
+"""``python -m lrank reproduce | accept | site | fetch | standins | info | bench`` and the RankLib-style
+``train | rank | eval | compare``."""
 
 from __future__ import annotations
 
