@@ -42,7 +42,7 @@ def test_every_budget_names_the_same_values_and_the_rehearsal_is_scaled_down(key
 
 
 def test_budget_returns_named_values_and_refuses_unknown_names():
-    rounds, at, shown = budgets.budget("01_rankboost", "fig4", "paper")
+    rounds, at, shown, repeats = budgets.budget("01_rankboost", "fig4", "paper")
     assert (rounds, at, shown) == (1000, (50, 200), 200)
     assert budgets.budget("01_rankboost", "fig4", "rehearsal").rounds == 40
     assert boostingtree.QUICK_TABLE3_ITERATIONS == tuple(budgets.budget("03_boostingtree", "table3", "quick"))

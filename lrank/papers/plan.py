@@ -177,8 +177,8 @@ def _probe_fig4(p: dict) -> tuple[float, str, float]:
     c = _cost(lambda f, k: rb.fig4_runs(f, k, at=(1, k)), folds, 5, 25)
     real = REAL_DOCS["hp2003"] * 3 / 4
     return (
-        c(p["rounds"], real),
-        f"fig4_runs on the HP2003 stand-in's 4 folds, scaled to {real:,.0f} documents",
+        c(p["rounds"], real) * p["repeats"],
+        f"fig4_runs on the HP2003 stand-in's 4 folds x {p['repeats']} repeats, scaled to {real:,.0f} docs",
         c.took,
     )
 
@@ -486,8 +486,8 @@ PROBES: dict[
     ("01_rankboost", "fig4"): (
         _probe_fig4,
         ("hp2003",),
-        lambda p: f"4 learners x 4 folds x {p['rounds']} rounds",
-        lambda p: 16,
+        lambda p: f"4 learners x 4 folds x {p['repeats']} repeats x {p['rounds']} rounds",
+        lambda p: 16 * p["repeats"],
         False,
     ),
     ("01_rankboost", "sign_of_alpha"): (
