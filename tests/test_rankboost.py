@@ -319,24 +319,6 @@ def test_fitted_state_holds_the_ensemble_only():
         assert not (isinstance(v, np.ndarray) and v.shape[0] == data.n_docs), k
 
 
-def test_paper_verdict_helpers():
-    from lrank.papers.rankboost import all_of, not_worse_by, within_margin
-
-    rng = np.random.default_rng(0)
-    a = rng.normal(size=60)
-    held = {"verdict": "HELD", "n": 60, "p_value": 0.01}
-    und = {"verdict": "UNDECIDED", "n": 50, "p_value": 0.4}
-    notheld = {"verdict": "NOT HELD", "n": 70, "p_value": 0.002}
-    assert all_of([held, held])["verdict"] == "HELD"
-    assert all_of([held, und])["verdict"] == "UNDECIDED"
-    r = all_of([held, und, notheld])
-    assert r["verdict"] == "NOT HELD" and r["p_value"] == 0.002 and r["n"] == 50
-    assert within_margin(a, a + 1e-4 * rng.normal(size=60), 0.01)["verdict"] == "HELD"
-    assert within_margin(a + 1.0, a + 1e-3 * rng.normal(size=60), 0.01)["verdict"] == "NOT HELD"
-    assert not_worse_by(a + 0.5, a + 1e-3 * rng.normal(size=60), 0.05)["verdict"] == "HELD"
-    assert not_worse_by(a - 0.5, a + 1e-3 * rng.normal(size=60), 0.05)["verdict"] == "NOT HELD"
-
-
 def test_target_rank_stats_per_query_sums_to_counts():
     from lrank.papers.rankboost import target_rank_stats
 
