@@ -221,7 +221,7 @@ def _read_cache(cfile: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None
     if not cfile.is_file():
         return None
     try:
-        with np.load(cfile) as z:
+        with np.load(cfile, allow_pickle=False) as z:
             X, y, qid = z["X"], z["y"], z["qid"]
     except (OSError, ValueError, KeyError, EOFError):
         return None

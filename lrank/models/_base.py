@@ -41,7 +41,11 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from collections.abc import Iterator
+import os
+import secrets
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -53,6 +57,42 @@ from lrank.data.container import RankingData, as_ranking_data
 
 MODEL_FORMAT = "lrank-model"
 MODEL_FORMAT_VERSION = 1
+
+#: Every class a model file may name (``module:qualname``): the estimators and the parts their fitted
+#: models hold. `load_model` resolves nothing else and `save_model` writes nothing else: a model file is
+#: data, so it can never name a function (``os.system``) or any other callable that a module happens to
+#: import. A new class inside a fitted model is added here (saving it fails until it is).
+MODEL_CLASSES: frozenset[str] = frozenset({
+    # estimators
+    "lrank.models.rankboost:RankBoost",
+    "lrank.models.rankboost_plus:RankBoostPlus",
+    "lrank.models.adarank:AdaRank",
+    "lrank.models.adaboost:AdaBoostStumps",
+    "lrank.models.gbrt:MART",
+    "lrank.models.gbrt:LambdaMART",
+    "lrank.models.gbrt:McRank",
+    "lrank.models.ndcgboost:NDCGBoost",
+    "lrank.models.boostingtree:BoostingTree",
+    "lrank.models.boostingtree:Exp3P",
+    "lrank.models.boostingtree:Standard",
+    "lrank.models.boostingtree:LambdaMARTBase",
+    "lrank.baselines.ranksvm:RankSVM",
+    "lrank.baselines.collaborative:RegressionRanker",
+    "lrank.baselines.collaborative:NearestNeighbourRanker",
+    "lrank.baselines.collaborative:VSIM",
+    # the parts of fitted models
+    "lrank.models.adaboost:Stump",
+    "lrank.models.boostingtree:_Tree",
+    "lrank.models.ndcgboost:FeatureTree",
+    "lrank.weak.single_feature:SingleFeatureRanker",
+    "lrank.weak.single_feature:SingleFeatureRankers",
+    "lrank.weak.tree:RegressionTree",
+})
+
+
+class ModelFileError(ValueError):
+    """A file `load_model` refuses: not an lrank model file, damaged, or naming a class that is not an
+    lrank model class (`MODEL_CLASSES`). The message names the file."""
 
 
 class BaseRanker(BaseEstimator):
@@ -197,15 +237,23 @@ class BaseRanker(BaseEstimator):
         arrays: dict[str, np.ndarray] = {}
         header = {
             "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "lrank": __version__,
-            "class": _qualname(type(self)),
+            "class": _saved_name(type(self), "class"),
             "params": _encode(self.get_params(deep=False), arrays, "params"),
             "fitted": {k: _encode(getattr(self, k), arrays, k) for k in self._fitted_attributes()},
         }
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")
-        with open(path, "wb") as fh:
-            np.savez_compressed(fh, __header__=np.array(json.dumps(header)), **arrays)
+        # into a new file beside the target, then renamed over it: a write that fails midway (disk full,
+        # killed) leaves the previous model as it was. open() honours the umask, as a plain write would.
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            with open(tmp, "xb") as fh:
+                np.savez_compressed(fh, __header__=np.array(json.dumps(header)), **arrays)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         return path
 
     @classmethod
@@ -285,26 +333,73 @@ def _check_array(X: Any) -> np.ndarray:
 
 
 def load_model(path: str | Path) -> BaseRanker:
-    """Load any model written by ``save_model``; refuses other formats and newer format versions."""
+    """Load any model written by ``save_model``.
+
+    A model file is data: it is read without pickles, and the only classes it may name are those of
+    `MODEL_CLASSES` (anything else is refused before it is imported or called).
+
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``path``.
+    ModelFileError
+        (a ``ValueError``) The file is not an lrank model file, is damaged, is of a newer format version,
+        or names a class that is not an lrank model class; the message names the file.
+    """
     path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no model file at {path}")
     try:
-        npz = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: not an lrank model file ({exc})") from None
-    with npz:
+        return _load(path)
+    except ModelFileError:
+        raise
+    except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+            zipfile.BadZipFile, zlib.error, json.JSONDecodeError) as exc:
+        raise ModelFileError(f"{path} is not an lrank model file: {_reason(exc)}") from None
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return f"missing entry {exc}"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"its header is not JSON ({exc})"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _load(path: Path) -> BaseRanker:
+    with np.load(path, allow_pickle=False) as npz:
+        if not hasattr(npz, "files"):
+            raise ValueError("a single array, not an .npz archive")
         if "__header__" not in npz.files:
-            raise ValueError(f"{path}: not an lrank model file (no header)")
+            raise ValueError("no header")
         header = json.loads(str(npz["__header__"]))
+        if not isinstance(header, dict):
+            raise ValueError("its header is not a JSON object")
         if header.get("format") != MODEL_FORMAT:
-            raise ValueError(f"{path}: format {header.get('format')!r}, expected {MODEL_FORMAT!r}")
+            raise ValueError(f"format {header.get('format')!r}, expected {MODEL_FORMAT!r}")
         if int(header.get("format_version", 0)) > MODEL_FORMAT_VERSION:
-            raise ValueError(f"{path}: model format version {header['format_version']} is newer than "
-                             f"this lrank reads ({MODEL_FORMAT_VERSION}); upgrade lrank")
+            raise ModelFileError(f"{path}: model format version {header['format_version']} is newer than "
+                                 f"this lrank reads ({MODEL_FORMAT_VERSION}); upgrade lrank")
         arrays = {k: npz[k] for k in npz.files if k != "__header__"}
-    cls = _resolve(header["class"])
-    model = cls(**_decode(header["params"], arrays))
+
+    def resolve(name: Any, kind: type) -> type:
+        cls = _resolve(name)
+        if cls is None:
+            raise ModelFileError(
+                f"{path} names the class {name!r}, which is not an lrank model class: a model file is "
+                "data and may name only the classes of lrank.models._base.MODEL_CLASSES; refusing to "
+                "load it")
+        if not issubclass(cls, kind):
+            raise ValueError(f"{name!r} is not a {kind.__name__}")
+        return cls
+
+    cls = resolve(header["class"], BaseRanker)
+    model = cls(**_decode(header["params"], arrays, resolve))
     for k, v in header["fitted"].items():
-        setattr(model, k, _decode(v, arrays))
+        v = _decode(v, arrays, resolve)
+        if k == "feature_names_in_":  # scikit-learn's type: an object array of str
+            v = np.asarray(v, dtype=object)
+        setattr(model, k, v)
     return model
 
 
@@ -313,14 +408,21 @@ def _qualname(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-def _resolve(name: str) -> type:
+def _resolve(name: Any) -> type | None:
+    """The class ``name`` (``module:qualname``) when it is on the allow-list `MODEL_CLASSES`, else None;
+    nothing is imported for a name off the list."""
+    if not isinstance(name, str) or name not in MODEL_CLASSES:
+        return None
     mod, _, qual = name.partition(":")
-    if not (mod == "lrank" or mod.startswith("lrank.")):
-        raise ValueError(f"model files may only name lrank classes, got {name!r}")
-    obj: Any = importlib.import_module(mod)
-    for part in qual.split("."):
-        obj = getattr(obj, part)
-    return obj
+    return getattr(importlib.import_module(mod), qual)
+
+
+def _saved_name(cls: type, key: str) -> str:
+    name = _qualname(cls)
+    if name not in MODEL_CLASSES:
+        raise TypeError(f"cannot save {key!r}: the class {name} is not an lrank model class; a class that a "
+                        "fitted model holds must be listed in lrank.models._base.MODEL_CLASSES")
+    return name
 
 
 def _encode(v: Any, arrays: dict, key: str) -> Any:
@@ -343,7 +445,7 @@ def _encode(v: Any, arrays: dict, key: str) -> Any:
             "data": [_encode(v[c].to_numpy(), arrays, f"{key}.{c}") for c in v.columns],
             "index": _encode(v.index.to_numpy(), arrays, f"{key}.index"), "index_name": v.index.name}}
     if isinstance(v, tuple) and hasattr(v, "_fields"):
-        return {"__namedtuple__": _qualname(type(v)),
+        return {"__namedtuple__": _saved_name(type(v), key),
                 "fields": {f: _encode(getattr(v, f), arrays, f"{key}.{f}") for f in v._fields}}
     if isinstance(v, (list, tuple)):
         tag = "__list__" if isinstance(v, list) else "__tuple__"
@@ -356,50 +458,56 @@ def _encode(v: Any, arrays: dict, key: str) -> Any:
     cls = type(v)
     if cls.__module__.startswith("lrank"):
         if isinstance(v, BaseEstimator):
-            return {"__estimator__": _qualname(cls),
+            return {"__estimator__": _saved_name(cls, key),
                     "params": _encode(v.get_params(deep=False), arrays, key),
                     "state": _encode({k: x for k, x in vars(v).items() if k.endswith("_")}, arrays, key)}
         state = v.__getstate__() if hasattr(v, "__getstate__") else vars(v)
         if state is None:
             state = {}
-        return {"__object__": _qualname(cls), "state": _encode(dict(state), arrays, key)}
+        return {"__object__": _saved_name(cls, key), "state": _encode(dict(state), arrays, key)}
     raise TypeError(f"cannot save {key!r}: values of type {cls.__module__}.{cls.__qualname__} have no "
                     "file representation (only numbers, strings, arrays, DataFrames and lrank objects)")
 
 
-def _decode(v: Any, arrays: dict) -> Any:
+def _decode(v: Any, arrays: dict, resolve: Callable[[Any, type], type]) -> Any:
+    """The value an `_encode` entry stands for; ``resolve(name, kind)`` turns a class name into an
+    allowed class of that kind (or raises)."""
     if not isinstance(v, (dict, list)):
         return v
     if isinstance(v, list):
-        return [_decode(x, arrays) for x in v]
+        return [_decode(x, arrays, resolve) for x in v]
+
+    def dec(x: Any) -> Any:
+        return _decode(x, arrays, resolve)
+
     if "__array__" in v:
         return arrays[v["__array__"]]
     if "__float__" in v:
         return float(v["__float__"])
     if "__list__" in v:
-        return [_decode(x, arrays) for x in v["__list__"]]
+        return [dec(x) for x in v["__list__"]]
     if "__tuple__" in v:
-        return tuple(_decode(x, arrays) for x in v["__tuple__"])
+        return tuple(dec(x) for x in v["__tuple__"])
     if "__set__" in v:
-        return {_decode(x, arrays) for x in v["__set__"]}
+        return {dec(x) for x in v["__set__"]}
     if "__dict__" in v:
-        return {_decode(k, arrays): _decode(x, arrays) for k, x in v["__dict__"]}
+        return {dec(k): dec(x) for k, x in v["__dict__"]}
     if "__dataframe__" in v:
         d = v["__dataframe__"]
-        df = pd.DataFrame({c: _decode(x, arrays) for c, x in zip(d["columns"], d["data"])})
-        df.index = pd.Index(_decode(d["index"], arrays), name=d["index_name"])
+        df = pd.DataFrame({c: dec(x) for c, x in zip(d["columns"], d["data"])})
+        df.index = pd.Index(dec(d["index"]), name=d["index_name"])
         return df
     if "__namedtuple__" in v:
-        return _resolve(v["__namedtuple__"])(**{k: _decode(x, arrays) for k, x in v["fields"].items()})
+        return resolve(v["__namedtuple__"], tuple)(**{k: dec(x) for k, x in v["fields"].items()})
     if "__estimator__" in v:
-        est = _resolve(v["__estimator__"])(**_decode(v["params"], arrays))
-        for k, x in _decode(v["state"], arrays).items():
+        est = resolve(v["__estimator__"], BaseEstimator)(**dec(v["params"]))
+        for k, x in dec(v["state"]).items():
             setattr(est, k, x)
         return est
     if "__object__" in v:
-        cls = _resolve(v["__object__"])
+        cls = resolve(v["__object__"], object)
         obj = cls.__new__(cls)
-        state = _decode(v["state"], arrays)
+        state = dec(v["state"])
         if hasattr(obj, "__setstate__"):
             obj.__setstate__(state)
         else:
