@@ -124,22 +124,34 @@ class BaseRanker(BaseEstimator):
                                  f"got {value!r}")
 
     def _ranking_data(self, X: Any, y: Any = None, qid: Any = None, group: Any = None) -> RankingData:
-        """Turn the ``fit`` arguments into a validated `RankingData` (and set ``n_features_in_``).
+        """Turn the ``fit`` arguments into a validated `RankingData` (and set ``n_features_in_`` and, for a
+        DataFrame, ``feature_names_in_``).
 
         Arrays go through scikit-learn's ``check_array`` first (numeric 2-d, dense, at least one row; NaN
         allowed: it marks a missing value), so malformed input gets scikit-learn's usual messages.
         """
+        self._set_feature_names(X)
         if not isinstance(X, RankingData):
             X, y = _check_X_y(self, X, y)
         data = as_ranking_data(X, y, qid=qid, group=group)
         self.n_features_in_ = data.n_features
         return data
 
+    def _set_feature_names(self, X: Any) -> None:
+        """scikit-learn's reset at ``fit``: ``feature_names_in_`` = the columns of a DataFrame ``X``
+        (string names), removed when ``X`` has none (arrays, `RankingData`). Every ``fit`` calls it."""
+        from sklearn.utils.validation import _check_feature_names
+
+        _check_feature_names(self, X.X if isinstance(X, RankingData) else X, reset=True)
+
     def _eval_sets(self, eval_set: Any) -> list[RankingData]:
         """``eval_set`` as a list of `RankingData`.
 
-        Accepted: a `RankingData`; a tuple ``(X, y, qid)``; or a list of either.
+        Accepted: a `RankingData`; a tuple ``(X, y, qid)``; or a list of either. A DataFrame ``X`` must have
+        the training columns, in the training order (scikit-learn's check, as at ``predict``).
         """
+        from sklearn.utils.validation import _check_feature_names
+
         if eval_set is None:
             return []
         items = [eval_set] if isinstance(eval_set, (RankingData, tuple)) else list(eval_set)
@@ -148,6 +160,7 @@ class BaseRanker(BaseEstimator):
             if isinstance(item, RankingData):
                 out.append(item)
             elif isinstance(item, tuple) and len(item) == 3:
+                _check_feature_names(self, item[0], reset=False)
                 out.append(as_ranking_data(item[0], item[1], qid=item[2]))
             else:
                 raise TypeError(f"eval_set[{k}] must be a RankingData or a tuple (X, y, qid), "
@@ -157,9 +170,22 @@ class BaseRanker(BaseEstimator):
                                  f"{self.n_features_in_}")
         return out
 
-    def _features(self, X: Any, n_features: int | None = None) -> np.ndarray:
-        """The feature matrix of ``X`` (array or `RankingData`) as C-contiguous float32."""
-        X = X.X if isinstance(X, RankingData) else _check_array(X)
+    def _features(self, X: Any, n_features: int | None = None, *, reset: bool = False) -> np.ndarray:
+        """The feature matrix of ``X`` (array, DataFrame or `RankingData`) as C-contiguous float32.
+
+        A DataFrame's columns are checked against ``feature_names_in_`` first (scikit-learn's check and
+        messages: reordered, unseen or missing columns are an error); ``reset=True`` (in ``fit``) sets
+        them instead.
+        """
+        if isinstance(X, RankingData):
+            if reset:
+                self._set_feature_names(X)
+            X = X.X
+        else:
+            from sklearn.utils.validation import _check_feature_names
+
+            _check_feature_names(self, X, reset=reset)
+            X = _check_array(X)
         X = np.ascontiguousarray(X, dtype=np.float32)
         if n_features is None:
             n_features = getattr(self, "n_features_in_", None)
@@ -212,7 +238,8 @@ class BaseRanker(BaseEstimator):
         from lrank.metrics import evaluate
 
         data = as_ranking_data(X, y, qid=qid, group=group)
-        return float(evaluate(data.y, self.predict(data.X), data.qptr, ["ndcg@10"])["ndcg@10"])
+        scores = self.predict(data.X if isinstance(X, RankingData) else X)  # a DataFrame's columns checked
+        return float(evaluate(data.y, scores, data.qptr, ["ndcg@10"])["ndcg@10"])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
