@@ -155,3 +155,55 @@ def test_missing_query_ids_never_make_one_query(call, match):
     X, y = np.zeros((4, 2)), [0, 1, 1, 0]
     with pytest.raises((TypeError, RankingDataError), match=match):
         call(X, y)
+
+
+@pytest.mark.parametrize("qid, match", [
+    ([1, 1, np.nan, np.nan, 2, 2], r"qid\[2\] is nan"),
+    (np.array([np.nan] * 6), r"qid\[0\] is nan"),
+    ([1, 1, 2, 2, 3, None], r"qid\[5\] is None"),
+    ([1.0, 1.0, 2.0, np.inf, 3.0, 3.0], r"qid\[3\] is inf"),
+])
+def test_missing_query_ids_are_refused_naming_qid(qid, match):
+    """NaN query ids made one query per row, silently (NaN != NaN): now an error naming the parameter."""
+    X, y = np.zeros((6, 2)), [0, 1, 1, 0, 2, 1]
+    with pytest.raises(RankingDataError, match=match):
+        RankingData.from_qid(X, y, qid)
+    with pytest.raises(RankingDataError, match=match):
+        as_ranking_data(X, y, qid=qid)
+
+
+def test_fit_with_nan_query_ids_is_refused():
+    from lrank.models.rankboost import RankBoost
+
+    X, y = np.random.default_rng(0).normal(size=(6, 2)), [0, 1, 1, 0, 2, 1]
+    with pytest.raises(RankingDataError, match="qid"):
+        RankBoost(n_estimators=2).fit(X, y, qid=[1, 1, np.nan, np.nan, 2, 2])
+
+
+def test_float_query_ids_that_are_numbers_still_work():
+    d = RankingData.from_qid(np.zeros((4, 1)), [0, 1, 1, 0], [1.0, 1.0, 2.5, 2.5])
+    assert d.group.tolist() == [2, 2] and d.qid.tolist() == [1.0, 2.5]
+    big = RankingData.from_qid(np.zeros((4, 1)), [0, 1, 1, 0], [2**70, 2**70, 1, 1])  # beyond int64
+    assert big.group.tolist() == [2, 2] and big.qid.tolist() == [2**70, 1]
+
+
+@pytest.mark.parametrize("group, match", [
+    ([2.5, 3.5], r"group\[0\] is 2.5; group holds the number of documents of each query"),
+    ([2, 3], r"group sums to 5 documents, but X has 6 rows"),
+    ([2, 5], r"group sums to 7 documents, but X has 6 rows"),
+    ([2, 0, 4], r"group\[1\] is 0; every query needs at least one document"),
+    ([2, -3, 7], r"group\[1\] is -3"),
+    ([2, np.nan], r"group\[1\] is nan"),
+    ([[3, 3]], "group must be 1-d"),
+    (["3", "3"], "group must hold integers"),
+])
+def test_group_errors_speak_of_group(group, match):
+    X, y = np.zeros((6, 2)), [0, 1, 1, 0, 2, 1]
+    with pytest.raises(RankingDataError, match=match) as err:
+        RankingData.from_group(X, y, group)
+    assert "qptr" not in str(err.value)
+
+
+def test_integral_float_group_counts_are_accepted():
+    d = RankingData.from_group(np.zeros((6, 2)), [0, 1, 1, 0, 2, 1], np.array([2.0, 4.0]))
+    assert d.group.tolist() == [2, 4]

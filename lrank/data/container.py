@@ -99,6 +99,7 @@ def qptr_from_qid(qid: Any) -> tuple[np.ndarray, np.ndarray]:
     qid = np.asarray(qid)
     if qid.ndim != 1:
         raise RankingDataError("qid must be 1-d")
+    _check_query_ids(qid)
     if qid.size == 0:
         return np.zeros(1, dtype=np.int64), qid[:0].astype(np.int64)
     starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
@@ -114,6 +115,54 @@ def qptr_from_qid(qid: Any) -> tuple[np.ndarray, np.ndarray]:
             seen.add(q)
     qptr = np.r_[starts, qid.size].astype(np.int64)
     return qptr, ids
+
+
+def _check_query_ids(qid: np.ndarray) -> None:
+    """Refuse missing or non-finite query ids: NaN != NaN would make every such row a query of its own."""
+    if qid.dtype.kind == "f" or qid.dtype.kind == "c":
+        bad = ~np.isfinite(qid)
+    elif qid.dtype.kind == "O":
+        import pandas as pd
+
+        bad = np.asarray(pd.isna(qid), dtype=bool)
+        bad |= np.array([isinstance(q, float) and not np.isfinite(q) for q in qid], dtype=bool)
+    else:
+        return
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        q = qid[i].item() if hasattr(qid[i], "item") else qid[i]
+        raise RankingDataError(f"qid[{i}] is {q!r}; every row needs a finite query id "
+                               f"({int(bad.sum())} of {qid.size} rows have none)")
+
+
+def qptr_from_group(group: Any, n_docs: int) -> np.ndarray:
+    """CSR offsets from LightGBM-style per-query document counts, checked against ``n_docs`` rows.
+
+    Raises
+    ------
+    RankingDataError
+        Naming ``group``: not 1-d, not integers (fractional counts are refused, never truncated), a count
+        below 1, or counts that do not sum to ``n_docs``.
+    """
+    g = np.asarray(group)
+    if g.ndim != 1:
+        raise RankingDataError(f"group must be 1-d (documents per query), got shape {g.shape}")
+    if g.dtype.kind not in "iuf":
+        raise RankingDataError(f"group must hold integers (documents per query), got dtype {g.dtype}")
+    if g.dtype.kind == "f":
+        bad = ~np.isfinite(g) | (g != np.floor(g))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise RankingDataError(f"group[{i}] is {g[i].item()!r}; group holds the number of documents of "
+                                   "each query (positive integers)")
+    if (g < 1).any():
+        i = int(np.flatnonzero(g < 1)[0])
+        raise RankingDataError(f"group[{i}] is {g[i].item()!r}; every query needs at least one document "
+                               "(group holds the number of documents of each query)")
+    total = int(np.sum(g, dtype=np.float64)) if g.dtype.kind == "f" else int(np.sum(g, dtype=object))
+    if total != n_docs:
+        raise RankingDataError(f"group sums to {total} documents, but X has {n_docs} rows")
+    return np.r_[0, np.cumsum(g.astype(np.int64))].astype(np.int64)
 
 
 @dataclass(eq=False)
@@ -208,10 +257,7 @@ class RankingData:
         if group is None:
             raise TypeError("group is required (documents per query); use RankingData(X, y, [0, n]) for "
                             "rows that are one query")
-        group = np.asarray(group, dtype=np.int64)
-        if group.ndim != 1 or (group <= 0).any():
-            raise RankingDataError("group must be a 1-d array of positive query sizes")
-        return cls(X, y, np.r_[0, np.cumsum(group)], **kwargs)
+        return cls(X, y, qptr_from_group(group, np.shape(X)[0]), **kwargs)
 
     # ------------------------------------------------------------------------------- properties
     @property
