@@ -370,6 +370,10 @@ class RankBoost(BaseRanker):
                            + (" (r > 0 required)" if self.positive_alpha else "")
                            + (" with a positive cumulative weight" if self.cumulative_positive else ""))
                 break
+            if not np.isfinite(st.r):  # never a silent NaN model: say which weak ranking broke
+                raise FloatingPointError(
+                    f"RankBoost round {len(rows_out) + 1}: the weak ranking on feature {st.feature} has "
+                    f"r = {st.r} (Eq. 10); check that feature's values (finite, float32 range)")
             h = feats.values(st) if use_features else stumps.values(st.feature, st.bin, st.q_def)
             perfect = False
             if method == "third":
