@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from lrank.data.container import RankingData, as_ranking_data
+from lrank.data.container import RankingData, as_float32, as_ranking_data
 
 MODEL_FORMAT = "lrank-model"
 MODEL_FORMAT_VERSION = 1
@@ -353,10 +353,13 @@ def _check_X_y(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_array(X: Any) -> np.ndarray:
+    """scikit-learn's ``check_array`` (its messages), then lrank's float32 cast with its checks
+    (`lrank.data.container.as_float32`: an overflow is an error, merged or vanished values a warning)."""
     from sklearn.utils.validation import check_array
 
-    return check_array(X, dtype=np.float32, ensure_all_finite="allow-nan", accept_sparse=False,
-                       input_name="X")
+    X = check_array(X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan", accept_sparse=False,
+                    input_name="X")
+    return as_float32(X)
 
 
 def load_model(path: str | Path) -> BaseRanker:
