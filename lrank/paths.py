@@ -29,17 +29,29 @@ def output_root() -> Path:
     return Path(os.environ.get("LRANK_OUTPUT_DIR", REPO_DIR)).resolve()
 
 
+#: The profiles (the one list: ``LRANK_PROFILE``, ``python -m lrank reproduce --profile``).
+PROFILES: tuple[str, ...] = ("quick", "paper")
+
+
+class ProfileError(ValueError):
+    """A profile name that is not one of `PROFILES` (``python -m lrank`` prints it as one line)."""
+
+
+def check_profile(name: str, what: str = "profile") -> str:
+    """``name`` if it is one of `PROFILES`, else a `ProfileError` naming ``what`` and the allowed names."""
+    if name not in PROFILES:
+        raise ProfileError(f"{what} must be one of {', '.join(map(repr, PROFILES))}, got {name!r}")
+    return name
+
+
 def profile(default: str = "quick") -> str:
-    """The active profile: ``$LRANK_PROFILE`` or ``default``; must be ``quick`` or ``paper``."""
-    p = os.environ.get("LRANK_PROFILE", default)
-    if p not in ("quick", "paper"):
-        raise ValueError(f"LRANK_PROFILE must be 'quick' or 'paper', got {p!r}")
-    return p
+    """The active profile: ``$LRANK_PROFILE`` or ``default``; one of `PROFILES`."""
+    return check_profile(os.environ.get("LRANK_PROFILE", default), "LRANK_PROFILE")
 
 
 def figures_dir(profile_name: str | None = None) -> Path:
     """``<output>/figures`` for the quick profile, ``<output>/figures/paper`` for the paper profile."""
-    p = profile_name or profile()
+    p = profile() if profile_name is None else check_profile(profile_name)
     d = output_root() / "figures"
     if p == "paper":
         d = d / "paper"
