@@ -90,6 +90,10 @@ MODEL_CLASSES: frozenset[str] = frozenset({
 })
 
 
+class DegenerateDataWarning(UserWarning):
+    """The training data holds nothing to rank: no query has two documents with different labels."""
+
+
 class ModelFileError(ValueError):
     """A file `load_model` refuses: not an lrank model file, damaged, or naming a class that is not an
     lrank model class (`MODEL_CLASSES`). The message names the file."""
@@ -193,6 +197,21 @@ class BaseRanker(BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{n_features} features as input")
         return X
+
+    def _warn_if_nothing_to_rank(self, data: RankingData) -> None:
+        """A `DegenerateDataWarning` when no query of the training ``data`` has two documents with different
+        labels (all-equal labels, or one document per query): there is no pair to order, so the fit
+        learns nothing about ranking (LambdaMART's lambdas are all 0 and its trees predict 0)."""
+        if data.n_docs and not data.n_critical_pairs().any():
+            import warnings
+
+            from lrank.data.container import _caller_level
+
+            warnings.warn(
+                f"{type(self).__name__}: no query has two documents with different labels ({data.n_queries} "
+                f"queries, {data.n_docs} documents: all-equal labels within each query, or one document per "
+                "query), so there is no pair to order and the fitted model ranks nothing",
+                DegenerateDataWarning, stacklevel=_caller_level())
 
     def _check_fitted(self, attr: str = "n_iter_") -> None:
         if not hasattr(self, attr):

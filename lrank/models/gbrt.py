@@ -50,6 +50,7 @@ from lrank._kernels.lambdas import lambdamart_gradients
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker
+from lrank.models._params import SIGMA
 from lrank.weak.tree import RegressionTree, TreeWorkspace
 
 
@@ -289,6 +290,7 @@ class _GBRT(BaseRanker):
         """
         self._validate()
         data = self._ranking_data(X, y, qid, group)
+        self._warn_if_nothing_to_rank(data)
         valid = self._eval_sets(eval_set)
         if self.early_stopping_rounds is not None and not valid:
             raise ValueError("early_stopping_rounds needs an eval_set to watch")
@@ -500,7 +502,7 @@ class LambdaMART(_GBRT):
 
     _parameter_constraints: ClassVar[dict] = {**_GBRT._parameter_constraints,
                                               "ndcg_at": [Interval(Integral, 1, None, closed="left")],
-                                              "sigma": [Interval(Real, 0, None, closed="neither")]}
+                                              "sigma": [SIGMA]}
 
     def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1, num_leaves: int = 10,
                  min_child_samples: int = 20, min_child_weight: float = 1e-3, criterion: str = "se",
