@@ -126,11 +126,19 @@ def _flipped(saved, tmp_path):
     return p
 
 
-def _header_not_json(saved, tmp_path):
-    _, arrays = _contents(saved)
-    p = tmp_path / "notjson.npz"
-    np.savez(p, __header__=np.array("{not json"), **arrays)
-    return p
+def _header_text(text, name):
+    def damage(saved, tmp_path):
+        _, arrays = _contents(saved)
+        p = tmp_path / name
+        np.savez(p, __header__=np.array(text), **arrays)
+        return p
+
+    damage.__name__ = f"_header_{name}"
+    return damage
+
+
+_header_not_json = _header_text("{not json", "notjson.npz")
+_header_a_list = _header_text("[1, 2]", "list.npz")
 
 
 def _header_missing_class(saved, tmp_path):
@@ -160,13 +168,6 @@ def _text(saved, tmp_path):
 def _plain_npz(saved, tmp_path):
     p = tmp_path / "plain.npz"
     np.savez(p, a=np.arange(3))
-    return p
-
-
-def _header_a_list(saved, tmp_path):
-    _, arrays = _contents(saved)
-    p = tmp_path / "list.npz"
-    np.savez(p, __header__=np.array("[1, 2]"), **arrays)
     return p
 
 
