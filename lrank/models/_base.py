@@ -20,7 +20,8 @@ Methods: ``fit(X, y, *, qid=None, group=None, eval_set=None)`` (or ``fit(Ranking
 ``predict(X, num_iteration=None)`` (``None``: ``best_iteration_`` when early stopping chose one, else
 every round); ``staged_predict(X)``; ``save_model(path)`` / ``load_model(path)``.
 
-Fitted attributes end in ``_``: ``n_features_in_``, ``n_iter_`` (rounds actually fitted),
+Fitted attributes end in ``_``: ``n_features_in_``, ``feature_names_in_`` (a DataFrame's columns, as in
+scikit-learn: checked at ``predict``, saved with the model), ``n_iter_`` (rounds actually fitted),
 ``best_iteration_`` (``None`` without early stopping), ``stop_reason_`` (why training ended),
 ``history_`` (a DataFrame indexed by ``iteration`` = 1, 2, ...). The same quantity has the same
 column name in every model's ``history_``:
@@ -28,6 +29,9 @@ column name in every model's ``history_``:
 ``alpha`` (alpha_t), ``Z`` (Z_t), ``r`` (r_t), ``eps_plus`` / ``eps_minus`` / ``eps_zero``,
 ``feature``, ``threshold``, ``train_E1`` / ``train_E2`` / ``train_log_E2`` (RankBoost+ losses),
 ``bound`` (a theorem's bound after the round), ``train_<metric>`` / ``valid_<metric>``.
+
+A model file (``save_model``) is data, never code: ``load_model`` reads it without pickles and resolves only
+the lrank classes of `MODEL_CLASSES`; a failed save leaves the previous file as it was.
 
 ``fit`` without ``qid`` / ``group`` is an error unless the caller says the rows are one query:
 ``with lrank.config_context(one_query=True): est.fit(X, y)``.
