@@ -50,6 +50,7 @@ from lrank._kernels.lambdas import lambdamart_gradients
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker, TreeEnsembleMixin
+from lrank.models._params import SIGMA
 from lrank.weak.tree import RegressionTree, TreeWorkspace
 
 
@@ -312,6 +313,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         """
         self._validate()
         data = self._ranking_data(X, y, qid, group)
+        self._warn_if_nothing_to_rank(data)
         valid = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
         w = self._sample_weight(sample_weight, data, self._weighting)
         if w is not None and self._weighting == "query":
@@ -548,7 +550,7 @@ class LambdaMART(_GBRT):
     _weighting: ClassVar[str] = "query"
     _parameter_constraints: ClassVar[dict] = {**_GBRT._parameter_constraints,
                                               "ndcg_at": [Interval(Integral, 1, None, closed="left")],
-                                              "sigma": [Interval(Real, 0, None, closed="neither")]}
+                                              "sigma": [SIGMA]}
 
     def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1, num_leaves: int = 10,
                  min_child_samples: int = 20, min_child_weight: float = 1e-3, criterion: str = "se",
