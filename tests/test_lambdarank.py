@@ -113,3 +113,40 @@ def test_bad_parameters_are_named():
             lambdamart_gradients(y, qptr, s, k=0, truncation_level=bad)
     with pytest.raises(TypeError, match="norm"):
         lambdamart_gradients(y, qptr, s, norm="yes")
+
+
+def _ranking_data():
+    from lrank.data.generators import make_letor_like
+
+    return make_letor_like(n_queries=12, docs_per_query=(5, 60), n_features=6, n_grades=4, random_state=3)
+
+
+@pytest.mark.parametrize("kw,want", [
+    ({}, dict(k=0, truncation_level=30, norm=True)),  # the defaults: LightGBM's lambdarank
+    (dict(ndcg_at=10, lambdarank_truncation_level=None, lambdarank_norm=False), dict(k=10)),  # the papers'
+    (dict(ndcg_at=5, lambdarank_truncation_level=8, lambdarank_norm=True), dict(k=5, truncation_level=8,
+                                                                              norm=True)),
+])
+def test_lambdamart_hands_its_options_to_the_lambdas(kw, want):
+    """LambdaMART's gradients are exactly the kernel's for its ``ndcg_at``, ``lambdarank_truncation_level``
+    and ``lambdarank_norm``."""
+    from lrank.models.gbrt import LambdaMART
+
+    d = _ranking_data()
+    raw = np.random.default_rng(0).normal(size=(d.n_docs, 1))
+    (_, grad, hess, _), = LambdaMART(**kw)._derivatives(d, raw)
+    lam, w, _ = lambdamart_gradients(d.y, d.qptr, raw[:, 0], **want)
+    assert grad.tobytes() == (-lam).tobytes() and hess.tobytes() == w.tobytes()
+
+
+def test_lambdamart_refuses_bad_lambda_options_by_name():
+    from lrank.models.gbrt import LambdaMART
+
+    d = _ranking_data()
+    for bad in (dict(lambdarank_truncation_level=0), dict(lambdarank_truncation_level=True),
+                dict(lambdarank_norm="yes"), dict(ndcg_at=0)):
+        name = next(iter(bad))
+        with pytest.raises((ValueError, TypeError), match=name):
+            LambdaMART(n_estimators=1, **bad).fit(d)
+    m = LambdaMART(n_estimators=2, ndcg_at=None, lambdarank_truncation_level=None).fit(d)  # the whole list
+    assert np.isfinite(m.predict(d.X)).all()
