@@ -36,8 +36,9 @@ def test_rows_are_met_only_when_lrank_gets_there_sooner_and_as_high():
 
 
 def _tiny(seed=0):
+    """A training set whose query ids are out of order (as in a shuffled fold) and a test set."""
     d = make_letor_like(n_queries=24, docs_per_query=(10, 30), n_features=8, n_grades=3, random_state=seed)
-    q = np.arange(d.n_queries)
+    q = np.random.default_rng(seed).permutation(d.n_queries)
     return d.subset(q[:18]), d.subset(q[18:])
 
 
