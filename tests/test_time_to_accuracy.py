@@ -91,3 +91,14 @@ def test_every_side_stamps_each_tree_and_stages_each_prediction(side):
     assert len(stamps) == 4 and np.all(np.diff(stamps) > 0) and stamps[0] > 0
     assert len(staged) == 4 and all(s.shape == (test.n_docs,) for s in staged)
     assert not np.array_equal(staged[0], staged[-1])  # the trees add something
+
+
+def test_side_file_keeps_the_quick_curves_apart_from_the_paper_ones(monkeypatch):
+    c = B.Curve(np.array([1.0, 2.0]), np.array([0.5, 0.6]))
+    monkeypatch.setattr(B, "_CURVES", ["quick", ("mslr", 1, "lrank", c)])
+    (name, table), = B.side_files().items()
+    assert name == "time_to_accuracy_curves" and table["tree"].tolist() == [1, 2]
+    monkeypatch.setattr(B, "_CURVES", ["paper", ("1m", 2, "xgboost", c)])
+    assert list(B.side_files()) == ["time_to_accuracy_curves_paper"]
+    monkeypatch.setattr(B, "_CURVES", [])
+    assert B.side_files() == {}

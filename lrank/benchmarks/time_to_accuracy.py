@@ -294,7 +294,7 @@ def _sets(profile: str) -> dict:
     return sets
 
 
-_CURVES: list = []  # the last run's curves, for side_files()
+_CURVES: list = []  # the last run's curves and profile, for side_files()
 
 
 def _rows(what: str, threads: int, cs: dict[str, Curve], budgets: dict[str, int], repeats: int,
@@ -343,6 +343,7 @@ def run(profile: str = "quick") -> list[dict]:
     avail = _available()
     rows = []
     _CURVES.clear()
+    _CURVES.append(profile)
     for key, (what, build, budgets, repeats) in _sets(profile).items():
         folds = build()
         rows += [{"benchmark": f"test NDCG@10 reached per second vs {peer}, {what}", "reference": PEERS[peer],
@@ -368,12 +369,17 @@ def _available() -> set[str]:
 
 
 def side_files() -> dict:
-    """The last run's curves: one row per data set, threads, side and tree."""
+    """The last run's curves, one row per data set, threads, side and tree: ``time_to_accuracy_curves``
+    (quick profile) or ``time_to_accuracy_curves_paper`` (so that a paper run keeps the quick run's file)."""
     import pandas as pd
 
+    if not _CURVES:
+        return {}
+    profile, *curves = _CURVES
     parts = [pd.DataFrame({"data": key, "threads": th, "side": side, "tree": np.arange(1, c.ndcg.size + 1),
-                           "seconds": c.seconds, "ndcg10": c.ndcg}) for key, th, side, c in _CURVES]
-    return {"time_to_accuracy_curves": pd.concat(parts, ignore_index=True)} if parts else {}
+                           "seconds": c.seconds, "ndcg10": c.ndcg}) for key, th, side, c in curves]
+    name = "time_to_accuracy_curves" + ("" if profile == "quick" else f"_{profile}")
+    return {name: pd.concat(parts, ignore_index=True)} if parts else {}
 
 
 if __name__ == "__main__":  # pragma: no cover
