@@ -586,9 +586,9 @@ def fig8_sentence(left: pd.DataFrame, right: pd.DataFrame) -> str:
                 if bool(np.all(np.diff(df[c].to_numpy()) < 0))]
 
     fl, fr = falls(left), falls(right)
-    return (f"Left (x axis reversed: fewer good movies to the right): {', '.join(fl) or 'none'} of AP, PROT "
-            f"and "
-            f"coverage fall at every step as good movies become rarer. Right: {', '.join(fr) or 'none'} fall "
+    return (f"Left (x axis reversed: fewer good movies to the right): of AP, PROT and coverage, "
+            f"{', '.join(fl) or 'none'} fall at every step as good movies become rarer. Right: "
+            f"{', '.join(fr) or 'none'} fall "
             "at every step as the number of movies grows at a fixed fraction. Both as the paper says: rarer "
             "good movies make the task harder, and the measures themselves degrade with the list length.")
 

@@ -297,7 +297,7 @@ def per_user(df: pd.DataFrame, algorithm: str, measure: str, col: str | None = N
     sel = (df["algorithm"] == algorithm) & (df["measure"] == measure)
     if keep is not None:
         sel &= df[col].isin(list(keep))
-    return df[sel].groupby("target")["value"].mean()
+    return df[sel].set_index(["target", "split", df.columns[-2]])["value"]
 
 
 def better(df: pd.DataFrame, a: str, b: str, measure: str, col: str | None = None,
@@ -661,24 +661,27 @@ def fig7_rows(reg: Registry, fig7: pd.DataFrame, n_rated: np.ndarray, ratings: n
 def evidence_table(reg: Registry, ids: Sequence[str]) -> str:
     """Markdown table of the evidence of ``ids`` (before Holm's adjustment: the verdicts are derived in
     the summary, over the whole paper)."""
-    lines = ["| claim | n | test | effect [95% interval] | p (unadjusted) |", "| --- | --- | --- | --- | --- "
-                                                                              "|"]
+    def esc(t: str) -> str:
+        return str(t).replace("|", "\\|")
+
+    lines = ["| claim | n | test | effect [95% interval] | p (unadjusted) |",
+             "| --- | --- | --- | --- | --- |"]
     for i in ids:
         c = reg.claims[i]
         ev = c.evidence
         if ev is None:
-            lines.append(f"| `{i}` | | {c.override or c.verdict}: {c.reason} | | |")
+            lines.append(f"| `{i}` | | {c.override or c.verdict}: {esc(c.reason)} | | |")
             continue
         m = f"; margin {ev.margin:.3g}" if ev.margin is not None else ""
-        lines.append(f"| `{i}` | {ev.n} {ev.unit} | {ev.test}{m} | {ev.effect:+.4f} [{ev.ci[0]:+.4f}, "
-                     f"{ev.ci[1]:+.4f}] ({ev.effect_desc}) | {ev.p:.3g} |")
+        lines.append(f"| `{i}` | {ev.n} {ev.unit} | {esc(ev.test)}{m} | {ev.effect:+.4f} [{ev.ci[0]:+.4f}, "
+                     f"{ev.ci[1]:+.4f}] ({esc(ev.effect_desc)}) | {ev.p:.3g} |")
     return "\n".join(lines)
 
 
 def summary_table(df: pd.DataFrame) -> str:
     """The registry as Markdown: the paper's sentence, kind, data kind, n, p, adjusted p, verdict, reason."""
     def cut(s: str, k: int = 160) -> str:
-        s = str(s).replace("|", "/").replace("\n", " ")
+        s = str(s).replace("|", "\\|").replace("\n", " ")
         return s if len(s) <= k else s[:k - 1] + "…"
 
     def num(x: Any, fmt: str) -> str:
@@ -691,7 +694,7 @@ def summary_table(df: pd.DataFrame) -> str:
         lines.append(f"| [`{r['id']}`](#{r['anchor']}) | {r['location']} | {cut(r['sentence'])} | "
                      f"{r['kind']} | "
                      f"{r['data_kind']} | {n} | {num(r['p'], '.3g')} | {num(r['p_adj'], '.3g')} | "
-                     f"**{r['verdict']}** |")
+                     f"**{r['verdict'] or 'reported'}** |")
     return "\n".join(lines)
 
 
