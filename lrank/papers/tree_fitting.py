@@ -19,6 +19,7 @@ What only this paper needs, built on the library (`lrank.models.gbrt`, `lrank.da
 from __future__ import annotations
 
 import inspect
+import itertools
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -172,21 +173,26 @@ def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str]) 
 def run_protocol(datasets: Mapping[str, Sequence[Fold]], n_estimators: Mapping[str, int],
                  leaves: Sequence[int] = LEAVES, rates: Sequence[float] = RATES,
                  criteria: Sequence[str] = CRITERIA, systems: Sequence[str] = SYSTEMS,
-                 metrics: Sequence[str] = METRICS, n_jobs: int = 1) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 metrics: Sequence[str] = METRICS, n_jobs: int = 1, checkpoint: bool | str | None = None,
+                 verbose: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Tables 2-3 and Fig. 2: every (data, system, leaves, learning rate, criterion, fold) fitted once.
 
     Returns ``curves`` (test metric in % after each iteration, mean over the fold's queries; columns
     ``data, system, leaves, lr, criterion, fold, round, metric, value``) and ``queries`` (test metric in %
     of every query at the last iteration, the paper's "converged" model; ``query`` instead of
-    ``round``). Jobs run through joblib (``n_jobs``); results do not depend on it.
+    ``round``). Jobs run through joblib (``n_jobs``); results do not depend on it. ``checkpoint`` keeps
+    each finished fit, so that the same call after an interruption runs only the rest, with identical
+    results (default: on for the paper profile only; see `lrank.experiments.jobs`); ``verbose``: a bar.
     """
-    from joblib import Parallel, delayed
+    from lrank.experiments.jobs import Job, run_jobs
 
-    jobs = [((d, s, lv, lr, c, k), f, int(n_estimators[s]))
-            for d, folds in datasets.items() for s in systems for lv in leaves for lr in rates
-            for c in criteria for k, f in enumerate(folds)]
-    out = Parallel(n_jobs=n_jobs)(delayed(_fit_one)(key, f, n, metrics) for key, f, n in jobs)
     keys = ["data", "system", "leaves", "lr", "criterion", "fold"]
+    jobs = []
+    for d, folds in datasets.items():
+        for key in itertools.product([d], systems, leaves, rates, criteria, range(len(folds))):
+            jobs.append(Job(dict(zip(keys, key)), (key, folds[key[-1]], int(n_estimators[key[1]]), metrics)))
+    out = run_jobs(_fit_one, jobs, label="tree_fitting", checkpoint=checkpoint, n_jobs=n_jobs,
+                   verbose=verbose, desc="tree fitting")
     curves = pd.DataFrame([row for c, _ in out for row in c], columns=[*keys, "round", "metric", "value"])
     queries = pd.DataFrame([row for _, q in out for row in q], columns=[*keys, "query", "metric", "value"])
     return curves, queries
