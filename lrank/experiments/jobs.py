@@ -262,7 +262,7 @@ def _write(path: Path, label: str, key: Mapping[str, Any], value: Any) -> bool:
                       "run again after an interruption", RuntimeWarning, stacklevel=3)
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # not *.npz: never taken for a checkpoint
     try:
         with open(tmp, "wb") as fh:
             np.savez(fh, __header__=np.array(text), **arrays)
@@ -371,16 +371,14 @@ def run_jobs(func: Callable, jobs: Sequence[Job], *, label: str,
     todo = [i for i, r in enumerate(results) if r is _MISSING]
     restored = len(jobs) - len(todo)
     failures: list[tuple[int, Any]] = []
+
+    def state(done: int) -> str:
+        return (f"{len(jobs) - done} to go" + (f", {restored} from checkpoints" if restored else "")
+                + (f", {len(failures)} failed" if failures else ""))
+
     bar = tqdm(total=len(jobs), initial=restored, disable=not verbose, desc=desc or label, unit="job",
-               bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} jobs done "
-                          "[{elapsed}<{remaining}{postfix}]")
-
-    def note() -> None:
-        left = len(jobs) - bar.n
-        bar.set_postfix_str(f"{left} to go" + (f", {restored} from checkpoints" if restored else "")
-                            + (f", {len(failures)} failed" if failures else ""), refresh=False)
-
-    note()
+               postfix=state(restored), bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} "
+                                                   "jobs done [{elapsed}<{remaining}{postfix}]")
     try:
         if todo:
             with dask_backend(scheduler) as client:
@@ -392,8 +390,8 @@ def run_jobs(func: Callable, jobs: Sequence[Job], *, label: str,
                             _write(paths[i], label, jobs[i].key, value)
                     else:
                         failures.append((i, value))
+                    bar.set_postfix_str(state(bar.n + 1), refresh=False)
                     bar.update()
-                    note()
     finally:
         bar.close()
     if failures:
