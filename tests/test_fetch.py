@@ -19,6 +19,8 @@ from lrank.data import save_letor
 from lrank.data.generators import make_letor_like
 from lrank.paths import repo_dir
 
+sys.path.insert(0, str(Path(__file__).parent))
+
 # ``lrank.data.fetch`` is the function (re-exported by lrank.data); the module is reached through importlib
 F = importlib.import_module("lrank.data.fetch")
 DOWNLOAD = F._download
@@ -493,20 +495,12 @@ def test_pip_download_command(monkeypatch, tmp_path):
 @pytest.fixture
 def http_root(tmp_path):
     """A static file server on 127.0.0.1 (loopback only), stopped after the test."""
-    import functools
-    import http.server
-    import threading
+    from loopback import serve_folder
 
     root = tmp_path / "www"
     root.mkdir()
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
-    handler.log_message = lambda *a, **k: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield root, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve_folder(root) as base:
+        yield root, base
 
 
 def test_download_through_pooch(http_root, tmp_path, monkeypatch):
