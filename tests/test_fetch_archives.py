@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from lrank.data.generators import make_letor_like
@@ -340,3 +341,77 @@ def test_yahoo_placed_by_hand_is_recorded_then_verified(data_root):
     (spec.directory / "set1.test.txt").write_bytes(letor_text(700, 4, None, 42))
     with pytest.raises(F.ChecksumError, match="set1.test.txt"):
         ds.fold(1)
+
+
+# ------------------------------------------------------------------------------ folds left on disk
+@pytest.fixture
+def mq2008_on_disk(data_root):
+    """MQ2008's stand-in files placed by hand in its folder (as after extraction)."""
+    spec = F.REGISTRY["mq2008"]
+    for rel, b in standin_files("mq2008").items():
+        (spec.directory / rel).parent.mkdir(parents=True, exist_ok=True)
+        (spec.directory / rel).write_bytes(b)
+    return F.fetch("mq2008")
+
+
+def test_fold_files_load_one_fold_where_the_job_runs(mq2008_on_disk, monkeypatch):
+    """FoldFiles: the same data as `fold(k)` (validation left out when asked), fingerprinted by the files'
+    sha256; the tree-fitting protocol on them equals the protocol on loaded folds and never holds two
+    folds at once; dataset_stats reads them one at a time."""
+    import gc
+    import weakref
+
+    from lrank.experiments.jobs import fingerprint
+    from lrank.papers import tree_fitting as tf
+
+    ds = mq2008_on_disk
+    refs = [ds.fold_files(k, ("train", "test")) for k in ds.folds]
+    loaded = [F.Fold(ds.fold(k).train, None, ds.fold(k).test) for k in ds.folds]
+    for ref, fold in zip(refs, loaded):
+        got = ref.load()
+        assert got.valid is None and np.array_equal(got.train.X, fold.train.X)
+        assert np.array_equal(got.test.y, fold.test.y)
+    assert fingerprint(refs[0]) == fingerprint(ds.fold_files(1, ("train", "test"))) != fingerprint(refs[1])
+    assert fingerprint(refs[0]) != fingerprint(ds.fold_files(1))
+    with pytest.raises(ValueError, match="folds"):
+        ds.fold_files(6)
+    live, most = weakref.WeakSet(), [0]
+    real = F.FoldFiles.load
+
+    def counting(self):
+        gc.collect()
+        most[0] = max(most[0], len(live))  # folds loaded before and still alive
+        fold = real(self)
+        live.add(fold.train)
+        return fold
+
+    monkeypatch.setattr(F.FoldFiles, "load", counting)
+    kw = dict(leaves=(4,), rates=(0.1,), criteria=("se",))
+    on_disk = tf.run_protocol({"MQ": refs}, {"LambdaMART": 2, "McRank": 2}, **kw)
+    assert most[0] == 0  # one fold in memory at a time
+    in_memory = tf.run_protocol({"MQ": loaded}, {"LambdaMART": 2, "McRank": 2}, **kw)
+    for a, b in zip(on_disk, in_memory):
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+    assert tf.dataset_stats(refs, "MQ") == tf.dataset_stats(loaded, "MQ")
+    assert most[0] == 0
+
+
+def test_a_fold_on_disk_changed_after_a_checkpoint_runs_again(mq2008_on_disk, tmp_path):
+    """The checkpoint of a job on a FoldFiles is keyed by the files' recorded sha256."""
+    from lrank.experiments import cross_validate
+    from lrank.models.gbrt import LambdaMART
+
+    ds = mq2008_on_disk
+    refs = [ds.fold_files(k) for k in (1, 2)]
+    make = lambda: LambdaMART(n_estimators=2, num_leaves=4, min_child_samples=2)  # noqa: E731
+    ck = tmp_path / "ck"
+    first = cross_validate(make, folds=refs, metrics=["ndcg@3"], checkpoint=ck)
+    again = cross_validate(make, folds=refs, metrics=["ndcg@3"], checkpoint=ck)
+    pd.testing.assert_frame_equal(first, again, check_exact=True)
+    p = ds.path(2, "test")  # new contents, and its record: a new download of the data set
+    p.write_bytes(letor_text(46, 2, "letor4", 77))
+    F._record_sum(ds.root, p.relative_to(ds.root).as_posix(), F.sha256_of(p))
+    changed = cross_validate(make, folds=refs, metrics=["ndcg@3"], checkpoint=ck)
+    assert changed[changed.fold == 0].equals(first[first.fold == 0])
+    assert not np.array_equal(changed[changed.fold == 1]["value"], first[first.fold == 1]["value"])
+    assert len(list(ck.rglob("*.npz"))) == 3  # fold 1 from its checkpoint, fold 2 ran again

@@ -832,8 +832,48 @@ class LetorDataset:
         """``Fold(train, valid, test)`` of fold ``fold`` (1-based, as the releases number them)."""
         return Fold(self.load(fold, "train"), self.load(fold, "valid"), self.load(fold, "test"))
 
+    def fold_files(self, fold: int, splits: tuple[str, ...] = ("train", "valid", "test")) -> FoldFiles:
+        """Fold ``fold`` left on disk until a job loads it (`FoldFiles.load`): a protocol over the five
+        MSLR-WEB10K folds then holds one fold per worker in memory, not all five in the caller."""
+        for split in splits:
+            self.path(fold, split)  # validates the fold number and the split names
+        return FoldFiles(self.name, fold, tuple(splits))
+
     def __repr__(self) -> str:
         return f"LetorDataset({self.name!r}, root={str(self.root)!r}, folds={self.folds})"
+
+
+@dataclass(frozen=True)
+class FoldFiles:
+    """One fold of a registered LETOR-style data set, not yet loaded: ``load()`` gives the `Fold` (a
+    split not in ``splits`` is None), checksum verified. Jobs of `lrank.experiments` accept it wherever
+    they accept a `Fold` (`as_fold`), so each loads its fold where it runs and lets it go afterwards.
+    Its checkpoint fingerprint is the files' sha256 (from the registry or ``SHA256SUMS``), without
+    reading them."""
+
+    dataset: str
+    fold: int
+    splits: tuple[str, ...] = ("train", "valid", "test")
+
+    def load(self) -> Fold:
+        """The `Fold`, loaded from the files (or from lrank's cache of them)."""
+        ld = LetorDataset(_spec(self.dataset))
+        return Fold(*(ld.load(self.fold, s) if s in self.splits else None
+                      for s in ("train", "valid", "test")))
+
+    def __lrank_fingerprint__(self) -> tuple:
+        ld = LetorDataset(_spec(self.dataset))
+        shas = []
+        for split in self.splits:
+            p = ld.path(self.fold, split)
+            rel = p.relative_to(ld.root).as_posix()
+            shas.append(_expected_sha(ld.spec, rel) or (sha256_of(p) if p.is_file() else None))
+        return ("FoldFiles", self.dataset, self.fold, self.splits, tuple(shas))
+
+
+def as_fold(fold: Fold | FoldFiles) -> Fold:
+    """``fold`` itself, or the `Fold` a `FoldFiles` loads."""
+    return fold.load() if isinstance(fold, FoldFiles) else fold
 
 
 def _files_present(ds: Dataset, any_source: bool = False) -> bool:

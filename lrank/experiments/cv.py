@@ -72,6 +72,7 @@ def _curves(staged: Iterable[tuple[int, np.ndarray]], split: str, data: RankingD
 def fit_and_score(make_estimator: Any, fold: Fold, metrics: Sequence[str],
                   metric_options: dict | None = None) -> pd.DataFrame:
     """Train one fresh estimator on ``fold.train`` and score every round on train / valid / test.
+    ``fold`` may be a `lrank.data.fetch.FoldFiles` (a fold on disk): it is loaded here, in the job.
 
     Every fold gives rows, whatever happened in training:
 
@@ -88,6 +89,9 @@ def fit_and_score(make_estimator: Any, fold: Fold, metrics: Sequence[str],
         ``df.attrs["n_iter"]`` and ``df.attrs["best_iteration"]`` hold the fitted ``n_iter_`` and
         ``best_iteration_`` (``None`` without early stopping).
     """
+    from lrank.data.fetch import as_fold
+
+    fold = as_fold(fold)
     cols = ["split", "round", "metric", "value", "stop_reason"]
     if fold.train.n_features == 0:
         rows: list = []

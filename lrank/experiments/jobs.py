@@ -127,7 +127,8 @@ def checkpoint_folder(checkpoint: bool | str | os.PathLike | None = None) -> Pat
 def fingerprint(*objs: Any, memo: dict | None = None) -> str:
     """sha256 of what ``objs`` compute from: arrays by bytes, dtype and shape; `RankingData` by its
     arrays; estimators by class and parameters; functions by code, defaults and closure values; numbers
-    exactly; containers item by item. ``memo`` (id -> digest) saves hashing the same array twice.
+    exactly; containers item by item; an object with ``__lrank_fingerprint__()`` by what that returns
+    (a fold on disk: its files' sha256). ``memo`` (id -> digest) saves hashing the same array twice.
 
     Raises
     ------
@@ -168,6 +169,9 @@ def _feed(h: Any, obj: Any, memo: dict) -> None:  # noqa: C901 - one branch per 
                 body = hashlib.sha256(a.view(np.uint8).reshape(-1) if a.size else b"").hexdigest()
             memo[key] = (obj, f"array:{a.dtype.str}:{a.shape}:{body}")  # obj kept: its id stays unique
         tag(memo[key][1])
+    elif hasattr(obj, "__lrank_fingerprint__"):  # e.g. a fold left on disk (lrank.data.fetch.FoldFiles)
+        tag(f"{type(obj).__module__}.{type(obj).__qualname__}")
+        _feed(h, obj.__lrank_fingerprint__(), memo)
     elif isinstance(obj, RankingData):
         tag("RankingData")
         for a in (obj.X, obj.y, obj.qptr, obj.qid):

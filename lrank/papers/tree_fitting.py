@@ -98,21 +98,28 @@ def yahoo_like_folds(k: int = 5, random_state: int = 0, n_queries: int = 150) ->
     return data.kfold(k, random_state=random_state, validation=False)
 
 
-def paper_folds(name: str) -> list[Fold]:
+def paper_folds(name: str) -> list:
     """The paper profile's real folds, validation dropped (the paper reports the last iteration):
-    ``"mslr-web10k"`` (5 folds) or ``"yahoo-ltr"``. Raises when the data is not present."""
+    ``"mslr-web10k"`` (5 folds) or ``"yahoo-ltr"``, left on disk until a job loads one
+    (`lrank.data.fetch.FoldFiles`: one MSLR-WEB10K fold per worker in memory, not five). Raises when
+    the data is not present."""
     from lrank.data import fetch
 
     data = fetch(name)
-    return [Fold(f.train, None, f.test) for f in (data.fold(k) for k in data.folds)]
+    return [data.fold_files(k, ("train", "test")) for k in data.folds]
 
 
 def dataset_stats(folds: Sequence[Fold], name: str) -> dict:
-    """Table 1's columns for the documents of the folds' test sets (each query is tested once)."""
-    docs = sum(f.test.n_docs for f in folds)
-    qs = sum(f.test.n_queries for f in folds)
+    """Table 1's columns for the documents of the folds' test sets (each query is tested once); folds
+    left on disk are loaded one at a time."""
+    from lrank.data.fetch import as_fold
+
+    docs = qs = n_features = 0
+    for f in folds:
+        test = as_fold(f).test
+        docs, qs, n_features = docs + test.n_docs, qs + test.n_queries, test.n_features
     return {"data": name, "#Query": int(qs), "#Doc.": int(docs), "#D./#Q.": docs / qs,
-            "#Feat.": int(folds[0].test.n_features)}
+            "#Feat.": int(n_features)}
 
 
 # --------------------------------------------------------------------------------- theorems
@@ -151,10 +158,12 @@ def criterion_source() -> str:
 
 # ------------------------------------------------------------------------------- the protocol
 def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str]) -> tuple[list, list]:
+    from lrank.data.fetch import as_fold
     from lrank.metrics import evaluate
     from lrank.models.gbrt import LambdaMART, McRank
 
     dname, system, leaves, lr, crit, k = key
+    fold = as_fold(fold)  # a fold left on disk is loaded here, in the worker, and let go afterwards
     cls = {"McRank": McRank, "LambdaMART": LambdaMART}[system]
     est = cls(n_estimators=n_estimators, learning_rate=lr, num_leaves=leaves, criterion=crit, **TREE_KW)
     est.fit(fold.train)
