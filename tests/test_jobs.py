@@ -433,3 +433,11 @@ def test_test_tiers_never_write_checkpoints(profile, monkeypatch, tmp_path):
     monkeypatch.setenv("LRANK_OUTPUT_DIR", str(tmp_path))
     cross_validate(FeaturePrefixRanker, data(1), folds=3, metrics=["map"])
     assert not list(tmp_path.rglob("*"))
+
+
+def test_bars_by_default_only_outside_the_quick_profile(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("LRANK_OUTPUT_DIR", str(tmp_path))
+    for profile, shown in (("quick", False), ("paper", True)):
+        monkeypatch.setenv("LRANK_PROFILE", profile)
+        cross_validate(Seeded, data(1), folds=3, metrics=["map"], checkpoint=False)
+        assert ("folds:" in capsys.readouterr().err) is shown

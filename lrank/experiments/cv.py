@@ -192,7 +192,7 @@ def cross_validate(
     n_jobs: int = 1,
     metric_options: dict | None = None,
     checkpoint: bool | str | os.PathLike | None = None,
-    verbose: bool = False,
+    verbose: bool | None = None,
 ) -> pd.DataFrame:
     """Train on each fold, score every round on train / validation / test, select rounds on validation.
 
@@ -222,8 +222,8 @@ def cross_validate(
         Keep each finished fold in a checkpoint file; the same call after an interruption fits only
         the folds that had not finished (default: on for the paper profile only; see
         `lrank.experiments.jobs`).
-    verbose : bool
-        A tqdm bar over the folds.
+    verbose : bool, optional
+        A tqdm bar over the folds (default: on for the paper profile only).
 
     Returns
     -------

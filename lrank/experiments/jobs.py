@@ -319,7 +319,7 @@ def _call(i: int, func: Callable, args: tuple) -> tuple[int, bool, Any]:
 
 def run_jobs(func: Callable, jobs: Sequence[Job], *, label: str,
              checkpoint: bool | str | os.PathLike | None = None, n_jobs: int = 1, scheduler: Any = None,
-             verbose: bool = False, desc: str | None = None,
+             verbose: bool | None = None, desc: str | None = None,
              fingerprint_args: Callable[[Job], tuple] | None = None) -> list:
     """``[func(*job.args) for job in jobs]``, in parallel, checkpointed, with a progress bar.
 
@@ -336,8 +336,9 @@ def run_jobs(func: Callable, jobs: Sequence[Job], *, label: str,
         Local parallel jobs (joblib); with a Dask ``scheduler`` every worker of the cluster takes jobs.
     scheduler : str, distributed.Client or None
         As in `lrank.experiments.run_grid` (default ``$LRANK_DASK_SCHEDULER``).
-    verbose : bool
-        Show the tqdm bar (jobs done, to go, from checkpoints, ETA).
+    verbose : bool, optional
+        Show the tqdm bar (jobs done, to go, from checkpoints, ETA); default (None): for every profile
+        but the quick one, as checkpoints (a long run shows its progress; stored quick outputs stay clean).
     desc : str, optional
         The bar's title (default ``label``).
     fingerprint_args : callable, optional
@@ -380,6 +381,8 @@ def run_jobs(func: Callable, jobs: Sequence[Job], *, label: str,
         return (f"{len(jobs) - done} to go" + (f", {restored} from checkpoints" if restored else "")
                 + (f", {len(failures)} failed" if failures else ""))
 
+    if verbose is None:
+        verbose = os.environ.get("LRANK_PROFILE", "quick") != "quick"
     bar = tqdm(total=len(jobs), initial=restored, disable=not verbose, desc=desc or label, unit="job",
                postfix=state(restored), bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} "
                                                    "jobs done [{elapsed}<{remaining}{postfix}]")

@@ -224,7 +224,7 @@ def run_protocol(exp: Experiment, *, n_folds: int = 5, seed: int = 0, rankboost_
                  ranksvm_max_pairs: int | None = 300,
                  scalings: tuple[str, ...] = ("minmax", "standard", "none"),
                  metrics: list[str] | None = None, checkpoint: bool | str | None = None,
-                 verbose: bool = False) -> ProtocolResult:
+                 verbose: bool | None = None) -> ProtocolResult:
     """Query-level ``n_folds``-fold CV (3 train / 1 validation / 1 test rotating for 5) of every method.
 
     BM25 is the data's BM25 column; Ranking SVM chooses C on the validation queries; RankBoost's round is
@@ -233,7 +233,8 @@ def run_protocol(exp: Experiment, *, n_folds: int = 5, seed: int = 0, rankboost_
     again with every other scaling in ``scalings`` (methods ``"AdaRank.MAP [raw]"`` ...). Each fold is one
     job; ``checkpoint`` keeps each finished one (with its fitted models), so that the same call after an
     interruption runs only the rest, with identical results (default: on for the paper profile only;
-    see `lrank.experiments.jobs`); ``verbose``: a bar.
+    see `lrank.experiments.jobs`); ``verbose``: a bar
+    (the same default).
     """
     from lrank.experiments.jobs import Job, run_jobs
 

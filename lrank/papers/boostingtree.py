@@ -294,7 +294,7 @@ def _protocol_job(fi: int, name: str, est0: Any, fold: Fold, metric: str, test_m
 def run_protocol(estimators: Mapping[str, Any], folds: Sequence[Fold], metric: str = "mean_ndcg",
                  test_metrics: Sequence[str] = ("mean_ndcg",), lengths: Sequence[int | None] = (None,),
                  metric_kwargs: Mapping | None = None, keep: list | None = None,
-                 verbose: bool = False, checkpoint: bool | str | None = None
+                 verbose: bool | None = None, checkpoint: bool | str | None = None
                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 3 / Fig. 8-11 protocol: fit on each fold's train part, pick the model on its validation part.
 
@@ -326,7 +326,8 @@ def run_protocol(estimators: Mapping[str, Any], folds: Sequence[Fold], metric: s
     fits : pandas.DataFrame
         One row per fold x algorithm: ``fit_s``, ``iterations`` (``n_iter_``).
 
-    Each (fold, algorithm) is one job; ``verbose`` shows a bar over them. ``checkpoint`` keeps each
+    Each (fold, algorithm) is one job; ``verbose`` shows a bar over them (default: on for the paper
+    profile only). ``checkpoint`` keeps each
     finished job (with its fitted estimator when ``keep`` is given), so that the same call after an
     interruption runs only the rest, with identical results (default: on for the paper profile only;
     see `lrank.experiments.jobs`).

@@ -116,12 +116,13 @@ def _fig4_job(kw: dict, fold: Any, n_estimators: int, at: tuple, q_def: int, ran
 
 def fig4_runs(folds: list, n_estimators: int, at: Any = (50, 200), q_def: int = 0, random_state: int = 0,
               learners: dict | None = None, checkpoint: bool | str | None = None,
-              verbose: bool = False) -> dict[str, Fig4Run]:
+              verbose: bool | None = None) -> dict[str, Fig4Run]:
     """Train each weak learner of `LEARNERS` on every fold (Sec. 6.1.2, four partitions), error = Eq. 21
     on all crucial pairs, averaged over the folds; per-query errors after each round in ``at`` for
     paired comparisons over queries. Each (learner, fold) is one job; ``checkpoint`` keeps each finished
     one, so that the same call after an interruption runs only the rest, with identical results
-    (default: on for the paper profile only; see `lrank.experiments.jobs`); ``verbose``: a bar."""
+    (default: on for the paper profile only; see `lrank.experiments.jobs`); ``verbose``: a bar
+    (the same default)."""
     from lrank.experiments.jobs import Job, run_jobs
 
     at = tuple(int(k) for k in at)

@@ -232,13 +232,14 @@ def _task_run(tname: str, task: RankingData, algorithms: Mapping[str, str], para
 def run_tasks(tasks: Mapping[str, RankingData], n_rounds: int, *, algorithms: Mapping[str, str] = ALGORITHMS,
               metrics: Sequence[str] = METRICS, n_folds: int = 5, seed: int | None = 0,
               max_thresholds: int = 255, n_jobs: int = 1, metric_options: dict | None = None,
-              scheduler: Any = None, verbose: bool = False, checkpoint: Any = None) -> dict:
+              scheduler: Any = None, verbose: bool | None = None, checkpoint: Any = None) -> dict:
     """Run the RankBoost+ protocol (Sec. 4) on every task: ``n_folds`` folds 3/1/1 rotating, every
     algorithm on the same folds, each metric's round chosen on validation (ties: the earliest round).
 
     Tasks run in parallel through joblib (one job per task), on a Dask cluster when ``scheduler`` (or
     ``$LRANK_DASK_SCHEDULER``) names one, exactly as `lrank.experiments.run_grid` does (same
-    `lrank.experiments.grid.dask_backend`); ``verbose`` shows a tqdm bar over the tasks. Each model is
+    `lrank.experiments.grid.dask_backend`); ``verbose`` shows a tqdm bar over the tasks (default: on for
+    the paper profile only). Each model is
     fitted once: its validation / test curves and its training E1 / ln E2 come from the same fit (which
     `run_grid`, scoring curves only, would need a second fit for). ``checkpoint`` keeps each finished
     task, so that the same call after an interruption runs only the rest, with identical results

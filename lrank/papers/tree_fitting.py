@@ -183,7 +183,7 @@ def run_protocol(datasets: Mapping[str, Sequence[Fold]], n_estimators: Mapping[s
                  leaves: Sequence[int] = LEAVES, rates: Sequence[float] = RATES,
                  criteria: Sequence[str] = CRITERIA, systems: Sequence[str] = SYSTEMS,
                  metrics: Sequence[str] = METRICS, n_jobs: int = 1, checkpoint: bool | str | None = None,
-                 verbose: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 verbose: bool | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Tables 2-3 and Fig. 2: every (data, system, leaves, learning rate, criterion, fold) fitted once.
 
     Returns ``curves`` (test metric in % after each iteration, mean over the fold's queries; columns
@@ -191,7 +191,8 @@ def run_protocol(datasets: Mapping[str, Sequence[Fold]], n_estimators: Mapping[s
     of every query at the last iteration, the paper's "converged" model; ``query`` instead of
     ``round``). Jobs run through joblib (``n_jobs``); results do not depend on it. ``checkpoint`` keeps
     each finished fit, so that the same call after an interruption runs only the rest, with identical
-    results (default: on for the paper profile only; see `lrank.experiments.jobs`); ``verbose``: a bar.
+    results (default: on for the paper profile only; see `lrank.experiments.jobs`); ``verbose``: a bar
+    (the same default).
     """
     from lrank.experiments.jobs import Job, run_jobs
 
