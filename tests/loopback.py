@@ -26,3 +26,11 @@ def serve_folder(root: Path) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def http_root(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """``(folder, base URL)``: the fetch tests' ``http_root`` fixture (``pytest.fixture(http_root)``)."""
+    root = tmp_path / "www"
+    root.mkdir()
+    with serve_folder(root) as base:
+        yield root, base

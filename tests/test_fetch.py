@@ -20,6 +20,7 @@ from lrank.data.generators import make_letor_like
 from lrank.paths import repo_dir
 
 sys.path.insert(0, str(Path(__file__).parent))
+import loopback  # noqa: E402
 
 # ``lrank.data.fetch`` is the function (re-exported by lrank.data); the module is reached through importlib
 F = importlib.import_module("lrank.data.fetch")
@@ -494,15 +495,8 @@ def test_pip_download_command(monkeypatch, tmp_path):
         F._pip_download("rankeval==0.8.2", tmp_path)
 
 
-@pytest.fixture
-def http_root(tmp_path):
-    """A static file server on 127.0.0.1 (loopback only), stopped after the test."""
-    from loopback import serve_folder
-
-    root = tmp_path / "www"
-    root.mkdir()
-    with serve_folder(root) as base:
-        yield root, base
+#: a static file server on 127.0.0.1 (loopback only), stopped after the test: ``(folder, base URL)``
+http_root = pytest.fixture(loopback.http_root)
 
 
 def test_download_through_pooch(http_root, tmp_path, monkeypatch):

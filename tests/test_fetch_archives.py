@@ -22,7 +22,7 @@ import pytest
 from lrank.data.generators import make_letor_like
 
 sys.path.insert(0, str(Path(__file__).parent))
-from loopback import serve_folder  # noqa: E402
+import loopback  # noqa: E402
 from rar_archive import write_rar  # noqa: E402
 
 F = importlib.import_module("lrank.data.fetch")
@@ -81,13 +81,8 @@ def write_archive(path: Path, files: dict[str, bytes]) -> Path:
     return path
 
 
-@pytest.fixture
-def http_root(tmp_path):
-    """``(folder, base URL)`` of a loopback HTTP server."""
-    root = tmp_path / "www"
-    root.mkdir()
-    with serve_folder(root) as base:
-        yield root, base
+#: a static file server on 127.0.0.1 (loopback only), stopped after the test: ``(folder, base URL)``
+http_root = pytest.fixture(loopback.http_root)
 
 
 @pytest.fixture
