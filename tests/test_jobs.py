@@ -441,3 +441,21 @@ def test_bars_by_default_only_outside_the_quick_profile(monkeypatch, capsys, tmp
         monkeypatch.setenv("LRANK_PROFILE", profile)
         cross_validate(Seeded, data(1), folds=3, metrics=["map"], checkpoint=False)
         assert ("folds:" in capsys.readouterr().err) is shown
+
+
+def test_a_checkpoint_that_cannot_be_written_is_a_warning(tmp_path):
+    """The checkpoint folder cannot be written (here a file stands where its folder should be): the run
+    goes on and returns the same results, with a warning naming the job."""
+    (tmp_path / "grid").write_text("not a folder")
+    kw = dict(n_folds=3, metrics=["map"], verbose=False)
+    with pytest.warns(RuntimeWarning, match="cannot write the checkpoint of job task='a', algorithm='x'"):
+        out = run_grid({"a": data(1)}, {"x": Seeded}, checkpoint=tmp_path, **kw)
+    _assert_same(out, run_grid({"a": data(1)}, {"x": Seeded}, **kw))
+
+
+def test_unfingerprintable_arguments_are_a_clear_error(tmp_path):
+    from lrank.experiments.jobs import Job, run_jobs
+
+    with pytest.raises(TypeError, match=r"demo: job fold=0: cannot fingerprint .*checkpoint=False"):
+        run_jobs(print, [Job({"fold": 0}, (object(),))], label="demo", checkpoint=tmp_path)
+    assert run_jobs(len, [Job({"fold": 0}, ([object()],))], label="demo", checkpoint=False) == [1]

@@ -265,14 +265,18 @@ def _write(path: Path, label: str, key: Mapping[str, Any], value: Any) -> bool:
         warnings.warn(f"{label}: the result of job {describe(key)} cannot be checkpointed ({exc}); it will "
                       "run again after an interruption", RuntimeWarning, stacklevel=3)
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # not *.npz: never taken for a checkpoint
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as fh:
             np.savez(fh, __header__=np.array(text), **arrays)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:  # a full disk, a read-only folder: the run goes on, this job is not kept
+        warnings.warn(f"{label}: cannot write the checkpoint of job {describe(key)} to {path} ({exc}); it "
+                      "will run again after an interruption", RuntimeWarning, stacklevel=3)
+        return False
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -367,9 +371,13 @@ def run_jobs(func: Callable, jobs: Sequence[Job], *, label: str,
     if folder is not None:
         memo: dict = {}
         fp = fingerprint_args or (lambda job: job.args)
+        name = (getattr(func, "__module__", ""), getattr(func, "__qualname__", repr(func)))
         for i, job in enumerate(jobs):
-            job_fp = fingerprint(getattr(func, "__module__", ""), getattr(func, "__qualname__", repr(func)),
-                                 fp(job), memo=memo)
+            try:
+                job_fp = fingerprint(*name, fp(job), memo=memo)
+            except TypeError as exc:
+                raise TypeError(f"{label}: job {describe(job.key)}: {exc}; pass checkpoint=False (or set "
+                                f"{CHECKPOINT_ENV}=0) to run without checkpoints") from None
             paths[i] = folder / label / f"{_digest(label, job.key, job_fp)}.npz"
             results[i] = _read(paths[i], label, job.key)
         memo.clear()
