@@ -72,7 +72,7 @@ FITS = []
 class SlowLambdaMART(LambdaMART):
     def fit(self, *args, **kwargs):
         FITS.append(1)
-        time.sleep(0.4)  # long enough for the test to kill the run between two jobs
+        time.sleep(0.8)  # long enough for the test to kill the run between two jobs, even under load
         return super().fit(*args, **kwargs)
 
 tasks = {{"a": data(1, 30), "b": data(2, 30)}}
