@@ -111,10 +111,11 @@ def paper_folds(name: str, random_state: int = 0) -> list:
 
     ``"mslr-web10k"``: the five official folds, left on disk until a job loads one
     (`lrank.data.fetch.FoldFiles`: one MSLR-WEB10K fold per worker in memory, not five).
-    ``"yahoo-ltr"``: set 1 only ("here we use the bigger one (set 1)"), in three splits ("released with only one split of training, validating, and testing set, and
-    we add an extra two splits"): the official train / test, then two splits of all set-1 queries drawn with
-    ``random_state`` with the official numbers of training and test queries (the paper does not say how it
-    drew them; this is our reading). Set 2 is never used.
+    ``"yahoo-ltr"``: set 1 only ("here we use the bigger one (set 1)"), in three splits ("released with
+    only one split of training, validating, and testing set, and we add an extra two splits"): the
+    official train / test, then two splits of all set-1 queries drawn with ``random_state`` with the
+    official numbers of training and test queries (the paper does not say how it drew them; this is our
+    reading). Set 2 is never used.
     """
     from lrank.data import fetch
 
