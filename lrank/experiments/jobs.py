@@ -288,7 +288,7 @@ _MISSING = object()
 
 def _read(path: Path, label: str, key: Mapping[str, Any]) -> Any:
     """The checkpointed result at ``path``, or `_MISSING` (absent, unreadable: reported, run again)."""
-    from lrank.models._base import _decode
+    from lrank.models._base import _decode, _resolve
 
     if not path.is_file():
         return _MISSING
@@ -300,7 +300,14 @@ def _read(path: Path, label: str, key: Mapping[str, Any]) -> Any:
             raise ValueError(f"format {header.get('format')!r} {header.get('format_version')!r}")
         if header.get("key") != _plain_key(key) or header.get("label") != label:
             raise ValueError(f"it holds job {header.get('label')}: {header.get('key')}")
-        return _decode(header["result"], arrays)
+
+        def resolve(name: Any, kind: type) -> type:  # the model-file allow-list: a checkpoint is data too
+            cls = _resolve(name)
+            if cls is None or not issubclass(cls, kind):
+                raise ValueError(f"it names the class {name!r}, which is not an lrank model class")
+            return cls
+
+        return _decode(header["result"], arrays, resolve)
     except Exception as exc:  # noqa: BLE001 - any damage: the job runs again, never a wrong result
         warnings.warn(f"{label}: checkpoint {path} of job {describe(key)} is unreadable "
                       f"({type(exc).__name__}: {exc}); the job runs again", RuntimeWarning, stacklevel=3)
