@@ -350,14 +350,19 @@ def query_level_comparison(queries: pd.DataFrame, dname: str, system: str, alpha
     return {"data": dname, "system": system, **out}
 
 
-def objective_comparison(train: RankingData, n_estimators: Mapping[str, int], learning_rate: float = 0.10,
+def objective_comparison(train: Any, n_estimators: Mapping[str, int], learning_rate: float = 0.10,
                          num_leaves: int = 10) -> pd.DataFrame:
     """The objective at the last iteration, per training query, SE against OLE (Sec. 5's "OLE leads to
     smaller objective losses ... about 0.32% - 1%"): McRank's log-loss (Eq. 5, mean over the query's
     documents) and, for LambdaMART, which has no explicit objective, its training NDCG@10 as a stand-in.
-    Returns one row per (objective, query) with columns ``se`` and ``ole``."""
+    ``train`` is a `RankingData`, or a fold (`Fold` or `lrank.data.fetch.FoldFiles`) whose training
+    split is used. Returns one row per (objective, query) with columns ``se`` and ``ole``."""
+    from lrank.data.fetch import as_fold
     from lrank.metrics import evaluate
     from lrank.models.gbrt import LambdaMART, McRank
+
+    if not isinstance(train, RankingData):
+        train = as_fold(train).train
 
     q_of_doc = np.repeat(np.arange(train.n_queries), np.diff(train.qptr))
     rows = {}
