@@ -6,7 +6,7 @@
     python3.11 -m lrank.dev mutate [MUTATION [NOTEBOOK]]   # a wrong constant turns the golden test red
                                         # (default: rankboost-alpha on 02_adarank; names in MUTATIONS)
 
-The tiers of ``test`` (DESIGN "CI, in tiers"), each timed:
+The tiers of ``test``, each timed:
 
 1. ``unit``: ``pytest tests`` (not the result and browser tests); exit code 5 ("no tests") fails.
 2. ``kernel``: ``NUMBA_DISABLE_JIT=1 pytest -m kernel`` over the test files that mark kernel-vs-reference

@@ -1,6 +1,6 @@
 """Rb-d, Rb-c and RankBoost+ (Connamacher, Pancha, Liu, Ray 2020) for binary weak rankers (stumps).
 
-All three instantiate the RankBoost template (ALGORITHMS.md Sec. 1): a distribution ``D_t`` over the
+All three instantiate the RankBoost template (reconstructed): a distribution ``D_t`` over the
 critical pairs, a binary weak ranker ``h_t = [x_f > theta]`` chosen from the pair statistics
 ``eps+, eps-, eps0`` (Eq. 8), a weight ``alpha_t``, a multiplicative update.
 

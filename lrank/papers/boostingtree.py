@@ -48,11 +48,11 @@ __all__ = ["illustrative_example", "PAPER_TABLE1", "PAPER_TABLE2_TOP", "PAPER_TA
 
 # ----------------------------------------------------------------------------- Sec. 3.2, Fig. 4
 def illustrative_example() -> tuple[np.ndarray, np.ndarray]:
-    """The 8-point, 2-feature problem of the paper's Fig. 4 (reconstructed, ALGORITHMS.md 8.1).
+    """The 8-point, 2-feature problem of the paper's Fig. 4 (reconstructed, reconstructed Fig. 4 data).
 
     Bands (0,.2], (.2,.4], (.4,.6], (.6,.8] on both axes with labels -, +, -, +; points at the cell
     centres (the two doubled points kept on the same centre: moving them inside their band changes no
-    stump choice, ALGORITHMS.md 8.1).  Returns ``X`` (8, 2) float64 and ``y`` in {-1, +1}.
+    stump choice, reconstructed Fig. 4 data).  Returns ``X`` (8, 2) float64 and ``y`` in {-1, +1}.
     """
     pts = [((0.1, 0.5), -1), ((0.3, 0.3), 1), ((0.3, 0.7), 1), ((0.3, 0.7), 1),
            ((0.5, 0.1), -1), ((0.5, 0.5), -1), ((0.5, 0.5), -1), ((0.7, 0.3), 1)]

@@ -1,6 +1,6 @@
 """Plain-NumPy references for the tree-fitting kernels, written straight from the papers.
 
-* :func:`lambdas` — LambdaMART lambdas and weights (ALGORITHMS.md section 6), one pair at a time.
+* :func:`lambdas` — LambdaMART lambdas and weights (reconstructed LambdaMART box), one pair at a time.
 * :func:`criterion` — SE (Eq. 3), WSE (Eq. 7-8), RWSE (Eq. 9) and OLE (Eq. 13) of one candidate split,
   each computed literally from its formula (OLE's exact second derivative from the pairwise Hessian
   ``sum_ij w_ij ([i in D_l] - [j in D_l])^2``, a different route from the kernel's cancellation).
