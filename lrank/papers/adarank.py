@@ -192,53 +192,72 @@ class ProtocolResult:
         return sel.groupby("query")["value"].mean()
 
 
-def run_protocol(exp: Experiment, *, n_folds: int = 5, seed: int = 0, rankboost_rounds: int = 100,
-                 ranksvm_max_pairs: int | None = 300,
-                 scalings: tuple[str, ...] = ("minmax", "standard", "none"),
-                 metrics: list[str] | None = None) -> ProtocolResult:
-    """Query-level ``n_folds``-fold CV (3 train / 1 validation / 1 test rotating for 5) of every method.
-
-    BM25 is the data's BM25 column; Ranking SVM chooses C on the validation queries; RankBoost's round is
-    chosen on validation MAP; AdaRank.MAP / AdaRank.NDCG use the paper's T (stop when the training measure
-    stops improving, Sec. 4.1; the validation queries are not used) with min-max scaled weak rankers, and
-    again with every other scaling in ``scalings`` (methods ``"AdaRank.MAP [raw]"`` ...).
-    """
-    metrics = list(metrics or METRICS)
-    d, thr = exp.data, exp.rel_threshold
-    opts = {"rel_threshold": thr}
-    folds = d.kfold(n_folds, random_state=seed, validation=True)
+def _protocol_fold(i: int, fold: Any, bm25: int, opts: dict, seed: int, rankboost_rounds: int,
+                   ranksvm_max_pairs: int | None, scalings: tuple[str, ...], metrics: list[str]) -> tuple:
+    """One fold of `run_protocol`: its per-query rows, pair-error rows, rounds rows and fitted AdaRanks."""
+    tr, va, te = fold
     pq: list[tuple] = []
     pe: list[tuple] = []
     rounds: list[tuple] = []
     models: list[tuple] = []
 
-    def add_test(i: int, method: str, te: RankingData, s: np.ndarray) -> None:
+    def add_test(method: str, s: np.ndarray) -> None:
         vals = evaluate(te.y, s, te.qptr, metrics, per_query=True, **opts)
         for m in metrics:
             pq.extend((i, int(q), "test", method, m, float(v)) for q, v in zip(te.qid, vals[m]))
         pe.extend((i, q, method, k, w, t) for q, k, w, t in _pair_errors(te, s))
 
-    for i, (tr, va, te) in enumerate(folds):
-        add_test(i, "BM25", te, te.X[:, exp.bm25].astype(np.float64))
-        svm = RankSVM(max_pairs_per_query=ranksvm_max_pairs, random_state=seed, metric_options=opts)
-        svm.fit(tr, eval_set=va)
-        add_test(i, "Ranking SVM", te, svm.predict(te.X))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            rb = rankboost(rankboost_rounds, seed).fit(tr)
-        t_rb = _select_round(rb, va, opts)
-        rounds.append((i, "RankBoost", t_rb))
-        add_test(i, "RankBoost", te, _scores_at(rb, te.X, t_rb))
-        for scaling in scalings:
-            for label, metric in ADARANKS.items():
-                name = label if scaling == "minmax" else f"{label} [{SCALING_LABEL[scaling]}]"
-                model = AdaRank(metric=metric, scaling=scaling, metric_options=opts).fit(tr)
-                models.append((i, name, model))
-                rounds.append((i, name, model.n_iter_))
-                add_test(i, name, te, model.predict(te.X))
-                tv = evaluate(tr.y, model.predict(tr.X), tr.qptr, ["map", "ndcg@5"], per_query=True, **opts)
-                for m in ("map", "ndcg@5"):
-                    pq.extend((i, int(q), "train", name, m, float(v)) for q, v in zip(tr.qid, tv[m]))
+    add_test("BM25", te.X[:, bm25].astype(np.float64))
+    svm = RankSVM(max_pairs_per_query=ranksvm_max_pairs, random_state=seed, metric_options=opts)
+    svm.fit(tr, eval_set=va)
+    add_test("Ranking SVM", svm.predict(te.X))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        rb = rankboost(rankboost_rounds, seed).fit(tr)
+    t_rb = _select_round(rb, va, opts)
+    rounds.append((i, "RankBoost", t_rb))
+    add_test("RankBoost", _scores_at(rb, te.X, t_rb))
+    for scaling in scalings:
+        for label, metric in ADARANKS.items():
+            name = label if scaling == "minmax" else f"{label} [{SCALING_LABEL[scaling]}]"
+            model = AdaRank(metric=metric, scaling=scaling, metric_options=opts).fit(tr)
+            models.append((i, name, model))
+            rounds.append((i, name, model.n_iter_))
+            add_test(name, model.predict(te.X))
+            tv = evaluate(tr.y, model.predict(tr.X), tr.qptr, ["map", "ndcg@5"], per_query=True, **opts)
+            for m in ("map", "ndcg@5"):
+                pq.extend((i, int(q), "train", name, m, float(v)) for q, v in zip(tr.qid, tv[m]))
+    return pq, pe, rounds, models
+
+
+def run_protocol(exp: Experiment, *, n_folds: int = 5, seed: int = 0, rankboost_rounds: int = 100,
+                 ranksvm_max_pairs: int | None = 300,
+                 scalings: tuple[str, ...] = ("minmax", "standard", "none"),
+                 metrics: list[str] | None = None, checkpoint: bool | str | None = None,
+                 verbose: bool | None = None) -> ProtocolResult:
+    """Query-level ``n_folds``-fold CV (3 train / 1 validation / 1 test rotating for 5) of every method.
+
+    BM25 is the data's BM25 column; Ranking SVM chooses C on the validation queries; RankBoost's round is
+    chosen on validation MAP; AdaRank.MAP / AdaRank.NDCG use the paper's T (stop when the training measure
+    stops improving, Sec. 4.1; the validation queries are not used) with min-max scaled weak rankers, and
+    again with every other scaling in ``scalings`` (methods ``"AdaRank.MAP [raw]"`` ...). Each fold is one
+    job; ``checkpoint`` keeps each finished one (with its fitted models), so that the same call after an
+    interruption runs only the rest, with identical results (default: on for the paper profile only;
+    see `lrank.experiments.jobs`); ``verbose``: a bar
+    (the same default).
+    """
+    from lrank.experiments.jobs import Job, run_jobs
+
+    metrics = list(metrics or METRICS)
+    d, thr = exp.data, exp.rel_threshold
+    opts = {"rel_threshold": thr}
+    folds = d.kfold(n_folds, random_state=seed, validation=True)
+    args = (exp.bm25, opts, seed, rankboost_rounds, ranksvm_max_pairs, tuple(scalings), metrics)
+    jobs = [Job({"experiment": exp.name, "fold": i, "seed": seed}, (i, fold, *args))
+            for i, fold in enumerate(folds)]
+    outs = run_jobs(_protocol_fold, jobs, label="adarank_protocol", checkpoint=checkpoint, verbose=verbose,
+                    desc=f"AdaRank protocol ({exp.name})")
+    pq, pe, rounds, models = ([row for out in outs for row in out[j]] for j in range(4))
     return ProtocolResult(
         exp,
         pd.DataFrame(pq, columns=["fold", "query", "split", "method", "metric", "value"]),
