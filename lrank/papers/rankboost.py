@@ -173,8 +173,9 @@ def fig4_runs(folds: list, n_estimators: int, at: Any = (50, 200), q_def: int = 
     out = {}
     for name in learners:
         runs = [next(outs) for _ in flat]
-        te_q = {k: pool([pd.Series(r[2][k], index=f.test.qid) for r, (_, _, f) in zip(runs, flat)]) for k in at}
-        tr_q = {k: pool([pd.Series(r[3][k], index=f.train.qid) for r, (_, _, f) in zip(runs, flat)]) for k in at}
+        pairs = list(zip(runs, (f for _, _, f in flat)))
+        te_q = {k: pool([pd.Series(r[2][k], index=f.test.qid) for r, f in pairs]) for k in at}
+        tr_q = {k: pool([pd.Series(r[3][k], index=f.train.qid) for r, f in pairs]) for k in at}
         out[name] = Fig4Run(np.mean([r[0] for r in runs], axis=0), np.mean([r[1] for r in runs], axis=0),
                             te_q, tr_q)
     return out

@@ -297,7 +297,7 @@ def per_user(df: pd.DataFrame, algorithm: str, measure: str, col: str | None = N
     sel = (df["algorithm"] == algorithm) & (df["measure"] == measure)
     if keep is not None:
         sel &= df[col].isin(list(keep))
-    return df[sel].set_index(["target", "split", df.columns[-2]])["value"]
+    return df[sel].groupby("target")["value"].mean()
 
 
 def better(df: pd.DataFrame, a: str, b: str, measure: str, col: str | None = None,
