@@ -115,3 +115,13 @@ def test_fig8_rows_are_exact():
     reg2 = claims.Registry("01_rankboost", "RankBoost")
     rbc.fig8_rows(reg2, left.iloc[::-1], right)  # rising fractions: the values rise, the claim fails
     assert reg2.claims["fig8.left"].verdict == "NOT HELD"
+
+
+def test_equation_lines_show_the_lines_that_carry_an_equation():
+    from lrank._kernels import stumps
+
+    short = paper.equation_lines(stumps._potentials_from_pairs)  # Eq. 10 named in its docstring only
+    assert "pi[hi[p]] += w" in short and "pi[lo[p]] -= w" in short
+    long_ = paper.equation_lines(stumps._scan_third)
+    assert "Eq. (14)" in long_ and all("Eq." in ln or "step" in ln or "Fig. 3" in ln
+                                       for ln in long_.split("```python\n")[1].split("\n```")[0].splitlines())

@@ -650,7 +650,8 @@ def expected_by_enumeration(y: Any, groups: list[list[int]]) -> dict[str, float]
 
 def equation_lines(obj: Any, marks: str = r"Eq\. ?\(|Fig\. [123]|step [0-9]|Theorem 1") -> str:
     """The source lines of ``obj`` that carry an equation (their comment names it), numbered as in the
-    file, as a Markdown code block."""
+    file, as a Markdown code block; a short function (at most 15 lines, whose docstring names its
+    equation) is shown whole."""
     import inspect
     import re
 
@@ -658,5 +659,6 @@ def equation_lines(obj: Any, marks: str = r"Eq\. ?\(|Fig\. [123]|step [0-9]|Theo
     lines, start = inspect.getsourcelines(fn)
     path = inspect.getsourcefile(fn) or ""
     mod = path.split("lrank/")[-1] if "lrank/" in path else path
-    keep = [f"{start + i:4d}  {ln.rstrip()}" for i, ln in enumerate(lines) if re.search(marks, ln)]
+    keep = [f"{start + i:4d}  {ln.rstrip()}" for i, ln in enumerate(lines)
+            if len(lines) <= 15 or re.search(marks, ln)]
     return f"`lrank/{mod}`, `{fn.__qualname__}`:\n\n```python\n" + "\n".join(keep) + "\n```"
