@@ -72,7 +72,7 @@ def test_exact_claims_hold(rec):
 
 def test_verdicts_follow_their_evidence(rec):
     c = _claims(rec)
-    tested = {k: e for k, e in c.items() if "p_adj" in e and e["kind"] != "finding"}
+    tested = {k: e for k, e in c.items() if "p_adj" in e and e["claim_kind"] != "finding"}
     assert len(tested) >= 30, sorted(tested)
     for k, e in tested.items():
         v, p, eff = e["value"], e["p_adj"], e["effect"]
@@ -144,4 +144,4 @@ def test_sign_comparison(rec):
     if n_neg > 0:  # the signed-r learner cannot follow a negative-alpha round
         assert first >= 1
     finding = _claims(rec)["finding.sign_of_alpha"]
-    assert finding["kind"] == "finding" and finding["value"] in VERDICTS | {"reported", ""}
+    assert finding["claim_kind"] == "finding" and finding["value"] in VERDICTS | {"reported", ""}
