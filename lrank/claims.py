@@ -364,7 +364,8 @@ class Registry:
         if record:
             for c in self.claims.values():
                 ev = c.evidence
-                extra: dict[str, Any] = {"kind": c.kind}
+                # the claim's kind under its own name: ``kind=`` of `results.record` is the precision class
+                extra: dict[str, Any] = {"claim_kind": c.kind}
                 if ev is not None:
                     extra.update(n=ev.n, p_value=ev.p, p_adj=c.p_adj, effect=ev.effect)
                 results.record(self.notebook, f"claim:{c.id}", c.verdict or "reported", tol=None, **extra)
