@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from lrank.paths import PROFILES, ProfileError
+
 
 def _notebooks(only: list[str] | None, index_last: bool = True) -> list[Path]:
     """The numbered notebooks; 00_index last (it reads the others' results) unless asked otherwise."""
@@ -424,11 +426,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def _seconds(text: str) -> float:
+    """``--settle``'s value: a finite number of seconds, at least 0."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not (v >= 0 and v != float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0, got {text!r}")
+    return v
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lrank", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-
-    from lrank.paths import PROFILES
 
     p = sub.add_parser("reproduce", help="run every notebook with papermill and regenerate the artifacts")
     p.add_argument("--profile", choices=PROFILES, default="quick",
@@ -493,7 +504,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="put the rows into the stored figures/benchmarks.csv/.md (replacing rows of the "
                         "same module and name) instead of writing figures/benchmarks_<only>.*; e.g. the "
                         "1M-document scale rows: --profile paper --only scale --into-page")
-    p.add_argument("--settle", type=float, default=0.0, metavar="SECONDS",
+    p.add_argument("--settle", type=_seconds, default=0.0, metavar="SECONDS",
                    help="before each timed block wait up to SECONDS for the 1-minute load average to fall "
                         "below 1 (the page's quiet-machine condition; each row reports its starting load)")
     p.set_defaults(func=cmd_bench)
@@ -503,7 +514,18 @@ def main(argv: list[str] | None = None) -> int:
     add_subcommands(sub)
 
     args = parser.parse_args(argv)
-    return int(args.func(args) or 0)
+    if args.command == "bench" and args.only:  # a name matching no module ran nothing and wrote a page
+        from lrank import benchmarks
+
+        known = benchmarks.modules()
+        for o in args.only:
+            if not any(o in n for n in known):
+                parser.error(f"bench --only: no benchmark module matches {o!r}; known: {', '.join(known)}")
+    try:
+        return int(args.func(args) or 0)
+    except ProfileError as exc:  # a bad LRANK_PROFILE: one line, not a traceback
+        print(f"python -m lrank {args.command}: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

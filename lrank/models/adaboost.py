@@ -273,6 +273,7 @@ class AdaBoostStumps(TreeEnsembleMixin, BaseRanker):
     def fit(self, X: Any, y: Any = None) -> AdaBoostStumps:
         """``n_estimators`` AdaBoost rounds on the binary problem ``(X, y)``."""
         self._validate()
+        self._set_feature_names(X)
         base = self.boosting_step(X, y)
         c = self.constraint
         constraint = None if c is None else ((int(c),) if np.isscalar(c) else tuple(int(k) for k in c))

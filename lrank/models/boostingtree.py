@@ -199,6 +199,7 @@ class _Driver(TreeEnsembleMixin, BaseRanker):
         from lrank.models._base import _check_X_y
 
         self._validate()
+        self._set_feature_names(X)
         if not isinstance(X, RankingData):       # scikit-learn's checks and messages, as BaseRanker's
             X, y = _check_X_y(self, X, y)
         step = make_step(self.base, X, y, qid=qid, group=group)

@@ -521,7 +521,7 @@ class RankBoostPlus(TreeEnsembleMixin, BaseRanker):
         """
         self._validate()
         if hasattr(X, "hi") and hasattr(X, "lo") and not isinstance(X, RankingData):
-            Xf = self._features(X.X, n_features=np.asarray(X.X).shape[1])
+            Xf = self._features(X.X, n_features=np.asarray(X.X).shape[1], reset=True)
             self.n_features_in_ = Xf.shape[1]
             hi = np.ascontiguousarray(X.hi, dtype=np.int64)
             lo = np.ascontiguousarray(X.lo, dtype=np.int64)

@@ -37,6 +37,9 @@ SYSTEMS = ("McRank", "LambdaMART")
 CRITERIA = ("se", "ole")
 #: the paper's tree settings (Sec. 4.2 / 5): width-first trees; what it does not state is ours
 TREE_KW = {"growth": "breadth_first", "min_child_samples": 20}
+#: the paper's LambdaMART lambdas (Burges' NDCG@10 lambdas, as its Example 3-4), said explicitly: the
+#: library's own defaults are LightGBM's lambdarank (whole-list discount, pairs truncated at 30, normalised)
+PAPER_LAMBDAS = {"ndcg_at": 10, "lambdarank_truncation_level": None, "lambdarank_norm": False}
 
 #: rows of Tables 2-3, in the printed order
 PAPER_ROWS = [(s, lv, lr) for s in SYSTEMS for lv in LEAVES for lr in RATES]
@@ -212,7 +215,8 @@ def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str]) 
 
     dname, system, leaves, lr, crit, k = key
     cls = {"McRank": McRank, "LambdaMART": LambdaMART}[system]
-    est = cls(n_estimators=n_estimators, learning_rate=lr, num_leaves=leaves, criterion=crit, **TREE_KW)
+    est = cls(n_estimators=n_estimators, learning_rate=lr, num_leaves=leaves, criterion=crit, **TREE_KW,
+              **(PAPER_LAMBDAS if system == "LambdaMART" else {}))
     est.fit(fold.train)
     te = fold.test
     curve = []
@@ -338,7 +342,7 @@ def objective_comparison(train: RankingData, n_estimators: Mapping[str, int], le
         prob = mc.predict_proba(train.X)
         nll = -np.log(prob[np.arange(train.n_docs), train.y])
         rows[("McRank train log-loss", crit)] = np.bincount(q_of_doc, nll) / np.diff(train.qptr)
-        lm = LambdaMART(n_estimators=n_estimators["LambdaMART"], **kw).fit(train)
+        lm = LambdaMART(n_estimators=n_estimators["LambdaMART"], **kw, **PAPER_LAMBDAS).fit(train)
         rows[("LambdaMART train NDCG@10", crit)] = evaluate(train.y, lm.predict(train.X), train.qptr,
                                                             ["ndcg@10"], per_query=True)["ndcg@10"]
     out = []

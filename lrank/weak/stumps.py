@@ -157,7 +157,10 @@ class ScaledFeatures:
             low = np.where(self.missing.all(0), 0.0, np.nanmin(np.where(self.missing, np.inf, X), axis=0))
             high = np.where(self.missing.all(0), 1.0, np.nanmax(np.where(self.missing, -np.inf, X), axis=0))
         self.low = low
-        self.high = np.where(high > low, high, low + 1.0)
+        # a constant feature gets a width that survives rounding: from |low| = 2**53 on, low + 1.0 is low
+        # itself and h = (x - low) / (high - low) was 0 / 0 = NaN on every row (NaN alphas); the next
+        # float above low keeps h = 0 there (low + 1.0 is that or larger below 2**53: the same bits)
+        self.high = np.where(high > low, high, np.maximum(low + 1.0, np.nextafter(low, np.inf)))
         self.scaled = np.where(self.missing, 0.0, np.clip((X - self.low) / (self.high - self.low), 0.0, 1.0))
         self.missing_f = self.missing.astype(np.float64)
         self.n_docs, self.n_features = X.shape
