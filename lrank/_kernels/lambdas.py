@@ -1,6 +1,6 @@
 """LambdaMART's lambdas and second-order weights per query (Wu, Burges, Svore & Gao 2010).
 
-For every query and every pair ``(i, j)`` of its documents with ``y_i > y_j`` (ALGORITHMS.md section 6,
+For every query and every pair ``(i, j)`` of its documents with ``y_i > y_j`` (reconstructed LambdaMART box,
 step (b); RankLib's ``computePseudoResponses``)::
 
     dZ   = |(disc(r_i) - disc(r_j)) (g_i - g_j)| / maxDCG_q       |Delta NDCG@k| of swapping i and j

@@ -9,7 +9,7 @@ All three boost `lrank.weak.tree.RegressionTree` over the binned features with o
   ``L' = p_k - [y = k]``, ``L'' = p_k (1 - p_k)``), one tree per class per iteration; documents are
   ranked by the expected relevance ``sum_k k p_k(d)``. (Friedman's multi-class ``(K-1)/K`` leaf factor
   is not used: the leaf value is the plain Newton step of Eq. 11, the same for SE and OLE.)
-* `LambdaMART` (Wu et al. 2010; ALGORITHMS.md section 6): lambdas of NDCG@k with ``sigma = 1``,
+* `LambdaMART` (Wu et al. 2010; reconstructed LambdaMART box): lambdas of NDCG@k with ``sigma = 1``,
   ``L' = -lambda``, ``L'' = w`` (``lrank._kernels.lambdas``); leaf value ``sum lambda / sum w``.
   With ``criterion="ole"`` the split uses the exact pairwise second derivative (Example 4).
 
@@ -30,7 +30,7 @@ constraint and returns ``(tree, new_scores)``::
 
 ``constraint`` is None (unconstrained) or the features of the internal nodes in split order (an int
 for every node); ``tree.predict(X)`` is the hypothesis ``w(x) = alpha sum_l v_l [x in R_l]`` of
-ALGORITHMS.md step (e); ``new_scores = scores + w(training rows)``.
+step (e) of the reconstructed box; ``new_scores = scores + w(training rows)``.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from lrank.weak.tree import RegressionTree, TreeWorkspace
 
 @dataclass(frozen=True)
 class LambdaMARTParams:
-    """Parameters of one LambdaMART step (ALGORITHMS.md section 6)."""
+    """Parameters of one LambdaMART step (reconstructed LambdaMART box)."""
 
     num_leaves: int = 10
     learning_rate: float = 0.1
@@ -105,7 +105,7 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
                     constraint: Any = None, params: LambdaMARTParams | dict | None = None, *,
                     n_bins: np.ndarray | None = None, thresholds: list | None = None,
                     workspace: TreeWorkspace | None = None) -> tuple[RegressionTree, np.ndarray]:
-    """One LambdaMART iteration from ``scores`` (ALGORITHMS.md section 6, steps (a)-(e)).
+    """One LambdaMART iteration from ``scores`` (reconstructed LambdaMART box, steps (a)-(e)).
 
     Parameters
     ----------
@@ -527,7 +527,7 @@ class McRank(_GBRT):
 
 
 class LambdaMART(_GBRT):
-    """LambdaMART with NDCG@``ndcg_at`` lambdas and Newton leaves (ALGORITHMS.md 6).
+    """LambdaMART with NDCG@``ndcg_at`` lambdas and Newton leaves (reconstructed LambdaMART box).
 
     ``L' = -lambda``, ``L'' = w`` per document (`lrank._kernels.lambdas`); the leaf value is
     ``sum lambda / sum w``. With ``criterion="ole"`` the split uses the node's exact pairwise second

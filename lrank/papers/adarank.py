@@ -208,11 +208,66 @@ def ada_name(label: str, variant: str = "printed", scaling: str = "minmax") -> s
     return label + VARIANTS[variant] + ("" if scaling == "minmax" else f" [{SCALING_LABEL[scaling]}]")
 
 
+def _protocol_fold(i: int, fold: Any, bm25: int, opts: dict, seed: int, rankboost_rounds: int,
+                   ranksvm_max_pairs: int | None, scalings: tuple[str, ...], metrics: list[str],
+                   lc_rounds: int | None) -> tuple:
+    """One fold of `run_protocol`: its per-query, pair-error, rounds rows, fitted AdaRanks, Fig. 11 rows
+    and learning-curve models."""
+    tr, va, te = fold
+    pq: list[tuple] = []
+    pe: list[tuple] = []
+    rounds: list[tuple] = []
+    models: list[tuple] = []
+    lc: list[tuple] = []
+    lc_models: list[tuple] = []
+
+    def add_test(method: str, s: np.ndarray) -> None:
+        vals = evaluate(te.y, s, te.qptr, metrics, per_query=True, **opts)
+        for m in metrics:
+            pq.extend((i, int(q), "test", method, m, float(v)) for q, v in zip(te.qid, vals[m]))
+        pe.extend((i, q, method, k, w, t) for q, k, w, t in _pair_errors(te, s))
+
+    def add_ada(name: str, model: AdaRank) -> None:
+        models.append((i, name, model))
+        rounds.append((i, name, model.n_iter_))
+        add_test(name, model.predict(te.X))
+        tv = evaluate(tr.y, model.predict(tr.X), tr.qptr, ["map", "ndcg@5"], per_query=True, **opts)
+        for m in ("map", "ndcg@5"):
+            pq.extend((i, int(q), "train", name, m, float(v)) for q, v in zip(tr.qid, tv[m]))
+
+    add_test("BM25", te.X[:, bm25].astype(np.float64))
+    svm = RankSVM(max_pairs_per_query=ranksvm_max_pairs, random_state=seed, metric_options=opts)
+    svm.fit(tr, eval_set=va)
+    add_test("Ranking SVM", svm.predict(te.X))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        rb = rankboost(rankboost_rounds, seed).fit(tr)
+    t_rb = _select_round(rb, va, opts)
+    rounds.append((i, "RankBoost", t_rb))
+    add_test("RankBoost", _scores_at(rb, te.X, t_rb))
+    for label, metric in ADARANKS.items():
+        for scaling in scalings:
+            add_ada(ada_name(label, "printed", scaling),
+                    AdaRank(metric=metric, scaling=scaling, metric_options=opts).fit(tr))
+        add_ada(ada_name(label, "continuing"), AdaRank(metric=metric, metric_options=opts, **CONTINUING).fit(tr))
+    for variant in VARIANTS if lc_rounds else ():
+        kw = {"max_consecutive": CONTINUING["max_consecutive"]} if variant == "continuing" else {}
+        model = AdaRank(metric="map", n_estimators=lc_rounds, early_stopping_rounds=None,
+                        metric_options=opts, **kw).fit(tr, eval_set=va)
+        lc_models.append((i, variant, model))
+        peak = int(np.argmax(model.history_["valid_map"].to_numpy())) + 1  # earliest best round
+        at = {t: evaluate(te.y, model.predict(te.X, num_iteration=t), te.qptr, ["map"], per_query=True,
+                          **opts)["map"] for t in (1, peak)}
+        lc.extend((i, variant, int(q), peak, float(a), float(b)) for q, a, b in zip(te.qid, at[1], at[peak]))
+    return pq, pe, rounds, models, lc, lc_models
+
+
 def run_protocol(exp: Experiment, *, n_folds: int = 5, seed: int = 0, rankboost_rounds: int = 100,
                  ranksvm_max_pairs: int | None = 300,
                  scalings: tuple[str, ...] = ("minmax", "standard", "none"),
                  metrics: list[str] | None = None, lc_rounds: int | None = None,
-                 fold_offset: int = 0) -> ProtocolResult:
+                 fold_offset: int = 0, checkpoint: bool | str | None = None,
+                 verbose: bool | None = None) -> ProtocolResult:
     """Query-level ``n_folds``-fold CV (3 train / 1 validation / 1 test rotating for 5) of every method.
 
     BM25 is the data's BM25 column; Ranking SVM chooses C on the validation queries; RankBoost's round is
@@ -223,60 +278,22 @@ def run_protocol(exp: Experiment, *, n_folds: int = 5, seed: int = 0, rankboost_
     (printed and continuing) runs ``lc_rounds`` rounds on each fold's training queries; its peak round is
     chosen on the validation queries and the test MAP at that round and at round 1 is stored in
     ``curves``. ``fold_offset`` numbers the folds (repetitions of `run_repeated` use distinct numbers).
+    Each fold is one job; ``checkpoint`` keeps each finished one (with its fitted models), so that the
+    same call after an interruption runs only the rest, with identical results (default: on for the paper
+    profile only; see `lrank.experiments.jobs`); ``verbose``: a bar (the same default).
     """
+    from lrank.experiments.jobs import Job, run_jobs
+
     metrics = list(metrics or METRICS)
     d, thr = exp.data, exp.rel_threshold
     opts = {"rel_threshold": thr}
     folds = d.kfold(n_folds, random_state=seed, validation=True)
-    pq: list[tuple] = []
-    pe: list[tuple] = []
-    rounds: list[tuple] = []
-    models: list[tuple] = []
-    lc: list[tuple] = []
-    lc_models: list[tuple] = []
-
-    def add_test(i: int, method: str, te: RankingData, s: np.ndarray) -> None:
-        vals = evaluate(te.y, s, te.qptr, metrics, per_query=True, **opts)
-        for m in metrics:
-            pq.extend((i, int(q), "test", method, m, float(v)) for q, v in zip(te.qid, vals[m]))
-        pe.extend((i, q, method, k, w, t) for q, k, w, t in _pair_errors(te, s))
-
-    def add_ada(i: int, name: str, model: AdaRank, tr: RankingData, te: RankingData) -> None:
-        models.append((i, name, model))
-        rounds.append((i, name, model.n_iter_))
-        add_test(i, name, te, model.predict(te.X))
-        tv = evaluate(tr.y, model.predict(tr.X), tr.qptr, ["map", "ndcg@5"], per_query=True, **opts)
-        for m in ("map", "ndcg@5"):
-            pq.extend((i, int(q), "train", name, m, float(v)) for q, v in zip(tr.qid, tv[m]))
-
-    for j, (tr, va, te) in enumerate(folds):
-        i = fold_offset + j
-        add_test(i, "BM25", te, te.X[:, exp.bm25].astype(np.float64))
-        svm = RankSVM(max_pairs_per_query=ranksvm_max_pairs, random_state=seed, metric_options=opts)
-        svm.fit(tr, eval_set=va)
-        add_test(i, "Ranking SVM", te, svm.predict(te.X))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            rb = rankboost(rankboost_rounds, seed).fit(tr)
-        t_rb = _select_round(rb, va, opts)
-        rounds.append((i, "RankBoost", t_rb))
-        add_test(i, "RankBoost", te, _scores_at(rb, te.X, t_rb))
-        for label, metric in ADARANKS.items():
-            for scaling in scalings:
-                model = AdaRank(metric=metric, scaling=scaling, metric_options=opts).fit(tr)
-                add_ada(i, ada_name(label, "printed", scaling), model, tr, te)
-            model = AdaRank(metric=metric, metric_options=opts, **CONTINUING).fit(tr)
-            add_ada(i, ada_name(label, "continuing"), model, tr, te)
-        if lc_rounds:
-            for variant in VARIANTS:
-                kw = {"max_consecutive": CONTINUING["max_consecutive"]} if variant == "continuing" else {}
-                model = AdaRank(metric="map", n_estimators=lc_rounds, early_stopping_rounds=None,
-                                metric_options=opts, **kw).fit(tr, eval_set=va)
-                lc_models.append((i, variant, model))
-                peak = int(np.argmax(model.history_["valid_map"].to_numpy())) + 1  # earliest best round
-                at = {t: evaluate(te.y, model.predict(te.X, num_iteration=t), te.qptr, ["map"], per_query=True,
-                                  **opts)["map"] for t in (1, peak)}
-                lc.extend((i, variant, int(q), peak, float(a), float(b)) for q, a, b in zip(te.qid, at[1], at[peak]))
+    args = (exp.bm25, opts, seed, rankboost_rounds, ranksvm_max_pairs, tuple(scalings), metrics, lc_rounds)
+    jobs = [Job({"experiment": exp.name, "fold": fold_offset + j, "seed": seed}, (fold_offset + j, fold, *args))
+            for j, fold in enumerate(folds)]
+    outs = run_jobs(_protocol_fold, jobs, label="adarank_protocol", checkpoint=checkpoint, verbose=verbose,
+                    desc=f"AdaRank protocol ({exp.name})")
+    pq, pe, rounds, models, lc, lc_models = ([row for out in outs for row in out[j]] for j in range(6))
     return ProtocolResult(
         exp,
         pd.DataFrame(pq, columns=["fold", "query", "split", "method", "metric", "value"]),

@@ -124,33 +124,48 @@ class Fig4Run(NamedTuple):
     train_per_query: dict
 
 
+def _fig4_job(kw: dict, fold: Any, n_estimators: int, at: tuple, q_def: int, random_state: int) -> tuple:
+    """One weak learner on one fold of `fig4_runs`: train / test error per round (padded to
+    ``n_estimators``) and per-query errors after each round in ``at`` (test, train)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateRoundWarning)
+        model = RankBoost(n_estimators=n_estimators, q_def=q_def, random_state=random_state, **kw)
+        model.fit(fold.train)
+    tr = model.history_["train_rloss"].to_numpy()
+    te = model.staged_ranking_loss(fold.test)
+    pad = n_estimators - tr.size  # a run that stopped early keeps its final model
+    te_q, tr_q = {}, {}
+    for k in at:
+        it = min(k, model.n_iter_)
+        for part, store in ((fold.test, te_q), (fold.train, tr_q)):
+            store[k] = r2(part.y, model.predict(part.X, num_iteration=it), part.qptr)
+    return np.r_[tr, np.full(pad, tr[-1])], np.r_[te, np.full(pad, te[-1])], te_q, tr_q
+
+
 def fig4_runs(folds: list, n_estimators: int, at: Any = (50, 200), q_def: int = 0, random_state: int = 0,
-              learners: dict | None = None) -> dict[str, Fig4Run]:
+              learners: dict | None = None, checkpoint: bool | str | None = None,
+              verbose: bool | None = None) -> dict[str, Fig4Run]:
     """Train each weak learner of `LEARNERS` on every fold (Sec. 6.1.2, four partitions), error = Eq. 21
     on all crucial pairs, averaged over the folds; per-query errors after each round in ``at`` for
-    paired comparisons over queries."""
+    paired comparisons over queries. Each (learner, fold) is one job; ``checkpoint`` keeps each finished
+    one, so that the same call after an interruption runs only the rest, with identical results
+    (default: on for the paper profile only; see `lrank.experiments.jobs`); ``verbose``: a bar
+    (the same default)."""
+    from lrank.experiments.jobs import Job, run_jobs
+
+    at = tuple(int(k) for k in at)
+    learners = learners or LEARNERS
+    jobs = [Job({"learner": name, "fold": i, "seed": random_state},
+                (kw, fold, n_estimators, at, q_def, random_state))
+            for name, kw in learners.items() for i, fold in enumerate(folds)]
+    outs = iter(run_jobs(_fig4_job, jobs, label="rankboost_fig4", checkpoint=checkpoint, verbose=verbose,
+                         desc="RankBoost Fig. 4"))
     out = {}
-    for name, kw in (learners or LEARNERS).items():
-        tr_err, te_err = [], []
-        te_q: dict[int, list] = {int(k): [] for k in at}
-        tr_q: dict[int, list] = {int(k): [] for k in at}
-        for fold in folds:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DegenerateRoundWarning)
-                model = RankBoost(n_estimators=n_estimators, q_def=q_def, random_state=random_state,
-                                  **kw).fit(fold.train)
-            tr = model.history_["train_rloss"].to_numpy()
-            te = model.staged_ranking_loss(fold.test)
-            pad = n_estimators - tr.size  # a run that stopped early keeps its final model
-            tr_err.append(np.r_[tr, np.full(pad, tr[-1])])
-            te_err.append(np.r_[te, np.full(pad, te[-1])])
-            for k in te_q:
-                it = min(k, model.n_iter_)
-                for part, store in ((fold.test, te_q), (fold.train, tr_q)):
-                    store[k].append(r2(part.y, model.predict(part.X, num_iteration=it), part.qptr))
-        out[name] = Fig4Run(np.mean(tr_err, axis=0), np.mean(te_err, axis=0),
-                            {k: np.concatenate(v) for k, v in te_q.items()},
-                            {k: np.concatenate(v) for k, v in tr_q.items()})
+    for name in learners:
+        runs = [next(outs) for _ in folds]
+        out[name] = Fig4Run(np.mean([r[0] for r in runs], axis=0), np.mean([r[1] for r in runs], axis=0),
+                            {k: np.concatenate([r[2][k] for r in runs]) for k in at},
+                            {k: np.concatenate([r[3][k] for r in runs]) for k in at})
     return out
 
 
