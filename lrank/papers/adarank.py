@@ -204,7 +204,8 @@ class ProtocolResult:
 
 
 def ada_name(label: str, variant: str = "printed", scaling: str = "minmax") -> str:
-    """Method name of an AdaRank run: ``"AdaRank.MAP"``, ``"AdaRank.MAP (continuing)"``, ``"AdaRank.MAP [raw]"``."""
+    """Method name of an AdaRank run: ``"AdaRank.MAP"``, ``"AdaRank.MAP (continuing)"``,
+    ``"AdaRank.MAP [raw]"``."""
     return label + VARIANTS[variant] + ("" if scaling == "minmax" else f" [{SCALING_LABEL[scaling]}]")
 
 
@@ -249,7 +250,8 @@ def _protocol_fold(i: int, fold: Any, bm25: int, opts: dict, seed: int, rankboos
         for scaling in scalings:
             add_ada(ada_name(label, "printed", scaling),
                     AdaRank(metric=metric, scaling=scaling, metric_options=opts).fit(tr))
-        add_ada(ada_name(label, "continuing"), AdaRank(metric=metric, metric_options=opts, **CONTINUING).fit(tr))
+        add_ada(ada_name(label, "continuing"),
+                AdaRank(metric=metric, metric_options=opts, **CONTINUING).fit(tr))
     for variant in VARIANTS if lc_rounds else ():
         kw = {"max_consecutive": CONTINUING["max_consecutive"]} if variant == "continuing" else {}
         model = AdaRank(metric="map", n_estimators=lc_rounds, early_stopping_rounds=None,
@@ -289,8 +291,8 @@ def run_protocol(exp: Experiment, *, n_folds: int = 5, seed: int = 0, rankboost_
     opts = {"rel_threshold": thr}
     folds = d.kfold(n_folds, random_state=seed, validation=True)
     args = (exp.bm25, opts, seed, rankboost_rounds, ranksvm_max_pairs, tuple(scalings), metrics, lc_rounds)
-    jobs = [Job({"experiment": exp.name, "fold": fold_offset + j, "seed": seed}, (fold_offset + j, fold, *args))
-            for j, fold in enumerate(folds)]
+    jobs = [Job({"experiment": exp.name, "fold": fold_offset + j, "seed": seed},
+                (fold_offset + j, fold, *args)) for j, fold in enumerate(folds)]
     outs = run_jobs(_protocol_fold, jobs, label="adarank_protocol", checkpoint=checkpoint, verbose=verbose,
                     desc=f"AdaRank protocol ({exp.name})")
     pq, pe, rounds, models, lc, lc_models = ([row for out in outs for row in out[j]] for j in range(6))
@@ -306,7 +308,7 @@ def run_protocol(exp: Experiment, *, n_folds: int = 5, seed: int = 0, rankboost_
 
 def run_repeated(exp: Experiment, *, seed: int = 0, repeats: int = 1, n_folds: int = 5,
                  **kw: Any) -> ProtocolResult:
-    """`run_protocol` ``repeats`` times with the fold seeds ``seed * repeats + r`` (r = 0 .. repeats-1), pooled.
+    """`run_protocol` ``repeats`` times with fold seeds ``seed * repeats + r`` (r = 0 .. repeats-1), pooled.
 
     Repeated cross-validation: every query is a test query once per repetition; a query's test value is
     then its mean over the repetitions (`ProtocolResult.values`), so each claim is still tested once over
@@ -319,7 +321,8 @@ def run_repeated(exp: Experiment, *, seed: int = 0, repeats: int = 1, n_folds: i
              for r in range(repeats)]
     first = parts[0]
     cat = lambda attr: pd.concat([getattr(p, attr) for p in parts], ignore_index=True)  # noqa: E731
-    return ProtocolResult(exp, cat("per_query"), cat("pair_errors"), cat("rounds"), first.n_pairs, first.folds,
+    return ProtocolResult(exp, cat("per_query"), cat("pair_errors"), cat("rounds"), first.n_pairs,
+                          first.folds,
                           [m for p in parts for m in p.models], cat("curves"),
                           [m for p in parts for m in p.lc_models], repeats)
 

@@ -33,11 +33,11 @@ from lrank.papers.adarank import (
     BASELINES,
     FEW_PAIRS,
     METRICS,
-    VARIANTS,
     ProtocolResult,
     ada_name,
     pair_group,
 )
+from lrank.papers.adarank_figures import bm25_phrase
 
 SLUG = {"BM25": "bm25", "Ranking SVM": "ranksvm", "RankBoost": "rankboost", "AdaRank.MAP": "adarank-map",
         "AdaRank.NDCG": "adarank-ndcg"}
@@ -46,18 +46,24 @@ SLUG = {"BM25": "bm25", "Ranking SVM": "ranksvm", "RankBoost": "rankboost", "Ada
 #: claim family -> (location, the paper's sentence)
 SENTENCES: dict[str, tuple[str, str]] = {
     "fig2.ttest.map": ("Sec. 4.2, Fig. 2", "We conducted significant tests (t-test) on the improvements of "
-                       "AdaRank.MAP over BM25, Ranking SVM, and RankBoost in terms of MAP. The results indicate "
+                       "AdaRank.MAP over BM25, Ranking SVM, and RankBoost in terms of MAP. The results "
+                       "indicate "
                        "that all the improvements are statistically significant (p-value < 0.05)."),
-    "fig2.ttest.ndcg5": ("Sec. 4.2, Fig. 2", "We also conducted t-test on the improvements of AdaRank.NDCG over "
+    "fig2.ttest.ndcg5": ("Sec. 4.2, Fig. 2", "We also conducted t-test on the improvements of AdaRank.NDCG "
+                                             "over "
                          "BM25, Ranking SVM, and RankBoost in terms of NDCG@5. The improvements are also "
                          "statistically significant."),
-    "fig2.all": ("Sec. 4.2, Fig. 2", "From Figure 2, we see that both AdaRank.MAP and AdaRank.NDCG outperform "
+    "fig2.all": ("Sec. 4.2, Fig. 2", "From Figure 2, we see that both AdaRank.MAP and AdaRank.NDCG "
+                                     "outperform "
                  "BM25, Ranking SVM, and RankBoost in terms of all measures."),
     "fig3-4.all": ("Sec. 4.3, Fig. 3-4", "From Figure 3 and 4, we can see that AdaRank.MAP and AdaRank.NDCG "
-                   "outperform BM25, Ranking SVM, and RankBoost in terms of all measures on both WSJ and AP."),
-    "fig3-4.ttest.map": ("Sec. 4.3, Fig. 3-4", "The results indicate that all the improvements in terms of MAP "
+                   "outperform BM25, Ranking SVM, and RankBoost in terms of all measures on both WSJ and "
+                   "AP."),
+    "fig3-4.ttest.map": ("Sec. 4.3, Fig. 3-4", "The results indicate that all the improvements in terms of "
+                                               "MAP "
                          "are statistically significant (p-value < 0.05)."),
-    "fig3-4.ttest.ndcg5": ("Sec. 4.3, Fig. 3-4", "However only some of the improvements in terms of NDCG@5 are "
+    "fig3-4.ttest.ndcg5": ("Sec. 4.3, Fig. 3-4", "However only some of the improvements in terms of NDCG@5 "
+                                                 "are "
                            "statistically significant, although overall the improvements on NDCG scores are "
                            "quite high (1-2 points)."),
     "fig5.all": ("Sec. 4.4, Fig. 5", "From the results, we can see that AdaRank.MAP and AdaRank.NDCG "
@@ -66,19 +72,24 @@ SENTENCES: dict[str, tuple[str, str]] = {
              "errors for 'd-n' and 'd-p', which are related to the tops of rankings and are important."),
     "fig8.avg": ("Sec. 4.5, Fig. 8", "We found that the average MAP of AdaRank.MAP over the groups is two "
                  "points higher than RankBoost."),
-    "fig8.fewpairs.adarank-map": ("Sec. 4.5, Fig. 8", "Furthermore, it is interesting to see that AdaRank.MAP "
-                                  "performs particularly better than RankBoost for queries with small numbers "
+    "fig8.fewpairs.adarank-map": ("Sec. 4.5, Fig. 8", "Furthermore, it is interesting to see that "
+                                                      "AdaRank.MAP "
+                                  "performs particularly better than RankBoost for queries with small "
+                                  "numbers "
                                   "of document pairs (e.g., '0-1k', '1k-2k', and '2k-3k')."),
     "fig8.fewpairs.adarank-ndcg": ("Sec. 4.5, Fig. 8", "For AdaRank.NDCG, similar results can be observed."),
     "fig9": ("Sec. 4.5, Fig. 9", "We can see that, AdaRank.MAP trained with MAP performs better in terms of "
              "MAP while AdaRank.NDCG trained with NDCG@5 performs better in terms of NDCG@5."),
-    "fig10": ("Sec. 4.5, Fig. 10", "We can see that, AdaRank.MAP trained with MAP performs better in terms of "
+    "fig10": ("Sec. 4.5, Fig. 10", "We can see that, AdaRank.MAP trained with MAP performs better in terms "
+                                   "of "
               "MAP while AdaRank.NDCG trained with NDCG@5 performs better in terms of NDCG@5."),
     "fig11": ("Sec. 4.5, Fig. 11", "From the figure, we can see that the ranking accuracy of AdaRank.MAP "
               "steadily improves, as the training goes on, until it reaches to the peak. The result agrees "
               "well with Theorem 1."),
-    "sec3.4.complexity": ("Sec. 3.4", "The time complexity of AdaRank is of order O((k+T)·m·n log n), where k "
-                          "denotes the number of features, T the number of rounds, m the number of queries in "
+    "sec3.4.complexity": ("Sec. 3.4", "The time complexity of AdaRank is of order O((k+T)·m·n log n), where "
+                                      "k "
+                          "denotes the number of features, T the number of rounds, m the number of queries "
+                          "in "
                           "training data, and n is the maximum number of documents for queries in training "
                           "data."),
     "sec3.4.efficiency": ("Sec. 3.4", "Second, the learning process of AdaRank is more efficient than those "
@@ -160,7 +171,8 @@ def protocol_rows(res: ProtocolResult, variant: str = "printed", prefix: str = "
         a = name[label]
         for b in ("Ranking SVM", "RankBoost"):
             for kind in ("d-n", "d-p"):
-                add(f"fig6.{SLUG[label]}.{SLUG[b]}.{kind}", "fig6", f"test error rate on {kind} pairs, {b} minus {a}",
+                add(f"fig6.{SLUG[label]}.{SLUG[b]}.{kind}", "fig6", f"test error rate on {kind} pairs, {b} "
+                                                                    f"minus {a}",
                     _evidence(rate.loc[b, kind], rate.loc[a, kind],
                               f"mean per-query {kind} error rate of {b} minus {a}"))
     a, b = name["AdaRank.MAP"], "RankBoost"
@@ -177,15 +189,19 @@ def protocol_rows(res: ProtocolResult, variant: str = "printed", prefix: str = "
             f"test MAP, {a} minus {b}, queries with fewer than {FEW_PAIRS} document pairs",
             _evidence(va.loc[few], vb.loc[few], f"mean test MAP of {a} minus {b} on those queries"))
     m, n = name["AdaRank.MAP"], name["AdaRank.NDCG"]
-    add("fig9.train-map", "fig9", f"training MAP, {m} minus {n} (per query, mean over the folds training on it)",
-        _evidence(res.values(m, "map", "train"), res.values(n, "map", "train"), f"mean training MAP of {m} minus {n}"))
-    add("fig10.train-ndcg5", "fig10", f"training NDCG@5, {n} minus {m} (per query, mean over its training folds)",
+    add("fig9.train-map", "fig9", f"training MAP, {m} minus {n} (per query, mean over the folds training on "
+                                  "it)",
+        _evidence(res.values(m, "map", "train"), res.values(n, "map", "train"), f"mean training MAP of {m} "
+                                                                                f"minus {n}"))
+    add("fig10.train-ndcg5", "fig10", f"training NDCG@5, {n} minus {m} (per query, mean over its training "
+                                      "folds)",
         _evidence(res.values(n, "ndcg@5", "train"), res.values(m, "ndcg@5", "train"),
                   f"mean training NDCG@5 of {n} minus {m}"))
     if res.curves is not None and len(res.curves):
         c = res.curves[res.curves["variant"] == variant].groupby("query")[["map_peak", "map_round1"]].mean()
         add("fig11.peak-beats-round1", "fig11",
-            f"{m}'s learning curve: test MAP at the peak round chosen on the validation queries minus round 1",
+            f"{m}'s learning curve: test MAP at the peak round chosen on the validation queries minus "
+            "round 1",
             _evidence(c["map_peak"], c["map_round1"],
                       "mean test MAP at the validation-chosen peak round minus after round 1"))
     return rows
@@ -210,7 +226,8 @@ def register_protocol(reg: claims.Registry, res: ProtocolResult, only: tuple[str
     for r, pa in zip(rows, adj):
         verdict, why = claims.decide(r["evidence"], float(pa))
         reg.finding(f"{r['id']}.continuing", location=r["location"], sentence=r["sentence"],
-                    quantity=r["quantity"] + " (continuing variant: a labelled deviation)", ours=r.get("ours"),
+                    quantity=r["quantity"] + " (continuing variant: a labelled deviation)",
+                    ours=r.get("ours"),
                     data_kind=kind, data=data, evidence=r["evidence"],
                     reason=f"continuing variant, {verdict} with Holm over its {len(rows)} comparisons: {why}")
     return evidence_table(reg, ids)
@@ -227,8 +244,9 @@ def evidence_table(reg: claims.Registry, ids: list[str]) -> pd.DataFrame:
             if c is None or c.evidence is None:
                 continue
             ev = c.evidence
-            out.update({f"n": ev.n, f"effect ({tag})": ev.effect, f"95% CI ({tag})": f"[{ev.ci[0]:+.4f}, {ev.ci[1]:+.4f}]",
-                        f"p ({tag})": ev.p})
+            out.update({"n": ev.n, f"effect ({tag})": ev.effect, f"95% CI ({tag})": f"[{ev.ci[0]:+.4f}, "
+                                                                                    f"{ev.ci[1]:+.4f}]",
+                        f"p ({tag})": f"{ev.p:.2g}"})  # 2 significant digits: a tiny p is not 0.0
         rows.append(out)
     return pd.DataFrame(rows).set_index("claim")
 
@@ -315,8 +333,10 @@ def register_scaling(reg: claims.Registry, res: ProtocolResult) -> pd.DataFrame:
             other = names[label]
             ev = _evidence(res.values(other, metric), res.values(label, metric),
                            f"mean test {metric.upper()} of {other} minus {label} (min-max)")
-            reg.finding(f"scaling.{SLUG[label]}.{scaling}", location="not in the paper (Sec. 3.6's weak rankers)",
-                        sentence="A single-feature weak ranker ranks the same under any increasing map of its "
+            reg.finding(f"scaling.{SLUG[label]}.{scaling}", location="not in the paper (Sec. 3.6's weak "
+                                                                     "rankers)",
+                        sentence="A single-feature weak ranker ranks the same under any increasing map of "
+                                 "its "
                                  "feature, but f_t adds the values: does AdaRank depend on their scaling?",
                         quantity=f"test {metric.upper()}, {other} minus {label} (min-max)", ours=ev.effect,
                         data_kind=kind, data=data, evidence=ev,
@@ -364,7 +384,8 @@ def summary_markdown(df: pd.DataFrame) -> str:
         eff = "" if not np.isfinite(r["effect"]) else (
             f"{r['effect']:+.4f} [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]")
         sentence = r["sentence"] if len(r["sentence"]) <= 140 else r["sentence"][:137] + "..."
-        n = "" if r["n"] is None or (isinstance(r["n"], float) and not np.isfinite(r["n"])) else str(int(r["n"]))
+        no_n = r["n"] is None or (isinstance(r["n"], float) and not np.isfinite(r["n"]))
+        n = "" if no_n else str(int(r["n"]))
         lines.append(f"| [{r['id']}](#{r['anchor']}) | {r['location']} | {sentence.replace('|', '/')} | "
                      f"{r['data_kind']} | {n} | {num(r['p'], '.2g')} | {num(r['p_adj'], '.2g')} | {eff} | "
                      f"**{r['verdict']}** |")
@@ -386,7 +407,8 @@ def findings_markdown(df: pd.DataFrame) -> str:
     for r in f.to_dict("records"):
         p = r["p"]
         p = "" if not isinstance(p, float) or not np.isfinite(p) else f"{p:.2g}"
-        lines.append(f"| [{r['id']}](#{r['anchor']}) | {r['quantity']} | {r['ours']} | {_fmt_effect(r)} | {p} | "
+        lines.append(f"| [{r['id']}](#{r['anchor']}) | {r['quantity']} | {r['ours']} | {_fmt_effect(r)} | "
+                     f"{p} | "
                      f"{str(r['reason']).replace('|', '/')} |")
     return "\n".join(lines)
 
@@ -401,7 +423,8 @@ def variant_counts(df: pd.DataFrame) -> pd.DataFrame:
     rows = df[(df["kind"] == "protocol") & (df["test"].fillna("") != "")]
     cont = df[df["id"].str.endswith(".continuing")]
     cv = cont["reason"].str.extract(_VARIANT_VERDICT)[0]
-    out = pd.DataFrame({PRINTED: rows["verdict"].value_counts(), CONTINUING_COL: cv.value_counts()}).fillna(0).astype(int)
+    out = pd.DataFrame({PRINTED: rows["verdict"].value_counts(), CONTINUING_COL: cv.value_counts()})
+    out = out.fillna(0).astype(int)
     return out.reindex([v for v in (claims.HELD, claims.NOT_HELD, claims.UNDECIDED) if v in out.index])
 
 
@@ -409,23 +432,22 @@ def closing_markdown(df: pd.DataFrame, res: ProtocolResult, first: pd.DataFrame)
     """The closing summary, rendered from the registry and the run."""
     c = verdict_counts(df)
     v = variant_counts(df)
-    m = first[first["method"] == "AdaRank.MAP"]
     exact = df[df["kind"].isin(["exact", "derivation"])]
     held = {k: int(v.loc[claims.HELD, k]) if claims.HELD in v.index else 0 for k in v.columns}
     lines = [
-        f"- **Data:** {res.experiment.name}, {res.experiment.data.n_queries} queries, {res.repeats} repetitions of "
+        f"- **Data:** {res.experiment.name}, {res.experiment.data.n_queries} queries, {res.repeats} "
+        "repetitions of "
         f"5-fold CV (3 train / 1 validation / 1 test); {res.experiment.note}.",
-        f"- **Exact items and derivations:** {int((exact['verdict'] == claims.HELD).sum())} of {len(exact)} HELD.",
-        f"- **The paper's claims:** " + ", ".join(f"{n} {k}" for k, n in c.items() if n) + ".",
-        f"- **The printed algorithm is BM25 here:** AdaRank.MAP's first round picks the BM25 column in "
-        f"{int(m['first is BM25'].sum())} of {len(m)} folds and keeps {m['rounds kept'].min()}-"
-        f"{m['rounds kept'].max()} rounds (6.1).",
-        f"- **Printed vs continuing:** of the experimental claim rows, {held.get(PRINTED, 0)} are HELD with the "
-        f"printed algorithm and {held.get(CONTINUING_COL, 0)} would be with the "
-        "continuing variant (table below).",
+        f"- **Exact items and derivations:** {int((exact['verdict'] == claims.HELD).sum())} of {len(exact)} "
+        "HELD.",
+        "- **The paper's claims:** " + ", ".join(f"{n} {k}" for k, n in c.items() if n) + ".",
+        f"- **What the printed algorithm is:** {bm25_phrase(first, res)} (6.1).",
+        f"- **Printed vs continuing:** HELD experimental claim rows: {held.get(PRINTED, 0)} with the printed "
+        f"algorithm, {held.get(CONTINUING_COL, 0)} with the continuing variant (table below).",
     ]
     return "\n".join(lines) + "\n\n" + v.to_markdown()
 
 
-__all__ = ["closing_markdown", "findings_markdown", "variant_counts","SENTENCES", "data_of", "protocol_rows", "register_protocol", "register_scaling", "register_speed",
-           "register_untestable", "register_other_data", "evidence_table", "summary_markdown", "verdict_counts"]
+__all__ = ["closing_markdown", "findings_markdown", "variant_counts", "SENTENCES", "data_of", "protocol_rows",
+           "register_protocol", "register_scaling", "register_speed", "register_untestable",
+           "register_other_data", "evidence_table", "summary_markdown", "verdict_counts"]

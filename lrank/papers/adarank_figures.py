@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from lrank import plots, results
-from lrank.papers.adarank import ADARANKS, GROUP_NAMES, NB, ProtocolResult
+from lrank.papers.adarank import ADARANKS, NB, ProtocolResult
 
 EXPERIMENTAL = 1e-6  # tolerance of the recorded experimental numbers (deterministic runs)
 
@@ -90,8 +90,9 @@ def fig8(table: pd.DataFrame, overall: float) -> tuple[plt.Figure, str]:
     ax.set_ylabel("MAP(AdaRank.MAP) - MAP(RankBoost)")
     plots.legend_outside(ax, fontsize=8)
     few = table.iloc[:3]["MAP difference"].dropna()
-    sentence = (f"The bars of the groups with fewer than 3,000 pairs are "
-                + ", ".join(f"{v:+.3f}" for v in few) + f"; the mean over all test queries is {overall:+.3f}. "
+    sentence = ("The bars of the groups with fewer than 3,000 pairs are "
+                + ", ".join(f"{v:+.3f}" for v in few) + "; the mean over all test queries is "
+                                                        f"{overall:+.3f}. "
                 "The paper's Fig. 8 has AdaRank.MAP above RankBoost in these groups; here "
                 + ("it is" if (few > 0).all() else "it is not") + " above in all of them.")
     return fig, sentence
@@ -108,7 +109,8 @@ def fig910(tab: pd.DataFrame, metric: str) -> tuple[plt.Figure, str]:
     other = next(m for m in tab.columns if m != own)
     k = int((tab[own] > tab[other]).sum())
     sentence = (f"{own}, trained with the measure shown, is higher in {k} of {len(tab)} trials; the paper's "
-                f"figure has it higher in every trial, so this " + ("matches" if k == len(tab) else "does not match")
+                "figure has it higher in every trial, so this "
+                + ("matches" if k == len(tab) else "does not match")
                 + " it.")
     return fig, sentence
 
@@ -122,7 +124,8 @@ def fig11(models: dict[str, Any]) -> tuple[plt.Figure, str]:
         st = plots.algo_style("AdaRank.MAP" + (" (continuing)" if "continuing" in label else ""))
         ax.plot(h.index, h["train_map"], color=st["color"], label=f"training MAP, {label}")
         ax.plot(h.index, h["valid_map"], color=st["color"], ls="--", label=f"validation MAP, {label}")
-        ax.plot(h.index, h["bound"].clip(lower=-0.25), color=st["color"], ls=":", label=f"Theorem 1 bound, {label}")
+        ax.plot(h.index, h["bound"].clip(lower=-0.25), color=st["color"], ls=":", label="Theorem 1 bound, "
+                                                                                        f"{label}")
         ax2.plot(h.index, h["bound_factor"], color=st["color"], label=label)
         tm = h["train_map"]
         parts.append(f"{label}: training MAP {tm.iloc[0]:.3f} after round 1, highest {tm.max():.3f} at round "
@@ -183,21 +186,48 @@ def first_rounds(res: ProtocolResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def same_as_bm25(res: ProtocolResult, method: str = "AdaRank.MAP") -> tuple[int, int]:
+    """(test query evaluations where ``method``'s MAP equals BM25's to 1e-12, all test query evaluations):
+    every query once per repetition, so the two rankers are compared where they were both tested."""
+    pq = res.per_query[(res.per_query["split"] == "test") & (res.per_query["metric"] == "map")]
+    v = pq.pivot_table(index=["fold", "query"], columns="method", values="value")
+    return int((v[method] - v["BM25"]).abs().le(1e-12).sum()), len(v)
+
+
+def bm25_phrase(fr: pd.DataFrame, res: ProtocolResult) -> str:
+    """Whether the printed AdaRank.MAP is BM25 on this data, in words rendered from `first_rounds`."""
+    m = fr[fr["method"] == "AdaRank.MAP"]
+    k, n = int(m["first is BM25"].sum()), len(m)
+    same, total = same_as_bm25(res)
+    if k == n:
+        head = f"AdaRank.MAP as printed is BM25 here: its first round picks the BM25 column in all {n} folds"
+    elif 2 * k > n:
+        head = (f"AdaRank.MAP as printed is mostly BM25 here: its first round picks the BM25 column in "
+                f"{k} of {n} folds")
+    else:
+        top = int(m["first feature"].mode().iloc[0])
+        head = (f"AdaRank.MAP as printed is not BM25 here: its first round picks the BM25 column in {k} of "
+                f"{n} "
+                f"folds and feature {top} (1-based) in {int((m['first feature'] == top).sum())}")
+    return (f"{head}; it keeps {m['rounds kept'].min()}-{m['rounds kept'].max()} rounds, and its test MAP "
+            f"equals BM25's on {same} of {total} test query evaluations")
+
+
 def bm25_sentence(fr: pd.DataFrame, res: ProtocolResult) -> str:
     """What the printed AdaRank.MAP picks, rendered from `first_rounds`."""
     e = res.experiment
     m = fr[fr["method"] == "AdaRank.MAP"]
     c = fr[fr["method"] == "AdaRank.MAP (continuing)"]
     col = e.data.feature_names[e.bm25] if e.data.feature_names is not None else f"f{e.bm25 + 1}"
-    return (f"**What the printed algorithm picks.** AdaRank.MAP (Fig. 1 with Sec. 4.1's stopping rule) keeps "
-            f"{m['rounds kept'].min()}-{m['rounds kept'].max()} rounds in the {len(m)} folds; its first round picks "
-            f"feature {int(m['first feature'].mode().iloc[0])} (1-based) in {int((m['first feature'] == m['first feature'].mode().iloc[0]).sum())} "
-            f"of them, and the data's BM25 column (feature {e.bm25 + 1}, `{col}`) in "
-            f"{int(m['first is BM25'].sum())} of {len(m)}; it uses at most {m['distinct features'].max()} "
-            f"distinct features. On this data AdaRank.MAP as printed is little more than BM25: its comparisons "
-            f"with BM25 compare a ranker with (nearly) itself. The continuing variant keeps "
-            f"{c['rounds kept'].min()}-{c['rounds kept'].max()} rounds and up to {c['distinct features'].max()} "
-            "distinct features.")
+    same, total = same_as_bm25(res)
+    return (f"**What the printed algorithm picks.** {bm25_phrase(fr, res)} (the BM25 column is feature "
+            f"{e.bm25 + 1}, `{col}`; at most {m['distinct features'].max()} distinct features per fold). "
+            + ("Its comparisons with BM25 therefore compare a ranker with itself on many queries. "
+               if 2 * same > total else "")
+            + f"The continuing variant keeps {c['rounds kept'].min()}-{c['rounds kept'].max()} rounds and up "
+              "to "
+            f"{c['distinct features'].max()} distinct features.")
 
 
-__all__ = ["bm25_sentence", "fig11", "fig2", "fig6", "fig7", "fig8", "fig910", "first_rounds", "record_protocol"]
+__all__ = ["bm25_phrase", "bm25_sentence", "fig11", "fig2", "fig6", "fig7", "fig8", "fig910", "first_rounds",
+           "record_protocol", "same_as_bm25"]
