@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
 import numpy as np
 import pandas as pd
 
@@ -136,6 +137,9 @@ def fig11(models: dict[str, Any]) -> tuple[plt.Figure, str]:
     ax.set_title("MAP per round and the Theorem 1 bound (clipped at -0.25)", fontsize=9)
     ax2.axhline(1.0, color="k", lw=1)
     ax2.set_yscale("log")
+    plain = mticker.FuncFormatter(lambda v, _: f"{v:g}")  # 1.2, not 1.2 x 10^0
+    ax2.yaxis.set_major_formatter(plain)
+    ax2.yaxis.set_minor_formatter(plain)
     ax2.set_xlabel("round t")
     ax2.set_ylabel(r"$e^{-\delta^t_{\min}}\sqrt{1-\varphi(t)^2}$")
     ax2.set_title("Theorem 1's factor per round (progress guaranteed below 1)", fontsize=9)
