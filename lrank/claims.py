@@ -364,12 +364,11 @@ class Registry:
         if record:
             for c in self.claims.values():
                 ev = c.evidence
-                # the claim's kind goes under claim_kind: ``kind`` is the precision policy's (results.record)
+                # the claim's kind under its own name: ``kind=`` of `results.record` is the precision class
                 extra: dict[str, Any] = {"claim_kind": c.kind}
                 if ev is not None:
                     extra.update(n=ev.n, p_value=ev.p, p_adj=c.p_adj, effect=ev.effect)
-                results.record(self.notebook, f"claim:{c.id}", c.verdict or "reported", tol=None,
-                               kind="exact" if ev is None else "experimental", **extra)
+                results.record(self.notebook, f"claim:{c.id}", c.verdict or "reported", tol=None, **extra)
         if write:
             write_claims(self.notebook, df)
         self._final = df

@@ -108,6 +108,7 @@ def test_paper_path_data_on_standins_say_stand_in(rehearsal):
 def test_yahoo_in_the_tree_fitting_paper_is_set_1_in_three_splits(rehearsal):
     ya = tree_fitting.paper_folds("yahoo-ltr", random_state=0)
     from lrank.data import fetch
+    from lrank.data.fetch import as_fold
 
     tr, va, te = fetch("yahoo-ltr").fold(1)
     every = set(tr.qid) | set(va.qid) | set(te.qid)
@@ -120,7 +121,7 @@ def test_yahoo_in_the_tree_fitting_paper_is_set_1_in_three_splits(rehearsal):
     assert not np.array_equal(ya[1].test.qid, ya[2].test.qid)
     datasets, what, label, skipped = tree_fitting.profile_data("rehearsal", 0)
     assert label == {"MSLR": "MSLR (stand-in)", "Yahoo": "Yahoo (stand-in)"} and not skipped
-    assert len(datasets["MSLR"]) == 5 and all(f.valid is None for f in datasets["MSLR"])
+    assert len(datasets["MSLR"]) == 5 and all(as_fold(f).valid is None for f in datasets["MSLR"])
 
 
 def test_a_missing_download_fails_the_rehearsal_and_is_skipped_in_the_paper_profile(tmp_path, monkeypatch):

@@ -165,5 +165,5 @@ def test_recorded_rows_keep_the_claim_kind_apart_from_the_precision_kind(tmp_pat
     add(reg, "adarank.t", ev(0.01, 0.1))
     reg.finalize()
     rec = results.load("02_adarank")
-    assert (rec["claim:adarank.d"]["claim_kind"], rec["claim:adarank.d"]["kind"]) == ("derivation", "exact")
-    assert rec["claim:adarank.t"]["kind"] == "experimental"
+    assert rec["claim:adarank.d"]["claim_kind"] == "derivation"
+    assert rec["claim:adarank.t"]["claim_kind"] == "protocol"
