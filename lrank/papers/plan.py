@@ -242,13 +242,14 @@ def _probe_adarank(p: dict) -> tuple[float, str, float]:
             )
 
         c = _cost(run, [Fold(e.data, None, None)], 5, 20)
-        est += c(p["rankboost_rounds"], REAL_DOCS[key])
+        est += c(p["rankboost_rounds"], REAL_DOCS[key]) * p.get("repeats", 1)  # once per CV repetition
         took += c.took
         said.append(f"{key.upper()} ({REAL_DOCS[key]:,})")
     return (
         est,
         (
-            "run_protocol (5 folds, every method) on the stand-ins, scaled to "
+            f"run_protocol (5 folds, every method, x {p.get('repeats', 1)} repetitions) on the stand-ins, "
+            "scaled to "
             + ", ".join(said)
             + " documents (Ranking SVM on all pairs grows faster: a lower bound)"
         ),
