@@ -111,16 +111,19 @@ def _cpu(fn: Callable[[], Any]) -> float:
 def _replicate(folds: Sequence[Any], m: int) -> list:
     """Each split of each fold ``m`` times over (the same queries again): ``m`` times the documents."""
     from lrank.data.container import Fold, RankingData
+    from lrank.data.fetch import as_fold
 
     def rep(d: Any) -> Any:
         return None if d is None else RankingData.concat([d] * m)
 
-    return [Fold(rep(f.train), rep(f.valid), rep(f.test)) for f in folds]
+    return [Fold(rep(f.train), rep(f.valid), rep(f.test)) for f in map(as_fold, folds)]
 
 
 def _docs(folds: Sequence[Any]) -> int:
-    """Training documents of one fold (the mean over ``folds``)."""
-    return int(round(sum(f.train.n_docs for f in folds) / len(folds)))
+    """Training documents of one fold (the mean over ``folds``; a fold left on disk is loaded)."""
+    from lrank.data.fetch import as_fold
+
+    return int(round(sum(as_fold(f).train.n_docs for f in folds) / len(folds)))
 
 
 @dataclass
@@ -622,7 +625,9 @@ def estimate(
         standins.link_real(root, real, source=data_dir())
     out = []
     try:
-        with _env(LRANK_DATA=str(root), LRANK_PROFILE="rehearsal"):
+        # no checkpoints: a probe timed twice with the same job key must run twice, and a probe must not
+        # leave checkpoints for the rehearsal to read
+        with _env(LRANK_DATA=str(root), LRANK_PROFILE="rehearsal", LRANK_CHECKPOINTS="0"):
             for key in rows:
                 b = budgets.BUDGETS[key]
                 p = dict(b.values(profile))
