@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from lrank._kernels.ndcgboost import ab_sums, gamma_pairs, histograms, pair_offsets
-from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators, TreeEnsembleMixin
+from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators, TreeEnsembleMixin, improves
 from lrank.models._params import Count
 
 __all__ = ["NDCGBoost", "NDCGBoostStep", "FeatureTree", "grow_tree", "ndcgboost_gamma",
@@ -459,7 +459,7 @@ class NDCGBoost(TreeEnsembleMixin, SumOfEstimators, BaseRanker):
                 v = v + tree.predict(valid.X)
                 fv = vmeasure(v)
                 row[f"valid_{vmetric}"] = fv
-                if fv > best:
+                if improves(fv, best):
                     best, best_t = fv, t + 1
             rows.append(row)
             if self.early_stopping_rounds is not None and t + 1 - best_t >= self.early_stopping_rounds:
