@@ -73,7 +73,7 @@ _BUDGETS = [
     Budget("01_rankboost", "movielens", "Fig. 5-7: movie recommendation tasks on MovieLens-100K",
            paper={"sizes": (50, 100, 200, 400, 600), "n_targets": 300, "n_splits": 5, "n_per_bin": 150,
                   "n_fixed": 300, "n_feedback": 150},
-           quick={"sizes": (50, 100, 200, 400), "n_targets": 100, "n_splits": 1, "n_per_bin": 100,
+           quick={"sizes": (50, 100, 200, 400), "n_targets": 100, "n_splits": 3, "n_per_bin": 100,
                   "n_fixed": 150, "n_feedback": 50},
            rehearsal={"sizes": (50, 100), "n_targets": 6, "n_splits": 2, "n_per_bin": 10, "n_fixed": 40,
                       "n_feedback": 5},  # bins need >= 10 feature users (Fig. 6), >= 5 targets (Fig. 7)
