@@ -48,11 +48,11 @@ __all__ = ["illustrative_example", "PAPER_TABLE1", "PAPER_TABLE2_TOP", "PAPER_TA
 
 # ----------------------------------------------------------------------------- Sec. 3.2, Fig. 4
 def illustrative_example() -> tuple[np.ndarray, np.ndarray]:
-    """The 8-point, 2-feature problem of the paper's Fig. 4 (reconstructed, reconstructed Fig. 4 data).
+    """The 8-point, 2-feature problem of the paper's Fig. 4, reconstructed (notebook 03, Sec. 5.1).
 
     Bands (0,.2], (.2,.4], (.4,.6], (.6,.8] on both axes with labels -, +, -, +; points at the cell
     centres (the two doubled points kept on the same centre: moving them inside their band changes no
-    stump choice, reconstructed Fig. 4 data).  Returns ``X`` (8, 2) float64 and ``y`` in {-1, +1}.
+    stump choice).  Returns ``X`` (8, 2) float64 and ``y`` in {-1, +1}.
     """
     pts = [((0.1, 0.5), -1), ((0.3, 0.3), 1), ((0.3, 0.7), 1), ((0.3, 0.7), 1),
            ((0.5, 0.1), -1), ((0.5, 0.5), -1), ((0.5, 0.5), -1), ((0.7, 0.3), 1)]
@@ -392,7 +392,8 @@ def _scores(est: Any, X: np.ndarray, how: Any) -> np.ndarray:
 
 
 def _protocol_job(fi: int, name: str, est0: Any, fold: Fold, metric: str, test_metrics: Sequence[str],
-                  lengths: Sequence[int | None], kw: dict, keep: bool) -> tuple[list, dict, Any]:
+                  lengths: Sequence[int | None], kw: dict, keep: bool,
+                  split_size: int = 0) -> tuple[list, dict, Any]:
     """One (fold, algorithm) of `run_protocol`: its per-query frames, its fit row and (``keep``) the
     fitted estimator."""
     from sklearn.base import clone
@@ -400,6 +401,9 @@ def _protocol_job(fi: int, name: str, est0: Any, fold: Fold, metric: str, test_m
     from lrank.metrics import evaluate
 
     est = clone(est0)
+    rs = est.get_params().get("random_state")
+    if split_size and isinstance(rs, (int, np.integer)):
+        est.set_params(random_state=int(rs) * 1000 + (fi - 1) // split_size)  # one model seed per split
     own = "eval_metric" in est.get_params()
     t0 = time.perf_counter()
     if own:
@@ -427,8 +431,8 @@ def _protocol_job(fi: int, name: str, est0: Any, fold: Fold, metric: str, test_m
 def run_protocol(estimators: Mapping[str, Any], folds: Sequence[Fold], metric: str = "mean_ndcg",
                  test_metrics: Sequence[str] = ("mean_ndcg",), lengths: Sequence[int | None] = (None,),
                  metric_kwargs: Mapping | None = None, keep: list | None = None,
-                 verbose: bool | None = None, checkpoint: bool | str | None = None
-                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 verbose: bool | None = None, checkpoint: bool | str | None = None,
+                 split_size: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 3 / Fig. 8-11 protocol: fit on each fold's train part, pick the model on its validation part.
 
     Parameters
@@ -449,6 +453,11 @@ def run_protocol(estimators: Mapping[str, Any], folds: Sequence[Fold], metric: s
         Conventions for `lrank.metrics.evaluate` (e.g. ``{"discount": "jk"}``).
     keep : list or None
         If given, ``(fold number, name, fitted estimator)`` is appended for every fit.
+    split_size : int
+        With ``folds`` the concatenation of several ``split_size``-fold splits (`repeated_kfold`, several
+        fold seeds), an estimator with an integer ``random_state`` is refitted with ``random_state * 1000
+        + split`` in each split, so that the pooled splits also pool the algorithms' own randomness
+        (EXP3.P's and BoostingTree's constraint draws); 0 (default) keeps ``random_state`` as given.
 
     Returns
     -------
@@ -469,7 +478,7 @@ def run_protocol(estimators: Mapping[str, Any], folds: Sequence[Fold], metric: s
 
     kw = dict(metric_kwargs or {})
     jobs = [Job({"fold": fi, "algorithm": name}, (fi, name, est0, fold, metric, tuple(test_metrics),
-                                                  tuple(lengths), kw, keep is not None))
+                                                  tuple(lengths), kw, keep is not None, int(split_size)))
             for fi, fold in enumerate(folds, start=1) for name, est0 in estimators.items()]
     outs = run_jobs(_protocol_job, jobs, label="boostingtree_protocol", checkpoint=checkpoint,
                     verbose=verbose, desc="BoostingTree protocol")
