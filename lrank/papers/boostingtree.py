@@ -48,7 +48,7 @@ __all__ = ["illustrative_example", "PAPER_TABLE1", "PAPER_TABLE2_TOP", "PAPER_TA
 
 # ----------------------------------------------------------------------------- Sec. 3.2, Fig. 4
 def illustrative_example() -> tuple[np.ndarray, np.ndarray]:
-    """The 8-point, 2-feature problem of the paper's Fig. 4, reconstructed (notebook 03, Sec. 5.1).
+    """The 8-point, 2-feature problem of the paper's Fig. 4, reconstructed (notebook 03, Sec. 5a).
 
     Bands (0,.2], (.2,.4], (.4,.6], (.6,.8] on both axes with labels -, +, -, +; points at the cell
     centres (the two doubled points kept on the same centre: moving them inside their band changes no

@@ -222,6 +222,18 @@ SENTENCES: dict[str, tuple[str, str]] = {
 }
 
 
+def recorder(notebook: str) -> Any:
+    """``record(name, value, tol, paper=None)`` for the notebook's reproduced numbers
+    (`lrank.results.record`; tolerance 0 / 1e-9 exact, 1e-6 experimental means); returns nothing, so a
+    cell that ends in it prints nothing."""
+    from lrank import results
+
+    def record(name: str, value: Any, tol: float, paper: Any = None) -> None:
+        results.record(notebook, name, value, paper=paper, tol=tol)
+
+    return record
+
+
 def _at(reg_fn: Any, id: str, **kw: Any) -> Any:
     loc, sentence = SENTENCES[id]
     return reg_fn(id, location=loc, sentence=sentence, **kw)
@@ -308,7 +320,7 @@ def exact_rows(
     hull: tuple[int, int],
 ) -> list[str]:
     """Sec. 3.2's worked example (Tables 1-2, the Sec. 3.2 text) and Fig. 2's hull rule, each an exact row."""
-    syn = dict(data_kind="synthetic", data="the Fig. 4 problem as reconstructed in Sec. 5.1")
+    syn = dict(data_kind="synthetic", data="the Fig. 4 problem as reconstructed in notebook 03, Sec. 5a")
     _at(
         reg.exact,
         "table1.alphas",
