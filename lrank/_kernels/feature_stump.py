@@ -1,5 +1,5 @@
 """One-feature stumps of BoostingTree's constrained steps: LambdaMART's SE stump (the LambdaMART box) and
-NDCGBoost's classifier stump (reconstructed NDCGBoost box, `_classifier_split`).
+NDCGBoost's classifier stump (the NDCGBoost box of notebook 03, Sec. 4; `_classifier_split`).
 
 A constrained LambdaMART step with two leaves splits on one given feature ``f`` only. The general tree
 (`lrank.weak.tree.RegressionTree`) fits it by histograms of every channel and a scan; these kernels

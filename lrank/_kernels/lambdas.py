@@ -1,7 +1,7 @@
 """LambdaMART's lambdas and second-order weights per query (Wu, Burges, Svore & Gao 2010).
 
-For every query and every pair ``(i, j)`` of its documents with ``y_i > y_j`` (reconstructed LambdaMART box,
-step (b); RankLib's ``computePseudoResponses``)::
+For every query and every pair ``(i, j)`` of its documents with ``y_i > y_j`` (the LambdaMART box as
+notebook 03 reconstructs it, Sec. 4, step (b); RankLib's ``computePseudoResponses``)::
 
     dZ   = |(disc(r_i) - disc(r_j)) (g_i - g_j)| / maxDCG_q       |Delta NDCG@k| of swapping i and j
     rho  = 1 / (1 + exp(sigma (s_i - s_j)))

@@ -1,4 +1,4 @@
-"""NDCGBoost kernels (Valizadegan et al. 2009; box reconstructed): document weights, A/B sums, histograms.
+"""NDCGBoost kernels (Valizadegan et al. 2009; box: notebook 03, Sec. 4): weights, A/B sums, histograms.
 
 The ``@njit`` kernels are private (``_name``); each is called through one validating function:
 `gamma_pairs` (step (a): gamma and beta), `ab_sums` (step (c): A and B) and

@@ -8,16 +8,16 @@ among the stumps of the features a *constraint* allows) and weights it by
 
     alpha = 1/2 ln((1 - eps) / eps).
 
-Ties.  On the paper's 8-point problem (reconstructed Fig. 4 problem) several stumps often have exactly the
-same weighted error, and the choice decides the sequence.  ``tie_break="paper"`` (the default) is the
-rule of reconstructed tie rule, the only documented rule found that reproduces every choice of Tables 1
-and 2: *unconstrained* steps prefer ``H = {u <= theta}``, then the lower feature index, then the
-lower threshold; *constrained* steps prefer ``H = {u > theta}``, then the higher threshold (then the
-lower feature).  ``"first"`` takes ``<=`` before ``>``, lower feature, lower threshold; ``"random"``
-draws among the tied stumps with ``random_state``.  Two errors count as tied when they differ by at
-most ``tol`` (floating-point noise; the exact errors are multiples of 1/72 on the example), and
-``M(x) >= -tol * sum|alpha|`` counts as ``M(x) >= 0`` (the paper's tie ``M(x) = 0 -> +`` matters in
-Table 2, where two stumps of equal weight cancel).
+Ties.  On the paper's 8-point problem (as notebook 03 reconstructs it, Sec. 5a) several stumps often
+have exactly the same weighted error, and the choice decides the sequence.  ``tie_break="paper"`` (the
+default) is the tie rule notebook 03 reconstructs (Secs. 5b-5c), the only documented rule found that
+reproduces every choice of Tables 1 and 2: *unconstrained* steps prefer ``H = {u <= theta}``, then the
+lower feature index, then the lower threshold; *constrained* steps prefer ``H = {u > theta}``, then the
+higher threshold (then the lower feature).  ``"first"`` takes ``<=`` before ``>``, lower feature, lower
+threshold; ``"random"`` draws among the tied stumps with ``random_state``.  Two errors count as tied when
+they differ by at most ``tol`` (floating-point noise; the exact errors are multiples of 1/72 on the
+example), and ``M(x) >= -tol * sum|alpha|`` counts as ``M(x) >= 0`` (the paper's tie ``M(x) = 0 -> +``
+matters in Table 2, where two stumps of equal weight cancel).
 
 Missing values (NaN) lie below every value: they are in ``{u <= theta}`` for every threshold.
 Thresholds are midpoints between consecutive distinct values of a feature.
@@ -110,7 +110,7 @@ def _candidates(X: np.ndarray, y: np.ndarray, D: np.ndarray, features: Sequence[
 
 def _break_tie(idx: np.ndarray, dirs, feats, thetas, rule: str, constrained: bool,
                rng: np.random.Generator | None) -> int:
-    """Pick one of the tied candidates ``idx`` (reconstructed tie rule for ``rule="paper"``)."""
+    """Pick one of the tied candidates ``idx`` (notebook 03's tie rule for ``rule="paper"``, Secs. 5b-5c)."""
     if idx.size == 1:
         return int(idx[0])
     if rule == "random":
@@ -220,7 +220,7 @@ class AdaBoostStumps(TreeEnsembleMixin, BaseRanker):
     constraint : int or sequence of int or None
         Restrict every stump to these feature indices (Table 1, right: ``constraint=0``, feature 1).
     tie_break : {"paper", "first", "random"}
-        Rule among stumps of equal weighted error (module docstring; reconstructed tie rule).
+        Rule among stumps of equal weighted error (module docstring; notebook 03, Secs. 5b-5c).
     tol : float
         Tolerance for equal errors and for ``M(x) = 0``.
     random_state : int or None

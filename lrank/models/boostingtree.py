@@ -34,7 +34,7 @@ number of models (hypothesis sequences) it may generate.
 The paper's tables, replay orders (Table 2), Theorem 2 checks and experiment protocol live in
 `lrank.papers.boostingtree`.
 
-BOOSTINGTREE (reconstructed BOOSTINGTREE box, paper Fig. 3)
+BOOSTINGTREE (paper Fig. 3; the box as notebook 03 reconstructs it, Sec. 4)
 ---------------------------------------------------
 (a) select the active nodes on the corners of the upper convex hull of ``{(h_r(n_i), f^_i)}`` and the
 virtual point ``(0, max f^)`` (`lrank.metamax.hull_select`, Eq. (1)); among selected nodes with the
@@ -51,9 +51,10 @@ The tree is kept compactly (parent pointer, hypothesis, ``l``, ``n``, ``f``, ``f
 (its training scores) is recomputed from the nearest cached ancestor when the node is expanded (Sec.
 3.3), with an LRU cache of models bounded by ``cache_bytes``.
 
-EXP3.P (reconstructed EXP3.P box, paper Fig. 5): ``p_k = (1 - lam) w_k / sum_j w_j + lam / K``; the
-constraint's features are drawn i.i.d. from ``p``; reward ``f_t - f_{t-1}``; every played arm gets
-``x^_k = reward / p_k``; ``w_k <- w_k exp(lam / (3K) (x^_k + eta / (p_k sqrt K)))`` for every arm.
+EXP3.P (paper Fig. 5; the box as notebook 03 reconstructs it, Sec. 4):
+``p_k = (1 - lam) w_k / sum_j w_j + lam / K``; the constraint's features are drawn i.i.d. from ``p``;
+reward ``f_t - f_{t-1}``; every played arm gets ``x^_k = reward / p_k``;
+``w_k <- w_k exp(lam / (3K) (x^_k + eta / (p_k sqrt K)))`` for every arm.
 """
 
 from __future__ import annotations
@@ -235,7 +236,7 @@ _BASE = [HasMethods(["boosting_step"])]
 
 # ---------------------------------------------------------------------------------- BoostingTree
 class BoostingTree(_Driver):
-    """BOOSTINGTREE (paper Fig. 3, box reconstructed): parallel, tree-structured boosting sequences.
+    """BOOSTINGTREE (paper Fig. 3; box: notebook 03, Sec. 4): parallel, tree-structured boosting sequences.
 
     Parameters
     ----------
@@ -596,7 +597,7 @@ class BoostingTree(_Driver):
 
 # ---------------------------------------------------------------------------------- EXP3.P
 class Exp3P(SumOfEstimators, _Driver):
-    """EXP3.P applied to boosting (paper Fig. 5, reconstructed EXP3.P box; Busa-Fekete & Kégl 2010).
+    """EXP3.P applied to boosting (paper Fig. 5; box: notebook 03, Sec. 4; Busa-Fekete & Kégl 2010).
 
     Parameters
     ----------
@@ -773,7 +774,8 @@ class Standard(SumOfEstimators, _Driver):
 
 # ---------------------------------------------------------------------------------- LambdaMART base
 class LambdaMARTStep(MeasuredStep):
-    """Boosting-step protocol of LambdaMART (box reconstructed) over `lrank.models.gbrt.lambdamart_step`."""
+    """Boosting-step protocol of LambdaMART (box: notebook 03, Sec. 4) over
+    `lrank.models.gbrt.lambdamart_step`."""
 
     # a constrained stump is fitted by `_stump` over one binned column (False: by the general tree path;
     # the same bits, kept for the tests)

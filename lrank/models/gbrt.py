@@ -9,8 +9,9 @@ All three boost `lrank.weak.tree.RegressionTree` over the binned features with o
   ``L' = p_k - [y = k]``, ``L'' = p_k (1 - p_k)``), one tree per class per iteration; documents are
   ranked by the expected relevance ``sum_k k p_k(d)``. (Friedman's multi-class ``(K-1)/K`` leaf factor
   is not used: the leaf value is the plain Newton step of Eq. 11, the same for SE and OLE.)
-* `LambdaMART` (Wu et al. 2010; reconstructed LambdaMART box): lambdas of NDCG@k with ``sigma = 1``,
-  ``L' = -lambda``, ``L'' = w`` (``lrank._kernels.lambdas``); leaf value ``sum lambda / sum w``.
+* `LambdaMART` (Wu et al. 2010; the LambdaMART box of notebook 03, Sec. 4): lambdas of NDCG@k with
+  ``sigma = 1``, ``L' = -lambda``, ``L'' = w`` (``lrank._kernels.lambdas``); leaf value
+  ``sum lambda / sum w``.
   With ``criterion="ole"`` the split uses the exact pairwise second derivative (Example 4).
 
 ``criterion`` is ``"se"`` (the gradient-boosting default, Eq. 3), ``"wse"``, ``"rwse"`` or ``"ole"``.
@@ -30,7 +31,7 @@ constraint and returns ``(tree, new_scores)``::
 
 ``constraint`` is None (unconstrained) or the features of the internal nodes in split order (an int
 for every node); ``tree.predict(X)`` is the hypothesis ``w(x) = alpha sum_l v_l [x in R_l]`` of
-step (e) of the reconstructed box; ``new_scores = scores + w(training rows)``.
+step (e) of that box; ``new_scores = scores + w(training rows)``.
 """
 
 from __future__ import annotations

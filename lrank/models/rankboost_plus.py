@@ -1,8 +1,8 @@
 """Rb-d, Rb-c and RankBoost+ (Connamacher, Pancha, Liu, Ray 2020) for binary weak rankers (stumps).
 
-All three instantiate the RankBoost template (reconstructed): a distribution ``D_t`` over the
-critical pairs, a binary weak ranker ``h_t = [x_f > theta]`` chosen from the pair statistics
-``eps+, eps-, eps0`` (Eq. 8), a weight ``alpha_t``, a multiplicative update.
+All three instantiate the RankBoost template (notebook 05 writes it out with Algorithms 1-2): a
+distribution ``D_t`` over the critical pairs, a binary weak ranker ``h_t = [x_f > theta]`` chosen from
+the pair statistics ``eps+, eps-, eps0`` (Eq. 8), a weight ``alpha_t``, a multiplicative update.
 
 * Rb-d: ``h_t = argmin eps- - eps+`` (Eq. 13; with signed weights, ``argmax |eps+ - eps-|``),
   ``alpha_t = 1/2 ln(eps+/eps-)`` (Eq. 14), update Eq. 10.
