@@ -10,8 +10,9 @@ What only this paper needs, built on the library (`lrank.models.gbrt`, `lrank.da
   (`yahoo_like_folds`) and the paper profile's MSLR-WEB10K / Yahoo! folds (`paper_folds`);
 * the protocol runner of Tables 2-3 and Fig. 2 (`run_protocol`: SE / OLE x McRank / LambdaMART x
   leaves x learning rates x folds, in parallel through joblib), the tables (`results_table`,
-  `table_2_3`), and the verdict helpers (`win_counts`, `claim_most_comparisons`,
-  `query_level_comparison`);
+  `table_2_3`), the comparisons won (`win_counts`) and the training objective the trees minimise
+  (`training_objective`, `lambdamart_objective`); the registry rows are in
+  `lrank.papers.tree_fitting_claims`;
 * `root_split`, the first split a criterion picks (the theorems on random data), and
   `criterion_source`, the kernel lines that carry Eq. 3, 7 and 9/13.
 """
@@ -215,18 +216,22 @@ def lambdamart_derivatives(y: np.ndarray, qptr: np.ndarray, scores: np.ndarray, 
 
 
 def criterion_source() -> str:
-    """The kernel lines that carry Eq. 3 (SE), 7 (WSE) and 9/13 (RWSE/OLE), and OLE's exact pairwise
-    second derivative (the pairs inside a node cancel, Example 3-4)."""
+    """The code that scores a split under OLE with a pair list (LambdaMART), as it runs: the node score
+    `_score` (``G^2/N`` for SE, Eq. 3; ``G^2/H - Q`` for WSE, Eq. 7; ``G^2/H`` for RWSE/OLE, Eq. 9/13) and
+    the threshold loop of `_feature_best` whose exact second derivatives subtract the pairs inside each
+    child (Examples 3-4). Without pairs (SE, RWSE, McRank's OLE) the same sums are scanned by
+    `_fast_feature_best`, which computes the same ``G_l^2/D_l + G_r^2/D_r``."""
     from lrank._kernels import trees
 
     score = inspect.getsource(trees._score.py_func)
     src = inspect.getsource(trees._feature_best.py_func).splitlines()
-    lines = [ln for ln in src if "use_pairs" in ln or "2.0 *" in ln or "_score(crit" in ln]
-    return score + "\n".join(lines)
+    start = next(i for i, ln in enumerate(src) if ln.strip().startswith("for b in range("))
+    end = next(i for i, ln in enumerate(src) if ln.strip() == "return best, bj")
+    return score + "\n# _feature_best, the threshold loop:\n" + "\n".join(ln[4:] for ln in src[start:end + 1])
 
 
 # ------------------------------------------------------------------------------- the protocol
-def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str]) -> tuple[list, list]:
+def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str]) -> tuple[list, list, list]:
     from lrank.data.fetch import as_fold
     from lrank.metrics import evaluate
     from lrank.models.gbrt import LambdaMART, McRank
@@ -246,23 +251,28 @@ def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str]) 
     qids = np.asarray(te.qid)
     queries = [(*key, f"{k}:{qids[q]}", m, 100.0 * float(per_q[m][q])) for m in metrics
                for q in range(te.n_queries)]
-    return curve, queries
+    loss = training_objective(est, fold.train)
+    tr_qids = np.asarray(fold.train.qid)
+    objective = [(*key, f"{dname}:{tr_qids[q]}", float(loss[q])) for q in range(fold.train.n_queries)]
+    return curve, queries, objective
 
 
 def run_protocol(datasets: Mapping[str, Sequence[Fold]], n_estimators: Mapping[str, int],
                  leaves: Sequence[int] = LEAVES, rates: Sequence[float] = RATES,
                  criteria: Sequence[str] = CRITERIA, systems: Sequence[str] = SYSTEMS,
                  metrics: Sequence[str] = METRICS, n_jobs: int = 1, checkpoint: bool | str | None = None,
-                 verbose: bool | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 verbose: bool | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Tables 2-3 and Fig. 2: every (data, system, leaves, learning rate, criterion, fold) fitted once.
 
     Returns ``curves`` (test metric in % after each iteration, mean over the fold's queries; columns
     ``data, system, leaves, lr, criterion, fold, round, metric, value``) and ``queries`` (test metric in %
     of every query at the last iteration, the paper's "converged" model; ``query`` instead of
-    ``round``). Jobs run through joblib (``n_jobs``); results do not depend on it. ``checkpoint`` keeps
-    each finished fit, so that the same call after an interruption runs only the rest, with identical
-    results (default: on for the paper profile only; see `lrank.experiments.jobs`); ``verbose``: a bar
-    (the same default).
+    ``round``), and ``objective``: the training objective of every training query at the last iteration
+    (`training_objective`; ``query`` is ``"<data>:<qid>"``, the same for a query in every fold it trains
+    in; column ``loss``). Jobs run through joblib (``n_jobs``); results do not depend on it.
+    ``checkpoint`` keeps each finished fit, so that the same call after an interruption runs only the
+    rest, with identical results (default: on for the paper profile only; see
+    `lrank.experiments.jobs`); ``verbose``: a bar (the same default).
     """
     from lrank.experiments.jobs import Job, run_jobs
 
@@ -271,11 +281,12 @@ def run_protocol(datasets: Mapping[str, Sequence[Fold]], n_estimators: Mapping[s
     for d, folds in datasets.items():
         for key in itertools.product([d], systems, leaves, rates, criteria, range(len(folds))):
             jobs.append(Job(dict(zip(keys, key)), (key, folds[key[-1]], int(n_estimators[key[1]]), metrics)))
-    out = run_jobs(_fit_one, jobs, label="tree_fitting", checkpoint=checkpoint, n_jobs=n_jobs,
+    out = run_jobs(_fit_one, jobs, label="tree_fitting_objective", checkpoint=checkpoint, n_jobs=n_jobs,
                    verbose=verbose, desc="tree fitting")
-    curves = pd.DataFrame([row for c, _ in out for row in c], columns=[*keys, "round", "metric", "value"])
-    queries = pd.DataFrame([row for _, q in out for row in q], columns=[*keys, "query", "metric", "value"])
-    return curves, queries
+    curves = pd.DataFrame([row for c, _, _ in out for row in c], columns=[*keys, "round", "metric", "value"])
+    queries = pd.DataFrame([row for _, q, _ in out for row in q], columns=[*keys, "query", "metric", "value"])
+    objective = pd.DataFrame([row for _, _, o in out for row in o], columns=[*keys, "query", "loss"])
+    return curves, queries, objective
 
 
 def results_table(queries: pd.DataFrame) -> pd.DataFrame:
@@ -314,70 +325,156 @@ def paper_table_wins(threshold: float = 0.1) -> dict[str, int]:
     return out
 
 
-def win_counts(last: pd.DataFrame, threshold: float = 0.1) -> pd.DataFrame:
-    """Per system (over the data sets present): comparisons, OLE ahead by ``>= threshold``, OLE ahead,
-    OLE behind."""
+def win_counts(last: pd.DataFrame, threshold: float = 0.1, by: str | list[str] = "system") -> pd.DataFrame:
+    """Per system (``by``: index levels of ``last``; ``["data", "system"]`` per data set): comparisons,
+    OLE ahead by ``>= threshold``, OLE ahead, OLE behind."""
     d = last["OLE - SE"]
-    g = d.groupby(level="system")
+    g = d.groupby(level=by)
     return pd.DataFrame({"comparisons": g.size(), f"OLE >= SE + {threshold}": (d >= threshold).groupby(
-        level="system").sum(), "OLE > SE": (d > 0).groupby(level="system").sum(),
-        "OLE < SE": (d < 0).groupby(level="system").sum()}).astype(int)
+        level=by).sum(), "OLE > SE": (d > 0).groupby(level=by).sum(),
+        "OLE < SE": (d < 0).groupby(level=by).sum()}).astype(int)
 
 
-def claim_most_comparisons(wins: int, comparisons: int, alpha: float = 0.05) -> dict:
-    """The text's claim as written, "OLE is better than SE by at least 0.1 point in most comparisons":
-    an exact two-sided binomial (sign) test of ``wins`` of ``comparisons`` against one half. HELD when
-    significantly more than half, NOT HELD when significantly fewer, else UNDECIDED. The comparisons
-    share queries, so they are not independent: the test is optimistic (see `query_level_comparison`)."""
-    from scipy.stats import binomtest
+def lambdamart_objective(y: np.ndarray, qptr: np.ndarray, scores: np.ndarray, ndcg_at: int = 10,
+                         sigma: float = 1.0, return_grad: bool = False) -> Any:
+    """LambdaMART's implicit training loss per query (Burges 2010, Sec. 7): the pairwise logistic loss
+    weighted by each pair's ``|Delta NDCG@k|`` at the current ranking,
 
-    from lrank.stats import verdict
+        C_q = sum_{y_i > y_j} dZ_ij log(1 + exp(-sigma (s_i - s_j))),
 
-    p = float(binomtest(int(wins), int(comparisons), 0.5).pvalue) if comparisons else 1.0
-    return {"n": int(comparisons), "wins": int(wins), "share": wins / comparisons if comparisons else np.nan,
-            "p_value": p, "verdict": verdict(p, 2 * wins > comparisons, alpha)}
+    with ``dZ`` exactly as `lrank._kernels.lambdas` computes it (gains ``2^y - 1``, discount
+    ``1 / log2(r + 2)`` for 0-based ranks ``r < k``, ranks from a stable sort of the scores, the ideal
+    DCG@k; queries without a relevant document or with all labels equal: 0). Holding ``dZ`` fixed, its
+    gradient is minus the lambdas the trees are fitted to (``return_grad=True`` returns it too, per
+    document): this is the loss LambdaMART's trees minimise. Plain NumPy, one query at a time.
+    """
+    y = np.asarray(y)
+    s = np.asarray(scores, dtype=np.float64)
+    qptr = np.asarray(qptr, dtype=np.int64)
+    if y.shape != s.shape or qptr[-1] != y.size:
+        raise ValueError(f"y ({y.shape}), scores ({s.shape}) and qptr (ends at {qptr[-1]}) disagree")
+    loss = np.zeros(qptr.size - 1)
+    grad = np.zeros(y.size)
+    for q in range(qptr.size - 1):
+        lo, hi = qptr[q], qptr[q + 1]
+        yq, sq = y[lo:hi].astype(np.float64), s[lo:hi]
+        n = hi - lo
+        k = n if ndcg_at <= 0 else min(ndcg_at, n)
+        gain = 2.0 ** yq - 1.0
+        ideal = float(np.sum(np.sort(gain)[::-1][:k] / np.log2(np.arange(k) + 2.0)))
+        if ideal == 0.0 or np.ptp(yq) == 0:
+            continue
+        rank = np.empty(n, dtype=np.int64)
+        rank[np.argsort(-sq, kind="stable")] = np.arange(n)
+        disc = np.where(rank < k, 1.0 / np.log2(rank + 2.0), 0.0)
+        i, j = np.nonzero(yq[:, None] > yq[None, :])
+        dz = np.abs(disc[i] - disc[j]) * (gain[i] - gain[j]) / ideal
+        diff = sq[i] - sq[j]
+        loss[q] = float(np.sum(dz * np.logaddexp(0.0, -sigma * diff)))
+        if return_grad:
+            c = sigma * dz / (1.0 + np.exp(sigma * diff))  # sigma dZ rho
+            np.add.at(grad, lo + i, -c)
+            np.add.at(grad, lo + j, c)
+    return (loss, grad) if return_grad else loss
 
 
-def query_level_comparison(queries: pd.DataFrame, dname: str, system: str, alpha: float = 0.05) -> dict:
-    """Is OLE better than SE per query? Each test query's score is its mean over the configurations
-    (leaves x learning rates) and metrics; paired Wilcoxon + bootstrap interval over the queries
-    (`lrank.stats.paired_comparison`)."""
-    from lrank.stats import paired_comparison
-
-    part = queries[(queries["data"] == dname) & (queries["system"] == system)]
-    per_q = part.groupby(["query", "criterion"])["value"].mean().unstack("criterion")
-    out = paired_comparison(per_q["ole"].to_numpy(), per_q["se"].to_numpy(), alpha=alpha)
-    return {"data": dname, "system": system, **out}
-
-
-def objective_comparison(train: Any, n_estimators: Mapping[str, int], learning_rate: float = 0.10,
-                         num_leaves: int = 10) -> pd.DataFrame:
-    """The objective at the last iteration, per training query, SE against OLE (Sec. 5's "OLE leads to
-    smaller objective losses ... about 0.32% - 1%"): McRank's log-loss (Eq. 5, mean over the query's
-    documents) and, for LambdaMART, which has no explicit objective, its training NDCG@10 as a stand-in.
-    ``train`` is a `RankingData`, or a fold (`Fold` or `lrank.data.fetch.FoldFiles`) whose training
-    split is used. Returns one row per (objective, query) with columns ``se`` and ``ole``."""
-    from lrank.data.fetch import as_fold
-    from lrank.metrics import evaluate
+def training_objective(est: Any, train: RankingData) -> np.ndarray:
+    """The training loss each query contributes at the model's last iteration, the loss its trees
+    minimise: McRank's negative log-likelihood (Eq. 5: minus the log-probability of each document's
+    grade, summed over the query's documents) or LambdaMART's `lambdamart_objective`."""
     from lrank.models.gbrt import LambdaMART, McRank
 
-    if not isinstance(train, RankingData):
-        train = as_fold(train).train
-
-    q_of_doc = np.repeat(np.arange(train.n_queries), np.diff(train.qptr))
-    rows = {}
-    for crit in CRITERIA:
-        kw = dict(learning_rate=learning_rate, num_leaves=num_leaves, criterion=crit, **TREE_KW)
-        mc = McRank(n_estimators=n_estimators["McRank"], **kw).fit(train)
-        prob = mc.predict_proba(train.X)
+    if isinstance(est, McRank):
+        prob = est.predict_proba(train.X)
         nll = -np.log(prob[np.arange(train.n_docs), train.y])
-        rows[("McRank train log-loss", crit)] = np.bincount(q_of_doc, nll) / np.diff(train.qptr)
-        lm = LambdaMART(n_estimators=n_estimators["LambdaMART"], **kw, **PAPER_LAMBDAS).fit(train)
-        rows[("LambdaMART train NDCG@10", crit)] = evaluate(train.y, lm.predict(train.X), train.qptr,
-                                                            ["ndcg@10"], per_query=True)["ndcg@10"]
-    out = []
-    for obj in ("McRank train log-loss", "LambdaMART train NDCG@10"):
-        for q in range(train.n_queries):
-            out.append({"objective": obj, "query": q, "se": float(rows[(obj, "se")][q]),
-                        "ole": float(rows[(obj, "ole")][q])})
-    return pd.DataFrame(out)
+        return np.bincount(np.repeat(np.arange(train.n_queries), np.diff(train.qptr)), nll,
+                           minlength=train.n_queries)
+    if isinstance(est, LambdaMART):
+        if est.lambdarank_truncation_level is not None or est.lambdarank_norm:
+            raise ValueError("training_objective: LambdaMART with NDCG@k lambdas only (lambdarank_truncation_"
+                             "level=None, lambdarank_norm=False), the paper's; got "
+                             f"{est.lambdarank_truncation_level!r}, {est.lambdarank_norm!r}")
+        return lambdamart_objective(train.y, train.qptr, est.predict(train.X), ndcg_at=est.ndcg_at or 0,
+                                    sigma=est.sigma)
+    raise TypeError(f"training_objective: McRank or LambdaMART, got {type(est).__name__}")
+
+
+# --------------------------------------------------------------------------- theorems on random data
+def split_agreement(trials: int, rng: np.random.Generator, n: int = 120, n_features: int = 6,
+                    n_bins: int = 12) -> dict[str, int]:
+    """In how many of ``trials`` random draws two-leaf trees under different criteria pick the same
+    first split: MART gradients (all four criteria: Theorem 2), logistic / McRank gradients (OLE vs
+    RWSE: Theorem 1; vs WSE; vs SE), LambdaMART lambdas with the pair list (OLE vs SE and RWSE: not
+    derivative additive), and Eq. 14 read literally (the square inside the sum, brute force over every
+    split) against SE."""
+    crits = ("se", "wse", "rwse", "ole")
+    same = dict.fromkeys(("mart_all_four", "mcrank_ole_rwse", "mcrank_ole_wse", "mcrank_se_ole",
+                          "lambdamart_se_ole", "lambdamart_rwse_ole", "eq14_literal_se"), 0)
+    for _ in range(trials):
+        codes = rng.integers(0, n_bins, size=(n, n_features)).astype(np.uint8)
+        f_cur, y_reg = rng.normal(size=n), rng.normal(size=n)
+        splits = {c: root_split(codes, f_cur - y_reg, np.ones(n), c) for c in crits}
+        same["mart_all_four"] += len(set(splits.values())) == 1
+        p1 = 1 / (1 + np.exp(-3 * f_cur))
+        lab = (y_reg > 0).astype(float)
+        sm = {c: root_split(codes, p1 - lab, p1 * (1 - p1), c) for c in crits}
+        same["mcrank_ole_rwse"] += sm["ole"] == sm["rwse"]
+        same["mcrank_ole_wse"] += sm["ole"] == sm["wse"]
+        same["mcrank_se_ole"] += sm["se"] == sm["ole"]
+        qptr = np.arange(0, n + 1, 20, dtype=np.int64)
+        g_l, h_l, pairs = lambdamart_derivatives(rng.integers(0, 5, n).astype(np.int32), qptr, f_cur)
+        sl = {c: root_split(codes, g_l, h_l, c, pairs) for c in ("se", "rwse", "ole")}
+        same["lambdamart_se_ole"] += sl["se"] == sl["ole"]
+        same["lambdamart_rwse_ole"] += sl["rwse"] == sl["ole"]
+        r = y_reg - f_cur  # Eq. 14 as printed: -[sum_l r^2 / |D_l| + sum_r r^2 / |D_r|]
+        best, arg = np.inf, None
+        for fe in range(n_features):
+            for j in range(n_bins):
+                m = codes[:, fe] <= j
+                if 5 <= m.sum() <= n - 5:
+                    v = -((r[m] ** 2).sum() / m.sum() + (r[~m] ** 2).sum() / (~m).sum())
+                    if v < best - 1e-12:
+                        best, arg = v, (fe, j)
+        same["eq14_literal_se"] += arg == splits["se"]
+    return {k: int(v) for k, v in same.items()}
+
+
+# ----------------------------------------------------------------------------------------- Fig. 2
+#: Fig. 2's line per metric, as the paper draws them (NDCG@1 solid red, ERR dotted blue)
+FIG2_LINES = {"ndcg@1": ("tab:red", "-"), "ndcg@3": ("tab:green", "--"), "ndcg@10": ("black", "-."),
+              "err": ("tab:blue", ":")}
+
+
+def fig2_figure(curves: pd.DataFrame, system: str) -> Any:
+    """Fig. 2 for ``system``: test NDCG@1/@3/@10 and ERR of OLE minus SE (points) after each tree, one
+    panel per (data, leaves, learning rate), averaged over the folds; the system named in the title
+    and every panel, one legend outside the panels."""
+    import matplotlib.pyplot as plt
+
+    piv = (curves[curves["system"] == system]
+           .groupby(["data", "leaves", "lr", "metric", "round", "criterion"])["value"].mean()
+           .unstack("criterion"))
+    diff = (piv["ole"] - piv["se"]).rename("diff").reset_index()
+    keys = sorted(diff.groupby(["data", "leaves", "lr"]).groups)
+    ncol = len(LEAVES) * len(RATES)
+    nrow = int(np.ceil(len(keys) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(2.5 * ncol + 1.6, 2.4 * nrow + 0.6), sharex=True,
+                             squeeze=False, constrained_layout=True)
+    for ax, key in zip(axes.flat, keys):
+        part = diff[(diff["data"] == key[0]) & (diff["leaves"] == key[1]) & (diff["lr"] == key[2])]
+        for m in METRICS:
+            colour, ls = FIG2_LINES[m]
+            q = part[part["metric"] == m]
+            ax.plot(q["round"], q["diff"], color=colour, ls=ls, lw=1, label=m.upper())
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.set_title(f"{system}, {key[0]}\n{key[1]} leaves, rate {key[2]:g}", fontsize=8)
+        ax.tick_params(labelsize=7)
+    for ax in axes.flat[len(keys):]:
+        ax.axis("off")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right upper", fontsize=8, title="OLE - SE", title_fontsize=8)
+    fig.suptitle(f"Fig. 2 ({system}): test metric of OLE minus SE (points) after each tree", fontsize=10)
+    extra = " (McRank: iterations, one tree per class each)" if system == "McRank" else ""
+    fig.supxlabel("number of trees" + extra, fontsize=9)
+    fig.supylabel("OLE - SE (points)", fontsize=9)
+    return fig
