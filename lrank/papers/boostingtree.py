@@ -263,7 +263,7 @@ def available(name: str, skipped: list[dict]) -> Any:
 #: How many 5-fold splits (fold seeds) the quick profile pools: each query is a test query once per split
 #: and its values are averaged over the splits before a test, so it still counts once (seed stability:
 #: one reshuffle of the folds no longer decides a verdict). The paper profile runs MQ2007's official folds.
-FOLD_REPEATS = {"quick": 3, "paper": 1, "rehearsal": 1}
+FOLD_REPEATS = {"quick": 5, "paper": 1, "rehearsal": 1}
 
 
 def fold_seeds(profile: str, seed: int) -> list[int]:
