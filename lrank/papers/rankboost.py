@@ -556,15 +556,17 @@ def thm3_figure(T_values: Any = (10, 50, 200, 1000), d: float = 2.0, delta: floa
         axes[0].loglog(sizes[ok], [vc_bound(s, s, T, d, delta) for s in sizes[ok]], label=f"T = {T}")
         if 2e5 >= dp:
             axes[1].loglog(sizes[ok], [vc_bound(1e5, s, T, d, delta) for s in sizes[ok]], label=f"T = {T}")
-    axes[0].set_xlabel("training sample sizes m = n")
-    axes[1].set_xlabel("n (size of S_1), with m = 1e5")
-    axes[0].set_ylabel("bound on |train - test error|")
+    axes[0].set_xlabel("training sample sizes $m = n$")
+    axes[1].set_xlabel("$n$ (size of $S_1$), with $m = 10^5$")
+    axes[0].set_ylabel("bound on |train $-$ test error|")
+    axes[0].set_title("$m = n$", fontsize=10)
+    axes[1].set_title("$m = 10^5$, $n$ varied", fontsize=10)
     for ax in axes:
         ax.axhline(1.0, color="grey", ls=":", lw=1)
-    fig.suptitle(f"Theorem 3 (d = {d:g}, delta = {delta:g}), where 2m, 2n >= d'; dotted: a gap of 1 "
-                 "(vacuous above)")
+    fig.suptitle(f"Theorem 3 ($d = {d:g}$, $\\delta = {delta:g}$) where $2m, 2n \\geq d'$; "
+                 "dotted: a gap of 1 (vacuous above)", fontsize=11)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside right upper")
+    fig.legend(handles, labels, loc="outside right center")
     return fig
 
 
