@@ -23,6 +23,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.legend import Legend
 import pandas as pd
 
 from lrank import results
@@ -112,7 +113,12 @@ def _text_boxes(fig: plt.Figure, renderer) -> list[tuple[str, object]]:
             return
         if hasattr(artist, "get_text") and not artist.get_text().strip():
             return
-        out.append((what, artist.get_window_extent(renderer)))
+        box = artist.get_window_extent(renderer)
+        if isinstance(artist, Legend) and not artist.get_frame_on():
+            # no frame is drawn: the padding around the entries is empty, only the entries can overprint
+            inner = getattr(artist, "_legend_box", None)
+            box = inner.get_window_extent(renderer) if inner is not None else box
+        out.append((what, box))
 
     for i, ax in enumerate(fig.get_axes()):
         if not ax.get_visible():
