@@ -23,8 +23,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.legend import Legend
 import pandas as pd
+from matplotlib.legend import Legend
 
 from lrank import results
 from lrank.paths import figures_dir
