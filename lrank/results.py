@@ -471,7 +471,7 @@ def _relative(spread: float, runs: list[dict]) -> float:
 
 def spread_table(notebook: str, runs: dict[str, dict]) -> list[str]:
     """Markdown rows: every name of one notebook that moved under some configuration, with its move
-    (max |difference| from the reference run, and relative to the entry's largest number) per
+    (max ``|difference|`` from the reference run, and relative to the entry's largest number) per
     configuration; a discrete change shows the reference and the other value."""
     configs = list(runs)
     ref = configs[0]

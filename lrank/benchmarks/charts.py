@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+#: The kinds of number a row of the stored run holds, one chart each.
 KINDS = ("time ratio", "memory ratio", "seconds", "NDCG difference")
 _A = {"time ratio": "a time ratio", "memory ratio": "a memory ratio", "seconds": "a time in seconds",
       "NDCG difference": "an NDCG difference"}

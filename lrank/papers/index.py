@@ -174,7 +174,7 @@ def reading_order_markdown() -> str:
 
 
 def legend_markdown(with_fragile: bool = True) -> str:
-    """The verdict words and what each means (:data:`lrank.claims.VERDICT_LEGEND`)."""
+    """The verdict words and what each means (``lrank.claims.VERDICT_LEGEND``)."""
     lines = [f"* **{v}**: {claims.VERDICT_LEGEND[v]}." for v in claims.VERDICTS]
     if with_fragile:
         lines.append(f"* **{FRAGILE}** (beside HELD or NOT HELD): at least one of the stored seeds gives "
