@@ -105,7 +105,7 @@ def _drawn_ticklabels(axis) -> list:
 
 
 def _text_boxes(fig: plt.Figure, renderer) -> list[tuple[str, object]]:
-    """(description, window extent) of every tick label, axis label, title and legend of ``fig``."""
+    """(description, window extent) of every tick label, axis label, title, text and legend of ``fig``."""
     out: list[tuple[str, object]] = []
 
     def add(what: str, artist) -> None:
@@ -135,9 +135,13 @@ def _text_boxes(fig: plt.Figure, renderer) -> list[tuple[str, object]]:
                     axis.get_offset_text())
         for title in (ax.title, ax._left_title, ax._right_title):
             add(f"{where} title {title.get_text()!r}", title)
+        for t in ax.texts:  # labels written with ax.text / ax.annotate (e.g. a critical-difference diagram's)
+            add(f"{where} text {t.get_text()!r}", t)
         add(f"{where} legend", ax.get_legend())
     for j, leg in enumerate(fig.legends):
         add(f"figure legend {j}", leg)
+    for t in fig.texts:
+        add(f"figure text {t.get_text()!r}", t)
     for attr in ("_suptitle", "_supxlabel", "_supylabel"):
         t = getattr(fig, attr, None)
         if t is not None:
@@ -149,9 +153,10 @@ def overlaps(fig: plt.Figure, tol: float = 1.0) -> list[str]:
     """Pairs of text boxes of ``fig`` that overprint each other (empty when the figure reads cleanly).
 
     Lays the figure out as it will be drawn (``Figure.draw_without_rendering``), then compares the
-    drawn boxes (renderer extents) of every tick label, axis label, axis offset text, title, legend and
-    figure-level title/label pairwise. Two boxes overlap when they share more than ``tol`` pixels in
-    both directions (at the figure's dpi; the default forgives glyph boxes that merely touch).
+    drawn boxes (renderer extents) of every tick label, axis label, axis offset text, title, text label
+    (``ax.text`` / ``ax.annotate``, ``fig.text``), legend and figure-level title/label pairwise. Two
+    boxes overlap when they share more than ``tol`` pixels in both directions (at the figure's dpi; the
+    default forgives glyph boxes that merely touch).
 
     Parameters
     ----------

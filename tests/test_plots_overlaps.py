@@ -62,6 +62,17 @@ def test_a_legend_on_the_title_overlaps_and_crowded_panels_overlap():
     assert any("axes 0 x tick label" in f and "axes 1 ('bottom')" in f for f in found), found
 
 
+def test_labels_of_a_critical_difference_diagram_that_print_into_each_other_overlap():
+    # 05 Fig. 3 as the audit read it: "(2.7) Rb-d" written over "Rb+ (1.3)" of the next panel
+    fig, (a, b) = plt.subplots(1, 2, figsize=(6.0, 2.0))
+    for ax in (a, b):
+        ax.set_axis_off()  # a CD diagram draws no axes, only its labels
+    a.text(0.95, 0.5, "(2.7) Rb-d", transform=a.transAxes)
+    b.text(-0.05, 0.5, "Rb+ (1.3)", transform=b.transAxes, ha="right")
+    found = plots.overlaps(fig)
+    assert found == ["axes 0 text '(2.7) Rb-d' overlaps axes 1 text 'Rb+ (1.3)'"], found
+
+
 def test_hidden_and_empty_text_and_ticks_outside_the_view_are_ignored():
     fig, ax = plt.subplots(figsize=(3.0, 3.0))
     ax.plot([0, 1], [0, 1])
