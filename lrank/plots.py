@@ -25,6 +25,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.legend import Legend
+from matplotlib.text import Annotation, Text
 
 from lrank import results
 from lrank.paths import figures_dir
@@ -113,7 +114,9 @@ def _text_boxes(fig: plt.Figure, renderer) -> list[tuple[str, object]]:
             return
         if hasattr(artist, "get_text") and not artist.get_text().strip():
             return
-        box = artist.get_window_extent(renderer)
+        # an annotation's own extent includes its arrow: only its text can overprint
+        box = (Text.get_window_extent(artist, renderer) if isinstance(artist, Annotation)
+               else artist.get_window_extent(renderer))
         if isinstance(artist, Legend) and not artist.get_frame_on():
             # no frame is drawn: the padding around the entries is empty, only the entries can overprint
             inner = getattr(artist, "_legend_box", None)

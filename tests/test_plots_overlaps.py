@@ -73,6 +73,14 @@ def test_labels_of_a_critical_difference_diagram_that_print_into_each_other_over
     assert found == ["axes 0 text '(2.7) Rb-d' overlaps axes 1 text 'Rb+ (1.3)'"], found
 
 
+def test_an_arrow_crossing_a_label_is_not_overprinted_text():
+    fig, ax = plt.subplots(figsize=(3.0, 3.0))
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, "a5")
+    ax.annotate("h1", xy=(0.52, 0.52), xytext=(0.1, 0.1), arrowprops={"arrowstyle": "->"})
+    assert plots.overlaps(fig) == []
+
+
 def test_hidden_and_empty_text_and_ticks_outside_the_view_are_ignored():
     fig, ax = plt.subplots(figsize=(3.0, 3.0))
     ax.plot([0, 1], [0, 1])
