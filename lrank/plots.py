@@ -143,8 +143,10 @@ def _text_boxes(fig: plt.Figure, renderer) -> list[tuple[str, object]]:
         add(f"{where} legend", ax.get_legend())
     for j, leg in enumerate(fig.legends):
         add(f"figure legend {j}", leg)
+    sup = [getattr(fig, a, None) for a in ("_suptitle", "_supxlabel", "_supylabel")]
     for t in fig.texts:
-        add(f"figure text {t.get_text()!r}", t)
+        if not any(t is x for x in sup):  # fig.texts holds the suptitle and sup-labels too
+            add(f"figure text {t.get_text()!r}", t)
     for attr in ("_suptitle", "_supxlabel", "_supylabel"):
         t = getattr(fig, attr, None)
         if t is not None:

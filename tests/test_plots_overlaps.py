@@ -26,6 +26,12 @@ def _clean() -> plt.Figure:
 
 def test_a_clean_figure_has_no_overlap():
     assert plots.overlaps(_clean()) == []
+    fig, ax = plt.subplots(layout="constrained")
+    ax.plot([0, 1])
+    fig.suptitle("a title over the figure")
+    fig.supxlabel("a label under it")
+    fig.text(0.01, 0.5, "a note")
+    assert plots.overlaps(fig) == []  # each figure-level text counted once, not against itself
 
 
 def test_crowded_tick_labels_overlap():
