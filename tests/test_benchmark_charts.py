@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from lrank import plots
-from lrank.benchmarks import charts
+from lrank.papers import benchmarks as charts
 
 
 def _run(tmp_path, n_time: int = 30):

@@ -1,4 +1,4 @@
-"""The benchmark notebook's plumbing: the stored run read with each row's status, kind and target, one
+"""The benchmark notebook's (06) plumbing: the stored run read with each row's status, kind and target, one
 chart per kind of number, and the complete table.
 
 A row of ``figures/benchmarks.csv`` holds one of four kinds of number, which never share an axis:
