@@ -286,16 +286,27 @@ def cmd_accept(args: argparse.Namespace) -> int:
 
 
 def cmd_site(args: argparse.Namespace) -> int:
-    """Static HTML export of the stored notebooks (and, with --check, the browser check)."""
+    """Build the book (Sphinx) from the stored notebooks; --export: the plain nbconvert pages instead;
+    --check: the browser check of the notebooks in JupyterLab too."""
     import tempfile
+    import time
 
     from lrank.paths import repo_dir
-    from lrank.site import browser_check, export_site
+    from lrank.site import browser_check, build_book, export_site
 
     books = _notebooks(args.only, index_last=False)
-    out = Path(args.out) if args.out else repo_dir() / "build" / "site"
-    index = export_site(out, books)
-    print(f"wrote {index}")
+    if args.export:
+        index = export_site(Path(args.out) if args.out else repo_dir() / "build" / "site", books)
+        print(f"wrote {index}")
+    else:
+        t0 = time.perf_counter()
+        index, warnings = build_book(Path(args.out) if args.out else repo_dir() / "build" / "book", books)
+        print(f"wrote {index} in {time.perf_counter() - t0:.0f} s; {len(warnings)} warning(s)")
+        for w in warnings:
+            print("  " + w)
+        if warnings and not args.lenient:
+            print("the book is strict: fix the warnings above (or pass --lenient to keep the pages anyway)")
+            return 1
     if not args.check:
         return 0
     shots = Path(args.screenshots or tempfile.mkdtemp(prefix="lrank-screenshots-"))
@@ -577,8 +588,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", nargs="*", help="only notebooks whose name contains one of these")
     p.set_defaults(func=cmd_accept)
 
-    p = sub.add_parser("site", help="static HTML export of the notebooks (--check: browser check too)")
-    p.add_argument("--out", help="output folder (default build/site, not committed)")
+    p = sub.add_parser("site", help="the book: Sphinx pages of the stored notebooks, API and bibliography "
+                       "(--export: plain nbconvert pages; --check: browser check too)")
+    p.add_argument("--out", help="output folder (default build/book, build/site with --export)")
+    p.add_argument("--export", action="store_true", help="plain nbconvert HTML pages instead of the book")
+    p.add_argument("--lenient", action="store_true", help="exit 0 even when the book build warns")
     p.add_argument("--only", nargs="*", help="only notebooks whose name contains one of these")
     p.add_argument("--check", action="store_true",
                    help="open each notebook in JupyterLab in headless chromium and check its figures")

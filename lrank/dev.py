@@ -15,8 +15,9 @@ The tiers of ``test``, each timed:
    profile with ``LRANK_OUTPUT_DIR`` a temporary folder, so figures and recorded results go there.
 4. ``results``: ``pytest tests/results`` on the results of *this* run: the per-notebook checks and
    the golden comparison (``tests/golden/``, rewritten only by ``python -m lrank accept``).
-5. ``browser``: each stored notebook opened in JupyterLab in headless Chromium (skipped, loudly,
-   without Debian's ``chromium`` + ``chromium-driver``).
+5. ``browser``: each stored notebook opened in JupyterLab in headless Chromium, and the book built with
+   Sphinx (``python -m lrank site``, nitpicky) and every page of it opened there too (skipped, loudly,
+   without Debian's ``chromium`` + ``chromium-driver``; the book's build and link checks run regardless).
 6. ``git``: ``git status --porcelain`` is what it was before the tiers (running the tests changes
    no tracked file).
 7. ``rehearsal``: ``python -m lrank reproduce --profile rehearsal``: every notebook through the paper

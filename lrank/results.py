@@ -200,6 +200,21 @@ def note_artifact(kind: str, name: str, profile: str | None = None) -> None:
         _write(path, data)
 
 
+def note_overlaps(figure: str, found: list[str], profile: str | None = None) -> None:
+    """Record the overprinted text of a saved figure (:func:`lrank.plots.overlaps`) in ``_meta``.
+
+    ``_meta["overlaps"][figure]`` is the list (empty when the figure reads cleanly), so a test can
+    tell a checked clean figure from one never checked. Does nothing before :func:`reset` or
+    :func:`record` in this process, like :func:`note_artifact`.
+    """
+    if not _current:
+        return
+    path = results_path(_current[0], profile)
+    data = _read(path)
+    _meta(data, _current[0]).setdefault("overlaps", {})[figure] = [str(x) for x in found]
+    _write(path, data)
+
+
 def load(notebook: str, profile: str | None = None) -> dict:
     """All recorded entries of a notebook (``{}`` when it has not run); ``_meta`` left out."""
     data = _read(results_path(notebook, profile))
@@ -456,7 +471,7 @@ def _relative(spread: float, runs: list[dict]) -> float:
 
 def spread_table(notebook: str, runs: dict[str, dict]) -> list[str]:
     """Markdown rows: every name of one notebook that moved under some configuration, with its move
-    (max |difference| from the reference run, and relative to the entry's largest number) per
+    (max ``|difference|`` from the reference run, and relative to the entry's largest number) per
     configuration; a discrete change shows the reference and the other value."""
     configs = list(runs)
     ref = configs[0]

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -361,3 +362,212 @@ def _shutdown_kernels(base: str, token: str) -> None:
             urllib.request.urlopen(req, timeout=10).close()
     except OSError:
         pass
+
+
+# --------------------------------------------------------------------------- the Sphinx book
+BOOK_CONFIG = Path(__file__).resolve().parent / "_book"
+
+
+_ANCHOR_LINE = re.compile(r'^[ \t]*(?:<a id="[\w\-.]+"></a>[ \t]*)+$', re.M)
+
+
+def _book_notebook(nb: dict, figures: Path) -> dict:
+    """A copy of a stored notebook prepared for the book; the stored file is not changed.
+
+    * each saved figure shown by a code cell gets a cell of its own with myst-nb's figure metadata
+      (``_split_at_figures``), so the book numbers it and pages can refer to it as ``fig-<name>``;
+    * anchors alone on their line in a markdown cell (``<a id="claim-..."></a>``, which a notebook puts
+      before each deciding cell) become MyST targets ``(claim-...)=``, so links to them are checked.
+    """
+    nb = copy.deepcopy(nb)
+    cells = []
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            cell["source"] = _ANCHOR_LINE.sub(
+                lambda m: "\n".join(f"({a})=" for a in re.findall(r'<a id="([\w\-.]+)">', m.group(0))),
+                _source(cell))
+        cells += _split_at_figures(cell, figures) if cell.get("cell_type") == "code" else [cell]
+    nb["cells"] = cells
+    return nb
+
+
+def _split_at_figures(cell: dict, figures: Path) -> list[dict]:
+    """A code cell as the book shows it: each saved figure in a cell of its own (myst-nb's figure metadata
+    applies to every output of a cell), with its caption from ``<figures>/<name>.caption.txt`` and the
+    label ``fig-<name>``; the Markdown caption line `save_figure` displays under it is dropped (the
+    numbered caption says it)."""
+    groups: list[dict] = [dict(cell, outputs=[])]
+    for out in cell.get("outputs", []):
+        meta = out.get("metadata") or {}
+        name = ((meta.get("image/png") or meta).get("lrank") or {}).get("figure")  # IPython nests it by type
+        if name and "image/png" in out.get("data", {}):
+            cap = figures / f"{name}.caption.txt"
+            caption = cap.read_text(encoding="utf-8").strip() if cap.is_file() else name
+            figure = {"caption": " ".join(caption.split()), "name": "fig-" + name.replace("_", "-")}
+            # (myst-nb skips a cell without source: these carry a comment, hidden with their input)
+            groups.append({"cell_type": "code", "execution_count": None, "source": f"# {name}",
+                           "outputs": [out],
+                           "metadata": {"tags": ["remove-input"], "mystnb": {"figure": figure}}})
+            groups.append({"cell_type": "code", "execution_count": None, "source": f"# after {name}",
+                           "outputs": [], "metadata": {"tags": ["remove-input"]}, "_after": name})
+            continue
+        md = _text(out.get("data", {}).get("text/markdown", ""))
+        if groups[-1].get("_after") and md.startswith(f"*{groups[-1]['_after']}*:"):
+            continue
+        groups[-1]["outputs"].append(out)
+    for k, g in enumerate(groups):
+        g.pop("_after", None)
+        if k and "id" in cell:
+            g["id"] = f"{cell['id']}-{k}"
+    return [g for i, g in enumerate(groups) if i == 0 or g["outputs"]]
+
+
+def build_book(out: Path, notebooks: list[Path], jobs: int = 1) -> tuple[Path, list[str]]:
+    """Build the book with Sphinx (myst-nb, sphinx-book-theme, sphinxcontrib-bibtex) into ``out/html``.
+
+    Copies the book's configuration (``lrank/_book``: ``conf.py``, the front page, the API page from the
+    docstrings, the bibliography ``references.bib``) and the stored ``notebooks`` (prepared by
+    ``_book_notebook``) into ``out/src`` and runs ``sphinx-build -n`` on the stored outputs
+    (``nb_execution_mode = "off"``: nothing is executed; nitpicky: every unresolved reference warns).
+    Links ``<notebook>.ipynb#anchor`` in rendered outputs are rewritten to the chapter pages, the
+    artifacts in ``figures/`` are copied beside them (the index links to them) and each chapter's
+    download button gives the notebook as stored.
+
+    Returns
+    -------
+    index : Path
+        ``out/html/index.html``.
+    warnings : list of str
+        Every warning of the build, one per line (the book is strict when this is empty).
+    """
+    out = Path(out)
+    src = out / "src"
+    if src.exists():
+        shutil.rmtree(src)
+    shutil.copytree(BOOK_CONFIG, src, ignore=shutil.ignore_patterns("__pycache__"))
+    figures = Path(notebooks[0]).resolve().parent.parent / "figures" if notebooks else Path("figures")
+    for p in notebooks:
+        nb = json.loads(Path(p).read_text(encoding="utf-8"))
+        (src / Path(p).name).write_text(json.dumps(_book_notebook(nb, figures)), encoding="utf-8")
+    html_dir, log = out / "html", out / "warnings.txt"
+    cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-n", "-j", str(jobs), "-E",
+           "-d", str(out / "doctrees"), "-w", str(log), str(src), str(html_dir)]
+    env = dict(os.environ, LRANK_REPO=str(Path(__file__).resolve().parent.parent))
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if proc.returncode:
+        raise RuntimeError(f"sphinx-build failed ({proc.returncode}):\n{proc.stderr[-6000:]}")
+    warnings = [w for w in log.read_text(encoding="utf-8").splitlines() if "WARNING" in w or "ERROR" in w]
+    if figures.is_dir():  # the artifacts the index links to (../figures/... beside the notebooks)
+        shutil.copytree(figures, html_dir / "figures", dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("results", "paper", "rehearsal", "seeds"))
+    for p in notebooks:  # the download button gives the notebook as stored, not the book's copy
+        shutil.copyfile(p, html_dir / "_sources" / Path(p).name)
+    for page in html_dir.glob("[0-9][0-9]*.html"):
+        text = page.read_text(encoding="utf-8")
+        new = re.sub(r'href="(\d\d[\w\-]*)\.ipynb(#[^"]*)?"', r'href="\1.html\2"', text)
+        new = new.replace('href="../figures/', 'href="figures/')
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+    return html_dir / "index.html", warnings
+
+
+def broken_links(html_dir: Path) -> list[str]:
+    """Internal links of the built book that lead nowhere: a page that does not exist, or an anchor
+    (``#id``) that the target page does not define. One line per broken link (empty when none)."""
+    html_dir = Path(html_dir)
+    ids: dict[Path, set[str]] = {}
+
+    def ids_of(page: Path) -> set[str]:
+        if page not in ids:
+            ids[page] = set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8")))
+        return ids[page]
+
+    out = []
+    for page in sorted(html_dir.rglob("*.html")):
+        if "_static" in page.parts or "_sources" in page.parts:
+            continue
+        for href in re.findall(r'href="([^"]+)"', page.read_text(encoding="utf-8")):
+            if re.match(r"[a-z][a-z0-9+.\-]*:", href, re.I) or href.startswith("//"):
+                continue  # external (http:, mailto:, data:): not the book's own
+            path, _, frag = href.partition("#")
+            rel = urllib.request.url2pathname(path.split("?")[0])
+            target = (page.parent / rel).resolve() if path else page
+            if not target.exists():
+                out.append(f"{page.relative_to(html_dir)}: {href} (no such file)")
+            elif frag and target.suffix == ".html" and frag not in ids_of(target):
+                out.append(f"{page.relative_to(html_dir)}: {href} (no id {frag!r} in {target.name})")
+    return out
+
+
+_SETTLED_JS = """
+if (document.readyState !== 'complete') return false;
+const H = window.MathJax && window.MathJax.Hub;
+return !H || (H.queue && H.queue.running === 0 && H.queue.pending === 0 && !!document.fonts
+              && document.fonts.status === 'loaded');
+"""
+_BOOK_PAGE_JS = """
+const imgs = Array.from(document.querySelectorAll('article img, main img'));
+return {images: imgs.length, broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)};
+"""
+
+
+def book_check(html_dir: Path, shots: Path, query: str = "RankBoost",
+               timeout: float = 60.0) -> dict[str, Any]:
+    """Open every page of the built book in headless Chromium over a local HTTP server.
+
+    Returns ``{"pages": {page: {"errors": [console errors], "images": n, "broken": [srcs]}},
+    "search_hits": n}``: the console errors (level SEVERE) and images of each page, and how many results
+    the book's search page lists for ``query``. One screenshot per page goes to ``shots``.
+    """
+    import functools
+    import http.server
+    import threading
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    found = find_chromium()
+    if found is None:
+        raise RuntimeError("the book check needs Debian's chromium and chromium-driver")
+    html_dir, shots = Path(html_dir), Path(shots)
+    shots.mkdir(parents=True, exist_ok=True)
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(html_dir))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", _free_port()), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = found[0]
+    for flag in CHROMIUM_FLAGS:
+        opts.add_argument(flag)
+    opts.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='lrank-book-')}")
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    drv = webdriver.Chrome(service=Service(found[1]), options=opts)
+    drv.set_page_load_timeout(timeout)
+    pages: dict[str, Any] = {}
+    try:
+        for page in sorted(p.relative_to(html_dir).as_posix() for p in html_dir.glob("*.html")):
+            drv.get(f"{base}/{page}")
+            t0 = time.monotonic()
+            while not drv.execute_script(_SETTLED_JS) and time.monotonic() - t0 < timeout:
+                time.sleep(0.2)  # loaded, and MathJax (when the page has maths) done with its fonts
+            info = drv.execute_script(_BOOK_PAGE_JS)
+            errors = [e["message"] for e in drv.get_log("browser") if e.get("level") == "SEVERE"
+                      and "/favicon.ico" not in e["message"]]  # asked for by the browser, not by the page
+            drv.save_screenshot(str(shots / (page.replace("/", "_") + ".png")))
+            pages[page] = {"errors": errors, **info}
+        drv.get(f"{base}/search.html?q={urllib.parse.quote(query)}")
+        t0, hits = time.monotonic(), 0
+        while time.monotonic() - t0 < timeout:
+            hits = drv.execute_script("return document.querySelectorAll('#search-results li, "
+                                      "ul.search li').length")
+            if hits:
+                break
+            time.sleep(0.3)
+    finally:
+        drv.quit()
+        httpd.shutdown()
+    return {"pages": pages, "search_hits": hits}

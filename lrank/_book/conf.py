@@ -1,0 +1,57 @@
+"""Sphinx configuration of the lrank book (``python -m lrank site`` copies this folder and the stored
+notebooks into a build folder and runs ``sphinx-build`` there; nothing is executed)."""
+
+import os
+import sys
+
+import jupyter_server_mathjax
+
+project = "lrank"
+author = "the lrank authors"
+copyright = "the lrank authors"  # noqa: A001
+extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax",
+              "sphinxcontrib.bibtex"]
+root_doc = "index"
+exclude_patterns = ["_build", "**.ipynb_checkpoints"]
+html_theme = "sphinx_book_theme"
+html_title = "lrank: boosting for learning to rank"
+html_theme_options = {"use_download_button": True, "show_toc_level": 2}
+# MathJax from PyPI (jupyter-server-mathjax ships MathJax 2.7): the book needs no network to show maths
+html_static_path = [os.path.join(os.path.dirname(jupyter_server_mathjax.__file__), "static")]
+mathjax_path = "MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
+# rendered as MathML, which browsers draw natively: MathJax 2's HTML-CSS output probes web fonts through an
+# "about:blank" font that Chromium reports as a console error
+mathjax2_config = {"menuSettings": {"renderer": "NativeMML"}, "showMathMenu": False, "messageStyle": "none",
+                   # what Sphinx and myst-nb configure for MathJax 3, in MathJax 2's words
+                   "tex2jax": {"processClass": "tex2jax_process|mathjax_process|math|output_area",
+                               "ignoreClass": "tex2jax_ignore|mathjax_ignore|document"},
+                   "HTML-CSS": {"availableFonts": ["STIX-Web"], "preferredFont": "STIX-Web",
+                                "webFont": "STIX-Web", "imageFont": None}}  # the only fonts shipped
+# a fixed light mode: the theme logs an error for an unset mode on a first visit
+html_context = {"default_mode": "light"}
+# the notebooks are stored with their outputs: the book shows them, never runs them
+nb_execution_mode = "off"
+nb_render_markdown_format = "myst"
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+myst_heading_anchors = 3
+numfig = True
+math_numfig = True
+bibtex_bibfiles = ["references.bib"]
+bibtex_default_style = "plain"
+autodoc_typehints = "description"
+autodoc_member_order = "bysource"
+napoleon_numpy_docstring = True
+napoleon_google_docstring = False
+nitpicky = True
+# Offline build (no intersphinx): types of other libraries cannot resolve; every lrank name must.
+# RankingData is documented where users import it (lrank.RankingData); its annotations name the pairs' type
+# unqualified
+nitpick_ignore = [("py:class", "CriticalPairs")]
+nitpick_ignore_regex = [
+    ("py:class", r"(numpy|np|pandas|pd|matplotlib|plt|scipy|sklearn|collections|typing|pathlib|numba)\..*"),
+    ("py:class", r"(array-like|array_like|optional|callable|ndarray|DataFrames?|Series|Path|Any|Figure"
+                 r"|Axes|sequence|iterable|mapping|int|float|str|bool|None|object|bytes|type|absolute|shape)"),
+    # numpydoc type fields that are prose, not names: shapes "(n_docs,)", choices "{"max", ...}", numbers
+    ("py:class", r"n_\w+( \+ 1)?|\d+|\".*\"|'.*'|\{.*|.*\}|.* .*"),
+]
+sys.path.insert(0, os.path.abspath(os.environ.get("LRANK_REPO", "..")))
