@@ -23,18 +23,6 @@ BOOKS = sorted(notebooks_dir().glob("[0-9][0-9]*.ipynb"))
 #: cell). Reported, not failed, while still missing; once a notebook defines one, the test FAILS until
 #: its entry is deleted here, so this list only shrinks. Never add to it.
 KNOWN_MISSING_ANCHORS: dict[str, set[str]] = {
-    "01_rankboost": {"claim-fig5-rb-beats-regression", "claim-fig5-rb-beats-nn"},
-    "02_adarank": {f"claim-{c}-continuing" for c in (
-        "fig2-ttest-adarank-map-bm25", "fig2-ttest-adarank-ndcg-bm25", "fig2-all-adarank-map-bm25",
-        "fig2-all-adarank-ndcg-bm25", "fig2-ttest-adarank-map-ranksvm",
-        "fig2-ttest-adarank-ndcg-ranksvm", "fig2-all-adarank-map-ranksvm", "fig2-all-adarank-ndcg-ranksvm",
-        "fig2-ttest-adarank-map-rankboost", "fig2-ttest-adarank-ndcg-rankboost",
-        "fig2-all-adarank-map-rankboost", "fig2-all-adarank-ndcg-rankboost",
-        "fig6-adarank-map-ranksvm-d-n", "fig6-adarank-map-ranksvm-d-p", "fig6-adarank-map-rankboost-d-n",
-        "fig6-adarank-map-rankboost-d-p", "fig6-adarank-ndcg-ranksvm-d-n", "fig6-adarank-ndcg-ranksvm-d-p",
-        "fig6-adarank-ndcg-rankboost-d-n", "fig6-adarank-ndcg-rankboost-d-p", "fig8-avg",
-        "fig8-fewpairs-adarank-map", "fig8-fewpairs-adarank-ndcg", "fig9-train-map", "fig10-train-ndcg5",
-        "fig11-peak-beats-round1")},
 }
 _KNOWN = {(nb, a) for nb, anchors in KNOWN_MISSING_ANCHORS.items() for a in anchors}
 

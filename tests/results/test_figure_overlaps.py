@@ -23,7 +23,6 @@ BOOKS = sorted(p.stem for p in notebooks_dir().glob("[0-9][0-9]*.ipynb"))
 KNOWN_OVERLAPS: dict[str, str] = {
     # measured on main 83723b2 (quick profile); 02 and 03 were not rerun for this list: the results tier
     # names any overlap of theirs
-    "rankboost_thm3": "01: the figure legend's first entry runs into the end of the suptitle",
     "rankboost_plus_fig3": "05: CD-diagram labels of neighbouring panels print into each other "
                            "('(2.7) Rb-d' over 'Rb+ (1.3)')",
 }
