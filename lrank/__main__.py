@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from lrank.paths import PROFILES, ProfileError
+
 
 def _notebooks(only: list[str] | None, index_last: bool = True) -> list[Path]:
     """The numbered notebooks; 00_index last (it reads the others' results) unless asked otherwise."""
@@ -140,7 +142,12 @@ def cmd_standins(args: argparse.Namespace) -> int:
 
 
 def cmd_accept(args: argparse.Namespace) -> int:
-    """Rewrite tests/golden/<notebook>.json from the fresh results and print what changed."""
+    """Rewrite tests/golden/<notebook>.json from the fresh results and print what changed.
+
+    Each entry's tolerance follows the precision policy (`lrank.results.policy_tol`): exact numbers keep
+    the tolerance they were recorded with; experimental ones get ``max(recorded tol, floor, margin x the
+    spread measured by python -m lrank.dev spread)``, with ``tol_basis`` saying which.
+    """
     import json
 
     from lrank import results
@@ -159,15 +166,36 @@ def cmd_accept(args: argparse.Namespace) -> int:
             return 1
         path = golden_dir / f"{nb.stem}.json"
         old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-        new = {k: results.golden_entry(v) for k, v in sorted(entries.items())}
+        spread, smeta = results.load_spread(nb.stem)
+        n_configs = len(smeta.get("configurations", {}))
+        new = {}
+        for k, v in sorted(entries.items()):
+            g = results.golden_entry(v)
+            g["tol"], g["tol_basis"] = results.policy_tol(v, spread.get(k), n_configs)
+            new[k] = g
         diff = results.compare_to_golden(entries, old) if old else [f"(new golden file, {len(new)} names)"]
         added = sorted(set(new) - set(old))
         removed = sorted(set(old) - set(new))
         n_changed = len({d.split(".")[0] for d in diff if " -> this run " in d})
+        widened = [k for k in new if new[k]["tol"] > float(entries[k].get("tol", 0) or 0)]
+        unmeasured = [k for k in new if k not in spread and results.kind_of(entries[k]) == "experimental"]
+        exceeded = [k for k in new if "EXCEEDS" in new[k]["tol_basis"]]
+        unstable = [k for k in new if k in spread and spread[k].get("discrete_in")]
         print(f"== {nb.stem}: {len(new)} names, {len(added)} added, {len(removed)} removed, "
-              f"{n_changed} changed")
+              f"{n_changed} changed; {len(widened)} tolerance(s) widened by the measured spread")
         for d in diff:
             print("   " + d)
+        if spread and smeta.get("notebook_sha256") != results.notebook_sha256(nb.stem):
+            print(f"   note: the spread of {nb.stem} was measured on another version of the notebook")
+        if unmeasured:
+            more = " ..." if len(unmeasured) > 8 else ""
+            print(f"   {len(unmeasured)} experimental name(s) without a measured spread (floor only; "
+                  f"python -m lrank.dev spread): {', '.join(unmeasured[:8])}{more}")
+        for k in exceeded:
+            print(f"   !! exact {k} moved between CPU configurations: {new[k]['tol_basis']}")
+        for k in unstable:
+            print(f"   !! {k}: an int, bool or string differs under {', '.join(spread[k]['discrete_in'])}: "
+                  "no tolerance covers it")
         if new != old:
             path.write_text(json.dumps(new, indent=1, sort_keys=True) + "\n", encoding="utf-8")
             changed += 1
@@ -424,11 +452,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def _seconds(text: str) -> float:
+    """``--settle``'s value: a finite number of seconds, at least 0."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not (v >= 0 and v != float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0, got {text!r}")
+    return v
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lrank", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-
-    from lrank.paths import PROFILES
 
     p = sub.add_parser("reproduce", help="run every notebook with papermill and regenerate the artifacts")
     p.add_argument("--profile", choices=PROFILES, default="quick",
@@ -493,7 +530,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="put the rows into the stored figures/benchmarks.csv/.md (replacing rows of the "
                         "same module and name) instead of writing figures/benchmarks_<only>.*; e.g. the "
                         "1M-document scale rows: --profile paper --only scale --into-page")
-    p.add_argument("--settle", type=float, default=0.0, metavar="SECONDS",
+    p.add_argument("--settle", type=_seconds, default=0.0, metavar="SECONDS",
                    help="before each timed block wait up to SECONDS for the 1-minute load average to fall "
                         "below 1 (the page's quiet-machine condition; each row reports its starting load)")
     p.set_defaults(func=cmd_bench)
@@ -503,7 +540,18 @@ def main(argv: list[str] | None = None) -> int:
     add_subcommands(sub)
 
     args = parser.parse_args(argv)
-    return int(args.func(args) or 0)
+    if args.command == "bench" and args.only:  # a name matching no module ran nothing and wrote a page
+        from lrank import benchmarks
+
+        known = benchmarks.modules()
+        for o in args.only:
+            if not any(o in n for n in known):
+                parser.error(f"bench --only: no benchmark module matches {o!r}; known: {', '.join(known)}")
+    try:
+        return int(args.func(args) or 0)
+    except ProfileError as exc:  # a bad LRANK_PROFILE: one line, not a traceback
+        print(f"python -m lrank {args.command}: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -364,10 +364,14 @@ class Registry:
         if record:
             for c in self.claims.values():
                 ev = c.evidence
-                extra: dict[str, Any] = {"kind": c.kind}
+                # the claim's kind under its own name: ``kind=`` of `results.record` is the precision class
+                extra: dict[str, Any] = {"claim_kind": c.kind}
                 if ev is not None:
                     extra.update(n=ev.n, p_value=ev.p, p_adj=c.p_adj, effect=ev.effect)
-                results.record(self.notebook, f"claim:{c.id}", c.verdict or "reported", tol=None, **extra)
+                # n, p and effect come out of floating point: pinned by the precision policy's experimental
+                # tolerance (the verdict word itself is compared exactly)
+                results.record(self.notebook, f"claim:{c.id}", c.verdict or "reported", tol=None,
+                               kind="experimental" if ev is not None else None, **extra)
         if write:
             write_claims(self.notebook, df)
         self._final = df

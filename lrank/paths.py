@@ -34,19 +34,25 @@ def output_root() -> Path:
     return Path(os.environ.get("LRANK_OUTPUT_DIR", REPO_DIR)).resolve()
 
 
+class ProfileError(ValueError):
+    """A profile name that is not one of `PROFILES` (``python -m lrank`` prints it as one line)."""
+
+
+def check_profile(name: str, what: str = "profile") -> str:
+    """``name`` if it is one of `PROFILES`, else a `ProfileError` naming ``what`` and the allowed names."""
+    if name not in PROFILES:
+        raise ProfileError(f"{what} must be one of {', '.join(map(repr, PROFILES))}, got {name!r}")
+    return name
+
+
 def profile(default: str = "quick") -> str:
-    """The active profile: ``$LRANK_PROFILE`` or ``default``; must be one of `PROFILES`."""
-    p = os.environ.get("LRANK_PROFILE", default)
-    if p not in PROFILES:
-        raise ValueError(f"LRANK_PROFILE must be one of {', '.join(map(repr, PROFILES))}, got {p!r}")
-    return p
+    """The active profile: ``$LRANK_PROFILE`` or ``default``; one of `PROFILES`."""
+    return check_profile(os.environ.get("LRANK_PROFILE", default), "LRANK_PROFILE")
 
 
 def figures_dir(profile_name: str | None = None) -> Path:
     """``<output>/figures`` for the quick profile, ``<output>/figures/<profile>`` for the others."""
-    p = profile_name or profile()
-    if p not in PROFILES:
-        raise ValueError(f"profile must be one of {', '.join(map(repr, PROFILES))}, got {p!r}")
+    p = profile() if profile_name is None else check_profile(profile_name)
     d = output_root() / "figures"
     if p != "quick":
         d = d / p

@@ -61,7 +61,7 @@ def test_theorem2_bounds_random_runs(step_c, seed):
 
 def test_worst_case_theorem2_first_bound_fails_with_table_step_c():
     chk = theorem2_check(_run(table2_worst_case).rounds_)
-    assert not chk["eq2_lower (r <= l)"].all()       # the "known gap" of ALGORITHMS.md 4
+    assert not chk["eq2_lower (r <= l)"].all()       # the "known gap" of the reconstructed BOOSTINGTREE box
     assert chk["eq3 (l >= bound)"].all() and chk["eq2_upper (l < 2r)"].all()
 
 

@@ -42,7 +42,7 @@ def test_every_budget_names_the_same_values_and_the_rehearsal_is_scaled_down(key
 
 
 def test_budget_returns_named_values_and_refuses_unknown_names():
-    rounds, at, shown = budgets.budget("01_rankboost", "fig4", "paper")
+    rounds, at, shown, repeats = budgets.budget("01_rankboost", "fig4", "paper")
     assert (rounds, at, shown) == (1000, (50, 200), 200)
     assert budgets.budget("01_rankboost", "fig4", "rehearsal").rounds == 40
     assert boostingtree.QUICK_TABLE3_ITERATIONS == tuple(budgets.budget("03_boostingtree", "table3", "quick"))
@@ -108,6 +108,7 @@ def test_paper_path_data_on_standins_say_stand_in(rehearsal):
 def test_yahoo_in_the_tree_fitting_paper_is_set_1_in_three_splits(rehearsal):
     ya = tree_fitting.paper_folds("yahoo-ltr", random_state=0)
     from lrank.data import fetch
+    from lrank.data.fetch import as_fold
 
     tr, va, te = fetch("yahoo-ltr").fold(1)
     every = set(tr.qid) | set(va.qid) | set(te.qid)
@@ -120,7 +121,7 @@ def test_yahoo_in_the_tree_fitting_paper_is_set_1_in_three_splits(rehearsal):
     assert not np.array_equal(ya[1].test.qid, ya[2].test.qid)
     datasets, what, label, skipped = tree_fitting.profile_data("rehearsal", 0)
     assert label == {"MSLR": "MSLR (stand-in)", "Yahoo": "Yahoo (stand-in)"} and not skipped
-    assert len(datasets["MSLR"]) == 5 and all(f.valid is None for f in datasets["MSLR"])
+    assert len(datasets["MSLR"]) == 5 and all(as_fold(f).valid is None for f in datasets["MSLR"])
 
 
 def test_a_missing_download_fails_the_rehearsal_and_is_skipped_in_the_paper_profile(tmp_path, monkeypatch):

@@ -154,3 +154,17 @@ def test_paired_noninferiority_is_one_sided_on_the_shifted_difference():
                       margin_rationale="test")
     assert e.p == pytest.approx(stats.ttest_1samp(a - b + 0.01, 0, alternative="greater").pvalue)
     assert claims.decide(e, e.p)[0] == HELD
+
+
+def test_recorded_rows_keep_the_claim_kind_apart_from_the_precision_kind(tmp_path):
+    """A derivation row and a tested row are recorded (a derivation's kind is not a precision kind)."""
+    from lrank import results
+
+    reg = Registry("02_adarank", "AdaRank")
+    reg.derivation("adarank.d", location="L", sentence="S", shown="it holds")
+    add(reg, "adarank.t", ev(0.01, 0.1))
+    reg.finalize()
+    rec = results.load("02_adarank")
+    assert rec["claim:adarank.d"]["claim_kind"] == "derivation"
+    assert rec["claim:adarank.t"]["claim_kind"] == "protocol"
+    assert all(rec[k].get("kind") in (None, *results.KINDS) for k in ("claim:adarank.d", "claim:adarank.t"))

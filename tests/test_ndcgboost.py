@@ -1,4 +1,4 @@
-"""NDCGBoost: kernels against the double loops of ALGORITHMS.md 7, the classifier tree, the estimator."""
+"""NDCGBoost: kernels against the double loops of the NDCGBoost box, the classifier tree, the estimator."""
 
 import numpy as np
 import pytest

@@ -179,7 +179,16 @@ def prose_numbers(markdown: str) -> list[str]:
     return out
 
 
-def typed_in_numbers(nb: dict, recorded: dict) -> list[str]:
+def budget_numbers(notebook: str | None) -> list[float]:
+    """The settings of ``notebook`` in `lrank.papers.budgets` (every profile): inputs the code cells read
+    with ``budget(...)`` instead of typing them, so prose may quote them like a literal."""
+    from lrank.papers.budgets import BUDGETS
+
+    return [x for (name, _), b in BUDGETS.items() if name == notebook
+            for values in (b.paper, b.quick, b.rehearsal) for x in _numbers(dict(values))]
+
+
+def typed_in_numbers(nb: dict, recorded: dict, notebook: str | None = None) -> list[str]:
     """Markdown numbers that equal a value the notebook recorded.
 
     Allowed: a printed paper value (``paper=``), and a number typed as a literal in the notebook's code
@@ -187,6 +196,7 @@ def typed_in_numbers(nb: dict, recorded: dict) -> list[str]:
     """
     literals = {float(m) for c in nb["cells"] if c["cell_type"] == "code"
                 for m in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?:e-?\d+)?(?![\w.])", _src(c).replace("_", ""))}
+    literals |= {float(x) for x in budget_numbers(notebook)}
     values = [x for e in recorded.values() for k, v in e.items() if k not in ("paper", "tol")
               for x in _numbers(v)]
     papers = [x for e in recorded.values() for x in _numbers(e.get("paper"))]
@@ -219,7 +229,7 @@ def test_markdown_holds_no_recorded_number(path):
     if not stored.is_file():
         pytest.skip(f"{path.stem} records no numbers")
     recorded = {k: v for k, v in json.loads(stored.read_text(encoding="utf-8")).items() if k != "_meta"}
-    hits = typed_in_numbers(_nb(path), recorded)
+    hits = typed_in_numbers(_nb(path), recorded, path.stem)
     assert not hits, f"{path.name}: markdown cells hold numbers the run records (render them from " \
                      f"lrank.results with IPython.display.Markdown): {hits}"
 

@@ -31,6 +31,20 @@ def test_replicate_multiplies_the_documents():
     assert f.train.n_docs == 3 * d.n_docs and f.valid is None and np.array_equal(f.test.X[: d.n_docs], d.X)
 
 
+def test_replicate_loads_a_fold_left_on_disk(tmp_path, monkeypatch):
+    # the paper profile's MSLR folds are FoldFiles (one fold in memory at a time): the tree-fitting probe
+    # replicates one of them
+    from lrank.data import fetch, standins
+
+    standins.write_standin("mslr-web10k", tmp_path)
+    monkeypatch.setenv("LRANK_DATA", str(tmp_path))
+    ff = fetch("mslr-web10k").fold_files(1, ("train", "test"))
+    loaded = ff.load()
+    (f,) = plan._replicate([ff], 2)
+    assert f.train.n_docs == 2 * loaded.train.n_docs and f.valid is None
+    assert plan._docs([ff]) == loaded.train.n_docs
+
+
 def test_wall_time_divides_only_parallel_grids():
     serial = plan.Estimate("a", "b", "t", [], "w", 3600.0, 16, False, "x")
     grid = plan.Estimate("a", "c", "t", [], "w", 3600.0, 8, True, "x")
@@ -52,11 +66,16 @@ def test_every_budget_has_a_plan_row():
 
 
 def test_plan_cli_probes_on_standins_and_names_the_missing_data(tmp_path):
+    import os
+
+    out_dir = tmp_path.parent / f"{tmp_path.name}-out"
     r = subprocess.run([sys.executable, "-m", "lrank", "reproduce", "--profile", "paper", "--plan", "--only",
-                        "02", "--data-root", str(tmp_path)], capture_output=True, text=True, timeout=600)
+                        "02", "--data-root", str(tmp_path)], capture_output=True, text=True, timeout=600,
+                       env={**os.environ, "LRANK_OUTPUT_DIR": str(out_dir)})
     assert r.returncode == 0, r.stderr[-2000:]
     out = r.stdout
     assert "02_adarank" in out and "ohsumed missing: python -m lrank fetch ohsumed" in out
     assert "RankBoost 300 rounds, Ranking SVM on all pairs" in out  # the paper's budget
     assert "01_rankboost" not in out and "Assumption: a fit's cost grows linearly" in out
     assert not list(tmp_path.iterdir())  # the probes' stand-ins went to a temporary folder
+    assert not (out_dir / "checkpoints").exists()  # probes are timed, never read from or left as checkpoints

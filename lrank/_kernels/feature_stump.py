@@ -1,5 +1,5 @@
-"""One-feature stumps of BoostingTree's constrained steps: LambdaMART's SE stump (ALGORITHMS.md 6) and
-NDCGBoost's classifier stump (ALGORITHMS.md 7, `_classifier_split`).
+"""One-feature stumps of BoostingTree's constrained steps: LambdaMART's SE stump (the LambdaMART box) and
+NDCGBoost's classifier stump (reconstructed NDCGBoost box, `_classifier_split`).
 
 A constrained LambdaMART step with two leaves splits on one given feature ``f`` only. The general tree
 (`lrank.weak.tree.RegressionTree`) fits it by histograms of every channel and a scan; these kernels
@@ -164,7 +164,7 @@ def _first_sum(h, c):
 
 @njit(cache=True)
 def _classifier_split(col, nb, s, S, hist):
-    """NDCGBoost's one-feature classifier stump (ALGORITHMS.md 7 step (b)) on the binned column ``col`` of
+    """NDCGBoost's one-feature classifier stump (NDCGBoost box, step (b)) on the binned column ``col`` of
     ``nb`` bins: the first bin ``j < nb - 1`` maximising ``max(0, S_L) + max(0, S_R) - max(0, S)`` with a
     document on each side (``S`` the node's sum of ``s``, given). ``S_L`` sums the bins left to right, a
     bin summing its documents in document order (``np.bincount`` and ``np.cumsum`` order). ``hist``

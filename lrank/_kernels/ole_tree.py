@@ -35,7 +35,7 @@ import numpy as np
 from ._jit import njit
 from .histograms import _child_histogram_global, _histogram_global
 from .pair_histograms import _pair_histograms_global, _partition_pairs, _pmin_from_weights
-from .trees import RWSE, _node_summary, _partition_rows
+from .trees import RWSE, _beats, _node_summary, _partition_rows
 
 # the bar of the scan below (:func:`_ole_feature_best`): a threshold is skipped when products prove its gain
 # at or below the node's best so far by this relative margin (every rounding error is below ~1e-15); the
@@ -112,7 +112,7 @@ def _ole_feature_best(hist, o, nb, md, min_hess, G, H, N, inv_unit, pmax, pmin, 
         sl = gl * gl / hle if hle > 0.0 else 0.0  # `_score` on both sides (Eq. 9), as `_feature_best`
         sr = gr * gr / hre if hre > 0.0 else 0.0
         g = sl + sr - parent_score
-        if g > best:
+        if _beats(g, best, abs(best) + abs(parent_score)):  # near-ties to the first (lrank._kernels.trees)
             best = g
             bj = b
             bar = (best if best > floor else floor) + parent_score  # max(floor, best) as numba's select
@@ -223,7 +223,7 @@ def _grow_ole_tree(gbin, vals, off, h_unit, num_leaves, min_data, min_hess, brea
                     g, jj = _ole_feature_best(hist[s], off[f], off[f + 1] - off[f], md, min_hess, tot[c, 0],
                                               tot[c, 1], tot[c, 2], inv_unit, pmax[s], pmin[s], ptot[c],
                                               parent_score[c], bg[c])
-                    if jj >= 0 and g > bg[c]:
+                    if jj >= 0 and _beats(g, bg[c], abs(bg[c]) + abs(parent_score[c])):
                         bg[c] = g
                         bf[c] = f
                         bj[c] = jj

@@ -21,7 +21,8 @@ eval_qid=None, eval_names=None)`` (or ``fit(RankingData)``);
 ``predict(X, num_iteration=None)`` (``None``: ``best_iteration_`` when early stopping chose one, else
 every round); ``staged_predict(X)``; ``save_model(path)`` / ``load_model(path)``.
 
-Fitted attributes end in ``_``: ``n_features_in_``, ``n_iter_`` (rounds actually fitted),
+Fitted attributes end in ``_``: ``n_features_in_``, ``feature_names_in_`` (a DataFrame's columns, as in
+scikit-learn: checked at ``predict``, saved with the model), ``n_iter_`` (rounds actually fitted),
 ``best_iteration_`` (``None`` without early stopping), ``stop_reason_`` (why training ended),
 ``history_`` (a DataFrame indexed by ``iteration`` = 1, 2, ...). The same quantity has the same
 column name in every model's ``history_``:
@@ -29,6 +30,9 @@ column name in every model's ``history_``:
 ``alpha`` (alpha_t), ``Z`` (Z_t), ``r`` (r_t), ``eps_plus`` / ``eps_minus`` / ``eps_zero``,
 ``feature``, ``threshold``, ``train_E1`` / ``train_E2`` / ``train_log_E2`` (RankBoost+ losses),
 ``bound`` (a theorem's bound after the round), ``train_<metric>`` / ``valid_<metric>``.
+
+A model file (``save_model``) is data, never code: ``load_model`` reads it without pickles and resolves only
+the lrank classes of `MODEL_CLASSES`; a failed save leaves the previous file as it was.
 
 ``fit`` without ``qid`` / ``group`` is an error unless the caller says the rows are one query:
 ``with lrank.config_context(one_query=True): est.fit(X, y)``.
@@ -51,7 +55,11 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from collections.abc import Iterator
+import os
+import secrets
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -59,10 +67,50 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from lrank.data.container import RankingData, as_ranking_data
+from lrank.data.container import RankingData, as_float32, as_ranking_data
 
 MODEL_FORMAT = "lrank-model"
 MODEL_FORMAT_VERSION = 1
+
+#: Every class a model file may name (``module:qualname``): the estimators and the parts their fitted
+#: models hold. `load_model` resolves nothing else and `save_model` writes nothing else: a model file is
+#: data, so it can never name a function (``os.system``) or any other callable that a module happens to
+#: import. A new class inside a fitted model is added here (saving it fails until it is).
+MODEL_CLASSES: frozenset[str] = frozenset({
+    # estimators
+    "lrank.models.rankboost:RankBoost",
+    "lrank.models.rankboost_plus:RankBoostPlus",
+    "lrank.models.adarank:AdaRank",
+    "lrank.models.adaboost:AdaBoostStumps",
+    "lrank.models.gbrt:MART",
+    "lrank.models.gbrt:LambdaMART",
+    "lrank.models.gbrt:McRank",
+    "lrank.models.ndcgboost:NDCGBoost",
+    "lrank.models.boostingtree:BoostingTree",
+    "lrank.models.boostingtree:Exp3P",
+    "lrank.models.boostingtree:Standard",
+    "lrank.models.boostingtree:LambdaMARTBase",
+    "lrank.baselines.ranksvm:RankSVM",
+    "lrank.baselines.collaborative:RegressionRanker",
+    "lrank.baselines.collaborative:NearestNeighbourRanker",
+    "lrank.baselines.collaborative:VSIM",
+    # the parts of fitted models
+    "lrank.models.adaboost:Stump",
+    "lrank.models.boostingtree:_Tree",
+    "lrank.models.ndcgboost:FeatureTree",
+    "lrank.weak.single_feature:SingleFeatureRanker",
+    "lrank.weak.single_feature:SingleFeatureRankers",
+    "lrank.weak.tree:RegressionTree",
+})
+
+
+class DegenerateDataWarning(UserWarning):
+    """The training data holds nothing to rank: no query has two documents with different labels."""
+
+
+class ModelFileError(ValueError):
+    """A file `load_model` refuses: not an lrank model file, damaged, or naming a class that is not an
+    lrank model class (`MODEL_CLASSES`). The message names the file."""
 
 
 class BaseRanker(BaseEstimator):
@@ -94,16 +142,25 @@ class BaseRanker(BaseEstimator):
                                  f"got {value!r}")
 
     def _ranking_data(self, X: Any, y: Any = None, qid: Any = None, group: Any = None) -> RankingData:
-        """Turn the ``fit`` arguments into a validated `RankingData` (and set ``n_features_in_``).
+        """Turn the ``fit`` arguments into a validated `RankingData` (and set ``n_features_in_`` and, for a
+        DataFrame, ``feature_names_in_``).
 
         Arrays go through scikit-learn's ``check_array`` first (numeric 2-d, dense, at least one row; NaN
         allowed: it marks a missing value), so malformed input gets scikit-learn's usual messages.
         """
+        self._set_feature_names(X)
         if not isinstance(X, RankingData):
             X, y = _check_X_y(self, X, y)
         data = as_ranking_data(X, y, qid=qid, group=group)
         self.n_features_in_ = data.n_features
         return data
+
+    def _set_feature_names(self, X: Any) -> None:
+        """scikit-learn's reset at ``fit``: ``feature_names_in_`` = the columns of a DataFrame ``X``
+        (string names), removed when ``X`` has none (arrays, `RankingData`). Every ``fit`` calls it."""
+        from sklearn.utils.validation import _check_feature_names
+
+        _check_feature_names(self, X.X if isinstance(X, RankingData) else X, reset=True)
 
     def _eval_sets(self, eval_set: Any, eval_group: Any = None, eval_qid: Any = None,
                    eval_names: Any = None) -> list[RankingData]:
@@ -111,8 +168,11 @@ class BaseRanker(BaseEstimator):
 
         Accepted: a `RankingData`; a tuple ``(X, y, qid)``; a tuple ``(X, y)`` whose queries are the
         matching entry of ``eval_group`` (LightGBM's per-query counts) or ``eval_qid`` (per-row ids); or
-        a list of these.
+        a list of these. A DataFrame ``X`` must have the training columns, in the training order
+        (scikit-learn's check, as at ``predict``).
         """
+        from sklearn.utils.validation import _check_feature_names
+
         self._eval_names = None
         if eval_set is None:
             for name, v in (("eval_group", eval_group), ("eval_qid", eval_qid), ("eval_names", eval_names)):
@@ -135,8 +195,10 @@ class BaseRanker(BaseEstimator):
                 if groups[k] is not None or qids[k] is not None:
                     raise TypeError(f"eval_set[{k}] is a tuple (X, y, qid): do not pass eval_group / "
                                     "eval_qid for it as well")
+                _check_feature_names(self, item[0], reset=False)
                 out.append(as_ranking_data(item[0], item[1], qid=item[2]))
             elif isinstance(item, tuple) and len(item) == 2:
+                _check_feature_names(self, item[0], reset=False)
                 if groups[k] is None and qids[k] is None:
                     raise TypeError(f"eval_set[{k}] is a tuple (X, y): its queries need eval_group= "
                                     "(documents per query, one array per eval set) or eval_qid=")
@@ -201,9 +263,22 @@ class BaseRanker(BaseEstimator):
                              "weight per query, or the same weight for every document of a query")
         return first
 
-    def _features(self, X: Any, n_features: int | None = None) -> np.ndarray:
-        """The feature matrix of ``X`` (array or `RankingData`) as C-contiguous float32."""
-        X = X.X if isinstance(X, RankingData) else _check_array(X)
+    def _features(self, X: Any, n_features: int | None = None, *, reset: bool = False) -> np.ndarray:
+        """The feature matrix of ``X`` (array, DataFrame or `RankingData`) as C-contiguous float32.
+
+        A DataFrame's columns are checked against ``feature_names_in_`` first (scikit-learn's check and
+        messages: reordered, unseen or missing columns are an error); ``reset=True`` (in ``fit``) sets
+        them instead.
+        """
+        if isinstance(X, RankingData):
+            if reset:
+                self._set_feature_names(X)
+            X = X.X
+        else:
+            from sklearn.utils.validation import _check_feature_names
+
+            _check_feature_names(self, X, reset=reset)
+            X = _check_array(X)
         X = np.ascontiguousarray(X, dtype=np.float32)
         if n_features is None:
             n_features = getattr(self, "n_features_in_", None)
@@ -211,6 +286,21 @@ class BaseRanker(BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{n_features} features as input")
         return X
+
+    def _warn_if_nothing_to_rank(self, data: RankingData) -> None:
+        """A `DegenerateDataWarning` when no query of the training ``data`` has two documents with different
+        labels (all-equal labels, or one document per query): there is no pair to order, so the fit
+        learns nothing about ranking (LambdaMART's lambdas are all 0 and its trees predict 0)."""
+        if data.n_docs and not data.n_critical_pairs().any():
+            import warnings
+
+            from lrank.data.container import _caller_level
+
+            warnings.warn(
+                f"{type(self).__name__}: no query has two documents with different labels ({data.n_queries} "
+                f"queries, {data.n_docs} documents: all-equal labels within each query, or one document per "
+                "query), so there is no pair to order and the fitted model ranks nothing",
+                DegenerateDataWarning, stacklevel=_caller_level())
 
     def _check_fitted(self, attr: str = "n_iter_") -> None:
         if not hasattr(self, attr):
@@ -265,7 +355,8 @@ class BaseRanker(BaseEstimator):
         from lrank.metrics import evaluate
 
         data = as_ranking_data(X, y, qid=qid, group=group)
-        return float(evaluate(data.y, self.predict(data.X), data.qptr, ["ndcg@10"])["ndcg@10"])
+        scores = self.predict(data.X if isinstance(X, RankingData) else X)  # a DataFrame's columns checked
+        return float(evaluate(data.y, scores, data.qptr, ["ndcg@10"])["ndcg@10"])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -290,15 +381,23 @@ class BaseRanker(BaseEstimator):
         arrays: dict[str, np.ndarray] = {}
         header = {
             "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "lrank": __version__,
-            "class": _qualname(type(self)),
+            "class": _saved_name(type(self), "class"),
             "params": _encode(self.get_params(deep=False), arrays, "params"),
             "fitted": {k: _encode(getattr(self, k), arrays, k) for k in self._fitted_attributes()},
         }
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")
-        with open(path, "wb") as fh:
-            np.savez_compressed(fh, __header__=np.array(json.dumps(header)), **arrays)
+        # into a new file beside the target, then renamed over it: a write that fails midway (disk full,
+        # killed) leaves the previous model as it was. open() honours the umask, as a plain write would.
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            with open(tmp, "xb") as fh:
+                np.savez_compressed(fh, __header__=np.array(json.dumps(header)), **arrays)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         return path
 
     @classmethod
@@ -419,33 +518,83 @@ def _check_X_y(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_array(X: Any) -> np.ndarray:
+    """scikit-learn's ``check_array`` (its messages), then lrank's float32 cast with its checks
+    (`lrank.data.container.as_float32`: an overflow is an error, merged or vanished values a warning)."""
     from sklearn.utils.validation import check_array
 
-    return check_array(X, dtype=np.float32, ensure_all_finite="allow-nan", accept_sparse=False,
-                       input_name="X")
+    X = check_array(X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan", accept_sparse=False,
+                    input_name="X")
+    return as_float32(X)
 
 
 def load_model(path: str | Path) -> BaseRanker:
-    """Load any model written by ``save_model``; refuses other formats and newer format versions."""
+    """Load any model written by ``save_model``.
+
+    A model file is data: it is read without pickles, and the only classes it may name are those of
+    `MODEL_CLASSES` (anything else is refused before it is imported or called).
+
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``path``.
+    ModelFileError
+        (a ``ValueError``) The file is not an lrank model file, is damaged, is of a newer format version,
+        or names a class that is not an lrank model class; the message names the file.
+    """
     path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no model file at {path}")
     try:
-        npz = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: not an lrank model file ({exc})") from None
-    with npz:
+        return _load(path)
+    except ModelFileError:
+        raise
+    except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+            zipfile.BadZipFile, zlib.error, json.JSONDecodeError) as exc:
+        raise ModelFileError(f"{path} is not an lrank model file: {_reason(exc)}") from None
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return f"missing entry {exc}"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"its header is not JSON ({exc})"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _load(path: Path) -> BaseRanker:
+    with np.load(path, allow_pickle=False) as npz:
+        if not hasattr(npz, "files"):
+            raise ValueError("a single array, not an .npz archive")
         if "__header__" not in npz.files:
-            raise ValueError(f"{path}: not an lrank model file (no header)")
+            raise ValueError("no header")
         header = json.loads(str(npz["__header__"]))
+        if not isinstance(header, dict):
+            raise ValueError("its header is not a JSON object")
         if header.get("format") != MODEL_FORMAT:
-            raise ValueError(f"{path}: format {header.get('format')!r}, expected {MODEL_FORMAT!r}")
+            raise ValueError(f"format {header.get('format')!r}, expected {MODEL_FORMAT!r}")
         if int(header.get("format_version", 0)) > MODEL_FORMAT_VERSION:
-            raise ValueError(f"{path}: model format version {header['format_version']} is newer than "
-                             f"this lrank reads ({MODEL_FORMAT_VERSION}); upgrade lrank")
+            raise ModelFileError(f"{path}: model format version {header['format_version']} is newer than "
+                                 f"this lrank reads ({MODEL_FORMAT_VERSION}); upgrade lrank")
         arrays = {k: npz[k] for k in npz.files if k != "__header__"}
-    cls = _resolve(header["class"])
-    model = cls(**_decode(header["params"], arrays))
+
+    def resolve(name: Any, kind: type) -> type:
+        cls = _resolve(name)
+        if cls is None:
+            raise ModelFileError(
+                f"{path} names the class {name!r}, which is not an lrank model class: a model file is "
+                "data and may name only the classes of lrank.models._base.MODEL_CLASSES; refusing to "
+                "load it")
+        if not issubclass(cls, kind):
+            raise ValueError(f"{name!r} is not a {kind.__name__}")
+        return cls
+
+    cls = resolve(header["class"], BaseRanker)
+    model = cls(**_decode(header["params"], arrays, resolve))
     for k, v in header["fitted"].items():
-        setattr(model, k, _decode(v, arrays))
+        v = _decode(v, arrays, resolve)
+        if k == "feature_names_in_":  # scikit-learn's type: an object array of str
+            v = np.asarray(v, dtype=object)
+        setattr(model, k, v)
     return model
 
 
@@ -454,14 +603,21 @@ def _qualname(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-def _resolve(name: str) -> type:
+def _resolve(name: Any) -> type | None:
+    """The class ``name`` (``module:qualname``) when it is on the allow-list `MODEL_CLASSES`, else None;
+    nothing is imported for a name off the list."""
+    if not isinstance(name, str) or name not in MODEL_CLASSES:
+        return None
     mod, _, qual = name.partition(":")
-    if not (mod == "lrank" or mod.startswith("lrank.")):
-        raise ValueError(f"model files may only name lrank classes, got {name!r}")
-    obj: Any = importlib.import_module(mod)
-    for part in qual.split("."):
-        obj = getattr(obj, part)
-    return obj
+    return getattr(importlib.import_module(mod), qual)
+
+
+def _saved_name(cls: type, key: str) -> str:
+    name = _qualname(cls)
+    if name not in MODEL_CLASSES:
+        raise TypeError(f"cannot save {key!r}: the class {name} is not an lrank model class; a class that a "
+                        "fitted model holds must be listed in lrank.models._base.MODEL_CLASSES")
+    return name
 
 
 def _encode(v: Any, arrays: dict, key: str) -> Any:
@@ -484,7 +640,7 @@ def _encode(v: Any, arrays: dict, key: str) -> Any:
             "data": [_encode(v[c].to_numpy(), arrays, f"{key}.{c}") for c in v.columns],
             "index": _encode(v.index.to_numpy(), arrays, f"{key}.index"), "index_name": v.index.name}}
     if isinstance(v, tuple) and hasattr(v, "_fields"):
-        return {"__namedtuple__": _qualname(type(v)),
+        return {"__namedtuple__": _saved_name(type(v), key),
                 "fields": {f: _encode(getattr(v, f), arrays, f"{key}.{f}") for f in v._fields}}
     if isinstance(v, (list, tuple)):
         tag = "__list__" if isinstance(v, list) else "__tuple__"
@@ -497,50 +653,56 @@ def _encode(v: Any, arrays: dict, key: str) -> Any:
     cls = type(v)
     if cls.__module__.startswith("lrank"):
         if isinstance(v, BaseEstimator):
-            return {"__estimator__": _qualname(cls),
+            return {"__estimator__": _saved_name(cls, key),
                     "params": _encode(v.get_params(deep=False), arrays, key),
                     "state": _encode({k: x for k, x in vars(v).items() if k.endswith("_")}, arrays, key)}
         state = v.__getstate__() if hasattr(v, "__getstate__") else vars(v)
         if state is None:
             state = {}
-        return {"__object__": _qualname(cls), "state": _encode(dict(state), arrays, key)}
+        return {"__object__": _saved_name(cls, key), "state": _encode(dict(state), arrays, key)}
     raise TypeError(f"cannot save {key!r}: values of type {cls.__module__}.{cls.__qualname__} have no "
                     "file representation (only numbers, strings, arrays, DataFrames and lrank objects)")
 
 
-def _decode(v: Any, arrays: dict) -> Any:
+def _decode(v: Any, arrays: dict, resolve: Callable[[Any, type], type]) -> Any:
+    """The value an `_encode` entry stands for; ``resolve(name, kind)`` turns a class name into an
+    allowed class of that kind (or raises)."""
     if not isinstance(v, (dict, list)):
         return v
     if isinstance(v, list):
-        return [_decode(x, arrays) for x in v]
+        return [_decode(x, arrays, resolve) for x in v]
+
+    def dec(x: Any) -> Any:
+        return _decode(x, arrays, resolve)
+
     if "__array__" in v:
         return arrays[v["__array__"]]
     if "__float__" in v:
         return float(v["__float__"])
     if "__list__" in v:
-        return [_decode(x, arrays) for x in v["__list__"]]
+        return [dec(x) for x in v["__list__"]]
     if "__tuple__" in v:
-        return tuple(_decode(x, arrays) for x in v["__tuple__"])
+        return tuple(dec(x) for x in v["__tuple__"])
     if "__set__" in v:
-        return {_decode(x, arrays) for x in v["__set__"]}
+        return {dec(x) for x in v["__set__"]}
     if "__dict__" in v:
-        return {_decode(k, arrays): _decode(x, arrays) for k, x in v["__dict__"]}
+        return {dec(k): dec(x) for k, x in v["__dict__"]}
     if "__dataframe__" in v:
         d = v["__dataframe__"]
-        df = pd.DataFrame({c: _decode(x, arrays) for c, x in zip(d["columns"], d["data"])})
-        df.index = pd.Index(_decode(d["index"], arrays), name=d["index_name"])
+        df = pd.DataFrame({c: dec(x) for c, x in zip(d["columns"], d["data"])})
+        df.index = pd.Index(dec(d["index"]), name=d["index_name"])
         return df
     if "__namedtuple__" in v:
-        return _resolve(v["__namedtuple__"])(**{k: _decode(x, arrays) for k, x in v["fields"].items()})
+        return resolve(v["__namedtuple__"], tuple)(**{k: dec(x) for k, x in v["fields"].items()})
     if "__estimator__" in v:
-        est = _resolve(v["__estimator__"])(**_decode(v["params"], arrays))
-        for k, x in _decode(v["state"], arrays).items():
+        est = resolve(v["__estimator__"], BaseEstimator)(**dec(v["params"]))
+        for k, x in dec(v["state"]).items():
             setattr(est, k, x)
         return est
     if "__object__" in v:
-        cls = _resolve(v["__object__"])
+        cls = resolve(v["__object__"], object)
         obj = cls.__new__(cls)
-        state = _decode(v["state"], arrays)
+        state = dec(v["state"])
         if hasattr(obj, "__setstate__"):
             obj.__setstate__(state)
         else:

@@ -8,9 +8,9 @@ among the stumps of the features a *constraint* allows) and weights it by
 
     alpha = 1/2 ln((1 - eps) / eps).
 
-Ties.  On the paper's 8-point problem (ALGORITHMS.md section 8) several stumps often have exactly the
+Ties.  On the paper's 8-point problem (reconstructed Fig. 4 problem) several stumps often have exactly the
 same weighted error, and the choice decides the sequence.  ``tie_break="paper"`` (the default) is the
-rule of ALGORITHMS.md 8.5, the only documented rule found that reproduces every choice of Tables 1
+rule of reconstructed tie rule, the only documented rule found that reproduces every choice of Tables 1
 and 2: *unconstrained* steps prefer ``H = {u <= theta}``, then the lower feature index, then the
 lower threshold; *constrained* steps prefer ``H = {u > theta}``, then the higher threshold (then the
 lower feature).  ``"first"`` takes ``<=`` before ``>``, lower feature, lower threshold; ``"random"``
@@ -110,7 +110,7 @@ def _candidates(X: np.ndarray, y: np.ndarray, D: np.ndarray, features: Sequence[
 
 def _break_tie(idx: np.ndarray, dirs, feats, thetas, rule: str, constrained: bool,
                rng: np.random.Generator | None) -> int:
-    """Pick one of the tied candidates ``idx`` (ALGORITHMS.md 8.5 for ``rule="paper"``)."""
+    """Pick one of the tied candidates ``idx`` (reconstructed tie rule for ``rule="paper"``)."""
     if idx.size == 1:
         return int(idx[0])
     if rule == "random":
@@ -220,7 +220,7 @@ class AdaBoostStumps(TreeEnsembleMixin, BaseRanker):
     constraint : int or sequence of int or None
         Restrict every stump to these feature indices (Table 1, right: ``constraint=0``, feature 1).
     tie_break : {"paper", "first", "random"}
-        Rule among stumps of equal weighted error (module docstring; ALGORITHMS.md 8.5).
+        Rule among stumps of equal weighted error (module docstring; reconstructed tie rule).
     tol : float
         Tolerance for equal errors and for ``M(x) = 0``.
     random_state : int or None
@@ -273,6 +273,7 @@ class AdaBoostStumps(TreeEnsembleMixin, BaseRanker):
     def fit(self, X: Any, y: Any = None) -> AdaBoostStumps:
         """``n_estimators`` AdaBoost rounds on the binary problem ``(X, y)``."""
         self._validate()
+        self._set_feature_names(X)
         base = self.boosting_step(X, y)
         c = self.constraint
         constraint = None if c is None else ((int(c),) if np.isscalar(c) else tuple(int(k) for k in c))

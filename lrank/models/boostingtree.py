@@ -34,7 +34,7 @@ number of models (hypothesis sequences) it may generate.
 The paper's tables, replay orders (Table 2), Theorem 2 checks and experiment protocol live in
 `lrank.papers.boostingtree`.
 
-BOOSTINGTREE (ALGORITHMS.md section 4, paper Fig. 3)
+BOOSTINGTREE (reconstructed BOOSTINGTREE box, paper Fig. 3)
 ---------------------------------------------------
 (a) select the active nodes on the corners of the upper convex hull of ``{(h_r(n_i), f^_i)}`` and the
 virtual point ``(0, max f^)`` (`lrank.metamax.hull_select`, Eq. (1)); among selected nodes with the
@@ -45,13 +45,13 @@ than the best
 ``f*`` is at least as deep as the best leaf-model ``I`` (the deepest node with ``f^ = f*``), extend
 ``I`` (the reconstruction that replays Table 2 exactly).  ``step_c="theorem"`` additionally extends
 ``I`` until it is deeper than the previous round's best leaf-model (the growth the proof of Theorem 2
-assumes; ALGORITHMS.md 4 "Known gap").  ``h_r(n) = exp(-n / sqrt(t_{r-1}))`` with ``t_0`` taken as 1.
+assumes; the reconstruction's "known gap").  ``h_r(n) = exp(-n / sqrt(t_{r-1}))`` with ``t_0`` taken as 1.
 
 The tree is kept compactly (parent pointer, hypothesis, ``l``, ``n``, ``f``, ``f^``); a node's model
 (its training scores) is recomputed from the nearest cached ancestor when the node is expanded (Sec.
 3.3), with an LRU cache of models bounded by ``cache_bytes``.
 
-EXP3.P (ALGORITHMS.md section 5, paper Fig. 5): ``p_k = (1 - lam) w_k / sum_j w_j + lam / K``; the
+EXP3.P (reconstructed EXP3.P box, paper Fig. 5): ``p_k = (1 - lam) w_k / sum_j w_j + lam / K``; the
 constraint's features are drawn i.i.d. from ``p``; reward ``f_t - f_{t-1}``; every played arm gets
 ``x^_k = reward / p_k``; ``w_k <- w_k exp(lam / (3K) (x^_k + eta / (p_k sqrt K)))`` for every arm.
 """
@@ -199,6 +199,7 @@ class _Driver(TreeEnsembleMixin, BaseRanker):
         from lrank.models._base import _check_X_y
 
         self._validate()
+        self._set_feature_names(X)
         if not isinstance(X, RankingData):       # scikit-learn's checks and messages, as BaseRanker's
             X, y = _check_X_y(self, X, y)
         step = make_step(self.base, X, y, qid=qid, group=group)
@@ -234,7 +235,7 @@ _BASE = [HasMethods(["boosting_step"])]
 
 # ---------------------------------------------------------------------------------- BoostingTree
 class BoostingTree(_Driver):
-    """BOOSTINGTREE (paper Fig. 3, ALGORITHMS.md 4): parallel, tree-structured boosting sequences.
+    """BOOSTINGTREE (paper Fig. 3, box reconstructed): parallel, tree-structured boosting sequences.
 
     Parameters
     ----------
@@ -595,7 +596,7 @@ class BoostingTree(_Driver):
 
 # ---------------------------------------------------------------------------------- EXP3.P
 class Exp3P(SumOfEstimators, _Driver):
-    """EXP3.P applied to boosting (paper Fig. 5, ALGORITHMS.md 5; Busa-Fekete & Kégl 2010).
+    """EXP3.P applied to boosting (paper Fig. 5, reconstructed EXP3.P box; Busa-Fekete & Kégl 2010).
 
     Parameters
     ----------
@@ -772,7 +773,7 @@ class Standard(SumOfEstimators, _Driver):
 
 # ---------------------------------------------------------------------------------- LambdaMART base
 class LambdaMARTStep(MeasuredStep):
-    """Boosting-step protocol of LambdaMART (ALGORITHMS.md 6) over `lrank.models.gbrt.lambdamart_step`."""
+    """Boosting-step protocol of LambdaMART (box reconstructed) over `lrank.models.gbrt.lambdamart_step`."""
 
     # a constrained stump is fitted by `_stump` over one binned column (False: by the general tree path;
     # the same bits, kept for the tests)
@@ -805,7 +806,7 @@ class LambdaMARTStep(MeasuredStep):
         return np.zeros(self.X.shape[0])
 
     def reweight(self, model: np.ndarray) -> tuple:
-        """Step (b) alone (ALGORITHMS.md 6): ``(lambda, w, pairs)`` of the model; a driver that extends one
+        """Step (b) alone (LambdaMART box): ``(lambda, w, pairs)`` of the model; a driver that extends one
         model several times (BoostingTree, Sec. 3.3) may keep it and pass it to `step`."""
         from lrank._kernels.lambdas import lambdamart_gradients
 

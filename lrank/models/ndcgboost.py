@@ -1,6 +1,6 @@
 """NDCGBoost (Valizadegan, Jin, Zhang & Mao 2009) as the BoostingTree paper uses it (Sec. 4.3.2, Fig. 7).
 
-One iteration (ALGORITHMS.md section 7; the constants are the reconstruction's own derivation):
+One iteration (reconstructed NDCGBoost box; the constants are the reconstruction's own derivation):
 
 (a) for each query ``i`` and documents ``j != j'`` with current scores ``F``::
 
@@ -400,7 +400,7 @@ class NDCGBoost(TreeEnsembleMixin, SumOfEstimators, BaseRanker):
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
             sample_weight: Any = None, eval_set: Any = None, eval_group: Any = None,
             eval_qid: Any = None, eval_names: Any = None) -> NDCGBoost:
-        """Run ``n_estimators`` NDCGBoost iterations (ALGORITHMS.md 7) on the queries of ``X``.
+        """Run ``n_estimators`` NDCGBoost iterations (reconstructed NDCGBoost box) on the queries of ``X``.
 
         ``eval_set``, ``eval_group``, ``eval_qid`` and ``eval_names`` follow LightGBM (see
         `lrank.models._base`); ``sample_weight`` is refused (NDCGBoost's bound has no weighting).

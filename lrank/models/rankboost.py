@@ -293,7 +293,7 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
         if self.bipartite is True:
             raise ValueError("bipartite=True: fit_feedback runs the general algorithm (Fig. 1); use fit() "
                              "for RankBoost.B")
-        X = self._features(X, n_features=np.shape(X)[1] if np.ndim(X) == 2 else None)
+        X = self._features(X, n_features=np.shape(X)[1] if np.ndim(X) == 2 else None, reset=True)
         hi = np.asarray(hi, dtype=np.int64).ravel()
         lo = np.asarray(lo, dtype=np.int64).ravel()
         w = np.ones(hi.size) if weight is None else np.asarray(weight, dtype=np.float64).ravel()
@@ -315,7 +315,7 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
         return self._fit(X, hi, lo, w, None, np.zeros(X.shape[0], dtype=np.int64), 1)
 
     def _fit(self, X, hi, lo, D1, structure, doc_query, n_queries, valid=()) -> RankBoost:
-        X = self._features(X, X.shape[1])
+        X = np.ascontiguousarray(X, dtype=np.float32)  # fit / fit_feedback checked it
         self.n_features_in_ = X.shape[1]
         hi = np.ascontiguousarray(hi, dtype=np.int64)
         lo = np.ascontiguousarray(lo, dtype=np.int64)
@@ -352,7 +352,7 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
         pi = None  # the potentials of the pairs path, computed in place by `_round_pairs` after round 1
         metric = self.eval_metric
         lower_better = parse_metric(metric).base in _LOSS_METRICS
-        vX = [self._features(vd.X, X.shape[1]) for vd in valid]
+        vX = [self._features(vd, X.shape[1]) for vd in valid]
         vH = [np.zeros(v.shape[0]) for v in vX]
         measures = [training_measure(vd.y, vd.qptr, metric) for vd in valid]  # labels checked once
         best, best_it, since = np.inf, 0, 0
@@ -383,6 +383,10 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
                            + (" (r > 0 required)" if self.positive_alpha else "")
                            + (" with a positive cumulative weight" if self.cumulative_positive else ""))
                 break
+            if not np.isfinite(st.r):  # never a silent NaN model: say which weak ranking broke
+                raise FloatingPointError(
+                    f"RankBoost round {len(rows_out) + 1}: the weak ranking on feature {st.feature} has "
+                    f"r = {st.r} (Eq. 10); check that feature's values (finite, float32 range)")
             h = feats.values(st) if use_features else stumps.values(st.feature, st.bin, st.q_def)
             perfect = False
             if method == "third":

@@ -1,6 +1,6 @@
 """Rb-d, Rb-c and RankBoost+ (Connamacher, Pancha, Liu, Ray 2020) for binary weak rankers (stumps).
 
-All three instantiate the RankBoost template (ALGORITHMS.md Sec. 1): a distribution ``D_t`` over the
+All three instantiate the RankBoost template (reconstructed): a distribution ``D_t`` over the
 critical pairs, a binary weak ranker ``h_t = [x_f > theta]`` chosen from the pair statistics
 ``eps+, eps-, eps0`` (Eq. 8), a weight ``alpha_t``, a multiplicative update.
 
@@ -34,6 +34,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from lrank._kernels.pair_stumps import _add_log_terms, _add_log_terms_many, scale_pairs
+from lrank._kernels.stumps import TIE_TOL
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker, TreeEnsembleMixin
@@ -47,6 +48,19 @@ HISTORY_COLUMNS = ["feature", "threshold", "eps_plus", "eps_minus", "eps_zero", 
                    "kind", "train_E1", "train_log_E1", "train_E2", "train_log_E2", "train_R1", "train_R2",
                    "log_prod_Z", "bound", "n_independent", "time_s"]
 _DEP_TOL = 1e-7  # a pattern is in span(S) when its residual is below _DEP_TOL * ||pattern||
+
+
+def _first_best(score: np.ndarray) -> int:
+    """The lowest index whose score is within ``TIE_TOL`` of the largest: ``np.argmax`` with near-ties
+    as ties. The scores (eps differences, Eq. 8-13 and 32-33, at most 2 in size) differ in the last bits
+    between CPUs (numpy's SIMD exp and log in the weight updates), so a strict maximum would let the
+    CPU choose between two rankers that split the pairs alike; `lrank._kernels.stumps` has the same rule.
+    """
+    score = np.asarray(score, dtype=np.float64)
+    top = score.max()
+    if not np.isfinite(top):
+        return int(np.argmax(score))
+    return int(np.flatnonzero(score >= top - TIE_TOL)[0])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -521,7 +535,7 @@ class RankBoostPlus(TreeEnsembleMixin, BaseRanker):
         """
         self._validate()
         if hasattr(X, "hi") and hasattr(X, "lo") and not isinstance(X, RankingData):
-            Xf = self._features(X.X, n_features=np.asarray(X.X).shape[1])
+            Xf = self._features(X.X, n_features=np.asarray(X.X).shape[1], reset=True)
             self.n_features_in_ = Xf.shape[1]
             hi = np.ascontiguousarray(X.hi, dtype=np.int64)
             lo = np.ascontiguousarray(X.lo, dtype=np.int64)
@@ -610,12 +624,12 @@ class RankBoostPlus(TreeEnsembleMixin, BaseRanker):
             if variant in ("d", "c"):
                 score = cep - cem  # eps+ - eps- = r_t (Eq. 17), -delta of Eq. 13
                 if self.alpha_sign == "positive":
-                    k = int(np.argmax(score))
+                    k = _first_best(score)
                     if not score[k] > 1e-12:
                         stop = "no ranker with eps+ > eps-"
                         break
                 else:
-                    k = int(np.argmax(np.abs(score)))
+                    k = _first_best(np.abs(score))
                     if not abs(score[k]) > 1e-12:
                         stop = "no ranker with a nonzero gradient"
                         break
@@ -628,12 +642,12 @@ class RankBoostPlus(TreeEnsembleMixin, BaseRanker):
                     if greedy:
                         mask = active.copy()
                         mask[mem] = False
-                        jm = int(np.argmax(np.abs(d_mem))) if mem.size else -1
+                        jm = _first_best(np.abs(d_mem)) if mem.size else -1
                         best_m = abs(d_mem[jm]) if mem.size else -1.0
                         cand_new = np.flatnonzero(mask)
-                        kn = int(cand_new[np.argmax(np.abs(d_new[cand_new]))]) if cand_new.size else -1
+                        kn = int(cand_new[_first_best(np.abs(d_new[cand_new]))]) if cand_new.size else -1
                         best_n = abs(d_new[kn]) if kn >= 0 else -1.0
-                        if jm >= 0 and best_m >= best_n:
+                        if jm >= 0 and best_m >= best_n - TIE_TOL:  # near-ties go to the members
                             move = (int(mem[jm]), float(state.eta[jm]), "member")
                         elif kn >= 0:
                             v = state.vector(kn)
@@ -655,7 +669,7 @@ class RankBoostPlus(TreeEnsembleMixin, BaseRanker):
                             stop = "no candidate ranker"
                             break
                         d_mem = delta_plus(cep[mem], cem[mem], ce0[mem], state.eta)
-                        jm = int(np.argmax(np.abs(d_mem)))
+                        jm = _first_best(np.abs(d_mem))
                         move = (int(mem[jm]), float(state.eta[jm]), "member")
                 else:  # optimal: every direction, including span(S)
                     score = np.abs(d_new)
@@ -673,7 +687,7 @@ class RankBoostPlus(TreeEnsembleMixin, BaseRanker):
                         kind[di] = 2
                         score[mem] = np.abs(d_mem)
                         kind[mem] = 1
-                    k = int(np.argmax(score))
+                    k = _first_best(score)
                     if kind[k] == 1:
                         j = state.where[k]
                         move = (k, float(state.eta[j]), "member")

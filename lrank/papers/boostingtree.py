@@ -48,11 +48,11 @@ __all__ = ["illustrative_example", "PAPER_TABLE1", "PAPER_TABLE2_TOP", "PAPER_TA
 
 # ----------------------------------------------------------------------------- Sec. 3.2, Fig. 4
 def illustrative_example() -> tuple[np.ndarray, np.ndarray]:
-    """The 8-point, 2-feature problem of the paper's Fig. 4 (reconstructed, ALGORITHMS.md 8.1).
+    """The 8-point, 2-feature problem of the paper's Fig. 4 (reconstructed, reconstructed Fig. 4 data).
 
     Bands (0,.2], (.2,.4], (.4,.6], (.6,.8] on both axes with labels -, +, -, +; points at the cell
     centres (the two doubled points kept on the same centre: moving them inside their band changes no
-    stump choice, ALGORITHMS.md 8.1).  Returns ``X`` (8, 2) float64 and ``y`` in {-1, +1}.
+    stump choice, reconstructed Fig. 4 data).  Returns ``X`` (8, 2) float64 and ``y`` in {-1, +1}.
     """
     pts = [((0.1, 0.5), -1), ((0.3, 0.3), 1), ((0.3, 0.7), 1), ((0.3, 0.7), 1),
            ((0.5, 0.1), -1), ((0.5, 0.5), -1), ((0.5, 0.5), -1), ((0.7, 0.3), 1)]
@@ -336,10 +336,44 @@ def _scores(est: Any, X: np.ndarray, how: Any) -> np.ndarray:
     raise ValueError(f"{type(est).__name__} has fewer than {how} rounds")
 
 
+def _protocol_job(fi: int, name: str, est0: Any, fold: Fold, metric: str, test_metrics: Sequence[str],
+                  lengths: Sequence[int | None], kw: dict, keep: bool) -> tuple[list, dict, Any]:
+    """One (fold, algorithm) of `run_protocol`: its per-query frames, its fit row and (``keep``) the
+    fitted estimator."""
+    from sklearn.base import clone
+
+    from lrank.metrics import evaluate
+
+    est = clone(est0)
+    own = "eval_metric" in est.get_params()
+    t0 = time.perf_counter()
+    if own:
+        est.set_params(eval_metric=metric).fit(fold.train, eval_set=fold.valid)
+    else:
+        est.fit(fold.train)
+    fit_s = time.perf_counter() - t0
+    parts = []
+    for L in lengths:
+        how, used = select_model(est, fold.valid, metric, L, kw)
+        s = _scores(est, fold.test.X, how)
+        vals = evaluate(fold.test.y, s, fold.test.qptr, list(test_metrics), per_query=True, **kw)
+        df = pd.DataFrame({m: np.asarray(vals[m], dtype=np.float64) for m in test_metrics})
+        df.insert(0, "length", used)
+        df.insert(0, "qid", np.asarray(fold.test.qid))
+        df.insert(0, "query", np.arange(fold.test.n_queries))
+        df.insert(0, "max_length", np.nan if L is None else float(L))
+        df.insert(0, "algorithm", name)
+        df.insert(0, "fold", fi)
+        parts.append(df)
+    return parts, {"fold": fi, "algorithm": name, "fit_s": fit_s, "iterations": int(est.n_iter_)}, \
+        (est if keep else None)
+
+
 def run_protocol(estimators: Mapping[str, Any], folds: Sequence[Fold], metric: str = "mean_ndcg",
                  test_metrics: Sequence[str] = ("mean_ndcg",), lengths: Sequence[int | None] = (None,),
                  metric_kwargs: Mapping | None = None, keep: list | None = None,
-                 verbose: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 verbose: bool | None = None, checkpoint: bool | str | None = None
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 3 / Fig. 8-11 protocol: fit on each fold's train part, pick the model on its validation part.
 
     Parameters
@@ -369,40 +403,27 @@ def run_protocol(estimators: Mapping[str, Any], folds: Sequence[Fold], metric: s
         ``length`` (of the picked model) and one column per test measure.
     fits : pandas.DataFrame
         One row per fold x algorithm: ``fit_s``, ``iterations`` (``n_iter_``).
-    """
-    from sklearn.base import clone
 
-    from lrank.metrics import evaluate
+    Each (fold, algorithm) is one job; ``verbose`` shows a bar over them (default: on for the paper
+    profile only). ``checkpoint`` keeps each
+    finished job (with its fitted estimator when ``keep`` is given), so that the same call after an
+    interruption runs only the rest, with identical results (default: on for the paper profile only;
+    see `lrank.experiments.jobs`).
+    """
+    from lrank.experiments.jobs import Job, run_jobs
 
     kw = dict(metric_kwargs or {})
+    jobs = [Job({"fold": fi, "algorithm": name}, (fi, name, est0, fold, metric, tuple(test_metrics),
+                                                  tuple(lengths), kw, keep is not None))
+            for fi, fold in enumerate(folds, start=1) for name, est0 in estimators.items()]
+    outs = run_jobs(_protocol_job, jobs, label="boostingtree_protocol", checkpoint=checkpoint,
+                    verbose=verbose, desc="BoostingTree protocol")
     parts, fits = [], []
-    for fi, fold in enumerate(folds, start=1):
-        for name, est0 in estimators.items():
-            est = clone(est0)
-            own = "eval_metric" in est.get_params()
-            t0 = time.perf_counter()
-            if own:
-                est.set_params(eval_metric=metric).fit(fold.train, eval_set=fold.valid)
-            else:
-                est.fit(fold.train)
-            fit_s = time.perf_counter() - t0
-            fits.append({"fold": fi, "algorithm": name, "fit_s": fit_s, "iterations": int(est.n_iter_)})
-            if keep is not None:
-                keep.append((fi, name, est))
-            for L in lengths:
-                how, used = select_model(est, fold.valid, metric, L, kw)
-                s = _scores(est, fold.test.X, how)
-                vals = evaluate(fold.test.y, s, fold.test.qptr, list(test_metrics), per_query=True, **kw)
-                df = pd.DataFrame({m: np.asarray(vals[m], dtype=np.float64) for m in test_metrics})
-                df.insert(0, "length", used)
-                df.insert(0, "qid", np.asarray(fold.test.qid))
-                df.insert(0, "query", np.arange(fold.test.n_queries))
-                df.insert(0, "max_length", np.nan if L is None else float(L))
-                df.insert(0, "algorithm", name)
-                df.insert(0, "fold", fi)
-                parts.append(df)
-            if verbose:
-                print(f"fold {fi} {name}: {fit_s:.1f}s")
+    for frames, fit, est in outs:
+        parts.extend(frames)
+        fits.append(fit)
+        if keep is not None:
+            keep.append((fit["fold"], fit["algorithm"], est))
     return pd.concat(parts, ignore_index=True), pd.DataFrame(fits)
 
 

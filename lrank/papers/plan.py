@@ -111,16 +111,19 @@ def _cpu(fn: Callable[[], Any]) -> float:
 def _replicate(folds: Sequence[Any], m: int) -> list:
     """Each split of each fold ``m`` times over (the same queries again): ``m`` times the documents."""
     from lrank.data.container import Fold, RankingData
+    from lrank.data.fetch import as_fold
 
     def rep(d: Any) -> Any:
         return None if d is None else RankingData.concat([d] * m)
 
-    return [Fold(rep(f.train), rep(f.valid), rep(f.test)) for f in folds]
+    return [Fold(rep(f.train), rep(f.valid), rep(f.test)) for f in map(as_fold, folds)]
 
 
 def _docs(folds: Sequence[Any]) -> int:
-    """Training documents of one fold (the mean over ``folds``)."""
-    return int(round(sum(f.train.n_docs for f in folds) / len(folds)))
+    """Training documents of one fold (the mean over ``folds``; a fold left on disk is loaded)."""
+    from lrank.data.fetch import as_fold
+
+    return int(round(sum(as_fold(f).train.n_docs for f in folds) / len(folds)))
 
 
 @dataclass
@@ -177,8 +180,8 @@ def _probe_fig4(p: dict) -> tuple[float, str, float]:
     c = _cost(lambda f, k: rb.fig4_runs(f, k, at=(1, k)), folds, 5, 25)
     real = REAL_DOCS["hp2003"] * 3 / 4
     return (
-        c(p["rounds"], real),
-        f"fig4_runs on the HP2003 stand-in's 4 folds, scaled to {real:,.0f} documents",
+        c(p["rounds"], real) * p["repeats"],
+        f"fig4_runs on the HP2003 stand-in's 4 folds x {p['repeats']} repeats, scaled to {real:,.0f} docs",
         c.took,
     )
 
@@ -242,13 +245,14 @@ def _probe_adarank(p: dict) -> tuple[float, str, float]:
             )
 
         c = _cost(run, [Fold(e.data, None, None)], 5, 20)
-        est += c(p["rankboost_rounds"], REAL_DOCS[key])
+        est += c(p["rankboost_rounds"], REAL_DOCS[key]) * p.get("repeats", 1)  # once per CV repetition
         took += c.took
         said.append(f"{key.upper()} ({REAL_DOCS[key]:,})")
     return (
         est,
         (
-            "run_protocol (5 folds, every method) on the stand-ins, scaled to "
+            f"run_protocol (5 folds, every method, x {p.get('repeats', 1)} repetitions) on the stand-ins, "
+            "scaled to "
             + ", ".join(said)
             + " documents (Ranking SVM on all pairs grows faster: a lower bound)"
         ),
@@ -486,8 +490,8 @@ PROBES: dict[
     ("01_rankboost", "fig4"): (
         _probe_fig4,
         ("hp2003",),
-        lambda p: f"4 learners x 4 folds x {p['rounds']} rounds",
-        lambda p: 16,
+        lambda p: f"4 learners x 4 folds x {p['repeats']} repeats x {p['rounds']} rounds",
+        lambda p: 16 * p["repeats"],
         False,
     ),
     ("01_rankboost", "sign_of_alpha"): (
@@ -621,7 +625,9 @@ def estimate(
         standins.link_real(root, real, source=data_dir())
     out = []
     try:
-        with _env(LRANK_DATA=str(root), LRANK_PROFILE="rehearsal"):
+        # no checkpoints: a probe timed twice with the same job key must run twice, and a probe must not
+        # leave checkpoints for the rehearsal to read
+        with _env(LRANK_DATA=str(root), LRANK_PROFILE="rehearsal", LRANK_CHECKPOINTS="0"):
             for key in rows:
                 b = budgets.BUDGETS[key]
                 p = dict(b.values(profile))

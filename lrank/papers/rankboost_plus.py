@@ -553,15 +553,18 @@ def _task_run(tname: str, task: RankingData, algorithms: Mapping[str, Any], para
 def run_tasks(tasks: Mapping[str, RankingData], n_rounds: int, *, algorithms: Mapping[str, Any] = ALGORITHMS,
               metrics: Sequence[str] = METRICS, n_folds: int = 5, seed: int | None = 0,
               max_thresholds: int = 255, n_jobs: int = 1, metric_options: dict | None = None,
-              scheduler: Any = None, verbose: bool = False) -> dict:
+              scheduler: Any = None, verbose: bool | None = None, checkpoint: Any = None) -> dict:
     """Run the RankBoost+ protocol (Sec. 4) on every task: ``n_folds`` folds 3/1/1 rotating, every
     algorithm on the same folds, each metric's round chosen on validation (ties: the earliest round).
 
     Tasks run in parallel through joblib (one job per task), on a Dask cluster when ``scheduler`` (or
     ``$LRANK_DASK_SCHEDULER``) names one, exactly as `lrank.experiments.run_grid` does (same
-    `lrank.experiments.grid.dask_backend`); ``verbose`` shows a tqdm bar over the tasks. Each model is
+    `lrank.experiments.grid.dask_backend`); ``verbose`` shows a tqdm bar over the tasks (default: on for
+    the paper profile only). Each model is
     fitted once: its validation / test curves and its training E1 / ln E2 come from the same fit (which
-    `run_grid`, scoring curves only, would need a second fit for).
+    `run_grid`, scoring curves only, would need a second fit for). ``checkpoint`` keeps each finished
+    task, so that the same call after an interruption runs only the rest, with identical results
+    (default: on for the paper profile only; see `lrank.experiments.jobs`).
 
     Returns
     -------
@@ -577,18 +580,14 @@ def run_tasks(tasks: Mapping[str, RankingData], n_rounds: int, *, algorithms: Ma
         ``log_E2_last`` and the checks of `fit_checks` (`FIT_CHECKS`). ``algorithms`` maps a name to
         RankBoostPlus's ``variant`` or to a dict of its parameters.
     """
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
-
-    from lrank.experiments.grid import dask_backend
+    from lrank.experiments.jobs import Job, run_jobs
 
     metrics = list(metrics)
     params = dict(max_thresholds=max_thresholds, random_state=seed)
-    with dask_backend(scheduler) as client:
-        par = Parallel(n_jobs=-1 if client is not None else n_jobs, return_as="generator")
-        gen = par(delayed(_task_run)(name, t, dict(algorithms), params, n_folds, n_rounds, metrics, seed,
-                                     metric_options or {}) for name, t in tasks.items())
-        jobs = list(tqdm(gen, total=len(tasks), disable=not verbose, desc="RankBoost+ tasks"))
+    todo = [Job({"task": name, "seed": seed}, (name, t, dict(algorithms), params, n_folds, n_rounds, metrics,
+                                               seed, metric_options or {})) for name, t in tasks.items()]
+    jobs = run_jobs(_task_run, todo, label="rankboost_plus_tasks", checkpoint=checkpoint, n_jobs=n_jobs,
+                    scheduler=scheduler, verbose=verbose, desc="RankBoost+ tasks")
     sel_rows, fold_rows = [], []
     ci = [metrics.index(m) for m in CURVE_METRICS if m in metrics]
     curves = {a: [] for a in algorithms}

@@ -19,6 +19,7 @@ What only this paper needs, built on the library (`lrank.models.gbrt`, `lrank.da
 from __future__ import annotations
 
 import inspect
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,6 +38,9 @@ SYSTEMS = ("McRank", "LambdaMART")
 CRITERIA = ("se", "ole")
 #: the paper's tree settings (Sec. 4.2 / 5): width-first trees; what it does not state is ours
 TREE_KW = {"growth": "breadth_first", "min_child_samples": 20}
+#: the paper's LambdaMART lambdas (Burges' NDCG@10 lambdas, as its Example 3-4), said explicitly: the
+#: library's own defaults are LightGBM's lambdarank (whole-list discount, pairs truncated at 30, normalised)
+PAPER_LAMBDAS = {"ndcg_at": 10, "lambdarank_truncation_level": None, "lambdarank_norm": False}
 
 #: rows of Tables 2-3, in the printed order
 PAPER_ROWS = [(s, lv, lr) for s in SYSTEMS for lv in LEAVES for lr in RATES]
@@ -101,21 +105,23 @@ def yahoo_like_folds(k: int = 5, random_state: int = 0, n_queries: int = 150) ->
     return data.kfold(k, random_state=random_state, validation=False)
 
 
-def paper_folds(name: str, random_state: int = 0) -> list[Fold]:
+def paper_folds(name: str, random_state: int = 0) -> list:
     """The paper profile's folds, validation dropped (the paper reports the last iteration). Raises when
     the data is not present.
 
-    ``"mslr-web10k"``: the five official folds. ``"yahoo-ltr"``: set 1 only ("here we use the bigger one
-    (set 1)"), in three splits ("released with only one split of training, validating, and testing set, and
-    we add an extra two splits"): the official train / test, then two splits of all set-1 queries drawn with
-    ``random_state`` with the official numbers of training and test queries (the paper does not say how it
-    drew them; this is our reading). Set 2 is never used.
+    ``"mslr-web10k"``: the five official folds, left on disk until a job loads one
+    (`lrank.data.fetch.FoldFiles`: one MSLR-WEB10K fold per worker in memory, not five).
+    ``"yahoo-ltr"``: set 1 only ("here we use the bigger one (set 1)"), in three splits ("released with
+    only one split of training, validating, and testing set, and we add an extra two splits"): the
+    official train / test, then two splits of all set-1 queries drawn with ``random_state`` with the
+    official numbers of training and test queries (the paper does not say how it drew them; this is our
+    reading). Set 2 is never used.
     """
     from lrank.data import fetch
 
     data = fetch(name)
     if name != "yahoo-ltr":
-        return [Fold(f.train, None, f.test) for f in (data.fold(k) for k in data.folds)]
+        return [data.fold_files(k, ("train", "test")) for k in data.folds]
     tr, va, te = data.fold(1)
     pooled = RankingData.concat([tr, va, te])
     pooled.provenance.update(tr.provenance)
@@ -126,6 +132,15 @@ def paper_folds(name: str, random_state: int = 0) -> list[Fold]:
         folds.append(Fold(pooled.subset(np.sort(order[:tr.n_queries])), None,
                           pooled.subset(np.sort(order[tr.n_queries:tr.n_queries + te.n_queries]))))
     return folds
+
+
+def _kind(fold: Any) -> str:
+    """"stand-in" or "real" for a fold, without loading one left on disk."""
+    from lrank.data.fetch import FoldFiles, _spec, is_standin
+
+    if isinstance(fold, FoldFiles):
+        return "stand-in" if is_standin(_spec(fold.dataset)) else "real"
+    return budgets.data_kind(fold.train)
 
 
 def budget(experiment: str, profile: str) -> Any:
@@ -157,18 +172,23 @@ def profile_data(profile: str, seed: int = 0) -> tuple[dict, dict, dict, list]:
         except Exception as err:  # noqa: BLE001 - a missing download: skip it and say how to get it
             skipped.append((dname, f"python -m lrank fetch {fetch_name}", str(err).splitlines()[0][:120]))
             continue
-        kind = budgets.data_kind(datasets[dname][0].train)
+        kind = _kind(datasets[dname][0])
         what[dname], label[dname] = f"{text} ({kind})", f"{dname} ({kind})"
     budgets.require_nothing_skipped(profile, {d: f"`{cmd}` ({why})" for d, cmd, why in skipped}, NB)
     return datasets, what, label, skipped
 
 
 def dataset_stats(folds: Sequence[Fold], name: str) -> dict:
-    """Table 1's columns for the documents of the folds' test sets (each query is tested once)."""
-    docs = sum(f.test.n_docs for f in folds)
-    qs = sum(f.test.n_queries for f in folds)
+    """Table 1's columns for the documents of the folds' test sets (each query is tested once); folds
+    left on disk are loaded one at a time."""
+    from lrank.data.fetch import as_fold
+
+    docs = qs = n_features = 0
+    for f in folds:
+        test = as_fold(f).test
+        docs, qs, n_features = docs + test.n_docs, qs + test.n_queries, test.n_features
     return {"data": name, "#Query": int(qs), "#Doc.": int(docs), "#D./#Q.": docs / qs,
-            "#Feat.": int(folds[0].test.n_features)}
+            "#Feat.": int(n_features)}
 
 
 # --------------------------------------------------------------------------------- theorems
@@ -207,12 +227,15 @@ def criterion_source() -> str:
 
 # ------------------------------------------------------------------------------- the protocol
 def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str]) -> tuple[list, list]:
+    from lrank.data.fetch import as_fold
     from lrank.metrics import evaluate
     from lrank.models.gbrt import LambdaMART, McRank
 
     dname, system, leaves, lr, crit, k = key
+    fold = as_fold(fold)  # a fold left on disk is loaded here, in the worker, and let go afterwards
     cls = {"McRank": McRank, "LambdaMART": LambdaMART}[system]
-    est = cls(n_estimators=n_estimators, learning_rate=lr, num_leaves=leaves, criterion=crit, **TREE_KW)
+    est = cls(n_estimators=n_estimators, learning_rate=lr, num_leaves=leaves, criterion=crit, **TREE_KW,
+              **(PAPER_LAMBDAS if system == "LambdaMART" else {}))
     est.fit(fold.train)
     te = fold.test
     curve = []
@@ -229,21 +252,27 @@ def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str]) 
 def run_protocol(datasets: Mapping[str, Sequence[Fold]], n_estimators: Mapping[str, int],
                  leaves: Sequence[int] = LEAVES, rates: Sequence[float] = RATES,
                  criteria: Sequence[str] = CRITERIA, systems: Sequence[str] = SYSTEMS,
-                 metrics: Sequence[str] = METRICS, n_jobs: int = 1) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 metrics: Sequence[str] = METRICS, n_jobs: int = 1, checkpoint: bool | str | None = None,
+                 verbose: bool | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Tables 2-3 and Fig. 2: every (data, system, leaves, learning rate, criterion, fold) fitted once.
 
     Returns ``curves`` (test metric in % after each iteration, mean over the fold's queries; columns
     ``data, system, leaves, lr, criterion, fold, round, metric, value``) and ``queries`` (test metric in %
     of every query at the last iteration, the paper's "converged" model; ``query`` instead of
-    ``round``). Jobs run through joblib (``n_jobs``); results do not depend on it.
+    ``round``). Jobs run through joblib (``n_jobs``); results do not depend on it. ``checkpoint`` keeps
+    each finished fit, so that the same call after an interruption runs only the rest, with identical
+    results (default: on for the paper profile only; see `lrank.experiments.jobs`); ``verbose``: a bar
+    (the same default).
     """
-    from joblib import Parallel, delayed
+    from lrank.experiments.jobs import Job, run_jobs
 
-    jobs = [((d, s, lv, lr, c, k), f, int(n_estimators[s]))
-            for d, folds in datasets.items() for s in systems for lv in leaves for lr in rates
-            for c in criteria for k, f in enumerate(folds)]
-    out = Parallel(n_jobs=n_jobs)(delayed(_fit_one)(key, f, n, metrics) for key, f, n in jobs)
     keys = ["data", "system", "leaves", "lr", "criterion", "fold"]
+    jobs = []
+    for d, folds in datasets.items():
+        for key in itertools.product([d], systems, leaves, rates, criteria, range(len(folds))):
+            jobs.append(Job(dict(zip(keys, key)), (key, folds[key[-1]], int(n_estimators[key[1]]), metrics)))
+    out = run_jobs(_fit_one, jobs, label="tree_fitting", checkpoint=checkpoint, n_jobs=n_jobs,
+                   verbose=verbose, desc="tree fitting")
     curves = pd.DataFrame([row for c, _ in out for row in c], columns=[*keys, "round", "metric", "value"])
     queries = pd.DataFrame([row for _, q in out for row in q], columns=[*keys, "query", "metric", "value"])
     return curves, queries
@@ -321,14 +350,19 @@ def query_level_comparison(queries: pd.DataFrame, dname: str, system: str, alpha
     return {"data": dname, "system": system, **out}
 
 
-def objective_comparison(train: RankingData, n_estimators: Mapping[str, int], learning_rate: float = 0.10,
+def objective_comparison(train: Any, n_estimators: Mapping[str, int], learning_rate: float = 0.10,
                          num_leaves: int = 10) -> pd.DataFrame:
     """The objective at the last iteration, per training query, SE against OLE (Sec. 5's "OLE leads to
     smaller objective losses ... about 0.32% - 1%"): McRank's log-loss (Eq. 5, mean over the query's
     documents) and, for LambdaMART, which has no explicit objective, its training NDCG@10 as a stand-in.
-    Returns one row per (objective, query) with columns ``se`` and ``ole``."""
+    ``train`` is a `RankingData`, or a fold (`Fold` or `lrank.data.fetch.FoldFiles`) whose training
+    split is used. Returns one row per (objective, query) with columns ``se`` and ``ole``."""
+    from lrank.data.fetch import as_fold
     from lrank.metrics import evaluate
     from lrank.models.gbrt import LambdaMART, McRank
+
+    if not isinstance(train, RankingData):
+        train = as_fold(train).train
 
     q_of_doc = np.repeat(np.arange(train.n_queries), np.diff(train.qptr))
     rows = {}
@@ -338,7 +372,7 @@ def objective_comparison(train: RankingData, n_estimators: Mapping[str, int], le
         prob = mc.predict_proba(train.X)
         nll = -np.log(prob[np.arange(train.n_docs), train.y])
         rows[("McRank train log-loss", crit)] = np.bincount(q_of_doc, nll) / np.diff(train.qptr)
-        lm = LambdaMART(n_estimators=n_estimators["LambdaMART"], **kw).fit(train)
+        lm = LambdaMART(n_estimators=n_estimators["LambdaMART"], **kw, **PAPER_LAMBDAS).fit(train)
         rows[("LambdaMART train NDCG@10", crit)] = evaluate(train.y, lm.predict(train.X), train.qptr,
                                                             ["ndcg@10"], per_query=True)["ndcg@10"]
     out = []

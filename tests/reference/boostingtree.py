@@ -1,5 +1,5 @@
 """Plain references for the BoostingTree notebook: brute-force METAMAX selection, brute-force stumps,
-NDCGBoost's gammas and alpha straight from ALGORITHMS.md 7 (double loops)."""
+NDCGBoost's gammas and alpha straight from the reconstructed NDCGBoost box (double loops)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def best_stump_errors(X, y, D):
 
 
 def ndcgboost_gamma(F, g, qptr, Z):
-    """ALGORITHMS.md 7 step (a), double loop: sig, pibar, beta, theta and gamma per document."""
+    """reconstructed NDCGBoost box step (a), double loop: sig, pibar, beta, theta and gamma per document."""
     n = F.size
     gamma = np.zeros(n)
     for q in range(qptr.size - 1):
@@ -85,7 +85,7 @@ def ndcgboost_gamma(F, g, qptr, Z):
 
 
 def ndcgboost_AB(F, g, qptr, Z, fx):
-    """ALGORITHMS.md 7 step (c): A = sum theta [f_j > f_k], B = sum theta [f_j < f_k]."""
+    """reconstructed NDCGBoost box step (c): A = sum theta [f_j > f_k], B = sum theta [f_j < f_k]."""
     A = B = 0.0
     for q in range(qptr.size - 1):
         a, b = qptr[q], qptr[q + 1]

@@ -1,6 +1,6 @@
 """Plain-NumPy references for the tree-fitting kernels, written straight from the papers.
 
-* :func:`lambdas` — LambdaMART lambdas and weights (ALGORITHMS.md section 6), one pair at a time.
+* :func:`lambdas` — LambdaMART lambdas and weights (reconstructed LambdaMART box), one pair at a time.
 * :func:`criterion` — SE (Eq. 3), WSE (Eq. 7-8), RWSE (Eq. 9) and OLE (Eq. 13) of one candidate split,
   each computed literally from its formula (OLE's exact second derivative from the pairwise Hessian
   ``sum_ij w_ij ([i in D_l] - [j in D_l])^2``, a different route from the kernel's cancellation).
@@ -162,11 +162,17 @@ def fit_tree(codes, grad, hess, max_leaves, crit="se", min_data=1, min_hess=0.0,
     return leaves, values
 
 
+#: the kernels' near-tie rule (lrank._kernels.trees._TIE_RTOL)
+TIE_RTOL = 1e-10
+
+
 def histogram_split_scan(hist, off, crit, min_data, min_hess, tot, parent_score, h_unit):
     """``(gain, feature, j)`` of the best split read from a flat histogram (rows ``off[f]:off[f+1]`` per
     feature; channels G, H[, N]), SE (crit 0, Eq. 3) or RWSE (crit 2, Eq. 9): prefix sums in bin order,
-    an empty bin's sums masked, ``N_l, N_r >= min_data`` and ``H_l, H_r >= min_hess``, the first strict
-    maximum per feature, then over features (feature order). Every valid score is computed."""
+    an empty bin's sums masked, ``N_l, N_r >= min_data`` and ``H_l, H_r >= min_hess``, the first maximum
+    per feature, then over features (feature order), a later candidate winning only when larger by more
+    than ``TIE_RTOL`` times ``|best|`` (within a feature) or ``|best| + |parent_score|`` (over features), as
+    the kernels do. Every valid score is computed."""
     C = hist.shape[1]
     G, H, N = (np.float64(v) for v in tot[:3])
     md = min_data - 0.5
@@ -195,8 +201,9 @@ def histogram_split_scan(hist, off, crit, min_data, min_hess, tot, parent_score,
                 if hl < min_hess or hr < min_hess:
                     continue
                 g = gl * gl / nl + gr * gr / nr if crit == 0 else gl * gl / hl + gr * gr / hr
-                if g > fb:
+                if g > fb and (fb == -np.inf or g - fb > TIE_RTOL * abs(fb)):
                     fb, fj = g, b - off[f]
-            if fj >= 0 and fb - parent_score > best:
+            if fj >= 0 and fb - parent_score > best and (
+                    best == -np.inf or fb - parent_score - best > TIE_RTOL * (abs(best) + abs(parent_score))):
                 best, bf, bj = fb - parent_score, f, fj
     return best, bf, bj
