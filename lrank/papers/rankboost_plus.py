@@ -147,12 +147,13 @@ def small_task(seed: int, n_docs: int = 40, n_features: int = 4, levels: int = 3
     score = X @ rng.normal(size=n_features)
     y = np.digitize(score + rng.normal(scale=noise, size=n_docs), np.quantile(score, [1 / 3, 2 / 3]))
     return RankingData(X, y.astype(np.int32), np.array([0, n_docs]),
-                       provenance={"source": "RankBoost+ notebook: small task for Obs. 1 / Theorem 3", "seed": seed})
+                       provenance={"source": "RankBoost+ notebook: small task for Obs. 1 / Theorem 3",
+                                   "seed": seed})
 
 
 def stump_patterns(data: RankingData) -> tuple[np.ndarray, list[tuple[int, float]], Any]:
-    """Every stump ``[x_f > theta]`` at the midpoints of consecutive values of each feature, as its pattern over
-    the critical pairs: ``(U, keys, pairs)`` with ``U`` (pairs x stumps) in {-1, 0, 1} (Sec. 3.5's vector
+    """Every stump ``[x_f > theta]`` at the midpoints of consecutive values of each feature, as its pattern
+    over the critical pairs: ``(U, keys, pairs)`` with ``U`` (pairs x stumps) in {-1, 0, 1} (Sec. 3.5's vector
     ``h_j``), ``keys`` the ``(feature, threshold)`` of each column and ``pairs`` the critical pairs."""
     cp = data.pairs()
     cols, keys = [], []
@@ -218,10 +219,11 @@ def model_eta(model: RankBoostPlus, keys: Sequence[tuple[int, float]]) -> np.nda
 
 
 def random_loss_checks(seed: int, n_trials: int = 300) -> dict[str, float]:
-    """Sec. 3.1-3.2 and Prop. 2 on random one-query instances (random graded labels, random binary rankers, random
-    weights): the largest ``F2(midpoint) - mean of F2 at the ends`` (convexity: never above 0), the smallest
-    ``F2 - F1`` (never below 0) and the smallest ``E2 - R2`` (Prop. 2: never below 0). F2 comes from `f2`, F1
-    from `log_loss` and R2 from `pair_losses` on the scores: three computations that share no code."""
+    """Sec. 3.1-3.2 and Prop. 2 on random one-query instances (random graded labels, random binary rankers,
+    random weights): the largest ``F2(midpoint) - mean of F2 at the ends`` (convexity: never above 0), the
+    smallest ``F2 - F1`` (never below 0) and the smallest ``E2 - R2`` (Prop. 2: never below 0). F2 comes from
+    `f2`, F1 from `log_loss` and R2 from `pair_losses` on the scores: three computations that share no
+    code."""
     rng = np.random.default_rng(seed)
     worst = {"convex": -np.inf, "F2 - F1": np.inf, "E2 - R2": np.inf}
     for _ in range(n_trials):
@@ -245,7 +247,8 @@ def convergence_check(seeds: Sequence[int], rounds: Sequence[int]) -> pd.DataFra
     """Obs. 1 and Theorem 3 on `small_task` s: how far each variant's training loss is above the minimum.
 
     One row per task and number of rounds: ``rank`` of the stump patterns (equal to their number: F2 is
-    then defined on H' itself), ``f1_bounded`` (`f1_bounded`: F1 has a finite minimiser), ``plus_F2`` = ln F2(RankBoost+) - min ln F2 (Theorem 3), ``d_F1`` = ln E1(Rb-d)
+    then defined on H' itself), ``f1_bounded`` (`f1_bounded`: F1 has a finite minimiser), ``plus_F2`` = ln
+    F2(RankBoost+) - min ln F2 (Theorem 3), ``d_F1`` = ln E1(Rb-d)
     - min ln F1 (Obs. 1; ``d_stop`` says why Rb-d stopped), ``c_F1`` / ``c_F2`` the same two gaps of Rb-c,
     and the solver's largest |gradient| at each minimum (``grad_F1``, ``grad_F2``).
     """
@@ -256,10 +259,12 @@ def convergence_check(seeds: Sequence[int], rounds: Sequence[int]) -> pd.DataFra
         m1, m2 = minimum(U, "F1"), minimum(U, "F2")
         bounded = f1_bounded(U)
         for T in rounds:
-            fits = {v: RankBoostPlus(variant=v, n_estimators=int(T), random_state=0).fit(d) for v in ("plus", "d", "c")}
+            fits = {v: RankBoostPlus(variant=v, n_estimators=int(T), random_state=0).fit(d)
+                    for v in ("plus", "d", "c")}
             gap = {f"{v}_{w}": log_loss(U, model_eta(fits[v], keys), w)[0] - m["log_min"]
                    for v in ("plus", "d", "c") for w, m in (("F1", m1), ("F2", m2))}
-            rows.append({"task": seed, "rounds": int(T), "stumps": U.shape[1], "rank": int(np.linalg.matrix_rank(U)),
+            rows.append({"task": seed, "rounds": int(T), "stumps": U.shape[1],
+                         "rank": int(np.linalg.matrix_rank(U)),
                          "f1_bounded": bounded,
                          "plus_F2": gap["plus_F2"], "d_F1": gap["d_F1"], "d_stop": fits["d"].stop_reason_,
                          "c_F1": gap["c_F1"], "c_F2": gap["c_F2"], "grad_F1": m1["grad_max"],
@@ -275,7 +280,8 @@ def independent_subset_trials(seed: int, n_trials: int = 200, dim: int = 12, n_s
     random subspace's basis, about 30% of them in span(S) (a stump pattern space has many dependent columns),
     some zero; it keeps T with
     `lrank.models.rankboost_plus.select_independent_subset` after a random permutation of R, and reports the
-    ranks of ``[S, T]`` and ``[S, R]``, the size of T and whether T is independent (``rank [S, T] = |S| + |T|``).
+    ranks of ``[S, T]`` and ``[S, R]``, the size of T and whether T is independent
+    (``rank [S, T] = |S| + |T|``).
     """
     from lrank.models.rankboost_plus import select_independent_subset
 
@@ -416,7 +422,8 @@ def movielens_task_set(ratings: np.ndarray, min_ratings: int = 100, max_missing:
     return tasks, [k for k, t in tasks.items() if t.n_features == 0]
 
 
-def movielens_counts(ratings: np.ndarray, min_ratings: int = 100, near: Sequence[int] = range(95, 102)) -> dict:
+def movielens_counts(ratings: np.ndarray, min_ratings: int = 100,
+                     near: Sequence[int] = range(95, 102)) -> dict:
     """What the MovieLens part of Sec. 4 counts, on the ratings matrix (users x movies, NaN unrated):
     ``users``, ``movies``, ``ratings``, ``tasks`` (users with ``>= min_ratings`` ratings) and
     ``at_least`` (``k -> users with >= k ratings`` for ``k`` in ``near``), to say which rule could give
@@ -610,8 +617,9 @@ def run_tasks(tasks: Mapping[str, RankingData], n_rounds: int, *, algorithms: Ma
     cm = [metrics[i] for i in ci]
     return {
         "selected": pd.DataFrame(sel_rows, columns=["task", "algorithm", "fold", "metric", "round", "value"]),
-        "folds": pd.DataFrame(fold_rows, columns=["task", "algorithm", "fold", "n_iter", "stop", "E2_overflow",
-                                                  "E1_last", "E1_min", "log_E2_last", *FIT_CHECKS]),
+        "folds": pd.DataFrame(fold_rows, columns=["task", "algorithm", "fold", "n_iter", "stop",
+                                                  "E2_overflow", "E1_last", "E1_min", "log_E2_last",
+                                                  *FIT_CHECKS]),
         "curves": {a: pd.DataFrame(np.mean(c, axis=0), index=rounds, columns=cm) for a, c in curves.items()},
         "train": {a: pd.DataFrame({"E1_mean": np.mean(e1[a], axis=0),
                                    "log_E2_mean": np.mean(log_e2[a], axis=0),
@@ -624,13 +632,14 @@ def run_tasks(tasks: Mapping[str, RankingData], n_rounds: int, *, algorithms: Ma
     }
 
 
-#: Tables 2 and 4's metrics, and the metric that chooses each one's round on validation (Qin and Liu 2013: NDCG's
-#: round by MAP; R1 and R2 by themselves)
+#: Tables 2 and 4's metrics, and the metric that chooses each one's round on validation (Qin and Liu 2013:
+#: NDCG's round by MAP; R1 and R2 by themselves)
 MQ_METRICS = ("r1", "r2", "ndcg@3", "ndcg@5", "ndcg@7", "map")
 MQ_SELECT_BY = {"r1": "r1", "r2": "r2", "ndcg@3": "map", "ndcg@5": "map", "ndcg@7": "map", "map": "map"}
 
 
-def _mq_fit(dname: str, k: int, aname: str, variant: str, fold: Any, n_rounds: int, params: dict) -> pd.DataFrame:
+def _mq_fit(dname: str, k: int, aname: str, variant: str, fold: Any, n_rounds: int,
+            params: dict) -> pd.DataFrame:
     from lrank.metrics import evaluate
 
     est = RankBoostPlus(variant=variant, n_estimators=n_rounds, **params).fit(fold.train)
@@ -639,7 +648,8 @@ def _mq_fit(dname: str, k: int, aname: str, variant: str, fold: Any, n_rounds: i
     for split, d in parts.items():
         stages = list(est.staged_predict(d.X)) or [np.zeros(d.n_docs)]
         res = evaluate(np.tile(d.y, len(stages)), np.concatenate(stages),
-                       np.r_[0, np.cumsum(np.tile(np.diff(d.qptr), len(stages)))], list(MQ_METRICS), per_query=True)
+                       np.r_[0, np.cumsum(np.tile(np.diff(d.qptr), len(stages)))], list(MQ_METRICS),
+                       per_query=True)
         vals[split] = {m: np.asarray(res[m]).reshape(len(stages), d.n_queries) for m in MQ_METRICS}
     rows = []
     for m in MQ_METRICS:
@@ -651,11 +661,12 @@ def _mq_fit(dname: str, k: int, aname: str, variant: str, fold: Any, n_rounds: i
 
 
 def mq_per_query(mq_folds: Mapping[str, Sequence[Any]], n_rounds: int, *, seed: int | None = 0,
-                 max_thresholds: int = 255, algorithms: Mapping[str, str] = ALGORITHMS, n_jobs: int = 1) -> pd.DataFrame:
+                 max_thresholds: int = 255, algorithms: Mapping[str, str] = ALGORITHMS,
+                 n_jobs: int = 1) -> pd.DataFrame:
     """Tables 2 and 4's protocol, keeping every test query: on each fold of each data set, each algorithm is
     fitted on the training part, each metric's round is chosen on the validation part's mean (`MQ_SELECT_BY`;
-    ties: the earliest round; a model with 0 rounds is the constant model) and the test queries' values at that
-    round are returned: ``data, algorithm, fold, qid, metric, round, value`` (NaN where a query has no
+    ties: the earliest round; a model with 0 rounds is the constant model) and the test queries' values at
+    that round are returned: ``data, algorithm, fold, qid, metric, round, value`` (NaN where a query has no
     critical pair for R1 / R2). Fits run in parallel through joblib."""
     from joblib import Parallel, delayed
 
@@ -667,18 +678,21 @@ def mq_per_query(mq_folds: Mapping[str, Sequence[Any]], n_rounds: int, *, seed: 
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
 
 
-def mq_tables(per_query: pd.DataFrame, algorithms: Sequence[str] = tuple(ALGORITHMS)) -> tuple[pd.DataFrame, pd.DataFrame]:
+def mq_tables(per_query: pd.DataFrame, algorithms: Sequence[str] = tuple(ALGORITHMS)
+              ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 2 (average rank over the folds of each data set's per-fold means; 1 = best) and Table 4 (test R1,
     R2 and NDCG@5 by fold) from `mq_per_query`'s output."""
     from lrank import stats
 
-    means = per_query.groupby(["data", "fold", "metric", "algorithm"], sort=False)["value"].mean().unstack("algorithm")
-    means = means[list(algorithms)]
+    means = per_query.groupby(["data", "fold", "metric", "algorithm"],
+                              sort=False)["value"].mean().unstack("algorithm")
+    means = means[list(algorithms)].apply(round_significant)  # near-ties tie (see `per_task_scores`)
     rank2 = {}
     for (dname, met), sub in means.groupby(level=["data", "metric"], sort=False):
         if met == "map":
             continue
-        rank2[(dname, met)] = stats.average_ranks(sub.droplevel(["data", "metric"]), lower_is_better=met in LOWER_IS_BETTER)
+        rank2[(dname, met)] = stats.average_ranks(sub.droplevel(["data", "metric"]),
+                                                  lower_is_better=met in LOWER_IS_BETTER)
     table2 = pd.DataFrame(rank2).T
     table2.index.names = ["data", "metric"]
     t4 = means.reset_index()
@@ -689,22 +703,25 @@ def mq_tables(per_query: pd.DataFrame, algorithms: Sequence[str] = tuple(ALGORIT
 
 
 def fold_table(runs: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
-    """Per domain: the folds run (3 algorithms each), the constant models, Rb-d's halts (eps- = 0) and the fits
-    whose train E2 passed float64's range (their curves use ln E2)."""
+    """Per domain: the folds run (3 algorithms each), the constant models, Rb-d's halts (eps- = 0) and the
+    fits whose train E2 passed float64's range (their curves use ln E2)."""
     rows = {}
     for dom, run in runs.items():
         f = run["folds"]
         halt = (f["algorithm"] == "Rb-d") & (f["stop"] == "eps- = 0 (halt)")
         rows[dom] = {"folds": len(f), "constant model (0 rounds)": int((f["n_iter"] == 0).sum()),
-                     "Rb-d halted (eps- = 0)": int(halt.sum()), "Rb-d halted at round 1": int((halt & (f["n_iter"] == 0)).sum()),
+                     "Rb-d halted (eps- = 0)": int(halt.sum()),
+                     "Rb-d halted at round 1": int((halt & (f["n_iter"] == 0)).sum()),
                      "train E2 overflowed (ln E2 used)": int(f["E2_overflow"].sum())}
     return pd.DataFrame(rows).T
 
 
-def protocol_caption(profile: str, n_rounds: int, sources: Mapping[str, str], counts: Mapping[str, int]) -> str:
+def protocol_caption(profile: str, n_rounds: int, sources: Mapping[str, str],
+                     counts: Mapping[str, int]) -> str:
     """The caption line every artifact of the task experiments carries: profile, rounds, protocol, data."""
-    return (f"Profile {profile}; {n_rounds} rounds (paper: 300); 5-fold 3/1/1 within each task, round chosen per metric "
-            "on validation; halted models keep their last ensemble, 0-round models are the constant model (kept). "
+    return (f"Profile {profile}; {n_rounds} rounds (paper: 300); 5-fold 3/1/1 within each task, round chosen "
+            "per metric on validation; halted models keep their last ensemble, 0-round models are the "
+            "constant model (kept). "
             + " ".join(f"{dom}: {counts[dom]} tasks, {sources[dom]}." for dom in sources)
             + " NDCG: exp gain, log2 discount, ties in stable order.")
 
@@ -712,8 +729,8 @@ def protocol_caption(profile: str, n_rounds: int, sources: Mapping[str, str], co
 def fig4_fits(train: RankingData, n_rounds: int, max_thresholds: int, seed: int | None,
               weights: Sequence[float] = (1.0, 3.0, 10.0)) -> dict:
     """Fig. 4 on one training part: Rb-d that halts (eps- = 0), Rb-c, and the E1 of Rb-d's returned ensemble
-    with the halting ranker added at each of ``weights`` (``completed``: weight -> E1). The halting ranker is the
-    last of the same fit with ``eps_minus_zero="infinite"`` (every earlier round identical)."""
+    with the halting ranker added at each of ``weights`` (``completed``: weight -> E1). The halting ranker is
+    the last of the same fit with ``eps_minus_zero="infinite"`` (every earlier round identical)."""
     kw = dict(n_estimators=n_rounds, max_thresholds=max_thresholds, random_state=seed)
     rbd = RankBoostPlus(variant="d", **kw).fit(train)
     rbc = RankBoostPlus(variant="c", **kw).fit(train)
@@ -729,11 +746,11 @@ def fig4_fits(train: RankingData, n_rounds: int, max_thresholds: int, seed: int 
 
 
 def mq_data_kind(profile: str, source: str) -> tuple[str, str, str | None]:
-    """``(data_kind, data, not_comparable)`` of Tables 2 and 4's claims: the quick profile's relabelled MSLR sample and
-    the rehearsal's stand-ins cannot decide claims about MQ2007 / MQ2008."""
+    """``(data_kind, data, not_comparable)`` of Tables 2 and 4's claims: the quick profile's relabelled MSLR
+    sample and the rehearsal's stand-ins cannot decide claims about MQ2007 / MQ2008."""
     if profile == "quick":
-        return "substitute", source, ("substitute for MQ2007 / MQ2008 (LETOR 4.0, not on this machine): a few MSLR-sample "
-                                      "queries relabelled to 3 grades")
+        return "substitute", source, ("substitute for MQ2007 / MQ2008 (LETOR 4.0, not on this machine): a "
+                                      "few MSLR-sample queries relabelled to 3 grades")
     if "stand-in" in source:
         return "substitute", source, "stand-in files of the rehearsal profile, not MQ2007 / MQ2008"
     return "paper", source, None
@@ -742,9 +759,31 @@ def mq_data_kind(profile: str, source: str) -> tuple[str, str, str | None]:
 def per_task_scores(selected: pd.DataFrame, metric: str, algorithms: Sequence[str] = tuple(ALGORITHMS)
                     ) -> pd.DataFrame:
     """Test ``metric`` per task (rows) and algorithm (columns): the mean over folds of the values at the
-    rounds chosen on validation (the numbers Table 1 ranks)."""
+    rounds chosen on validation (the numbers Table 1 ranks), rounded to `RANK_DIGITS` significant digits.
+
+    The rounding makes the ranks tie-tolerant: two algorithms whose fold means differ only in the last bits
+    (the same rankings, summed in a different order, or a CPU whose floating point rounds differently) tie
+    on the task instead of being ordered by rounding noise. Unrounded, one MovieLens NDCG@3 near-tie moved
+    Table 1's average ranks by 1.4e-3 under an emulated foreign CPU.
+    """
     s = selected[selected["metric"] == metric]
-    return s.groupby(["task", "algorithm"])["value"].mean().unstack("algorithm")[list(algorithms)]
+    means = s.groupby(["task", "algorithm"])["value"].mean().unstack("algorithm")[list(algorithms)]
+    return means.apply(round_significant)
+
+
+#: significant digits kept before ranking (`per_task_scores`): far above any real difference of two
+#: algorithms' test values, far below the last bits a different CPU or summation order moves
+RANK_DIGITS = 12
+
+
+def round_significant(x: Any, digits: int = RANK_DIGITS) -> Any:
+    """``x`` (array-like of floats) rounded to ``digits`` significant digits; zeros, NaN and inf unchanged."""
+    a = np.asarray(x, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mag = np.where(np.isfinite(a) & (a != 0), np.floor(np.log10(np.abs(a))), 0.0)
+    scale = 10.0 ** (digits - 1 - mag)
+    out = np.where(np.isfinite(a), np.round(a * scale) / scale, a)
+    return type(x)(out, index=x.index, name=x.name) if isinstance(x, pd.Series) else out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -877,60 +916,3 @@ def fig1_span_summary(history: pd.DataFrame, times: pd.DataFrame | None = None) 
     out["median_s"] = {k: float(np.median(sec[m])) for k, m in masks.items()}
     out["rounds"] = {k: (int(r[m].min()), int(r[m].max()), int(m.sum())) for k, m in masks.items()}
     return out
-
-# --------------------------------------------------------------------------------------------------
-# Verdicts
-# --------------------------------------------------------------------------------------------------
-def rank_order_verdict(scores: pd.DataFrame, order: Sequence[str], lower_is_better: bool,
-                       alpha: float = 0.05) -> dict:
-    """Is the average rank ordered as ``order`` (best first), significantly at every step?
-
-    Friedman test over the tasks, then Nemenyi's post-hoc p for each neighbouring pair of ``order``.
-    HELD: Friedman p < alpha and every neighbouring pair differs significantly in the claimed
-    direction. NOT HELD: some pair of ``order`` differs significantly in the opposite direction.
-    UNDECIDED otherwise.
-    """
-    from lrank import stats
-
-    ranks = stats.average_ranks(scores[list(order)], lower_is_better=lower_is_better)
-    _, p_f = stats.friedman(scores[list(order)]) if scores.shape[0] > 1 else (math.nan, 1.0)
-    nem = stats.nemenyi(scores[list(order)]) if scores.shape[0] > 1 else None
-    steps, wrong = [], False
-    for i, a in enumerate(order):
-        for b in order[i + 1:]:
-            p = float(nem.loc[a, b]) if nem is not None else 1.0
-            right = ranks[a] < ranks[b]
-            if p < alpha and not right:
-                wrong = True
-            if order.index(b) == i + 1:
-                steps.append(p < alpha and right)
-    if wrong:
-        v = "NOT HELD"
-    elif p_f < alpha and all(steps):
-        v = "HELD"
-    else:
-        v = "UNDECIDED"
-    return {"verdict": v, "n": int(scores.shape[0]), "friedman_p": float(p_f),
-            "ranks": {k: float(x) for k, x in ranks.items()},
-            "nemenyi_p": {f"{a} vs {b}": float(nem.loc[a, b]) if nem is not None else 1.0
-                          for i, a in enumerate(order) for b in order[i + 1:]}}
-
-
-def best_verdict(scores: pd.DataFrame, best: str, lower_is_better: bool, alpha: float = 0.05) -> dict:
-    """Fig. 3's claim: ``best`` has the best average rank and differs significantly (Nemenyi) from each
-    other algorithm. HELD / NOT HELD (another one is significantly better) / UNDECIDED."""
-    from lrank import stats
-
-    ranks = stats.average_ranks(scores, lower_is_better=lower_is_better)
-    _, p_f = stats.friedman(scores)
-    nem = stats.nemenyi(scores)
-    others = [c for c in scores.columns if c != best]
-    ps = {o: float(nem.loc[best, o]) for o in others}
-    if any(ps[o] < alpha and ranks[o] < ranks[best] for o in others):
-        v = "NOT HELD"
-    elif p_f < alpha and all(ps[o] < alpha and ranks[best] < ranks[o] for o in others):
-        v = "HELD"
-    else:
-        v = "UNDECIDED"
-    return {"verdict": v, "n": int(scores.shape[0]), "friedman_p": float(p_f),
-            "ranks": {k: float(x) for k, x in ranks.items()}, "nemenyi_p": ps}

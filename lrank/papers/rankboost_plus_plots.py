@@ -38,14 +38,15 @@ def _says(ok: bool) -> str:
 # --------------------------------------------------------------------------------------------------
 def fig1(runs: Mapping[str, pd.DataFrame], times: pd.DataFrame | None, prune_round: int | None,
          column: Any) -> plt.Figure:
-    """Fig. 1: per-round wall time (left, when ``times`` is given; ``column(label)`` names its column), train E2
-    and train R2 of the four fits (``runs``: label -> ``history_``)."""
+    """Fig. 1: per-round wall time (left, when ``times`` is given; ``column(label)`` names its column), train
+    E2 and train R2 of the four fits (``runs``: label -> ``history_``)."""
     n = 3 if times is not None else 2
     fig, axes = plt.subplots(1, n, figsize=(4.0 * n, 3.4), layout="constrained")
     *ax_t, ax_e2, ax_r2 = axes
     dashes = {"Optimal Rb+": (4, 2), "Efficient Rb+": (), "Rb-d": (), "Rb-c": ()}
     for label, h in runs.items():
-        st = dict(_style(label), marker=algo_style(label)["marker"], markevery=10, ms=4, dashes=dashes.get(label, ()))
+        st = dict(_style(label), marker=algo_style(label)["marker"], markevery=10, ms=4,
+                  dashes=dashes.get(label, ()))
         if times is not None:
             ax_t[0].plot(times["round"], 1e3 * times[column(label)], label=label, lw=1.2, **st)
         ax_e2.plot(h.index, h["train_E2"], label=label if times is None else None, **st)
@@ -61,28 +62,32 @@ def fig1(runs: Mapping[str, pd.DataFrame], times: pd.DataFrame | None, prune_rou
     ax_r2.set_ylabel("train R2")
     for ax in axes:
         ax.set_xlabel("round")
-    fig.legend(*axes[0].get_legend_handles_labels() if times is not None else ax_e2.get_legend_handles_labels(),
+    src = axes[0] if times is not None else ax_e2
+    fig.legend(*src.get_legend_handles_labels(),
                loc="outside right center", fontsize=8)
     return fig
 
 
 def fig1_sentence(summary: Mapping[str, Any] | None, span: Mapping[str, Any], times_file: str) -> str:
-    """What Fig. 1 shows, from the stored times' summary (`fig1_summary`) and optimal Rb+'s span (`fig1_span_summary`)."""
+    """What Fig. 1 shows, from the stored times' summary (`fig1_summary`) and optimal Rb+'s span
+    (`fig1_span_summary`)."""
     if summary is None:
         return f"Fig. 1 is drawn without its time panel ({times_file}): no speed claim can be read from it."
     med, post = summary["median_s"], summary["after_pruning_s"]
     spike_is_prune = summary["slowest_round"] == summary["pruning_round"]
     text = (f"In the left panel, efficient Rb+'s one tall round is round {summary['slowest_round']} "
             f"({summary['slowest_s'] / med['Efficient Rb+']:.1f}x its median), "
-            + ("its pruning round" if spike_is_prune else f"not its pruning round ({summary['pruning_round']})")
+            + ("its pruning round" if spike_is_prune else "not its pruning round "
+                                                          f"({summary['pruning_round']})")
             + f"; after it, efficient Rb+ runs at {post['Efficient Rb+'] / post['Rb-d']:.2f}x Rb-d's and "
             f"{post['Efficient Rb+'] / post['Rb-c']:.2f}x Rb-c's time per round, while optimal Rb+ takes "
-            f"{med['Optimal Rb+'] / med['Efficient Rb+']:.1f}x efficient Rb+'s: the paper's picture (one slow round, "
-            "then the speed of Rb-d / Rb-c), with the pruning at the round our task's pair space fills, not round 30.")
-    text += (f" Optimal Rb+ slows down once its independent set reaches {span['max_independent']} rankers (round "
-             f"{span['full_rank_round']}): every candidate then lies in span(S) and needs a least-squares solve. In the "
-             "middle and right panels the two Rb+ curves coincide (efficient Rb+ loses nothing in training loss here), "
-             "Rb-d's E2 rises and Rb-c's turns up.")
+            f"{med['Optimal Rb+'] / med['Efficient Rb+']:.1f}x efficient Rb+'s: the paper's picture (one "
+            "slow round, then the speed of Rb-d / Rb-c), with the pruning at the round our task's pair space "
+            "fills, not round 30.")
+    text += (f" Optimal Rb+ slows down once its independent set reaches {span['max_independent']} rankers "
+             f"(round {span['full_rank_round']}): every candidate then lies in span(S) and needs a "
+             "least-squares solve. In the middle and right panels the two Rb+ curves coincide (efficient Rb+ "
+             "loses nothing in training loss here), Rb-d's E2 rises and Rb-c's turns up.")
     return text
 
 
@@ -90,9 +95,9 @@ def fig1_sentence(summary: Mapping[str, Any] | None, span: Mapping[str, Any], ti
 # Fig. 2: convergence on MovieLens
 # --------------------------------------------------------------------------------------------------
 def fig2(run: Mapping[str, Any]) -> tuple[plt.Figure, dict]:
-    """Fig. 2 in four panels: test R1 (solid) and R2 (dashed), train E1, train E2 (geometric mean over tasks, on
-    an axis clipped to the curves that stay near 1: the curve that leaves it is marked with its last value) and
-    test NDCG@5. Returns the figure and the numbers its sentence reads (`fig2_sentence`)."""
+    """Fig. 2 in four panels: test R1 (solid) and R2 (dashed), train E1, train E2 (geometric mean over tasks,
+    on an axis clipped to the curves that stay near 1: the curve that leaves it is marked with its last value)
+    and test NDCG@5. Returns the figure and the numbers its sentence reads (`fig2_sentence`)."""
     fig, axes = plt.subplots(2, 2, figsize=(10, 6.4), sharex=True, layout="constrained")
     (a_r, a_e1), (a_e2, a_n) = axes
     curves, train = run["curves"], run["train"]
@@ -113,9 +118,10 @@ def fig2(run: Mapping[str, Any]) -> tuple[plt.Figure, dict]:
         for a in out:
             rounds = e2[a].index.to_numpy()
             first = int(rounds[np.argmax(e2[a].to_numpy() > top)])
-            a_e2.annotate(f"{a} leaves the axis at round {first}; ln E2 = {train[a]['log_E2_mean'].iloc[-1]:.0f} at "
-                          f"round {rounds[-1]}", xy=(first, top), xytext=(0.35, 0.80), textcoords="axes fraction",
-                          fontsize=8, color=algo_style(a)["color"], arrowprops=dict(arrowstyle="->", color="grey"))
+            a_e2.annotate(f"{a} leaves the axis at round {first}; ln E2 = "
+                          f"{train[a]['log_E2_mean'].iloc[-1]:.0f} at round {rounds[-1]}", xy=(first, top),
+                          xytext=(0.35, 0.80), textcoords="axes fraction", fontsize=8,
+                          color=algo_style(a)["color"], arrowprops=dict(arrowstyle="->", color="grey"))
     a_r.set_ylabel("test R1 (solid), R2 (dashed)")
     a_e1.set_ylabel("train E1 (mean over tasks)")
     a_e1.set_yscale("log")
@@ -136,7 +142,8 @@ def fig2(run: Mapping[str, Any]) -> tuple[plt.Figure, dict]:
 
 
 def fig2_sentence(nums: Mapping[str, Any]) -> str:
-    """What Fig. 2 shows and whether it is the paper's picture (the tests are in the registry rows after it)."""
+    """What Fig. 2 shows and whether it is the paper's picture (the tests are in the registry rows after
+    it)."""
     T = nums["rounds"]
     r2 = _order(nums["r2"], True)
     e1 = _order(nums["e1"], True)
@@ -147,35 +154,39 @@ def fig2_sentence(nums: Mapping[str, Any]) -> str:
             f"({_says(r2 == ['Rb+', 'Rb-c', 'Rb-d'])}: Rb+ lowest, Rb-d highest). "
             f"Top right: train E1 ends lowest for {e1[0]} and highest for {e1[-1]} "
             f"({_says(e1[-1] == 'Rb+')}: Rb-d and Rb-c minimise E1 better than Rb+). "
-            f"Bottom left: ln E2 ends at {le2['Rb+']:.2f} for Rb+, {le2['Rb-c']:.2f} for Rb-c (lowest at round "
-            f"{nums['rbc_turn']}, then rising) and {le2['Rb-d']:.0f} for Rb-d "
-            f"({_says(le2['Rb+'] < le2['Rb-c'] < le2['Rb-d'] and le2['Rb-d'] > 0)}: Rb+ lowers E2, Rb-c turns up, "
-            f"Rb-d raises it). Bottom right: NDCG@5 falls from its peak by {drop['Rb+']:.3f} for Rb+, "
-            f"{drop['Rb-c']:.3f} for Rb-c and {drop['Rb-d']:.3f} for Rb-d ({_says(least == 'Rb+')}: Rb+ overfits least).")
+            f"Bottom left: ln E2 ends at {le2['Rb+']:.2f} for Rb+, {le2['Rb-c']:.2f} for Rb-c (lowest at "
+            f"round {nums['rbc_turn']}, then rising) and {le2['Rb-d']:.0f} for Rb-d "
+            f"({_says(le2['Rb+'] < le2['Rb-c'] < le2['Rb-d'] and le2['Rb-d'] > 0)}: Rb+ lowers E2, Rb-c "
+            f"turns up, Rb-d raises it). Bottom right: NDCG@5 falls from its peak by {drop['Rb+']:.3f} for "
+            f"Rb+, {drop['Rb-c']:.3f} for Rb-c and {drop['Rb-d']:.3f} for Rb-d ({_says(least == 'Rb+')}: Rb+ "
+            "overfits least).")
 
 
 # --------------------------------------------------------------------------------------------------
 # Fig. 3: critical difference diagrams
 # --------------------------------------------------------------------------------------------------
 def fig3(scores: Mapping[tuple[str, str], pd.DataFrame], alpha: float = 0.05) -> tuple[plt.Figure, dict]:
-    """One critical difference diagram per (domain, metric) of ``scores`` (per-task test values, lower is better),
-    stacked so that no label can meet another panel's; colours from `algo_style`. Returns the figure and, per
-    panel, the average ranks and Nemenyi p-values its sentence reads."""
+    """One critical difference diagram per (domain, metric) of ``scores`` (per-task test values, lower is
+    better), stacked so that no label can meet another panel's; colours from `algo_style`. Returns the figure
+    and, per panel, the average ranks and Nemenyi p-values its sentence reads."""
     import scikit_posthocs as sp
 
     from lrank import stats
 
-    fig, axes = plt.subplots(len(scores), 1, figsize=(7.5, 1.55 * len(scores)), layout="constrained", squeeze=False)
+    fig, axes = plt.subplots(len(scores), 1, figsize=(7.5, 1.55 * len(scores)), layout="constrained",
+                             squeeze=False)
     palette = {a: algo_style(a)["color"] for a in ALGOS}
     info = {}
     for ax, ((dom, met), sc) in zip(axes[:, 0], scores.items()):
         ranks = stats.average_ranks(sc, lower_is_better=True)
         nem = stats.nemenyi(sc)
         sp.critical_difference_diagram(ranks, nem, alpha=alpha, ax=ax, color_palette=palette,
-                                       label_fmt_left="{label} ({rank:.2f})", label_fmt_right="({rank:.2f}) {label}",
+                                       label_fmt_left="{label} ({rank:.2f})", label_fmt_right="({rank:.2f}) "
+                                                                                              "{label}",
                                        label_props={"fontsize": 8})
         ax.set_title(f"test {met.upper()}, {dom} ({sc.shape[0]} tasks)", fontsize=9, loc="left")
-        info[(dom, met)] = {"ranks": ranks.to_dict(), "p": {o: float(nem.loc["Rb+", o]) for o in ("Rb-c", "Rb-d")},
+        info[(dom, met)] = {"ranks": ranks.to_dict(), "p": {o: float(nem.loc["Rb+", o]) for o in ("Rb-c",
+                                                                                                  "Rb-d")},
                             "p_cd": float(nem.loc["Rb-c", "Rb-d"])}
     return fig, info
 
@@ -220,7 +231,8 @@ def fig4(rbd: pd.DataFrame, rbc: pd.DataFrame, completed: Mapping[float, float])
     return fig
 
 
-def fig4_sentence(rbd: pd.DataFrame, rbc: pd.DataFrame, completed: Mapping[float, float], halted: pd.DataFrame,
+def fig4_sentence(rbd: pd.DataFrame, rbc: pd.DataFrame, completed: Mapping[float, float],
+                  halted: pd.DataFrame,
                   domain: str) -> str:
     """What Fig. 4 shows on its fold, and how often the same holds on every halted fold of ``domain``."""
     e_d, e_c = float(rbd["train_E1"].iloc[-1]), float(rbc["train_E1"].min())
@@ -228,10 +240,10 @@ def fig4_sentence(rbd: pd.DataFrame, rbc: pd.DataFrame, completed: Mapping[float
     w = max(completed)
     return (f"On this fold Rb-d halts after {len(rbd)} rounds at train E1 = {e_d:.3f}; Rb-c's lowest over "
             f"{len(rbc)} rounds is {e_c:.3f}, so here Rb-c goes {'lower' if e_c < e_d else 'no lower'} "
-            f"({_says(e_c < e_d)}, whose plot shows Rb-c below the halted Rb-d). Over the {len(halted)} {domain} folds "
-            f"where Rb-d halted after at least one round, Rb-c goes lower on {lower}. The halted ensemble is still not "
-            f"at the minimum of E1: adding the halting ranker with weight {w:g} lowers E1 to {completed[w]:.3f} "
-            "(Observation 2: the infimum is at infinite weight).")
+            f"({_says(e_c < e_d)}, whose plot shows Rb-c below the halted Rb-d). Over the {len(halted)} "
+            f"{domain} folds where Rb-d halted after at least one round, Rb-c goes lower on {lower}. The "
+            f"halted ensemble is still not at the minimum of E1: adding the halting ranker with weight {w:g} "
+            f"lowers E1 to {completed[w]:.3f} (Observation 2: the infimum is at infinite weight).")
 
 
 # --------------------------------------------------------------------------------------------------
