@@ -77,6 +77,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if getattr(args, "scheduler", None):  # the notebooks' run_grid calls read it (lrank.experiments)
         os.environ["LRANK_DASK_SCHEDULER"] = args.scheduler
     books = _notebooks(args.only)
+    if getattr(args, "seeds", None):
+        return _reproduce_seeds(books, args.seeds, args.profile, args.keep_going)
     out_dir = None if args.profile == "quick" else figures_dir(args.profile) / "notebooks"
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -116,6 +118,86 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             print("--accept pins the quick profile only; nothing accepted", file=sys.stderr)
             return 1
         return cmd_accept(argparse.Namespace(only=args.only))
+    return 0
+
+
+def _seed_list(text: str) -> list[int]:
+    """``"0-4"`` -> [0, 1, 2, 3, 4]; ``"1,3"`` -> [1, 3] (``--seeds``)."""
+    bad = argparse.ArgumentTypeError(f"seeds as 0-4 or 1,3 (non-negative integers), got {text!r}")
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            lo, _, hi = part.strip().partition("-")
+            seeds.extend(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        raise bad from None
+    if not seeds or min(seeds) < 0:
+        raise bad
+    return sorted(set(seeds))
+
+
+def _reproduce_seeds(books: list[Path], seeds: list[int], profile: str, keep_going: bool) -> int:
+    """Rerun each paper notebook with papermill ``-p SEED k`` and keep only its claims registry.
+
+    Each run writes into a scratch output root (``LRANK_OUTPUT_DIR``), so the stored notebooks,
+    figures and results are untouched; its ``claims/<notebook>.csv`` is copied to
+    ``<figures>/seeds/seed-<k>/claims/`` and ``<figures>/seeds/seed-<k>/claims.csv`` is rebuilt from every
+    notebook's rows there (`lrank.claims.combine`). Notebooks without a registry (the index, the
+    benchmarks) are skipped.
+    """
+    import shutil
+    import tempfile
+
+    import papermill as pm
+    from tqdm import tqdm
+
+    from lrank import claims
+    from lrank.paths import figures_dir
+
+    papers = [nb for nb in books if "claims.Registry(" in nb.read_text(encoding="utf-8")]
+    if not papers:
+        print("--seeds: none of the selected notebooks builds a claims registry", file=sys.stderr)
+        return 1
+    store = figures_dir(profile) / "seeds"
+    failed = []
+    bar = tqdm([(k, nb) for k in seeds for nb in papers], desc="seed runs", unit="run")
+    saved = os.environ.get("LRANK_OUTPUT_DIR")
+    try:
+        for k, nb in bar:
+            bar.set_postfix_str(f"{nb.stem} SEED={k}")
+            t0 = time.perf_counter()
+            with tempfile.TemporaryDirectory(prefix=f"lrank-seed{k}-") as scratch:
+                os.environ["LRANK_OUTPUT_DIR"] = scratch  # the kernel inherits it
+                try:
+                    pm.execute_notebook(str(nb), str(Path(scratch) / nb.name), parameters={"SEED": k},
+                                        kernel_name="python3", cwd=str(nb.parent), progress_bar=False,
+                                        log_output=False)
+                except Exception as exc:
+                    failed.append(f"{nb.stem}@{k}")
+                    first = str(exc).splitlines()[0] if str(exc) else ""
+                    tqdm.write(f"FAILED {nb.stem} SEED={k}: {type(exc).__name__}: {first}")
+                    if not keep_going:
+                        break
+                    continue
+                produced = figures_dir(profile) / "claims" / f"{nb.stem}.csv"  # under the scratch root
+                if not produced.is_file():
+                    failed.append(f"{nb.stem}@{k}")
+                    tqdm.write(f"FAILED {nb.stem} SEED={k}: it wrote no registry ({produced.name})")
+                    continue
+                dest = store / f"seed-{k}"
+                (dest / "claims").mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(produced, dest / "claims" / produced.name)
+                claims.combine(dest)
+            tqdm.write(f"ok     {nb.stem} SEED={k} ({time.perf_counter() - t0:.0f} s) -> {dest}")
+    finally:
+        if saved is None:
+            os.environ.pop("LRANK_OUTPUT_DIR", None)
+        else:
+            os.environ["LRANK_OUTPUT_DIR"] = saved
+    print(f"per-seed registries in {store}")
+    if failed:
+        print("failed: " + ", ".join(failed), file=sys.stderr)
+        return 1
     return 0
 
 
@@ -482,6 +564,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--keep-going", action="store_true", help="run the remaining notebooks after a failure")
     p.add_argument("--accept", action="store_true",
                    help="then rewrite tests/golden/ from the fresh results and print the differences")
+    p.add_argument("--seeds", type=_seed_list, default=None, metavar="K-M",
+                   help="seed-stability run: rerun the paper notebooks with papermill -p SEED k for each "
+                        "seed (e.g. 0-4 or 1,3) in a scratch folder and store only their claims registries "
+                        "in figures/seeds/seed-<k>/ (stored notebooks and figures untouched)")
     p.add_argument("--scheduler", default=None,
                    help="Dask scheduler address for the notebooks' task grids "
                         "(default: $LRANK_DASK_SCHEDULER)")

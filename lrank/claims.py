@@ -431,11 +431,21 @@ def write_claims(notebook: str, df: pd.DataFrame, profile: str | None = None) ->
 
 def rebuild(profile: str | None = None) -> Path:
     """``<figures>/claims.csv``: the rows of every ``claims/<notebook>.csv``, in notebook order."""
-    parts = sorted(claims_dir(profile).glob("[0-9][0-9]*.csv"))
+    return combine(figures_dir(profile))
+
+
+def combine(folder: str | Path) -> Path:
+    """Write ``<folder>/claims.csv`` from every ``<folder>/claims/<notebook>.csv``, in notebook order.
+
+    Used for the registry of a run (`rebuild`) and for each seed's registry under
+    ``<figures>/seeds/seed-<k>/`` (``python -m lrank reproduce --seeds``).
+    """
+    folder = Path(folder)
+    parts = sorted((folder / "claims").glob("[0-9][0-9]*.csv"))
     frames = [pd.read_csv(p, dtype={"ours": str, "paper_value": str}, keep_default_na=False,
                           na_values=[""]) for p in parts]
     full = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(COLUMNS))
-    path = figures_dir(profile) / "claims.csv"
+    path = folder / "claims.csv"
     full.to_csv(path, index=False, float_format="%.6g")
     return path
 

@@ -79,20 +79,6 @@ def test_the_rehearsal_refuses_to_skip():
         budgets.require_nothing_skipped("rehearsal", [{"experiment data": "mq2007"}], "03_boostingtree")
 
 
-@pytest.fixture(scope="module")
-def standin_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("rehearsal-data")
-    standins.write_standins(root)
-    return root
-
-
-@pytest.fixture
-def rehearsal(standin_root, monkeypatch):
-    monkeypatch.setenv("LRANK_DATA", str(standin_root))
-    monkeypatch.setenv("LRANK_PROFILE", "rehearsal")
-    return standin_root
-
-
 def test_paper_path_data_on_standins_say_stand_in(rehearsal):
     exps, skipped = adarank.experiments("rehearsal")
     assert [e.name for e in exps] == ["OHSUMED", "TD2003"] and not skipped

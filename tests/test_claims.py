@@ -130,6 +130,39 @@ def test_seed_stability_marks_a_flipping_decided_verdict_fragile(tmp_path):
     assert out.loc["b", "seeds_agree"] == "2/2" and not out.loc["b", "fragile"]
 
 
+def test_seed_folders_are_combined_and_read_back_per_seed(tmp_path):
+    # what `python -m lrank reproduce --seeds` stores: seed-<k>/claims/<notebook>.csv, combined per seed
+    for k, p in ((1, 0.01), (2, 0.6)):
+        reg = Registry("01_rankboost", "RankBoost")
+        add(reg, "rankboost.a", ev(p, 0.1))
+        df = reg.finalize(record=False, write=False)
+        folder = tmp_path / "seeds" / f"seed-{k}"
+        (folder / "claims").mkdir(parents=True)
+        df.to_csv(folder / "claims" / "01_rankboost.csv", index=False)
+        assert claims.combine(folder) == folder / "claims.csv"
+    table = claims.seed_table(tmp_path / "seeds")
+    assert list(table.columns) == ["seed_1", "seed_2"]
+    assert table.loc["rankboost.a"].tolist() == [HELD, UNDECIDED]
+
+
+@pytest.mark.parametrize("text, seeds", [("0-4", [0, 1, 2, 3, 4]), ("1,3", [1, 3]), ("2", [2]),
+                                         ("0-1,1-2", [0, 1, 2])])
+def test_seed_ranges_of_the_reproduce_command(text, seeds):
+    from lrank.__main__ import _seed_list
+
+    assert _seed_list(text) == seeds
+
+
+@pytest.mark.parametrize("text", ["", "3-1", "a", "-1", "1-b"])
+def test_bad_seed_ranges_are_refused_with_the_text(text):
+    import argparse
+
+    from lrank.__main__ import _seed_list
+
+    with pytest.raises(argparse.ArgumentTypeError, match="seeds as 0-4"):
+        _seed_list(text)
+
+
 @pytest.mark.parametrize("test", claims.PAIRED_TESTS)
 def test_paired_evidence_matches_scipy(test):
     rng = np.random.default_rng(0)

@@ -72,13 +72,28 @@ def test_constant_or_non_finite_weights_are_left_to_the_tree():
     assert ok and (G, H, N) == (0.0, 10.0, 4.0)
 
 
+@pytest.mark.parametrize("tol", [0.0, 1e-10, 0.05])
 @pytest.mark.parametrize("seed", range(60))
-def test_classifier_kernel_is_the_numpy_stump_bit_for_bit(seed):
+def test_classifier_kernel_is_the_numpy_stump_bit_for_bit(seed, tol):
     col, _, lam, _, nb, _ = _case(seed)
     s = lam - 0.05 * (seed % 3)                                    # node sums of either sign, zeros, ties
-    j, gain = _classifier_split(col, nb, s, float(s.sum()), np.empty((nb, 2)))
-    rj, rgain = numpy_classifier_split(col, nb, s)
+    j, gain = _classifier_split(col, nb, s, float(s.sum()), tol, np.empty((nb, 2)))
+    rj, rgain = numpy_classifier_split(col, nb, s, tol)
     assert j == rj and np.array_equal(gain, rgain, equal_nan=True)
+
+
+def test_classifier_near_ties_go_to_the_lowest_bin_whatever_the_last_bits():
+    # bins 0 and 2 give gains equal in exact arithmetic; 1e-15 stands for another CPU's rounding
+    col = np.array([0, 1, 2, 3], dtype=np.uint8)
+    for eps in (0.0, 1e-15, -1e-15):
+        s = np.array([1.0, -1.0, 1.0 + eps, -1.0])
+        S = float(s.sum())
+        j, _ = classifier_split(col, 4, s, S, tol=1e-10)
+        assert j == 0, eps
+    s = np.array([1.0, -1.0, 1.0 + 1e-15, -1.0])
+    assert classifier_split(col, 4, s, float(s.sum()))[0] == 2        # tol 0: the last bits decide
+    with pytest.raises(ValueError, match="tol must be"):
+        classifier_split(col, 4, s, float(s.sum()), tol=-1.0)
 
 
 # ------------------------------------------------------------------- the validating functions
@@ -123,8 +138,8 @@ def test_validating_functions_are_the_kernels_bit_for_bit(seed):
             for k in ("hist", "hs", "leaf_of", "tot", "tot0"):          # the same writes, the same bits
                 assert a[k].tobytes() == b[k].tobytes(), k
     s = lam - 0.05 * (seed % 3)
-    assert _bits(classifier_split(col, nb, s, float(s.sum()))) == \
-        _bits(_classifier_split(col, nb, s, float(s.sum()), np.empty((nb, 2))))
+    assert _bits(classifier_split(col, nb, s, float(s.sum()), 1e-10)) == \
+        _bits(_classifier_split(col, nb, s, float(s.sum()), 1e-10, np.empty((nb, 2))))
 
 
 def test_read_only_inputs_are_converted_like_the_house_helpers():
@@ -147,7 +162,7 @@ def test_read_only_inputs_are_converted_like_the_house_helpers():
     assert a["leaf_of"].tobytes() == b["leaf_of"].tobytes() and a["tot"].tobytes() == b["tot"].tobytes()
     s = lam[::-1]                                                    # a negative stride
     assert _bits(classifier_split(col, nb, s, float(s.sum()))) == \
-        _bits(_classifier_split(col, nb, s.copy(), float(s.sum()), np.empty((nb, 2))))
+        _bits(_classifier_split(col, nb, s.copy(), float(s.sum()), 0.0, np.empty((nb, 2))))
 
 
 def _strided(a):

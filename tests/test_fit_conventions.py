@@ -151,3 +151,12 @@ def test_sample_weight_errors_are_clear(sets):
     a = RankBoost(n_estimators=4, random_state=0).fit(train)
     b = RankBoost(n_estimators=4, random_state=0).fit(train, sample_weight=np.ones(train.n_queries))
     np.testing.assert_array_equal(a.alphas_, b.alphas_)
+
+
+def test_early_stopping_keeps_the_earlier_round_on_a_near_tie():
+    """A validation score that beats the best by rounding only (another CPU's last bits) is no improvement."""
+    from lrank.models._base import improves
+
+    assert improves(0.5, -np.inf) and improves(0.5 + 1e-9, 0.5)
+    assert not improves(0.5 + 1e-15, 0.5) and not improves(0.5, 0.5) and not improves(np.nan, 0.5)
+    assert not improves(-0.5 + 1e-15, -0.5) and improves(-0.5 + 1e-9, -0.5)

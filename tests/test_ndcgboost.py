@@ -423,3 +423,32 @@ def test_constrained_classifier_stump_is_the_general_path_bit_for_bit(seed):
         (h1, m1), (h2, m2) = out
         assert np.array_equal(m1, m2) and (h1.A, h1.B, h1.scale) == (h2.A, h2.B, h2.scale)
         assert np.array_equal(h1.predict(d.X), h2.predict(d.X))
+
+
+@pytest.mark.parametrize("path", ["general", "stump"])
+def test_split_choices_do_not_hang_on_the_last_bits(path):
+    """Gains equal in exact arithmetic are ties won by the lowest feature / bin, and a gain of rounding size
+    is none: weights perturbed by an ulp (another CPU's rounding) grow the same tree (notebook 03's chess
+    trees once parted on a gain of 1.2e-16 on one CPU and 7e-17 on another)."""
+    from lrank.data.binning import bin_features
+
+    X = np.array([[0, 0], [1, 1], [2, 2], [3, 3]], dtype=np.float32)    # two features that split alike
+    bins = bin_features(X, strategy="all")
+    cols = np.ascontiguousarray(bins.codes.T) if path == "stump" else None
+    base = np.array([1.0, -1.0, 1.0, -1.0])                             # bins 0 and 2 tie within a feature
+    trees = []
+    for bump in (0.0, 1e-15, -1e-15):
+        for i in range(4):
+            s = base.copy()
+            s[i] += bump
+            constraint = (1,) if path == "stump" else None
+            tree, leaf = grow_tree(bins.codes, bins.thresholds, s, None, 2, constraint, columns=cols)
+            trees.append((str(tree.feature.tolist()), str(tree.threshold.tolist()), str(leaf.tolist())))
+    assert len(set(trees)) == 1, set(trees)
+    assert trees[0][0].startswith("[1," if path == "stump" else "[0,")
+    # all weights positive: every split's gain is S_L + S_R - S, zero up to rounding: no split
+    pos = np.array([0.1, 0.7, 0.2, 0.3])
+    for constraint in ((0,), (1,), None):
+        tree, _ = grow_tree(bins.codes, bins.thresholds, pos, None, 4, constraint,
+                            columns=np.ascontiguousarray(bins.codes.T))
+        assert tree.feature.tolist() == [-1], constraint

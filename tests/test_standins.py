@@ -17,30 +17,16 @@ REAL_SHAPE = {"mslr-web10k": (136, 5), "mq2007": (46, 3), "mq2008": (46, 3), "oh
               "td2003": (64, 2), "hp2003": (64, 2), "yahoo-ltr": (700, 5)}
 
 
-@pytest.fixture(scope="module")
-def root(tmp_path_factory):
-    r = tmp_path_factory.mktemp("standins")
-    standins.write_standins(r)
-    return r
-
-
-@pytest.fixture
-def at(root, monkeypatch):
-    monkeypatch.setenv("LRANK_DATA", str(root))
-    monkeypatch.setenv("LRANK_PROFILE", "rehearsal")
-    return root
-
-
 def _ids(data):
     return set(np.asarray(data.qid).tolist())
 
 
 @pytest.mark.parametrize("name", LETOR_SETS)
-def test_letor_layouts_load_through_the_fetchers_as_five_rotating_folds(at, name):
+def test_letor_layouts_load_through_the_fetchers_as_five_rotating_folds(rehearsal, name):
     ds = REGISTRY[name]
     for k in ds.folds:  # the exact file names the fetcher looks for
         for split in ("train", "valid", "test"):
-            assert (at / "downloads" / (ds.folder or name) / ds.layout.format(
+            assert (rehearsal / "downloads" / (ds.folder or name) / ds.layout.format(
                 fold=k, split=ds.split_names[split])).is_file()
     data = fetch(name)
     folds = [data.fold(k) for k in ds.folds]
@@ -61,9 +47,10 @@ def test_letor_layouts_load_through_the_fetchers_as_five_rotating_folds(at, name
 @pytest.mark.parametrize("name, comment", [("mslr-web10k", None), ("mq2007", "#docid = GX"),
                                            ("ohsumed", "#docid = "), ("td2003", "#docid = G"),
                                            ("yahoo-ltr", None)])
-def test_comments_as_in_the_real_files(at, name, comment):
+def test_comments_as_in_the_real_files(rehearsal, name, comment):
     ds = REGISTRY[name]
-    path = at / "downloads" / (ds.folder or name) / ds.layout.format(fold=1, split=ds.split_names["train"])
+    path = rehearsal / "downloads" / (ds.folder or name) / ds.layout.format(
+        fold=1, split=ds.split_names["train"])
     lines = path.read_text().splitlines()
     assert lines and all(line.split()[1].startswith("qid:") for line in lines)
     if comment is None:
@@ -72,7 +59,7 @@ def test_comments_as_in_the_real_files(at, name, comment):
         assert all(comment in line for line in lines)
 
 
-def test_yahoo_has_two_sets_of_three_splits_with_their_feature_ids(at):
+def test_yahoo_has_two_sets_of_three_splits_with_their_feature_ids(rehearsal):
     ya = fetch("yahoo-ltr")
     assert ya.folds == (1, 2)
     used = []
@@ -85,12 +72,12 @@ def test_yahoo_has_two_sets_of_three_splits_with_their_feature_ids(at):
     assert f.train.X.max() <= 1.0 and f.train.X.min() >= 0.0
 
 
-def test_same_seed_same_bytes_other_seed_other_values(tmp_path, root):
+def test_same_seed_same_bytes_other_seed_other_values(tmp_path, standin_root):
     standins.write_standin("mq2008", tmp_path / "a")
     standins.write_standin("mq2008", tmp_path / "b", random_state=1)
     sums = {k: (Path(k) / "downloads/mq2008/SHA256SUMS").read_text()
-            for k in (root, tmp_path / "a", tmp_path / "b")}
-    assert sums[root] == sums[tmp_path / "a"] != sums[tmp_path / "b"]
+            for k in (standin_root, tmp_path / "a", tmp_path / "b")}
+    assert sums[standin_root] == sums[tmp_path / "a"] != sums[tmp_path / "b"]
 
 
 def test_an_edited_standin_fails_its_checksum(tmp_path, monkeypatch):
@@ -113,7 +100,7 @@ def test_registry_checksums_of_the_real_files_apply_without_the_marker(tmp_path,
         fetch("mslr-web10k").load(1, "test")
 
 
-def test_the_paper_profile_refuses_standins(at, monkeypatch):
+def test_the_paper_profile_refuses_standins(rehearsal, monkeypatch):
     monkeypatch.setenv("LRANK_PROFILE", "paper")
     with pytest.raises(FetchError, match="stand-in files .* the paper profile needs the real files"):
         fetch("mq2007").fold(1)

@@ -163,12 +163,14 @@ def _first_sum(h, c):
 
 
 @njit(cache=True)
-def _classifier_split(col, nb, s, S, hist):
+def _classifier_split(col, nb, s, S, tol, hist):
     """NDCGBoost's one-feature classifier stump (NDCGBoost box, step (b)) on the binned column ``col`` of
-    ``nb`` bins: the first bin ``j < nb - 1`` maximising ``max(0, S_L) + max(0, S_R) - max(0, S)`` with a
-    document on each side (``S`` the node's sum of ``s``, given). ``S_L`` sums the bins left to right, a
-    bin summing its documents in document order (``np.bincount`` and ``np.cumsum`` order). ``hist``
-    (``nb x 2``) is scratch. Returns ``(j, gain)``, ``(-1, -inf)`` when no threshold is valid."""
+    ``nb`` bins: the first bin ``j < nb - 1`` whose gain ``max(0, S_L) + max(0, S_R) - max(0, S)`` (with a
+    document on each side) is within ``tol`` of the largest (``S`` the node's sum of ``s``, given; a near-tie
+    goes to the lowest bin, so the choice does not hang on the last bits of the sums; ``tol = 0`` is
+    ``np.argmax``). ``S_L`` sums the bins left to right, a bin summing its documents in document order
+    (``np.bincount`` and ``np.cumsum`` order). ``hist`` (``nb x 2``) is scratch. Returns ``(j, gain)``,
+    ``(-1, -inf)`` when no threshold is valid."""
     n = col.size
     for b in range(nb):
         hist[b, 0] = 0.0
@@ -179,26 +181,29 @@ def _classifier_split(col, nb, s, S, hist):
             hist[b, 0] += s[i]
             hist[b, 1] += 1.0
     top = S if S > 0.0 else 0.0
-    sl = 0.0
-    nl = 0.0
-    j = -1
     best = -np.inf
-    for b in range(nb - 1):
-        if b == 0:
-            sl = hist[b, 0]
-            nl = hist[b, 1]
-        else:
-            sl += hist[b, 0]
-            nl += hist[b, 1]
-        sr = S - sl
-        if nl > 0.0 and n - nl > 0.0:
-            g = _max0(sl) + _max0(sr) - top
-            if g != g:                                            # np.argmax: the first NaN wins
-                return b, g
-            if j < 0 or g > best:                                 # the first maximum
-                j = b
-                best = g
-    return j, best
+    found = False
+    for sweep in range(2):              # the largest gain, then the first bin within tol of it
+        sl = 0.0
+        nl = 0.0
+        for b in range(nb - 1):
+            if b == 0:                                            # `np.cumsum` starts from the first bin
+                sl = hist[b, 0]
+                nl = hist[b, 1]
+            else:
+                sl += hist[b, 0]
+                nl += hist[b, 1]
+            if nl > 0.0 and n - nl > 0.0:
+                g = _max0(sl) + _max0(S - sl) - top
+                if g != g:                                        # np.argmax: the first NaN wins
+                    return b, g
+                if sweep == 0:
+                    if not found or g > best:
+                        best = g
+                        found = True
+                elif g >= best - tol:
+                    return b, g
+    return -1, -np.inf
 
 
 @njit(cache=True)
@@ -348,7 +353,8 @@ def stump_split(col: np.ndarray, nb: int, col0: np.ndarray, lam: np.ndarray, hes
                         float(min_hess), hist, hs, leaf_of, tot)
 
 
-def classifier_split(col: np.ndarray, nb: int, s: np.ndarray, S: float) -> tuple[int, float]:
+def classifier_split(col: np.ndarray, nb: int, s: np.ndarray, S: float,
+                     tol: float = 0.0) -> tuple[int, float]:
     """NDCGBoost's one-feature classifier stump (`_classifier_split`) on one binned column.
 
     Parameters
@@ -361,12 +367,15 @@ def classifier_split(col: np.ndarray, nb: int, s: np.ndarray, S: float) -> tuple
         The document weights (NDCGBoost's ``gamma``); used as float64.
     S : float
         The node's sum of ``s`` (the caller's, in the caller's order).
+    tol : float, default 0
+        Gains within ``tol`` of the largest are ties, won by the lowest bin (0: ``np.argmax``'s first
+        maximum).
 
     Returns
     -------
     j : int
-        The first bin maximising ``max(0, S_L) + max(0, S_R) - max(0, S)`` with a document on each side
-        (code ``<= j`` goes left); -1 when no threshold is valid.
+        The first bin whose gain ``max(0, S_L) + max(0, S_R) - max(0, S)`` (with a document on each side)
+        is within ``tol`` of the largest (code ``<= j`` goes left); -1 when no threshold is valid.
     gain : float
         Its gain; ``-inf`` when ``j = -1``.
     """
@@ -375,7 +384,10 @@ def classifier_split(col: np.ndarray, nb: int, s: np.ndarray, S: float) -> tuple
     nb = int(nb)
     if nb < 1:
         raise ValueError(f"nb must be at least 1, got {nb}")
-    return _classifier_split(col, nb, s, float(S), np.empty((nb, 2)))
+    tol = float(tol)
+    if not tol >= 0.0:
+        raise ValueError(f"tol must be a number >= 0, got {tol}")
+    return _classifier_split(col, nb, s, float(S), tol, np.empty((nb, 2)))
 
 
 def warmup() -> None:
@@ -390,4 +402,4 @@ def warmup() -> None:
         tot0, G, H, N, _ = stump_root(cols[0], lam, hess, 3)
         stump_split(cols[1], 3, cols[0], lam, hess, tot0, G, H, N, False, 0.5, 0.0, np.empty((3, 3)),
                     np.empty((3, 3)), np.empty(4, dtype=np.int64), np.zeros((3, 4)))
-        classifier_split(cols[1], 3, s, float(s.sum()))
+        classifier_split(cols[1], 3, s, float(s.sum()), 0.0)

@@ -71,6 +71,15 @@ from lrank.data.container import RankingData, as_float32, as_ranking_data
 
 MODEL_FORMAT = "lrank-model"
 MODEL_FORMAT_VERSION = 1
+#: early stopping: a validation score within this fraction of the best so far is no improvement (the
+#: earlier round is kept), so the best round does not hang on the last bits of a metric's sums
+VALID_TIE_RTOL = 1e-12
+
+
+def improves(score: float, best: float) -> bool:
+    """Whether a validation ``score`` improves on ``best`` by more than ``VALID_TIE_RTOL * |best|``
+    (any number improves on ``-inf``; NaN never does)."""
+    return bool(score > best and (best == -math.inf or score - best > VALID_TIE_RTOL * abs(best)))
 
 #: Every class a model file may name (``module:qualname``): the estimators and the parts their fitted
 #: models hold. `load_model` resolves nothing else and `save_model` writes nothing else: a model file is

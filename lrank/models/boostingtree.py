@@ -69,7 +69,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from lrank.metamax import h_exp_sqrt, hull_select
-from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators, TreeEnsembleMixin
+from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators, TreeEnsembleMixin, improves
 from lrank.models._params import Count
 
 __all__ = ["BoostingTree", "Exp3P", "Standard", "LambdaMARTBase", "LambdaMARTStep", "make_step"]
@@ -757,7 +757,7 @@ class Standard(SumOfEstimators, _Driver):
             if valid is not None:
                 v = v + hyp.predict(Xv)
                 row[f"valid_{vmetric}"] = fv = vmeasure(v)
-                if fv > best:
+                if improves(fv, best):
                     best, best_t = fv, t + 1
             rows.append(row)
             if self.early_stopping_rounds is not None and t + 1 - best_t >= self.early_stopping_rounds:

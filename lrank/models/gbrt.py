@@ -49,7 +49,7 @@ from lrank._kernels import trees as _tk
 from lrank._kernels.lambdas import lambdamart_gradients
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
-from lrank.models._base import BaseRanker, TreeEnsembleMixin
+from lrank.models._base import BaseRanker, TreeEnsembleMixin, improves
 from lrank.models._params import SIGMA
 from lrank.weak.tree import RegressionTree, TreeWorkspace
 
@@ -395,7 +395,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
             rows.append(row)
             if valid:
                 score = row[f"valid_{metric}"]
-                if score > best:
+                if improves(score, best):
                     best, best_it, since = score, n_iter, 0
                 else:
                     since += 1

@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from lrank._kernels.ndcgboost import ab_sums, gamma_pairs, histograms, pair_offsets
-from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators, TreeEnsembleMixin
+from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators, TreeEnsembleMixin, improves
 from lrank.models._params import Count
 
 __all__ = ["NDCGBoost", "NDCGBoostStep", "FeatureTree", "grow_tree", "ndcgboost_gamma",
@@ -97,11 +97,32 @@ class FeatureTree:
         return int((self.feature < 0).sum())
 
 
+#: split gains within ``TIE_RTOL`` times the tree's scale (`_gain_tol`) are ties, and a gain that small is
+#: no gain: a gain is a difference of sums, and sums of the same numbers round differently on CPUs with and
+#: without fused multiply-adds or wide vector paths (an NDCGBoost split of gain 1.2e-16 on one CPU was 7e-17
+#: or 0 on another, and the trees, hence notebook 03's chess curves, parted there)
+TIE_RTOL = 1e-10
+
+
+def _gain_tol(s: np.ndarray, c: np.ndarray, criterion: str) -> float:
+    """The tie tolerance of one tree's split gains: ``TIE_RTOL`` times a bound on every term of a gain.
+
+    ``"classify"``: ``sum |s|`` bounds ``|S_L|``, ``|S_R|`` and ``|S|`` of every node; ``"ls"``:
+    ``sum s^2 / c`` bounds every ``S_L^2 / C_L`` (Cauchy-Schwarz).
+    """
+    if criterion == "classify":
+        return TIE_RTOL * float(np.abs(s).sum())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.where(c > 0, s * s / c, 0.0)
+    return TIE_RTOL * float(q.sum())
+
+
 def _best_split(codes: np.ndarray, rows: np.ndarray, features: Sequence[int], s: np.ndarray,
-                c: np.ndarray, n_codes: np.ndarray, criterion: str):
+                c: np.ndarray, n_codes: np.ndarray, criterion: str, tol: float = 0.0):
     """Best ``code <= j`` split of ``rows`` over ``features``: (gain, feature, j) or None.
 
-    Ties go to the first feature (in ``features`` order), then the lowest ``j``.
+    Gains within ``tol`` of the largest are ties (`_gain_tol`); ties go to the first feature (in
+    ``features`` order), then the lowest ``j`` (``tol = 0``: ``np.argmax``'s first maximum).
     """
     feats = np.asarray(list(features), dtype=np.int64)
     if feats.size == 0:
@@ -131,7 +152,7 @@ def _best_split(codes: np.ndarray, rows: np.ndarray, features: Sequence[int], s:
         else:  # least squares on s with weights c (LambdaMART: fit the lambdas)
             gain = SL * SL / CL + SR * SR / CR - S * S / C
     gain = np.where(ok & np.isfinite(gain), gain, -np.inf)
-    k = int(np.argmax(gain))
+    k = int(np.argmax(gain >= gain.max() - tol))           # the first within tol of the best
     fi, j = divmod(k, gain.shape[1])
     if not np.isfinite(gain[fi, j]):
         return None
@@ -161,6 +182,7 @@ def grow_tree(codes: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray, c:
     if c is None:
         c = np.ones(n)
     n_codes = np.array([t.size + 2 for t in thresholds], dtype=np.int64)
+    tol = _gain_tol(s, c, criterion)
     feature, threshold, left, right, gains = [-1], [np.nan], [-1], [-1], [0.0]
     leaf_rows = {0: np.arange(n)}
     splits = []
@@ -176,10 +198,11 @@ def grow_tree(codes: np.ndarray, thresholds: list[np.ndarray], s: np.ndarray, c:
             if constraint is None and leaf in cand:
                 b = cand[leaf]
             else:
-                b = _best_split(codes, rows, feats, s, c, n_codes, criterion)
+                b = _best_split(codes, rows, feats, s, c, n_codes, criterion, tol)
                 if constraint is None:
                     cand[leaf] = b
-            if b is not None and b[0] > min_gain and (best is None or b[0] > best[0]):
+            # a gain within tol of min_gain (of 0: rounding) is none; near-ties keep the earlier leaf
+            if b is not None and b[0] > min_gain + tol and (best is None or b[0] > best[0] + tol):
                 best_leaf, best = leaf, b
         if best is None:
             break
@@ -225,8 +248,9 @@ def _classifier_stump(col: np.ndarray, thresholds: list[np.ndarray], s: np.ndarr
     nb = thresholds[f].size + 2
     S = s.sum()
     s = np.asarray(s, dtype=np.float64)              # the leaf sums below, as the kernel's, in float64
-    j, gain = classifier_split(col, nb, s, float(S))
-    if j < 0 or not gain > 0.0:                            # no split improves: one leaf
+    tol = _gain_tol(s, None, "classify")                   # grow_tree's tie rule
+    j, gain = classifier_split(col, nb, s, float(S), tol)
+    if j < 0 or not gain > tol:                            # no split improves (beyond rounding): one leaf
         value = np.array([1.0 if S > 0 else 0.0])
         tree = FeatureTree(np.array([-1], np.int64), np.array([np.nan]), np.array([-1], np.int64),
                            np.array([-1], np.int64), value, 1.0, [], np.zeros(1))
@@ -435,7 +459,7 @@ class NDCGBoost(TreeEnsembleMixin, SumOfEstimators, BaseRanker):
                 v = v + tree.predict(valid.X)
                 fv = vmeasure(v)
                 row[f"valid_{vmetric}"] = fv
-                if fv > best:
+                if improves(fv, best):
                     best, best_t = fv, t + 1
             rows.append(row)
             if self.early_stopping_rounds is not None and t + 1 - best_t >= self.early_stopping_rounds:
