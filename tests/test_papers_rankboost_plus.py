@@ -64,8 +64,8 @@ def test_rank_pair_evidence_follows_the_scores_and_can_go_against_the_paper():
 
 
 def test_rank_claims_are_decided_pairwise_on_substitute_data():
-    """add_rank_claims: one row per pair and metric (+ the 'closer' rows on R1/R2); on the quick profile's WEB10K
-    sample every row is NOT COMPARABLE and names the substitute."""
+    """add_rank_claims: one row per pair and metric (+ the 'closer' rows on R1/R2); on the quick profile's
+    WEB10K sample every row is NOT COMPARABLE and names the substitute."""
     reg = claims.Registry("05_test", "RankBoost+")
     sc = _scores(30, 0.1)
     data = {"data_kind": "substitute", "data": "toy", "not_comparable": "substitute for the paper's queries"}
@@ -79,12 +79,15 @@ def test_rank_claims_are_decided_pairwise_on_substitute_data():
 
 def test_settling_round():
     c = np.array([[1.0, 0.5, 0.15, 0.1, 0.1], [1.0, 1.0, 1.0, 1.0, 1.0]])
-    np.testing.assert_array_equal(rbc.settling_round(c), [3.0, 1.0])  # round 3 is the first at or below 0.19 (90% of the fall to 0.1)
+    # round 3 is the first at or below 0.19 (90% of the fall to 0.1); a flat curve settles at round 1
+    np.testing.assert_array_equal(rbc.settling_round(c), [3.0, 1.0])
 
 
 def test_halted_folds_pairs_rbd_with_rbc_on_the_same_fold():
     f = pd.DataFrame({"task": ["a", "a", "b", "b"], "fold": [0, 0, 1, 1],
                       "algorithm": ["Rb-d", "Rb-c", "Rb-d", "Rb-c"], "stop": [rbc.HALT, "", "", ""],
-                      "n_iter": [3, 10, 10, 10], "E1_last": [0.8, 0.5, 0.7, 0.6], "E1_min": [0.8, 0.4, 0.7, 0.6]})
+                      "n_iter": [3, 10, 10, 10], "E1_last": [0.8, 0.5, 0.7, 0.6],
+                      "E1_min": [0.8, 0.4, 0.7, 0.6]})
     h = rbc.halted_folds(f)
-    assert len(h) == 1 and h.loc[0, "task"] == "a" and h.loc[0, "rbd_E1"] == 0.8 and h.loc[0, "rbc_E1_min"] == 0.4
+    assert len(h) == 1 and h.loc[0, "task"] == "a"
+    assert h.loc[0, "rbd_E1"] == 0.8 and h.loc[0, "rbc_E1_min"] == 0.4

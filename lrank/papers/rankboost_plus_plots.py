@@ -206,7 +206,7 @@ def fig3_sentence(info: Mapping[tuple[str, str], Mapping[str, Any]], alpha: floa
         else:
             what = f"{best} ranks best, unlike the paper"
         parts.append(f"{met.upper()} on {dom}: {what}")
-    return ("A bar joins algorithms whose average ranks Nemenyi's test does not separate at " f"{alpha}. "
+    return (f"A bar joins algorithms whose average ranks Nemenyi's test does not separate at {alpha}. "
             + "; ".join(parts) + ".")
 
 
