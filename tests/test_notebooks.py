@@ -171,6 +171,7 @@ def prose_numbers(markdown: str) -> list[str]:
     """Numbers in markdown that could be computed: with a decimal point, or of three digits or more."""
     text = re.sub(r"`[^`]*`", " ", markdown)  # code spans hold names and literals, not results
     text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets
+    text = re.sub(r"(?:Secs?\.|Sections?|§)\s*\d+(?:\.\d+)*", " ", text)  # section numbers: "Sec. 2.3"
     out = []
     for whole, frac in _NUMBER.findall(text):
         token = whole.replace(",", "") + (frac or "")
@@ -221,6 +222,9 @@ def test_prose_scan_finds_typed_in_numbers():
                     {"cell_type": "code", "source": "T = 300\nx = 0.4523 * 0"}]}
     recorded["rounds"] = {"value": 300}
     assert typed_in_numbers(nb, recorded) == ["cell 0: 0.452", "cell 0: 1234"]
+    recorded["rank"] = {"value": 2.31}
+    nb["cells"].append({"cell_type": "markdown", "source": "Sec. 2.3 and Section 2.3 cite; rank 2.3"})
+    assert typed_in_numbers(nb, recorded) == ["cell 0: 0.452", "cell 0: 1234", "cell 4: 2.3"]
 
 
 @pytest.mark.parametrize("path", BOOKS, ids=IDS)
