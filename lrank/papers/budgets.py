@@ -114,7 +114,7 @@ _BUDGETS = [
     # ------------------------------------------------------------------ 05 RankBoost+ (Connamacher 2020)
     Budget("05_rankboost_plus", "tasks", "Tables 1, 3, Fig. 2: MovieLens users and WEB10K queries as tasks",
            paper={"n_rounds": 300, "max_thresholds": 255, "n_web": 300, "n_users": None, "n_optimal": 30},
-           quick={"n_rounds": 300, "max_thresholds": 254, "n_web": None, "n_users": None, "n_optimal": 30},
+           quick={"n_rounds": 300, "max_thresholds": 254, "n_web": None, "n_users": None, "n_optimal": 8},
            rehearsal={"n_rounds": 20, "max_thresholds": 255, "n_web": 300, "n_users": 12, "n_optimal": 2},
            source="Sec. 4: 300 rounds; the 300 WEB10K queries with the most critical pairs below 50,000 "
                   "(n_web None: every query of the sample); every MovieLens user with >= 100 ratings "
