@@ -21,10 +21,6 @@ BOOKS = sorted(p.stem for p in notebooks_dir().glob("[0-9][0-9]*.ipynb"))
 #: shrinks. Clear a line by fixing the figure (check with ``lrank.plots.overlaps(fig)``), never by
 #: adding one.
 KNOWN_OVERLAPS: dict[str, str] = {
-    # measured on main 83723b2 (quick profile); 02 and 03 were not rerun for this list: the results tier
-    # names any overlap of theirs
-    "rankboost_plus_fig3": "05: CD-diagram labels of neighbouring panels print into each other "
-                           "('(2.7) Rb-d' over 'Rb+ (1.3)')",
 }
 
 
