@@ -231,13 +231,16 @@ def _tier_args(tier: str, out: Path, config: str, notebooks: list[str], unit: li
     raise ValueError(tier)
 
 
-def test(tiers: list[str] | None = None, foreign: tuple[str, ...] = (), ci_foreign: bool = False) -> int:
+def test(tiers: list[str] | None = None, foreign: tuple[str, ...] = (), ci_foreign: bool = False,
+         foreign_only: bool = False) -> int:
     """Run the test tiers (all by default), every one even when an earlier one failed.
 
     Then, for each configuration in ``foreign`` (names of :data:`CPU_CONFIGS`), the unit, notebooks and
     results tiers again under that emulated CPU, against the same stored outputs and goldens (with
     ``ci_foreign``, only the tests and notebooks of :data:`CI_FOREIGN`). Prints a summary table of every
-    tier (status, pytest's counts, wall time) and returns 1 when any tier failed, else 0.
+    tier (status, pytest's counts, wall time) and returns 1 when any tier failed, else 0. With
+    ``foreign_only`` the native tiers are left out (they are what CI runs; a long run of every emulated
+    configuration need not repeat them).
     """
     import shutil
     import tempfile
@@ -260,7 +263,7 @@ def test(tiers: list[str] | None = None, foreign: tuple[str, ...] = (), ci_forei
     before = _git_status()
     out = Path(os.environ.get("LRANK_TEST_OUTPUT") or tempfile.mkdtemp(prefix="lrank-test-"))
     _say(f"figures and recorded results of this run go to {out}")
-    plan = [(t, "native") for t in TIERS if t in tiers and t != "git"]
+    plan = [] if foreign_only else [(t, "native") for t in TIERS if t in tiers and t != "git"]
     plan += [(t, c) for c in foreign for t in FOREIGN_TIERS if t in tiers]
     done: list[TierResult] = []
     for tier, config in plan:
@@ -296,7 +299,7 @@ def test(tiers: list[str] | None = None, foreign: tuple[str, ...] = (), ci_forei
         status = "skipped" if skipped_all else ("FAILED" if failed else "passed")
         done.append(TierResult(name, status, time.perf_counter() - t0, counts, note))
         _say(f"tier {name}: {status} in {done[-1].seconds:.0f} s")
-    if "git" in tiers:
+    if "git" in tiers and not foreign_only:
         t0 = time.perf_counter()
         after, note, status = _git_status(), "", "passed"
         if before is None:
@@ -510,9 +513,13 @@ def main(argv: list[str] | None = None) -> int:
                             f"{', '.join(c for c in CPU_CONFIGS if c != 'native')})")
         p.add_argument("--foreign-ci", action="store_true",
                        help="as --foreign, only the unit tests and notebooks of CI_FOREIGN (CI runs this)")
+        p.add_argument("--foreign-only", action="store_true",
+                       help="with --foreign: only the emulated runs, not the native tiers before them")
         a = p.parse_args(args[1:])
         foreign = _configs(a.foreign) or (FOREIGN_DEFAULT if a.foreign_ci else ())
-        return test(a.tiers or None, foreign=foreign, ci_foreign=a.foreign_ci)
+        if a.foreign_only and not foreign:
+            p.error("--foreign-only needs --foreign CONFIGS (or --foreign-ci)")
+        return test(a.tiers or None, foreign=foreign, ci_foreign=a.foreign_ci, foreign_only=a.foreign_only)
     if args[0] == "spread":
         p = argparse.ArgumentParser(prog="python -m lrank.dev spread")
         p.add_argument("--configs", default=",".join(SPREAD_DEFAULT), help="emulated CPU configurations "
