@@ -82,3 +82,59 @@ def test_training_objective_refuses_other_lambdas():
         tf.training_objective(est, data)
     with pytest.raises(TypeError, match="McRank or LambdaMART"):
         tf.training_objective(object(), data)
+
+
+def test_repeated_splits_pool_each_query_once():
+    """Fold seeds: seed k gets splits k R .. k R + R - 1; under several splits a query is tested once per
+    split, its per-query values are averaged (one unit), and Table 1 counts it once."""
+    assert tf.fold_seeds("quick", 0) == [0, 1, 2] and tf.fold_seeds("quick", 2) == [6, 7, 8]
+    assert tf.fold_seeds("paper", 3) == [3]
+    assert tf.splits_note("paper", 0) == "5 folds" and "(0, 1, 2)" in tf.splits_note("quick", 0)
+    from lrank import claims
+    from lrank.papers import tree_fitting_claims as tfc
+
+    data = make_letor_like(n_queries=12, docs_per_query=(8, 12), n_features=5, n_grades=3, random_state=1)
+    folds = [f for s in (0, 1) for f in data.kfold(3, random_state=s, validation=False)]
+    stats = tf.dataset_stats(folds, "toy")
+    assert stats["#Query"] == data.n_queries and stats["#Doc."] == data.n_docs
+    _, queries, _ = tf.run_protocol({"toy": folds}, {"LambdaMART": 2, "McRank": 2}, leaves=(4,), rates=(0.1,))
+    per = queries.groupby(["system", "criterion", "metric", "query"]).size()
+    assert (per == 2).all()  # tested once in each of the two splits
+    reg = claims.Registry("t", "toy")
+    t23 = tfc.tables23_rows(reg, queries, tf.win_counts(tf.results_table(queries), by=["data", "system"]),
+                            ["toy"], {"toy": "toy"}, "quick", {"LambdaMART": 2, "McRank": 2})
+    assert (t23["queries"] == data.n_queries).all()  # pooled over the splits, each query one unit
+
+
+def test_depth_first_rows_and_table1_rows():
+    """The depth-first comparison is oriented width minus depth (positive supports the paper) and needs
+    both criteria; Table 1 is NOT COMPARABLE on the MSLR sample and NOT TESTABLE for Yahoo! without it."""
+    import pandas as pd
+
+    from lrank import claims
+    from lrank.papers import tree_fitting_claims as tfc
+
+    rows = [(s, lv, tf.DEPTH_FIRST_RATE, c, 0, f"toy:{q}", m, 50.0) for s in tf.SYSTEMS for lv in tf.LEAVES
+            for c in tf.CRITERIA for q in range(30) for m in tf.METRICS]
+    cols = ["data", "system", "leaves", "lr", "criterion", "fold", "query", "metric", "value"]
+    width = pd.DataFrame([("toy", *r) for r in rows], columns=cols)
+    rng = np.random.default_rng(0)
+    depth = width.copy()
+    depth["value"] = 50.0 - rng.uniform(1, 3, len(depth))  # depth-first clearly worse everywhere
+    for worse_crit, verdict in ((None, "HELD"), ("ole", "NOT HELD")):
+        d = depth.copy()
+        if worse_crit:  # OLE better depth-first: the claim fails on that part
+            sel = d["criterion"] == worse_crit
+            d.loc[sel, "value"] = 50.0 + rng.uniform(1, 3, int(sel.sum()))
+        reg = claims.Registry("t", "toy")
+        out = tfc.depth_first_rows(reg, width, d, ["toy"], {"toy": "toy"}, "quick",
+                                   {"LambdaMART": 2, "McRank": 2})
+        assert list(out["queries"]) == [30, 30]
+        df = reg.finalize(record=False, write=False)
+        assert df.loc[df["id"] == "depth_first.poor", "verdict"].item() == verdict
+    reg = claims.Registry("t", "toy")
+    stats = [{"#Feat.": 136, "#D./#Q.": 58.1, "#Query": 86}]
+    tfc.table1_rows(reg, stats, ["MSLR"], {"MSLR": "MSLR (real)"}, "quick")
+    df = reg.finalize(record=False, write=False).set_index("id")
+    assert df.loc["table1.mslr", "verdict"] == claims.NOT_COMPARABLE
+    assert df.loc["table1.yahoo", "verdict"] == claims.NOT_TESTABLE

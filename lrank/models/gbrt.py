@@ -205,8 +205,9 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         Smallest second-derivative sum ``sum L''`` in a leaf (the exact one for OLE with pairs).
     criterion : {"se", "wse", "rwse", "ole"}, default "se"
         Split criterion: Eq. 3, 7, 9 or 13.
-    growth : {"best_first", "breadth_first"}, default "best_first"
-        Leaf-wise growth, or the paper's width-first growth (Sec. 4.2).
+    growth : {"best_first", "breadth_first", "depth_first"}, default "best_first"
+        Leaf-wise growth, the paper's width-first growth (Sec. 4.2) or depth-first (pre-order) growth,
+        which the paper reports as running poorly (notebook 04, Sec. 6.5; grown node by node, slower).
     max_thresholds : int, default 254
         Candidate thresholds per feature (`lrank.data.binning.bin_features`).
     bin_strategy : {"quantile", "subsample", "all"}, default "quantile"
@@ -234,7 +235,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         "min_child_samples": [Interval(Integral, 1, None, closed="left")],
         "min_child_weight": [Interval(Real, 0, None, closed="left")],
         "criterion": [StrOptions({"se", "wse", "rwse", "ole"})],
-        "growth": [StrOptions({"best_first", "breadth_first"})],
+        "growth": [StrOptions({"best_first", "breadth_first", "depth_first"})],
         "max_thresholds": [Interval(Integral, 1, None, closed="left")],
         "bin_strategy": [StrOptions({"quantile", "subsample", "all"})],
         "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],

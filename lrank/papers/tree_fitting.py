@@ -39,6 +39,11 @@ SYSTEMS = ("McRank", "LambdaMART")
 CRITERIA = ("se", "ole")
 #: the paper's tree settings (Sec. 4.2 / 5): width-first trees; what it does not state is ours
 TREE_KW = {"growth": "breadth_first", "min_child_samples": 20}
+#: How many 5-fold splits (fold seeds) a profile pools: each query is a test query once per split (and a
+#: training query in 4 folds of each); its values are averaged over the splits before a test, so it still
+#: counts once, and one reshuffle of the folds no longer decides a verdict (seed stability). The paper
+#: profile runs MSLR-WEB10K's official folds.
+FOLD_REPEATS = {"quick": 3, "paper": 1, "rehearsal": 1}
 #: the paper's LambdaMART lambdas (Burges' NDCG@10 lambdas, as its Example 3-4), said explicitly: the
 #: library's own defaults are LightGBM's lambdarank (whole-list discount, pairs truncated at 30, normalised)
 PAPER_LAMBDAS = {"ndcg_at": 10, "lambdarank_truncation_level": None, "lambdarank_norm": False}
@@ -96,14 +101,33 @@ def mslr_sample_folds(k: int = 5, random_state: int | None = 0, validation: bool
     return RankingData.concat([train, test]).kfold(k, random_state=random_state, validation=validation)
 
 
-def yahoo_like_folds(k: int = 5, random_state: int = 0, n_queries: int = 150) -> list[Fold]:
+def yahoo_like_folds(k: int = 5, random_state: int = 0, n_queries: int = 150,
+                     fold_state: int | None = None) -> list[Fold]:
     """The synthetic Yahoo!-shaped stand-in (``make_letor_like``: about 23 documents per query,
-    5 grades, 60 features, 30% missing values) in ``k`` query-level folds without validation."""
+    5 grades, 60 features, 30% missing values, drawn with ``random_state``) in ``k`` query-level folds
+    without validation (split with ``fold_state``, default ``random_state``)."""
     from lrank.data.generators import make_letor_like
 
     data = make_letor_like(n_queries=n_queries, docs_per_query=(10, 36), n_features=60, n_grades=5,
                            missing_rate=0.3, random_state=random_state)
-    return data.kfold(k, random_state=random_state, validation=False)
+    return data.kfold(k, random_state=random_state if fold_state is None else fold_state, validation=False)
+
+
+def fold_seeds(profile: str, seed: int) -> list[int]:
+    """The fold seeds of ``profile`` for the notebook's ``SEED``: ``seed * R + r`` for ``r < R``
+    (``R = FOLD_REPEATS[profile]``; no two notebook seeds share a split, seed 0 starts with split 0)."""
+    r = FOLD_REPEATS.get(profile, 1)
+    return [int(seed) * r + k for k in range(r)]
+
+
+def splits_note(profile: str, seed: int) -> str:
+    """How the profile's folds were drawn, for captions: ``"5 folds"`` or ``"5 folds under 3 fold seeds
+    (0, 1, 2), each query's values averaged over the splits"``."""
+    seeds = fold_seeds(profile, seed)
+    if profile != "quick" or len(seeds) == 1:
+        return "5 folds"
+    return (f"5 folds under {len(seeds)} fold seeds ({', '.join(map(str, seeds))}), each query's values "
+            "averaged over the splits")
 
 
 def paper_folds(name: str, random_state: int = 0) -> list:
@@ -159,10 +183,13 @@ def profile_data(profile: str, seed: int = 0) -> tuple[dict, dict, dict, list]:
     Yahoo! set 1's three splits (`paper_folds`), real or stand-in.
     """
     if profile == "quick":
-        datasets = {"MSLR": mslr_sample_folds(5, random_state=seed), "Yahoo": yahoo_like_folds(5, seed)}
+        seeds = fold_seeds(profile, seed)
+        datasets = {"MSLR": [f for s in seeds for f in mslr_sample_folds(5, random_state=s)],
+                    "Yahoo": [f for s in seeds for f in yahoo_like_folds(5, seed, fold_state=s)]}
+        folds = splits_note(profile, seed).split(", each")[0]
         what = {"MSLR": "MSLR sample (real: all 86 queries of the first 5,000 lines of WEB10K Fold1 train + "
-                        "test), 5 query-level folds",
-                "Yahoo": "synthetic Yahoo!-shaped set (make_letor_like, 150 queries, 60 features), 5 folds"}
+                        f"test), {folds.replace('5 folds', '5 query-level folds')}",
+                "Yahoo": f"synthetic Yahoo!-shaped set (make_letor_like, 150 queries, 60 features), {folds}"}
         return datasets, what, {"MSLR": "MSLR (real)", "Yahoo": "Yahoo (synthetic)"}, []
     datasets, what, label, skipped = {}, {}, {}, []
     sets = (("MSLR", "mslr-web10k", "MSLR-WEB10K, 5 folds"),
@@ -180,16 +207,18 @@ def profile_data(profile: str, seed: int = 0) -> tuple[dict, dict, dict, list]:
 
 
 def dataset_stats(folds: Sequence[Fold], name: str) -> dict:
-    """Table 1's columns for the documents of the folds' test sets (each query is tested once); folds
-    left on disk are loaded one at a time."""
+    """Table 1's columns for the documents of the folds' test sets, each query counted once (under
+    several splits a query is tested once per split); folds left on disk are loaded one at a time."""
     from lrank.data.fetch import as_fold
 
-    docs = qs = n_features = 0
+    per_query: dict = {}
+    n_features = 0
     for f in folds:
         test = as_fold(f).test
-        docs, qs, n_features = docs + test.n_docs, qs + test.n_queries, test.n_features
-    return {"data": name, "#Query": int(qs), "#Doc.": int(docs), "#D./#Q.": docs / qs,
-            "#Feat.": int(n_features)}
+        per_query.update(zip(np.asarray(test.qid).tolist(), np.diff(test.qptr).tolist()))
+        n_features = test.n_features
+    qs, docs = len(per_query), int(sum(per_query.values()))
+    return {"data": name, "#Query": int(qs), "#Doc.": docs, "#D./#Q.": docs / qs, "#Feat.": int(n_features)}
 
 
 # --------------------------------------------------------------------------------- theorems
@@ -231,7 +260,8 @@ def criterion_source() -> str:
 
 
 # ------------------------------------------------------------------------------- the protocol
-def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str]) -> tuple[list, list, list]:
+def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str],
+             tree_kw: Mapping[str, Any] = TREE_KW) -> tuple[list, list, list]:
     from lrank.data.fetch import as_fold
     from lrank.metrics import evaluate
     from lrank.models.gbrt import LambdaMART, McRank
@@ -239,7 +269,7 @@ def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str]) 
     dname, system, leaves, lr, crit, k = key
     fold = as_fold(fold)  # a fold left on disk is loaded here, in the worker, and let go afterwards
     cls = {"McRank": McRank, "LambdaMART": LambdaMART}[system]
-    est = cls(n_estimators=n_estimators, learning_rate=lr, num_leaves=leaves, criterion=crit, **TREE_KW,
+    est = cls(n_estimators=n_estimators, learning_rate=lr, num_leaves=leaves, criterion=crit, **tree_kw,
               **(PAPER_LAMBDAS if system == "LambdaMART" else {}))
     est.fit(fold.train)
     te = fold.test
@@ -249,7 +279,7 @@ def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str]) 
         curve.extend((*key, r, m, 100.0 * float(vals[m])) for m in metrics)
     per_q = evaluate(te.y, est.predict(te.X), te.qptr, list(metrics), per_query=True)
     qids = np.asarray(te.qid)
-    queries = [(*key, f"{k}:{qids[q]}", m, 100.0 * float(per_q[m][q])) for m in metrics
+    queries = [(*key, f"{dname}:{qids[q]}", m, 100.0 * float(per_q[m][q])) for m in metrics
                for q in range(te.n_queries)]
     loss = training_objective(est, fold.train)
     tr_qids = np.asarray(fold.train.qid)
@@ -261,18 +291,21 @@ def run_protocol(datasets: Mapping[str, Sequence[Fold]], n_estimators: Mapping[s
                  leaves: Sequence[int] = LEAVES, rates: Sequence[float] = RATES,
                  criteria: Sequence[str] = CRITERIA, systems: Sequence[str] = SYSTEMS,
                  metrics: Sequence[str] = METRICS, n_jobs: int = 1, checkpoint: bool | str | None = None,
-                 verbose: bool | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+                 verbose: bool | None = None, tree_kw: Mapping[str, Any] = TREE_KW,
+                 label: str = "tree_fitting_objective") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Tables 2-3 and Fig. 2: every (data, system, leaves, learning rate, criterion, fold) fitted once.
 
     Returns ``curves`` (test metric in % after each iteration, mean over the fold's queries; columns
     ``data, system, leaves, lr, criterion, fold, round, metric, value``) and ``queries`` (test metric in %
     of every query at the last iteration, the paper's "converged" model; ``query`` instead of
-    ``round``), and ``objective``: the training objective of every training query at the last iteration
+    ``round``: ``"<data>:<qid>"``, the same for a query under every split of `fold_seeds`), and
+    ``objective``: the training objective of every training query at the last iteration
     (`training_objective`; ``query`` is ``"<data>:<qid>"``, the same for a query in every fold it trains
     in; column ``loss``). Jobs run through joblib (``n_jobs``); results do not depend on it.
     ``checkpoint`` keeps each finished fit, so that the same call after an interruption runs only the
     rest, with identical results (default: on for the paper profile only; see
-    `lrank.experiments.jobs`); ``verbose``: a bar (the same default).
+    `lrank.experiments.jobs`, under ``label``); ``verbose``: a bar (the same default). ``tree_kw``: the
+    trees' growth and leaf minimum (the paper's width-first trees by default).
     """
     from lrank.experiments.jobs import Job, run_jobs
 
@@ -280,13 +313,33 @@ def run_protocol(datasets: Mapping[str, Sequence[Fold]], n_estimators: Mapping[s
     jobs = []
     for d, folds in datasets.items():
         for key in itertools.product([d], systems, leaves, rates, criteria, range(len(folds))):
-            jobs.append(Job(dict(zip(keys, key)), (key, folds[key[-1]], int(n_estimators[key[1]]), metrics)))
-    out = run_jobs(_fit_one, jobs, label="tree_fitting_objective", checkpoint=checkpoint, n_jobs=n_jobs,
+            jobs.append(Job(dict(zip(keys, key)), (key, folds[key[-1]], int(n_estimators[key[1]]), metrics,
+                                                   dict(tree_kw))))
+    out = run_jobs(_fit_one, jobs, label=label, checkpoint=checkpoint, n_jobs=n_jobs,
                    verbose=verbose, desc="tree fitting")
     curves = pd.DataFrame([row for c, _, _ in out for row in c], columns=[*keys, "round", "metric", "value"])
     queries = pd.DataFrame([row for _, q, _ in out for row in q], columns=[*keys, "query", "metric", "value"])
     objective = pd.DataFrame([row for _, _, o in out for row in o], columns=[*keys, "query", "loss"])
     return curves, queries, objective
+
+
+#: the learning rate of the depth-first comparison (one of the protocol's three: a third of its cost)
+DEPTH_FIRST_RATE = 0.10
+
+
+def depth_first_protocol(datasets: Mapping[str, Sequence[Fold]], n_estimators: Mapping[str, int],
+                         n_jobs: int = 1, checkpoint: bool | str | None = None,
+                         verbose: bool | None = None) -> pd.DataFrame:
+    """Sec. 4.2's remark "depth-first search runs poorly for both baselines and our method": the fits of
+    `run_protocol` at learning rate `DEPTH_FIRST_RATE` (both systems, leaf counts and criteria, every
+    fold) with depth-first trees (`RegressionTree` ``growth="depth_first"``: pre-order, a node's left
+    subtree before its right one, up to the same number of leaves). Returns their ``queries`` frame;
+    the width-first fits of the same configurations are `run_protocol`'s."""
+    _, queries, _ = run_protocol(datasets, n_estimators, rates=(DEPTH_FIRST_RATE,), n_jobs=n_jobs,
+                                 checkpoint=checkpoint, verbose=verbose,
+                                 tree_kw={**TREE_KW, "growth": "depth_first"},
+                                 label="tree_fitting_depth_first")
+    return queries
 
 
 def results_table(queries: pd.DataFrame) -> pd.DataFrame:

@@ -6,8 +6,10 @@ boosting loss at ``o = 0`` (``grad = L'``, ``hess = L''``):
 
 * histograms of (gradient, hessian, count) per feature and bin, the larger child's histogram obtained by
   subtraction (parent - smaller child), as LightGBM does;
-* growth ``"best_first"`` (leaf-wise: split the leaf with the largest gain until ``num_leaves``) or
-  ``"breadth_first"`` (level order, the paper's "width-first" search, which its tables use);
+* growth ``"best_first"`` (leaf-wise: split the leaf with the largest gain until ``num_leaves``),
+  ``"breadth_first"`` (level order, the paper's "width-first" search, which its tables use) or
+  ``"depth_first"`` (pre-order: a node's left subtree is grown before its right one, until
+  ``num_leaves``; the order the paper reports as running poorly, grown node by node);
 * criteria ``"se"`` (Eq. 3, least squares on the pseudo-responses ``r = -L'``), ``"wse"`` (Eq. 7-8,
   ``r = -L'/L''``, ``w = L''``), ``"rwse"`` (Eq. 9) and ``"ole"`` (Eq. 13). For a derivative-additive
   loss OLE is RWSE (Theorem 1). Given ``pairs=(pa, pb, pw)`` (LambdaMART's pairwise second derivatives),
@@ -65,7 +67,7 @@ from lrank._kernels import trees as _tk
 
 _NO_GBIN = np.zeros((1, 1), dtype=np.uint16)
 CRITERIA = {"se": _tk.SE, "wse": _tk.WSE, "rwse": _tk.RWSE, "ole": _tk.RWSE}
-GROWTH = ("best_first", "breadth_first")
+GROWTH = ("best_first", "breadth_first", "depth_first")
 
 
 class TreeWorkspace:
@@ -359,8 +361,10 @@ class RegressionTree:
         Minimum number of documents in a leaf.
     min_child_weight : float, default 1e-3
         Minimum second-derivative sum in a leaf (exact second derivative for OLE with pairs).
-    growth : {"best_first", "breadth_first"}
-        Leaf-wise (LightGBM) or level-order ("width-first", the paper's choice) growth.
+    growth : {"best_first", "breadth_first", "depth_first"}
+        Leaf-wise (LightGBM), level-order ("width-first", the paper's choice) or pre-order (left subtree
+        first) growth. With enough leaves for every valid split the three give the same tree; below that
+        they differ in which nodes are split.
     criterion : {"se", "wse", "rwse", "ole"}
         The split criterion (module docstring).
     feature_constraint : int or sequence of int, optional
@@ -482,8 +486,9 @@ class RegressionTree:
         cons = _constraint_array(self.feature_constraint, L, F)
         # the column kernels at scale (`_grow_whole_columns`): a varying hessian takes four channels, the
         # fourth all zeros, so that a bin's (gradient, hessian, count) is one four-lane vector add
-        columns = cons is None and not use_pairs and crit != _tk.WSE and self._whole_tree_kernel \
-            and n >= self._column_min_docs
+        # the whole-tree kernels grow in level or leaf order; depth-first trees grow node by node below
+        whole = self._whole_tree_kernel and self.growth != "depth_first"
+        columns = cons is None and not use_pairs and crit != _tk.WSE and whole and n >= self._column_min_docs
         C = 4 if crit == _tk.WSE else (2 if const_h else (4 if columns else 3))
         h_unit = h0 if const_h else 0.0
         m = int(pairs[0].size) if use_pairs else 0
@@ -509,11 +514,11 @@ class RegressionTree:
             vals[:, 2] = 1.0
         if C == 4:  # WSE (the column path returned above): w r^2 = L'^2 / L'' (Eq. 6); L'' floored at 1e-12
             vals[:, 3] = grad * grad / np.maximum(hess, 1e-12)
-        if use_pairs and cons is None and self._ole_tree_kernel and self._use_global_bins \
+        if use_pairs and cons is None and self._ole_tree_kernel and self._use_global_bins and whole \
                 and (self.n_jobs == 1 or n * F < self._parallel_min_tree_work) \
                 and ws.global_bins() is not None:
             return self._grow_whole_ole(codes, ws, pairs, h_unit, thresholds)
-        if cons is None and not use_pairs and crit != _tk.WSE and self._whole_tree_kernel:
+        if cons is None and not use_pairs and crit != _tk.WSE and whole:
             if self.n_jobs == 1 or n * F < self._parallel_min_tree_work:
                 return self._grow_whole(codes, ws, crit, h_unit, thresholds)
         par = self.n_jobs != 1
@@ -656,14 +661,16 @@ class RegressionTree:
                     best[lt] = search(lt, all_features)
                     best[rt] = search(rt, all_features)
         else:
-            queue = [0]
+            depth = self.growth == "depth_first"
+            queue = [0]  # breadth first: a FIFO queue (level order); depth first: a stack (pre-order)
             while queue and n_leaves < L:
-                node = queue.pop(0)
+                node = queue.pop() if depth else queue.pop(0)
                 fs = all_features if cons is None else cons[n_splits: n_splits + 1]
                 g, f, j = search(node, fs)
                 if f < 0 or not g > 0.0:
                     continue
-                queue += list(split(node, f, j, g))
+                lt, rt = split(node, f, j, g)
+                queue += [rt, lt] if depth else [lt, rt]
 
         return self._finish(n_nodes, n_leaves, feature, jbin, left, right, gain, tot, start, end, leaf_of,
                             thresholds, F, ws)

@@ -115,7 +115,8 @@ def fit_tree(codes, grad, hess, max_leaves, crit="se", min_data=1, min_hess=0.0,
     """Grow a tree by brute force; returns the list of leaves as boolean masks and their Newton values.
 
     Best-first splits the leaf whose split lowers the criterion the most relative to not splitting
-    (for SE: ``SE(node) - SE(v)``), breadth-first splits leaves in level order.
+    (for SE: ``SE(node) - SE(v)``), breadth-first splits leaves in level order, depth-first in
+    pre-order (a node's left child and all its descendants before its right child).
     """
     n = codes.shape[0]
     leaves = [np.ones(n, bool)]
@@ -137,17 +138,17 @@ def fit_tree(codes, grad, hess, max_leaves, crit="se", min_data=1, min_hess=0.0,
             base = -(grad[M].sum() ** 2 / hh) if hh >= max(min_hess, 1e-300) else 0.0
         return base - e, f, j
 
-    if growth == "breadth_first":
-        queue = [0]
+    if growth in ("breadth_first", "depth_first"):
+        queue = [0]  # leaf indices; the left child keeps its parent's index
         while queue and len(leaves) < max_leaves:
-            i = queue.pop(0)
+            i = queue.pop(0) if growth == "breadth_first" else queue.pop()
             g, f, j = gain(leaves[i])
             if f < 0 or not g > 1e-12:
                 continue
             M = leaves[i]
             leaves[i] = M & (codes[:, f] <= j)
             leaves.append(M & (codes[:, f] > j))
-            queue += [i, len(leaves) - 1]
+            queue += [i, len(leaves) - 1] if growth == "breadth_first" else [len(leaves) - 1, i]
     else:
         while len(leaves) < max_leaves:
             cands = [(gain(M), i) for i, M in enumerate(leaves)]
