@@ -572,3 +572,84 @@ def paired(a: Any, b: Any, *, unit: str, effect_desc: str, test: str = "wilcoxon
     return Evidence(test=f"{name}, paired over {unit}, {side}", n=n, unit=unit, p=min(1.0, p),
                     effect=float(d.mean()) if n else math.nan, effect_desc=effect_desc, ci=(lo, hi),
                     statistic=stat, margin=margin, margin_rationale=margin_rationale)
+
+
+def correlated(x: Any, y: Any, *, unit: str, effect_desc: str, given: Any = None, n_resamples: int = 9999,
+               random_state: int = 0) -> Evidence:
+    """Evidence that ``x`` and ``y`` rise together over units (one value of each per query, user or task).
+
+    Parameters
+    ----------
+    x, y : array-like of float
+        Equally long 1-d samples, paired by unit; finite.
+    unit : str
+        What one unit is ("queries", ...); ``n`` is the number of units.
+    effect_desc : str
+        What the two samples are, in words (the effect is their rank correlation).
+    given : array-like of float, optional
+        A third sample of the same units to hold fixed: the partial rank correlation of ``x`` and ``y``
+        given ``given`` (the ranks of ``x`` and ``y`` less their least-squares fit on the ranks of
+        ``given``, then correlated). Use it when ``x`` and ``y`` share a term (e.g. both are differences
+        to the same baseline), whose noise alone would correlate them.
+    n_resamples : int
+        Bootstrap resamples of the units for the interval.
+    random_state : int
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    Evidence
+        ``effect`` is Spearman's rho (``scipy.stats.spearmanr``), or the partial rho with ``given``;
+        positive supports "x correlates with y". ``p`` is two-sided (with ``given``: the t test of a
+        partial correlation, n - 3 degrees of freedom), ``statistic`` rho again, ``ci`` the 95% percentile
+        interval of rho over ``n_resamples`` seeded resamples of the units (resamples in which rho is
+        undefined, a constant side, are left out). With fewer than three units (four with ``given``) or
+        a constant side, rho is undefined: effect and interval NaN, p 1.
+
+    Raises
+    ------
+    ValueError
+        When the samples are not 1-d, differ in length or hold a non-finite value.
+    """
+    from scipy import stats
+
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    z = None if given is None else np.asarray(given, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1 or (z is not None and z.shape != x.shape):
+        raise ValueError(f"need equally long 1-d samples (one value per {unit}), got {x.shape} and {y.shape}"
+                         + ("" if z is None else f" given {z.shape}"))
+    if not all(np.isfinite(v).all() for v in (x, y) + (() if z is None else (z,))):
+        raise ValueError("correlated samples must be finite")
+    n = int(x.size)
+    test = (f"Spearman rank correlation over {unit}, two-sided" if z is None else
+            f"partial Spearman rank correlation over {unit} (t test, n - 3 df), two-sided")
+
+    def rho_rows(ix: np.ndarray) -> np.ndarray:
+        rx, ry = stats.rankdata(x[ix], axis=-1), stats.rankdata(y[ix], axis=-1)
+        rx, ry = rx - rx.mean(axis=-1, keepdims=True), ry - ry.mean(axis=-1, keepdims=True)
+        if z is not None:
+            rz = stats.rankdata(z[ix], axis=-1)
+            rz -= rz.mean(axis=-1, keepdims=True)
+            zz = (rz * rz).sum(axis=-1, keepdims=True)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rx = rx - rz * np.where(zz > 0, (rx * rz).sum(axis=-1, keepdims=True) / zz, 0.0)
+                ry = ry - rz * np.where(zz > 0, (ry * rz).sum(axis=-1, keepdims=True) / zz, 0.0)
+        den = np.sqrt((rx * rx).sum(axis=-1) * (ry * ry).sum(axis=-1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 1e-9 * n * n, (rx * ry).sum(axis=-1) / den, np.nan)
+
+    rho = float(rho_rows(np.arange(n))) if n >= (3 if z is None else 4) else math.nan
+    if not math.isfinite(rho):
+        return Evidence(test=test, n=n, unit=unit, p=1.0, effect=math.nan, effect_desc=effect_desc)
+    if z is None:
+        p = float(stats.spearmanr(x, y).pvalue)
+    else:
+        t = rho * math.sqrt((n - 3) / max(1e-300, 1.0 - rho * rho))
+        p = float(2.0 * stats.t.sf(abs(t), n - 3))
+    boot = rho_rows(np.random.default_rng(random_state).integers(0, n, size=(n_resamples, n)))
+    boot = boot[np.isfinite(boot)]
+    lo, hi = (float(v) for v in np.percentile(boot, [2.5, 97.5])) if boot.size else (math.nan, math.nan)
+    what = "Spearman's rho" if z is None else "partial Spearman's rho"
+    return Evidence(test=test, n=n, unit=unit, p=min(1.0, max(0.0, p)), effect=rho,
+                    effect_desc=f"{what} of {effect_desc}", ci=(lo, hi), statistic=rho)

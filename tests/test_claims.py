@@ -189,6 +189,49 @@ def test_paired_noninferiority_is_one_sided_on_the_shifted_difference():
     assert claims.decide(e, e.p)[0] == HELD
 
 
+def test_correlated_evidence_is_spearman_with_a_bootstrap_interval():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=50)
+    mono = claims.correlated(x, np.exp(x), unit="queries", effect_desc="x and exp(x)")
+    assert mono.effect == pytest.approx(1.0) and mono.n == 50 and mono.p < 1e-10
+    assert claims.decide(mono, mono.p)[0] == HELD
+    anti = claims.correlated(x, -x**3, unit="queries", effect_desc="x and -x^3")
+    assert anti.effect == pytest.approx(-1.0) and claims.decide(anti, anti.p)[0] == NOT_HELD
+    y = x + rng.normal(scale=1.5, size=50)
+    e = claims.correlated(x, y, unit="queries", effect_desc="x and y")
+    r = stats.spearmanr(x, y)
+    assert e.effect == pytest.approx(r.statistic) and e.p == pytest.approx(r.pvalue)
+    assert e.ci[0] < e.effect < e.ci[1] and 0 < e.effect
+    assert claims.correlated(x, y, unit="queries", effect_desc="x and y").ci == e.ci  # seeded
+    indep = claims.correlated(x, rng.normal(size=50), unit="queries", effect_desc="x and noise")
+    assert indep.p > 0.05 and indep.ci[0] < 0 < indep.ci[1]
+    assert claims.decide(indep, indep.p)[0] == UNDECIDED
+
+
+def test_correlated_given_a_shared_baseline_removes_the_correlation_it_alone_makes():
+    """x = b - s and y = e - s with b, e independent: plain rho is positive by the shared s alone, the
+    partial rho given s is not; a real link of b and e shows in both."""
+    rng = np.random.default_rng(4)
+    s, b, e = rng.normal(size=(3, 200))
+    plain = claims.correlated(b - s, e - s, unit="queries", effect_desc="d")
+    part = claims.correlated(b - s, e - s, unit="queries", effect_desc="d", given=s)
+    assert plain.effect > 0.3 and plain.p < 1e-6 and "partial" not in plain.test
+    assert part.p > 0.05 and part.ci[0] < 0 < part.ci[1] and "partial" in part.test
+    linked = claims.correlated(b - s, b + 0.5 * e - s, unit="queries", effect_desc="d", given=s)
+    assert linked.effect > 0.5 and linked.p < 1e-6 and linked.ci[0] < linked.effect < linked.ci[1]
+    with pytest.raises(ValueError, match="given"):
+        claims.correlated(b, e, unit="queries", effect_desc="d", given=s[:-1])
+
+
+def test_correlated_refuses_bad_input_and_cannot_decide_a_constant_side():
+    with pytest.raises(ValueError, match="equally long"):
+        claims.correlated([1.0, 2.0, 3.0], [1.0, 2.0], unit="queries", effect_desc="d")
+    with pytest.raises(ValueError, match="finite"):
+        claims.correlated([1.0, 2.0, np.nan], [1.0, 2.0, 3.0], unit="queries", effect_desc="d")
+    flat = claims.correlated([1.0, 2.0, 3.0, 4.0], [0.5] * 4, unit="queries", effect_desc="d")
+    assert flat.p == 1.0 and math.isnan(flat.effect) and claims.decide(flat, flat.p)[0] == UNDECIDED
+
+
 def test_recorded_rows_keep_the_claim_kind_apart_from_the_precision_kind(tmp_path):
     """A derivation row and a tested row are recorded (a derivation's kind is not a precision kind)."""
     from lrank import results

@@ -62,3 +62,50 @@ def test_theorem1_simulation_reports_a_model_it_cannot_find():
     # too few generated models for the third standard step: found < rounds, so the exact row would fail
     out = paper.theorem1_simulation(NDCGBoost(), rounds=3, n_models=3, seed=0)
     assert out["found"] < out["rounds"] and -1 in out["first_t"]
+
+
+def _yperq(leaves, sign=1.0, n=60, short=(1, 2)):
+    """Fig. 10 per-query frame: EXP3.P's difference to each standard variant per query, BoostingTree's
+    short-model edge ``sign`` times half of it; NDCGBoost-32 0.02 above 16 and 64; EXP3.P's drop alike."""
+    rng = np.random.default_rng(3)
+    rows = []
+
+    def put(alg, vals, lengths):
+        for L in lengths:
+            rows.extend({"algorithm": alg, "max_length": L, "qid": q, "ndcg@10": v}
+                        for q, v in enumerate(vals))
+
+    nb16 = rng.uniform(0.3, 0.7, n)
+    for base in ["LambdaMART-16"] + [f"NDCGBoost-{L}" for L in leaves]:
+        std = rng.uniform(0.3, 0.7, n) if base.startswith("Lambda") else nb16 + {16: 0, 32: 0.02, 64: 0}[
+            int(base.split("-")[1])] + rng.normal(0, 1e-3, n)
+        e = rng.normal(0, 0.05, n)
+        put(base, std, [*short, np.nan])
+        put(f"EXP3.P({base})", std + e, short)
+        put(f"EXP3.P({base})", std - 0.05 + rng.normal(0, 1e-5, n), [np.nan])
+        put(f"BoostingTree({base})", std + sign * 0.5 * e + rng.normal(0, 0.005, n), [*short, np.nan])
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("sign, verdict", [(1.0, claims.HELD), (-1.0, claims.NOT_HELD)])
+def test_fig10_tuning_rows_decide_where_the_leaf_counts_ran(sign, verdict):
+    reg = claims.Registry("03_boostingtree", "BoostingTree")
+    ids = btc.fig10_tuning_rows(reg, _yperq((16, 32, 64), sign), (1, 2), (16, 32, 64), paper.YAHOO)[:3]
+    df = reg.finalize(record=False, write=False).set_index("id").loc[ids]
+    assert list(df["verdict"]) == [claims.HELD, claims.HELD, verdict]
+    assert list(df["n"]) == [60, 60, 60] and list(df["data_kind"]) == ["paper"] * 3
+    assert abs(df.loc["fig10.bt-edge-tracks-exp3p", "effect"]) > 0.8
+
+
+def test_fig10_tuning_rows_without_the_leaf_counts_or_off_yahoo_are_not_comparable():
+    reg = claims.Registry("03_boostingtree", "BoostingTree")
+    ids = btc.fig10_tuning_rows(reg, _yperq((16,)), (1, 2), (16,), "MSLR sample")
+    df = reg.finalize(record=False, write=False).set_index("id").loc[ids]
+    assert df["kind"].iloc[3] == "finding" and df["effect"].iloc[3] > 0.8  # the plain rho: reported only
+    assert list(df["verdict"])[:3] == [claims.NOT_COMPARABLE, claims.NOT_COMPARABLE, claims.HELD]
+    assert df["p"].iloc[:2].isna().all() and "one leaf count" in df["reason"].iloc[0]
+    assert "fig10.exp3p-better-with-lambdamart" in df["reason"].iloc[1]
+    reg = claims.Registry("03_boostingtree", "BoostingTree")
+    btc.fig10_tuning_rows(reg, _yperq((16, 32, 64)), (1, 2), (16, 32, 64), "MSLR sample")
+    row = reg.finalize(record=False, write=False).set_index("id").loc["fig10.leaves-choice"]
+    assert row["verdict"] == claims.NOT_COMPARABLE and row["p"] < 1e-6 and "Yahoo!" in row["reason"]

@@ -297,6 +297,10 @@ def table3_data(profile: str, seed: int, skipped: list[dict]) -> tuple[list[Fold
                    + ("; MQ2007 absent" if profile == "paper" else ""))
 
 
+#: Fig. 10's data when the licensed Yahoo! LTR set 1 itself ran (its description in `yahoo_data`)
+YAHOO = "Yahoo! LTR set 1"
+
+
 def yahoo_data(profile: str, seed: int, skipped: list[dict]) -> tuple[list[Fold], str]:
     """Fig. 10's split and its description: Yahoo! LTR set 1 (train / valid / test) in ``"paper"`` /
     ``"rehearsal"``; otherwise (or Yahoo! absent in ``"paper"``) one 3/1/1 split of the MSLR sample."""
@@ -305,7 +309,7 @@ def yahoo_data(profile: str, seed: int, skipped: list[dict]) -> tuple[list[Fold]
     if ya is not None:
         fold = ya.fold(ya.folds[0])  # set 1: train / valid / test
         kind = budgets.data_kind(fold.train)
-        return [fold], "Yahoo! LTR set 1" + ("" if kind == "real" else f" ({kind})")
+        return [fold], YAHOO + ("" if kind == "real" else f" ({kind})")
     return (mslr_sample_pooled().kfold(5, random_state=seed)[:1],  # 5 grades
             "real MSLR-WEB10K sample, 5 grades (substitute for Yahoo! LTR), one 3/1/1 split")
 
