@@ -57,16 +57,20 @@ def _plain(v: Any) -> Any:
     return v
 
 
-#: package files that compute no recorded number (the test runner): editing them leaves results fresh
-_NOT_HASHED = ("dev.py",)
+#: package files that compute no recorded number: the test runner and the book (its Sphinx configuration
+#: and builder, which format stored notebooks and never run them); editing them leaves results fresh
+_NOT_HASHED = ("dev.py", "site.py")
+_NOT_HASHED_DIRS = ("_book",)
 
 
 def hashed_sources() -> list[Path]:
-    """The files :func:`lrank_sha256` covers: every ``.py`` and ``.json`` under ``lrank/`` but ``dev.py``."""
+    """The files :func:`lrank_sha256` covers: every ``.py`` and ``.json`` under ``lrank/`` but the test
+    runner and the book builder (``dev.py``, ``site.py``, ``_book/``)."""
     root = Path(__file__).resolve().parent
     return [p for p in sorted(root.rglob("*"))
             if p.suffix in (".py", ".json") and "__pycache__" not in p.parts and p.is_file()
-            and p.relative_to(root).as_posix() not in _NOT_HASHED]
+            and p.relative_to(root).as_posix() not in _NOT_HASHED
+            and p.relative_to(root).parts[0] not in _NOT_HASHED_DIRS]
 
 
 def lrank_sha256() -> str:
