@@ -377,7 +377,9 @@ def _book_notebook(nb: dict, figures: Path) -> dict:
     * each saved figure shown by a code cell gets a cell of its own with myst-nb's figure metadata
       (``_split_at_figures``), so the book numbers it and pages can refer to it as ``fig-<name>``;
     * anchors alone on their line in a markdown cell (``<a id="claim-..."></a>``, which a notebook puts
-      before each deciding cell) become MyST targets ``(claim-...)=``, so links to them are checked.
+      before each deciding cell) become MyST targets ``(claim-...)=``, so links to them are checked. The
+      book's configuration keeps them page-local (two chapters may both have ``summary`` or
+      ``claim-thm1``): the page's element id is the notebook's, its global label ``<chapter>-<name>``.
     """
     nb = copy.deepcopy(nb)
     cells = []
@@ -507,7 +509,10 @@ return !H || (H.queue && H.queue.running === 0 && H.queue.pending === 0 && !!doc
 """
 _BOOK_PAGE_JS = """
 const imgs = Array.from(document.querySelectorAll('article img, main img'));
-return {images: imgs.length, broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)};
+return {images: imgs.length, broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+        // MathML variants a browser does not draw (MathJax 2 would ask for its unshipped TeX fonts)
+        variants: Array.from(document.querySelectorAll('math [mathvariant]')).map(
+            e => e.getAttribute('mathvariant')).filter(v => v !== 'normal')};
 """
 
 
@@ -515,9 +520,10 @@ def book_check(html_dir: Path, shots: Path, query: str = "RankBoost",
                timeout: float = 60.0) -> dict[str, Any]:
     """Open every page of the built book in headless Chromium over a local HTTP server.
 
-    Returns ``{"pages": {page: {"errors": [console errors], "images": n, "broken": [srcs]}},
-    "search_hits": n}``: the console errors (level SEVERE) and images of each page, and how many results
-    the book's search page lists for ``query``. One screenshot per page goes to ``shots``.
+    Returns ``{"pages": {page: {"errors": [console errors], "images": n, "broken": [srcs], "variants":
+    [mathvariants]}}, "search_hits": n}``: the console errors (level SEVERE), images and MathML
+    ``mathvariant`` values other than "normal" (which browsers do not draw) of each page, and how many
+    results the book's search page lists for ``query``. One screenshot per page goes to ``shots``.
     """
     import functools
     import http.server
