@@ -371,7 +371,64 @@ BOOK_CONFIG = Path(__file__).resolve().parent / "_book"
 _ANCHOR_LINE = re.compile(r'^[ \t]*(?:<a id="[\w\-.]+"></a>[ \t]*)+$', re.M)
 
 
-def _book_notebook(nb: dict, figures: Path) -> dict:
+def figure_label(name: str) -> str:
+    """The book's label (and element id) of a saved figure: ``fig-`` and its name with hyphens."""
+    return "fig-" + name.replace("_", "-")
+
+
+_FIGURE_LINK = re.compile(r"\[([^\]]*)\]\((?:\d\d_[\w\-]*\.ipynb)?#(fig-[\w\-]+)\)")
+# what is not prose: code spans, maths, links, roles
+_NOT_PROSE = re.compile(r"(`+)[^`]*?\1|\$\$.*?\$\$|\$[^$\n]*\$|\[[^\]]*\]\([^)]*\)|\{\w+\}`[^`]*`", re.S)
+_PAPER_FIGURE = re.compile(r"\bFig\. (\d+)\b(?![\-\u2013]\d)")  # "Fig. 5", not the range "Fig. 5-7"
+
+
+def _numbered_references(text: str, shown: set[str], own: dict[str, str]) -> str:
+    """A markdown cell's text with numbered references ({numref}) to the book's figures.
+
+    * a link to a figure, ``[text](#fig-...)`` or ``[text](NN_name.ipynb#fig-...)``, becomes
+      ``{numref}`text (Fig. %s) <fig-...>``` (a link to a figure that is not shown stays, and the build
+      warns about it);
+    * a figure named in code, ```name``` of a figure in ``shown``, is followed by ``({numref}`fig-...`)``;
+    * the first "Fig. N" of the cell's prose (outside headings, code, maths and links) naming the paper's
+      figure that this chapter reproduces (``own``: "N" to its label, from saved names ``<paper>_figN``) is
+      followed by "(here {numref}`fig-...`)".
+    """
+    labels = {figure_label(n) for n in shown}
+
+    def link(m: re.Match) -> str:
+        words, label = m.group(1).replace("`", "").strip(), m.group(2)
+        if label not in labels:
+            return m.group(0)
+        return f"{{numref}}`{words} (Fig. %s) <{label}>`" if words else f"{{numref}}`{label}`"
+
+    text = _FIGURE_LINK.sub(link, text)
+    if shown:
+        names = "|".join(re.escape(n) for n in sorted(shown, key=len, reverse=True))
+        text = re.sub(rf"`({names})`(?![^\[\n]*\]\()",
+                      lambda m: f"{m.group(0)} ({{numref}}`{figure_label(m.group(1))}`)", text)
+    done = set(re.findall(r"<(fig-[\w\-]+)>`|\{numref\}`(fig-[\w\-]+)`", text))
+    done = {a or b for a, b in done}
+
+    def paper(m: re.Match) -> str:
+        label = own.get(m.group(1))
+        if label is None or label in done:
+            return m.group(0)
+        done.add(label)
+        return f"{m.group(0)} (here {{numref}}`{label}`)"
+
+    lines = []
+    for line in text.split("\n"):
+        if not line.lstrip().startswith("#"):
+            parts, last = [], 0
+            for m in _NOT_PROSE.finditer(line):
+                parts += [_PAPER_FIGURE.sub(paper, line[last:m.start()]), m.group(0)]
+                last = m.end()
+            line = "".join(parts) + _PAPER_FIGURE.sub(paper, line[last:])
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _book_notebook(nb: dict, figures: Path, shown: set[str] | None = None) -> dict:
     """A copy of a stored notebook prepared for the book; the stored file is not changed.
 
     * each saved figure shown by a code cell gets a cell of its own with myst-nb's figure metadata
@@ -379,15 +436,21 @@ def _book_notebook(nb: dict, figures: Path) -> dict:
     * anchors alone on their line in a markdown cell (``<a id="claim-..."></a>``, which a notebook puts
       before each deciding cell) become MyST targets ``(claim-...)=``, so links to them are checked. The
       book's configuration keeps them page-local (two chapters may both have ``summary`` or
-      ``claim-thm1``): the page's element id is the notebook's, its global label ``<chapter>-<name>``.
+      ``claim-thm1``): the page's element id is the notebook's, its global label ``<chapter>-<name>``;
+    * links to figures and names of figures become numbered references (``_numbered_references``; ``shown``:
+      the names of the figures the book shows, by default this notebook's).
     """
     nb = copy.deepcopy(nb)
+    mine = [n for n in image_outputs(nb) if n]
+    shown = set(mine) if shown is None else set(shown)
+    own = {m.group(1): figure_label(n) for n in mine if (m := re.search(r"_fig(\d+)$", n))}
     cells = []
     for cell in nb.get("cells", []):
         if cell.get("cell_type") == "markdown":
-            cell["source"] = _ANCHOR_LINE.sub(
+            text = _ANCHOR_LINE.sub(
                 lambda m: "\n".join(f"({a})=" for a in re.findall(r'<a id="([\w\-.]+)">', m.group(0))),
                 _source(cell))
+            cell["source"] = _numbered_references(text, shown, own)
         cells += _split_at_figures(cell, figures) if cell.get("cell_type") == "code" else [cell]
     nb["cells"] = cells
     return nb
@@ -405,7 +468,7 @@ def _split_at_figures(cell: dict, figures: Path) -> list[dict]:
         if name and "image/png" in out.get("data", {}):
             cap = figures / f"{name}.caption.txt"
             caption = cap.read_text(encoding="utf-8").strip() if cap.is_file() else name
-            figure = {"caption": " ".join(caption.split()), "name": "fig-" + name.replace("_", "-")}
+            figure = {"caption": " ".join(caption.split()), "name": figure_label(name)}
             # (myst-nb skips a cell without source: these carry a comment, hidden with their input)
             groups.append({"cell_type": "code", "execution_count": None, "source": f"# {name}",
                            "outputs": [out],
@@ -448,9 +511,10 @@ def build_book(out: Path, notebooks: list[Path], jobs: int = 1) -> tuple[Path, l
         shutil.rmtree(src)
     shutil.copytree(BOOK_CONFIG, src, ignore=shutil.ignore_patterns("__pycache__"))
     figures = Path(notebooks[0]).resolve().parent.parent / "figures" if notebooks else Path("figures")
-    for p in notebooks:
-        nb = json.loads(Path(p).read_text(encoding="utf-8"))
-        (src / Path(p).name).write_text(json.dumps(_book_notebook(nb, figures)), encoding="utf-8")
+    stored = {Path(p).name: json.loads(Path(p).read_text(encoding="utf-8")) for p in notebooks}
+    shown = {n for nb in stored.values() for n in image_outputs(nb) if n}  # what {numref} can refer to
+    for name, nb in stored.items():
+        (src / name).write_text(json.dumps(_book_notebook(nb, figures, shown)), encoding="utf-8")
     html_dir, log = out / "html", out / "warnings.txt"
     cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-n", "-j", str(jobs), "-E",
            "-d", str(out / "doctrees"), "-w", str(log), str(src), str(html_dir)]

@@ -100,6 +100,41 @@ def _needs_tex_fonts(variants: list[str]) -> list[str]:
     return [v for v in variants if re.search(r"script|fraktur|double-struck", v)]
 
 
+_NUMREF = re.compile(r'<a class="reference internal" href="([\w.]*)#(fig-[\w\-]+)">'
+                     r'<span class="std std-numref">'
+                     r'[^<]*?Fig\. (\d+)\)?</span>')
+_FIGURE = re.compile(r'<figure[^>]* id="(fig-[\w\-]+)">.*?<span class="caption-number">Fig\. (\d+) </span>',
+                     re.S)
+
+
+def _numbered_references(html_dir) -> tuple[dict[str, list[tuple[str, str, int]]], dict[str, int]]:
+    """Per page, its numbered references to figures (target page, label, number shown); and the number
+    under each figure of the book, by label."""
+    refs, numbers = {}, {}
+    for page in sorted(html_dir.glob("[0-9][0-9]*.html")):
+        text = page.read_text(encoding="utf-8")
+        refs[page.name] = [(target or page.name, label, int(n)) for target, label, n in _NUMREF.findall(text)]
+        numbers |= {label: int(n) for label, n in _FIGURE.findall(text)}
+    return refs, numbers
+
+
+def test_chapters_refer_to_their_figures_by_number(book):
+    """Each chapter that reproduces a figure of its paper ("<paper>_figN") refers to it by the book's number
+    where its text names the paper's figure, and every number shown is the one under the figure."""
+    refs, numbers = _numbered_references(book["html"])
+    for p in BOOKS:
+        cells = json.loads(p.read_text(encoding="utf-8"))["cells"]
+        names = [o["metadata"]["image/png"]["lrank"]["figure"] for c in cells for o in c.get("outputs", [])
+                 if "lrank" in (o.get("metadata") or {}).get("image/png", {})]
+        if any(re.search(r"_fig\d+$", n) for n in names):
+            assert refs[f"{p.stem}.html"], f"{p.stem}: no numbered reference to its figures"
+    for page, rs in refs.items():
+        for target, label, n in rs:
+            assert label in numbers, f"{page}: a reference to {label}, which the book does not show"
+            assert n == numbers[label], f"{page}: {label} is shown as Fig. {n}, its caption: {numbers[label]}"
+            assert (book["html"] / target).read_text(encoding="utf-8").count(f'id="{label}"') == 1
+
+
 @pytest.fixture(scope="module")
 def browsed(book, tmp_path_factory):
     pytest.importorskip("selenium")
@@ -146,6 +181,17 @@ def _html_output(html: str) -> dict:
             "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"text/html": html}}]}
 
 
+# a 1x1 PNG
+_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+
+
+def _figure_output(name: str) -> dict:
+    return {"cell_type": "code", "execution_count": 2, "metadata": {},
+            "source": f"save_figure(fig, {name!r})",
+            "outputs": [{"output_type": "display_data", "data": {"image/png": _PNG, "text/plain": "<Figure>"},
+                         "metadata": {"image/png": {"lrank": {"figure": name}}}}]}
+
+
 def _chapter(title: str, links: str, cells: list[dict] = ()) -> dict:
     text = (f"# {title}\n\n{links}\n\n<a id=\"claim-thm1\"></a>\n## Theorem 1\n\nThe loss $\\mathcal L$ over "
             "$\\mathbb R$, its gradient $\\mathfrak g$.\n\n<a id=\"summary\"></a>\n## Summary\n\nDone.\n")
@@ -158,10 +204,13 @@ def mini(tmp_path_factory):
     nbs = tmp_path_factory.mktemp("mini") / "notebooks"
     nbs.mkdir()
     (nbs / "01_rankboost.ipynb").write_text(json.dumps(_chapter(
-        "One", "[the theorem](#claim-thm1), [the summary](#summary)")))
+        "One", "[the theorem](#claim-thm1), [the summary](#summary); the paper's Fig. 5, Fig. 4, Fig. 5",
+        [_figure_output("rankboost_fig2"), _figure_output("rankboost_fig5")])))
     (nbs / "04_tree_fitting.ipynb").write_text(json.dumps(_chapter(
         "Four", "[the theorem](#claim-thm1), [one's theorem](01_rankboost.ipynb#claim-thm1), "
-                "[missing here](#claim-gone), [missing there](01_rankboost.ipynb#claim-nope)",
+                "[missing here](#claim-gone), [missing there](01_rankboost.ipynb#claim-nope); "
+                "[one's curve](01_rankboost.ipynb#fig-rankboost-fig5), saved as `rankboost_fig2`, "
+                "and Fig. 5 of this paper (not shown here); [no curve](#fig-nothing)",
         [_html_output('<a href="01_rankboost.ipynb#summary">ok</a> '
                       '<a href="01_rankboost.ipynb#claim-none">x</a>')])))
     index, warns = build_book(nbs.parent / "book", sorted(nbs.glob("*.ipynb")))
@@ -181,13 +230,27 @@ def test_chapter_labels_are_page_local_and_every_link_is_checked(mini):
         assert 'class="reference internal" href="#claim-thm1"' in text, page
     four = (html / "04_tree_fitting.html").read_text(encoding="utf-8")
     assert 'href="01_rankboost.html#claim-thm1"' in four and 'href="01_rankboost.html#summary"' in four
-    missing = sorted(re.findall(r"04_tree_fitting\.ipynb:\d+: WARNING: .*?'(claim-\w+)'", "\n".join(warns)))
-    assert missing == ["claim-gone", "claim-nope"], warns
-    assert len(warns) == 2, warns
+    where = r"04_tree_fitting\.ipynb:\d+: WARNING: .*?'((?:claim|fig)-\w+)'"
+    missing = sorted(re.findall(where, "\n".join(warns)))
+    assert missing == ["claim-gone", "claim-nope", "fig-nothing"], warns
+    assert len(warns) == 3, warns
     broken = broken_links(html)
     there = sorted(re.findall(r"no id '([\w\-]+)' in 01_rankboost", "\n".join(broken)))
     assert there == ["claim-none", "claim-nope"], broken
-    assert len(broken) == 3, broken  # and #claim-gone on its own page
+    assert len(broken) == 4, broken  # and #claim-gone, #fig-nothing on their own page
+
+
+def test_links_and_names_of_figures_become_numbered_references(mini):
+    """A link to a figure, a figure's name, and the first "Fig. N" of a cell naming the paper's figure the
+    chapter reproduces are numbered references (with the book's number, to the figure); a "Fig. N" that the
+    chapter does not reproduce is left as it is."""
+    refs, numbers = _numbered_references(mini["html"])
+    assert numbers == {"fig-rankboost-fig2": 1, "fig-rankboost-fig5": 2}
+    assert refs["01_rankboost.html"] == [("01_rankboost.html", "fig-rankboost-fig5", 2)]  # the first Fig. 5
+    assert sorted(refs["04_tree_fitting.html"]) == [("01_rankboost.html", "fig-rankboost-fig2", 1),
+                                                    ("01_rankboost.html", "fig-rankboost-fig5", 2)]
+    four = (mini["html"] / "04_tree_fitting.html").read_text(encoding="utf-8")
+    assert "one’s curve (Fig. 2)" in four or "one's curve (Fig. 2)" in four
 
 
 def test_tex_alphabets_render_without_unshipped_fonts(mini, tmp_path_factory):
