@@ -95,6 +95,37 @@ def _local_labels_back(document) -> None:
         document.nameids[name] = document.nameids.pop(new)
 
 
+# --------------------------------------------------------------------------- figures named in HTML outputs
+# A table cell of an HTML output (the index's table of artifacts) that holds just the name of a figure the
+# book shows gets a numbered reference to it, like {numref} in Markdown: "Fig. 12: adarank_fig10".
+_NAME_CELL = re.compile(r"<td>(\w+)</td>")
+
+
+def _figures_in_html_outputs(app, doctree, docname: str) -> None:
+    from docutils import nodes
+
+    std = app.env.domains.standard_domain
+    for raw in list(doctree.findall(nodes.raw)):
+        if "html" not in raw.get("format", "").split():
+            continue
+
+        def cell(m: re.Match) -> str:
+            label = "fig-" + m.group(1).replace("_", "-")
+            if label not in std.labels:
+                return m.group(0)
+            doc, labelid, _ = std.labels[label]
+            number = app.env.toc_fignumbers.get(doc, {}).get("figure", {}).get(labelid)
+            if not number:
+                return m.group(0)
+            uri = app.builder.get_relative_uri(docname, doc) + "#" + labelid
+            return (f'<td><a class="reference internal" href="{uri}"><span class="std std-numref">'
+                    f'Fig. {".".join(map(str, number))}</span></a>: {m.group(1)}</td>')
+
+        text = _NAME_CELL.sub(cell, raw.astext())
+        if text != raw.astext():
+            raw.replace_self(nodes.raw("", text, format=raw["format"], classes=raw.get("classes", [])))
+
+
 def setup(app):
     from sphinx.transforms import SphinxTransform
     from sphinx.transforms.references import SphinxDomains
@@ -115,6 +146,7 @@ def setup(app):
 
     with open(os.path.join(app.confdir, "lrank-math.js"), encoding="utf-8") as f:
         app.add_js_file(None, type="text/x-mathjax-config", body=f.read())
+    app.connect("doctree-resolved", _figures_in_html_outputs)
     app.add_transform(LocalLabelsOut)
     app.add_transform(LocalLabelsBack)
     return {"parallel_read_safe": True}

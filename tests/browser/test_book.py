@@ -133,6 +133,8 @@ def test_chapters_refer_to_their_figures_by_number(book):
             assert label in numbers, f"{page}: a reference to {label}, which the book does not show"
             assert n == numbers[label], f"{page}: {label} is shown as Fig. {n}, its caption: {numbers[label]}"
             assert (book["html"] / target).read_text(encoding="utf-8").count(f'id="{label}"') == 1
+    # the index's table of artifacts leads to every figure of the book, by its number
+    assert {label for _, label, _ in refs["00_index.html"]} == set(numbers)
 
 
 @pytest.fixture(scope="module")
@@ -212,7 +214,8 @@ def mini(tmp_path_factory):
                 "[one's curve](01_rankboost.ipynb#fig-rankboost-fig5), saved as `rankboost_fig2`, "
                 "and Fig. 5 of this paper (not shown here); [no curve](#fig-nothing)",
         [_html_output('<a href="01_rankboost.ipynb#summary">ok</a> '
-                      '<a href="01_rankboost.ipynb#claim-none">x</a>')])))
+                      '<a href="01_rankboost.ipynb#claim-none">x</a>'
+                      "<table><tr><td>rankboost_fig2</td><td>rankboost_fig9</td></tr></table>")])))
     index, warns = build_book(nbs.parent / "book", sorted(nbs.glob("*.ipynb")))
     # the front page's table of contents names the chapters this small book leaves out
     return {"html": index.parent, "warnings": [w for w in warns if "nonexisting document" not in w]}
@@ -241,16 +244,19 @@ def test_chapter_labels_are_page_local_and_every_link_is_checked(mini):
 
 
 def test_links_and_names_of_figures_become_numbered_references(mini):
-    """A link to a figure, a figure's name, and the first "Fig. N" of a cell naming the paper's figure the
-    chapter reproduces are numbered references (with the book's number, to the figure); a "Fig. N" that the
-    chapter does not reproduce is left as it is."""
+    """A link to a figure, a figure's name (in Markdown code, or alone in a table cell of an HTML output),
+    and the first "Fig. N" of a cell naming the paper's figure the chapter reproduces are numbered
+    references (with the book's number, to the figure); a "Fig. N" that the chapter does not reproduce, and
+    a name that is no figure of the book, are left as they are."""
     refs, numbers = _numbered_references(mini["html"])
     assert numbers == {"fig-rankboost-fig2": 1, "fig-rankboost-fig5": 2}
     assert refs["01_rankboost.html"] == [("01_rankboost.html", "fig-rankboost-fig5", 2)]  # the first Fig. 5
     assert sorted(refs["04_tree_fitting.html"]) == [("01_rankboost.html", "fig-rankboost-fig2", 1),
+                                                    ("01_rankboost.html", "fig-rankboost-fig2", 1),  # table
                                                     ("01_rankboost.html", "fig-rankboost-fig5", 2)]
     four = (mini["html"] / "04_tree_fitting.html").read_text(encoding="utf-8")
     assert "one’s curve (Fig. 2)" in four or "one's curve (Fig. 2)" in four
+    assert "<td>rankboost_fig9</td>" in four
 
 
 def test_tex_alphabets_render_without_unshipped_fonts(mini, tmp_path_factory):
