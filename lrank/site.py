@@ -372,7 +372,18 @@ _ANCHOR_LINE = re.compile(r'^[ \t]*(?:<a id="[\w\-.]+"></a>[ \t]*)+$', re.M)
 
 
 def figure_label(name: str) -> str:
-    """The book's label (and element id) of a saved figure: ``fig-`` and its name with hyphens."""
+    """The book's label of a saved figure, which is also the element id of the figure on its page.
+
+    Parameters
+    ----------
+    name : str
+        The figure's name as saved (``rankboost_fig5``).
+
+    Returns
+    -------
+    str
+        ``fig-`` and the name with hyphens (``fig-rankboost-fig5``), for ``{numref}`` and links.
+    """
     return "fig-" + name.replace("_", "-")
 
 
@@ -494,6 +505,7 @@ def build_book(out: Path, notebooks: list[Path], jobs: int = 1) -> tuple[Path, l
     docstrings, the bibliography ``references.bib``) and the stored ``notebooks`` (prepared by
     ``_book_notebook``) into ``out/src`` and runs ``sphinx-build -n`` on the stored outputs
     (``nb_execution_mode = "off"``: nothing is executed; nitpicky: every unresolved reference warns).
+    Figures are numbered across the book; links to them and their names become numbered references.
     Links ``<notebook>.ipynb#anchor`` in rendered outputs are rewritten to the chapter pages, the
     artifacts in ``figures/`` are copied beside them (the index links to them) and each chapter's
     download button gives the notebook as stored.

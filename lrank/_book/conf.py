@@ -104,13 +104,15 @@ _NAME_CELL = re.compile(r"<td>(\w+)</td>")
 def _figures_in_html_outputs(app, doctree, docname: str) -> None:
     from docutils import nodes
 
+    from lrank.site import figure_label
+
     std = app.env.domains.standard_domain
     for raw in list(doctree.findall(nodes.raw)):
         if "html" not in raw.get("format", "").split():
             continue
 
         def cell(m: re.Match) -> str:
-            label = "fig-" + m.group(1).replace("_", "-")
+            label = figure_label(m.group(1))
             if label not in std.labels:
                 return m.group(0)
             doc, labelid, _ = std.labels[label]
