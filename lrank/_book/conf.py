@@ -128,9 +128,36 @@ def _figures_in_html_outputs(app, doctree, docname: str) -> None:
             raw.replace_self(nodes.raw("", text, format=raw["format"], classes=raw.get("classes", [])))
 
 
+# --------------------------------------------------------------------------- numbered tables
+# myst-nb captions outputs only as figures: lrank.site gives a table output (under its one-line title) the
+# figure metadata with the class "lrank-table", and the book turns that figure into a table figure, which
+# Sphinx numbers as a table ("Table 3", {numref} to its "tab-..." label).
+def _table_figures(document) -> None:
+    from docutils import nodes
+
+    from lrank.site import TableFigure
+
+    for node in list(document.findall(nodes.figure)):
+        if "lrank-table" in node["classes"]:
+            node.__class__ = TableFigure  # in place: the document's ids keep pointing at it
+
+
 def setup(app):
     from sphinx.transforms import SphinxTransform
     from sphinx.transforms.references import SphinxDomains
+    from sphinx.writers.html5 import HTML5Translator
+
+    class TablesNumbered(SphinxTransform):
+        default_priority = SphinxDomains.default_priority - 2
+
+        def apply(self, **kwargs):
+            _table_figures(self.document)
+
+    from lrank.site import TableFigure
+
+    app.add_enumerable_node(TableFigure, "table",
+                            html=(HTML5Translator.visit_figure, HTML5Translator.depart_figure))
+    app.add_transform(TablesNumbered)
 
     class LocalLabelsOut(SphinxTransform):
         default_priority = SphinxDomains.default_priority - 1

@@ -1,9 +1,12 @@
 """The book (``python -m lrank site``) builds offline from the stored notebooks, strictly, and reads well.
 
 Builds the Sphinx book once (nitpicky: every unresolved reference warns) into a temporary folder, then
-checks the pages statically (no broken internal link or anchor) and in headless Chromium (every page
-loads without a console error, every image loads, search finds "RankBoost"). Needs Debian's chromium
-and chromium-driver for the browser part (skipped otherwise, like the notebook check).
+checks the pages statically (no broken internal link or anchor; numbered figures and tables, and numbered
+references to them that show the caption's number) and in headless Chromium (every page loads without a
+console error, every image loads, search finds "RankBoost"). A small two-chapter book built here tests
+what the stored notebooks may not show today (page-local anchors, missing anchors reported, numbered
+references, TeX alphabets). Needs Debian's chromium and chromium-driver for the browser part (skipped
+otherwise, like the notebook check).
 """
 
 import json
@@ -100,16 +103,15 @@ def _needs_tex_fonts(variants: list[str]) -> list[str]:
     return [v for v in variants if re.search(r"script|fraktur|double-struck", v)]
 
 
-_NUMREF = re.compile(r'<a class="reference internal" href="([\w.]*)#(fig-[\w\-]+)">'
-                     r'<span class="std std-numref">'
-                     r'[^<]*?Fig\. (\d+)\)?</span>')
-_FIGURE = re.compile(r'<figure[^>]* id="(fig-[\w\-]+)">.*?<span class="caption-number">Fig\. (\d+) </span>',
-                     re.S)
+_NUMREF = re.compile(r'<a class="reference internal" href="([\w.]*)#((?:fig|tab)-[\w\-]+)">'
+                     r'<span class="std std-numref">[^<]*?(?:Fig\.|Table) (\d+)\)?</span>')
+_FIGURE = re.compile(r'<figure[^>]* id="((?:fig|tab)-[\w\-]+)">.*?'
+                     r'<span class="caption-number">(?:Fig\.|Table) (\d+) </span>', re.S)
 
 
 def _numbered_references(html_dir) -> tuple[dict[str, list[tuple[str, str, int]]], dict[str, int]]:
-    """Per page, its numbered references to figures (target page, label, number shown); and the number
-    under each figure of the book, by label."""
+    """Per page, its numbered references to figures and tables (target page, label, number shown); and the
+    number in the caption of each figure and table of the book, by label."""
     refs, numbers = {}, {}
     for page in sorted(html_dir.glob("[0-9][0-9]*.html")):
         text = page.read_text(encoding="utf-8")
@@ -134,7 +136,22 @@ def test_chapters_refer_to_their_figures_by_number(book):
             assert n == numbers[label], f"{page}: {label} is shown as Fig. {n}, its caption: {numbers[label]}"
             assert (book["html"] / target).read_text(encoding="utf-8").count(f'id="{label}"') == 1
     # the index's table of artifacts leads to every figure of the book, by its number
-    assert {label for _, label, _ in refs["00_index.html"]} == set(numbers)
+    assert {label for _, label, _ in refs["00_index.html"]} == {k for k in numbers if k.startswith("fig-")}
+
+
+def test_tables_under_a_title_are_numbered(book):
+    """A table shown under a one-line bold title is a numbered table captioned by it, and a chapter's "Table
+    N" refers to the table titled "Table N" by number."""
+    refs, numbers = _numbered_references(book["html"])
+    five = (book["html"] / "05_rankboost_plus.html").read_text(encoding="utf-8")
+    for n in (1, 2, 3, 4):
+        label = f"tab-05-rankboost-plus-table{n}"
+        assert label in numbers, f"05's Table {n} is not numbered"
+    assert re.search(r'<span class="caption-number">Table \d+ </span><span class="caption-text">'
+                     r'<strong>Table 1</strong> \(average rank', five)
+    assert {label for _, label, _ in refs["05_rankboost_plus.html"]} >= {"tab-05-rankboost-plus-table1"}
+    tables = [k for k in numbers if k.startswith("tab-")]
+    assert sorted(numbers[k] for k in tables) == list(range(1, len(tables) + 1))  # numbered across the book
 
 
 @pytest.fixture(scope="module")
@@ -194,6 +211,17 @@ def _figure_output(name: str) -> dict:
                          "metadata": {"image/png": {"lrank": {"figure": name}}}}]}
 
 
+def _tables_output() -> dict:
+    table = "<table><tr><th>a</th></tr><tr><td>1</td></tr></table>"
+    outs = [("text/markdown", "**Table 2** (the paper's second table)"), ("text/html", table),
+            ("text/markdown", "**What to see.** A sentence on the figure above, then a table."),
+            ("text/html", table),
+            ("text/html", table)]  # a table without a title
+    return {"cell_type": "code", "execution_count": 3, "metadata": {}, "source": "display(t2)",
+            "outputs": [{"output_type": "display_data", "metadata": {}, "data": {k: v, "text/plain": ""}}
+                        for k, v in outs]}
+
+
 def _chapter(title: str, links: str, cells: list[dict] = ()) -> dict:
     text = (f"# {title}\n\n{links}\n\n<a id=\"claim-thm1\"></a>\n## Theorem 1\n\nThe loss $\\mathcal L$ over "
             "$\\mathbb R$, its gradient $\\mathfrak g$.\n\n<a id=\"summary\"></a>\n## Summary\n\nDone.\n")
@@ -206,8 +234,9 @@ def mini(tmp_path_factory):
     nbs = tmp_path_factory.mktemp("mini") / "notebooks"
     nbs.mkdir()
     (nbs / "01_rankboost.ipynb").write_text(json.dumps(_chapter(
-        "One", "[the theorem](#claim-thm1), [the summary](#summary); the paper's Fig. 5, Fig. 4, Fig. 5",
-        [_figure_output("rankboost_fig2"), _figure_output("rankboost_fig5")])))
+        "One", "[the theorem](#claim-thm1), [the summary](#summary); the paper's Fig. 5, Fig. 4, Fig. 5; "
+               "its Table 2, Table 1",
+        [_figure_output("rankboost_fig2"), _figure_output("rankboost_fig5"), _tables_output()])))
     (nbs / "04_tree_fitting.ipynb").write_text(json.dumps(_chapter(
         "Four", "[the theorem](#claim-thm1), [one's theorem](01_rankboost.ipynb#claim-thm1), "
                 "[missing here](#claim-gone), [missing there](01_rankboost.ipynb#claim-nope); "
@@ -249,8 +278,11 @@ def test_links_and_names_of_figures_become_numbered_references(mini):
     references (with the book's number, to the figure); a "Fig. N" that the chapter does not reproduce, and
     a name that is no figure of the book, are left as they are."""
     refs, numbers = _numbered_references(mini["html"])
-    assert numbers == {"fig-rankboost-fig2": 1, "fig-rankboost-fig5": 2}
-    assert refs["01_rankboost.html"] == [("01_rankboost.html", "fig-rankboost-fig5", 2)]  # the first Fig. 5
+    assert numbers == {"fig-rankboost-fig2": 1, "fig-rankboost-fig5": 2, "tab-01-rankboost-table2": 1}
+    assert refs["01_rankboost.html"] == [("01_rankboost.html", "fig-rankboost-fig5", 2),  # the first Fig. 5
+                                         ("01_rankboost.html", "tab-01-rankboost-table2", 1)]  # not Table 1
+    one = (mini["html"] / "01_rankboost.html").read_text(encoding="utf-8")
+    assert one.count('class="caption-number">Table') == 1 and "What to see." in one  # one titled table
     assert sorted(refs["04_tree_fitting.html"]) == [("01_rankboost.html", "fig-rankboost-fig2", 1),
                                                     ("01_rankboost.html", "fig-rankboost-fig2", 1),  # table
                                                     ("01_rankboost.html", "fig-rankboost-fig5", 2)]
