@@ -492,7 +492,9 @@ def _book_notebook(nb: dict, figures: Path, shown: set[str] | None = None, stem:
       metadata (class ``lrank-table``, which the book's configuration numbers as a table), the title as
       its caption;
     * links to figures and names of figures become numbered references (``_numbered_references``; ``shown``:
-      the names of the figures the book shows, by default this notebook's).
+      the names of the figures the book shows, by default this notebook's);
+    * each derived formula a code cell shows (``display(Math(...))``: a ``text/latex`` output) becomes a
+      numbered display equation labelled ``eq-<chapter>-<k>`` (``_numbered_equations``).
     """
     nb = copy.deepcopy(nb)
     mine = [n for n in image_outputs(nb) if n]
@@ -501,7 +503,7 @@ def _book_notebook(nb: dict, figures: Path, shown: set[str] | None = None, stem:
     tables = _book_tables(nb, stem)
     own |= {f"Table {m.group(1)}": label for title, label in tables.values()
             if (m := re.match(r"\*\*Table (\d+)\*\*", title))}
-    cells = []
+    cells, counter = [], [0]
     for i, cell in enumerate(nb.get("cells", [])):
         if cell.get("cell_type") == "markdown":
             text = _ANCHOR_LINE.sub(
@@ -509,11 +511,33 @@ def _book_notebook(nb: dict, figures: Path, shown: set[str] | None = None, stem:
                 _source(cell))
             cell["source"] = _numbered_references(text, shown, own)
         if cell.get("cell_type") == "code":
+            _numbered_equations(cell, stem, counter)
             cells += _split_at_figures(cell, figures, {j: t for (c, j), t in tables.items() if c == i})
         else:
             cells.append(cell)
     nb["cells"] = cells
     return nb
+
+
+_MATH_OUTPUT = re.compile(r"^\s*\$(?:\\displaystyle\s*)?(.*?)\$\s*$", re.S)
+
+
+def equation_label(stem: str, k: int) -> str:
+    """The book's label of the ``k``-th derived formula (1-based) of chapter ``stem``: ``eq-<stem>-<k>``."""
+    return f"eq-{stem.replace('_', '-')}-{k}"
+
+
+def _numbered_equations(cell: dict, stem: str, counter: list[int]) -> None:
+    """Turn a code cell's ``text/latex`` outputs (``display(Math(...))``, one ``$...$`` each) into
+    numbered MyST display equations ``$$ ... $$ (eq-<chapter>-<k>)``, in place; ``counter`` holds the
+    chapter's count so far. Outputs of another shape are left as they are."""
+    for out in cell.get("outputs", []):
+        data = out.get("data") or {}
+        m = _MATH_OUTPUT.match(_text(data.get("text/latex", "")))
+        if not m or "$" in m.group(1):
+            continue
+        counter[0] += 1
+        out["data"] = {"text/markdown": f"$$\n{m.group(1).strip()}\n$$ ({equation_label(stem, counter[0])})"}
 
 
 def _split_at_figures(cell: dict, figures: Path,
