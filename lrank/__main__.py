@@ -1,4 +1,5 @@
-"""``python -m lrank reproduce | accept | site | fetch | info | bench``."""
+"""``python -m lrank reproduce | accept | site | fetch | standins | info | bench`` and the RankLib-style
+``train | rank | eval | compare``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import platform
 import sys
 import time
 from pathlib import Path
+
+from lrank.paths import PROFILES, ProfileError
 
 
 def _notebooks(only: list[str] | None, index_last: bool = True) -> list[Path]:
@@ -41,14 +44,32 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     """Run the notebooks with papermill and store them cleaned; quick outputs are stored in place.
 
     No parameters are injected: the profile reaches each notebook through ``LRANK_PROFILE``, which
-    its parameters cell reads, so the stored notebook has no injected-parameters cell.
+    its parameters cell reads, so the stored notebook has no injected-parameters cell. The paper and
+    rehearsal profiles store the executed notebooks in ``figures/<profile>/notebooks``. The rehearsal first
+    writes the stand-in files (`lrank.data.standins.prepare`) into ``--data-root`` (default
+    ``$LRANK_DATA/standins``) and points the notebooks' ``LRANK_DATA`` there; ``--data-root`` alone points
+    any profile at another data root.
     """
     import papermill as pm
     from tqdm import tqdm
 
-    from lrank.paths import figures_dir
+    from lrank.paths import data_dir, figures_dir
     from lrank.site import clean_file
 
+    if getattr(args, "plan", False):
+        from lrank.papers.plan import print_plan
+
+        return print_plan(args.profile, only=args.only, data_root=getattr(args, "data_root", None))
+    data_root = getattr(args, "data_root", None)
+    if args.profile == "rehearsal":
+        from lrank.data.standins import prepare
+
+        t0 = time.perf_counter()
+        root = prepare(data_root or data_dir() / "standins")
+        print(f"rehearsal data (stand-ins + linked real sets) in {root} ({time.perf_counter() - t0:.0f} s)")
+        os.environ["LRANK_DATA"] = str(root)
+    elif data_root:
+        os.environ["LRANK_DATA"] = str(Path(data_root).resolve())
     os.environ["LRANK_PROFILE"] = args.profile
     # the notebooks' kernels inherit it: string hashing, hence set iteration order, the same in every run
     # (scikit-posthocs' critical-difference bars are drawn in set order: PDF bytes differed run to run)
@@ -56,7 +77,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if getattr(args, "scheduler", None):  # the notebooks' run_grid calls read it (lrank.experiments)
         os.environ["LRANK_DASK_SCHEDULER"] = args.scheduler
     books = _notebooks(args.only)
-    out_dir = None if args.profile == "quick" else figures_dir("paper") / "notebooks"
+    if getattr(args, "seeds", None):
+        return _reproduce_seeds(books, args.seeds, args.profile, args.keep_going)
+    out_dir = None if args.profile == "quick" else figures_dir(args.profile) / "notebooks"
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     failed = []
@@ -98,8 +121,115 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seed_list(text: str) -> list[int]:
+    """``"0-4"`` -> [0, 1, 2, 3, 4]; ``"1,3"`` -> [1, 3] (``--seeds``)."""
+    bad = argparse.ArgumentTypeError(f"seeds as 0-4 or 1,3 (non-negative integers), got {text!r}")
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            lo, _, hi = part.strip().partition("-")
+            seeds.extend(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        raise bad from None
+    if not seeds or min(seeds) < 0:
+        raise bad
+    return sorted(set(seeds))
+
+
+def _reproduce_seeds(books: list[Path], seeds: list[int], profile: str, keep_going: bool) -> int:
+    """Rerun each paper notebook with papermill ``-p SEED k`` and keep only its claims registry.
+
+    Each run writes into a scratch output root (``LRANK_OUTPUT_DIR``), so the stored notebooks,
+    figures and results are untouched; its ``claims/<notebook>.csv`` is copied to
+    ``<figures>/seeds/seed-<k>/claims/`` and ``<figures>/seeds/seed-<k>/claims.csv`` is rebuilt from every
+    notebook's rows there (`lrank.claims.combine`). Notebooks without a registry (the index, the
+    benchmarks) are skipped.
+    """
+    import shutil
+    import tempfile
+
+    import papermill as pm
+    from tqdm import tqdm
+
+    from lrank import claims
+    from lrank.paths import figures_dir
+
+    papers = [nb for nb in books if "claims.Registry(" in nb.read_text(encoding="utf-8")]
+    if not papers:
+        print("--seeds: none of the selected notebooks builds a claims registry", file=sys.stderr)
+        return 1
+    store = figures_dir(profile) / "seeds"
+    failed = []
+    bar = tqdm([(k, nb) for k in seeds for nb in papers], desc="seed runs", unit="run")
+    saved = os.environ.get("LRANK_OUTPUT_DIR")
+    try:
+        for k, nb in bar:
+            bar.set_postfix_str(f"{nb.stem} SEED={k}")
+            t0 = time.perf_counter()
+            with tempfile.TemporaryDirectory(prefix=f"lrank-seed{k}-") as scratch:
+                os.environ["LRANK_OUTPUT_DIR"] = scratch  # the kernel inherits it
+                try:
+                    pm.execute_notebook(str(nb), str(Path(scratch) / nb.name), parameters={"SEED": k},
+                                        kernel_name="python3", cwd=str(nb.parent), progress_bar=False,
+                                        log_output=False)
+                except Exception as exc:
+                    failed.append(f"{nb.stem}@{k}")
+                    first = str(exc).splitlines()[0] if str(exc) else ""
+                    tqdm.write(f"FAILED {nb.stem} SEED={k}: {type(exc).__name__}: {first}")
+                    if not keep_going:
+                        break
+                    continue
+                produced = figures_dir(profile) / "claims" / f"{nb.stem}.csv"  # under the scratch root
+                if not produced.is_file():
+                    failed.append(f"{nb.stem}@{k}")
+                    tqdm.write(f"FAILED {nb.stem} SEED={k}: it wrote no registry ({produced.name})")
+                    continue
+                dest = store / f"seed-{k}"
+                (dest / "claims").mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(produced, dest / "claims" / produced.name)
+                claims.combine(dest)
+            tqdm.write(f"ok     {nb.stem} SEED={k} ({time.perf_counter() - t0:.0f} s) -> {dest}")
+    finally:
+        if saved is None:
+            os.environ.pop("LRANK_OUTPUT_DIR", None)
+        else:
+            os.environ["LRANK_OUTPUT_DIR"] = saved
+    print(f"per-seed registries in {store}")
+    if failed:
+        print("failed: " + ", ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_standins(args: argparse.Namespace) -> int:
+    """Write the stand-in files (and link the real MSLR sample and MovieLens-100K) under DIR."""
+    from lrank.data import standins
+
+    root = Path(args.dir).resolve()
+    t0 = time.perf_counter()
+    try:
+        written = standins.write_standins(root, args.only or None, random_state=args.seed)
+        linked = standins.link_real(root) if not args.no_real else {}
+    except (KeyError, OSError, RuntimeError) as exc:
+        print(f"standins: {exc}", file=sys.stderr)
+        return 1
+    for name, files in written.items():
+        folder = root / "downloads" / files[0].relative_to(root / "downloads").parts[0]
+        print(f"{name}: {len(files)} stand-in files in {folder}")
+    for name, path in linked.items():
+        print(f"{name}: the real data linked as {path}")
+    print(f"done in {time.perf_counter() - t0:.1f} s; use them with LRANK_DATA={root} (or python -m lrank "
+          f"reproduce --profile rehearsal --data-root {root})")
+    return 0
+
+
 def cmd_accept(args: argparse.Namespace) -> int:
-    """Rewrite tests/golden/<notebook>.json from the fresh results and print what changed."""
+    """Rewrite tests/golden/<notebook>.json from the fresh results and print what changed.
+
+    Each entry's tolerance follows the precision policy (`lrank.results.policy_tol`): exact numbers keep
+    the tolerance they were recorded with; experimental ones get ``max(recorded tol, floor, margin x the
+    spread measured by python -m lrank.dev spread)``, with ``tol_basis`` saying which.
+    """
     import json
 
     from lrank import results
@@ -118,15 +248,36 @@ def cmd_accept(args: argparse.Namespace) -> int:
             return 1
         path = golden_dir / f"{nb.stem}.json"
         old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-        new = {k: results.golden_entry(v) for k, v in sorted(entries.items())}
+        spread, smeta = results.load_spread(nb.stem)
+        n_configs = len(smeta.get("configurations", {}))
+        new = {}
+        for k, v in sorted(entries.items()):
+            g = results.golden_entry(v)
+            g["tol"], g["tol_basis"] = results.policy_tol(v, spread.get(k), n_configs)
+            new[k] = g
         diff = results.compare_to_golden(entries, old) if old else [f"(new golden file, {len(new)} names)"]
         added = sorted(set(new) - set(old))
         removed = sorted(set(old) - set(new))
         n_changed = len({d.split(".")[0] for d in diff if " -> this run " in d})
+        widened = [k for k in new if new[k]["tol"] > float(entries[k].get("tol", 0) or 0)]
+        unmeasured = [k for k in new if k not in spread and results.kind_of(entries[k]) == "experimental"]
+        exceeded = [k for k in new if "EXCEEDS" in new[k]["tol_basis"]]
+        unstable = [k for k in new if k in spread and spread[k].get("discrete_in")]
         print(f"== {nb.stem}: {len(new)} names, {len(added)} added, {len(removed)} removed, "
-              f"{n_changed} changed")
+              f"{n_changed} changed; {len(widened)} tolerance(s) widened by the measured spread")
         for d in diff:
             print("   " + d)
+        if spread and smeta.get("notebook_sha256") != results.notebook_sha256(nb.stem):
+            print(f"   note: the spread of {nb.stem} was measured on another version of the notebook")
+        if unmeasured:
+            more = " ..." if len(unmeasured) > 8 else ""
+            print(f"   {len(unmeasured)} experimental name(s) without a measured spread (floor only; "
+                  f"python -m lrank.dev spread): {', '.join(unmeasured[:8])}{more}")
+        for k in exceeded:
+            print(f"   !! exact {k} moved between CPU configurations: {new[k]['tol_basis']}")
+        for k in unstable:
+            print(f"   !! {k}: an int, bool or string differs under {', '.join(spread[k]['discrete_in'])}: "
+                  "no tolerance covers it")
         if new != old:
             path.write_text(json.dumps(new, indent=1, sort_keys=True) + "\n", encoding="utf-8")
             changed += 1
@@ -135,16 +286,27 @@ def cmd_accept(args: argparse.Namespace) -> int:
 
 
 def cmd_site(args: argparse.Namespace) -> int:
-    """Static HTML export of the stored notebooks (and, with --check, the browser check)."""
+    """Build the book (Sphinx) from the stored notebooks; --export: the plain nbconvert pages instead;
+    --check: the browser check of the notebooks in JupyterLab too."""
     import tempfile
+    import time
 
     from lrank.paths import repo_dir
-    from lrank.site import browser_check, export_site
+    from lrank.site import browser_check, build_book, export_site
 
     books = _notebooks(args.only, index_last=False)
-    out = Path(args.out) if args.out else repo_dir() / "build" / "site"
-    index = export_site(out, books)
-    print(f"wrote {index}")
+    if args.export:
+        index = export_site(Path(args.out) if args.out else repo_dir() / "build" / "site", books)
+        print(f"wrote {index}")
+    else:
+        t0 = time.perf_counter()
+        index, warnings = build_book(Path(args.out) if args.out else repo_dir() / "build" / "book", books)
+        print(f"wrote {index} in {time.perf_counter() - t0:.0f} s; {len(warnings)} warning(s)")
+        for w in warnings:
+            print("  " + w)
+        if warnings and not args.lenient:
+            print("the book is strict: fix the warnings above (or pass --lenient to keep the pages anyway)")
+            return 1
     if not args.check:
         return 0
     shots = Path(args.screenshots or tempfile.mkdtemp(prefix="lrank-screenshots-"))
@@ -383,16 +545,40 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def _seconds(text: str) -> float:
+    """``--settle``'s value: a finite number of seconds, at least 0."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not (v >= 0 and v != float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0, got {text!r}")
+    return v
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lrank", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("reproduce", help="run every notebook with papermill and regenerate the artifacts")
-    p.add_argument("--profile", choices=("quick", "paper"), default="quick")
+    p.add_argument("--profile", choices=PROFILES, default="quick",
+                   help="quick: CI scale, stored in place; paper: the papers' data and budgets "
+                        "(figures/paper); rehearsal: the paper profile's code path on stand-in files with "
+                        "budgets scaled down (figures/rehearsal)")
+    p.add_argument("--data-root", default=None,
+                   help="the data root the notebooks read (sets LRANK_DATA); rehearsal: where the stand-ins "
+                        "are written (default $LRANK_DATA/standins)")
+    p.add_argument("--plan", action="store_true",
+                   help="run nothing: print, per notebook and experiment, the data it will use (present or "
+                        "the fetch command), the work and the estimated CPU and wall time of the profile")
     p.add_argument("--only", nargs="*", help="run only notebooks whose name contains one of these")
     p.add_argument("--keep-going", action="store_true", help="run the remaining notebooks after a failure")
     p.add_argument("--accept", action="store_true",
                    help="then rewrite tests/golden/ from the fresh results and print the differences")
+    p.add_argument("--seeds", type=_seed_list, default=None, metavar="K-M",
+                   help="seed-stability run: rerun the paper notebooks with papermill -p SEED k for each "
+                        "seed (e.g. 0-4 or 1,3) in a scratch folder and store only their claims registries "
+                        "in figures/seeds/seed-<k>/ (stored notebooks and figures untouched)")
     p.add_argument("--scheduler", default=None,
                    help="Dask scheduler address for the notebooks' task grids "
                         "(default: $LRANK_DASK_SCHEDULER)")
@@ -402,8 +588,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", nargs="*", help="only notebooks whose name contains one of these")
     p.set_defaults(func=cmd_accept)
 
-    p = sub.add_parser("site", help="static HTML export of the notebooks (--check: browser check too)")
-    p.add_argument("--out", help="output folder (default build/site, not committed)")
+    p = sub.add_parser("site", help="the book: Sphinx pages of the stored notebooks, API and bibliography "
+                       "(--export: plain nbconvert pages; --check: browser check too)")
+    p.add_argument("--out", help="output folder (default build/book, build/site with --export)")
+    p.add_argument("--export", action="store_true", help="plain nbconvert HTML pages instead of the book")
+    p.add_argument("--lenient", action="store_true", help="exit 0 even when the book build warns")
     p.add_argument("--only", nargs="*", help="only notebooks whose name contains one of these")
     p.add_argument("--check", action="store_true",
                    help="open each notebook in JupyterLab in headless chromium and check its figures")
@@ -414,6 +603,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("names", nargs="+")
     p.add_argument("--force", action="store_true", help="download again even when present")
     p.set_defaults(func=cmd_fetch)
+
+    p = sub.add_parser("standins", help="write small stand-in files in each real download's layout (and "
+                                        "link the real MSLR sample and MovieLens-100K) under DIR, for "
+                                        "LRANK_DATA=DIR")
+    p.add_argument("dir")
+    p.add_argument("--only", nargs="*", help="only these data sets (registry names, e.g. mslr-web10k mq2007)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the stand-in values (same seed, same bytes)")
+    p.add_argument("--no-real", action="store_true", help="do not fetch and link the real MSLR sample and "
+                                                          "MovieLens-100K")
+    p.set_defaults(func=cmd_standins)
 
     p = sub.add_parser("info", help="versions, numba threading layer, data status")
     p.set_defaults(func=cmd_info)
@@ -431,13 +630,28 @@ def main(argv: list[str] | None = None) -> int:
                    help="put the rows into the stored figures/benchmarks.csv/.md (replacing rows of the "
                         "same module and name) instead of writing figures/benchmarks_<only>.*; e.g. the "
                         "1M-document scale rows: --profile paper --only scale --into-page")
-    p.add_argument("--settle", type=float, default=0.0, metavar="SECONDS",
+    p.add_argument("--settle", type=_seconds, default=0.0, metavar="SECONDS",
                    help="before each timed block wait up to SECONDS for the 1-minute load average to fall "
                         "below 1 (the page's quiet-machine condition; each row reports its starting load)")
     p.set_defaults(func=cmd_bench)
 
+    from lrank.cli import add_subcommands  # RankLib-style train / rank / eval / compare
+
+    add_subcommands(sub)
+
     args = parser.parse_args(argv)
-    return int(args.func(args) or 0)
+    if args.command == "bench" and args.only:  # a name matching no module ran nothing and wrote a page
+        from lrank import benchmarks
+
+        known = benchmarks.modules()
+        for o in args.only:
+            if not any(o in n for n in known):
+                parser.error(f"bench --only: no benchmark module matches {o!r}; known: {', '.join(known)}")
+    try:
+        return int(args.func(args) or 0)
+    except ProfileError as exc:  # a bad LRANK_PROFILE: one line, not a traceback
+        print(f"python -m lrank {args.command}: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
     python3.11 -m lrank.dev mutate [MUTATION [NOTEBOOK]]   # a wrong constant turns the golden test red
                                         # (default: rankboost-alpha on 02_adarank; names in MUTATIONS)
 
-The tiers of ``test`` (DESIGN "CI, in tiers"), each timed:
+The tiers of ``test``, each timed:
 
 1. ``unit``: ``pytest tests`` (not the result and browser tests); exit code 5 ("no tests") fails.
 2. ``kernel``: ``NUMBA_DISABLE_JIT=1 pytest -m kernel`` over the test files that mark kernel-vs-reference
@@ -15,10 +15,15 @@ The tiers of ``test`` (DESIGN "CI, in tiers"), each timed:
    profile with ``LRANK_OUTPUT_DIR`` a temporary folder, so figures and recorded results go there.
 4. ``results``: ``pytest tests/results`` on the results of *this* run: the per-notebook checks and
    the golden comparison (``tests/golden/``, rewritten only by ``python -m lrank accept``).
-5. ``browser``: each stored notebook opened in JupyterLab in headless Chromium (skipped, loudly,
-   without Debian's ``chromium`` + ``chromium-driver``).
+5. ``browser``: each stored notebook opened in JupyterLab in headless Chromium, and the book built with
+   Sphinx (``python -m lrank site``, nitpicky) and every page of it opened there too (skipped, loudly,
+   without Debian's ``chromium`` + ``chromium-driver``; the book's build and link checks run regardless).
 6. ``git``: ``git status --porcelain`` is what it was before the tiers (running the tests changes
    no tracked file).
+7. ``rehearsal``: ``python -m lrank reproduce --profile rehearsal``: every notebook through the paper
+   profile's code path on stand-in files with the budgets scaled down (`lrank.papers.budgets`), the
+   stand-ins and figures in the run's temporary folder; needs Stockfish (Debian ``stockfish``) for the chess
+   sets. Runs before ``git``.
 
 Standard library only: this runs before any dependency is installed. The virtual environment is
 ``.venv`` in the checkout (``LRANK_VENV`` overrides); it is created and filled from ``pyproject.toml``
@@ -82,8 +87,45 @@ def reproduce(profile: str = "quick") -> None:
     _run([PY, "-m", "lrank", "reproduce", "--profile", profile])
 
 
-TIERS = ("unit", "kernel", "notebooks", "results", "browser", "git")
+TIERS = ("unit", "kernel", "notebooks", "results", "browser", "rehearsal", "git")
+#: the tiers that run a second time under an emulated CPU (``test --foreign``)
+FOREIGN_TIERS = ("unit", "notebooks", "results")
 PYTEST = ["-m", "pytest", "-p", "no:cacheprovider", "-q"]
+
+# numpy's dispatch targets above its x86-64 baseline (numpy 2.4: X86_V2 baseline; X86_V3 = AVX2 + FMA3,
+# X86_V4 and AVX512_* = AVX-512); ``python -c "import numpy; numpy.show_runtime()"`` lists them
+_NPY_NO_AVX512 = "X86_V4 AVX512_ICL AVX512_SPR"
+_NPY_NO_AVX2 = "X86_V3 " + _NPY_NO_AVX512
+
+#: Emulated CPU configurations (x86-64): name -> (environment, what it stands for). numpy's SIMD
+#: dispatch and numba's code generation change with them; OpenBLAS and libm do not (OPENBLAS_CORETYPE is
+#: never touched: some OpenBLAS builds compute wrong results under a forced core type).
+CPU_CONFIGS: dict[str, tuple[dict[str, str], str]] = {
+    "native": ({}, "this machine as it is"),
+    "npy-avx2": ({"NPY_DISABLE_CPU_FEATURES": _NPY_NO_AVX512},
+                 "numpy without its AVX-512 paths (the AVX2 + FMA paths of most laptops)"),
+    "npy-sse": ({"NPY_DISABLE_CPU_FEATURES": _NPY_NO_AVX2},
+                "numpy on its SSE4.2 baseline (no AVX2, FMA or AVX-512 paths)"),
+    "numba-generic": ({"NUMBA_CPU_NAME": "generic"},
+                      "numba code for a generic x86-64 CPU (no FMA, no AVX: no fused multiply-adds)"),
+    "haswell": ({"NPY_DISABLE_CPU_FEATURES": _NPY_NO_AVX512, "NUMBA_CPU_NAME": "haswell",
+                 "NUMBA_CPU_FEATURES": ""},
+                "an AVX2 + FMA machine without AVX-512 (Intel Haswell to Alder Lake, AMD Zen 1-3): numpy "
+                "without AVX-512, numba for Haswell"),
+    "generic": ({"NPY_DISABLE_CPU_FEATURES": _NPY_NO_AVX2, "NUMBA_CPU_NAME": "generic"},
+                "the farthest: numpy on its baseline and numba for a generic x86-64"),
+}
+#: what ``test --foreign`` emulates unless told otherwise
+FOREIGN_DEFAULT = ("generic",)
+#: What CI (``.ci/run``: ``test --foreign-ci``) runs a second time under ``FOREIGN_DEFAULT``, to stay
+#: within its time budget (2 cores; times in the README): the notebooks whose numbers moved under emulated
+#: CPUs before their choices were made tolerance-stable (01: RankBoost's stumps and the Regression
+#: baseline; 04: McRank's tree splits) and the unit tests that pin recorded runs or near-tie choices.
+CI_FOREIGN = {
+    "notebooks": ("01_rankboost", "04_tree_fitting"),
+    "unit": ("tests/test_rankboost_plus_speed.py", "tests/test_baselines_collaborative.py",
+             "tests/test_tree_ties.py", "tests/test_lambdas.py", "tests/test_precision_policy.py"),
+}
 
 
 def notebook_order() -> list[str]:
@@ -113,8 +155,93 @@ def _git_status() -> str | None:
         return None
 
 
-def test(tiers: list[str] | None = None) -> None:
-    """Run the CI tiers (all by default) and print each one's wall time."""
+_COUNT = r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b"
+
+
+def pytest_counts(text: str) -> dict[str, int]:
+    """The counts of pytest's closing summary line (``3 passed, 1 failed, 2 skipped in 4.0s``)."""
+    import re
+
+    for line in reversed(text.splitlines()):
+        if re.search(r"\b(passed|failed|errors?|skipped|deselected|no tests ran)\b", line) and \
+                re.search(r"\bin [\d.]+s\b", line):
+            return {("error" if k.startswith("error") else k): int(n) for n, k in re.findall(_COUNT, line)}
+    return {}
+
+
+class TierResult:
+    """One tier's outcome: ``status`` ("passed", "FAILED", "skipped"), pytest's counts, wall time, note."""
+
+    def __init__(self, name: str, status: str, seconds: float, counts: dict | None = None, note: str = ""):
+        self.name, self.status, self.seconds, self.note = name, status, seconds, note
+        self.counts = counts or {}
+
+    def row(self) -> str:
+        counts = ", ".join(f"{v} {k}" for k, v in self.counts.items()) or "-"
+        return f"{self.name:<24} {self.status:<8} {counts:<44} {self.seconds:7.0f} s  {self.note}"
+
+
+def _pytest_tier(args: list[str], env: dict) -> tuple[int, dict[str, int]]:
+    """Run ``python -m pytest ARGS``, its output streamed as it comes; exit code and closing counts."""
+    cmd = [str(PY), *PYTEST, *args]
+    _say(" ".join(cmd))
+    full = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", OMP_WAIT_POLICY="passive",
+                PYDEVD_DISABLE_FILE_VALIDATION="1", PYTHONHASHSEED="0", **env)
+    tail: list[str] = []
+    with subprocess.Popen(cmd, cwd=REPO, env=full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, errors="replace", bufsize=1) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            sys.stdout.write(line)
+            tail = (tail + [line])[-200:]
+        rc = proc.wait()
+    sys.stdout.flush()
+    return rc, pytest_counts("".join(tail))
+
+
+def _rehearsal_tier(out: Path) -> int:
+    """``python -m lrank reproduce --profile rehearsal`` with stand-ins and figures in ``out``; exit code."""
+    cmd = [str(PY), "-m", "lrank", "reproduce", "--profile", "rehearsal", "--data-root",
+           str(out / "standins")]
+    _say(" ".join(cmd))
+    env = dict(os.environ, LRANK_OUTPUT_DIR=str(out), OMP_WAIT_POLICY="passive")
+    return subprocess.run(cmd, cwd=REPO, env=env).returncode
+
+
+def _tier_args(tier: str, out: Path, config: str, notebooks: list[str], unit: list[str] | None,
+               ) -> tuple[list[str] | None, dict[str, str], str]:
+    """pytest arguments and environment of one tier (``None``: not a pytest tier)."""
+    env = {"LRANK_OUTPUT_DIR": str(out), "LRANK_PROFILE": "quick", **CPU_CONFIGS[config][0]}
+    if tier == "unit":
+        return ([*unit] if unit else ["tests", "--ignore=tests/results", "--ignore=tests/browser"]), env, ""
+    if tier == "kernel":
+        files = kernel_test_files()
+        if not files:
+            return None, env, "no test file marks @pytest.mark.kernel yet"
+        return ["-m", "kernel", *files], {**env, "NUMBA_DISABLE_JIT": "1"}, ""
+    if tier == "notebooks":
+        return [*NBVAL, *notebooks], env, ""
+    if tier == "results":
+        if len(notebooks) == len(notebook_order()):
+            return ["tests/results"], env, ""
+        stems = [Path(b).stem for b in notebooks]  # the result tests of the notebooks that ran
+        return ["tests/results", "-k", " or ".join(stems)], env, f"only {', '.join(stems)}"
+    if tier == "browser":
+        return ["-rs", "tests/browser"], {**env, "LRANK_SCREENSHOTS": str(out / "shots")}, ""
+    raise ValueError(tier)
+
+
+def test(tiers: list[str] | None = None, foreign: tuple[str, ...] = (), ci_foreign: bool = False,
+         foreign_only: bool = False) -> int:
+    """Run the test tiers (all by default), every one even when an earlier one failed.
+
+    Then, for each configuration in ``foreign`` (names of :data:`CPU_CONFIGS`), the unit, notebooks and
+    results tiers again under that emulated CPU, against the same stored outputs and goldens (with
+    ``ci_foreign``, only the tests and notebooks of :data:`CI_FOREIGN`). Prints a summary table of every
+    tier (status, pytest's counts, wall time) and returns 1 when any tier failed, else 0. With
+    ``foreign_only`` the native tiers are left out (they are what CI runs; a long run of every emulated
+    configuration need not repeat them).
+    """
     import shutil
     import tempfile
     import time
@@ -123,47 +250,159 @@ def test(tiers: list[str] | None = None) -> None:
     unknown = [t for t in tiers if t not in TIERS]
     if unknown:
         raise SystemExit(f"unknown tier(s) {unknown}; tiers are {', '.join(TIERS)}")
+    bad = [c for c in foreign if c not in CPU_CONFIGS or c == "native"]
+    if bad:
+        raise SystemExit(f"--foreign: unknown CPU configuration(s) {bad}; known: "
+                         f"{', '.join(c for c in CPU_CONFIGS if c != 'native')}")
+    if foreign and not _x86_64():
+        raise SystemExit(f"--foreign emulates other x86-64 CPUs (numpy's x86 dispatch targets, numba's x86 "
+                         f"CPU names); this machine is {platform_machine()}")
     ensure_venv()
     _run([PY, "-m", "numba", "-s"], ok=tuple(range(256)))
-    _run([PY, "-m", "lrank", "fetch", "mslr-sample"])
+    _run([PY, "-m", "lrank", "fetch", "mslr-sample"], ok=tuple(range(256)))
     before = _git_status()
     out = Path(os.environ.get("LRANK_TEST_OUTPUT") or tempfile.mkdtemp(prefix="lrank-test-"))
-    env = {"LRANK_OUTPUT_DIR": str(out), "LRANK_PROFILE": "quick"}
     _say(f"figures and recorded results of this run go to {out}")
-    times: dict[str, float] = {}
-    for tier in TIERS:
-        if tier not in tiers:
-            continue
+    plan = [] if foreign_only else [(t, "native") for t in TIERS if t in tiers and t != "git"]
+    plan += [(t, c) for c in foreign for t in FOREIGN_TIERS if t in tiers]
+    done: list[TierResult] = []
+    for tier, config in plan:
+        name = tier if config == "native" else f"{tier}@{config}"
+        sub = out if config == "native" else out / f"foreign-{config}"
+        books = notebook_order()
+        unit = None
+        if config != "native" and ci_foreign:
+            books = [b for b in books if Path(b).stem in CI_FOREIGN["notebooks"]]
+            unit = list(CI_FOREIGN["unit"])
+        _say(f"== tier {name}" + (f" ({CPU_CONFIGS[config][1]}: {CPU_CONFIGS[config][0]})"
+                                   if config != "native" else ""))
         t0 = time.perf_counter()
-        _say(f"== tier {tier}")
-        if tier == "unit":
-            _run([PY, *PYTEST, "tests", "--ignore=tests/results", "--ignore=tests/browser"], env=env)
-        elif tier == "kernel":
-            files = kernel_test_files()
-            if not files:
-                _say("!! kernel tier: no test file marks @pytest.mark.kernel yet; SKIPPED")
-            else:
-                _run([PY, *PYTEST, "-m", "kernel", *files], env={**env, "NUMBA_DISABLE_JIT": "1"})
-        elif tier == "notebooks":
-            _run([PY, *PYTEST, *NBVAL, *notebook_order()], env=env)
-        elif tier == "results":
-            _run([PY, *PYTEST, "tests/results"], env=env)
-        elif tier == "browser":
-            _run([PY, *PYTEST, "-rs", "tests/browser"], env={**env, "LRANK_SCREENSHOTS": str(out / "shots")})
-        elif tier == "git":
-            after = _git_status()
-            if before is None:
-                _say("not a git checkout: git-clean check skipped")
-            elif after != before:
-                changed = sorted(set(after.splitlines()) ^ set(before.splitlines()))
-                _say("the tests changed the checkout:\n  " + "\n  ".join(changed))
-                raise SystemExit(1)
-        times[tier] = time.perf_counter() - t0
-        _say(f"tier {tier}: {times[tier]:.0f} s")
-    _say("wall time per tier: " + ", ".join(f"{k} {v:.0f} s" for k, v in times.items())
-         + f"; total {sum(times.values()):.0f} s")
+        if tier == "rehearsal":  # the paper profile's code path on stand-ins, into the run's folder
+            rc = _rehearsal_tier(out)
+            status = "FAILED" if rc else "passed"
+            done.append(TierResult(name, status, time.perf_counter() - t0,
+                                   note=f"exit code {rc}" if rc else ""))
+            _say(f"tier {name}: {status} in {done[-1].seconds:.0f} s")
+            continue
+        args, env, note = _tier_args(tier, sub, config, books, unit)
+        if args is None:
+            _say(f"!! tier {name}: {note}; SKIPPED")
+            done.append(TierResult(name, "skipped", time.perf_counter() - t0, note=note))
+            continue
+        rc, counts = _pytest_tier(args, env)
+        failed = rc != 0 or (tier != "browser" and not counts.get("passed"))
+        if rc == 5:
+            note = (note + "; " if note else "") + "no tests collected (exit code 5)"
+        elif rc and not counts:
+            note = (note + "; " if note else "") + f"exit code {rc}"
+        skipped_all = tier == "browser" and rc == 0 and not counts.get("passed") and counts.get("skipped")
+        status = "skipped" if skipped_all else ("FAILED" if failed else "passed")
+        done.append(TierResult(name, status, time.perf_counter() - t0, counts, note))
+        _say(f"tier {name}: {status} in {done[-1].seconds:.0f} s")
+    if "git" in tiers and not foreign_only:
+        t0 = time.perf_counter()
+        after, note, status = _git_status(), "", "passed"
+        if before is None:
+            status, note = "skipped", "not a git checkout"
+        elif after != before:
+            changed = sorted(set(after.splitlines()) ^ set(before.splitlines()))
+            status, note = "FAILED", "the tests changed the checkout: " + "; ".join(changed[:5])
+            _say("the tests changed the checkout:\n  " + "\n  ".join(changed))
+        done.append(TierResult("git", status, time.perf_counter() - t0, note=note))
+    total = sum(r.seconds for r in done)
+    failed = [r.name for r in done if r.status == "FAILED"]
+    print("\n" + "=" * 100)
+    print(f"{'tier':<24} {'status':<8} {'counts':<44} {'time':>9}")
+    for r in done:
+        print(r.row())
+    print(f"{'total':<24} {'FAILED' if failed else 'passed':<8} {'':<44} {total:7.0f} s")
+    print("=" * 100, flush=True)
+    if failed:
+        _say(f"{len(failed)} tier(s) failed: {', '.join(failed)}")
     if "LRANK_TEST_OUTPUT" not in os.environ:
         shutil.rmtree(out, ignore_errors=True)
+    return 1 if failed else 0
+
+
+#: the configurations ``spread`` measures by default (every entry of CPU_CONFIGS but the reference)
+SPREAD_DEFAULT = ("npy-avx2", "npy-sse", "numba-generic", "haswell", "generic")
+
+
+def spread(configs: tuple[str, ...] = SPREAD_DEFAULT, only: list[str] | None = None, keep: str | None = None,
+           table: str | None = None, allow_stale: bool = False) -> int:
+    """Measure how far every recorded number moves between CPUs; write ``tests/golden/spread/``.
+
+    Runs every notebook (quick profile, papermill) natively and under each emulated configuration of
+    ``configs`` (:data:`CPU_CONFIGS`), each run into its own folder (``keep``, else a temporary one that
+    is removed afterwards; with ``keep`` a notebook already run there is not rerun), then
+    :func:`lrank.results.collect_spread` writes the spread of every recorded name, which ``python -m
+    lrank accept`` turns into the golden tolerances. Takes 1 + len(configs) runs of every notebook.
+    """
+    import shutil
+    import tempfile
+
+    bad = [c for c in configs if c not in CPU_CONFIGS or c == "native"]
+    if bad:
+        raise SystemExit(f"spread: unknown CPU configuration(s) {bad}; known: {', '.join(CPU_CONFIGS)}")
+    if not _x86_64():
+        raise SystemExit(f"spread emulates other x86-64 CPUs; this machine is {platform_machine()}")
+    ensure_venv()
+    _run([PY, "-m", "lrank", "fetch", "mslr-sample"])
+    work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="lrank-spread-"))
+    books = notebook_order()
+    if only:
+        books = [b for b in books if any(o in Path(b).stem for o in only)]
+        if not books:
+            raise SystemExit(f"spread: no notebook matches {only}")
+    failed = []
+    for config in ("native", *configs):
+        env_cpu = CPU_CONFIGS[config][0]
+        for nb in books:
+            out = work / config / "notebooks" / Path(nb).name
+            if out.is_file():
+                _say(f"{config} {nb}: already run in {out.parent}")
+                continue
+            out.parent.mkdir(parents=True, exist_ok=True)
+            running = out.with_name(f".{out.stem}.running.ipynb")
+            _say(f"{config} ({env_cpu}): {nb}")
+            env = dict(os.environ, LRANK_OUTPUT_DIR=str(work / config), LRANK_PROFILE="quick",
+                       OMP_WAIT_POLICY="passive", PYTHONHASHSEED="0", PYDEVD_DISABLE_FILE_VALIDATION="1",
+                       **env_cpu)
+            cmd = [str(PY), "-m", "papermill", nb, str(running), "-k", "python3", "--cwd", "notebooks",
+                   "--no-progress-bar", "--log-level", "ERROR"]
+            rc = subprocess.call(cmd, cwd=REPO, env=env)
+            if rc:
+                failed.append(f"{nb} under {config}")
+                _say(f"!! {nb} failed under {config} (exit code {rc}); its run is in {running}")
+            else:
+                os.replace(running, out)
+    stems = [Path(b).stem for b in books]
+    cfgs = ["native", *configs]
+    code = ("import json, sys; from pathlib import Path; from lrank.results import collect_spread; "
+            "a = json.loads(sys.argv[1]); sys.exit(collect_spread(Path(a['work']), a['configs'], "
+            "a['notebooks'], a['env'], a['allow_stale'], Path(a['table']) if a['table'] else None))")
+    import json
+
+    arg = json.dumps({"work": str(work), "configs": cfgs, "notebooks": stems, "allow_stale": allow_stale,
+                      "env": {c: CPU_CONFIGS[c][0] for c in cfgs}, "table": table})
+    rc = _run([PY, "-c", code, arg], ok=(0, 1))
+    if failed:
+        _say("notebooks that failed: " + "; ".join(failed))
+    if not keep and not failed:
+        shutil.rmtree(work, ignore_errors=True)
+    elif failed:
+        _say(f"the runs are kept in {work}")
+    return 1 if (rc or failed) else 0
+
+
+def platform_machine() -> str:
+    import platform
+
+    return platform.machine()
+
+
+def _x86_64() -> bool:
+    return platform_machine().lower() in ("x86_64", "amd64")
 
 
 MUTATIONS = {
@@ -172,8 +411,10 @@ MUTATIONS = {
                         "return 0.5 * float(np.log((1.0 + r) / (1.0 - r)))",
                         "return 0.45 * float(np.log((1.0 + r) / (1.0 - r)))",
                         "RankBoost's third alpha (Eq. 6) 1/2 ln((1+r)/(1-r)) -> 0.45 ln(...)"),
-    "adarank-tie-order": ("lrank/_kernels/adarank.py", "if allowed[c] and phi[c] > best_phi:",
-                          "if allowed[c] and phi[c] >= best_phi:",
+    "adarank-tie-order": ("lrank/_kernels/adarank.py",
+                          "for c in range(phi.size):  # the lowest index within TIE_TOL of the best",
+                          "for c in range(phi.size - 1, -1, -1):  # the lowest index within TIE_TOL of the "
+                          "best",
                           "AdaRank's weak-ranker tie order: ties to the highest candidate, not the lowest"),
     "adarank-alpha": ("lrank/models/adarank.py", "alpha = 0.5 * math.log(num / den)  # Fig. 1: alpha_t",
                       "alpha = 0.45 * math.log(num / den)  # Fig. 1: alpha_t",
@@ -251,15 +492,45 @@ def mutate(mutation: str = "rankboost-alpha", notebook: str = "02_adarank") -> i
     return 0
 
 
+def _configs(text: str) -> tuple[str, ...]:
+    return tuple(c.strip() for c in text.split(",") if c.strip())
+
+
 def main(argv: list[str] | None = None) -> int:
+    import argparse
+
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] not in ("test", "reproduce", "setup", "mutate"):
+    if not args or args[0] not in ("test", "reproduce", "setup", "mutate", "spread"):
         print(__doc__)
         return 2
     os.environ.setdefault("LRANK_PROFILE", "quick")
     if args[0] == "test":
-        test(args[1:] or None)
-    elif args[0] == "reproduce":
+        p = argparse.ArgumentParser(prog="python -m lrank.dev test")
+        p.add_argument("tiers", nargs="*", help=f"tiers to run (default all): {', '.join(TIERS)}")
+        p.add_argument("--foreign", nargs="?", const=",".join(FOREIGN_DEFAULT), default="", metavar="CONFIGS",
+                       help="then run the unit, notebooks and results tiers again under emulated CPU "
+                            f"configuration(s) (comma-separated; default {','.join(FOREIGN_DEFAULT)}; known: "
+                            f"{', '.join(c for c in CPU_CONFIGS if c != 'native')})")
+        p.add_argument("--foreign-ci", action="store_true",
+                       help="as --foreign, only the unit tests and notebooks of CI_FOREIGN (CI runs this)")
+        p.add_argument("--foreign-only", action="store_true",
+                       help="with --foreign: only the emulated runs, not the native tiers before them")
+        a = p.parse_args(args[1:])
+        foreign = _configs(a.foreign) or (FOREIGN_DEFAULT if a.foreign_ci else ())
+        if a.foreign_only and not foreign:
+            p.error("--foreign-only needs --foreign CONFIGS (or --foreign-ci)")
+        return test(a.tiers or None, foreign=foreign, ci_foreign=a.foreign_ci, foreign_only=a.foreign_only)
+    if args[0] == "spread":
+        p = argparse.ArgumentParser(prog="python -m lrank.dev spread")
+        p.add_argument("--configs", default=",".join(SPREAD_DEFAULT), help="emulated CPU configurations "
+                       f"(comma-separated; default {','.join(SPREAD_DEFAULT)})")
+        p.add_argument("--only", nargs="+", help="only the notebooks whose name contains one of these")
+        p.add_argument("--keep", help="run into this folder and keep it (notebooks run there are reused)")
+        p.add_argument("--table", help="also write a Markdown table of every moved name per configuration")
+        p.add_argument("--allow-stale", action="store_true", help="accept runs written by other code")
+        a = p.parse_args(args[1:])
+        return spread(_configs(a.configs), a.only, a.keep, a.table, a.allow_stale)
+    if args[0] == "reproduce":
         reproduce(args[1] if len(args) > 1 else "quick")
     elif args[0] == "mutate":
         ensure_venv()

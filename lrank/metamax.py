@@ -7,7 +7,7 @@ BoostingTree paper (Kocsis, György, Bán 2013), Sec. 3, Eq. (1) and Fig. 2: in 
     f^_i + c h_r(n_i)  >  max_j f^_j               (the virtual point (0, max f^)),
 
 i.e. when ``(h_r(n_i), f^_i)`` is a strict corner of the upper convex hull of the points together with
-the virtual point ``(0, max_j f^_j)`` (ALGORITHMS.md section 3, "How to implement the selection").
+the virtual point ``(0, max_j f^_j)`` (reconstructed METAMAX rule, "How to implement the selection").
 Points that coincide exactly are not compared with each other: they are all selected or all not, and
 the caller's same-``n`` rule keeps one of them.
 

@@ -35,7 +35,9 @@ ties
 cut-offs
     ``ndcg@k``, ``err@k`` with ``k`` larger than a query use all of its documents (the ideal DCG is cut
     at the same depth); ``p@k`` always divides by ``k`` (trec_eval's ``P_k``: missing positions count
-    as non-relevant).
+    as non-relevant). A cut-off is a positive integer (at most 2**63 - 1); every position is the name
+    without ``@k`` (``"ndcg"``) or ``k=None`` in the per-metric functions. ``"ndcg@0"`` and ``k=0`` are
+    refused alike.
 NaN scores
     Are an error (a ``ValueError`` naming the first one): replace them with ``-inf`` to rank such
     documents last.
@@ -121,6 +123,7 @@ _METRICS: dict[str, tuple[str, int, str]] = {
     "expected_coverage": ("expected", 2, "none"),
 }
 _NAME_RE = re.compile(r"^([a-z_0-9]+?)(?:@(\d+))?$")
+_K_MAX = 2**63 - 1  # the kernels' int64
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,10 @@ def parse_metric(name: str) -> MetricSpec:
         raise ValueError(f"metric {base!r} takes no cut-off, got {name!r}")
     k = int(k_text) if k_text is not None else 0
     if k_text is not None and k < 1:
-        raise ValueError(f"the cut-off of {name!r} must be at least 1")
+        raise ValueError(f"the cut-off of {name!r} must be at least 1 (write {base!r} for every position)")
+    if k > _K_MAX:
+        raise ValueError(f"the cut-off of {name!r} is too large: at most 2**63 - 1 (write {base!r} for every "
+                         "position)")
     return MetricSpec(name=name, base=base, k=k, kind=kind, code=code)
 
 
@@ -666,12 +672,20 @@ def _one(name: str, y: Any, scores: Any, qptr: Any, **kw: Any) -> np.ndarray:
     return evaluate(y, scores, qptr, [name], per_query=True, **kw)[name]
 
 
+def _check_k(k: Any) -> int:
+    """``k`` of the per-metric functions: None (every position) is 0, else a positive integer (0 is refused,
+    as ``"ndcg@0"`` is)."""
+    if k is None:
+        return 0
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= _K_MAX:
+        raise ValueError(f"k must be a positive integer (at most 2**63 - 1) or None for every position, "
+                         f"got {k!r}")
+    return int(k)
+
+
 def _cut(base: str, k: int | None) -> str:
-    if k is None or k == 0:
-        return base
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer or None, got {k!r}")
-    return f"{base}@{int(k)}"
+    kk = _check_k(k)
+    return base if kk == 0 else f"{base}@{kk}"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -803,14 +817,14 @@ def random_guessing(n_items: int, n_good: int) -> dict[str, float]:
 def ideal_dcg(
     y: Any, qptr: Any, k: int | None = 10, *, gain: str = "exp", discount: str = "log2"
 ) -> np.ndarray:
-    """Ideal (maximum) DCG@k of every query (``k`` None or ``<= 0``: every position); 0 for a query without a
-    positive label.
+    """Ideal (maximum) DCG@k of every query (``k`` None: every position; else a positive integer); 0 for a
+    query without a positive label.
 
     The ideal DCG of a query's top ``min(k, n_q)`` positions as `evaluate`'s NDCG divides by it (the same
     bits): read from the cumulative ideal DCGs of `Evaluator`'s label tables (`_ideal_gains`).
     """
     yf, _, qp = _check_inputs(y, np.zeros(np.asarray(y).shape[0]), qptr)
-    kk = 0 if k is None else int(k)
+    kk = _check_k(k)
     g, d = _option(gain, _GAINS, "gain"), _option(discount, _DISCOUNTS, "discount")
     _, icum, _, _ = _ideal_gains(yf, qp, g, d)
     m = np.diff(qp)

@@ -1,9 +1,10 @@
 """Where lrank reads and writes: absolute paths from the package location, overridable by env vars.
 
 * ``LRANK_DATA``: data root (downloads, caches); default ``<repo>/data``.
-* ``LRANK_OUTPUT_DIR``: output root; figures and tables go to ``<root>/figures`` (quick profile) and
-  ``<root>/figures/paper`` (paper profile); default the repository root.
-* ``LRANK_PROFILE``: the default profile of the notebooks (``quick`` unless set).
+* ``LRANK_OUTPUT_DIR``: output root; figures and tables go to ``<root>/figures`` (quick profile),
+  ``<root>/figures/paper`` (paper profile) and ``<root>/figures/rehearsal`` (rehearsal profile); default the
+  repository root.
+* ``LRANK_PROFILE``: the default profile of the notebooks (``quick`` unless set); one of `PROFILES`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_DIR = PACKAGE_DIR.parent
+
+#: The profiles of the notebooks: ``quick`` (CI scale, the stored results), ``paper`` (the papers' data and
+#: budgets) and ``rehearsal`` (the paper profile's code path on stand-in files, budgets scaled down)
+PROFILES: tuple[str, ...] = ("quick", "paper", "rehearsal")
 
 
 def repo_dir() -> Path:
@@ -29,20 +34,28 @@ def output_root() -> Path:
     return Path(os.environ.get("LRANK_OUTPUT_DIR", REPO_DIR)).resolve()
 
 
+class ProfileError(ValueError):
+    """A profile name that is not one of `PROFILES` (``python -m lrank`` prints it as one line)."""
+
+
+def check_profile(name: str, what: str = "profile") -> str:
+    """``name`` if it is one of `PROFILES`, else a `ProfileError` naming ``what`` and the allowed names."""
+    if name not in PROFILES:
+        raise ProfileError(f"{what} must be one of {', '.join(map(repr, PROFILES))}, got {name!r}")
+    return name
+
+
 def profile(default: str = "quick") -> str:
-    """The active profile: ``$LRANK_PROFILE`` or ``default``; must be ``quick`` or ``paper``."""
-    p = os.environ.get("LRANK_PROFILE", default)
-    if p not in ("quick", "paper"):
-        raise ValueError(f"LRANK_PROFILE must be 'quick' or 'paper', got {p!r}")
-    return p
+    """The active profile: ``$LRANK_PROFILE`` or ``default``; one of `PROFILES`."""
+    return check_profile(os.environ.get("LRANK_PROFILE", default), "LRANK_PROFILE")
 
 
 def figures_dir(profile_name: str | None = None) -> Path:
-    """``<output>/figures`` for the quick profile, ``<output>/figures/paper`` for the paper profile."""
-    p = profile_name or profile()
+    """``<output>/figures`` for the quick profile, ``<output>/figures/<profile>`` for the others."""
+    p = profile() if profile_name is None else check_profile(profile_name)
     d = output_root() / "figures"
-    if p == "paper":
-        d = d / "paper"
+    if p != "quick":
+        d = d / p
     d.mkdir(parents=True, exist_ok=True)
     return d
 

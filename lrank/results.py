@@ -2,8 +2,22 @@
 
 ``record("05_rankboost_plus", "prop1_R1_h1", 16/19, paper=16/19, tol=1e-9)`` adds an entry to
 ``<figures>/results/05_rankboost_plus.json``. A paper's printed value is stored only as ``paper``;
-``tol`` is the absolute tolerance of the golden comparison (``tests/golden/<notebook>.json``, written
-only by ``python -m lrank accept``): exact for ints, bools and strings, ``1e-9`` for floats unless given.
+``tol`` is the absolute tolerance the notebook asks for: exact for ints, bools and strings, ``1e-9``
+for floats unless given.
+
+The precision policy (what the golden files ``tests/golden/<notebook>.json`` pin; they are written only
+by ``python -m lrank accept``, which applies it, see :func:`policy_tol`):
+
+* **exact** numbers (``record(..., kind="exact")``; by default every value without a float: ints,
+  bools, strings) do not depend on the CPU: a worked example, a count, a verdict, a sympy identity. They
+  are pinned at the tolerance they were recorded with (``1e-9`` for floats, ``0`` otherwise).
+* **experimental** numbers (by default every value holding a float, unless recorded as exact) come out
+  of long floating-point computations whose last bits differ between CPUs. ``python -m lrank.dev
+  spread`` reruns every notebook under emulated CPUs (numpy without its AVX-512 or AVX2 paths, numba
+  code for other x86-64 CPUs) and stores how far each name moved in ``tests/golden/spread/``; ``accept``
+  pins each at ``max(recorded tol, TOL_FLOOR, TOL_MARGIN * measured spread)`` and writes where that
+  came from into the entry (``tol_basis``). An int, bool or string that differs between CPUs gets no
+  tolerance: ``spread`` reports it, and the code must make that choice CPU-independent.
 
 Each results file also holds a ``_meta`` entry (not a recorded number): the sha256 of the package
 sources (``lrank/``) and of the notebook's cells (sources only, so storing outputs does not change it)
@@ -43,14 +57,29 @@ def _plain(v: Any) -> Any:
     return v
 
 
+#: package files that compute no recorded number: the test runner and the book (its Sphinx configuration
+#: and builder, which format stored notebooks and never run them); editing them leaves results fresh
+_NOT_HASHED = ("dev.py", "site.py")
+_NOT_HASHED_DIRS = ("_book",)
+
+
+def hashed_sources() -> list[Path]:
+    """The files :func:`lrank_sha256` covers: every ``.py`` and ``.json`` under ``lrank/`` but the test
+    runner and the book builder (``dev.py``, ``site.py``, ``_book/``)."""
+    root = Path(__file__).resolve().parent
+    return [p for p in sorted(root.rglob("*"))
+            if p.suffix in (".py", ".json") and "__pycache__" not in p.parts and p.is_file()
+            and p.relative_to(root).as_posix() not in _NOT_HASHED
+            and p.relative_to(root).parts[0] not in _NOT_HASHED_DIRS]
+
+
 def lrank_sha256() -> str:
-    """sha256 over the package sources (every ``.py`` and ``.json`` under ``lrank/``, path and bytes)."""
+    """sha256 over the package sources (:func:`hashed_sources`, path and bytes)."""
     if not _lrank_hash:
         root = Path(__file__).resolve().parent
         h = hashlib.sha256()
-        for p in sorted(root.rglob("*")):
-            if p.suffix in (".py", ".json") and "__pycache__" not in p.parts and p.is_file():
-                h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+        for p in hashed_sources():
+            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
         _lrank_hash.append(h.hexdigest())
     return _lrank_hash[0]
 
@@ -114,7 +143,7 @@ def _leaves(v: Any) -> list:
 
 
 def record(notebook: str, name: str, value: Any, paper: Any = None, profile: str | None = None,
-           tol: float | None = None, **extra: Any) -> Any:
+           tol: float | None = None, kind: str | None = None, **extra: Any) -> Any:
     """Record ``value`` (and the paper's printed value, if any) under ``name``; returns ``value``.
 
     Parameters
@@ -129,7 +158,11 @@ def record(notebook: str, name: str, value: Any, paper: Any = None, profile: str
         The paper's printed value, stored as ``paper`` (never compared by the golden test).
     tol : float, optional
         Absolute tolerance of the golden comparison for every number in ``value`` and ``extra``;
-        default 0 (exact) for ints, bools and strings, ``1e-9`` when ``value`` holds a float.
+        default 0 (exact) for ints, bools and strings, ``1e-9`` when ``value`` holds a float. For an
+        experimental number this is the smallest tolerance of its golden entry (module docstring).
+    kind : {"exact", "experimental"}, optional
+        What the number is (module docstring); by default ``"experimental"`` when ``value`` holds a
+        float, else ``"exact"``. Stored with the entry when given.
     **extra
         More fields stored with the entry (``n=``, ``p_value=``, ...); pinned by the golden test too.
     """
@@ -137,6 +170,8 @@ def record(notebook: str, name: str, value: Any, paper: Any = None, profile: str
         raise ValueError(f"name must be a non-empty string other than {META!r}, got {name!r}")
     if tol is not None and (not isinstance(tol, (int, float)) or not tol >= 0):
         raise ValueError(f"tol must be a non-negative number, got {tol!r}")
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS} or None, got {kind!r}")
     path = results_path(notebook, profile)
     data = _read(path)
     _meta(data, notebook)
@@ -145,6 +180,8 @@ def record(notebook: str, name: str, value: Any, paper: Any = None, profile: str
     if paper is not None:
         entry["paper"] = _plain(paper)
     entry.update({k: _plain(v) for k, v in extra.items()})
+    if kind is not None:
+        entry["kind"] = kind
     entry["tol"] = float(tol) if tol is not None else _default_tol(entry["value"])
     data[name] = entry
     _write(path, data)
@@ -165,6 +202,21 @@ def note_artifact(kind: str, name: str, profile: str | None = None) -> None:
     if name not in names:
         names.append(name)
         _write(path, data)
+
+
+def note_overlaps(figure: str, found: list[str], profile: str | None = None) -> None:
+    """Record the overprinted text of a saved figure (:func:`lrank.plots.overlaps`) in ``_meta``.
+
+    ``_meta["overlaps"][figure]`` is the list (empty when the figure reads cleanly), so a test can
+    tell a checked clean figure from one never checked. Does nothing before :func:`reset` or
+    :func:`record` in this process, like :func:`note_artifact`.
+    """
+    if not _current:
+        return
+    path = results_path(_current[0], profile)
+    data = _read(path)
+    _meta(data, _current[0]).setdefault("overlaps", {})[figure] = [str(x) for x in found]
+    _write(path, data)
 
 
 def load(notebook: str, profile: str | None = None) -> dict:
@@ -223,7 +275,8 @@ def _compare(old: Any, new: Any, tol: float) -> bool:
 
 
 def golden_entry(entry: dict) -> dict:
-    """What a golden file pins of a results entry: everything but the paper's value."""
+    """What a golden file pins of a results entry: everything but the paper's value (``accept`` then
+    sets ``tol`` and ``tol_basis`` by :func:`policy_tol`)."""
     return {k: v for k, v in entry.items() if k != "paper"}
 
 
@@ -244,7 +297,7 @@ def compare_to_golden(fresh: dict, golden: dict) -> list[str]:
         g, f = golden[name], golden_entry(fresh[name])
         tol = float(g.get("tol", 0) or 0)
         for key in sorted(set(g) | set(f)):
-            if key == "tol":
+            if key in ("tol", "tol_basis"):
                 continue
             if key not in g or key not in f or not _compare(g[key], f[key], tol):
                 out.append(f"{name}.{key}: golden {_short(g.get(key))} -> this run {_short(f.get(key))}"
@@ -255,3 +308,271 @@ def compare_to_golden(fresh: dict, golden: dict) -> list[str]:
 def _short(v: Any, n: int = 120) -> str:
     s = json.dumps(v, sort_keys=True)
     return s if len(s) <= n else s[: n - 3] + "..."
+
+
+# ----------------------------------------------------------------------------------- precision policy
+#: the kinds of recorded numbers (``record(..., kind=)``); see :func:`policy_tol`
+KINDS = ("exact", "experimental")
+#: the smallest tolerance of an experimental number (absolute): what a last-bit difference of a long
+#: floating-point computation cannot reach (a value that moved under no emulated CPU is pinned this close)
+TOL_FLOOR = 1e-9
+#: the measured spread is multiplied by this: the emulated CPUs are a sample of the machines a reader has
+#: (OpenBLAS and libm are not emulated); a tie flipped by another machine moves a mean by about as much
+TOL_MARGIN = 10.0
+
+
+def kind_of(entry: dict) -> str:
+    """An entry's kind: as recorded (``kind=``), else ``"exact"`` when its value holds no float (ints,
+    bools and strings compare exactly), else ``"experimental"``."""
+    if entry.get("kind") in KINDS:
+        return entry["kind"]
+    return "experimental" if any(isinstance(x, float) for x in _leaves(entry.get("value"))) else "exact"
+
+
+def _fields(entry: dict) -> dict:
+    return {k: v for k, v in entry.items() if k not in ("paper", "tol", "tol_basis")}
+
+
+def _spread_of(values: list[Any]) -> tuple[float, bool]:
+    """(largest max - min over the numeric leaves, whether a non-float leaf or the structure differs)."""
+    first = values[0]
+    if all(isinstance(v, dict) for v in values):
+        if any(v.keys() != first.keys() for v in values):
+            return 0.0, True
+        parts = [_spread_of([v[k] for v in values]) for k in first]
+        return max((p[0] for p in parts), default=0.0), any(p[1] for p in parts)
+    if all(isinstance(v, list) for v in values):
+        if any(len(v) != len(first) for v in values):
+            return 0.0, True
+        parts = [_spread_of([v[i] for v in values]) for i in range(len(first))]
+        return max((p[0] for p in parts), default=0.0), any(p[1] for p in parts)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        # non-finite floats are stored as strings ("nan", "inf": _plain), so these are finite
+        spread = float(max(values) - min(values))
+        if all(isinstance(v, float) for v in values):
+            return spread, False
+        return spread, any(v != first for v in values)  # an int that moved: a count changed
+    return 0.0, any(type(v) is not type(first) or v != first for v in values)
+
+
+def measure_spread(runs: dict[str, dict]) -> dict[str, dict]:
+    """Per recorded name, how far one notebook's numbers move between CPU configurations.
+
+    ``runs`` maps a configuration name to that run's entries (:func:`load`); the first is the reference.
+    Returns ``{name: {"spread": S, "moved_in": [...], "discrete_in": [...]}}``: ``S`` the largest
+    max - min over the configurations of any float in the entry (value and extras), ``moved_in`` the
+    configurations where the entry differs from the reference at all, ``discrete_in`` those where an
+    int, bool or string, a list's length or a dict's keys differ (no tolerance covers those).
+    A name missing from some runs counts as discrete there.
+    """
+    configs = list(runs)
+    ref = configs[0]
+    out = {}
+    for name in sorted(set().union(*(set(r) for r in runs.values()))):
+        have = [c for c in configs if name in runs[c]]
+        entries = [_fields(runs[c][name]) for c in have]
+        spread, _ = _spread_of(entries) if len(entries) > 1 else (0.0, False)
+        moved, discrete = [], [c for c in configs if name not in runs[c]]
+        if name in runs[ref]:
+            base = _fields(runs[ref][name])
+            for c in have[1:] if have[0] == ref else have:
+                if c == ref:
+                    continue
+                s, d = _spread_of([base, _fields(runs[c][name])])
+                if s or d:
+                    moved.append(c)
+                if d:
+                    discrete.append(c)
+        out[name] = {"spread": spread, "moved_in": moved, "discrete_in": sorted(set(discrete))}
+    return out
+
+
+def policy_tol(entry: dict, measured: dict | None, n_configs: int = 0) -> tuple[float, str]:
+    """The golden tolerance of a recorded entry and the sentence that says where it comes from.
+
+    * ``exact`` (``record(..., kind="exact")``, or a value without floats): the tolerance it was recorded
+      with (``1e-9`` for floats by default, ``0`` for ints, bools and strings). A measured spread above
+      it is reported, never absorbed: an exact item must not depend on the CPU.
+    * ``experimental`` (a value holding floats, unless recorded as exact): ``max(recorded tol,
+      TOL_FLOOR, TOL_MARGIN * spread)``, the spread measured by ``python -m lrank.dev spread`` over
+      ``n_configs`` emulated CPU configurations (``tests/golden/spread/``). A name not measured keeps
+      ``max(recorded tol, TOL_FLOOR)``.
+    """
+    recorded = float(entry.get("tol", 0) or 0)
+    kind = kind_of(entry)
+    spread = None if measured is None else float(measured.get("spread", 0.0))
+    over = f" over {n_configs} CPU configurations" if n_configs else ""
+    if kind == "exact":
+        basis = f"exact: recorded tol {recorded:g}"
+        if spread:
+            basis += f" (measured spread {spread:.3g}{over} EXCEEDS it)" if spread > recorded else \
+                f" (measured spread {spread:.3g}{over})"
+        return recorded, basis
+    floor = max(recorded, TOL_FLOOR)
+    if spread is None:
+        return floor, f"experimental, spread not measured (python -m lrank.dev spread): floor {floor:g}"
+    tol = max(floor, TOL_MARGIN * spread)
+    if spread == 0:
+        return tol, f"experimental: did not move{over}; floor {floor:g}"
+    return tol, (f"experimental: spread {spread:.3g}{over} x margin {TOL_MARGIN:g}" if tol > floor else
+                 f"experimental: spread {spread:.3g}{over} x margin {TOL_MARGIN:g} below the floor {floor:g}")
+
+
+def spread_dir() -> Path:
+    """``tests/golden/spread``: the measured spread of every recorded number, one JSON per notebook."""
+    from lrank.paths import repo_dir
+
+    return repo_dir() / "tests" / "golden" / "spread"
+
+
+def load_spread(notebook: str) -> tuple[dict, dict]:
+    """(per-name spreads, ``_meta``) of a notebook; empty when never measured."""
+    data = _read(spread_dir() / f"{notebook}.json")
+    meta = data.pop(META, {})
+    return data, meta
+
+
+def checked_cell_texts(path: Path, sanitize: Path | None = None) -> dict[int, str]:
+    """The text output of every cell nbval compares in ``path`` (a ``nbval-check-output`` tag or a
+    ``# NBVAL_CHECK_OUTPUT`` comment), through the sanitiser's regexes (``tests/nbval_sanitize.cfg``)."""
+    import configparser
+    import re
+
+    subs = []
+    if sanitize is not None and sanitize.is_file():
+        cfg = configparser.ConfigParser(interpolation=None)
+        cfg.read(sanitize, encoding="utf-8")
+        subs = [(re.compile(cfg[s]["regex"]), cfg[s]["replace"]) for s in cfg.sections()]
+    out = {}
+    for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "nbval-check-output" not in tags and not re.search(r"^\s*#\s*NBVAL_CHECK_OUTPUT\s*$", src, re.M):
+            continue
+        text = []
+        for o in cell.get("outputs", []):
+            if o.get("output_type") == "stream":
+                text.append("".join(o["text"]) if isinstance(o["text"], list) else o["text"])
+            elif "text/plain" in o.get("data", {}):
+                t = o["data"]["text/plain"]
+                text.append("".join(t) if isinstance(t, list) else t)
+            elif o.get("output_type") == "error":
+                text.append(f"{o.get('ename')}: {o.get('evalue')}")
+        joined = "".join(text)
+        for rx, rep in subs:
+            joined = rx.sub(rep, joined)
+        out[i] = joined
+    return out
+
+
+def _relative(spread: float, runs: list[dict]) -> float:
+    scale = max((abs(x) for e in runs for x in _leaves(_fields(e))
+                 if isinstance(x, (int, float)) and not isinstance(x, bool)), default=0.0)
+    return spread / scale if scale else (0.0 if spread == 0 else math.inf)
+
+
+def spread_table(notebook: str, runs: dict[str, dict]) -> list[str]:
+    """Markdown rows: every name of one notebook that moved under some configuration, with its move
+    (max ``|difference|`` from the reference run, and relative to the entry's largest number) per
+    configuration; a discrete change shows the reference and the other value."""
+    configs = list(runs)
+    ref = configs[0]
+    rows = []
+    for name, m in measure_spread(runs).items():
+        if not m["moved_in"] and not m["discrete_in"]:
+            continue
+        cells = []
+        for c in configs[1:]:
+            if c not in m["moved_in"] and c not in m["discrete_in"]:
+                cells.append("0")
+                continue
+            if name not in runs[c] or name not in runs[ref]:
+                cells.append("missing")
+                continue
+            pair = [runs[ref][name], runs[c][name]]
+            s, d = _spread_of([_fields(e) for e in pair])
+            cell = f"{s:.2g} ({_relative(s, pair):.1e} rel)" if s else ""
+            if d and not s:
+                cell = f"{_short(pair[0].get('value'), 24)} -> {_short(pair[1].get('value'), 24)}"
+            elif d:
+                cell += " discrete"
+            cells.append(cell)
+        rows.append(f"| {notebook} | {name} | " + " | ".join(cells) + " |")
+    return rows
+
+
+def collect_spread(work: Path, configs: list[str], notebooks: list[str], environments: dict | None = None,
+                   allow_stale: bool = False, table: Path | None = None, write: bool = True) -> int:
+    """Measure the spread of every recorded number from runs of the notebooks under CPU configurations.
+
+    ``work/<config>/figures/results/<notebook>.json`` and ``work/<config>/notebooks/<notebook>.ipynb`` are
+    one run per configuration (``python -m lrank.dev spread`` makes them; ``configs[0]`` is the
+    reference, this machine as it is). Writes ``tests/golden/spread/<notebook>.json`` (the spread per
+    name, the configurations, the checked notebook cells whose text differs between them), prints what
+    moved, and with ``table`` writes a Markdown table of every moved name per configuration. Runs written
+    by other package sources or another notebook version are refused unless ``allow_stale``.
+    Returns 1 when a run is missing or refused, else 0.
+    """
+    import platform
+
+    from lrank.paths import repo_dir
+
+    sanitize = repo_dir() / "tests" / "nbval_sanitize.cfg"
+    status = 0
+    lines = ["| notebook | name | " + " | ".join(configs[1:]) + " |",
+             "| --- | --- | " + " | ".join("---" for _ in configs[1:]) + " |"]
+    for nb in notebooks:
+        runs, texts = {}, {}
+        for c in configs:
+            path = work / c / "figures" / "results" / f"{nb}.json"
+            if not path.is_file():
+                print(f"!! {nb}: no results of configuration {c} ({path})")
+                status = 1
+                continue
+            data = _read(path)
+            meta = data.pop(META, {})
+            want = {"lrank_sha256": lrank_sha256(), "notebook_sha256": notebook_sha256(nb)}
+            stale = [k for k in want if meta.get(k) != want[k]]
+            if stale and not allow_stale:
+                print(f"!! {nb}: the run of configuration {c} was written by other code ({', '.join(stale)})")
+                status = 1
+                continue
+            runs[c] = data
+            ipynb = work / c / "notebooks" / f"{nb}.ipynb"
+            if ipynb.is_file():
+                texts[c] = checked_cell_texts(ipynb, sanitize)
+        if configs[0] not in runs or len(runs) < 2:
+            continue
+        spread = measure_spread(runs)
+        cells = []
+        for i, t in texts.get(configs[0], {}).items():
+            differ = [c for c in texts if c != configs[0] and texts[c].get(i) != t]
+            if differ:
+                other = texts[differ[0]].get(i) or ""
+                first = next((a + " | " + b for a, b in zip(t.splitlines(), other.splitlines()) if a != b),
+                             "(lengths differ)")
+                cells.append({"cell": i, "differs_in": differ, "first_difference": first[:200]})
+        moved = {k: v for k, v in spread.items() if v["moved_in"]}
+        discrete = {k: v for k, v in spread.items() if v["discrete_in"]}
+        print(f"== {nb}: {len(spread)} names over {len(runs)} configurations; {len(moved)} moved, "
+              f"{len(discrete)} with a discrete change; {len(cells)} checked cell(s) print differently")
+        for k, v in sorted(moved.items(), key=lambda kv: -kv[1]["spread"])[:15]:
+            print(f"   {k}: spread {v['spread']:.3g} in {', '.join(v['moved_in'])}"
+                  + (f"; DISCRETE in {', '.join(v['discrete_in'])}" if v["discrete_in"] else ""))
+        for c in cells:
+            print(f"   checked cell {c['cell']} differs in {', '.join(c['differs_in'])}: "
+                  f"{c['first_difference']}")
+        lines += spread_table(nb, runs)
+        if write:
+            out = {META: {"configurations": {c: (environments or {}).get(c, {}) for c in runs},
+                          "reference": configs[0], "lrank_sha256": lrank_sha256(),
+                          "notebook_sha256": notebook_sha256(nb), "machine": platform.machine(),
+                          "checked_cells_differing": cells}, **spread}
+            spread_dir().mkdir(parents=True, exist_ok=True)
+            _write(spread_dir() / f"{nb}.json", out)
+    if table is not None:
+        table.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        print(f"table of the moved names: {table}")
+    return status

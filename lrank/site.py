@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -361,3 +362,383 @@ def _shutdown_kernels(base: str, token: str) -> None:
             urllib.request.urlopen(req, timeout=10).close()
     except OSError:
         pass
+
+
+# --------------------------------------------------------------------------- the Sphinx book
+BOOK_CONFIG = Path(__file__).resolve().parent / "_book"
+
+
+_ANCHOR_LINE = re.compile(r'^[ \t]*(?:<a id="[\w\-.]+"></a>[ \t]*)+$', re.M)
+
+
+def figure_label(name: str) -> str:
+    """The book's label of a saved figure, which is also the element id of the figure on its page.
+
+    Parameters
+    ----------
+    name : str
+        The figure's name as saved (``rankboost_fig5``).
+
+    Returns
+    -------
+    str
+        ``fig-`` and the name with hyphens (``fig-rankboost-fig5``), for ``{numref}`` and links.
+    """
+    return "fig-" + name.replace("_", "-")
+
+
+_FIGURE_LINK = re.compile(r"\[([^\]]*)\]\((?:\d\d_[\w\-]*\.ipynb)?#(fig-[\w\-]+)\)")
+# what is not prose: code spans, maths, links, roles
+_NOT_PROSE = re.compile(r"(`+)[^`]*?\1|\$\$.*?\$\$|\$[^$\n]*\$|\[[^\]]*\]\([^)]*\)|\{\w+\}`[^`]*`", re.S)
+# "Fig. 5", "Table 2"; not the range "Fig. 5-7"
+_PAPER_FIGURE = re.compile(r"\b(?:Fig\.|Table) \d+\b(?![\-\u2013]\d)")
+# a table's title as the notebooks display it above the table: one line "**Table 2** (what it shows)"; not
+# the sentence saying what to see in a figure
+_TABLE_TITLE = re.compile(r"\*\*(?!What to see)[^*\n]+\*\*[^\n]*")
+
+
+def _numbered_references(text: str, shown: set[str], own: dict[str, str]) -> str:
+    """A markdown cell's text with numbered references ({numref}) to the book's figures.
+
+    * a link to a figure, ``[text](#fig-...)`` or ``[text](NN_name.ipynb#fig-...)``, becomes
+      ``{numref}`text (Fig. %s) <fig-...>``` (a link to a figure that is not shown stays, and the build
+      warns about it);
+    * a figure named in code, ```name``` of a figure in ``shown``, is followed by ``({numref}`fig-...`)``;
+    * the first "Fig. N" or "Table N" of the cell's prose (outside headings, code, maths and links) naming
+      the paper's figure or table that this chapter reproduces (``own``: "Fig. N" to its label, from saved
+      names ``<paper>_figN``, "Table N" to the label of the table titled so) is followed by
+      "(here {numref}`...`)".
+    """
+    labels = {figure_label(n) for n in shown}
+
+    def link(m: re.Match) -> str:
+        words, label = m.group(1).replace("`", "").strip(), m.group(2)
+        if label not in labels:
+            return m.group(0)
+        return f"{{numref}}`{words} (Fig. %s) <{label}>`" if words else f"{{numref}}`{label}`"
+
+    text = _FIGURE_LINK.sub(link, text)
+    if shown:
+        names = "|".join(re.escape(n) for n in sorted(shown, key=len, reverse=True))
+        text = re.sub(rf"`({names})`(?![^\[\n]*\]\()",
+                      lambda m: f"{m.group(0)} ({{numref}}`{figure_label(m.group(1))}`)", text)
+    done = set(re.findall(r"<(fig-[\w\-]+)>`|\{numref\}`(fig-[\w\-]+)`", text))
+    done = {a or b for a, b in done}
+
+    def paper(m: re.Match) -> str:
+        label = own.get(m.group(0))
+        if label is None or label in done:
+            return m.group(0)
+        done.add(label)
+        return f"{m.group(0)} (here {{numref}}`{label}`)"
+
+    lines = []
+    for line in text.split("\n"):
+        if not line.lstrip().startswith("#"):
+            parts, last = [], 0
+            for m in _NOT_PROSE.finditer(line):
+                parts += [_PAPER_FIGURE.sub(paper, line[last:m.start()]), m.group(0)]
+                last = m.end()
+            line = "".join(parts) + _PAPER_FIGURE.sub(paper, line[last:])
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def __getattr__(name: str) -> Any:
+    # TableFigure subclasses docutils' figure, and docutils comes with the book's extra dependencies: the
+    # class is made on first use (the book's configuration), at module level so that Sphinx can pickle it
+    if name == "TableFigure":
+        from docutils import nodes
+
+        class TableFigure(nodes.figure):
+            """A figure of the book whose content is a table (an HTML output): Sphinx numbers it as a
+            table."""
+
+        TableFigure.__qualname__ = "TableFigure"
+        globals()["TableFigure"] = TableFigure
+        return TableFigure
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _book_tables(nb: dict, stem: str) -> dict[tuple[int, int], tuple[str, str]]:
+    """The tables of a notebook the book numbers: an HTML table output right after a one-line Markdown
+    title ``**...** ...``, by (cell, output) index of the table, with its title and label
+    (``tab-<notebook>-tableN`` for a title "Table N", else ``tab-<notebook>-<k>``)."""
+    found, k = {}, 0
+    for i, cell in enumerate(nb.get("cells", [])):
+        outs = cell.get("outputs", []) if cell.get("cell_type") == "code" else []
+        for j in range(1, len(outs)):
+            title = _text(outs[j - 1].get("data", {}).get("text/markdown", "")).strip()
+            html_out = _text(outs[j].get("data", {}).get("text/html", ""))
+            if _TABLE_TITLE.fullmatch(title) and "<table" in html_out:
+                k += 1
+                number = re.match(r"\*\*Table (\d+)\*\*", title)
+                tag = f"table{number.group(1)}" if number else str(k)
+                found[i, j] = (title, f"tab-{stem.replace('_', '-')}-{tag}")
+    labels = [label for _, label in found.values()]
+    return {key: v for key, v in found.items() if labels.count(v[1]) == 1}  # a title used twice: unnumbered
+
+
+def _book_notebook(nb: dict, figures: Path, shown: set[str] | None = None, stem: str = "notebook") -> dict:
+    """A copy of a stored notebook prepared for the book; the stored file is not changed.
+
+    * each saved figure shown by a code cell gets a cell of its own with myst-nb's figure metadata
+      (``_split_at_figures``), so the book numbers it and pages can refer to it as ``fig-<name>``;
+    * anchors alone on their line in a markdown cell (``<a id="claim-..."></a>``, which a notebook puts
+      before each deciding cell) become MyST targets ``(claim-...)=``, so links to them are checked. The
+      book's configuration keeps them page-local (two chapters may both have ``summary`` or
+      ``claim-thm1``): the page's element id is the notebook's, its global label ``<chapter>-<name>``;
+    * a table under a one-line title (``_book_tables``) gets a cell of its own with myst-nb's figure
+      metadata (class ``lrank-table``, which the book's configuration numbers as a table), the title as
+      its caption;
+    * links to figures and names of figures become numbered references (``_numbered_references``; ``shown``:
+      the names of the figures the book shows, by default this notebook's);
+    * each derived formula a code cell shows (``display(Math(...))``: a ``text/latex`` output) becomes a
+      numbered display equation labelled ``eq-<chapter>-<k>`` (``_numbered_equations``).
+    """
+    nb = copy.deepcopy(nb)
+    mine = [n for n in image_outputs(nb) if n]
+    shown = set(mine) if shown is None else set(shown)
+    own = {f"Fig. {m.group(1)}": figure_label(n) for n in mine if (m := re.search(r"_fig(\d+)$", n))}
+    tables = _book_tables(nb, stem)
+    own |= {f"Table {m.group(1)}": label for title, label in tables.values()
+            if (m := re.match(r"\*\*Table (\d+)\*\*", title))}
+    cells, counter = [], [0]
+    for i, cell in enumerate(nb.get("cells", [])):
+        if cell.get("cell_type") == "markdown":
+            text = _ANCHOR_LINE.sub(
+                lambda m: "\n".join(f"({a})=" for a in re.findall(r'<a id="([\w\-.]+)">', m.group(0))),
+                _source(cell))
+            cell["source"] = _numbered_references(text, shown, own)
+        if cell.get("cell_type") == "code":
+            _numbered_equations(cell, stem, counter)
+            cells += _split_at_figures(cell, figures, {j: t for (c, j), t in tables.items() if c == i})
+        else:
+            cells.append(cell)
+    nb["cells"] = cells
+    return nb
+
+
+_MATH_OUTPUT = re.compile(r"^\s*\$(?:\\displaystyle\s*)?(.*?)\$\s*$", re.S)
+
+
+def equation_label(stem: str, k: int) -> str:
+    """The book's label of the ``k``-th derived formula (1-based) of chapter ``stem``: ``eq-<stem>-<k>``."""
+    return f"eq-{stem.replace('_', '-')}-{k}"
+
+
+def _numbered_equations(cell: dict, stem: str, counter: list[int]) -> None:
+    """Turn a code cell's ``text/latex`` outputs (``display(Math(...))``, one ``$...$`` each) into
+    numbered MyST display equations ``$$ ... $$ (eq-<chapter>-<k>)``, in place; ``counter`` holds the
+    chapter's count so far. Outputs of another shape are left as they are."""
+    for out in cell.get("outputs", []):
+        data = out.get("data") or {}
+        m = _MATH_OUTPUT.match(_text(data.get("text/latex", "")))
+        if not m or "$" in m.group(1):
+            continue
+        counter[0] += 1
+        out["data"] = {"text/markdown": f"$$\n{m.group(1).strip()}\n$$ ({equation_label(stem, counter[0])})"}
+
+
+def _split_at_figures(cell: dict, figures: Path,
+                      tables: dict[int, tuple[str, str]] | None = None) -> list[dict]:
+    """A code cell as the book shows it: each saved figure in a cell of its own (myst-nb's figure metadata
+    applies to every output of a cell), with its caption from ``<figures>/<name>.caption.txt`` and the
+    label ``fig-<name>``; the Markdown caption line `save_figure` displays under it is dropped (the
+    numbered caption says it). Likewise each table of ``tables`` (output index: title, label), captioned
+    by its title (the Markdown output above it is dropped)."""
+    tables = tables or {}
+    groups: list[dict] = [dict(cell, outputs=[])]
+    for j, out in enumerate(cell.get("outputs", [])):
+        if j + 1 in tables:
+            continue  # the title of a table, its caption in the book
+        if j in tables:
+            title, label = tables[j]
+            table = {"caption": title, "name": label, "classes": "lrank-table", "caption_before": True}
+            groups.append({"cell_type": "code", "execution_count": None, "source": f"# {label}",
+                           "outputs": [out],
+                           "metadata": {"tags": ["remove-input"], "mystnb": {"figure": table}}})
+            groups.append({"cell_type": "code", "execution_count": None, "source": f"# after {label}",
+                           "outputs": [], "metadata": {"tags": ["remove-input"]}})
+            continue
+        meta = out.get("metadata") or {}
+        name = ((meta.get("image/png") or meta).get("lrank") or {}).get("figure")  # IPython nests it by type
+        if name and "image/png" in out.get("data", {}):
+            cap = figures / f"{name}.caption.txt"
+            caption = cap.read_text(encoding="utf-8").strip() if cap.is_file() else name
+            figure = {"caption": " ".join(caption.split()), "name": figure_label(name)}
+            # (myst-nb skips a cell without source: these carry a comment, hidden with their input)
+            groups.append({"cell_type": "code", "execution_count": None, "source": f"# {name}",
+                           "outputs": [out],
+                           "metadata": {"tags": ["remove-input"], "mystnb": {"figure": figure}}})
+            groups.append({"cell_type": "code", "execution_count": None, "source": f"# after {name}",
+                           "outputs": [], "metadata": {"tags": ["remove-input"]}, "_after": name})
+            continue
+        md = _text(out.get("data", {}).get("text/markdown", ""))
+        if groups[-1].get("_after") and md.startswith(f"*{groups[-1]['_after']}*:"):
+            continue
+        groups[-1]["outputs"].append(out)
+    for k, g in enumerate(groups):
+        g.pop("_after", None)
+        if k and "id" in cell:
+            g["id"] = f"{cell['id']}-{k}"
+    return [g for i, g in enumerate(groups) if i == 0 or g["outputs"]]
+
+
+def build_book(out: Path, notebooks: list[Path], jobs: int = 1) -> tuple[Path, list[str]]:
+    """Build the book with Sphinx (myst-nb, sphinx-book-theme, sphinxcontrib-bibtex) into ``out/html``.
+
+    Copies the book's configuration (``lrank/_book``: ``conf.py``, the front page, the API page from the
+    docstrings, the bibliography ``references.bib``) and the stored ``notebooks`` (prepared by
+    ``_book_notebook``) into ``out/src`` and runs ``sphinx-build -n`` on the stored outputs
+    (``nb_execution_mode = "off"``: nothing is executed; nitpicky: every unresolved reference warns).
+    Figures, and tables shown under a one-line title, are numbered across the book; links to figures,
+    their names and a chapter's "Fig. N"/"Table N" of its paper become numbered references.
+    Links ``<notebook>.ipynb#anchor`` in rendered outputs are rewritten to the chapter pages, the
+    artifacts in ``figures/`` are copied beside them (the index links to them) and each chapter's
+    download button gives the notebook as stored.
+
+    Returns
+    -------
+    index : Path
+        ``out/html/index.html``.
+    warnings : list of str
+        Every warning of the build, one per line (the book is strict when this is empty).
+    """
+    out = Path(out)
+    src = out / "src"
+    if src.exists():
+        shutil.rmtree(src)
+    shutil.copytree(BOOK_CONFIG, src, ignore=shutil.ignore_patterns("__pycache__"))
+    figures = Path(notebooks[0]).resolve().parent.parent / "figures" if notebooks else Path("figures")
+    stored = {Path(p).name: json.loads(Path(p).read_text(encoding="utf-8")) for p in notebooks}
+    shown = {n for nb in stored.values() for n in image_outputs(nb) if n}  # what {numref} can refer to
+    for name, nb in stored.items():
+        book_nb = _book_notebook(nb, figures, shown, stem=Path(name).stem)
+        (src / name).write_text(json.dumps(book_nb), encoding="utf-8")
+    html_dir, log = out / "html", out / "warnings.txt"
+    cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-n", "-j", str(jobs), "-E",
+           "-d", str(out / "doctrees"), "-w", str(log), str(src), str(html_dir)]
+    env = dict(os.environ, LRANK_REPO=str(Path(__file__).resolve().parent.parent))
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if proc.returncode:
+        raise RuntimeError(f"sphinx-build failed ({proc.returncode}):\n{proc.stderr[-6000:]}")
+    warnings = [w for w in log.read_text(encoding="utf-8").splitlines() if "WARNING" in w or "ERROR" in w]
+    if figures.is_dir():  # the artifacts the index links to (../figures/... beside the notebooks)
+        shutil.copytree(figures, html_dir / "figures", dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("results", "paper", "rehearsal", "seeds"))
+    for p in notebooks:  # the download button gives the notebook as stored, not the book's copy
+        shutil.copyfile(p, html_dir / "_sources" / Path(p).name)
+    for page in html_dir.glob("[0-9][0-9]*.html"):
+        text = page.read_text(encoding="utf-8")
+        new = re.sub(r'href="(\d\d[\w\-]*)\.ipynb(#[^"]*)?"', r'href="\1.html\2"', text)
+        new = new.replace('href="../figures/', 'href="figures/')
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+    return html_dir / "index.html", warnings
+
+
+def broken_links(html_dir: Path) -> list[str]:
+    """Internal links of the built book that lead nowhere: a page that does not exist, or an anchor
+    (``#id``) that the target page does not define. One line per broken link (empty when none)."""
+    html_dir = Path(html_dir)
+    ids: dict[Path, set[str]] = {}
+
+    def ids_of(page: Path) -> set[str]:
+        if page not in ids:
+            ids[page] = set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8")))
+        return ids[page]
+
+    out = []
+    for page in sorted(html_dir.rglob("*.html")):
+        if "_static" in page.parts or "_sources" in page.parts:
+            continue
+        for href in re.findall(r'href="([^"]+)"', page.read_text(encoding="utf-8")):
+            if re.match(r"[a-z][a-z0-9+.\-]*:", href, re.I) or href.startswith("//"):
+                continue  # external (http:, mailto:, data:): not the book's own
+            path, _, frag = href.partition("#")
+            rel = urllib.request.url2pathname(path.split("?")[0])
+            target = (page.parent / rel).resolve() if path else page
+            if not target.exists():
+                out.append(f"{page.relative_to(html_dir)}: {href} (no such file)")
+            elif frag and target.suffix == ".html" and frag not in ids_of(target):
+                out.append(f"{page.relative_to(html_dir)}: {href} (no id {frag!r} in {target.name})")
+    return out
+
+
+_SETTLED_JS = """
+if (document.readyState !== 'complete') return false;
+const H = window.MathJax && window.MathJax.Hub;
+return !H || (H.queue && H.queue.running === 0 && H.queue.pending === 0 && !!document.fonts
+              && document.fonts.status === 'loaded');
+"""
+_BOOK_PAGE_JS = """
+const imgs = Array.from(document.querySelectorAll('article img, main img'));
+return {images: imgs.length, broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+        // MathML variants a browser does not draw (MathJax 2 would ask for its unshipped TeX fonts)
+        variants: Array.from(document.querySelectorAll('math [mathvariant]')).map(
+            e => e.getAttribute('mathvariant')).filter(v => v !== 'normal')};
+"""
+
+
+def book_check(html_dir: Path, shots: Path, query: str = "RankBoost",
+               timeout: float = 60.0) -> dict[str, Any]:
+    """Open every page of the built book in headless Chromium over a local HTTP server.
+
+    Returns ``{"pages": {page: {"errors": [console errors], "images": n, "broken": [srcs], "variants":
+    [mathvariants]}}, "search_hits": n}``: the console errors (level SEVERE), images and MathML
+    ``mathvariant`` values other than "normal" (which browsers do not draw) of each page, and how many
+    results the book's search page lists for ``query``. One screenshot per page goes to ``shots``.
+    """
+    import functools
+    import http.server
+    import threading
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    found = find_chromium()
+    if found is None:
+        raise RuntimeError("the book check needs Debian's chromium and chromium-driver")
+    html_dir, shots = Path(html_dir), Path(shots)
+    shots.mkdir(parents=True, exist_ok=True)
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(html_dir))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", _free_port()), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = found[0]
+    for flag in CHROMIUM_FLAGS:
+        opts.add_argument(flag)
+    opts.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='lrank-book-')}")
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    drv = webdriver.Chrome(service=Service(found[1]), options=opts)
+    drv.set_page_load_timeout(timeout)
+    pages: dict[str, Any] = {}
+    try:
+        for page in sorted(p.relative_to(html_dir).as_posix() for p in html_dir.glob("*.html")):
+            drv.get(f"{base}/{page}")
+            t0 = time.monotonic()
+            while not drv.execute_script(_SETTLED_JS) and time.monotonic() - t0 < timeout:
+                time.sleep(0.2)  # loaded, and MathJax (when the page has maths) done with its fonts
+            info = drv.execute_script(_BOOK_PAGE_JS)
+            errors = [e["message"] for e in drv.get_log("browser") if e.get("level") == "SEVERE"
+                      and "/favicon.ico" not in e["message"]]  # asked for by the browser, not by the page
+            drv.save_screenshot(str(shots / (page.replace("/", "_") + ".png")))
+            pages[page] = {"errors": errors, **info}
+        drv.get(f"{base}/search.html?q={urllib.parse.quote(query)}")
+        t0, hits = time.monotonic(), 0
+        while time.monotonic() - t0 < timeout:
+            hits = drv.execute_script("return document.querySelectorAll('#search-results li, "
+                                      "ul.search li').length")
+            if hits:
+                break
+            time.sleep(0.3)
+    finally:
+        drv.quit()
+        httpd.shutdown()
+    return {"pages": pages, "search_hits": hits}

@@ -1,7 +1,9 @@
 """Comparing algorithms over many tasks (Demšar 2006): average ranks, Friedman + Nemenyi, CD diagrams,
-paired t-tests. Thin wrappers over scipy and scikit-posthocs; nothing statistical is hand-written.
+paired t-tests; and comparing systems over queries as IR papers do (`compare`: the paired randomisation
+test or paired t-test with a Holm / Bonferroni / Benjamini-Hochberg correction). Thin wrappers over scipy,
+statsmodels and scikit-posthocs; nothing statistical is hand-written.
 
-Scores come as a DataFrame with one row per task (data set) and one column per algorithm.
+Scores come as a DataFrame with one row per task (data set, or query) and one column per algorithm.
 """
 
 from __future__ import annotations
@@ -155,3 +157,164 @@ def verdict(p_value: float, direction_holds: bool, alpha: float = 0.05) -> str:
     if not p_value < alpha:
         return UNDECIDED
     return HELD if direction_holds else NOT_HELD
+
+
+# --------------------------------------------------------------- significance as IR papers test it
+#: ``correction=`` names accepted by `compare` and `correct_pvalues`, with statsmodels' method names.
+CORRECTIONS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "fdr_bh": "fdr_bh",
+               "benjamini-hochberg": "fdr_bh"}
+#: ``test=`` names accepted by `compare`.
+TESTS = ("fisher", "t")
+
+
+def _paired(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1 or a.size < 2:
+        raise ValueError(f"need two equally long 1-d samples of at least two values (one per query), got "
+                         f"shapes {a.shape} and {b.shape}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError("paired samples must be finite (a query without a score?)")
+    return a, b
+
+
+def randomization_test(a: Any, b: Any, *, n_resamples: int = 10000, random_state: int = 0
+                       ) -> tuple[float, float]:
+    """Paired randomisation (Fisher) test over queries, two-sided (Smucker, Allan & Carterette 2007).
+
+    Under the null hypothesis the two systems are exchangeable on every query, so each query's pair of
+    scores is swapped with probability 1/2; the p-value is the share of such relabellings whose
+    ``|mean(a) - mean(b)|`` is at least the observed one. Computed by ``scipy.stats.permutation_test``
+    (``permutation_type="samples"``: exact when ``2**n <= n_resamples``, else ``n_resamples`` random
+    relabellings, whose p-value is ``(k + 1) / (n_resamples + 1)``); ranx's ``compare(stat_test="fisher")``
+    is the same test (its p-value is ``k / n_permutations``).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n_queries,)
+        Per-query scores of the two systems on the same queries, in the same order.
+    n_resamples : int, default 10000
+        Random relabellings. The Monte-Carlo standard error of p is ``sqrt(p (1 - p) / n_resamples)``.
+    random_state : int, default 0
+
+    Returns
+    -------
+    statistic : float
+        ``mean(a) - mean(b)``.
+    p_value : float
+    """
+    from scipy.stats import permutation_test
+
+    a, b = _paired(a, b)
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    diff = float(a.mean() - b.mean())
+    if not np.any(a != b):
+        return diff, 1.0
+
+    def stat(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
+        return np.abs(np.mean(x - y, axis=axis))
+
+    res = permutation_test((a, b), stat, permutation_type="samples", vectorized=True,
+                           n_resamples=int(n_resamples), alternative="greater",
+                           rng=np.random.default_rng(random_state))
+    return diff, float(res.pvalue)
+
+
+def correct_pvalues(p_values: Any, correction: str = "holm", alpha: float = 0.05
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Adjust a family of p-values for multiple comparisons (``statsmodels.stats.multitest.multipletests``).
+
+    Parameters
+    ----------
+    p_values : array-like of floats in [0, 1]
+    correction : {"holm", "bonferroni", "bh", "none"}, default "holm"
+        Holm's step-down, Bonferroni, or Benjamini-Hochberg's false discovery rate (``"bh"``, also spelt
+        ``"fdr_bh"``); ``"none"`` returns the p-values as they are.
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    p_adjusted : ndarray
+    reject : ndarray of bool
+        ``p_adjusted < alpha`` for the corrections that adjust p (Holm, Bonferroni, BH).
+    """
+    p = np.asarray(p_values, dtype=np.float64).ravel()
+    if p.size and (np.isnan(p).any() or p.min() < 0 or p.max() > 1):
+        raise ValueError(f"p-values must lie in [0, 1], got {p[np.isnan(p) | (p < 0) | (p > 1)][:3]}")
+    key = str(correction).lower()
+    if key == "none":
+        return p.copy(), p < alpha
+    if key not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {sorted(CORRECTIONS) + ['none']}, got {correction!r}")
+    if p.size == 0:
+        return p.copy(), np.zeros(0, dtype=bool)
+    from statsmodels.stats.multitest import multipletests
+
+    _, adj, _, _ = multipletests(p, alpha=alpha, method=CORRECTIONS[key])
+    return adj, adj < alpha
+
+
+def compare(scores: Any, *, baseline: str | None = None, test: str = "fisher", correction: str = "holm",
+            alpha: float = 0.05, n_resamples: int = 10000, random_state: int = 0) -> pd.DataFrame:
+    """Paired significance tests of systems over queries, corrected across systems and metrics.
+
+    The IR practice of ranx's ``compare`` and PyTerrier's ``pt.Experiment(baseline=..., correction=...)``:
+    every system against the baseline (or, without one, every pair of systems), on every metric, by the
+    paired randomisation test (`randomization_test`) or the paired t-test (`paired_ttest`), with one
+    correction over the whole family of tests.
+
+    Parameters
+    ----------
+    scores : DataFrame, or dict of DataFrames
+        One row per query and one column per system (per-query scores, e.g. from
+        ``lrank.metrics.evaluate(..., per_query=True)``); a dict ``{metric: DataFrame}`` tests several
+        metrics in one family. Rows must be the same queries for every system (no NaN).
+    baseline : str, optional
+        The system every other is compared with; default every pair (in column order).
+    test : {"fisher", "t"}, default "fisher"
+    correction : {"holm", "bonferroni", "bh", "none"}, default "holm"
+    alpha : float, default 0.05
+    n_resamples, random_state
+        Of the randomisation test; every comparison uses the same ``random_state``.
+
+    Returns
+    -------
+    DataFrame
+        One row per test: ``metric``, ``system``, ``baseline``, ``mean``, ``mean_baseline``, ``diff``
+        (``mean - mean_baseline``), ``n`` (queries), ``p_value``, ``p_adjusted`` and ``significant``
+        (``p_adjusted < alpha``).
+    """
+    if test not in TESTS:
+        raise ValueError(f"test must be one of {TESTS}, got {test!r}")
+    tables = dict(scores) if isinstance(scores, dict) else {"score": scores}
+    rows = []
+    for metric, table in tables.items():
+        df = pd.DataFrame(table)
+        if df.shape[1] < 2:
+            raise ValueError(f"metric {metric!r}: need at least two systems (columns), got {df.shape[1]}")
+        if df.isna().any().any():
+            col = df.columns[df.isna().any()][0]
+            raise ValueError(f"metric {metric!r}: system {col!r} has no score on some queries (NaN); "
+                             "compare systems on the same queries")
+        names = [str(c) for c in df.columns]
+        df.columns = names
+        if baseline is not None and baseline not in names:
+            raise ValueError(f"baseline {baseline!r} is not one of the systems {names}")
+        pairs = ([(s, baseline) for s in names if s != baseline] if baseline is not None else
+                 [(names[j], names[i]) for i in range(len(names)) for j in range(i + 1, len(names))])
+        for system, base in pairs:
+            a, b = df[system].to_numpy(np.float64), df[base].to_numpy(np.float64)
+            if test == "fisher":
+                _, p = randomization_test(a, b, n_resamples=n_resamples, random_state=random_state)
+            else:
+                _, p = paired_ttest(a, b)
+                p = 1.0 if math.isnan(p) else p  # identical samples: no evidence of a difference
+            rows.append({"metric": metric, "system": system, "baseline": base, "mean": float(a.mean()),
+                         "mean_baseline": float(b.mean()), "diff": float(a.mean() - b.mean()),
+                         "n": int(a.size), "p_value": float(p)})
+    out = pd.DataFrame(rows, columns=["metric", "system", "baseline", "mean", "mean_baseline", "diff", "n",
+                                      "p_value"])
+    out["p_adjusted"], out["significant"] = correct_pvalues(out["p_value"].to_numpy(), correction, alpha)
+    out.attrs.update(test=test, correction=correction, alpha=alpha)
+    return out

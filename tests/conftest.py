@@ -8,3 +8,24 @@ os.environ.setdefault("LRANK_PROFILE", "quick")
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def standin_root(tmp_path_factory):
+    """A data root holding every stand-in file (`lrank.data.standins`), written once per test session."""
+    from lrank.data import standins
+
+    root = tmp_path_factory.mktemp("standins")
+    standins.write_standins(root)
+    return root
+
+
+@pytest.fixture
+def rehearsal(standin_root, monkeypatch):
+    """The rehearsal profile reading the stand-ins: ``LRANK_DATA`` and ``LRANK_PROFILE`` set for one test."""
+    monkeypatch.setenv("LRANK_DATA", str(standin_root))
+    monkeypatch.setenv("LRANK_PROFILE", "rehearsal")
+    return standin_root

@@ -54,6 +54,22 @@ def test_choose_ties_go_to_lowest_index():
     assert choose_weak_ranker(M, np.array([0.5, 0.5]))[0] == 0
 
 
+@pytest.mark.parametrize("ulps", [1, 4, 1000])
+def test_choose_near_ties_go_to_lowest_index(ulps):
+    # candidate 1's weighted metric exceeds candidate 0's in the last bits only (another CPU's rounding
+    # of the same sums): candidate 0 is kept on every CPU; a real difference (1e-9) still wins
+    rng = np.random.default_rng(ulps)
+    P = rng.random(6)
+    P /= P.sum()
+    row = rng.uniform(0.2, 0.8, 6)
+    M = np.vstack([row, row * (1 + ulps * np.finfo(float).eps), row * 0.5])
+    phi = weighted_performance(M, P)
+    assert phi[1] > phi[0]
+    assert choose_weak_ranker(M, P)[0] == 0
+    M[1] += 1e-9
+    assert choose_weak_ranker(M, P)[0] == 1
+
+
 def test_kernel_shape_errors():
     with pytest.raises(ValueError):
         weighted_performance(np.zeros((2, 3)), np.zeros(2))

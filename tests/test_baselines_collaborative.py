@@ -89,3 +89,89 @@ def test_one_shot_contract(cls):
     np.testing.assert_array_equal(m.predict(task.test.X, num_iteration=0), np.zeros(task.test.n_docs))
     with pytest.raises(ValueError, match="feature_means"):
         cls(feature_means="abc").fit(task.train)
+
+
+# --------------------------------------------------- the same scores and choices on every CPU
+EPS = np.finfo(np.float64).eps
+
+
+def _regression_task(seed, n=30, F=80, n_test=57, missing=0.6):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(1, 6, size=(n, F)).astype(float)
+    X[rng.random(X.shape) < missing] = np.nan
+    y = rng.integers(1, 6, size=n)
+    T = rng.integers(1, 6, size=(n_test, F)).astype(float)
+    T[rng.random(T.shape) < missing] = np.nan
+    return X, y, T
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_regression_scores_identical_rows_alike(seed):
+    # BLAS's matrix-vector product scored identical rows differently in the last bit (blocks and a
+    # remainder loop), and the paper's measures count a tie as half a misordered pair
+    X, y, T = _regression_task(seed)
+    same = [3, 17, 30, 41, 56]
+    T[same] = T[3]
+    s = RegressionRanker().fit(X, y, group=[len(y)]).predict(T)
+    assert np.ptp(s[same]) == 0.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_regression_equal_scores_of_different_rows_are_ties(seed):
+    # viewers 0 and 1 rate the training movies alike, so the minimum-norm weights are equal and swapping
+    # their ratings of a test movie leaves its score unchanged in exact arithmetic (not in floating point)
+    X, y, T = _regression_task(seed)
+    X[:, 1] = X[:, 0]
+    T[:, 0], T[:, 1] = 2.0, 5.0
+    T[1::2, 0], T[1::2, 1] = 5.0, 2.0
+    m = RegressionRanker(feature_means=np.full(X.shape[1], 3.0)).fit(X, y, group=[len(y)])
+    assert m.coef_[0] == pytest.approx(m.coef_[1], rel=1e-9)
+    swapped = T.copy()
+    swapped[:, [0, 1]] = T[:, [1, 0]]
+    s = m.predict(np.vstack([T, swapped]))
+    np.testing.assert_array_equal(s[len(T):], s[:len(T)])
+
+
+def test_regression_rank_does_not_depend_on_rounding_zeros():
+    # an exactly rank-deficient design (viewer 2 = viewer 0 + viewer 1): one singular value is 0 in exact
+    # arithmetic and comes out near 1e-16 here; another BLAS may leave 1e-13 (still rounding). Both must be
+    # zero for the solve: numpy's default cutoff (eps * max(m, n)) kept the 1e-13 one and the solution
+    # jumped
+    rng = np.random.default_rng(3)
+    X = rng.integers(1, 6, size=(12, 6)).astype(float)
+    X[:, 2] = X[:, 0] + X[:, 1]
+    y = rng.integers(1, 6, size=12)
+    u, sv, vt = np.linalg.svd(X, full_matrices=False)
+    sv[-1] = 1e-13 * sv[0]  # the rounding zero of another CPU
+    X2 = (u * sv) @ vt
+    from lrank.baselines.collaborative import min_norm_lstsq
+
+    w1, w2 = min_norm_lstsq(X, y), min_norm_lstsq(X2, y)
+    np.testing.assert_allclose(w2, w1, atol=1e-6 * np.abs(w1).max())
+    np.testing.assert_allclose(RegressionRanker().fit(X, y, group=[12]).coef_, w1, atol=1e-12)
+
+
+def test_merge_near_ties():
+    from lrank.baselines.collaborative import merge_near_ties
+
+    s = np.array([1.0, 2.0, 1.0 + 4 * EPS, 3.0, 2.0 - 2 * EPS, np.nan, 1.0 + 1e-6])
+    out = merge_near_ties(s)
+    np.testing.assert_array_equal(out[[0, 2]], [1.0, 1.0])
+    np.testing.assert_array_equal(out[[1, 4]], [2.0 - 2 * EPS] * 2)  # the smallest of the run
+    assert out[3] == 3.0 and out[6] == 1.0 + 1e-6 and np.isnan(out[5])
+
+
+def test_nearest_neighbour_near_tie_keeps_the_first_viewer(monkeypatch):
+    # two viewers whose training losses are equal up to the last bits: the first one wins on every CPU
+    from lrank.baselines import collaborative as co
+
+    y = np.array([5, 4, 3, 2, 1])
+    X = np.c_[y, y, y].astype(float)
+    def fake(losses):
+        calls = iter(range(3))
+        return lambda x, hi, lo, w, cand: np.full(cand.size, losses[next(calls)])
+
+    monkeypatch.setattr(co, "_rloss_candidates", fake({0: 0.3, 1: 0.3 - 2 * EPS, 2: 0.3 + 1e-6}))
+    assert co.NearestNeighbourRanker().fit(X, y, group=[5]).feature_ == 0
+    monkeypatch.setattr(co, "_rloss_candidates", fake({0: 0.3, 1: 0.3 - 1e-6, 2: 0.3}))
+    assert co.NearestNeighbourRanker().fit(X, y, group=[5]).feature_ == 1  # a real difference still wins

@@ -280,3 +280,34 @@ def test_a_timed_call_starts_after_a_garbage_collection(monkeypatch):
     wall, cpu = T._clock(lambda: calls.append("timed"))
     assert calls == ["collect", "timed"]
     assert wall >= 0.0 and cpu >= 0.0
+
+
+@pytest.mark.parametrize("only", [["nonexistent"], ["gbrt", "nonexistent"]])
+def test_bench_refuses_unknown_module_names(tmp_path, monkeypatch, capsys, only):
+    """``bench --only nonexistent`` exited 0 and wrote an empty page into the checkout: every name must
+    match a module; the error lists the known ones and nothing is written."""
+    from lrank import benchmarks as B
+    from lrank.__main__ import main
+
+    monkeypatch.setenv("LRANK_OUTPUT_DIR", str(tmp_path))
+    monkeypatch.setattr(B, "load", lambda name: pytest.fail(f"ran {name}"))
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--only", *only])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "no benchmark module matches 'nonexistent'" in err
+    assert "known: " + ", ".join(B.modules()) in err
+    assert not (tmp_path / "figures").exists() or not list((tmp_path / "figures").iterdir())
+
+
+@pytest.mark.parametrize("settle", ["-5", "nan", "inf", "soon"])
+def test_bench_refuses_a_bad_settle(tmp_path, monkeypatch, capsys, settle):
+    from lrank import benchmarks as B
+    from lrank.__main__ import main
+
+    monkeypatch.setenv("LRANK_OUTPUT_DIR", str(tmp_path))
+    monkeypatch.setattr(B, "load", lambda name: pytest.fail(f"ran {name}"))
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--only", "data", "--settle", settle])
+    assert exc.value.code == 2
+    assert "--settle: must be a finite number of seconds >= 0" in capsys.readouterr().err

@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 
@@ -155,3 +157,117 @@ def test_missing_query_ids_never_make_one_query(call, match):
     X, y = np.zeros((4, 2)), [0, 1, 1, 0]
     with pytest.raises((TypeError, RankingDataError), match=match):
         call(X, y)
+
+
+@pytest.mark.parametrize("qid, match", [
+    ([1, 1, np.nan, np.nan, 2, 2], r"qid\[2\] is nan"),
+    (np.array([np.nan] * 6), r"qid\[0\] is nan"),
+    ([1, 1, 2, 2, 3, None], r"qid\[5\] is None"),
+    ([1.0, 1.0, 2.0, np.inf, 3.0, 3.0], r"qid\[3\] is inf"),
+])
+def test_missing_query_ids_are_refused_naming_qid(qid, match):
+    """NaN query ids made one query per row, silently (NaN != NaN): now an error naming the parameter."""
+    X, y = np.zeros((6, 2)), [0, 1, 1, 0, 2, 1]
+    with pytest.raises(RankingDataError, match=match):
+        RankingData.from_qid(X, y, qid)
+    with pytest.raises(RankingDataError, match=match):
+        as_ranking_data(X, y, qid=qid)
+
+
+def test_fit_with_nan_query_ids_is_refused():
+    from lrank.models.rankboost import RankBoost
+
+    X, y = np.random.default_rng(0).normal(size=(6, 2)), [0, 1, 1, 0, 2, 1]
+    with pytest.raises(RankingDataError, match="qid"):
+        RankBoost(n_estimators=2).fit(X, y, qid=[1, 1, np.nan, np.nan, 2, 2])
+
+
+def test_float_query_ids_that_are_numbers_still_work():
+    d = RankingData.from_qid(np.zeros((4, 1)), [0, 1, 1, 0], [1.0, 1.0, 2.5, 2.5])
+    assert d.group.tolist() == [2, 2] and d.qid.tolist() == [1.0, 2.5]
+    big = RankingData.from_qid(np.zeros((4, 1)), [0, 1, 1, 0], [2**70, 2**70, 1, 1])  # beyond int64
+    assert big.group.tolist() == [2, 2] and big.qid.tolist() == [2**70, 1]
+
+
+@pytest.mark.parametrize("group, match", [
+    ([2.5, 3.5], r"group\[0\] is 2.5; group holds the number of documents of each query"),
+    ([2, 3], r"group sums to 5 documents, but X has 6 rows"),
+    ([2, 5], r"group sums to 7 documents, but X has 6 rows"),
+    ([2, 0, 4], r"group\[1\] is 0; every query needs at least one document"),
+    ([2, -3, 7], r"group\[1\] is -3"),
+    ([2, np.nan], r"group\[1\] is nan"),
+    ([[3, 3]], "group must be 1-d"),
+    (["3", "3"], "group must hold integers"),
+])
+def test_group_errors_speak_of_group(group, match):
+    X, y = np.zeros((6, 2)), [0, 1, 1, 0, 2, 1]
+    with pytest.raises(RankingDataError, match=match) as err:
+        RankingData.from_group(X, y, group)
+    assert "qptr" not in str(err.value)
+
+
+def test_integral_float_group_counts_are_accepted():
+    d = RankingData.from_group(np.zeros((6, 2)), [0, 1, 1, 0, 2, 1], np.array([2.0, 4.0]))
+    assert d.group.tolist() == [2, 4]
+
+
+# ------------------------------------------------------------------------------ the float32 cast
+def test_float32_merging_distinct_values_warns_with_counts():
+    """Unix-timestamp features: 869 distinct float64 values became 9 float32 values, silently."""
+    from lrank.data.container import Float32CastWarning
+
+    rng = np.random.default_rng(0)
+    ts = 1.6e9 + np.arange(869, dtype=np.float64)
+    X = np.column_stack([rng.normal(size=869), rng.permutation(ts)])
+    with pytest.warns(Float32CastWarning, match=r"column 1: the float32 cast merges 869 distinct values into "
+                                                 r"\d+ "):
+        d = RankingData(X, np.zeros(869, dtype=int), [0, 869])
+    assert np.unique(d.X[:, 1]).size < 869
+
+
+def test_float32_cast_of_exact_or_ordinary_values_is_silent():
+    import warnings
+
+    rng = np.random.default_rng(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        RankingData(rng.normal(size=(5000, 4)), np.zeros(5000, dtype=int), [0, 5000])  # rounding, no merging
+        RankingData(rng.normal(size=(50, 3)).astype(np.float32).astype(np.float64), np.zeros(50, dtype=int),
+                    [0, 50])
+        RankingData(np.arange(12).reshape(6, 2), [0] * 6, [0, 6])  # small integers are exact
+
+
+def test_float32_flushing_tiny_values_to_zero_warns():
+    from lrank.data.container import Float32CastWarning
+
+    X = np.array([[1e-300], [2e-300], [1.0], [0.0]])
+    with pytest.warns(Float32CastWarning, match=r"2 non-zero values .* become 0 .*X\[0, 0\] = 1e-300"):
+        d = RankingData(X, [0, 1, 0, 1], [0, 4])
+    assert d.X[0, 0] == 0.0
+
+
+@pytest.mark.parametrize("value", [1e300, -1e39])
+def test_float32_overflow_is_named_as_such(value):
+    X = np.array([[0.0], [value], [1.0]])
+    said = rf"X\[1, 0\] = {re.escape(f'{value:g}')} overflows float32"
+    with pytest.raises(RankingDataError, match=said) as err:
+        RankingData(X, [0, 1, 2], [0, 3])
+    assert "is infinite" not in str(err.value)
+    with pytest.raises(RankingDataError, match=r"X\[1, 0\] is infinite"):  # a real infinity stays so
+        RankingData(np.array([[0.0], [np.inf], [1.0]]), [0, 1, 2], [0, 3])
+
+
+def test_the_estimators_check_the_cast_too():
+    """fit and predict on float64 arrays go through the same checks (the estimators' own float32 cast)."""
+    from lrank.data.container import Float32CastWarning
+    from lrank.models.rankboost import RankBoost
+
+    ts = 1.6e9 + np.arange(40, dtype=np.float64)
+    X = np.column_stack([np.arange(40.0), ts])
+    y, qid = np.arange(40) % 3, np.repeat([1, 2, 3, 4], 10)
+    with pytest.warns(Float32CastWarning, match="column 1"):
+        m = RankBoost(n_estimators=2).fit(X, y, qid=qid)
+    with pytest.warns(Float32CastWarning, match="column 1"):
+        m.predict(X)
+    with pytest.raises(ValueError, match="overflows float32"):
+        m.predict(np.column_stack([np.arange(40.0), np.full(40, 1e300)]))

@@ -162,3 +162,63 @@ def test_grid_search_with_group_kfold(data):
         gs.fit(data.X, data.y, groups=qid, qid=qid)
     assert set(gs.cv_results_["param_learning_rate"]) == {0.05, 0.2}
     assert np.isfinite(gs.cv_results_["mean_test_score"]).all()
+
+
+# ---------------------------------------------------------------------- DataFrame column names
+def _all_estimators():
+    """Every ranker, the AdaBoost base and the BoostingTree drivers (each fits X, y in one query)."""
+    from lrank.models.adaboost import AdaBoostStumps
+    from lrank.models.boostingtree import BoostingTree, Exp3P, Standard
+    from lrank.models.ndcgboost import NDCGBoost
+
+    ests = {name: make(name) for name in sorted(RANKERS)}
+    ests["AdaBoostStumps"] = AdaBoostStumps(n_estimators=5)
+    ests["BoostingTree"] = BoostingTree(NDCGBoost(), n_estimators=5, random_state=0)
+    ests["Exp3P"] = Exp3P(NDCGBoost(), n_estimators=5, random_state=0)
+    ests["Standard"] = Standard(NDCGBoost(), n_estimators=5)
+    return ests
+
+
+@pytest.mark.parametrize("name", sorted(_all_estimators()))
+def test_scikit_learns_column_name_check(name):
+    """scikit-learn's own `check_dataframe_column_names_consistency`: ``feature_names_in_`` after a
+    DataFrame fit; predict / score on reordered, renamed or missing columns raise its error."""
+    from sklearn.utils.estimator_checks import check_dataframe_column_names_consistency
+
+    est = _all_estimators()[name]
+    with lrank.config_context(one_query=True), np.errstate(all="ignore"), \
+            __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("ignore", RuntimeWarning)
+        check_dataframe_column_names_consistency(name, est)
+
+
+@pytest.mark.parametrize("name", sorted(RANKERS))
+def test_columns_are_checked_at_predict_and_kept_in_the_model_file(name, data, tmp_path):
+    import warnings
+
+    cols = [f"feat_{j}" for j in range(data.n_features)]
+    df = pd.DataFrame(data.X, columns=cols)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a DataFrame fit and predict warn about nothing
+        est = make(name).fit(df, data.y, qid=data.doc_qid())
+        p = est.predict(df)
+    assert list(est.feature_names_in_) == cols and est.feature_names_in_.dtype == object
+    np.testing.assert_array_equal(p, make(name).fit(data).predict(data.X))
+    loaded = BaseRanker.load_model(est.save_model(tmp_path / "m"))
+    assert isinstance(loaded.feature_names_in_, np.ndarray) and loaded.feature_names_in_.dtype == object
+    assert list(loaded.feature_names_in_) == cols
+    for model in (est, loaded):
+        for bad, what in [(df[cols[::-1]], "same order"), (df.rename(columns={cols[0]: "other"}), "unseen"),
+                          (df[cols[1:]], "missing")]:
+            with pytest.raises(ValueError, match=what):
+                model.predict(bad)
+            if name in BOOSTERS:
+                with pytest.raises(ValueError, match=what):
+                    next(iter(model.staged_predict(bad)))
+        np.testing.assert_array_equal(model.predict(df), p)
+    if name in BOOSTERS and "eval_set" in __import__("inspect").signature(est.fit).parameters:
+        with pytest.raises(ValueError, match="same order"):
+            make(name).fit(df, data.y, qid=data.doc_qid(), eval_set=(df[cols[::-1]], data.y, data.doc_qid()))
+    # a refit on arrays forgets the names (scikit-learn's reset)
+    est.fit(data.X, data.y, qid=data.doc_qid())
+    assert not hasattr(est, "feature_names_in_")

@@ -19,8 +19,13 @@ from lrank.data import save_letor
 from lrank.data.generators import make_letor_like
 from lrank.paths import repo_dir
 
+sys.path.insert(0, str(Path(__file__).parent))
+import loopback  # noqa: E402
+
 # ``lrank.data.fetch`` is the function (re-exported by lrank.data); the module is reached through importlib
 F = importlib.import_module("lrank.data.fetch")
+# the LETOR archives here have no registry checksum: their first use warns (tested in test_fetch_archives)
+pytestmark = pytest.mark.filterwarnings("ignore::lrank.data.fetch.UnverifiedDownloadWarning")
 DOWNLOAD = F._download
 MEMBER = "rankeval-0.8.2/rankeval/test/data/msn1.fold1.{}.5k.txt"
 
@@ -490,23 +495,8 @@ def test_pip_download_command(monkeypatch, tmp_path):
         F._pip_download("rankeval==0.8.2", tmp_path)
 
 
-@pytest.fixture
-def http_root(tmp_path):
-    """A static file server on 127.0.0.1 (loopback only), stopped after the test."""
-    import functools
-    import http.server
-    import threading
-
-    root = tmp_path / "www"
-    root.mkdir()
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
-    handler.log_message = lambda *a, **k: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield root, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+#: a static file server on 127.0.0.1 (loopback only), stopped after the test: ``(folder, base URL)``
+http_root = pytest.fixture(loopback.http_root)
 
 
 def test_download_through_pooch(http_root, tmp_path, monkeypatch):

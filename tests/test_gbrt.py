@@ -87,8 +87,9 @@ def test_lambdamart_step_api(data):
                                 n_bins=bins.n_bins, thresholds=bins.thresholds)
     assert tree.feature[0] == 5
     np.testing.assert_allclose(new, scores + tree.predict(data.X))
-    # unconstrained steps replay LambdaMART exactly
-    m = LambdaMART(n_estimators=3, num_leaves=4, min_child_samples=5, learning_rate=0.2).fit(data)
+    # unconstrained steps replay LambdaMART exactly (the steps' lambdas and splits: Burges' NDCG@10, SE)
+    m = LambdaMART(n_estimators=3, num_leaves=4, min_child_samples=5, learning_rate=0.2, criterion="se",
+                   ndcg_at=10, lambdarank_truncation_level=None, lambdarank_norm=False).fit(data)
     s = np.zeros(data.n_docs)
     for _ in range(3):
         _, s = lambdamart_step(bins.codes, data.y, data.qptr, s,

@@ -167,7 +167,7 @@ def _subprocess(code: str, cache: str | None, threads: int) -> dict:
 
 PARALLEL = """
 import json, numba, numpy as np
-from lrank._kernels import metrics as M, histograms as H, trees as TR, pair_histograms as PH
+from lrank._kernels import metrics as M, histograms as H, splitting as SP
 rng = np.random.default_rng(0)
 n, F, B = 2000, 7, 20
 qptr = np.unique(np.r_[0, np.sort(rng.choice(np.arange(1, n), 40, replace=False)), n]).astype(np.int64)
@@ -187,20 +187,18 @@ out["evaluate"] = np.array_equal(par, M._evaluate_sorted(*args), equal_nan=True)
 hist = np.zeros((off[-1], 3))
 H._histogram(codes, rng.normal(size=(n, 3)), np.arange(n, dtype=np.int64), 0, n, off, hist)
 feats = np.arange(F, dtype=np.int64)
-pm = np.zeros(off[-1])
-tot = np.r_[hist[:B].sum(0), 0.0]
-a = TR._best_split_parallel(hist, off, feats, 0, 1.0, 0.0, False, pm, pm, 0.0, tot, 0.0, 0.0, np.empty(F),
-                            np.empty(F, dtype=np.int64), np.empty((F, 4, int(np.diff(off).max()))))
-b = TR._best_split(hist, off, feats, 0, 1.0, 0.0, False, pm, pm, 0.0, tot, 0.0, 0.0,
-                  np.empty((4, int(np.diff(off).max()))))
+G, Hs, N = hist[:B].sum(0)
+a = SP._scan_parallel(hist, off, feats, 0, 1.0, 0.0, G, Hs, N, 0.0, 0.0, 0.0, None, None, 0.0, np.empty(F),
+                      np.empty(F, dtype=np.int64), np.empty((F, 4, int(np.diff(off).max()))))
+b = SP._scan_fast(hist, off, feats, 0, 1.0, 0.0, G, Hs, N, 0.0, 0.0, np.empty((4, int(np.diff(off).max()))))
 out["best_split"] = np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
 pa, pb = rng.integers(0, n, 300), rng.integers(0, n, 300)
 pw = rng.random(300)
 p1, q1, p2, q2 = (np.zeros(off[-1]) for _ in range(4))
 nblk = numba.get_num_threads()
-PH._pair_histograms_parallel(codes, pa, pb, pw, 0, 300, off, p1, q1, nblk,
+H._pair_histograms_parallel(codes, pa, pb, pw, 0, 300, off, p1, q1, nblk,
                              np.empty((nblk, 3, F), dtype=np.uint32))
-PH._pair_histograms(codes, pa, pb, pw, 0, 300, None, off, p2, q2, 1.0, np.empty((3, F), dtype=np.uint32))
+H._pair_histograms(codes, pa, pb, pw, 0, 300, None, off, p2, q2, 1.0, np.empty((3, F), dtype=np.uint32))
 out["pair_histograms"] = np.array_equal(p1, p2) and np.array_equal(q1, q2)
 vals, rows = rng.normal(size=(n, 3)), np.arange(n, dtype=np.int64)
 h1, h2 = np.zeros((off[-1], 3)), np.zeros((off[-1], 3))
@@ -216,8 +214,8 @@ yl = rng.integers(0, 5, n).astype(np.int32)
 one = lambdamart_gradients(yl, qptr, s, k=10, n_jobs=1)
 two = lambdamart_gradients(yl, qptr, s, k=10, n_jobs=2)
 out["lambdas"] = np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
-kernels = (M._rank_order_parallel, M._evaluate_sorted_parallel, TR._best_split_parallel,
-           PH._pair_histograms_parallel, _lambdas_parallel, H._histogram_parallel)
+kernels = (M._rank_order_parallel, M._evaluate_sorted_parallel, SP._scan_parallel,
+           H._pair_histograms_parallel, _lambdas_parallel, H._histogram_parallel)
 out = {k: bool(v) for k, v in out.items()}
 out["hits"] = sum(sum(k.stats.cache_hits.values()) for k in kernels)
 out["misses"] = sum(sum(k.stats.cache_misses.values()) for k in kernels)

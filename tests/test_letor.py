@@ -1,5 +1,8 @@
 """LETOR reader: errors that name file and line, round trip, the sha256-keyed binary cache."""
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,9 +23,8 @@ def data_root(tmp_path, monkeypatch):
 GOOD = "2 qid:10 1:0.5 2:0.25 # docid = a\n0 qid:10 1:0.1 2:0.75\n1 qid:11 2:1.5\n"
 
 
-@pytest.mark.parametrize(
-    "text, line, match",
-    [
+#: (file text, the line at fault, what the message says)
+BAD_FILES = [
         ("1 qid:1 1:0.5\n0 qid:1 1:0.2 garbage\n", 2, "not 'label qid:ID"),  # malformed line
         ("1 qid:1 1:0.5\nnan qid:1 1:0.2\n", 2, "label is nan; labels must be finite integers in 0..30"),
         ("1 qid:1 1:0.5\n1.5 qid:1 1:0.2\n", 2, "label is 1.5; labels must be finite integers"),  # fractional
@@ -40,8 +42,13 @@ GOOD = "2 qid:10 1:0.5 2:0.25 # docid = a\n0 qid:10 1:0.1 2:0.75\n1 qid:11 2:1.5
         ("1 qid:1 1:0.5\n31 qid:1 1:0.2\n", 2, "label is 31.0; labels must be below 31"),
         ("1 qid:1 1:0.5\n3000000000 qid:1 1:0.2\n", 2, "label is 3000000000.0; labels must be below 31"),
         ("1 qid:1 1:0.5\n1099511627776 qid:1 1:0.2\n", 2, "label is 1099511627776.0; labels must be below"),
-    ],
-)
+        ("1 qid:1 1:0.5\n0 qid:99999999999999999999 1:0.2\n", 2,
+         "qid 99999999999999999999 does not fit in 64 bits"),  # beyond int64: was a raw OverflowError
+        ("1 qid:1 1:0.5\n0 qid:-99999999999999999999 1:0.2\n", 2, "does not fit in 64 bits"),
+]
+
+
+@pytest.mark.parametrize("text, line, match", BAD_FILES)
 def test_errors_name_file_and_line(tmp_path, text, line, match):
     p = tmp_path / "bad.txt"
     p.write_text(text)
@@ -101,7 +108,7 @@ def test_cache_hit_returns_identical_arrays_without_parsing(tmp_path, data_root,
     p = tmp_path / "c.txt"
     save_letor(make_letor_like(n_queries=5, docs_per_query=4, n_features=3, random_state=1), p)
     a = load_letor(p)
-    assert len(list((data_root / "cache").glob("*.npz"))) == 1
+    assert len(list((data_root / "cache").glob("letor-v*.npz"))) == 1
 
     def boom(*args, **kwargs):
         raise AssertionError("parsed again although cached")
@@ -123,16 +130,17 @@ def test_edited_file_is_reparsed(tmp_path, data_root):
     b = load_letor(p)
     assert b.n_docs == a.n_docs + 1 and b.y[-1] == 3
     assert b.provenance["sha256"] != a.provenance["sha256"]
-    assert len(list((data_root / "cache").glob("*.npz"))) == 2
+    assert len(list((data_root / "cache").glob("letor-v*.npz"))) == 2
 
 
 def test_damaged_cache_is_reparsed(tmp_path, data_root):
     p = tmp_path / "d.txt"
     p.write_text(GOOD)
     a = load_letor(p)
-    (cfile,) = (data_root / "cache").glob("*.npz")
+    (cfile,) = (data_root / "cache").glob("letor-v*.npz")
     cfile.write_bytes(b"not an npz")
-    b = load_letor(p)
+    with pytest.warns(letor.LetorCacheWarning, match="damaged LETOR cache"):
+        b = load_letor(p)
     assert a.X.tobytes() == b.X.tobytes()
 
 
@@ -198,3 +206,143 @@ def test_dense_size_limit_is_a_parameter(tmp_path):
         load_letor(p, cache=False, max_dense_bytes=16)
     assert load_letor(p, cache=False, max_dense_bytes=32).X.shape == (2, 4)
     assert load_letor(p, cache=False, max_dense_bytes=None).n_features == 4
+
+
+def _compress(path, text, suffix):
+    import bz2
+    import gzip
+
+    opener = {".gz": gzip.open, ".bz2": bz2.open}[suffix]
+    p = path.with_name(path.name + suffix)
+    with opener(p, "wt", encoding="utf-8") as fh:
+        fh.write(text)
+    return p
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2"])
+@pytest.mark.parametrize("text, line, match", BAD_FILES)
+def test_compressed_files_get_the_same_file_line_errors(tmp_path, suffix, text, line, match):
+    """The error paths read .gz / .bz2 files decompressed (they read the compressed bytes as text: an
+    IndexError instead of the message)."""
+    p = _compress(tmp_path / "bad.txt", text, suffix)
+    with pytest.raises(LetorFormatError, match=match) as err:
+        load_letor(p)
+    assert f"{p}:{line}:" in str(err.value)
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2"])
+def test_compressed_files_huge_index_names_the_line(tmp_path, suffix):
+    p = _compress(tmp_path / "huge.txt", "1 qid:1 1:0.5\n0 qid:1 2:0.1 100000000:1\n", suffix)
+    with pytest.raises(LetorFormatError) as err:
+        load_letor(p, cache=False)
+    assert str(err.value).startswith(f"{p}:2: feature index 100000000 makes the dense feature matrix")
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2"])
+def test_compressed_files_load_as_the_text(tmp_path, suffix):
+    plain = tmp_path / "plain.txt"
+    plain.write_text(GOOD)
+    a = load_letor(plain, cache=False)
+    b = load_letor(_compress(tmp_path / "c.txt", GOOD, suffix), cache=False)
+    assert a.X.tobytes() == b.X.tobytes() and a.y.tolist() == b.y.tolist()
+    assert a.qid.tolist() == b.qid.tolist()
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "flip", "missing_entry"])
+def test_a_damaged_cache_warns_and_is_parsed_and_rewritten(tmp_path, data_root, damage):
+    """A damaged cache file raised BadZipFile (no path) on every later load: it is detected, reported,
+    parsed again from the source and rewritten."""
+    p = tmp_path / "d.txt"
+    p.write_text(GOOD)
+    a = load_letor(p)
+    (cfile,) = (data_root / "cache").glob("letor-v*.npz")
+    good = cfile.read_bytes()
+    if damage == "truncate":
+        cfile.write_bytes(good[: len(good) // 2])
+    elif damage == "garbage":
+        cfile.write_bytes(b"PK\x03\x04" + b"\x00" * 100)
+    elif damage == "flip":
+        b = bytearray(good)
+        b[len(b) // 3] ^= 0xFF
+        cfile.write_bytes(bytes(b))
+    else:
+        with np.load(cfile, allow_pickle=False) as z:
+            kept = {k: z[k] for k in z.files if k != "y"}
+        np.savez(cfile, **kept)
+    said = f"damaged LETOR cache {re.escape(str(cfile))}.*parsing {re.escape(str(p))}"
+    with pytest.warns(UserWarning, match=said):
+        b = load_letor(p)
+    assert a.X.tobytes() == b.X.tobytes() and a.y.tobytes() == b.y.tobytes()
+    assert cfile.read_bytes() == good  # rewritten
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_letor(p)  # and trusted again, silently
+
+
+def test_an_edited_cache_is_not_trusted(tmp_path, data_root):
+    """A cache file whose arrays were edited (a valid .npz) was returned under the source's sha256: the
+    cache records the sha256 of its own arrays and is parsed again when they differ."""
+    p = tmp_path / "e.txt"
+    p.write_text(GOOD)
+    a = load_letor(p)
+    (cfile,) = (data_root / "cache").glob("letor-v*.npz")
+    with np.load(cfile, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["X"] = arrays["X"].copy()
+    arrays["X"][0, 0] = 123.0
+    np.savez(cfile, **arrays)
+    with pytest.warns(UserWarning, match="damaged LETOR cache .*do not match the checksum"):
+        b = load_letor(p)
+    assert a.X.tobytes() == b.X.tobytes() and b.X[0, 0] == 0.5
+
+
+def test_a_read_only_data_folder_still_returns_the_data(tmp_path, data_root, monkeypatch):
+    """LRANK_DATA not writable: the cache cannot be written, the parse succeeded: warn, return the data."""
+    p = tmp_path / "r.txt"
+    p.write_text(GOOD)
+
+    def no_write(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(data_root / "cache"))
+
+    monkeypatch.setattr(letor.tempfile, "mkstemp", no_write)
+    monkeypatch.setattr(letor.Path, "mkdir", no_write)
+    with pytest.warns(UserWarning, match="could not write the LETOR cache .*Permission denied"):
+        d = load_letor(p)
+    assert d.n_docs == 3 and d.y.tolist() == [2, 0, 1]
+
+
+@pytest.mark.skipif(__import__("os").geteuid() == 0, reason="root writes into read-only folders")
+def test_a_read_only_data_folder_for_real(tmp_path, data_root):
+    import os
+    import stat
+
+    p = tmp_path / "r.txt"
+    p.write_text(GOOD)
+    data_root.mkdir()
+    os.chmod(data_root, stat.S_IREAD | stat.S_IEXEC)
+    try:
+        with pytest.warns(UserWarning, match="could not write the LETOR cache"):
+            assert load_letor(p).n_docs == 3
+    finally:
+        os.chmod(data_root, stat.S_IRWXU)
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz"])
+def test_a_byte_order_mark_is_skipped(tmp_path, suffix):
+    """A UTF-8 BOM (Windows editors) was read as part of the first label: "label '\\ufeff2'"."""
+    text = "\ufeff" + GOOD
+    if suffix:
+        p = _compress(tmp_path / "bom.txt", text, suffix)
+    else:
+        p = tmp_path / "bom.txt"
+        p.write_text(text, encoding="utf-8")
+    d = load_letor(p, cache=False)
+    assert d.y.tolist() == [2, 0, 1] and d.n_docs == 3
+    bad = tmp_path / "bom_bad.txt"
+    bad.write_text("\ufeff1 qid:1 1:0.5\n0.5 qid:1 1:0.2\n", encoding="utf-8")
+    with pytest.raises(LetorFormatError, match=f"{re.escape(str(bad))}:2: label is 0.5"):
+        load_letor(bad, cache=False)
+    first = tmp_path / "bom_first.txt"
+    first.write_text("\ufeffx qid:1 1:0.5\n", encoding="utf-8")
+    with pytest.raises(LetorFormatError, match=":1: label 'x' is not a number"):
+        load_letor(first, cache=False)

@@ -237,10 +237,10 @@ def test_ideal_dcg_export():
 
 
 @pytest.mark.kernel
-@pytest.mark.parametrize("k", [None, 0, 1, 3, 100])
+@pytest.mark.parametrize("k", [None, 1, 3, 100])
 @pytest.mark.parametrize("gain,discount", [("exp", "log2"), ("linear", "jk")])
 def test_ideal_dcg_every_cut(k, gain, discount):
-    """Every cut (None and 0: the whole list), empty, one-document and all-zero queries; and the same bits
+    """Every cut (None: the whole list), empty, one-document and all-zero queries; and the same bits
     as the denominator `evaluate`'s NDCG@k divides by (ndcg = dcg / ideal_dcg for a query whose scores
     rank it ideally)."""
     y, s, qp = random_queries(5)
@@ -616,3 +616,42 @@ def test_evaluate_int32_labels_path_is_the_float64_path_bit_for_bit(ties):
         M.evaluate(np.array([0, 1, 1], np.int32), [1.0, np.nan, 3.0], q, ties=ties)
     with pytest.raises(ValueError, match="exceeds max_grade=4"):
         M.evaluate(np.array([0, 5, 1], np.int32), [1.0, 2.0, 3.0], q, ["err@10"], ties=ties)
+
+
+# ------------------------------------------------------------------------------- cut-offs
+@pytest.mark.parametrize("name", ["ndcg@1" + "0" * 30, "err@99999999999999999999", "p@9223372036854775808"])
+def test_a_cut_off_beyond_int64_is_a_clear_error(name):
+    """'ndcg@10**30' raised a raw OverflowError from the kernel."""
+    with pytest.raises(ValueError, match=r"cut-off of .* is too large: at most 2\*\*63 - 1"):
+        M.parse_metric(name)
+    with pytest.raises(ValueError, match="too large"):
+        M.evaluate([1, 0], [0.1, 0.2], [0, 2], [name])
+    with pytest.raises(ValueError, match="too large"):
+        M.training_measure([1, 0], [0, 2], name)
+
+
+def test_the_largest_cut_off_is_all_positions():
+    y, s, qp = random_queries(3)
+    big = M.evaluate(y, s, qp, ["ndcg@9223372036854775807", "ndcg"], per_query=True)
+    np.testing.assert_array_equal(big["ndcg@9223372036854775807"], big["ndcg"])
+
+
+@pytest.mark.parametrize("fn", [M.ndcg, M.dcg, M.err, M.precision])
+@pytest.mark.parametrize("k", [0, -1, 10**30, 2.5, True])
+def test_k_is_a_positive_integer_or_none_everywhere(fn, k):
+    """``ndcg(k=0)`` meant every position while 'ndcg@0' was refused: now k=0 is refused too (None means
+    every position), and k beyond int64 is a ValueError, not an OverflowError."""
+    y, s, qp = [1, 0, 2], [0.1, 0.2, 0.3], [0, 3]
+    with pytest.raises(ValueError, match="k must be a positive integer"):
+        fn(y, s, qp, k=k)
+    with pytest.raises(ValueError):
+        M.ideal_dcg(y, qp, k=k)
+    with pytest.raises(ValueError):
+        M.parse_metric(f"ndcg@{k}")
+
+
+def test_k_none_is_every_position():
+    y, s, qp = random_queries(4)
+    every = M.evaluate(y, s, qp, ["ndcg"], per_query=True)["ndcg"]
+    np.testing.assert_array_equal(M.ndcg(y, s, qp, k=None), every)
+    np.testing.assert_array_equal(M.ideal_dcg(y, qp, k=None), M.ideal_dcg(y, qp, k=10**6))

@@ -1,4 +1,4 @@
-"""NDCGBoost: kernels against the double loops of ALGORITHMS.md 7, the classifier tree, the estimator."""
+"""NDCGBoost: kernels against the double loops of the NDCGBoost box, the classifier tree, the estimator."""
 
 import numpy as np
 import pytest
@@ -401,3 +401,31 @@ def test_classifier_trees_are_the_oracles_bit_for_bit(seed):
         assert h.value.tobytes() == want["value"].tobytes()
         assert new.tobytes() == (model + h.scale * want["value"][want["leaf_of"]]).tobytes()
         assert np.array_equal(h.predict(d.X), h.scale * h.value[h.apply(d.X)])
+
+
+@pytest.mark.parametrize("path", ["general", "stump"])
+def test_split_choices_do_not_hang_on_the_last_bits(path):
+    """Gains equal in exact arithmetic are ties won by the lowest feature / bin, and a gain of rounding size
+    is none: weights perturbed by an ulp (another CPU's rounding) grow the same tree (notebook 03's chess
+    trees once parted on a gain of 1.2e-16 on one CPU and 7e-17 on another). "stump": a constrained stump
+    (the column-major codes of its feature), "general": an unconstrained tree (the row-major codes)."""
+    from lrank.data.binning import bin_features
+
+    X = np.array([[0, 0], [1, 1], [2, 2], [3, 3]], dtype=np.float32)    # two features that split alike
+    bins = bin_features(X, threshold_strategy="all")
+    base = np.array([1.0, -1.0, 1.0, -1.0])                             # bins 0 and 2 tie within a feature
+    trees = []
+    for bump in (0.0, 1e-15, -1e-15):
+        for i in range(4):
+            s = base.copy()
+            s[i] += bump
+            constraint = (1,) if path == "stump" else None
+            tree, leaf = grow_tree(bins.codes, bins.thresholds, s, 2, constraint)
+            trees.append((str(tree.feature.tolist()), str(tree.threshold.tolist()), str(leaf.tolist())))
+    assert len(set(trees)) == 1, set(trees)
+    assert trees[0][0].startswith("[1," if path == "stump" else "[0,")
+    # all weights positive: every split's gain is S_L + S_R - S, zero up to rounding: no split
+    pos = np.array([0.1, 0.7, 0.2, 0.3])
+    for constraint in ((0, 0, 0), (1, 1, 1), None):
+        tree, _ = grow_tree(bins.codes, bins.thresholds, pos, 4, constraint)
+        assert tree.feature.tolist() == [-1], constraint

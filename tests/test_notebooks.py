@@ -171,6 +171,7 @@ def prose_numbers(markdown: str) -> list[str]:
     """Numbers in markdown that could be computed: with a decimal point, or of three digits or more."""
     text = re.sub(r"`[^`]*`", " ", markdown)  # code spans hold names and literals, not results
     text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets
+    text = re.sub(r"(?:Secs?\.|Sections?|§)\s*\d+(?:\.\d+)*", " ", text)  # section numbers: "Sec. 2.3"
     out = []
     for whole, frac in _NUMBER.findall(text):
         token = whole.replace(",", "") + (frac or "")
@@ -179,7 +180,16 @@ def prose_numbers(markdown: str) -> list[str]:
     return out
 
 
-def typed_in_numbers(nb: dict, recorded: dict) -> list[str]:
+def budget_numbers(notebook: str | None) -> list[float]:
+    """The settings of ``notebook`` in `lrank.papers.budgets` (every profile): inputs the code cells read
+    with ``budget(...)`` instead of typing them, so prose may quote them like a literal."""
+    from lrank.papers.budgets import BUDGETS
+
+    return [x for (name, _), b in BUDGETS.items() if name == notebook
+            for values in (b.paper, b.quick, b.rehearsal) for x in _numbers(dict(values))]
+
+
+def typed_in_numbers(nb: dict, recorded: dict, notebook: str | None = None) -> list[str]:
     """Markdown numbers that equal a value the notebook recorded.
 
     Allowed: a printed paper value (``paper=``), and a number typed as a literal in the notebook's code
@@ -187,6 +197,7 @@ def typed_in_numbers(nb: dict, recorded: dict) -> list[str]:
     """
     literals = {float(m) for c in nb["cells"] if c["cell_type"] == "code"
                 for m in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?:e-?\d+)?(?![\w.])", _src(c).replace("_", ""))}
+    literals |= {float(x) for x in budget_numbers(notebook)}
     values = [x for e in recorded.values() for k, v in e.items() if k not in ("paper", "tol")
               for x in _numbers(v)]
     papers = [x for e in recorded.values() for x in _numbers(e.get("paper"))]
@@ -211,6 +222,9 @@ def test_prose_scan_finds_typed_in_numbers():
                     {"cell_type": "code", "source": "T = 300\nx = 0.4523 * 0"}]}
     recorded["rounds"] = {"value": 300}
     assert typed_in_numbers(nb, recorded) == ["cell 0: 0.452", "cell 0: 1234"]
+    recorded["rank"] = {"value": 2.31}
+    nb["cells"].append({"cell_type": "markdown", "source": "Sec. 2.3 and Section 2.3 cite; rank 2.3"})
+    assert typed_in_numbers(nb, recorded) == ["cell 0: 0.452", "cell 0: 1234", "cell 4: 2.3"]
 
 
 @pytest.mark.parametrize("path", BOOKS, ids=IDS)
@@ -219,7 +233,7 @@ def test_markdown_holds_no_recorded_number(path):
     if not stored.is_file():
         pytest.skip(f"{path.stem} records no numbers")
     recorded = {k: v for k, v in json.loads(stored.read_text(encoding="utf-8")).items() if k != "_meta"}
-    hits = typed_in_numbers(_nb(path), recorded)
+    hits = typed_in_numbers(_nb(path), recorded, path.stem)
     assert not hits, f"{path.name}: markdown cells hold numbers the run records (render them from " \
                      f"lrank.results with IPython.display.Markdown): {hits}"
 

@@ -107,7 +107,7 @@ def test_dev_tiers_run_the_index_last_and_find_kernel_tests():
     for f in dev.kernel_test_files():
         assert re.search(dev._KERNEL_MARK, (ROOT / f).read_text(), re.M)
     assert "tests/test_packaging.py" not in dev.kernel_test_files()  # naming the mark is not using it
-    assert dev.TIERS == ("unit", "kernel", "notebooks", "results", "browser", "git")
+    assert dev.TIERS == ("unit", "kernel", "notebooks", "results", "browser", "rehearsal", "git")
 
 
 def test_dev_mutations_apply_to_the_current_sources():

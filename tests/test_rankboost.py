@@ -319,24 +319,6 @@ def test_fitted_state_holds_the_ensemble_only():
         assert not (isinstance(v, np.ndarray) and v.shape[0] == data.n_docs), k
 
 
-def test_paper_verdict_helpers():
-    from lrank.papers.rankboost import all_of, not_worse_by, within_margin
-
-    rng = np.random.default_rng(0)
-    a = rng.normal(size=60)
-    held = {"verdict": "HELD", "n": 60, "p_value": 0.01}
-    und = {"verdict": "UNDECIDED", "n": 50, "p_value": 0.4}
-    notheld = {"verdict": "NOT HELD", "n": 70, "p_value": 0.002}
-    assert all_of([held, held])["verdict"] == "HELD"
-    assert all_of([held, und])["verdict"] == "UNDECIDED"
-    r = all_of([held, und, notheld])
-    assert r["verdict"] == "NOT HELD" and r["p_value"] == 0.002 and r["n"] == 50
-    assert within_margin(a, a + 1e-4 * rng.normal(size=60), 0.01)["verdict"] == "HELD"
-    assert within_margin(a + 1.0, a + 1e-3 * rng.normal(size=60), 0.01)["verdict"] == "NOT HELD"
-    assert not_worse_by(a + 0.5, a + 1e-3 * rng.normal(size=60), 0.05)["verdict"] == "HELD"
-    assert not_worse_by(a - 0.5, a + 1e-3 * rng.normal(size=60), 0.05)["verdict"] == "NOT HELD"
-
-
 def test_target_rank_stats_per_query_sums_to_counts():
     from lrank.papers.rankboost import target_rank_stats
 
@@ -378,3 +360,58 @@ def test_eval_metric_and_early_stopping_checked_at_fit():
         RankBoost(early_stopping_rounds=3).fit(data)
     with pytest.raises(ValueError, match="early_stopping_rounds"):
         RankBoost(early_stopping_rounds=0).fit(data, eval_set=data)
+
+
+@pytest.mark.parametrize("value", [1e17, -1e17, 3e38, 1e16, 0.0])
+@pytest.mark.parametrize("method", ["first", "third"])
+def test_feature_weak_ranker_on_a_huge_constant_feature(value, method):
+    """A constant feature of 1e17 made every alpha and prediction NaN ('n_estimators reached'): its range
+    low + 1.0 rounded back to low, so h = 0 / 0. A constant feature scores 0 for every document: the model
+    is the one fitted without it, and finite."""
+    data = _data(3, n_queries=6, labels=3)
+    X = np.column_stack([data.X, np.full(data.n_docs, value, dtype=np.float32)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateRoundWarning)
+        kw = dict(n_estimators=6, weak_ranker="feature", alpha_method=method, bipartite=False)
+        m = RankBoost(**kw).fit(X, data.y, group=data.group)
+        ref_m = RankBoost(**kw).fit(data)
+    assert np.isfinite(m.alphas_).all() and np.isfinite(m.predict(X)).all()
+    assert np.isfinite(m.history_[["r", "alpha", "Z", "bound"]].to_numpy()).all()
+    np.testing.assert_array_equal(m.alphas_, ref_m.alphas_)
+    np.testing.assert_array_equal(m.features_, ref_m.features_)
+    np.testing.assert_array_equal(m.predict(X), ref_m.predict(data.X))
+    assert (m.highs_ > m.lows_).all()
+
+
+def test_feature_weak_ranker_with_only_a_huge_constant_feature_stops_clearly():
+    data = _data(3, n_queries=6, labels=3)
+    X = np.full((data.n_docs, 1), 1e17, dtype=np.float32)
+    with pytest.warns(DegenerateRoundWarning, match="no allowed weak ranking has r != 0"):
+        m = RankBoost(n_estimators=5, weak_ranker="feature").fit(X, data.y, group=data.group)
+    assert m.n_iter_ == 0 and np.array_equal(m.predict(X), np.zeros(data.n_docs))
+
+
+def test_feature_weak_ranker_on_huge_distinct_values_scales_them():
+    """Values near 1e17 that differ: scaled to [0, 1] over their range, ranked as the small ones are."""
+    data = _data(4, n_queries=6, labels=3, n_features=2)
+    big = data.X.astype(np.float64) * 1e10 + 1e17
+    kw = dict(n_estimators=4, weak_ranker="feature", alpha_method="third", bipartite=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateRoundWarning)
+        m = RankBoost(**kw).fit(big.astype(np.float32), data.y, group=data.group)
+    assert np.isfinite(m.alphas_).all() and np.isfinite(m.predict(big.astype(np.float32))).all()
+
+
+def test_a_non_finite_r_is_an_error_not_a_nan_model(monkeypatch):
+    """The safety net behind the fix above: a weak ranking whose r is NaN stops the fit with an error naming
+    the feature (it gave NaN alphas and stop_reason_ 'n_estimators reached')."""
+    import dataclasses
+
+    from lrank.weak.stumps import ScaledFeatures
+
+    real = ScaledFeatures.search
+    monkeypatch.setattr(ScaledFeatures, "search",
+                        lambda self, pi, **kw: dataclasses.replace(real(self, pi, **kw), r=float("nan")))
+    data = _data(3, n_queries=6, labels=3)
+    with pytest.raises(FloatingPointError, match=r"round 1: the weak ranking on feature \d+ has r = nan"):
+        RankBoost(n_estimators=3, weak_ranker="feature").fit(data)

@@ -1,10 +1,18 @@
-"""The RankBoost+ speed-up (issue 15 / issue 10's 300 rounds) keeps every model bit for bit.
+"""The RankBoost+ speed-up (issue 15 / issue 10's 300 rounds) keeps every model.
 
 ``tests/reference/rankboost_plus_runs.npz`` holds runs of the code before the speed-up (Rb-d, Rb-c,
 efficient and optimal Rb+, the eps- = 0 modes, positive alphas, query pair weighting; MovieLens- and
-MSLR-shaped tasks; the protocol's `_fold_run` on every fold of one task). The chosen stumps, weights,
-pair statistics, Z and every score must be the same bits; the training losses (E1, E2, R1, R2, the
-Theorem bound), now accumulated in one pass per round, agree to 1e-12 (relative or absolute).
+MSLR-shaped tasks; the protocol's `_fold_run` on every fold of one task).
+
+Bits are compared only where they are the same on every CPU: the chosen stumps (feature, threshold),
+the rounds' kinds, the number of independent rankers and of rounds (choices made with the tie rule of
+`lrank._kernels.stumps.TIE_TOL`). The weights and pair statistics (eps+, eps-, eps0, alpha, alpha', Z)
+and the scores come from numpy's SIMD exp / log and numba's fused multiply-adds, whose last bits differ
+between CPUs: measured over emulated CPUs (numpy without AVX-512, without AVX2; numba for a generic
+x86-64) they moved by at most 3.4e-14 relative and 7.1e-15 absolute, so they agree to ``MODEL_RTOL =
+1e-12`` relative and ``MODEL_ATOL = 1e-13``. The training losses (E1, E2, R1, R2, the Theorem bound),
+accumulated in one pass per round, moved by up to 7.4e-12 relative on a Zen 5 machine (numpy 2.4 with
+AVX-512 there too): they agree to ``CLOSE_RTOL = 1e-9`` (relative, or absolute near 0).
 """
 
 import numpy as np
@@ -36,28 +44,40 @@ def data():
     return runs.tasks()
 
 
+MODEL_RTOL, MODEL_ATOL = 1e-12, 1e-13  # weights, pair statistics, scores (module docstring)
+CLOSE_RTOL = 1e-9  # the training losses
+#: the choices: the same bits on every CPU
+DISCRETE = ["feature", "threshold", "n_independent"]
+
+
 @pytest.mark.parametrize("name", list(runs.CONFIGS))
 def test_fit_matches_the_recorded_runs(name, data):
     m = runs.fit(name, data)
     h = m.history_
     assert m.n_iter_ == int(REF[f"{name}/n_iter"])
+    assert set(DISCRETE) < set(runs.EXACT)
     for col in runs.EXACT:
-        np.testing.assert_array_equal(h[col].to_numpy(dtype=np.float64), REF[f"{name}/{col}"], err_msg=col)
+        got, want = h[col].to_numpy(dtype=np.float64), REF[f"{name}/{col}"]
+        if col in DISCRETE:
+            np.testing.assert_array_equal(got, want, err_msg=col)
+        else:
+            np.testing.assert_allclose(got, want, rtol=MODEL_RTOL, atol=MODEL_ATOL, err_msg=col)
     assert list(h["kind"]) == list(REF[f"{name}/kind"])
     for col in runs.CLOSE:
-        np.testing.assert_allclose(h[col].to_numpy(dtype=np.float64), REF[f"{name}/{col}"], rtol=1e-12,
-                                   atol=1e-12, err_msg=col)
+        np.testing.assert_allclose(h[col].to_numpy(dtype=np.float64), REF[f"{name}/{col}"], rtol=CLOSE_RTOL,
+                                   atol=CLOSE_RTOL, err_msg=col)
     task = runs.CONFIGS[name][0]
-    np.testing.assert_array_equal(m.predict(data[task].X), REF[f"{name}/predict"])
+    np.testing.assert_allclose(m.predict(data[task].X), REF[f"{name}/predict"], rtol=MODEL_RTOL,
+                               atol=MODEL_ATOL)
 
 
 def test_fold_runs_match_the_recorded_runs(data):
     for i, r in enumerate(runs.fold_runs(data)):
         assert r["n_iter"] == int(REF[f"fold{i}/n_iter"])
-        np.testing.assert_array_equal(r["valid"], REF[f"fold{i}/valid"])
-        np.testing.assert_array_equal(r["test"], REF[f"fold{i}/test"])
+        np.testing.assert_allclose(r["valid"], REF[f"fold{i}/valid"], rtol=MODEL_RTOL, atol=MODEL_ATOL)
+        np.testing.assert_allclose(r["test"], REF[f"fold{i}/test"], rtol=MODEL_RTOL, atol=MODEL_ATOL)
         for key in ("train_E1", "train_log_E2"):
-            np.testing.assert_allclose(r[key], REF[f"fold{i}/{key}"], rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(r[key], REF[f"fold{i}/{key}"], rtol=CLOSE_RTOL, atol=CLOSE_RTOL)
 
 
 # ------------------------------------------------------------------------------------------ kernels

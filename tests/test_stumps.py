@@ -418,3 +418,65 @@ def test_python_functions_check_their_arrays():
         K.update_bipartite(np.ones(3), side, np.ones(4)[::2], dq, np.ones(3), 0.5, 2)
     with pytest.raises(ValueError, match="one length"):
         K.update_bipartite(np.ones(3), side, np.ones(1), dq, np.ones(2), 0.5, 1)
+
+
+# ------------------------------------------------ choices that do not depend on the CPU's last bits
+EPS = np.finfo(np.float64).eps
+
+
+def _hist_pair(seed, k=6, scale=1.0 + 4 * EPS):
+    """Two features whose histograms are alike up to a relative ``scale - 1``: feature 1's |r| is the
+    larger by a few units in the last place when ``scale > 1`` (another CPU's rounding of the same sums)."""
+    rng = np.random.default_rng(seed)
+    h0 = rng.uniform(0.01, 0.1, k + 2)
+    h0[0] = 0.0  # code 0: no missing value
+    return np.vstack([h0, h0 * scale]), np.array([k, k], dtype=np.int64)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("qmode", [-1, 0])
+@pytest.mark.parametrize("scale", [1.0 + 4 * EPS, 1.0 - 4 * EPS, 1.0 + 1e-12])
+def test_weaklearn3_near_tie_keeps_the_first_stump(seed, qmode, scale):
+    # a stump better by a few ulps (or 1e-12) is not better: the first in scan order is kept on every CPU
+    hist, nt = _hist_pair(seed, scale=scale)
+    f, j, q, r = K._scan_third(hist, nt, qmode)
+    assert f == 0
+    f2, j2, q2, r2 = K._scan_third_cum(hist, nt, qmode, np.zeros((2, hist.shape[1], 2)))
+    assert f2 == 0
+    # a stump better by more than TIE_TOL wins
+    hist[1] *= 1.0 + 1e-8
+    assert K._scan_third(hist, nt, qmode)[0] == 1
+
+
+def test_r_within_tie_tol_of_zero_is_no_stump():
+    hist = np.zeros((1, 4))
+    hist[0, 2] = 1e-17  # rounding left over from sums that are 0 in exact arithmetic
+    assert K._scan_third(hist, np.array([2], dtype=np.int64), -1)[0] == -1
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("scale", [1.0 + 4 * EPS, 1.0 - 4 * EPS])
+def test_weaklearn2_near_tie_keeps_the_first_stump(seed, scale):
+    data, hi, lo, D = _problem(seed)
+    bs = BinnedStumps(data.X, max_thresholds=6, random_state=seed)
+    mass, count = K.pair_split_histograms(bs.codes_t, hi, lo, D, bs.n_bins)
+    cum = np.zeros((1, 1, 1))
+    fb = K.scan_second(mass, count, bs.n_thresholds, -1, cum, False, float(D.sum()), 0.0)[0]
+    # the best feature and a copy with every pair weight scaled by (1 +- 4 eps): Z differs in the last bits
+    m2 = np.ascontiguousarray(np.stack([mass[:, fb], mass[:, fb] * scale], axis=1))
+    c2 = np.ascontiguousarray(np.stack([count[:, fb], count[:, fb]], axis=1))
+    nt = np.array([bs.n_thresholds[fb]] * 2, dtype=np.int64)
+    assert K.scan_second(m2, c2, nt, -1, cum, False, float(D.sum()), 0.0)[0] == 0
+
+
+def test_scaled_features_near_tie_keeps_the_first():
+    from lrank.weak.stumps import ScaledFeatures
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(size=40)
+    X = np.c_[x, x * (1.0 + 4 * EPS)]  # the same ranking; BLAS's sums may round the two alike or not
+    sf = ScaledFeatures(X)
+    sf.scaled[:, 1] = sf.scaled[:, 0] * (1.0 + 4 * EPS)  # feature 1 better by a few ulps
+    pi = rng.normal(size=40)
+    pi -= pi.mean()
+    assert sf.search(pi, q_def=0).feature == 0

@@ -32,7 +32,7 @@ def _ranking(seed, sizes=(12, 9, 1, 15)):
 
 @pytest.mark.kernel
 @pytest.mark.parametrize("crit", ["se", "wse", "rwse", "ole"])
-@pytest.mark.parametrize("growth", ["breadth_first", "best_first"])
+@pytest.mark.parametrize("growth", ["breadth_first", "best_first", "depth_first"])
 def test_tree_matches_reference(crit, growth):
     codes, grad, hess = _data(hash((crit, growth)) % 1000)
     tree = RegressionTree(num_leaves=5, min_child_samples=3, min_child_weight=0.0, growth=growth,
@@ -45,7 +45,7 @@ def test_tree_matches_reference(crit, growth):
 
 
 @pytest.mark.kernel
-@pytest.mark.parametrize("growth", ["breadth_first", "best_first"])
+@pytest.mark.parametrize("growth", ["breadth_first", "best_first", "depth_first"])
 def test_ole_pairwise_matches_reference(growth):
     codes, y, qptr, s = _ranking(3)
     lam, w, pairs = lambdamart_gradients(y, qptr, s, k=5, with_pairs=True)
@@ -185,3 +185,23 @@ def test_leaf_labels_are_the_trees_own_and_a_grower_is_reused():
     c = RegressionTree(num_leaves=5, min_child_samples=3).fit_gradients(codes, grad, hess, grower=a.grower_)
     assert c.grower_ is not a.grower_
     np.testing.assert_array_equal(c.predict_codes(codes), c.value_[c.leaf_of_])
+def test_depth_first_grows_the_left_subtree_first():
+    """Pre-order growth: with 3 leaves the second split is in the root's left child even where the right
+    child's split gains more (best-first takes the right one); with room for every valid split the three
+    orders give the same partition."""
+    n = 40
+    x0 = np.repeat([0, 1], n // 2).astype(np.uint8)          # the root split: left half | right half
+    x1 = np.tile([0, 1], n // 2).astype(np.uint8)            # splits both halves
+    codes = np.column_stack([x0, x1])
+    r = np.where(x0 == 0, 10.0, -10.0) + np.where(x1 == 1, 1.0, -1.0) * np.where(x0 == 0, 0.5, 3.0)
+    grad, hess = -r, np.ones(n)
+    kw = dict(min_child_samples=2, min_child_weight=0.0)
+    trees = {g: RegressionTree(num_leaves=3, growth=g, **kw).fit_gradients(codes, grad, hess)
+             for g in ("depth_first", "best_first", "breadth_first")}
+    left_half = tuple(np.flatnonzero(x0 == 0))
+    assert left_half in _leaf_masks(trees["best_first"], n)       # best-first split the right half
+    assert left_half not in _leaf_masks(trees["depth_first"], n)  # depth-first split the left half
+    assert tuple(np.flatnonzero(x0 == 1)) in _leaf_masks(trees["depth_first"], n)
+    full = [_leaf_masks(RegressionTree(num_leaves=8, growth=g, **kw).fit_gradients(codes, grad, hess), n)
+            for g in ("depth_first", "best_first", "breadth_first")]
+    assert full[0] == full[1] == full[2] and len(full[0]) == 4

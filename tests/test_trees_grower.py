@@ -55,16 +55,16 @@ def _assert_oracle(tree, leaf_of, want):
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("criterion", ["se", "wse", "rwse", "ole", "classify"])
 def test_trees_are_the_oracles_bit_for_bit(criterion, layout):
-    """SE, WSE, RWSE, OLE with pairs and NDCGBoost's classifier trees, best and breadth first, without and
-    with a feature constraint (an int; a list repeating features), varying and constant hessians (two
-    channels), in every layout: the oracle's node record and leaves, bit for bit."""
+    """SE, WSE, RWSE, OLE with pairs and NDCGBoost's classifier trees, best, breadth and depth first,
+    without and with a feature constraint (an int; a list repeating features), varying and constant
+    hessians (two channels), in every layout: the oracle's node record and leaves, bit for bit."""
     for seed in (0, 1):
         codes, nb, grad, hess, pairs, rng = _ranking(seed)
         if criterion == "classify":
             grad = rng.normal(size=grad.size)
-        for growth, cons, const in itertools.product(("best_first", "breadth_first"),
+        for growth, cons, const in itertools.product(("best_first", "breadth_first", "depth_first"),
                                                      (None, 3, [5, 0, 5, 2, 1]), (False, True)):
-            if criterion == "classify" and (growth == "breadth_first" or const):
+            if criterion == "classify" and (growth != "best_first" or const):
                 continue
             h = np.full(grad.size, 0.5) if const else hess
             md, mh = (1, 0.0) if criterion == "classify" else (3, 1e-3)
@@ -79,7 +79,7 @@ def test_trees_are_the_oracles_bit_for_bit(criterion, layout):
 
 
 @pytest.mark.kernel
-@pytest.mark.parametrize("growth", ["breadth_first", "best_first"])
+@pytest.mark.parametrize("growth", ["breadth_first", "best_first", "depth_first"])
 @pytest.mark.parametrize("criterion", ["se", "wse", "rwse", "ole"])
 def test_trees_match_brute_force(criterion, growth):
     """The leaves and values of the brute-force reference (every split of every leaf from each criterion's
@@ -280,5 +280,5 @@ def test_bad_input_named():
     with pytest.raises(ValueError, match="node record"):
         gk.grow((ni[:3], nf[:3]), (g.off, np.zeros((10, 50, 3)), *g._row_list(), g.leaf_of, g.positions),
                 g.positions, criterion="se", h_unit=0.0, num_leaves=10, min_data=1.0, min_hess=0.0,
-                breadth_first=False, codes=codes, gbin=g.global_bins(), vals=np.zeros((codes.shape[0], 3)),
+                codes=codes, gbin=g.global_bins(), vals=np.zeros((codes.shape[0], 3)),
                 scan=g.scan)

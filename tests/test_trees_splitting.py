@@ -202,7 +202,8 @@ def test_ole_scan_matches_reference(seed, two, subtract):
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_classify_scan_matches_reference(seed):
     """NDCGBoost's scan: ``max(0, S_l) + max(0, S_r) - max(0, S)`` with a document on each side, the first
-    maximum (features in order); a node of one document has no split."""
+    candidate (features in order) within ``tol`` of the largest (``tol = 0``: the first maximum); a node of
+    one document has no split."""
     rng = np.random.default_rng(seed)
     F = 5
     nb = rng.integers(2, 9, F)
@@ -213,12 +214,13 @@ def test_classify_scan_matches_reference(seed):
     feats = np.arange(F, dtype=np.int64)
     for S in (float(s.sum()), -abs(float(s.sum())), 0.0):
         N = float(cnt[:nb[0]].sum())
-        got = sk._scan_classify(hist, off, feats, S, N)
-        want = ref_tg._classify_scan(hist, off, S, N)
-        assert _bits(got[0]) == _bits(want[0]) and got[1:] == want[1:]
+        for tol in (0.0, 0.05, 0.25):
+            got = sk._scan_classify(hist, off, feats, S, N, tol)
+            want = ref_tg._classify_scan(hist, off, S, N, tol)
+            assert _bits(got[0]) == _bits(want[0]) and got[1:] == want[1:]
     one = np.zeros((off[-1], 3))
     one[off[:-1] + 1, :] = [0.3, 1.0, 1.0]
-    assert sk._scan_classify(one, off, feats, 0.3, 1.0)[1] == -1
+    assert sk._scan_classify(one, off, feats, 0.3, 1.0, 0.0)[1] == -1
 
 
 @pytest.mark.kernel

@@ -17,6 +17,11 @@ import numpy as np
 
 from ._jit import njit
 
+#: weighted metrics (in [0, 1]) closer than this are equal: the lowest candidate wins. The sums
+#: ``sum_q P(q) M[c, q]`` round differently from one CPU to the next (fused multiply-adds, numpy's exp in
+#: ``P``), so two candidates of equal merit must not be told apart by their last bits.
+TIE_TOL = 1e-10
+
 
 @njit(cache=True)
 def _weighted_performance(M, P, out):
@@ -34,16 +39,21 @@ def _weighted_performance(M, P, out):
 
 @njit(cache=True)
 def _choose(M, P, allowed, phi):
-    """``(best, best_phi, phi)``: :func:`_weighted_performance` into ``phi`` and its first maximum over the
-    ``allowed`` candidates (``best = -1`` if none is)."""
-    # Sec. 3.6: h_t = argmax_k sum_i P_t(i) E(pi(q_i, d_i, x_k), y_i); ties go to the lowest index
+    """``(best, best_phi, phi)``: :func:`_weighted_performance` into ``phi``, then the lowest ``allowed``
+    candidate within ``TIE_TOL`` of the largest allowed ``phi`` (``best = -1`` if none is) and its phi."""
+    # Sec. 3.6: h_t = argmax_k sum_i P_t(i) E(pi(q_i, d_i, x_k), y_i); near-ties go to the lowest index
     _weighted_performance(M, P, phi)
+    top = -np.inf
+    for c in range(phi.size):
+        if allowed[c] and phi[c] > top:
+            top = phi[c]
     best = -1
     best_phi = -np.inf
-    for c in range(phi.size):
-        if allowed[c] and phi[c] > best_phi:
+    for c in range(phi.size):  # the lowest index within TIE_TOL of the best
+        if allowed[c] and phi[c] >= top - TIE_TOL:
             best = c
             best_phi = phi[c]
+            break
     return best, best_phi, phi
 
 
@@ -71,7 +81,8 @@ def choose_weak_ranker(M: np.ndarray, P: np.ndarray, allowed: np.ndarray | None 
     Returns
     -------
     best : int
-        Index of the chosen candidate (the lowest index among exact ties; -1 if none is allowed).
+        Index of the chosen candidate: the lowest allowed index whose weighted metric is within
+        ``TIE_TOL`` of the largest (near-ties as ties; -1 if none is allowed).
     varphi : float
         Its weighted metric ``sum_q P(q) M[best, q]``.
     phi : ndarray of shape (n_candidates,)

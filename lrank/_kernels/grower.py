@@ -1,12 +1,15 @@
 """The tree engine's growth loop: one tree in one kernel call, for every criterion and layout.
 
 `_grow` grows a tree from a root holding every document, splitting one node per pass until ``num_leaves``
-leaves (or no positive gain): best first (the open leaf with the largest positive gain; ties to the
-smaller node id) or breadth first (level order, the "width-first" growth of Xia, Zhai & Wang's tables).
-A feature constraint (BoostingTree's feature trees) names the feature of each split in split order: in
-best-first growth the ``k``-th split is the best split on feature ``constraint[k]`` over all open
-leaves; in breadth-first growth the next node in level order that can split on it takes it (a node that
-cannot stays a leaf and the entry passes to the next node). Node ids follow split order.
+leaves (or no positive gain), in one of three orders (``growth``): best first (the open leaf with the
+largest positive gain; ties and near-ties, within the criterion's ``tol``, to the smaller node id),
+breadth first (level order, the "width-first" growth of Xia, Zhai & Wang's tables: a queue) or depth
+first (pre-order, a node's left subtree before its right one: a stack). A gain must exceed ``tol`` (0 but
+for NDCGBoost's rule, ``lrank._kernels.splitting``). A feature constraint (BoostingTree's feature trees)
+names the feature of each split in split order: in best-first growth the ``k``-th split is the best split
+on feature ``constraint[k]`` over all open leaves; in breadth- and depth-first growth the next node in
+their order that can split on it takes it (a node that cannot stays a leaf and the entry passes to the
+next node). Node ids follow split order.
 
 Per split: the stable partition of the node's rows (`_partition_rows` over row-major codes, writing each
 row's node, or `_partition_column` over the split feature's column), the smaller child's histogram and the
@@ -322,7 +325,7 @@ def _summarize(hist, off, crit, h_unit, min_hess, ni, nf, c, rows, cls):
 
 
 @njit(inline="always")
-def _search(hist, off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, wse, pairs, cls, par):
+def _search(hist, off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, wse, pairs, cls, par, tol):
     """The best split ``(gain, position, j)`` of node ``c`` (its histograms in slot ``s``) over the
     histogram positions ``fsel``, by the criterion's scan (the parallel twin with ``par`` on a large
     histogram)."""
@@ -352,7 +355,7 @@ def _search(hist, off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, w
         return _scan_ole(hist, off, fsel, min_data, min_hess, G, H, N, pmax[s], pmin[s], nf[c, PAIR_W], score,
                          h_unit)
     if cls is not None:
-        return _scan_classify(hist, off, fsel, G, N)
+        return _scan_classify(hist, off, fsel, G, N, tol)
     return -np.inf, -1, -1
 
 
@@ -362,7 +365,8 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
           cons, par, rootc):
     """Grow one tree (module docstring); returns ``(n_nodes, n_leaves)``.
 
-    ``spec`` is ``(crit, h_unit, num_leaves, min_data, min_hess, breadth_first)``; ``ni``/``nf`` the node
+    ``spec`` is ``(crit, h_unit, num_leaves, min_data, min_hess, growth, tol)`` (``growth``: 0 best first,
+    1 breadth first, 2 depth first; ``tol`` the criterion's gain tolerance); ``ni``/``nf`` the node
     record (``(2 num_leaves - 1, NI)`` int64 and ``(., NF)`` float64, any contents: set here); ``work``
     ``(off, hist, rows, tmp, leaf_of, positions)``: the histogram offsets of the ``m`` histogram features
     and their positions ``arange(m)``, the histogram slots ``(num_leaves, >= off[m], C)``, the row list and
@@ -370,7 +374,7 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
     position to its feature. ``cols = (codes_t, fmap, grad, hess, og)``; ``pairs = (pa, pb, pw, ta, tb,
     tw, u, pmax, pmin, cbins, gbins)`` with the pair count in ``ni[0, PAIR_END]`` on entry; ``par = (nblk,
     min_work, min_bins, zero_off, gains, js, bufs, pair_bins)``. Workspaces may hold anything."""
-    crit, h_unit, L, min_data, min_hess, breadth_first = spec
+    crit, h_unit, L, min_data, min_hess, growth, tol = spec
     off, hist, rows, tmp, leaf_of, positions = work
     n = rows.size
     m = positions.size
@@ -420,22 +424,26 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
     n_nodes = 1
     n_leaves = 1
     n_splits = 0
-    q0 = 0  # breadth first: the level-order queue, ni[q0:q1, QUEUE]
+    q0 = 0  # breadth first: the level-order queue ni[q0:q1, QUEUE]; depth first: the stack ni[:q1, QUEUE]
     q1 = 1
     ni[0, QUEUE] = 0
     while n_leaves < L:  # one split per pass
         node = -1
         fsel = positions if cons is None else cons[n_splits:n_splits + 1]
-        if breadth_first:
+        if growth != 0:
             while q0 < q1:
-                c = ni[q0, QUEUE]
-                q0 += 1
+                if growth == 1:
+                    c = ni[q0, QUEUE]
+                    q0 += 1
+                else:
+                    q1 -= 1
+                    c = ni[q1, QUEUE]
                 if ni[c, END] - ni[c, START] < 2.0 * min_data or (pairs is not None and ni[c, BUILT] == 0):
                     continue  # no split leaves min_data documents on both sides (or never searched: OLE)
                 s = ni[c, SLOT]
                 g, f, j = _search(hist[s], off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, wse,
-                                  pairs, cls, par)
-                if f >= 0 and g > 0.0:
+                                  pairs, cls, par, tol)
+                if f >= 0 and g > tol:
                     nf[c, BEST_GAIN] = g
                     ni[c, BEST_F] = f
                     ni[c, BEST_J] = j
@@ -451,13 +459,13 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
                     continue
                 s = ni[c, SLOT]
                 g, f, j = _search(hist[s], off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, wse,
-                                  pairs, cls, par)
+                                  pairs, cls, par, tol)
                 nf[c, BEST_GAIN] = g
                 ni[c, BEST_F] = f
                 ni[c, BEST_J] = j
-            for c in range(n_nodes):  # the largest positive gain; ties to the smaller node id
-                if ni[c, OPEN] != 0 and ni[c, BEST_F] >= 0 and nf[c, BEST_GAIN] > 0.0 and \
-                        (node < 0 or nf[c, BEST_GAIN] > nf[node, BEST_GAIN]):
+            for c in range(n_nodes):  # the largest gain above tol; (near-)ties to the smaller node id
+                if ni[c, OPEN] != 0 and ni[c, BEST_F] >= 0 and nf[c, BEST_GAIN] > tol and \
+                        (node < 0 or nf[c, BEST_GAIN] > nf[node, BEST_GAIN] + tol):
                     node = c
         if node < 0:
             break
@@ -502,8 +510,12 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
         ni[rt, OPEN] = 1
         for c in (lt, rt):
             _summarize(hist[ni[c, SLOT]], off, crit, h_unit, min_hess, ni, nf, c, rows, cls)
-        ni[q1, QUEUE] = lt
-        ni[q1 + 1, QUEUE] = rt
+        if growth == 2:  # the stack: the left child on top
+            ni[q1, QUEUE] = rt
+            ni[q1 + 1, QUEUE] = lt
+        else:
+            ni[q1, QUEUE] = lt
+            ni[q1 + 1, QUEUE] = rt
         q1 += 2
         n_nodes += 2
         n_leaves += 1
@@ -529,6 +541,7 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
 
 # ----------------------------------------------------------------------------- checked entry point
 _CRITERIA = {"se": SE, "wse": WSE, "rwse": RWSE, "ole": RWSE, "classify": CLASSIFY}
+_GROWTH = {"best_first": 0, "breadth_first": 1, "depth_first": 2}
 
 
 def _c_array(name: str, a: object, dtype: tuple | type, ndim: int) -> None:
@@ -539,7 +552,8 @@ def _c_array(name: str, a: object, dtype: tuple | type, ndim: int) -> None:
 
 
 def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *, criterion: str,
-         h_unit: float, num_leaves: int, min_data: float, min_hess: float, breadth_first: bool,
+         h_unit: float, num_leaves: int, min_data: float, min_hess: float, growth: str = "best_first",
+         tol: float = 0.0,
          codes: np.ndarray | None = None, gbin: np.ndarray | None = None, cols: tuple | None = None,
          counts: tuple | None = None, feats: np.ndarray | None = None, rowoff: np.ndarray | None = None,
          vals: np.ndarray | None = None,
@@ -624,7 +638,12 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
     if constraint is not None and (constraint.dtype != np.int64 or constraint.size < L - 1
                                    or constraint.min(initial=0) < 0 or constraint.max(initial=0) >= m):
         raise ValueError(f"constraint must name {L - 1} histogram positions below {m}")
-    spec = (crit, float(h_unit), L, float(min_data), float(min_hess), bool(breadth_first))
+    if growth not in _GROWTH:
+        raise ValueError(f"growth must be one of {sorted(_GROWTH)}, got {growth!r}")
+    tol = float(tol)
+    if not (tol >= 0.0 and tol < np.inf):
+        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    spec = (crit, float(h_unit), L, float(min_data), float(min_hess), _GROWTH[growth], tol)
     wse = True if criterion == "wse" else None
     n_nodes, n_leaves = _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, vals, scan,
                               wse, pairs, cls, constraint, par, rootc)
@@ -642,8 +661,7 @@ def _toy(C: int, cols: bool, L: int = 3) -> dict:
     work = (off, np.zeros((L, 6, C)), np.empty(n, dtype=rdt), np.empty(n, dtype=rdt),
             np.empty(n, dtype=np.int64), positions)
     kw = dict(nodes=(np.empty((2 * L - 1, NI), dtype=np.int64), np.empty((2 * L - 1, NF))), work=work,
-              fmap=positions, h_unit=1.0 if C == 2 else 0.0, num_leaves=L, min_data=1.0, min_hess=0.0,
-              breadth_first=False)
+              fmap=positions, h_unit=1.0 if C == 2 else 0.0, num_leaves=L, min_data=1.0, min_hess=0.0)
     grad = np.array([1.0, -2.0, 0.5, -0.25])
     if cols:
         og = np.empty((1, 16, C))

@@ -1,7 +1,7 @@
 """LambdaMART's lambdas and second-order weights per query (Wu, Burges, Svore & Gao 2010).
 
-For every query and every pair ``(i, j)`` of its documents with ``y_i > y_j`` (ALGORITHMS.md section 6,
-step (b); RankLib's ``computePseudoResponses``)::
+For every query and every pair ``(i, j)`` of its documents with ``y_i > y_j`` (the LambdaMART box as
+notebook 03 reconstructs it, Sec. 4, step (b); RankLib's ``computePseudoResponses``)::
 
     dZ   = |(disc(r_i) - disc(r_j)) (g_i - g_j)| / maxDCG_q       |Delta NDCG@k| of swapping i and j
     rho  = 1 / (1 + exp(sigma (s_i - s_j)))
@@ -14,6 +14,15 @@ by document order, a stable sort), discount ``disc(r) = 1 / log2(r + 2)`` for 0-
 the query. A query whose ideal DCG is 0 (no relevant document) or whose labels are all equal gets zero
 lambdas and weights. The global factor ``1/n`` of the BoostingTree paper cancels in every leaf value
 and is omitted. ``lambda > 0`` pushes a document up; the gradient of the implicit loss is ``-lambda``.
+
+LightGBM's variant of these lambdas (its ``lambdarank`` objective, ``src/objective/rank_objective.hpp``)
+is two options of `lambdamart_gradients`: ``truncation_level`` (LightGBM's
+``lambdarank_truncation_level``, 30 there) keeps the pairs whose higher-scored document ranks in the top
+``truncation_level``, with the discount ``1 / log2(r + 2)`` at every rank and ``maxDCG`` the ideal DCG at
+the level (``k=0``); ``norm`` (LightGBM's ``lambdarank_norm``, on there) divides each pair's ``dZ`` by
+``0.01 + |s_i - s_j|`` once a query's scores are not all equal and multiplies the query's lambdas and weights
+by ``log2(1 + S) / S``, ``S = 2 sum_pairs sigma dZ rho``: queries with many or large lambdas are damped,
+pairs already far apart count less. Neither changes a bit of the NDCG@k lambdas when off.
 
 The pairwise weights ``w_ij = sigma^2 dZ rho (1 - rho)`` are also returned as a pair list (pairs with
 ``dZ > 0`` only) for the tree-fitting paper's OLE criterion, whose exact node second derivative
@@ -82,8 +91,8 @@ _I_ROWS = 7
 #: rows of the float workspace: sort keys, gains, exponentials, discounts, lambdas and weights by rank,
 #: log2(r + 2), the label-grouped exponentials, discounts, lambdas and weights (whole list; the first two
 #: also hold a top-k row's per-pair terms in `_top_k_rows_plain`), 1 / log2(r + 2), the sort's key scratch,
-#: the whole list's lane partial sums (two rows) and per-pair gain factors
-_F_ROWS = 16
+#: the whole list's lane partial sums (two rows), per-pair gain factors and the scores by rank
+_F_ROWS = 17
 #: interleaved partial sums of a sweeping document's own terms in `_pair_sweep` (the float workspace's rows
 #: are ``_LANES`` longer for them)
 _LANES = 8
@@ -116,7 +125,7 @@ _WITHIN_K = 2   # at most k documents: every pair, grouped by label (`_lambdas_w
 
 
 @njit(cache=True, error_model="numpy")
-def _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw, fw):
+def _lambdas(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw, fw):
     """NDCG@k lambdas ``lam`` and weights ``w`` (``k > 0``, LambdaMART; no pair list) of queries ``q0:q1``,
     filled in place; returns the number of pairs with ``dZ > 0`` of the queries done here.
 
@@ -126,15 +135,18 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw, f
     exponential underflowed: `_lambdas_pairs`) and ``_WITHIN_K`` (at most ``k`` documents:
     `_lambdas_within`; ~0.9 s of compilation that LETOR-sized queries never need). ``iw`` (int64,
     ``_I_ROWS x max(nmax + 1, 2**_DIGIT)``) and ``fw`` (float64, ``_F_ROWS x (nmax + 1 + _LANES)``) are the
-    workspaces (`_workspaces`), ``nmax`` the largest query.
+    workspaces (`_workspaces`), ``nmax`` the largest query. ``k`` cuts the rows (pairs whose higher-ranked
+    document is in the top ``k``), ``kd`` the discount and ``ki`` the ideal DCG (each ``<= 0``: the whole
+    list); ``norm``: LightGBM's normalisation (`_normalise`).
     """
     order = iw[0]
-    gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
+    gain, ex, dr, lr, wr, sr = fw[1], fw[2], fw[3], fw[4], fw[5], fw[16]
     _log_discounts(fw)
     n_pairs = 0
     for q in range(q0, q1):
         todo[q] = 0
-        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw)
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, kd, ki, sigma, lam, w, inv_max_dcg, iw,
+                                             fw)
         if not run:
             continue
         if not _no_underflow(ex, n):
@@ -143,7 +155,10 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw, f
         if kk == n:
             todo[q] = _WITHIN_K
             continue
-        n_pairs += _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, fw[7], fw[8])
+        m, acc = _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, fw[7], fw[8], norm, sr)
+        n_pairs += m
+        if norm:
+            _normalise(lr, wr, n, acc)
         for r in range(n):
             lam[order[r]] = lr[r]
             w[order[r]] = wr[r]
@@ -151,18 +166,22 @@ def _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw, f
 
 
 @njit(cache=True, error_model="numpy")
-def _lambdas_within(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, queries, iw, fw):
+def _lambdas_within(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg, queries, iw, fw):
     """NDCG@k lambdas and weights of the ``queries`` listed, each of at most ``k`` documents and with no
     exponential underflowed (`_lambdas` marks them ``_WITHIN_K``): every pair, grouped by label
     (`_within_k`). Returns the number of pairs with ``dZ > 0``."""
     order, pos, gstart, gptr, yr = iw[0], iw[1], iw[2], iw[3], iw[6]
-    gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
+    gain, ex, dr, lr, wr, sr = fw[1], fw[2], fw[3], fw[4], fw[5], fw[16]
     _log_discounts(fw)
     n_pairs = 0
     for t in range(queries.size):
         q = queries[t]
-        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw)
-        n_pairs += _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr)
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, kd, ki, sigma, lam, w, inv_max_dcg, iw,
+                                             fw)
+        m, acc = _within_k(sigma, n, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr, norm, sr)
+        n_pairs += m
+        if norm:
+            _normalise(lr, wr, n, acc)
         for r in range(n):
             lam[order[r]] = lr[r]
             w[order[r]] = wr[r]
@@ -170,22 +189,30 @@ def _lambdas_within(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, queries, iw,
 
 
 @njit(cache=True, error_model="numpy")
-def _lambdas_pairs(y, qptr, scores, k, sigma, fill_pairs, lam, w, inv_max_dcg, pa, pb, pw, queries, iw, fw):
+def _lambdas_pairs(y, qptr, scores, k, kd, ki, norm, sigma, fill_pairs, lam, w, inv_max_dcg, pa, pb, pw,
+                   queries, iw, fw):
     """NDCG@k (or whole-list) lambdas and weights of the ``queries`` listed, pair by pair (`_top_k_rows`),
     and when ``fill_pairs`` their pair list ``(pa, pb, pw)`` in that order; returns the number of pairs with
     ``dZ > 0``. For the OLE criterion's pair list (every query) and for the queries `_lambdas` marked
     (an exponential underflowed: those pairs take their own ``exp``)."""
     order, yr = iw[0], iw[6]
-    gain, ex, dr, lr, wr = fw[1], fw[2], fw[3], fw[4], fw[5]
+    gain, ex, dr, lr, wr, sr = fw[1], fw[2], fw[3], fw[4], fw[5], fw[16]
     _log_discounts(fw)
     n_pairs = 0
     for t in range(queries.size):
         q = queries[t]
-        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw)
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, kd, ki, sigma, lam, w, inv_max_dcg, iw,
+                                             fw)
         if not run:
             continue
-        n_pairs += _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill_pairs,
-                               pa, pb, pw, n_pairs)
+        m, acc = _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill_pairs,
+                             pa, pb, pw, n_pairs, norm, sr)
+        if norm:
+            f = _normalise(lr, wr, n, acc)
+            if fill_pairs:
+                for u in range(n_pairs, n_pairs + m):
+                    pw[u] *= f
+        n_pairs += m
         for r in range(n):
             lam[order[r]] = lr[r]
             w[order[r]] = wr[r]
@@ -207,7 +234,7 @@ def _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw
     n_pairs = 0
     for q in range(q0, q1):
         todo[q] = 0
-        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, 0, sigma, lam, w, inv_max_dcg, iw, fw)
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, 0, 0, 0, sigma, lam, w, inv_max_dcg, iw, fw)
         if not run:
             continue
         if not _no_underflow(ex, n):
@@ -242,19 +269,21 @@ def _no_underflow(ex, n):
 
 
 @njit(inline="always")
-def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
+def _prepare_query(q, y, qptr, scores, k, kd, ki, sigma, lam, w, inv_max_dcg, iw, fw):
     """Query ``q``'s per-rank workspaces: its documents ranked by score (stable, `_sort_bucketed`; ties by
-    document order) with labels ``yr``, discounts ``dr`` of NDCG@k, gains and one exponential
-    ``ex = exp(sigma (s - s_max))`` each (``rho_ij = ex_j / (ex_i + ex_j)``), zeroed sums ``lr, wr``; the
-    ranks grouped by label (``pos``, ``gstart``: a counting sort, a stable sort when the label range is
-    wider than the workspace); ``1 / maxDCG@k`` from the groups, also stored in ``inv_max_dcg[q]``.
+    document order) with labels ``yr``, scores ``sr``, discounts ``dr`` of NDCG@kd (cut at rank ``kd``;
+    ``kd <= 0``: never), gains and one exponential ``ex = exp(sigma (s - s_max))`` each (``rho_ij = ex_j /
+    (ex_i + ex_j)``), zeroed sums ``lr, wr``; the ranks grouped by label (``pos``, ``gstart``: a counting
+    sort, a stable sort when the label range is wider than the workspace); ``1 / maxDCG@ki`` (``ki <= 0``:
+    the whole list) from the groups, also stored in ``inv_max_dcg[q]``.
 
-    Zeroes the query's ``lam`` and ``w``. Returns ``(n, kk, inv, ng, run)``: its size, the cut
-    ``min(k, n)``, ``1 / maxDCG@k``, the number of label groups, and whether any pair can have ``dZ > 0``
-    (two documents or more, a relevant one, two labels or more).
+    Zeroes the query's ``lam`` and ``w``. Returns ``(n, kk, inv, ng, run)``: its size, the rows' cut
+    ``min(k, n)`` (``k <= 0``: ``n``), ``1 / maxDCG@ki``, the number of label groups, and whether any pair
+    can have ``dZ > 0`` (two documents or more, a relevant one, two labels or more).
     """
     order, pos, gstart, cnt, yr, tmp = iw[0], iw[1], iw[2], iw[5], iw[6], iw[4]
     key, gain, ex, dr, lr, wr, lg, ilg, key2 = fw[0], fw[1], fw[2], fw[3], fw[4], fw[5], fw[6], fw[11], fw[12]
+    sr = fw[16]
     lo, hi = qptr[q], qptr[q + 1]
     n = hi - lo
     for i in range(lo, hi):
@@ -267,13 +296,15 @@ def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
     nn = _score_keys(scores, lo, n, key, order)
     _sort_bucketed(key, order, key2, tmp, pos, iw[3], cnt, nn)
     kk = n if (k <= 0 or k > n) else k
+    kdd = n if (kd <= 0 or kd > n) else kd
     smax = scores[lo + order[0]]
     for r in range(n):
         d = lo + order[r]
         order[r] = d
         yr[r] = y[d]
-        dr[r] = ilg[r] if r < kk else 0.0            # disc(r) of NDCG@k
+        dr[r] = ilg[r] if r < kdd else 0.0           # disc(r) of NDCG@kd
         ex[r] = np.exp(sigma * (scores[d] - smax))  # rho_ij = ex_j / (ex_i + ex_j)
+        sr[r] = scores[d]
         lr[r] = 0.0
         wr[r] = 0.0
     # ranks grouped by label: pos[u] is the rank at grouped position u, group g owns gstart[g]:gstart[g+1]
@@ -319,13 +350,14 @@ def _prepare_query(q, y, qptr, scores, k, sigma, lam, w, inv_max_dcg, iw, fw):
         gv = np.ldexp(1.0, yr[pos[gstart[g]]]) - 1.0
         for u in range(gstart[g], gstart[g + 1]):
             gain[pos[u]] = gv
-    # maxDCG@k: the gains in decreasing order, summed by rank
+    # maxDCG@ki: the gains in decreasing order, summed by rank
+    kki = n if (ki <= 0 or ki > n) else ki
     ideal = 0.0
     r = 0
     for g in range(ng - 1, -1, -1):
         gv = gain[pos[gstart[g]]]
         for _ in range(gstart[g + 1] - gstart[g]):
-            if r >= kk:
+            if r >= kki:
                 break
             ideal += gv / lg[r]
             r += 1
@@ -420,11 +452,15 @@ def _lanes_sum(P, nb):
 
 
 @njit(inline="always")
-def _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr):
+def _within_k(sigma, n, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr, norm, sr):
     """The pair loop of one query of at most ``k`` documents (no pair list, no underflow): documents grouped
     by label, so only pairs of different labels are visited; adds into ``lr``/``wr`` (by rank), the rank
-    ``r``'s own terms summed apart and added once. Returns the number of pairs with ``dZ > 0``."""
+    ``r``'s own terms summed apart and added once. With ``norm`` each ``dZ`` is divided by the pair's score
+    distance (`_spread`). Returns the number of pairs with ``dZ > 0`` and the sum of the pairs'
+    ``sigma dZ rho`` (`_normalise`)."""
     s2 = sigma * sigma
+    spread = _spread(norm, sr, n)
+    acc = 0.0
     for g in range(ng):
         gptr[g] = gstart[g]
     m = 0
@@ -433,6 +469,7 @@ def _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr):
         ga = gain[r]
         da = dr[r]
         ea = ex[r]
+        sa = sr[r]
         la = 0.0
         wa = 0.0
         for g in range(ng):
@@ -451,6 +488,8 @@ def _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr):
                 t = pos[v]
                 eb = ex[t]
                 dz = (da - dr[t]) * dg  # Delta NDCG of the swap (da > dr[t]: rank r above t)
+                if spread:
+                    dz = dz / (_SPREAD + abs(sa - sr[t]))
                 iv = 1.0 / (ea + eb)
                 c = sigma * dz * (eb if up else ea) * iv
                 h = s2 * dz * (ea * iv) * (eb * iv)
@@ -458,13 +497,14 @@ def _within_k(sigma, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr):
                 lr[t] -= c if up else -c
                 wa += h
                 wr[t] += h
+                acc += c
         lr[r] += la
         wr[r] += wa
-    return m
+    return m, acc
 
 
 @njit(inline="always")
-def _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, ct, ht):
+def _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, ct, ht, norm, sr):
     """`_top_k_rows` without the pair list and with no exponential underflowed, the same sums bit for bit
     without a branch per pair: a pair of equal labels adds exact zeros (``dZ = 0``; no NaN or infinity
     reaches here, and a sum that starts at +0 never becomes -0, so ``x + 0 = x``) and the more relevant
@@ -474,19 +514,25 @@ def _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, ct, ht):
     first computes every pair's terms into ``ct``, ``ht`` (no reduction and indices from 0 on views, so it
     vectorises: one division per pair), the second adds them into rank ``r``'s own sums in rank order
     and into the lower documents' sums, the order of the pair-by-pair loop (a serial chain of additions:
-    without reassociation it cannot vectorise, so it is kept apart from the divisions). Returns the
-    number of pairs with ``dZ > 0``."""
+    without reassociation it cannot vectorise, so it is kept apart from the divisions). With ``norm`` each
+    ``dZ`` is divided by the pair's score distance (`_spread`). Returns the number of pairs with ``dZ > 0``
+    and the sum of the pairs' ``sigma dZ rho`` (`_normalise`)."""
     m = 0
     s2 = sigma * sigma
+    spread = _spread(norm, sr, n)
+    acc = 0.0
     for r in range(kk):
         ga = gain[r]
         da = dr[r]
         ea = ex[r]
-        E, G, D, C, H = ex[r + 1:n], gain[r + 1:n], dr[r + 1:n], ct[r + 1:n], ht[r + 1:n]
+        sa = sr[r]
+        E, G, D, S, C, H = ex[r + 1:n], gain[r + 1:n], dr[r + 1:n], sr[r + 1:n], ct[r + 1:n], ht[r + 1:n]
         for t in range(E.size):  # (indices from 0 on views: provably not negative, so it vectorises)
             eb = E[t]
             gb = G[t]
             dz = abs((da - D[t]) * (ga - gb)) * inv         # |Delta NDCG| of the swap (0 for equal labels)
+            if spread:
+                dz = dz / (_SPREAD + abs(sa - S[t]))
             up = ga > gb                                    # rank r is the more relevant document
             sg = 1.0 if up else -1.0
             ei = ea if up else eb
@@ -506,17 +552,23 @@ def _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, ct, ht):
             wa += h
             lr[t] -= c
             wr[t] += h
+            acc += abs(c)
         lr[r] = la
         wr[r] = wa
-    return m
+    return m, acc
 
 
 @njit(inline="always")
-def _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill_pairs, pa, pb, pw, n0):
+def _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill_pairs, pa, pb, pw, n0,
+                norm, sr):
     """Pair by pair: the top-``kk`` ranks against every rank below them, adding into ``lr``/``wr`` (by rank)
     and, when ``fill_pairs``, writing the pairs from ``pa[n0]`` on. ``rho`` from the two exponentials, or
-    from the pair's own ``exp`` where both underflow. Returns the number of pairs with ``dZ > 0``."""
+    from the pair's own ``exp`` where both underflow; with ``norm`` each ``dZ`` divided by the pair's
+    score distance (`_spread`). Returns the number of pairs with ``dZ > 0`` and the sum of the pairs'
+    ``sigma dZ rho`` (`_normalise`)."""
     m = n0
+    spread = _spread(norm, sr, n)
+    acc = 0.0
     for r in range(kk):
         ya = yr[r]
         ga = gain[r]
@@ -530,6 +582,8 @@ def _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill
             dz = abs((da - dr[t]) * (ga - gain[t])) * inv   # |Delta NDCG| of the swap
             if dz == 0.0:
                 continue
+            if spread:
+                dz = dz / (_SPREAD + abs(sr[r] - sr[t]))
             if ya > yb:   # i = rank r is the more relevant document
                 i, j, ei, ej, si, sj = r, t, ea, ex[t], sa, scores[order[t]]
             else:
@@ -543,6 +597,7 @@ def _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill
                 rr = rho * (1.0 - rho)
             lr[i] += sigma * dz * rho
             lr[j] -= sigma * dz * rho
+            acc += sigma * dz * rho
             h = sigma * sigma * dz * rr
             wr[i] += h
             wr[j] += h
@@ -551,12 +606,40 @@ def _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill
                 pb[m] = order[j]
                 pw[m] = h
             m += 1
-    return m - n0
+    return m - n0, acc
+
+
+#: LightGBM's ``lambdarank_norm``: each pair's ``|Delta NDCG|`` divided by ``_SPREAD + |s_i - s_j|``
+_SPREAD = 0.01
+
+
+@njit(inline="always")
+def _spread(norm, sr, n):
+    """Whether the pairs' ``dZ`` are divided by their score distance, ``dZ / (0.01 + |s_i - s_j|)``: with
+    LightGBM's normalisation (``norm``) once the query's scores are not all equal (LightGBM's
+    ``best_score != worst_score``: on the first tree every pair keeps its ``dZ``)."""
+    return norm and n > 1 and sr[0] != sr[n - 1]
+
+
+@njit(inline="always")
+def _normalise(lr, wr, n, acc):
+    """LightGBM's per-query normalisation (``lambdarank_norm``): the query's lambdas and weights times
+    ``log2(1 + S) / S``, ``S = 2 sum_pairs sigma dZ rho`` (``acc`` is the sum), which damps queries with
+    many or large lambdas. Returns the factor (1 when ``S = 0``)."""
+    s = 2.0 * acc
+    if not s > 0.0:
+        return 1.0
+    f = np.log2(1.0 + s) / s
+    for r in range(n):
+        lr[r] *= f
+        wr[r] *= f
+    return f
 
 
 @njit(cache=True, parallel=True)
-def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, counts, iw, fw):
-    """Parallel twin of `_lambdas` / `_lambdas_whole` without the pair list: ``prange`` over
+def _lambdas_parallel(y, qptr, scores, k, kd, ki, norm, whole, sigma, lam, w, inv_max_dcg, todo, counts, iw,
+                      fw):
+    """Parallel twin of `_lambdas` / `_lambdas_whole` (``whole``) without the pair list: ``prange`` over
     ``n_chunks = counts.size`` chunks of queries, each with its own workspaces ``iw[c]``, ``fw[c]``; every
     query is computed exactly as in the serial pass (results do not depend on threads; the caller finishes
     the queries marked in ``todo``). ``counts[c]`` gets chunk ``c``'s number of pairs with ``dZ > 0``
@@ -566,11 +649,12 @@ def _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, coun
     for c in prange(n_chunks):
         q0 = c * nq // n_chunks
         q1 = (c + 1) * nq // n_chunks
-        if k <= 0:
+        if whole:
             counts[c] = _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw[c],
                                        fw[c])
         else:
-            counts[c] = _lambdas(y, qptr, scores, k, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw[c], fw[c])
+            counts[c] = _lambdas(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg, todo, q0, q1,
+                                 iw[c], fw[c])
 
 
 def _workspaces(qptr: np.ndarray, n_chunks: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -582,9 +666,21 @@ def _workspaces(qptr: np.ndarray, n_chunks: int = 0) -> tuple[np.ndarray, np.nda
             np.empty(lead + (_F_ROWS, nmax + 1 + _LANES), dtype=np.float64))
 
 
+def _cut(value, name: str) -> int:
+    """An integer rank cut from a caller (``None``: 0, no cut), refused with the parameter's name when it is
+    not an integer (a bool is not) or, for ``truncation_level``, below 1."""
+    if value is None:
+        return 0
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"lambdamart_gradients: {name} must be an int, got {value!r}")
+    if name == "truncation_level" and value < 1:
+        raise ValueError(f"lambdamart_gradients: truncation_level must be >= 1 or None, got {value}")
+    return int(value)
+
+
 def lambdamart_gradients(
     y: np.ndarray, qptr: np.ndarray, scores: np.ndarray, k: int = 10, sigma: float = 1.0,
-    with_pairs: bool = False, n_jobs: int = 1,
+    with_pairs: bool = False, n_jobs: int = 1, *, truncation_level: int | None = None, norm: bool = False,
 ):
     """Lambdas and weights of LambdaMART for the current ``scores``.
 
@@ -597,7 +693,8 @@ def lambdamart_gradients(
     scores : float64 array (n,)
         Current model scores.
     k : int
-        NDCG truncation (``<= 0``: full list).
+        NDCG truncation: the discount is ``1 / log2(r + 2)`` for 0-based ranks ``r < k`` and 0 below, and
+        ``maxDCG`` is the ideal DCG@k (``<= 0``: the whole list, no cut).
     sigma : float
         The sigmoid's shape parameter.
     with_pairs : bool
@@ -606,6 +703,17 @@ def lambdamart_gradients(
         Threads (``prange`` over queries; ``-1``: numba's thread count); the results are the same bit
         for bit. The pair list (``with_pairs``) is always filled serially. The parallel twin is
         compiled (or loaded from the cache) on its first use only: ``n_jobs=1`` never compiles it.
+    truncation_level : int or None
+        LightGBM's ``lambdarank_truncation_level``: only the pairs whose higher-scored document ranks in
+        the top ``truncation_level`` (0-based ranks below it) contribute; with ``k <= 0`` the ideal DCG is
+        cut there too (LightGBM's ``1 / maxDCG@truncation_level``), while the discount still runs down the
+        whole list. ``None``: the pairs of NDCG@k (every pair with a document in the top ``k``; all pairs
+        for ``k <= 0``). LightGBM's lambdarank is ``k=0, truncation_level=30, norm=True``.
+    norm : bool
+        LightGBM's ``lambdarank_norm``: once a query's scores are not all equal, each pair's ``|Delta NDCG|``
+        is divided by ``0.01 + |s_i - s_j|``; then the query's lambdas and weights are multiplied by
+        ``log2(1 + S) / S``, ``S`` twice the sum of its pairs' ``sigma |Delta NDCG| rho``. (LightGBM reads
+        ``rho`` from a table of the sigmoid and keeps float32 gradients; here ``rho`` is exact.)
 
     Returns
     -------
@@ -620,21 +728,27 @@ def lambdamart_gradients(
     n = y.size
     if np.any(np.diff(qptr) < 0) or qptr[0] != 0:
         raise ValueError("qptr must start at 0 and be non-decreasing")
-    k, sigma, nq = int(k), float(sigma), int(qptr.size - 1)
+    if not isinstance(norm, (bool, np.bool_)):
+        raise TypeError(f"lambdamart_gradients: norm must be a bool, got {norm!r}")
+    level = _cut(truncation_level, "truncation_level")
+    k, sigma, nq, norm = _cut(k, "k"), float(sigma), int(qptr.size - 1), bool(norm)
+    kr = level if level > 0 else k         # the rows: pairs whose higher-scored document ranks above kr
+    ki = k if k > 0 else level             # the ideal DCG's cut
+    whole = kr <= 0 and ki <= 0 and not norm  # BoostingTree's whole list: the grouped sweeps
     lam = np.empty(n)
     w = np.empty(n)
     inv = np.zeros(nq)
     pairs = None
     if with_pairs:
-        # an upper bound on the pairs with dZ > 0: every (top-k, below) pair of every query
+        # an upper bound on the pairs with dZ > 0: every (top-kr, below) pair of every query
         sizes = np.diff(qptr)
-        kk = sizes if k <= 0 else np.minimum(sizes, k)
+        kk = sizes if kr <= 0 else np.minimum(sizes, kr)
         cap = int(np.sum(kk * (sizes - 1) - kk * (kk - 1) // 2))
         pa = np.empty(cap, dtype=np.int64)
         pb = np.empty(cap, dtype=np.int64)
         pw = np.empty(cap)
         iw, fw = _workspaces(qptr)
-        m = _lambdas_pairs(y, qptr, scores, k, sigma, True, lam, w, inv, pa, pb, pw,
+        m = _lambdas_pairs(y, qptr, scores, kr, k, ki, norm, sigma, True, lam, w, inv, pa, pb, pw,
                            np.arange(nq, dtype=np.int64), iw, fw)
         return lam, w, (pa[:m].copy(), pb[:m].copy(), pw[:m].copy())
     todo = np.zeros(nq, dtype=np.int8)  # queries `_lambdas` / `_lambdas_whole` left to another kernel
@@ -648,33 +762,35 @@ def lambdamart_gradients(
         try:  # chunks of queries balance uneven query sizes; each query is computed as in the serial pass
             chunks = min(nq, 8 * threads)
             iw, fw = _workspaces(qptr, chunks)
-            _lambdas_parallel(y, qptr, scores, k, sigma, lam, w, inv, todo, np.zeros(chunks, dtype=np.int64),
-                              iw, fw)
+            _lambdas_parallel(y, qptr, scores, kr, k, ki, norm, whole, sigma, lam, w, inv, todo,
+                              np.zeros(chunks, dtype=np.int64), iw, fw)
             iw, fw = iw[0], fw[0]
         finally:
             numba.set_num_threads(old)
-    elif k <= 0:
+    elif whole:
         iw, fw = _workspaces(qptr)
         _lambdas_whole(y, qptr, scores, sigma, lam, w, inv, todo, 0, nq, iw, fw)
     else:
         iw, fw = _workspaces(qptr)
-        _lambdas(y, qptr, scores, k, sigma, lam, w, inv, todo, 0, nq, iw, fw)
+        _lambdas(y, qptr, scores, kr, k, ki, norm, sigma, lam, w, inv, todo, 0, nq, iw, fw)
     if todo.any():
-        _finish_marked(y, qptr, scores, k, sigma, lam, w, inv, todo, iw, fw)
+        _finish_marked(y, qptr, scores, (kr, k, ki, norm), sigma, lam, w, inv, todo, iw, fw)
     return lam, w, pairs
 
 
-def _finish_marked(y, qptr, scores, k, sigma, lam, w, inv, todo, iw, fw) -> None:
+def _finish_marked(y, qptr, scores, cuts, sigma, lam, w, inv, todo, iw, fw) -> None:
     """The queries `_lambdas` / `_lambdas_whole` marked: those of at most ``k`` documents with
     `_lambdas_within`, those where an exponential underflowed pair by pair, each with its own ``exp`` where
-    both underflow (`_lambdas_pairs`). Each kernel compiles on a fit's first such query only."""
+    both underflow (`_lambdas_pairs`). Each kernel compiles on a fit's first such query only. ``cuts`` is
+    ``(rows, discount, ideal, norm)`` as `_lambdas` takes them."""
     within = np.flatnonzero(todo == _WITHIN_K).astype(np.int64)
     if within.size:
-        _lambdas_within(y, qptr, scores, k, sigma, lam, w, inv, within, iw, fw)
+        _lambdas_within(y, qptr, scores, *cuts, sigma, lam, w, inv, within, iw, fw)
     under = np.flatnonzero(todo == _UNDERFLOW).astype(np.int64)
     if under.size:
         e_i = np.empty(0, dtype=np.int64)
-        _lambdas_pairs(y, qptr, scores, k, sigma, False, lam, w, inv, e_i, e_i, np.empty(0), under, iw, fw)
+        _lambdas_pairs(y, qptr, scores, *cuts, sigma, False, lam, w, inv, e_i, e_i, np.empty(0), under, iw,
+                       fw)
 
 
 def warmup() -> None:

@@ -1,4 +1,4 @@
-"""NDCGBoost kernels (Valizadegan et al. 2009): document weights and the A/B sums.
+"""NDCGBoost kernels (Valizadegan et al. 2009; box: notebook 03, Sec. 4): document weights, A/B sums.
 
 The ``@njit`` kernels are private (``_name``); each is called through one validating function:
 `gamma_pairs` (step (a): gamma and beta) and `ab_sums` (step (c): A and B); step (b)'s classifier tree
@@ -121,7 +121,7 @@ def _gamma_exact(F, g, qptr, invZ, queries, gamma, beta):
 
 @njit(cache=True)
 def _gamma_kernel(F, g, qptr, invZ, gamma, beta, ex, todo, Q):
-    """NDCGBoost's document weights gamma and beta (step (a)); O(sum n_q^2) divisions, one
+    """NDCGBoost's document weights gamma and beta (NDCGBoost box, step (a)); O(sum n_q^2) divisions, one
     ``exp`` per document. A query whose exponentials underflowed (scores spanning more than ~320) is only
     marked ``_UNDERFLOW`` in ``todo`` (its ``gamma``, ``beta`` left zero, its ``ex`` filled) for
     `_gamma_exact`, which `gamma_pairs` calls when a query is marked. ``Q`` (float64, at least
@@ -175,7 +175,7 @@ def _ab_exact(qptr, F, fx, beta, q, A, B):
 
 @njit(cache=True)
 def _ab_kernel(qptr, invZ, F, fx, beta, ex, q0, A, B, fw, iw):
-    """``A`` and ``B`` of step (c) for classifier outputs ``fx`` (after `_gamma_kernel`):
+    """``A`` and ``B`` of the NDCGBoost box, step (c), for classifier outputs ``fx`` (after `_gamma_kernel`):
     the running sums ``A``, ``B`` plus queries ``q0, q0 + 1, ...`` in order, returned with the query
     ``q`` at which it stopped.
 

@@ -17,7 +17,16 @@ the criterion's (Xia, Zhai & Wang):
   side's sum of the document weights ``gamma`` (a leaf outputs 1 iff its ``S > 0``).
 
 Candidates need ``N >= min_data`` and ``H >= min_hess`` on both sides (the exact ``h`` for OLE, one
-document for NDCGBoost). Ties go to the first candidate in (feature order, bin) order. One scan per
+document for NDCGBoost). Ties go to the first candidate in (feature order, bin) order, and so do
+near-ties (`_beats`): a later candidate wins only when its gain is larger by more than `TIE_RTOL` times
+``|best| + |score(node)|`` (within one feature's SE/RWSE scan, whose sums leave the node score out:
+``|best|``). Two features that split the documents alike have gains equal in exact arithmetic but summed
+over other bins; the gradients' last bits differ between CPUs (McRank's softmax through numpy's SIMD
+``exp``), and a strict comparison let the CPU choose the feature: with numpy's AVX-512 paths on or off, 13
+of the 20 McRank fits of notebook 04 (MSLR sample, 15 iterations) grew different trees. NDCGBoost's rule
+is the same idea on its own scale (`_scan_classify`): gains within ``tol = TIE_RTOL sum |gamma|`` (a bound
+on every term of a gain) of a node's largest are ties won by the first, and a gain at or below ``tol`` is
+no gain (its sums round differently with and without fused multiply-adds). One scan per
 criterion family, each over a node's flat histogram (feature ``f`` owns rows ``off[f]:off[f+1]``):
 `_scan_fast` (SE, RWSE), `_scan_wse`, `_scan_ole` (with the pair histograms) and `_scan_classify`.
 
@@ -43,6 +52,16 @@ BAR_MARGIN = 1e-9
 #: below this, products may lose relative precision (subnormal numbers): no bar
 BAR_MIN = 1e-200
 _MARGIN = 1.0 + BAR_MARGIN
+#: split gains closer than this fraction of ``|best| + |score(node)|`` are ties (module docstring); below
+#: the bar's margin, so a threshold the bar skips could not have won
+TIE_RTOL = 1e-10
+
+
+@njit(inline="always")
+def _beats(g, best, scale):
+    """Whether a split of gain ``g`` replaces the best so far: larger by more than ``TIE_RTOL * scale``
+    (any finite ``g`` beats ``best = -inf``; NaN never wins)."""
+    return g > best and (best == -np.inf or g - best > TIE_RTOL * scale)
 
 
 # ----------------------------------------------------------------------------- one score per criterion
@@ -161,7 +180,7 @@ def _fast_feature(hist, o, nb, se, md, min_hess, G, H, N, inv_unit, floor, buf):
                 g = _score_se(gl, NL[b]) + _score_se(gr, N - NL[b])
             else:
                 g = _score_rwse(gl, HL[b]) + _score_rwse(gr, H - HL[b])
-            if g > best:
+            if _beats(g, best, abs(best)):
                 best = g
                 bj = b
     return best, bj
@@ -187,7 +206,7 @@ def _scan_fast(hist, off, feats, crit, min_data, min_hess, G, H, N, score, h_uni
         g, j = _fast_feature(hist, off[f], off[f + 1] - off[f], se, md, min_hess, G, H, N, inv_unit, floor,
                              buf)
         g = g - score
-        if j >= 0 and g > best:
+        if j >= 0 and _beats(g, best, abs(best) + abs(score)):
             best = g
             bf = f
             bj = j
@@ -221,7 +240,7 @@ def _wse_feature(hist, o, nb, md, min_hess, G, H, N, Q, score):
         if hl < min_hess or hr < min_hess:
             continue
         g = _score_wse(gl, hl, ql) + _score_wse(G - gl, hr, Q - ql) - score
-        if g > best:
+        if _beats(g, best, abs(best) + abs(score)):
             best = g
             bj = b
     return best, bj
@@ -237,7 +256,7 @@ def _scan_wse(hist, off, feats, min_data, min_hess, G, H, N, Q, score):
     for t in range(feats.size):
         f = feats[t]
         g, j = _wse_feature(hist, off[f], off[f + 1] - off[f], md, min_hess, G, H, N, Q, score)
-        if j >= 0 and g > best:
+        if j >= 0 and _beats(g, best, abs(best) + abs(score)):
             best = g
             bf = f
             bj = j
@@ -299,7 +318,7 @@ def _ole_feature(hist, o, nb, md, min_hess, G, H, N, inv_unit, pmax, pmin, p_tot
                 dd > BAR_MIN and bar * hle > BAR_MIN and bar * hre > BAR_MIN and rhs > BAR_MIN)):
             continue  # proven at or below the bar: no division
         g = _score_ole(gl, hl, bl) + _score_ole(gr, H - hl, p_total - cmin) - score
-        if g > best:
+        if _beats(g, best, abs(best) + abs(score)):
             best = g
             bj = b
             bar = (best if best > floor else floor) + score  # max(floor, best) as numba's select
@@ -321,7 +340,7 @@ def _scan_ole(hist, off, feats, min_data, min_hess, G, H, N, pmax, pmin, p_total
         f = feats[t]
         g, j = _ole_feature(hist, off[f], off[f + 1] - off[f], md, min_hess, G, H, N, inv_unit, pmax, pmin,
                             p_total, score, best)
-        if j >= 0 and g > best:
+        if j >= 0 and _beats(g, best, abs(best) + abs(score)):
             best = g
             bf = f
             bj = j
@@ -329,35 +348,35 @@ def _scan_ole(hist, off, feats, min_data, min_hess, G, H, N, pmax, pmin, p_total
 
 
 @njit(cache=True)
-def _scan_classify(hist, off, feats, S, N):
+def _scan_classify(hist, off, feats, S, N, tol):
     """NDCGBoost's best split of a node over the features ``feats`` (channels: ``gamma``, -, count):
     ``max(0, S_l) + max(0, S_r) - max(0, S)`` with a document on each side, ``S_l`` summed over the bins
     left to right, ``S_r = S - S_l`` (``S`` the node's sum, given). Non-finite gains are not candidates.
+    The first candidate in (feature, bin) order whose gain is within ``tol`` of the node's largest wins
+    (two sweeps: the largest, then the first within ``tol`` of it; ``tol = 0``: the first maximum).
     Returns ``(gain, position, j)``."""
     top = _score_classify(S)
     best = -np.inf
-    bf = -1
-    bj = -1
-    for t in range(feats.size):
-        f = feats[t]
-        o = off[f]
-        sl = 0.0
-        nl = 0.0
-        fb = -np.inf
-        fj = -1
-        for b in range(off[f + 1] - o - 1):
-            sl += hist[o + b, 0]
-            nl += hist[o + b, 2]
-            if nl > 0.0 and N - nl > 0.0:
-                g = _score_classify(sl) + _score_classify(S - sl) - top
-                if g > fb and g < np.inf:  # the first maximum (NaN and inf are not candidates)
-                    fb = g
-                    fj = b
-        if fj >= 0 and fb > best:
-            best = fb
-            bf = f
-            bj = fj
-    return best, bf, bj
+    for sweep in range(2):
+        for t in range(feats.size):
+            f = feats[t]
+            o = off[f]
+            sl = 0.0
+            nl = 0.0
+            for b in range(off[f + 1] - o - 1):
+                sl += hist[o + b, 0]
+                nl += hist[o + b, 2]
+                if nl > 0.0 and N - nl > 0.0:
+                    g = _score_classify(sl) + _score_classify(S - sl) - top
+                    if g < np.inf and g > -np.inf:  # finite (NaN fails both)
+                        if sweep == 0:
+                            if g > best:
+                                best = g
+                        elif g >= best - tol:
+                            return g, f, b
+        if best == -np.inf:
+            break
+    return -np.inf, -1, -1
 
 
 @njit(cache=True, parallel=True)
@@ -389,7 +408,7 @@ def _scan_parallel(hist, off, feats, crit, min_data, min_hess, G, H, N, Q, score
     bf = -1
     bj = -1
     for t in range(m):
-        if js[t] >= 0 and gains[t] > best:
+        if js[t] >= 0 and _beats(gains[t], best, abs(best) + abs(score)):
             best = gains[t]
             bf = feats[t]
             bj = js[t]
@@ -465,7 +484,7 @@ def warmup() -> None:
     for C in (2, 3):
         _scan_ole(np.ones((6, C)), off, feats, 1.0, 0.0, 3.0, 3.0, 3.0, np.zeros(6), np.zeros(6), 0.0, 0.5,
                   1.0 if C == 2 else 0.0)
-    _scan_classify(np.ones((6, 3)), off, feats, 1.0, 3.0)
+    _scan_classify(np.ones((6, 3)), off, feats, 1.0, 3.0, 0.0)
     for crit in (SE, RWSE, WSE):
         _node_score(crit, 1.0, 2.0, 3.0, 0.5, 0.0, 0.0)
     _pairwise_sum(np.ones(300), np.arange(300, dtype=np.int64), 0, 300)

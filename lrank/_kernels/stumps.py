@@ -7,6 +7,24 @@ one (code 0), Eq. (9). Bin ``j`` ranges over ``0..k+1``: ``j = 0`` is ``theta = 
 scores 1) and ``j = k + 1`` is ``theta = +inf`` (no known value scores 1).
 
 Codes are passed feature-major, ``codes_t[f, i]``, so that the histogram pass reads memory in order.
+
+Choices independent of the CPU's last bits (the stump searches and the WeakLearn.cum test): r (Eq. 14)
+and Z (Eq. 3) are sums of potentials and pair weights that total at most 2 and 1, computed in the last
+bits differently from one CPU to the next (numpy's SIMD ``exp``/``log`` in the weight updates, fused
+multiply-adds); two stumps that split the pairs alike then swap places in a strict comparison (notebook
+01's Fig. 7 chose feature 79 or 94 at one round, both with r = 0.3352091, with numpy's AVX-512 paths on
+or off). So two candidates whose |r| (or Z) differ by at most ``TIE_TOL = 1e-10`` are equally good and
+the first in scan order is kept (a later one must be better by more than ``TIE_TOL``); |r| <=
+``TIE_TOL`` counts as r = 0 (no stump); a cumulative weight must exceed ``TIE_TOL`` to count as
+positive. (Step 6's choice of q needs no tolerance: where |L| and |L - R| tie, |r| = |R| / 2, while the
+stump at theta = +inf with q = 1 has |r| = |R|, so a stump decided by that tie is never the best.)
+
+Measured over the 60,186 WeakLearn.3.cum rounds of notebook 01's Figs. 5-7 (quick profile), the gap
+between the best |r| and the next smaller one: below 1e-15 (rounding) in 2,943 rounds, none between
+1e-15 and 1e-13, 9 between 1e-13 and 1e-10 (now ties: the first stump is kept, |r| smaller by less than
+1e-10), 2 between 1e-10 and 1e-9, the rest above. A choice can still depend on the CPU only where a gap
+lies within the CPUs' difference in r of ``TIE_TOL``: the r of the same stump differed by at most
+2.2e-16 between numpy with and without its AVX-512 paths (Fig. 7's 228 fits, up to 55 rounds).
 """
 
 from __future__ import annotations
@@ -14,6 +32,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import njit
+
+#: |r| or Z closer than this are equally good (module docstring); r and Z are at most 2 and 1
+TIE_TOL = 1e-10
 
 
 # --------------------------------------------------------------------------------------- potentials
@@ -152,8 +173,8 @@ def _scan_third(hist, n_thresholds, qmode):
     """WeakLearn (Fig. 3): maximise |r| = |L - q R| (Eq. 14) over features, thresholds, q_def.
 
     ``qmode``: -1 chooses q_def in {0, 1} by step 6, 0 or 1 fixes it (step 6 skipped). Thresholds are
-    scanned as in Fig. 3, from theta = +inf (L = 0) downwards; a tie keeps the first stump found.
-    Returns (f*, j*, q*, r*); f* = -1 when every stump has r = 0.
+    scanned as in Fig. 3, from theta = +inf (L = 0) downwards; a tie within ``TIE_TOL`` keeps the first
+    stump found. Returns (f*, j*, q*, r*); f* = -1 when every stump has |r| <= ``TIE_TOL``.
     """
     F = hist.shape[0]
     best_abs = 0.0
@@ -174,7 +195,7 @@ def _scan_third(hist, n_thresholds, qmode):
             else:
                 q = 1
             r = L - q * R  # Eq. (14)
-            if abs(r) > best_abs:  # step 9
+            if abs(r) > best_abs + TIE_TOL:  # step 9
                 best_abs = abs(r)
                 bf, bj, bq, br = f, j, q, r
     return bf, bj, bq, br
@@ -185,6 +206,7 @@ def _scan_third_cum(hist, n_thresholds, qmode, cum):
     """WeakLearn.3.cum: max |r| among stumps whose cumulative weight stays positive.
 
     Unlike `scan_third`, q_def is not fixed by step 6 (the constrained optimum may need the other q).
+    Ties within ``TIE_TOL`` keep the first stump; the cumulative weight plus alpha must exceed ``TIE_TOL``.
     """
     F = hist.shape[0]
     best_abs = 0.0
@@ -203,12 +225,12 @@ def _scan_third_cum(hist, n_thresholds, qmode, cum):
                     continue
                 r = L - qq * R
                 a = abs(r)
-                if a > best_abs:
+                if a > best_abs + TIE_TOL:
                     lo_c = -1.0 + 1e-15  # min(max(r, lo_c), hi_c) as numba's min / max select
                     hi_c = 1.0 - 1e-15
                     rc = lo_c if lo_c > r else r
                     rc = hi_c if hi_c < rc else rc
-                    if not (cum[f, j, qq] + _alpha_third(rc) > 0.0):
+                    if not (cum[f, j, qq] + _alpha_third(rc) > TIE_TOL):
                         continue
                     best_abs = a
                     bf, bj, bq, br = f, j, qq, r
@@ -262,7 +284,8 @@ def _scan_second(mass, count, n_thresholds, qmode, cum, use_cum, total, eps, wor
     W_- = split_P(j) + (q = 0: sum_{c > j} slot 4; q = 1: sum_{c <= j} slot 5),
     W_+ = split_N(j) + (q = 0: sum_{c > j} slot 5; q = 1: sum_{c <= j} slot 4), W_0 = total - W_- - W_+.
     With ``use_cum`` only stumps whose cumulative weight plus alpha (Eq. 2, smoothed by ``eps`` when
-    W_- or W_+ is 0) stays positive. Thresholds are scanned from theta = +inf down; ties keep the first.
+    W_- or W_+ is 0) exceeds ``TIE_TOL``. Thresholds are scanned from theta = +inf down; a Z within
+    ``TIE_TOL`` of the best keeps the first stump; |r| <= ``TIE_TOL`` counts as r = 0.
     ``work`` (float64, ``(6, n_bins)``) holds the per-feature prefix and suffix sums; every entry read is
     written first for that feature, so its contents on entry do not matter.
     Returns (f*, j*, q*, r*, W_-, W_0, W_+); f* = -1 when no allowed stump has r != 0.
@@ -318,19 +341,19 @@ def _scan_second(mass, count, n_thresholds, qmode, cum, use_cum, total, eps, wor
                 if wp < 0.0:
                     wp = 0.0
                 r = wm - wp
-                if r == 0.0:
+                if abs(r) <= TIE_TOL:
                     continue
                 w0 = total - wm - wp
                 if w0 < 0.0:
                     w0 = 0.0
                 z = w0 + 2.0 * np.sqrt(wm * wp)  # Eq. (3)
-                if z < best_z:
+                if z < best_z - TIE_TOL:
                     if use_cum:
                         if wm == 0.0 or wp == 0.0:
                             alpha = 0.5 * np.log((wm + eps) / (wp + eps))
                         else:
                             alpha = 0.5 * np.log(wm / wp)  # Eq. (2)
-                        if not (cum[f, j, qq] + alpha > 0.0):
+                        if not (cum[f, j, qq] + alpha > TIE_TOL):
                             continue
                     best_z = z
                     bf, bj, bq = f, j, qq
@@ -681,7 +704,7 @@ def _search_sorted_order(order, n_above, pi, n_thresholds, qmode, buf):
                 else:
                     q = 1
                 r = L - q * R  # Eq. (14)
-                if abs(r) > best_abs:  # step 9
+                if abs(r) > best_abs + TIE_TOL:  # step 9
                     best_abs = abs(r)
                     bf, bj, bq, br = f, j, q, r
     return bf, bj, bq, br

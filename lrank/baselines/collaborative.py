@@ -38,6 +38,76 @@ class _OneShot(BaseRanker):
         return self._features(X, self.n_features_in_).astype(np.float64), k
 
 
+#: singular values below this fraction of the largest are zero in RegressionRanker's least squares
+LSTSQ_RCOND = 1e-10
+#: scores closer than this fraction of the largest |score| are one score (RegressionRanker; VSIM needs
+#: none: over the same tasks its distinct scores were at least 2.2e-8 of the largest apart)
+SCORE_TIE_RTOL = 1e-11
+#: NearestNeighbourRanker: training losses (pair weights summing to 1) closer than this are ties
+LOSS_TIE_TOL = 1e-10
+
+
+def _row_dot(A: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``A @ w`` with every row summed by the same loop, so identical rows get identical values.
+
+    BLAS's matrix-vector product computes rows in blocks and leftover rows in another loop, so two
+    identical rows can differ in the last bit; numpy's row sum treats every row alike.
+    """
+    return (A * w[None, :]).sum(axis=1)
+
+
+def min_norm_lstsq(C: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """The ``w`` minimising ``||C w - a||`` with the smallest ``||w||`` (LAPACK gelsd via numpy).
+
+    Singular values below ``LSTSQ_RCOND`` times the largest count as zero (`RegressionRanker`: numpy's
+    default cutoff, ``eps * max(m, n)``, decides the rank by rounding).
+
+    Parameters
+    ----------
+    C : ndarray (m, n)
+        Design matrix.
+    a : ndarray (m,)
+        Targets.
+
+    Returns
+    -------
+    ndarray (n,)
+    """
+    return np.linalg.lstsq(np.asarray(C, dtype=np.float64), np.asarray(a, dtype=np.float64),
+                           rcond=LSTSQ_RCOND)[0]
+
+
+def merge_near_ties(s: np.ndarray, rtol: float = SCORE_TIE_RTOL) -> np.ndarray:
+    """Scores that differ by less than ``rtol`` times the largest ``|s|`` become one score.
+
+    Sorted, each run of neighbours less than ``rtol * max|s|`` apart takes the run's smallest score (a
+    fixed rule): a difference that small is rounding, which differs between CPUs, and the measures of
+    Sec. 6.2.4 treat a tie (an expectation over the order) and a 1e-16 difference very differently.
+
+    Parameters
+    ----------
+    s : ndarray (n,)
+        Scores (NaN and infinities are kept as they are).
+    rtol : float
+        Relative tolerance (``SCORE_TIE_RTOL``).
+
+    Returns
+    -------
+    ndarray (n,)
+        ``s`` with every near-tie made an exact tie.
+    """
+    out = np.array(s, dtype=np.float64)
+    finite = np.flatnonzero(np.isfinite(out))  # NaN and infinities are left as they are
+    if finite.size < 2:
+        return out
+    order = finite[np.argsort(out[finite], kind="stable")]
+    v = out[order]
+    run = np.r_[0, np.cumsum(np.diff(v) > rtol * float(np.abs(v).max()))]
+    starts = np.r_[0, np.flatnonzero(np.diff(run)) + 1]
+    out[order] = v[starts][run]
+    return out
+
+
 def _viewer_stats(X: np.ndarray, feature_means: Any, feature_norms: Any) -> tuple[np.ndarray, np.ndarray]:
     known = ~np.isnan(X)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -54,6 +124,29 @@ def _viewer_stats(X: np.ndarray, feature_means: Any, feature_norms: Any) -> tupl
 
 class RegressionRanker(_OneShot):
     """Minimum-norm least squares on the viewers' ratings (Sec. 6.2.3, after Hill et al.).
+
+    The same scores on every CPU. The ratings of the viewers (filled with their means) are often exactly
+    rank-deficient (more viewers than training movies; viewers who rated none of the training movies
+    give proportional constant columns), and BLAS computes in the last bits differently from one CPU
+    to the next. Measured over the 1,128 least-squares problems of the RankBoost notebook's Figs. 5-7
+    (quick profile): the singular values that are zero in exact arithmetic come out at most 4.8e-16 of
+    the largest, the smallest genuine one is 1.6e-8 of it (so the retained part has condition number up
+    to 6.4e7), and a relative perturbation of the inputs by one unit in the last place moves the
+    coefficients by at most 6e-11 of their largest. The solve is therefore stable once its rank is fixed;
+    two things made the paper's measures move by up to 7.6% between two CPUs, and both are fixed here:
+
+    * **The rank cutoff.** numpy's default (``eps * max(m, n)``, 6e-15 to 9e-14 here) sat only 13x above
+      the largest rounding zero; singular values below ``LSTSQ_RCOND = 1e-10`` of the largest count as
+      zero: 2e5x above every rounding zero, 160x below every genuine value, the same rank on every CPU.
+    * **Ties between scores.** The measures of Sec. 6.2.4 take the expectation over the order of tied
+      movies, so a tie turned into a 1e-16 difference moves them by a whole pair. BLAS's matrix-vector
+      product computes rows in blocks and a remainder loop (223 groups of identical test rows scored
+      differently); each row is now summed by the same loop (identical rows, identical scores), and
+      scores within ``SCORE_TIE_RTOL = 1e-11`` of the largest |score| of their neighbour in sorted order
+      are one score (the smallest of their run): rounding separated equal scores by at most 2.5e-14 of
+      the largest, distinct scores were at least 2.5e-9 apart. With both, Figs. 5-7's 56 Regression
+      means did not move under relative input perturbations of one and four units in the last place
+      (before: 25 of 56 moved, by up to 3.5e-3 relative).
 
     Parameters
     ----------
@@ -80,15 +173,14 @@ class RegressionRanker(_OneShot):
         self.fill_values_ = np.where(np.isnan(means), float(data.y.mean()), means)
         self.n_features_in_ = Xf.shape[1]
         C = self._fill(Xf)
-        # w minimising ||C w - a|| with the smallest ||w|| (LAPACK gelsd via numpy)
-        self.coef_ = np.linalg.lstsq(C, data.y.astype(np.float64), rcond=None)[0]
+        self.coef_ = min_norm_lstsq(C, data.y.astype(np.float64))
         self._done(Xf.shape[1])
         return self
 
     def predict(self, X: Any, num_iteration: int | None = None) -> np.ndarray:
-        """The fitted linear combination of the (filled) viewers' ratings."""
+        """The fitted linear combination of the (filled) viewers' ratings, near-ties merged."""
         Xf, k = self._prepare(X, num_iteration)
-        return self._fill(Xf) @ self.coef_ if k else np.zeros(Xf.shape[0])
+        return merge_near_ties(_row_dot(self._fill(Xf), self.coef_)) if k else np.zeros(Xf.shape[0])
 
 
 def _rloss_candidates(x: np.ndarray, hi: np.ndarray, lo: np.ndarray, w: np.ndarray, cand: np.ndarray):
@@ -116,7 +208,10 @@ class NearestNeighbourRanker(_OneShot):
     training pairs (Eq. 21, uniform D) is minimised over ``q_def``: every distinct rating of the viewer,
     every midpoint between two of them, and one value below and one above all of them (the loss only
     depends on where q_def falls). A viewer who rated every training movie gets ``q_def`` = their
-    average rating (``feature_means``). The viewer with the lowest loss wins (first on ties).
+    average rating (``feature_means``). The viewer with the lowest loss wins (first on ties). Losses
+    within ``LOSS_TIE_TOL = 1e-10`` (of a total pair weight of 1) are ties, for the viewer and for
+    ``q_def``: the losses are sums of pair weights whose last bits differ between CPUs (numpy's SIMD
+    sums), and two viewers of equal loss must not be told apart by them.
 
     Parameters
     ----------
@@ -150,8 +245,8 @@ class NearestNeighbourRanker(_OneShot):
                 v = np.unique(x[known])
                 cand = np.r_[v[0] - 1.0, v, (v[:-1] + v[1:]) / 2.0, v[-1] + 1.0]
             losses = _rloss_candidates(x, p.hi, p.lo, p.weight, cand) if p.hi.size else np.zeros(cand.size)
-            i = int(np.argmin(losses))
-            if losses[i] < best[0]:
+            i = int(np.flatnonzero(losses <= losses.min() + LOSS_TIE_TOL)[0])  # the first near-minimum
+            if losses[i] < best[0] - LOSS_TIE_TOL:
                 best = (float(losses[i]), f, float(cand[i]))
         self.train_loss_, self.feature_, self.q_def_ = best
         self._done(Xf.shape[1])

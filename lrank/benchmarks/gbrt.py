@@ -34,6 +34,8 @@ def _ours(kind, data, threads, criterion="se", leaves=10):
     cls = LambdaMART if kind == "lambdarank" else MART
     bins = bin_features(data.X, max_thresholds=254, threshold_strategy="quantile")
     params = {**PARAMS, "num_leaves": leaves}
+    if cls is LambdaMART:  # Burges' NDCG@10 lambdas, the objective `_lgb` gives LightGBM (not the defaults)
+        params.update(ndcg_at=10, lambdarank_truncation_level=None, lambdarank_norm=False)
 
     def fit(n):
         m = cls(**T.kwargs_for(cls, n_estimators=n, **params), criterion=criterion, n_jobs=threads)

@@ -42,7 +42,7 @@ _SCRIPT = """
 import json, resource, sys, time
 import numpy as np
 side, path, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
-with np.load(path) as z:  # the set the parent generated once
+with np.load(path, allow_pickle=False) as z:  # the set the parent generated once
     X, y, group = z["X"], z["y"], z["group"]
 def status_mb(key):  # Linux /proc/self/status, else None
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -11,6 +12,10 @@ import numpy as np
 
 class RankingDataError(ValueError):
     """Raised when arrays do not form a valid ranking data set."""
+
+
+class Float32CastWarning(UserWarning):
+    """Storing features as float32 lost information: distinct values merged, or tiny values became 0."""
 
 
 class Fold(NamedTuple):
@@ -76,6 +81,99 @@ def first_bad_label(y: np.ndarray) -> int | None:
     return int(idx[0]) if idx.size else None
 
 
+#: A column whose float32 cast merges at least this fraction of its distinct values gets a
+#: `Float32CastWarning` (Unix timestamps lose 99%; ordinary float64 data loses little to rounding
+#: collisions: about 0.7% of 1,000,000 normal draws, one value in 80 of a column crowded near -1).
+MERGE_WARN_FRACTION = 0.1
+#: Rows of the first, sampled look for merged values (every row below it); a column flagged there is
+#: counted exactly on all rows.
+_MERGE_SAMPLE = 20_000
+_F32 = np.finfo(np.float32)
+
+
+def _merged(col: np.ndarray) -> tuple[int, int, tuple[float, float] | None]:
+    """``(distinct float64 values, distinct after the float32 cast, an example pair merged)`` of one column
+    (NaN ignored)."""
+    c = np.sort(col[~np.isnan(col)])
+    if c.size == 0:
+        return 0, 0, None
+    new64 = c[1:] != c[:-1]
+    c32 = c.astype(np.float32)
+    lost = new64 & (c32[1:] == c32[:-1]) & (c32[1:] != 0)  # values that became 0: as_float32's other warning
+    d64 = int(np.count_nonzero(new64)) + 1
+    if not lost.any():
+        return d64, d64, None
+    i = int(np.flatnonzero(lost)[0])
+    return d64, d64 - int(np.count_nonzero(lost)), (float(c[i]), float(c[i + 1]))
+
+
+def as_float32(X: Any, name: str = "X") -> np.ndarray:
+    """``X`` as C-contiguous float32 (lrank's feature type), saying what the cast loses.
+
+    A finite value beyond float32's range is an error ("overflows float32", naming the entry); non-zero
+    values that become 0 and columns whose distinct values merge (at least `MERGE_WARN_FRACTION` of
+    them, e.g. Unix timestamps) get a `Float32CastWarning` with counts. float32 input is returned as it is,
+    without checks; NaN (a missing value) and infinities pass through. Above 20,000 rows the merge check
+    looks at every k-th row first (so it finds columns of too few, too close values, such as timestamps,
+    not the rare rounding collisions of many continuous values) and counts a flagged column on all rows.
+    """
+    X = np.asarray(X)
+    if X.dtype == np.float32 or X.dtype.kind not in "fiu" or X.size == 0 or (
+            X.dtype.kind in "iu" and X.dtype.itemsize <= 2):
+        return np.ascontiguousarray(X, dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        X32 = np.ascontiguousarray(X, dtype=np.float32)
+    if X.dtype.kind == "f":
+        over = np.isinf(X32) & np.isfinite(X)
+        if over.any():
+            idx = tuple(int(i) for i in np.argwhere(over)[0])
+            where = ", ".join(map(str, idx))
+            raise RankingDataError(
+                f"{name}[{where}] = {X[idx]:g} overflows float32 (largest finite value {_F32.max:.4g}; lrank "
+                f"stores features as float32): rescale the feature ({int(over.sum())} such values)")
+        flushed = (X32 == 0) & (X != 0)
+        if flushed.any():
+            idx = tuple(int(i) for i in np.argwhere(flushed)[0])
+            warnings.warn(
+                f"{name}: {int(flushed.sum())} non-zero values are below float32's smallest positive value "
+                f"({_F32.smallest_subnormal:.3g}) and become 0 (e.g. {name}[{', '.join(map(str, idx))}] = "
+                f"{X[idx]:g}); rescale the feature if they matter", Float32CastWarning,
+                stacklevel=_caller_level())
+    if X.ndim != 2:
+        return X32
+    with np.errstate(invalid="ignore"):
+        changed = (X32 != X) & ~np.isnan(X32)
+    n = X.shape[0]
+    rows = slice(None) if n <= _MERGE_SAMPLE else slice(None, None, -(-n // _MERGE_SAMPLE))
+    for j in np.flatnonzero(changed.any(axis=0)):
+        col = np.asarray(X[:, j], dtype=np.float64)
+        d64, d32, pair = _merged(col[rows])
+        if d64 - d32 >= MERGE_WARN_FRACTION * d64 and n > _MERGE_SAMPLE:
+            d64, d32, pair = _merged(col)  # flagged on the sample: the exact counts
+        if pair is None or d64 - d32 < MERGE_WARN_FRACTION * d64:
+            continue
+        warnings.warn(
+            f"{name} column {j}: the float32 cast merges {d64} distinct values into {d32} (e.g. {pair[0]!r} "
+            f"and {pair[1]!r} both become {float(np.float32(pair[0]))!r}; lrank stores features as float32, "
+            "24 significant bits): subtract an offset (e.g. x - x.min()) or rescale this feature",
+            Float32CastWarning, stacklevel=_caller_level())
+    return X32
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` (for a ``warnings.warn`` in the function calling this) of the first frame outside
+    the lrank package: a warning points at the user's line, not at lrank's internals."""
+    import os
+    import sys
+
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame, level = sys._getframe(1), 1  # level 1: the function that warns
+    while frame is not None and (frame.f_code.co_filename.startswith(pkg)
+                                 or frame.f_code.co_filename == "<string>"):  # a dataclass's __init__
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _as_labels(y: Any, n: int) -> np.ndarray:
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n:
@@ -99,6 +197,7 @@ def qptr_from_qid(qid: Any) -> tuple[np.ndarray, np.ndarray]:
     qid = np.asarray(qid)
     if qid.ndim != 1:
         raise RankingDataError("qid must be 1-d")
+    _check_query_ids(qid)
     if qid.size == 0:
         return np.zeros(1, dtype=np.int64), qid[:0].astype(np.int64)
     starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
@@ -116,6 +215,54 @@ def qptr_from_qid(qid: Any) -> tuple[np.ndarray, np.ndarray]:
     return qptr, ids
 
 
+def _check_query_ids(qid: np.ndarray) -> None:
+    """Refuse missing or non-finite query ids: NaN != NaN would make every such row a query of its own."""
+    if qid.dtype.kind == "f" or qid.dtype.kind == "c":
+        bad = ~np.isfinite(qid)
+    elif qid.dtype.kind == "O":
+        import pandas as pd
+
+        bad = np.asarray(pd.isna(qid), dtype=bool)
+        bad |= np.array([isinstance(q, float) and not np.isfinite(q) for q in qid], dtype=bool)
+    else:
+        return
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        q = qid[i].item() if hasattr(qid[i], "item") else qid[i]
+        raise RankingDataError(f"qid[{i}] is {q!r}; every row needs a finite query id "
+                               f"({int(bad.sum())} of {qid.size} rows have none)")
+
+
+def qptr_from_group(group: Any, n_docs: int) -> np.ndarray:
+    """CSR offsets from LightGBM-style per-query document counts, checked against ``n_docs`` rows.
+
+    Raises
+    ------
+    RankingDataError
+        Naming ``group``: not 1-d, not integers (fractional counts are refused, never truncated), a count
+        below 1, or counts that do not sum to ``n_docs``.
+    """
+    g = np.asarray(group)
+    if g.ndim != 1:
+        raise RankingDataError(f"group must be 1-d (documents per query), got shape {g.shape}")
+    if g.dtype.kind not in "iuf":
+        raise RankingDataError(f"group must hold integers (documents per query), got dtype {g.dtype}")
+    if g.dtype.kind == "f":
+        bad = ~np.isfinite(g) | (g != np.floor(g))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise RankingDataError(f"group[{i}] is {g[i].item()!r}; group holds the number of documents of "
+                                   "each query (positive integers)")
+    if (g < 1).any():
+        i = int(np.flatnonzero(g < 1)[0])
+        raise RankingDataError(f"group[{i}] is {g[i].item()!r}; every query needs at least one document "
+                               "(group holds the number of documents of each query)")
+    total = int(np.sum(g, dtype=np.float64)) if g.dtype.kind == "f" else int(np.sum(g, dtype=object))
+    if total != n_docs:
+        raise RankingDataError(f"group sums to {total} documents, but X has {n_docs} rows")
+    return np.r_[0, np.cumsum(g.astype(np.int64))].astype(np.int64)
+
+
 @dataclass(eq=False)
 class RankingData:
     """Documents with graded labels, grouped into queries.
@@ -124,6 +271,9 @@ class RankingData:
     ----------
     X : array-like of shape (n_docs, n_features)
         Feature values, stored as float32; NaN marks a missing value (the RankBoost paper's "unranked").
+        The cast is checked (`as_float32`): a finite value beyond float32's range is an error; values
+        that become 0, or a column whose distinct values merge (e.g. Unix timestamps), give a
+        `Float32CastWarning`.
     y : array-like of shape (n_docs,)
         Relevance labels, integers in ``0..LABEL_BOUND - 1`` = 0..30 (stored as int32). NaN, fractional,
         negative or larger labels are an error naming the document (never wrapped or clipped).
@@ -134,6 +284,12 @@ class RankingData:
     feature_names : list of str, optional
     provenance : dict, optional
         Where the data came from: a file and its sha256, or a generator and its seed.
+    docids : array-like of str, shape (n_docs,), optional
+        Each document's id (a LETOR file's ``#docid = ...``), as written to TREC run and qrels files
+        (`lrank.io`); carried along by `subset`, `concat`, `take_documents` and the folds.
+    comments : array-like of str, shape (n_docs,), optional
+        Each document line's comment (the text after ``#``, e.g. ``docid = GX000-00-0000000 inc = 1
+        prob = 0.02``; ``""`` for a line without one).
 
     Examples
     --------
@@ -149,6 +305,8 @@ class RankingData:
     qid: np.ndarray | None = None
     feature_names: list[str] | None = None
     provenance: dict = field(default_factory=dict)
+    docids: np.ndarray | None = None
+    comments: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         X = np.asarray(self.X)
@@ -156,7 +314,7 @@ class RankingData:
             raise RankingDataError(f"X must be 2-d (n_docs, n_features), got shape {X.shape}")
         if X.dtype.kind not in "fiub":
             raise RankingDataError(f"X must be numeric, got dtype {X.dtype}")
-        X = np.ascontiguousarray(X, dtype=np.float32)
+        X = as_float32(X)
         if np.isinf(X).any():
             i, j = np.argwhere(np.isinf(X))[0]
             raise RankingDataError(f"X[{i}, {j}] is infinite; use NaN for a missing value")
@@ -189,6 +347,8 @@ class RankingData:
             )
         self.feature_names = list(self.feature_names)
         self.provenance = dict(self.provenance or {})
+        self.docids = _per_document_strings(self.docids, n, "docids")
+        self.comments = _per_document_strings(self.comments, n, "comments")
 
     # ----------------------------------------------------------------------------- constructors
     @classmethod
@@ -208,10 +368,7 @@ class RankingData:
         if group is None:
             raise TypeError("group is required (documents per query); use RankingData(X, y, [0, n]) for "
                             "rows that are one query")
-        group = np.asarray(group, dtype=np.int64)
-        if group.ndim != 1 or (group <= 0).any():
-            raise RankingDataError("group must be a 1-d array of positive query sizes")
-        return cls(X, y, np.r_[0, np.cumsum(group)], **kwargs)
+        return cls(X, y, qptr_from_group(group, np.shape(X)[0]), **kwargs)
 
     # ------------------------------------------------------------------------------- properties
     @property
@@ -274,7 +431,7 @@ class RankingData:
         prov = dict(self.provenance, relabel=name or (repr(mapping) if not callable(mapping) else
                                                       getattr(mapping, "__name__", "function")))
         return RankingData(self.X, y, self.qptr, qid=self.qid, feature_names=self.feature_names,
-                           provenance=prov)
+                           provenance=prov, **self._strings(slice(None)))
 
     # -------------------------------------------------------------------------------- selection
     def subset(self, query_indices: Any) -> RankingData:
@@ -291,7 +448,7 @@ class RankingData:
         prov = dict(self.provenance, subset_of_queries=idx.size)
         return RankingData(
             self.X[rows], self.y[rows], np.r_[0, np.cumsum(sizes)], qid=self.qid[idx],
-            feature_names=self.feature_names, provenance=prov,
+            feature_names=self.feature_names, provenance=prov, **self._strings(rows),
         )
 
     @staticmethod
@@ -309,6 +466,8 @@ class RankingData:
             np.r_[0, np.cumsum(sizes)], qid=np.concatenate([np.asarray(p.qid) for p in parts]),
             feature_names=parts[0].feature_names,
             provenance={"source": "concat", "parts": [p.provenance for p in parts]},
+            **{k: np.concatenate([getattr(p, k) for p in parts])
+               for k in ("docids", "comments") if all(getattr(p, k) is not None for p in parts)},
         )
 
     def take_documents(self, rows: Any) -> RankingData:
@@ -318,7 +477,7 @@ class RankingData:
         qptr, ids = qptr_from_qid(doc_q)
         return RankingData(
             self.X[rows], self.y[rows], qptr, qid=self.qid[ids],
-            feature_names=self.feature_names, provenance=dict(self.provenance),
+            feature_names=self.feature_names, provenance=dict(self.provenance), **self._strings(rows),
         )
 
     def kfold(self, k: int = 5, random_state: int | None = None, validation: bool = True) -> list[Fold]:
@@ -359,8 +518,13 @@ class RankingData:
         rows = np.sort(rows)
         return RankingData(
             self.X[rows], self.y[rows], np.array([0, rows.size]), qid=self.qid.copy(),
-            feature_names=self.feature_names, provenance=dict(self.provenance),
+            feature_names=self.feature_names, provenance=dict(self.provenance), **self._strings(rows),
         )
+
+    def _strings(self, rows: Any) -> dict:
+        """``docids`` / ``comments`` of the documents ``rows`` (for the selection methods)."""
+        return {k: None if getattr(self, k) is None else getattr(self, k)[rows]
+                for k in ("docids", "comments")}
 
     # ---------------------------------------------------------------------------- pairs, stats
     def pairs(self, weighting: str = "uniform") -> CriticalPairs:
@@ -410,6 +574,18 @@ class RankingData:
             "#feature": self.n_features,
             "#critical pairs": int(self.n_critical_pairs().sum()),
         }
+
+
+def _per_document_strings(values: Any, n: int, name: str) -> np.ndarray | None:
+    """``docids`` / ``comments`` as a 1-d str array of one entry per document (or None)."""
+    if values is None:
+        return None
+    arr = np.asarray(values)
+    if arr.shape != (n,):
+        raise RankingDataError(f"{name} must hold one string per document ({n}), got shape {arr.shape}")
+    if arr.dtype.kind not in "UO":
+        raise RankingDataError(f"{name} must be strings, got dtype {arr.dtype}")
+    return arr.astype(str) if arr.dtype.kind == "O" else arr
 
 
 def _rotate(n: int, k: int, random_state: int | None, validation: bool):

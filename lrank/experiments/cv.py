@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -19,7 +20,8 @@ NO_FEATURES = "no features: scored as the constant model"
 
 
 def _new_estimator(make_estimator: Any):
-    if callable(make_estimator) and not hasattr(make_estimator, "fit"):
+    """A fresh estimator: a zero-argument factory (a function, a class) is called, an estimator cloned."""
+    if isinstance(make_estimator, type) or (callable(make_estimator) and not hasattr(make_estimator, "fit")):
         return make_estimator()
     return clone(make_estimator)
 
@@ -70,6 +72,7 @@ def _curves(staged: Iterable[tuple[int, np.ndarray]], split: str, data: RankingD
 def fit_and_score(make_estimator: Any, fold: Fold, metrics: Sequence[str],
                   metric_options: dict | None = None) -> pd.DataFrame:
     """Train one fresh estimator on ``fold.train`` and score every round on train / valid / test.
+    ``fold`` may be a `lrank.data.fetch.FoldFiles` (a fold on disk): it is loaded here, in the job.
 
     Every fold gives rows, whatever happened in training:
 
@@ -86,6 +89,9 @@ def fit_and_score(make_estimator: Any, fold: Fold, metrics: Sequence[str],
         ``df.attrs["n_iter"]`` and ``df.attrs["best_iteration"]`` hold the fitted ``n_iter_`` and
         ``best_iteration_`` (``None`` without early stopping).
     """
+    from lrank.data.fetch import as_fold
+
+    fold = as_fold(fold)
     cols = ["split", "round", "metric", "value", "stop_reason"]
     if fold.train.n_features == 0:
         rows: list = []
@@ -107,6 +113,21 @@ def fit_and_score(make_estimator: Any, fold: Fold, metrics: Sequence[str],
     df.attrs.update(n_iter=int(getattr(est, "n_iter_", df["round"].max() if len(df) else 0)),
                     best_iteration=None if best is None else int(best))
     return df
+
+
+def scored_fold(make_estimator: Any, fold: Fold, metrics: Sequence[str],
+                metric_options: dict | None = None) -> tuple[pd.DataFrame, int | None]:
+    """`fit_and_score` and the fold's final round (what ``select_by="last"`` takes): one job of
+    `cross_validate` and `lrank.experiments.run_grid`."""
+    df = fit_and_score(make_estimator, fold, metrics, metric_options)
+    return df, _final_round(df)
+
+
+def fold_fingerprint(job: Any) -> tuple:
+    """What a `scored_fold` job computes from, for its checkpoint: the estimator the factory makes
+    (class and parameters, not the factory's code), the fold's data, metrics and options."""
+    make, fold, metrics, metric_options = job.args
+    return _new_estimator(make), fold, list(metrics), metric_options or {}
 
 
 def select_rounds(curves: pd.DataFrame, select_by: str | dict | None = None,
@@ -170,13 +191,16 @@ def cross_validate(
     random_state: int | None = None,
     n_jobs: int = 1,
     metric_options: dict | None = None,
+    checkpoint: bool | str | os.PathLike | None = None,
+    verbose: bool | None = None,
 ) -> pd.DataFrame:
     """Train on each fold, score every round on train / validation / test, select rounds on validation.
 
     Parameters
     ----------
     make_estimator : callable or estimator
-        A zero-argument factory returning a fresh estimator, or an estimator that is cloned per fold.
+        A zero-argument factory returning a fresh estimator (a function, or an estimator class), or an
+        estimator that is cloned per fold.
         It follows the estimator contract (`lrank.models._base`): ``fit(RankingData)``,
         ``staged_predict(X)`` (else ``predict(X, num_iteration=k)``), ``n_iter_``,
         ``best_iteration_``, ``stop_reason_``. Every round is scored.
@@ -194,6 +218,12 @@ def cross_validate(
         Folds in parallel through joblib (results do not depend on it).
     metric_options : dict, optional
         Passed to ``evaluate`` (``discount``, ``empty``, ...).
+    checkpoint : None, bool or path
+        Keep each finished fold in a checkpoint file; the same call after an interruption fits only
+        the folds that had not finished (default: on for the paper profile only; see
+        `lrank.experiments.jobs`).
+    verbose : bool, optional
+        A tqdm bar over the folds (default: on for the paper profile only).
 
     Returns
     -------
@@ -212,15 +242,17 @@ def cross_validate(
     elif data is not None:
         raise TypeError("pass either data with a number of folds, or a list of folds")
     metrics = list(metrics)
-    from joblib import Parallel, delayed
+    from lrank.experiments.jobs import Job, run_jobs
 
-    parts = Parallel(n_jobs=n_jobs)(
-        delayed(fit_and_score)(make_estimator, f, metrics, metric_options) for f in folds
-    )
-    final = {}
-    for i, p in enumerate(parts):
-        final[i] = _final_round(p)
+    jobs = [Job({"fold": i, "seed": random_state}, (make_estimator, f, metrics, metric_options))
+            for i, f in enumerate(folds)]
+    outs = run_jobs(scored_fold, jobs, label="cv", checkpoint=checkpoint, n_jobs=n_jobs, verbose=verbose,
+                    desc="folds", fingerprint_args=fold_fingerprint)
+    final, parts = {}, []
+    for i, (p, last) in enumerate(outs):
+        final[i] = last
         p.insert(0, "fold", i)
+        parts.append(p)
     cols = [c for c in COLUMNS if c != "selected"]
     curves = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
     return select_rounds(curves, select_by, final_rounds=final)[COLUMNS]

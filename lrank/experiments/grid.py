@@ -25,11 +25,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
-from joblib import Parallel, delayed
-from tqdm import tqdm
 
 from lrank.data.container import RankingData
-from lrank.experiments.cv import COLUMNS, _final_round, fit_and_score, select_rounds
+from lrank.experiments.cv import COLUMNS, fold_fingerprint, scored_fold, select_rounds
+from lrank.experiments.jobs import Job, run_jobs
 
 #: Environment variable naming a Dask scheduler address for `run_grid` and ``python -m lrank reproduce``.
 SCHEDULER_ENV = "LRANK_DASK_SCHEDULER"
@@ -101,6 +100,7 @@ def run_grid(
     verbose: bool = True,
     scheduler: Any = None,
     empty_tasks: str = "report",
+    checkpoint: bool | str | os.PathLike | None = None,
 ) -> pd.DataFrame:
     """Cross-validate every algorithm on every task.
 
@@ -109,7 +109,8 @@ def run_grid(
     tasks : mapping name -> RankingData, or a sequence (named ``task0``, ``task1``, ...)
         A single-query task is split with ``task_folds`` (the RankBoost+ protocol, 3/1/1 rotating),
         a multi-query data set with ``kfold``.
-    algorithms : mapping name -> estimator factory (zero-argument callable) or estimator to clone
+    algorithms : mapping name -> estimator factory (zero-argument callable, e.g. a class) or estimator
+        to clone
     n_folds, metrics, select_by, metric_options
         As in :func:`lrank.experiments.cross_validate`.
     random_state : int, optional
@@ -119,7 +120,7 @@ def run_grid(
         worker of the cluster takes jobs and ``n_jobs`` is not used. The result does not depend on
         ``n_jobs`` or backend.
     verbose : bool
-        Show a tqdm progress bar over jobs.
+        Show a tqdm progress bar over jobs (done, to go, from checkpoints, ETA).
     scheduler : str, distributed.Client, or None
         A Dask scheduler address to run the jobs on a cluster (default: ``$LRANK_DASK_SCHEDULER``;
         unset: the local joblib backend, or whatever ``joblib.parallel_config`` is active).
@@ -128,6 +129,11 @@ def run_grid(
         them and ``result.attrs["empty_tasks"]`` lists them. ``"constant"``: every fold of them is
         scored as the constant model (round 0, ``stop_reason`` = `lrank.experiments.cv.NO_FEATURES`)
         for every algorithm. Either way they are counted, never dropped silently.
+    checkpoint : None, bool or path
+        Keep every finished (task, algorithm, fold) job in a checkpoint file, so that the same call
+        after an interruption runs only the jobs that had not finished, with identical results.
+        Default: on for the paper profile only (``$LRANK_PROFILE``; ``$LRANK_CHECKPOINTS`` overrides);
+        see `lrank.experiments.jobs`.
 
     Returns
     -------
@@ -135,6 +141,12 @@ def run_grid(
         ``task, algorithm, fold, split, round, metric, value, selected, stop_reason``; every fold of
         every run task is present (a model that stopped before its first round is scored as the
         constant model at round 0). ``attrs["empty_tasks"]``: names of the tasks without features.
+
+    Raises
+    ------
+    lrank.experiments.jobs.JobError
+        A job raised: the error names each failed job's task, algorithm, fold and seed; every other
+        job ran and, with checkpoints on, is kept for the next run.
     """
     if empty_tasks not in ("report", "constant"):
         raise ValueError(f"empty_tasks must be 'report' or 'constant', got {empty_tasks!r}")
@@ -153,28 +165,24 @@ def run_grid(
         folds = _folds(data, n_folds, random_state)
         for aname, make in algorithms.items():
             for i, fold in enumerate(folds):
-                jobs.append((tname, aname, i, make, fold))
-    with dask_backend(scheduler) as client:
-        # on a cluster every worker takes jobs; n_jobs counts local processes only
-        par = Parallel(n_jobs=-1 if client is not None else n_jobs, return_as="generator")
-        gen = par(delayed(fit_and_score)(make, fold, metrics, metric_options) for *_, make, fold in jobs)
-        parts = []
-        for (tname, aname, i, _, _), df in zip(jobs, tqdm(gen, total=len(jobs), disable=not verbose,
-                                                          desc="grid")):
-            df.attrs["final_round"] = _final_round(df)
-            df.insert(0, "fold", i)
-            df.insert(0, "algorithm", aname)
-            df.insert(0, "task", tname)
-            parts.append(df)
+                jobs.append(Job({"task": tname, "algorithm": aname, "fold": i, "seed": random_state},
+                                (make, fold, metrics, metric_options)))
+    outs = run_jobs(scored_fold, jobs, label="grid", checkpoint=checkpoint, n_jobs=n_jobs,
+                    scheduler=scheduler, verbose=verbose, desc="grid", fingerprint_args=fold_fingerprint)
+    parts = []
+    finals: dict = {}
+    for job, (df, final) in zip(jobs, outs):
+        tname, aname, i = job.key["task"], job.key["algorithm"], job.key["fold"]
+        finals.setdefault((tname, aname), {})[i] = final
+        df.insert(0, "fold", i)
+        df.insert(0, "algorithm", aname)
+        df.insert(0, "task", tname)
+        parts.append(df)
     if not parts:
         out = pd.DataFrame(columns=["task", "algorithm", *COLUMNS])
         out.attrs["empty_tasks"] = empty
         return out
     out = []
-    finals: dict = {}
-    for df in parts:
-        finals.setdefault((df["task"].iat[0], df["algorithm"].iat[0]), {})[df["fold"].iat[0]] = \
-            df.attrs["final_round"]
     every = pd.concat(parts, ignore_index=True)
     for (tname, aname), part in every.groupby(["task", "algorithm"], sort=False):
         sel = select_rounds(part.drop(columns=["task", "algorithm"]), select_by,

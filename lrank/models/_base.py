@@ -16,11 +16,13 @@ Names, one per concept, in every estimator that has the concept:
 ``verbose``                a tqdm progress bar over the rounds
 =========================  ======================================================================
 
-Methods: ``fit(X, y, *, qid=None, group=None, eval_set=None)`` (or ``fit(RankingData)``);
+Methods: ``fit(X, y, *, qid=None, group=None, sample_weight=None, eval_set=None, eval_group=None,
+eval_qid=None, eval_names=None)`` (or ``fit(RankingData)``);
 ``predict(X, num_iteration=None)`` (``None``: ``best_iteration_`` when early stopping chose one, else
 every round); ``staged_predict(X)``; ``save_model(path)`` / ``load_model(path)``.
 
-Fitted attributes end in ``_``: ``n_features_in_``, ``n_iter_`` (rounds actually fitted),
+Fitted attributes end in ``_``: ``n_features_in_``, ``feature_names_in_`` (a DataFrame's columns, as in
+scikit-learn: checked at ``predict``, saved with the model), ``n_iter_`` (rounds actually fitted),
 ``best_iteration_`` (``None`` without early stopping), ``stop_reason_`` (why training ended),
 ``history_`` (a DataFrame indexed by ``iteration`` = 1, 2, ...). The same quantity has the same
 column name in every model's ``history_``:
@@ -29,8 +31,20 @@ column name in every model's ``history_``:
 ``feature``, ``threshold``, ``train_E1`` / ``train_E2`` / ``train_log_E2`` (RankBoost+ losses),
 ``bound`` (a theorem's bound after the round), ``train_<metric>`` / ``valid_<metric>``.
 
+A model file (``save_model``) is data, never code: ``load_model`` reads it without pickles and resolves only
+the lrank classes of `MODEL_CLASSES`; a failed save leaves the previous file as it was.
+
 ``fit`` without ``qid`` / ``group`` is an error unless the caller says the rows are one query:
 ``with lrank.config_context(one_query=True): est.fit(X, y)``.
+
+LightGBM's ``fit`` conventions are accepted as they are, so PyTerrier's ``pt.ltr.apply_learned_model(est,
+form="ltr")`` and LightGBM / XGBoost users' loops run unchanged: ``eval_set=[(Xv, yv), ...]`` with
+``eval_group=[counts, ...]`` or ``eval_qid=[qid, ...]`` (besides ``(X, y, qid)`` tuples and `RankingData`),
+``eval_names=["valid", ...]`` (``history_`` columns ``<name>_<metric>`` instead of ``valid_<metric>``,
+``valid1_<metric>``, ...), and ``sample_weight`` where the algorithm has a natural weighting: per document
+for the pointwise losses (MART, McRank), per query for the pair and list losses (RankBoost, RankBoost+,
+AdaRank, LambdaMART; a per-document weight must then be constant within each query, as LightGBM's
+lambdarank reads it). The other rankers refuse ``sample_weight`` with an error saying so.
 
 Parameters are declared once per class in ``_parameter_constraints`` (scikit-learn's
 ``sklearn.utils._param_validation`` vocabulary) and validated at ``fit`` by `BaseRanker._validate`.
@@ -41,7 +55,11 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from collections.abc import Iterator
+import os
+import secrets
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -49,10 +67,60 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from lrank.data.container import RankingData, as_ranking_data
+from lrank.data.container import RankingData, as_float32, as_ranking_data
 
 MODEL_FORMAT = "lrank-model"
 MODEL_FORMAT_VERSION = 1
+#: early stopping: a validation score within this fraction of the best so far is no improvement (the
+#: earlier round is kept), so the best round does not hang on the last bits of a metric's sums
+VALID_TIE_RTOL = 1e-12
+
+
+def improves(score: float, best: float) -> bool:
+    """Whether a validation ``score`` improves on ``best`` by more than ``VALID_TIE_RTOL * |best|``
+    (any number improves on ``-inf``; NaN never does)."""
+    return bool(score > best and (best == -math.inf or score - best > VALID_TIE_RTOL * abs(best)))
+
+#: Every class a model file may name (``module:qualname``): the estimators and the parts their fitted
+#: models hold. `load_model` resolves nothing else and `save_model` writes nothing else: a model file is
+#: data, so it can never name a function (``os.system``) or any other callable that a module happens to
+#: import. A new class inside a fitted model is added here (saving it fails until it is).
+MODEL_CLASSES: frozenset[str] = frozenset({
+    # estimators
+    "lrank.models.rankboost:RankBoost",
+    "lrank.models.rankboost_plus:RankBoostPlus",
+    "lrank.models.adarank:AdaRank",
+    "lrank.models.adaboost:AdaBoostStumps",
+    "lrank.models.gbrt:MART",
+    "lrank.models.gbrt:LambdaMART",
+    "lrank.models.gbrt:McRank",
+    "lrank.models.ndcgboost:NDCGBoost",
+    "lrank.models.boostingtree:BoostingTree",
+    "lrank.models.boostingtree:Exp3P",
+    "lrank.models.boostingtree:Standard",
+    "lrank.models.boostingtree:LambdaMARTBase",
+    "lrank.baselines.ranksvm:RankSVM",
+    "lrank.baselines.collaborative:RegressionRanker",
+    "lrank.baselines.collaborative:NearestNeighbourRanker",
+    "lrank.baselines.collaborative:VSIM",
+    # the parts of fitted models
+    "lrank.models.adaboost:Stump",
+    "lrank.models.boostingtree:_Tree",
+    "lrank.weak.single_feature:SingleFeatureRanker",
+    "lrank.weak.single_feature:SingleFeatureRankers",
+    "lrank.trees.predictor:Tree",
+    "lrank.trees.tree:RegressionTree",
+    "lrank.weak.tree:RegressionTree",
+})
+
+
+class DegenerateDataWarning(UserWarning):
+    """The training data holds nothing to rank: no query has two documents with different labels."""
+
+
+class ModelFileError(ValueError):
+    """A file `load_model` refuses: not an lrank model file, damaged, or naming a class that is not an
+    lrank model class (`MODEL_CLASSES`). The message names the file."""
 
 
 class BaseRanker(BaseEstimator):
@@ -84,42 +152,143 @@ class BaseRanker(BaseEstimator):
                                  f"got {value!r}")
 
     def _ranking_data(self, X: Any, y: Any = None, qid: Any = None, group: Any = None) -> RankingData:
-        """Turn the ``fit`` arguments into a validated `RankingData` (and set ``n_features_in_``).
+        """Turn the ``fit`` arguments into a validated `RankingData` (and set ``n_features_in_`` and, for a
+        DataFrame, ``feature_names_in_``).
 
         Arrays go through scikit-learn's ``check_array`` first (numeric 2-d, dense, at least one row; NaN
         allowed: it marks a missing value), so malformed input gets scikit-learn's usual messages.
         """
+        self._set_feature_names(X)
         if not isinstance(X, RankingData):
             X, y = _check_X_y(self, X, y)
         data = as_ranking_data(X, y, qid=qid, group=group)
         self.n_features_in_ = data.n_features
         return data
 
-    def _eval_sets(self, eval_set: Any) -> list[RankingData]:
-        """``eval_set`` as a list of `RankingData`.
+    def _set_feature_names(self, X: Any) -> None:
+        """scikit-learn's reset at ``fit``: ``feature_names_in_`` = the columns of a DataFrame ``X``
+        (string names), removed when ``X`` has none (arrays, `RankingData`). Every ``fit`` calls it."""
+        from sklearn.utils.validation import _check_feature_names
 
-        Accepted: a `RankingData`; a tuple ``(X, y, qid)``; or a list of either.
+        _check_feature_names(self, X.X if isinstance(X, RankingData) else X, reset=True)
+
+    def _eval_sets(self, eval_set: Any, eval_group: Any = None, eval_qid: Any = None,
+                   eval_names: Any = None) -> list[RankingData]:
+        """``eval_set`` as a list of `RankingData` (and ``eval_names`` kept for ``history_``'s columns).
+
+        Accepted: a `RankingData`; a tuple ``(X, y, qid)``; a tuple ``(X, y)`` whose queries are the
+        matching entry of ``eval_group`` (LightGBM's per-query counts) or ``eval_qid`` (per-row ids); or
+        a list of these. A DataFrame ``X`` must have the training columns, in the training order
+        (scikit-learn's check, as at ``predict``).
         """
+        from sklearn.utils.validation import _check_feature_names
+
+        self._eval_names = None
         if eval_set is None:
+            for name, v in (("eval_group", eval_group), ("eval_qid", eval_qid), ("eval_names", eval_names)):
+                if v is not None:
+                    raise ValueError(f"{name} was given without an eval_set")
             return []
         items = [eval_set] if isinstance(eval_set, (RankingData, tuple)) else list(eval_set)
+        if eval_group is not None and eval_qid is not None:
+            raise TypeError("pass eval_group or eval_qid, not both")
+        groups = _per_set(eval_group, "eval_group", len(items))
+        qids = _per_set(eval_qid, "eval_qid", len(items))
         out = []
         for k, item in enumerate(items):
             if isinstance(item, RankingData):
+                if groups[k] is not None or qids[k] is not None:
+                    raise TypeError(f"eval_set[{k}] is a RankingData: it has its queries, do not pass "
+                                    "eval_group / eval_qid for it")
                 out.append(item)
             elif isinstance(item, tuple) and len(item) == 3:
+                if groups[k] is not None or qids[k] is not None:
+                    raise TypeError(f"eval_set[{k}] is a tuple (X, y, qid): do not pass eval_group / "
+                                    "eval_qid for it as well")
+                _check_feature_names(self, item[0], reset=False)
                 out.append(as_ranking_data(item[0], item[1], qid=item[2]))
+            elif isinstance(item, tuple) and len(item) == 2:
+                _check_feature_names(self, item[0], reset=False)
+                if groups[k] is None and qids[k] is None:
+                    raise TypeError(f"eval_set[{k}] is a tuple (X, y): its queries need eval_group= "
+                                    "(documents per query, one array per eval set) or eval_qid=")
+                try:
+                    out.append(as_ranking_data(item[0], item[1], qid=qids[k], group=groups[k]))
+                except ValueError as exc:
+                    raise ValueError(f"eval_set[{k}]: {exc}") from None
             else:
-                raise TypeError(f"eval_set[{k}] must be a RankingData or a tuple (X, y, qid), "
-                                f"got {type(item).__name__}")
+                raise TypeError(f"eval_set[{k}] must be a RankingData or a tuple (X, y, qid), or (X, y) with "
+                                f"eval_group= / eval_qid=; got {type(item).__name__}"
+                                + (f" of length {len(item)}" if isinstance(item, tuple) else ""))
             if out[-1].n_features != getattr(self, "n_features_in_", out[-1].n_features):
                 raise ValueError(f"eval_set[{k}] has {out[-1].n_features} features, the training data "
                                  f"{self.n_features_in_}")
+        if eval_names is not None:
+            names = [eval_names] if isinstance(eval_names, str) else list(eval_names)
+            if len(names) != len(out) or not all(isinstance(n, str) and n for n in names):
+                raise ValueError(f"eval_names must be {len(out)} non-empty strings, one per eval set; got "
+                                 f"{eval_names!r}")
+            if len(set(names)) != len(names):
+                raise ValueError(f"eval_names must be distinct, got {names}")
+            self._eval_names = names
         return out
 
-    def _features(self, X: Any, n_features: int | None = None) -> np.ndarray:
-        """The feature matrix of ``X`` (array or `RankingData`) as C-contiguous float32."""
-        X = X.X if isinstance(X, RankingData) else _check_array(X)
+    def _sample_weight(self, sample_weight: Any, data: RankingData, per: str | None) -> np.ndarray | None:
+        """``sample_weight`` checked and shaped for an algorithm whose natural weighting is ``per``.
+
+        ``per="document"``: a float64 array of ``n_docs`` (a per-query array is repeated over each
+        query's documents). ``per="query"``: a float64 array of ``n_queries``; a per-document array must
+        be constant within each query (LightGBM's lambdarank reads the weight of a query's documents
+        that way). ``per=None``: the algorithm has no natural weighting, and a weight is refused.
+        Weights must be finite, non-negative and not all zero.
+        """
+        if sample_weight is None:
+            return None
+        name = type(self).__name__
+        if per is None:
+            raise ValueError(f"{name} has no natural weighting of documents or queries: sample_weight is "
+                             "not supported (weighted: MART and McRank per document; RankBoost, "
+                             "RankBoostPlus, AdaRank and LambdaMART per query)")
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if w.ndim != 1 or w.shape[0] not in (data.n_docs, data.n_queries):
+            raise ValueError(f"sample_weight must hold one weight per document ({data.n_docs}) or per query "
+                             f"({data.n_queries}), got shape {w.shape}")
+        bad = ~np.isfinite(w) | (w < 0)
+        if bad.any():
+            raise ValueError(f"sample_weight[{int(np.flatnonzero(bad)[0])}] = {float(w[bad][0])!r}: weights "
+                             "must be finite and non-negative")
+        if not (w > 0).any():
+            raise ValueError("sample_weight is zero everywhere")
+        per_doc = w.shape[0] == data.n_docs
+        if per == "document":
+            return w if per_doc else np.repeat(w, data.group)
+        if not per_doc:
+            return w
+        first = w[data.qptr[:-1]]
+        differs = np.flatnonzero(w != np.repeat(first, data.group))
+        if differs.size:
+            q = int(np.searchsorted(data.qptr, differs[0], side="right") - 1)
+            raise ValueError(f"{name} weights queries, not documents: sample_weight differs within query "
+                             f"{data.qid[q]} (documents {data.qptr[q]}..{data.qptr[q + 1] - 1}); pass one "
+                             "weight per query, or the same weight for every document of a query")
+        return first
+
+    def _features(self, X: Any, n_features: int | None = None, *, reset: bool = False) -> np.ndarray:
+        """The feature matrix of ``X`` (array, DataFrame or `RankingData`) as C-contiguous float32.
+
+        A DataFrame's columns are checked against ``feature_names_in_`` first (scikit-learn's check and
+        messages: reordered, unseen or missing columns are an error); ``reset=True`` (in ``fit``) sets
+        them instead.
+        """
+        if isinstance(X, RankingData):
+            if reset:
+                self._set_feature_names(X)
+            X = X.X
+        else:
+            from sklearn.utils.validation import _check_feature_names
+
+            _check_feature_names(self, X, reset=reset)
+            X = _check_array(X)
         X = np.ascontiguousarray(X, dtype=np.float32)
         if n_features is None:
             n_features = getattr(self, "n_features_in_", None)
@@ -127,6 +296,21 @@ class BaseRanker(BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{n_features} features as input")
         return X
+
+    def _warn_if_nothing_to_rank(self, data: RankingData) -> None:
+        """A `DegenerateDataWarning` when no query of the training ``data`` has two documents with different
+        labels (all-equal labels, or one document per query): there is no pair to order, so the fit
+        learns nothing about ranking (LambdaMART's lambdas are all 0 and its trees predict 0)."""
+        if data.n_docs and not data.n_critical_pairs().any():
+            import warnings
+
+            from lrank.data.container import _caller_level
+
+            warnings.warn(
+                f"{type(self).__name__}: no query has two documents with different labels ({data.n_queries} "
+                f"queries, {data.n_docs} documents: all-equal labels within each query, or one document per "
+                "query), so there is no pair to order and the fitted model ranks nothing",
+                DegenerateDataWarning, stacklevel=_caller_level())
 
     def _check_fitted(self, attr: str = "n_iter_") -> None:
         if not hasattr(self, attr):
@@ -147,11 +331,20 @@ class BaseRanker(BaseEstimator):
             raise ValueError(f"num_iteration must be in [0, n_iter_={n}], got {num_iteration}")
         return int(num_iteration)
 
-    @staticmethod
-    def _history(rows: list[dict] | dict | pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
-        """The ``history_`` frame: one row per round, indexed by ``iteration`` = 1, 2, ..."""
+    def _history(self, rows: list[dict] | dict | pd.DataFrame, columns: list[str] | None = None
+                 ) -> pd.DataFrame:
+        """The ``history_`` frame: one row per round, indexed by ``iteration`` = 1, 2, ...
+
+        With ``eval_names`` given to ``fit``, the eval sets' columns ``valid_<m>``, ``valid1_<m>``, ... are
+        named ``<eval_names[0]>_<m>``, ``<eval_names[1]>_<m>``, ...
+        """
         df = rows.copy() if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows, columns=columns)
         df.index = pd.RangeIndex(1, len(df) + 1, name="iteration")
+        names = getattr(self, "_eval_names", None)
+        if names:
+            prefixes = ["valid_"] + [f"valid{j}_" for j in range(1, len(names))]
+            df = df.rename(columns={c: n + "_" + c[len(p):] for c in df.columns if isinstance(c, str)
+                                    for p, n in zip(prefixes, names) if c.startswith(p)})
         return df
 
     def _progress(self, n: int, desc: str | None = None):
@@ -172,7 +365,8 @@ class BaseRanker(BaseEstimator):
         from lrank.metrics import evaluate
 
         data = as_ranking_data(X, y, qid=qid, group=group)
-        return float(evaluate(data.y, self.predict(data.X), data.qptr, ["ndcg@10"])["ndcg@10"])
+        scores = self.predict(data.X if isinstance(X, RankingData) else X)  # a DataFrame's columns checked
+        return float(evaluate(data.y, scores, data.qptr, ["ndcg@10"])["ndcg@10"])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -197,15 +391,23 @@ class BaseRanker(BaseEstimator):
         arrays: dict[str, np.ndarray] = {}
         header = {
             "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "lrank": __version__,
-            "class": _qualname(type(self)),
+            "class": _saved_name(type(self), "class"),
             "params": _encode(self.get_params(deep=False), arrays, "params"),
             "fitted": {k: _encode(getattr(self, k), arrays, k) for k in self._fitted_attributes()},
         }
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")
-        with open(path, "wb") as fh:
-            np.savez_compressed(fh, __header__=np.array(json.dumps(header)), **arrays)
+        # into a new file beside the target, then renamed over it: a write that fails midway (disk full,
+        # killed) leaves the previous model as it was. open() honours the umask, as a plain write would.
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            with open(tmp, "xb") as fh:
+                np.savez_compressed(fh, __header__=np.array(json.dumps(header)), **arrays)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         return path
 
     @classmethod
@@ -221,6 +423,44 @@ class BaseRanker(BaseEstimator):
         for k in self._training_only:
             state.pop(k, None)
         return state
+
+
+class TreeEnsembleMixin:
+    """Feature importances and LightGBM export of a tree or stump ensemble (mix in before `BaseRanker`).
+
+    The model's trees come from its family's adapter in `lrank.io.trees` (neutral node arrays).
+    """
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Number of splits on each feature (LightGBM's default ``importance_type="split"``); see
+        `feature_importance` for the total gain."""
+        from lrank.io.trees import feature_importance
+
+        return feature_importance(self, "split")
+
+    def feature_importance(self, importance_type: str = "split") -> np.ndarray:
+        """Per-feature ``"split"`` counts or total ``"gain"`` of the splits, as LightGBM's
+        ``Booster.feature_importance(importance_type=...)`` (float64, one per feature)."""
+        from lrank.io.trees import feature_importance
+
+        return feature_importance(self, importance_type)
+
+    def to_lightgbm(self, path: str | Path | None = None, data: Any = None) -> str:
+        """The model as LightGBM's text model (`lrank.io.lightgbm.to_lightgbm`); written to ``path`` when
+        given. ``data`` (an array or `RankingData`) supplies the node counts (``leaf_count`` /
+        ``internal_count``, TreeSHAP's weights) for the families that record none at fit."""
+        from lrank.io.lightgbm import to_lightgbm
+
+        return to_lightgbm(self, path, data=data)
+
+    @property
+    def booster_(self) -> Any:
+        """The model as a ``lightgbm.Booster`` (needs LightGBM; node counts as `to_lightgbm` without
+        ``data``)."""
+        import lightgbm
+
+        return lightgbm.Booster(model_str=self.to_lightgbm())
 
 
 class SumOfEstimators:
@@ -261,6 +501,16 @@ class MeasuredStep:
         return self._measure(model)
 
 
+def _per_set(values: Any, name: str, n_sets: int) -> list:
+    """``eval_group`` / ``eval_qid``: one entry per eval set (None: none given)."""
+    if values is None:
+        return [None] * n_sets
+    values = list(values)
+    if len(values) != n_sets:
+        raise ValueError(f"{name} must hold one array per eval set ({n_sets}), got {len(values)}")
+    return values
+
+
 def _check_X_y(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     """Arrays of ``fit(X, y)`` through scikit-learn's ``check_array`` (its messages); ``y`` required and
     numeric."""
@@ -278,33 +528,83 @@ def _check_X_y(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_array(X: Any) -> np.ndarray:
+    """scikit-learn's ``check_array`` (its messages), then lrank's float32 cast with its checks
+    (`lrank.data.container.as_float32`: an overflow is an error, merged or vanished values a warning)."""
     from sklearn.utils.validation import check_array
 
-    return check_array(X, dtype=np.float32, ensure_all_finite="allow-nan", accept_sparse=False,
-                       input_name="X")
+    X = check_array(X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan", accept_sparse=False,
+                    input_name="X")
+    return as_float32(X)
 
 
 def load_model(path: str | Path) -> BaseRanker:
-    """Load any model written by ``save_model``; refuses other formats and newer format versions."""
+    """Load any model written by ``save_model``.
+
+    A model file is data: it is read without pickles, and the only classes it may name are those of
+    `MODEL_CLASSES` (anything else is refused before it is imported or called).
+
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``path``.
+    ModelFileError
+        (a ``ValueError``) The file is not an lrank model file, is damaged, is of a newer format version,
+        or names a class that is not an lrank model class; the message names the file.
+    """
     path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no model file at {path}")
     try:
-        npz = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: not an lrank model file ({exc})") from None
-    with npz:
+        return _load(path)
+    except ModelFileError:
+        raise
+    except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+            zipfile.BadZipFile, zlib.error, json.JSONDecodeError) as exc:
+        raise ModelFileError(f"{path} is not an lrank model file: {_reason(exc)}") from None
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return f"missing entry {exc}"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"its header is not JSON ({exc})"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _load(path: Path) -> BaseRanker:
+    with np.load(path, allow_pickle=False) as npz:
+        if not hasattr(npz, "files"):
+            raise ValueError("a single array, not an .npz archive")
         if "__header__" not in npz.files:
-            raise ValueError(f"{path}: not an lrank model file (no header)")
+            raise ValueError("no header")
         header = json.loads(str(npz["__header__"]))
+        if not isinstance(header, dict):
+            raise ValueError("its header is not a JSON object")
         if header.get("format") != MODEL_FORMAT:
-            raise ValueError(f"{path}: format {header.get('format')!r}, expected {MODEL_FORMAT!r}")
+            raise ValueError(f"format {header.get('format')!r}, expected {MODEL_FORMAT!r}")
         if int(header.get("format_version", 0)) > MODEL_FORMAT_VERSION:
-            raise ValueError(f"{path}: model format version {header['format_version']} is newer than "
-                             f"this lrank reads ({MODEL_FORMAT_VERSION}); upgrade lrank")
+            raise ModelFileError(f"{path}: model format version {header['format_version']} is newer than "
+                                 f"this lrank reads ({MODEL_FORMAT_VERSION}); upgrade lrank")
         arrays = {k: npz[k] for k in npz.files if k != "__header__"}
-    cls = _resolve(header["class"])
-    model = cls(**_decode(header["params"], arrays))
+
+    def resolve(name: Any, kind: type) -> type:
+        cls = _resolve(name)
+        if cls is None:
+            raise ModelFileError(
+                f"{path} names the class {name!r}, which is not an lrank model class: a model file is "
+                "data and may name only the classes of lrank.models._base.MODEL_CLASSES; refusing to "
+                "load it")
+        if not issubclass(cls, kind):
+            raise ValueError(f"{name!r} is not a {kind.__name__}")
+        return cls
+
+    cls = resolve(header["class"], BaseRanker)
+    model = cls(**_decode(header["params"], arrays, resolve))
     for k, v in header["fitted"].items():
-        setattr(model, k, _decode(v, arrays))
+        v = _decode(v, arrays, resolve)
+        if k == "feature_names_in_":  # scikit-learn's type: an object array of str
+            v = np.asarray(v, dtype=object)
+        setattr(model, k, v)
     return model
 
 
@@ -313,14 +613,21 @@ def _qualname(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-def _resolve(name: str) -> type:
+def _resolve(name: Any) -> type | None:
+    """The class ``name`` (``module:qualname``) when it is on the allow-list `MODEL_CLASSES`, else None;
+    nothing is imported for a name off the list."""
+    if not isinstance(name, str) or name not in MODEL_CLASSES:
+        return None
     mod, _, qual = name.partition(":")
-    if not (mod == "lrank" or mod.startswith("lrank.")):
-        raise ValueError(f"model files may only name lrank classes, got {name!r}")
-    obj: Any = importlib.import_module(mod)
-    for part in qual.split("."):
-        obj = getattr(obj, part)
-    return obj
+    return getattr(importlib.import_module(mod), qual)
+
+
+def _saved_name(cls: type, key: str) -> str:
+    name = _qualname(cls)
+    if name not in MODEL_CLASSES:
+        raise TypeError(f"cannot save {key!r}: the class {name} is not an lrank model class; a class that a "
+                        "fitted model holds must be listed in lrank.models._base.MODEL_CLASSES")
+    return name
 
 
 def _encode(v: Any, arrays: dict, key: str) -> Any:
@@ -343,7 +650,7 @@ def _encode(v: Any, arrays: dict, key: str) -> Any:
             "data": [_encode(v[c].to_numpy(), arrays, f"{key}.{c}") for c in v.columns],
             "index": _encode(v.index.to_numpy(), arrays, f"{key}.index"), "index_name": v.index.name}}
     if isinstance(v, tuple) and hasattr(v, "_fields"):
-        return {"__namedtuple__": _qualname(type(v)),
+        return {"__namedtuple__": _saved_name(type(v), key),
                 "fields": {f: _encode(getattr(v, f), arrays, f"{key}.{f}") for f in v._fields}}
     if isinstance(v, (list, tuple)):
         tag = "__list__" if isinstance(v, list) else "__tuple__"
@@ -356,50 +663,56 @@ def _encode(v: Any, arrays: dict, key: str) -> Any:
     cls = type(v)
     if cls.__module__.startswith("lrank"):
         if isinstance(v, BaseEstimator):
-            return {"__estimator__": _qualname(cls),
+            return {"__estimator__": _saved_name(cls, key),
                     "params": _encode(v.get_params(deep=False), arrays, key),
                     "state": _encode({k: x for k, x in vars(v).items() if k.endswith("_")}, arrays, key)}
         state = v.__getstate__() if hasattr(v, "__getstate__") else vars(v)
         if state is None:
             state = {}
-        return {"__object__": _qualname(cls), "state": _encode(dict(state), arrays, key)}
+        return {"__object__": _saved_name(cls, key), "state": _encode(dict(state), arrays, key)}
     raise TypeError(f"cannot save {key!r}: values of type {cls.__module__}.{cls.__qualname__} have no "
                     "file representation (only numbers, strings, arrays, DataFrames and lrank objects)")
 
 
-def _decode(v: Any, arrays: dict) -> Any:
+def _decode(v: Any, arrays: dict, resolve: Callable[[Any, type], type]) -> Any:
+    """The value an `_encode` entry stands for; ``resolve(name, kind)`` turns a class name into an
+    allowed class of that kind (or raises)."""
     if not isinstance(v, (dict, list)):
         return v
     if isinstance(v, list):
-        return [_decode(x, arrays) for x in v]
+        return [_decode(x, arrays, resolve) for x in v]
+
+    def dec(x: Any) -> Any:
+        return _decode(x, arrays, resolve)
+
     if "__array__" in v:
         return arrays[v["__array__"]]
     if "__float__" in v:
         return float(v["__float__"])
     if "__list__" in v:
-        return [_decode(x, arrays) for x in v["__list__"]]
+        return [dec(x) for x in v["__list__"]]
     if "__tuple__" in v:
-        return tuple(_decode(x, arrays) for x in v["__tuple__"])
+        return tuple(dec(x) for x in v["__tuple__"])
     if "__set__" in v:
-        return {_decode(x, arrays) for x in v["__set__"]}
+        return {dec(x) for x in v["__set__"]}
     if "__dict__" in v:
-        return {_decode(k, arrays): _decode(x, arrays) for k, x in v["__dict__"]}
+        return {dec(k): dec(x) for k, x in v["__dict__"]}
     if "__dataframe__" in v:
         d = v["__dataframe__"]
-        df = pd.DataFrame({c: _decode(x, arrays) for c, x in zip(d["columns"], d["data"])})
-        df.index = pd.Index(_decode(d["index"], arrays), name=d["index_name"])
+        df = pd.DataFrame({c: dec(x) for c, x in zip(d["columns"], d["data"])})
+        df.index = pd.Index(dec(d["index"]), name=d["index_name"])
         return df
     if "__namedtuple__" in v:
-        return _resolve(v["__namedtuple__"])(**{k: _decode(x, arrays) for k, x in v["fields"].items()})
+        return resolve(v["__namedtuple__"], tuple)(**{k: dec(x) for k, x in v["fields"].items()})
     if "__estimator__" in v:
-        est = _resolve(v["__estimator__"])(**_decode(v["params"], arrays))
-        for k, x in _decode(v["state"], arrays).items():
+        est = resolve(v["__estimator__"], BaseEstimator)(**dec(v["params"]))
+        for k, x in dec(v["state"]).items():
             setattr(est, k, x)
         return est
     if "__object__" in v:
-        cls = _resolve(v["__object__"])
+        cls = resolve(v["__object__"], object)
         obj = cls.__new__(cls)
-        state = _decode(v["state"], arrays)
+        state = dec(v["state"])
         if hasattr(obj, "__setstate__"):
             obj.__setstate__(state)
         else:

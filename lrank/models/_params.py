@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from numbers import Integral
+from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval
+
+#: Largest ``sigma`` of LambdaMART's pairwise logistic loss: its second derivatives grow as sigma**2 and
+#: their sums over a leaf overflow float64 from about 1e152 (measured: 1e152 fits, 1e155 does not); 1e100
+#: leaves room for a leaf of 10**50 documents.
+SIGMA_MAX = 1e100
+#: The declared constraint of ``sigma``: a float in (0, SIGMA_MAX].
+SIGMA = Interval(Real, 0, SIGMA_MAX, closed="right")
 
 
 class Count(Interval):

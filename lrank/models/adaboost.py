@@ -8,16 +8,16 @@ among the stumps of the features a *constraint* allows) and weights it by
 
     alpha = 1/2 ln((1 - eps) / eps).
 
-Ties.  On the paper's 8-point problem (ALGORITHMS.md section 8) several stumps often have exactly the
-same weighted error, and the choice decides the sequence.  ``tie_break="paper"`` (the default) is the
-rule of ALGORITHMS.md 8.5, the only documented rule found that reproduces every choice of Tables 1
-and 2: *unconstrained* steps prefer ``H = {u <= theta}``, then the lower feature index, then the
-lower threshold; *constrained* steps prefer ``H = {u > theta}``, then the higher threshold (then the
-lower feature).  ``"first"`` takes ``<=`` before ``>``, lower feature, lower threshold; ``"random"``
-draws among the tied stumps with ``random_state``.  Two errors count as tied when they differ by at
-most ``tol`` (floating-point noise; the exact errors are multiples of 1/72 on the example), and
-``M(x) >= -tol * sum|alpha|`` counts as ``M(x) >= 0`` (the paper's tie ``M(x) = 0 -> +`` matters in
-Table 2, where two stumps of equal weight cancel).
+Ties.  On the paper's 8-point problem (as notebook 03 reconstructs it, Sec. 5a) several stumps often
+have exactly the same weighted error, and the choice decides the sequence.  ``tie_break="paper"`` (the
+default) is the tie rule notebook 03 reconstructs (Secs. 5b-5c), the only documented rule found that
+reproduces every choice of Tables 1 and 2: *unconstrained* steps prefer ``H = {u <= theta}``, then the
+lower feature index, then the lower threshold; *constrained* steps prefer ``H = {u > theta}``, then the
+higher threshold (then the lower feature).  ``"first"`` takes ``<=`` before ``>``, lower feature, lower
+threshold; ``"random"`` draws among the tied stumps with ``random_state``.  Two errors count as tied when
+they differ by at most ``tol`` (floating-point noise; the exact errors are multiples of 1/72 on the
+example), and ``M(x) >= -tol * sum|alpha|`` counts as ``M(x) >= 0`` (the paper's tie ``M(x) = 0 -> +``
+matters in Table 2, where two stumps of equal weight cancel).
 
 Missing values (NaN) lie below every value: they are in ``{u <= theta}`` for every threshold.
 Thresholds are midpoints between consecutive distinct values of a feature.
@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from lrank.models._base import BaseRanker
+from lrank.models._base import BaseRanker, TreeEnsembleMixin
 from lrank.models._params import Count
 
 __all__ = ["Stump", "AdaBoostStep", "AdaBoostStumps"]
@@ -110,7 +110,7 @@ def _candidates(X: np.ndarray, y: np.ndarray, D: np.ndarray, features: Sequence[
 
 def _break_tie(idx: np.ndarray, dirs, feats, thetas, rule: str, constrained: bool,
                rng: np.random.Generator | None) -> int:
-    """Pick one of the tied candidates ``idx`` (ALGORITHMS.md 8.5 for ``rule="paper"``)."""
+    """Pick one of the tied candidates ``idx`` (notebook 03's tie rule for ``rule="paper"``, Secs. 5b-5c)."""
     if idx.size == 1:
         return int(idx[0])
     if rule == "random":
@@ -205,7 +205,7 @@ class AdaBoostStep:
         return float(np.mean(pred == self.y))
 
 
-class AdaBoostStumps(BaseRanker):
+class AdaBoostStumps(TreeEnsembleMixin, BaseRanker):
     """AdaBoost with decision stumps (the BoostingTree paper's illustrative example, Sec. 3.2).
 
     A binary classifier, not a ranker: ``fit(X, y)`` takes labels in {-1, +1} (or {0, 1}) and no
@@ -220,7 +220,7 @@ class AdaBoostStumps(BaseRanker):
     constraint : int or sequence of int or None
         Restrict every stump to these feature indices (Table 1, right: ``constraint=0``, feature 1).
     tie_break : {"paper", "first", "random"}
-        Rule among stumps of equal weighted error (module docstring; ALGORITHMS.md 8.5).
+        Rule among stumps of equal weighted error (module docstring; notebook 03, Secs. 5b-5c).
     tol : float
         Tolerance for equal errors and for ``M(x) = 0``.
     random_state : int or None
@@ -273,6 +273,7 @@ class AdaBoostStumps(BaseRanker):
     def fit(self, X: Any, y: Any = None) -> AdaBoostStumps:
         """``n_estimators`` AdaBoost rounds on the binary problem ``(X, y)``."""
         self._validate()
+        self._set_feature_names(X)
         base = self.boosting_step(X, y)
         c = self.constraint
         constraint = None if c is None else ((int(c),) if np.isscalar(c) else tuple(int(k) for k in c))

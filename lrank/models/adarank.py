@@ -168,12 +168,17 @@ class AdaRank(BaseRanker):
 
     # ------------------------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: Any = None) -> AdaRank:
+            sample_weight: Any = None, eval_set: Any = None, eval_group: Any = None,
+            eval_qid: Any = None, eval_names: Any = None) -> AdaRank:
         """Train on a `RankingData` or on arrays with ``qid`` / ``group``.
 
         ``eval_set`` (a `RankingData`, a tuple ``(X, y, qid)`` or a list of them): the first one is
         scored every round (``valid_<eval_metric>``) and, with ``early_stopping_rounds``, decides when
-        to stop.
+        to stop. ``sample_weight`` weighs queries: ``P_1(i)`` proportional to ``w_i`` and ``P_{t+1}(i)`` to
+        ``w_i exp(-E(f_t)_i)`` (a weighted exponential loss; Theorem 1's bound then assumes equal
+        weights).
+        ``sample_weight``, ``eval_group``, ``eval_qid`` and ``eval_names`` follow LightGBM (see
+        `lrank.models._base`).
         """
         self._validate()
         for name in ("n_estimators", "early_stopping_rounds", "max_consecutive"):
@@ -182,7 +187,8 @@ class AdaRank(BaseRanker):
         metric = _check_metric(self.metric)
         eval_metric = _check_metric(self.eval_metric or metric, "eval_metric")
         data = self._ranking_data(X, y, qid, group)
-        valids = self._eval_sets(eval_set)
+        valids = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        wq = self._sample_weight(sample_weight, data, "query")
         valid = valids[0] if valids else None
         opts = dict(self.metric_options or {})
         opts.setdefault("empty", "skip")  # queries where E is undefined carry no information
@@ -206,6 +212,11 @@ class AdaRank(BaseRanker):
         Hv = weak.transform(valid.X) if valid is not None else None
 
         P = np.full(m, 1.0 / m)  # Fig. 1: P_1(i) = 1/m
+        if wq is not None:
+            wq = wq[defined]
+            if not wq.sum() > 0:
+                raise ValueError(f"sample_weight is zero on every query where {metric!r} is defined")
+            P = wq / wq.sum()
         f = np.zeros(data.n_docs)
         fv = np.zeros(valid.n_docs) if valid is not None else None
         E_prev = np.zeros(m)  # E(f_0) := 0, as in the appendix proof
@@ -244,6 +255,8 @@ class AdaRank(BaseRanker):
             log_prod += -delta_min + 0.5 * math.log(max(1e-300, 1.0 - vp * vp))
             bound = 1.0 - math.exp(log_prod)  # Theorem 1: 1 - prod_t e^{-delta_min^t} sqrt(1 - varphi(t)^2)
             expo = np.exp(-E_t)
+            if wq is not None:
+                expo *= wq
             Z = float(expo.sum())
             P = expo / Z  # Fig. 1: P_{t+1}(i) = exp(-E(f_t)_i) / sum_j exp(-E(f_t)_j)
             k, s = (int(v) for v in weak.candidates_[c])
@@ -292,6 +305,12 @@ class AdaRank(BaseRanker):
             imp[h.feature] += a * h.direction
         self.feature_importances_ = imp
         return self
+
+    def to_lightgbm(self, path: Any = None, data: Any = None) -> str:
+        """Refused, with the reason: no LightGBM model predicts as AdaRank (`lrank.io.lightgbm`)."""
+        from lrank.io.lightgbm import to_lightgbm
+
+        return to_lightgbm(self, path, data=data)
 
     # -------------------------------------------------------------------------------- predict
     def staged_predict(self, X: Any):

@@ -34,7 +34,7 @@ number of models (hypothesis sequences) it may generate.
 The paper's tables, replay orders (Table 2), Theorem 2 checks and experiment protocol live in
 `lrank.papers.boostingtree`.
 
-BOOSTINGTREE (paper Fig. 3)
+BOOSTINGTREE (paper Fig. 3; the box as notebook 03 reconstructs it, Sec. 4)
 ---------------------------------------------------
 (a) select the active nodes on the corners of the upper convex hull of ``{(h_r(n_i), f^_i)}`` and the
 virtual point ``(0, max f^)`` (`lrank.metamax.hull_select`, Eq. (1)); among selected nodes with the
@@ -45,15 +45,16 @@ than the best
 ``f*`` is at least as deep as the best leaf-model ``I`` (the deepest node with ``f^ = f*``), extend
 ``I`` (the reconstruction that replays Table 2 exactly).  ``step_c="theorem"`` additionally extends
 ``I`` until it is deeper than the previous round's best leaf-model (the growth the proof of Theorem 2
-assumes: a gap of the reconstruction).  ``h_r(n) = exp(-n / sqrt(t_{r-1}))`` with ``t_0`` taken as 1.
+assumes; the reconstruction's "known gap").  ``h_r(n) = exp(-n / sqrt(t_{r-1}))`` with ``t_0`` taken as 1.
 
 The tree is kept compactly (parent pointer, hypothesis, ``l``, ``n``, ``f``, ``f^``); a node's model
 (its training scores) is recomputed from the nearest cached ancestor when the node is expanded (Sec.
 3.3), with an LRU cache of models bounded by ``cache_bytes``.
 
-EXP3.P (paper Fig. 5): ``p_k = (1 - lam) w_k / sum_j w_j + lam / K``; the
-constraint's features are drawn i.i.d. from ``p``; reward ``f_t - f_{t-1}``; every played arm gets
-``x^_k = reward / p_k``; ``w_k <- w_k exp(lam / (3K) (x^_k + eta / (p_k sqrt K)))`` for every arm.
+EXP3.P (paper Fig. 5; the box as notebook 03 reconstructs it, Sec. 4):
+``p_k = (1 - lam) w_k / sum_j w_j + lam / K``; the constraint's features are drawn i.i.d. from ``p``;
+reward ``f_t - f_{t-1}``; every played arm gets ``x^_k = reward / p_k``;
+``w_k <- w_k exp(lam / (3K) (x^_k + eta / (p_k sqrt K)))`` for every arm.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from lrank.metamax import h_exp_sqrt, hull_select
-from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators
+from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators, TreeEnsembleMixin, improves
 from lrank.models._params import Count
 
 __all__ = ["BoostingTree", "Exp3P", "Standard", "LambdaMARTBase", "LambdaMARTStep", "make_step"]
@@ -190,19 +191,25 @@ def _step_metric(step: Any) -> str:
     return str(getattr(step, "metric", "f"))
 
 
-class _Driver(BaseRanker):
+class _Driver(TreeEnsembleMixin, BaseRanker):
     """Shared fit plumbing of the estimators that drive a base's step object."""
 
-    def _setup(self, X: Any, y: Any, qid: Any, group: Any, eval_set: Any):
+    def _setup(self, X: Any, y: Any, qid: Any, group: Any, eval_set: Any, sample_weight: Any = None,
+               eval_group: Any = None, eval_qid: Any = None, eval_names: Any = None):
         from lrank.data.container import RankingData
         from lrank.models._base import _check_X_y
 
         self._validate()
+        self._set_feature_names(X)
         if not isinstance(X, RankingData):       # scikit-learn's checks and messages, as BaseRanker's
             X, y = _check_X_y(self, X, y)
         step = make_step(self.base, X, y, qid=qid, group=group)
         self.n_features_in_ = int(step.n_features)
-        evals = self._eval_sets(eval_set)
+        evals = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        if sample_weight is not None:
+            raise ValueError(f"{type(self).__name__} has no natural weighting of documents or queries: "
+                             "sample_weight is not supported (weighted: MART and McRank per document; "
+                             "RankBoost, RankBoostPlus, AdaRank and LambdaMART per query)")
         valid = evals[0] if evals else None
         vmetric = self.eval_metric or getattr(step, "metric", None)
         if valid is not None:
@@ -229,7 +236,7 @@ _BASE = [HasMethods(["boosting_step"])]
 
 # ---------------------------------------------------------------------------------- BoostingTree
 class BoostingTree(_Driver):
-    """BOOSTINGTREE (paper Fig. 3): parallel, tree-structured boosting sequences.
+    """BOOSTINGTREE (paper Fig. 3; box: notebook 03, Sec. 4): parallel, tree-structured boosting sequences.
 
     Parameters
     ----------
@@ -315,13 +322,15 @@ class BoostingTree(_Driver):
 
     # -------------------------------------------------------------- fitting
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: Any = None) -> BoostingTree:
+            sample_weight: Any = None, eval_set: Any = None, eval_group: Any = None,
+            eval_qid: Any = None, eval_names: Any = None) -> BoostingTree:
         """Grow the boosting tree until ``n_estimators`` models were generated (or ``stop_at``)."""
         import time
 
         import pandas as pd
 
-        step, valid, vmetric = self._setup(X, y, qid, group, eval_set)
+        step, valid, vmetric = self._setup(X, y, qid, group, eval_set, sample_weight, eval_group, eval_qid,
+                                           eval_names)
         rng = np.random.default_rng(self.random_state)
         K, s = int(step.n_features), int(step.constraint_size)
         total = float(K) ** s
@@ -588,7 +597,7 @@ class BoostingTree(_Driver):
 
 # ---------------------------------------------------------------------------------- EXP3.P
 class Exp3P(SumOfEstimators, _Driver):
-    """EXP3.P applied to boosting (paper Fig. 5; Busa-Fekete & Kégl 2010).
+    """EXP3.P applied to boosting (paper Fig. 5; box: notebook 03, Sec. 4; Busa-Fekete & Kégl 2010).
 
     Parameters
     ----------
@@ -642,9 +651,11 @@ class Exp3P(SumOfEstimators, _Driver):
         self.verbose = verbose
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: Any = None) -> Exp3P:
+            sample_weight: Any = None, eval_set: Any = None, eval_group: Any = None,
+            eval_qid: Any = None, eval_names: Any = None) -> Exp3P:
         """``n_estimators`` EXP3.P-constrained steps of the base."""
-        step, valid, vmetric = self._setup(X, y, qid, group, eval_set)
+        step, valid, vmetric = self._setup(X, y, qid, group, eval_set, sample_weight, eval_group, eval_qid,
+                                           eval_names)
         rng = np.random.default_rng(self.random_state)
         K, s = int(step.n_features), int(step.constraint_size)
         lam, eta = float(self.lam), float(self.eta)
@@ -726,9 +737,11 @@ class Standard(SumOfEstimators, _Driver):
         self.verbose = verbose
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: Any = None) -> Standard:
+            sample_weight: Any = None, eval_set: Any = None, eval_group: Any = None,
+            eval_qid: Any = None, eval_names: Any = None) -> Standard:
         """``n_estimators`` unconstrained steps (or fewer, with early stopping)."""
-        step, valid, vmetric = self._setup(X, y, qid, group, eval_set)
+        step, valid, vmetric = self._setup(X, y, qid, group, eval_set, sample_weight, eval_group, eval_qid,
+                                           eval_names)
         if self.early_stopping_rounds is not None and valid is None:
             raise ValueError("early_stopping_rounds needs an eval_set")
         metric = _step_metric(step)
@@ -745,7 +758,7 @@ class Standard(SumOfEstimators, _Driver):
             if valid is not None:
                 v = v + hyp.predict(Xv)
                 row[f"valid_{vmetric}"] = fv = vmeasure(v)
-                if fv > best:
+                if improves(fv, best):
                     best, best_t = fv, t + 1
             rows.append(row)
             if self.early_stopping_rounds is not None and t + 1 - best_t >= self.early_stopping_rounds:
@@ -761,7 +774,8 @@ class Standard(SumOfEstimators, _Driver):
 
 # ---------------------------------------------------------------------------------- LambdaMART base
 class LambdaMARTStep(MeasuredStep):
-    """Boosting-step protocol of LambdaMART over the tree engine: one `lrank.trees.grower.TreeGrower` of
+    """Boosting-step protocol of LambdaMART (box: notebook 03, Sec. 4) over the tree engine: one
+    `lrank.trees.grower.TreeGrower` of
     the binned training matrix grows every step's tree (a constrained one over the columns of its
     constraint's features)."""
 
@@ -789,9 +803,10 @@ class LambdaMARTStep(MeasuredStep):
         return np.zeros(self.X.shape[0])
 
     def reweight(self, model: np.ndarray) -> tuple:
-        """The lambdas alone, ``(lambda, w, pairs, derivatives)`` of the model (``derivatives``: the grower's
-        checked ``-lambda`` and ``w``, with the root histograms the node's trees share); a driver that
-        extends one model several times (BoostingTree, Sec. 3.3) may keep them and pass them to `step`."""
+        """Step (b) alone (LambdaMART box): ``(lambda, w, pairs, derivatives)`` of the model
+        (``derivatives``: the grower's checked ``-lambda`` and ``w``, with the root histograms the node's
+        trees share); a driver that extends one model several times (BoostingTree, Sec. 3.3) may keep them
+        and pass them to `step`."""
         from lrank.models.gbrt import lambda_derivatives
 
         p = self.params

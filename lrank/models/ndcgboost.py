@@ -1,6 +1,6 @@
 """NDCGBoost (Valizadegan, Jin, Zhang & Mao 2009) as the BoostingTree paper uses it (Sec. 4.3.2, Fig. 7).
 
-One iteration (the constants are the reconstruction's own derivation):
+One iteration (the NDCGBoost box as notebook 03 reconstructs it, Sec. 4; the constants are derived there):
 
 (a) for each query ``i`` and documents ``j != j'`` with current scores ``F``::
 
@@ -40,7 +40,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from lrank._kernels.ndcgboost import ab_sums, gamma_pairs, pair_offsets
-from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators
+from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators, TreeEnsembleMixin, improves
 from lrank.models._params import Count
 from lrank.trees.grower import TreeGrower
 from lrank.trees.predictor import Tree
@@ -150,7 +150,7 @@ class NDCGBoostStep(MeasuredStep):
         return tree, model + alpha * fx
 
 
-class NDCGBoost(SumOfEstimators, BaseRanker):
+class NDCGBoost(TreeEnsembleMixin, SumOfEstimators, BaseRanker):
     """NDCGBoost (Valizadegan et al. 2009) with ``L``-leaf decision trees, as in BoostingTree Sec. 4.3.2.
 
     Also a base algorithm for `lrank.models.boostingtree.BoostingTree`, ``Exp3P`` and ``Standard``
@@ -234,13 +234,19 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
                              threshold_strategy=self.threshold_strategy)
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: Any = None) -> NDCGBoost:
-        """Run ``n_estimators`` NDCGBoost iterations on the queries of ``X``."""
+            sample_weight: Any = None, eval_set: Any = None, eval_group: Any = None,
+            eval_qid: Any = None, eval_names: Any = None) -> NDCGBoost:
+        """Run ``n_estimators`` NDCGBoost iterations (notebook 03, Sec. 4) on the queries of ``X``.
+
+        ``eval_set``, ``eval_group``, ``eval_qid`` and ``eval_names`` follow LightGBM (see
+        `lrank.models._base`); ``sample_weight`` is refused (NDCGBoost's bound has no weighting).
+        """
         from lrank.metrics import parse_metric
 
         self._validate()
         data = self._ranking_data(X, y, qid, group)
-        evals = self._eval_sets(eval_set)
+        evals = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        self._sample_weight(sample_weight, data, None)
         valid = evals[0] if evals else None
         vmetric = self.eval_metric or self.metric
         parse_metric(self.metric)
@@ -265,7 +271,7 @@ class NDCGBoost(SumOfEstimators, BaseRanker):
                 v = v + tree.predict(valid.X)
                 fv = vmeasure(v)
                 row[f"valid_{vmetric}"] = fv
-                if fv > best:
+                if improves(fv, best):
                     best, best_t = fv, t + 1
             rows.append(row)
             if self.early_stopping_rounds is not None and t + 1 - best_t >= self.early_stopping_rounds:

@@ -28,7 +28,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from lrank._kernels import stumps as K
 from lrank.data.container import RankingData
 from lrank.metrics import parse_metric, training_measure
-from lrank.models._base import BaseRanker
+from lrank.models._base import BaseRanker, TreeEnsembleMixin
 from lrank.weak.stumps import BinnedStumps, ScaledFeatures, feature_ranking_values
 
 ALPHA_METHODS = ("first", "second", "third")
@@ -123,7 +123,7 @@ def bipartite_structure(data: RankingData) -> tuple[np.ndarray, np.ndarray] | No
     return side, n_pairs
 
 
-class RankBoost(BaseRanker):
+class RankBoost(TreeEnsembleMixin, BaseRanker):
     """RankBoost with binary stumps (Freund et al. 2003, Fig. 1-3).
 
     Parameters
@@ -251,23 +251,36 @@ class RankBoost(BaseRanker):
             raise ValueError(f"eval_metric: {exc}") from None
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
-            eval_set: Any = None) -> RankBoost:
+            sample_weight: Any = None, eval_set: Any = None, eval_group: Any = None,
+            eval_qid: Any = None, eval_names: Any = None) -> RankBoost:
         """Learn from graded labels: the crucial pairs are ``y[x_1] > y[x_0]`` within each query, all
         with the same initial weight 1/m (D = c max(0, Phi), Phi = sum of the queries' feedback).
 
         ``eval_set`` (a `RankingData`, a tuple ``(X, y, qid)`` or a list of them) is scored after every
-        round and enables ``early_stopping_rounds``.
+        round and enables ``early_stopping_rounds``. ``sample_weight`` weighs queries: the initial
+        distribution D_1 gives each crucial pair of query q a weight proportional to ``w_q``.
+        ``sample_weight``, ``eval_group``, ``eval_qid`` and ``eval_names`` follow LightGBM (see
+        `lrank.models._base`).
         """
         self._validate()
         data = self._ranking_data(X, y, qid, group)
-        valid = self._eval_sets(eval_set)
+        valid = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        wq = self._sample_weight(sample_weight, data, "query")
         if self.early_stopping_rounds is not None and not valid:
             raise ValueError("early_stopping_rounds needs an eval_set to watch")
         pairs = data.pairs("uniform")
         structure = bipartite_structure(data) if self.bipartite in ("auto", True) else None
         if self.bipartite is True and structure is None:
             raise ValueError("bipartite=True needs at most two label values per query")
-        return self._fit(data.X, pairs.hi, pairs.lo, pairs.weight, structure, data.query_index(),
+        D1 = pairs.weight
+        if wq is not None:
+            D1 = wq[data.query_index()[pairs.hi]]
+            if not D1.sum() > 0:
+                raise ValueError("sample_weight is zero on every query that has a crucial pair")
+            D1 = D1 / D1.sum()
+            if structure is not None:
+                structure = (structure[0], structure[1] * wq)
+        return self._fit(data.X, pairs.hi, pairs.lo, D1, structure, data.query_index(),
                          data.n_queries, valid)
 
     def fit_feedback(self, X: Any, hi: Any, lo: Any, weight: Any = None) -> RankBoost:
@@ -280,7 +293,7 @@ class RankBoost(BaseRanker):
         if self.bipartite is True:
             raise ValueError("bipartite=True: fit_feedback runs the general algorithm (Fig. 1); use fit() "
                              "for RankBoost.B")
-        X = self._features(X, n_features=np.shape(X)[1] if np.ndim(X) == 2 else None)
+        X = self._features(X, n_features=np.shape(X)[1] if np.ndim(X) == 2 else None, reset=True)
         hi = np.asarray(hi, dtype=np.int64).ravel()
         lo = np.asarray(lo, dtype=np.int64).ravel()
         w = np.ones(hi.size) if weight is None else np.asarray(weight, dtype=np.float64).ravel()
@@ -302,7 +315,7 @@ class RankBoost(BaseRanker):
         return self._fit(X, hi, lo, w, None, np.zeros(X.shape[0], dtype=np.int64), 1)
 
     def _fit(self, X, hi, lo, D1, structure, doc_query, n_queries, valid=()) -> RankBoost:
-        X = self._features(X, X.shape[1])
+        X = np.ascontiguousarray(X, dtype=np.float32)  # fit / fit_feedback checked it
         self.n_features_in_ = X.shape[1]
         hi = np.ascontiguousarray(hi, dtype=np.int64)
         lo = np.ascontiguousarray(lo, dtype=np.int64)
@@ -339,7 +352,7 @@ class RankBoost(BaseRanker):
         pi = None  # the potentials of the pairs path, computed in place by `_round_pairs` after round 1
         metric = self.eval_metric
         lower_better = parse_metric(metric).base in _LOSS_METRICS
-        vX = [self._features(vd.X, X.shape[1]) for vd in valid]
+        vX = [self._features(vd, X.shape[1]) for vd in valid]
         vH = [np.zeros(v.shape[0]) for v in vX]
         measures = [training_measure(vd.y, vd.qptr, metric) for vd in valid]  # labels checked once
         best, best_it, since = np.inf, 0, 0
@@ -370,6 +383,10 @@ class RankBoost(BaseRanker):
                            + (" (r > 0 required)" if self.positive_alpha else "")
                            + (" with a positive cumulative weight" if self.cumulative_positive else ""))
                 break
+            if not np.isfinite(st.r):  # never a silent NaN model: say which weak ranking broke
+                raise FloatingPointError(
+                    f"RankBoost round {len(rows_out) + 1}: the weak ranking on feature {st.feature} has "
+                    f"r = {st.r} (Eq. 10); check that feature's values (finite, float32 range)")
             h = feats.values(st) if use_features else stumps.values(st.feature, st.bin, st.q_def)
             perfect = False
             if method == "third":

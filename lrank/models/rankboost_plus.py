@@ -1,8 +1,8 @@
 """Rb-d, Rb-c and RankBoost+ (Connamacher, Pancha, Liu, Ray 2020) for binary weak rankers (stumps).
 
-All three instantiate the RankBoost template (ALGORITHMS.md Sec. 1): a distribution ``D_t`` over the
-critical pairs, a binary weak ranker ``h_t = [x_f > theta]`` chosen from the pair statistics
-``eps+, eps-, eps0`` (Eq. 8), a weight ``alpha_t``, a multiplicative update.
+All three instantiate the RankBoost template (notebook 05 writes it out with Algorithms 1-2): a
+distribution ``D_t`` over the critical pairs, a binary weak ranker ``h_t = [x_f > theta]`` chosen from
+the pair statistics ``eps+, eps-, eps0`` (Eq. 8), a weight ``alpha_t``, a multiplicative update.
 
 * Rb-d: ``h_t = argmin eps- - eps+`` (Eq. 13; with signed weights, ``argmax |eps+ - eps-|``),
   ``alpha_t = 1/2 ln(eps+/eps-)`` (Eq. 14), update Eq. 10.
@@ -34,9 +34,10 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from lrank._kernels.pair_stumps import _add_log_terms, _add_log_terms_many, scale_pairs
+from lrank._kernels.stumps import TIE_TOL
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
-from lrank.models._base import BaseRanker
+from lrank.models._base import BaseRanker, TreeEnsembleMixin
 
 VARIANTS = ("d", "c", "plus")
 IMPLEMENTATIONS = ("efficient", "optimal")
@@ -47,6 +48,19 @@ HISTORY_COLUMNS = ["feature", "threshold", "eps_plus", "eps_minus", "eps_zero", 
                    "kind", "train_E1", "train_log_E1", "train_E2", "train_log_E2", "train_R1", "train_R2",
                    "log_prod_Z", "bound", "n_independent", "time_s"]
 _DEP_TOL = 1e-7  # a pattern is in span(S) when its residual is below _DEP_TOL * ||pattern||
+
+
+def _first_best(score: np.ndarray) -> int:
+    """The lowest index whose score is within ``TIE_TOL`` of the largest: ``np.argmax`` with near-ties
+    as ties. The scores (eps differences, Eq. 8-13 and 32-33, at most 2 in size) differ in the last bits
+    between CPUs (numpy's SIMD exp and log in the weight updates), so a strict maximum would let the
+    CPU choose between two rankers that split the pairs alike; `lrank._kernels.stumps` has the same rule.
+    """
+    score = np.asarray(score, dtype=np.float64)
+    top = score.max()
+    if not np.isfinite(top):
+        return int(np.argmax(score))
+    return int(np.flatnonzero(score >= top - TIE_TOL)[0])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -395,7 +409,7 @@ class _IndependentSet:
 # --------------------------------------------------------------------------------------------------
 # The estimator
 # --------------------------------------------------------------------------------------------------
-class RankBoostPlus(BaseRanker):
+class RankBoostPlus(TreeEnsembleMixin, BaseRanker):
     """Rb-d, Rb-c and RankBoost+ with binary stumps ``[x_f > theta]`` (Connamacher et al. 2020).
 
     Parameters
@@ -495,7 +509,9 @@ class RankBoostPlus(BaseRanker):
             raise ValueError("alpha_sign='positive' applies to variant 'd' and 'c' only, not 'plus'")
 
     # ------------------------------------------------------------------------------------ fitting
-    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> RankBoostPlus:
+    def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None, sample_weight: Any = None,
+            eval_set: Any = None, eval_group: Any = None, eval_qid: Any = None,
+            eval_names: Any = None) -> RankBoostPlus:
         """Fit on graded labels within queries, or on general pair feedback.
 
         Parameters
@@ -505,6 +521,13 @@ class RankBoostPlus(BaseRanker):
             ``hi[i]`` should rank above ``lo[i]`` (e.g. ``lrank.data.generators.subset_lattice()``).
         y, qid, group
             Labels and query ids / sizes (BaseRanker's contract) when ``X`` is an array.
+        sample_weight : array-like, optional
+            Query weights (one per query, or per document and constant within each query): the initial
+            distribution D_1 of a query's critical pairs is multiplied by its weight. Not with pair
+            feedback (its pairs carry their own ``weight``).
+        eval_set, eval_group, eval_qid, eval_names
+            LightGBM's conventions (see `lrank.models._base`). RankBoost+ does not stop on them: each eval
+            set's NDCG@10 after every round is added to ``history_`` (``valid_ndcg@10``, ...).
 
         Returns
         -------
@@ -512,7 +535,7 @@ class RankBoostPlus(BaseRanker):
         """
         self._validate()
         if hasattr(X, "hi") and hasattr(X, "lo") and not isinstance(X, RankingData):
-            Xf = self._features(X.X, n_features=np.asarray(X.X).shape[1])
+            Xf = self._features(X.X, n_features=np.asarray(X.X).shape[1], reset=True)
             self.n_features_in_ = Xf.shape[1]
             hi = np.ascontiguousarray(X.hi, dtype=np.int64)
             lo = np.ascontiguousarray(X.lo, dtype=np.int64)
@@ -520,11 +543,20 @@ class RankBoostPlus(BaseRanker):
             w1 = np.full(hi.size, 1.0) if w is None else np.asarray(w, dtype=np.float64).copy()
             if (w1 < 0).any() or not np.isfinite(w1).all():
                 raise ValueError("pair weights must be finite and non-negative")
+            if sample_weight is not None:
+                raise ValueError("sample_weight weighs queries; pair feedback carries its own weight per "
+                                 "pair")
         else:
             data = self._ranking_data(X, y, qid, group)
             Xf = data.X
             cp = data.pairs(self.pair_weighting)
             hi, lo, w1 = cp.hi, cp.lo, cp.weight.copy()
+            wq = self._sample_weight(sample_weight, data, "query")
+            if wq is not None:
+                w1 *= wq[data.query_index()[hi]]
+                if hi.size and not w1.sum() > 0:
+                    raise ValueError("sample_weight is zero on every query that has a critical pair")
+        valid = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
         if hi.size == 0:
             raise ValueError(f"no critical pairs: every query has a single label value (n_samples = "
                              f"{Xf.shape[0]})")
@@ -533,6 +565,16 @@ class RankBoostPlus(BaseRanker):
         w1 = w1 / w1.sum()
         with _blas_controller().limit(limits=1, user_api="blas"):  # small dense algebra: threads only contend
             self._fit_pairs(Xf, hi, lo, w1)
+        if valid:
+            from lrank.metrics import training_measure
+
+            hist = self.history_.copy()
+            for j, vd in enumerate(valid):
+                measure = training_measure(vd.y, vd.qptr, "ndcg@10")
+                vals = [measure(s) for s in self.staged_predict(vd.X)][: len(hist)]
+                vals += [np.nan] * (len(hist) - len(vals))
+                hist["valid_ndcg@10" if j == 0 else f"valid{j}_ndcg@10"] = vals
+            self.history_ = self._history(hist)
         return self
     def _fit_pairs(self, X: np.ndarray, hi: np.ndarray, lo: np.ndarray, w1: np.ndarray) -> None:
         from lrank._kernels.pair_stumps import _margin_losses as margin_losses
@@ -582,12 +624,12 @@ class RankBoostPlus(BaseRanker):
             if variant in ("d", "c"):
                 score = cep - cem  # eps+ - eps- = r_t (Eq. 17), -delta of Eq. 13
                 if self.alpha_sign == "positive":
-                    k = int(np.argmax(score))
+                    k = _first_best(score)
                     if not score[k] > 1e-12:
                         stop = "no ranker with eps+ > eps-"
                         break
                 else:
-                    k = int(np.argmax(np.abs(score)))
+                    k = _first_best(np.abs(score))
                     if not abs(score[k]) > 1e-12:
                         stop = "no ranker with a nonzero gradient"
                         break
@@ -600,12 +642,12 @@ class RankBoostPlus(BaseRanker):
                     if greedy:
                         mask = active.copy()
                         mask[mem] = False
-                        jm = int(np.argmax(np.abs(d_mem))) if mem.size else -1
+                        jm = _first_best(np.abs(d_mem)) if mem.size else -1
                         best_m = abs(d_mem[jm]) if mem.size else -1.0
                         cand_new = np.flatnonzero(mask)
-                        kn = int(cand_new[np.argmax(np.abs(d_new[cand_new]))]) if cand_new.size else -1
+                        kn = int(cand_new[_first_best(np.abs(d_new[cand_new]))]) if cand_new.size else -1
                         best_n = abs(d_new[kn]) if kn >= 0 else -1.0
-                        if jm >= 0 and best_m >= best_n:
+                        if jm >= 0 and best_m >= best_n - TIE_TOL:  # near-ties go to the members
                             move = (int(mem[jm]), float(state.eta[jm]), "member")
                         elif kn >= 0:
                             v = state.vector(kn)
@@ -627,7 +669,7 @@ class RankBoostPlus(BaseRanker):
                             stop = "no candidate ranker"
                             break
                         d_mem = delta_plus(cep[mem], cem[mem], ce0[mem], state.eta)
-                        jm = int(np.argmax(np.abs(d_mem)))
+                        jm = _first_best(np.abs(d_mem))
                         move = (int(mem[jm]), float(state.eta[jm]), "member")
                 else:  # optimal: every direction, including span(S)
                     score = np.abs(d_new)
@@ -645,7 +687,7 @@ class RankBoostPlus(BaseRanker):
                         kind[di] = 2
                         score[mem] = np.abs(d_mem)
                         kind[mem] = 1
-                    k = int(np.argmax(score))
+                    k = _first_best(score)
                     if kind[k] == 1:
                         j = state.where[k]
                         move = (k, float(state.eta[j]), "member")

@@ -32,6 +32,7 @@ from lrank.data.container import RankingData
 from lrank.experiments import select_rounds
 from lrank.metrics import evaluate
 from lrank.models.adarank import AdaRank
+from lrank.papers import budgets
 from lrank.stats import paired_comparison
 
 NB = "02_adarank"
@@ -49,6 +50,14 @@ GROUP_NAMES = ["0-1k", "1k-2k", "2k-3k", "3k-4k", "4k-5k", "5k+"]
 #: numbers of document pairs (e.g., '0-1k', '1k-2k', and '2k-3k')": fewer than this many pairs
 FEW_PAIRS = 3000
 SCALING_LABEL = {"minmax": "min-max", "standard": "standardised", "none": "raw"}
+#: The continuing variant (a labelled deviation, not the paper's Fig. 1): a feature chosen in one round may
+#: not be chosen in the next (RankLib's rule, ``max_consecutive=1``), and training stops only after 10 rounds
+#: without an improvement of the training measure (``early_stopping_rounds=10``; the paper stops at the first
+#: such round), keeping the best training round. The printed rule can pick the same feature again, which
+#: leaves the ranking of ``f_t`` and so ``P_{t+1}`` unchanged and ends training after one or two rounds.
+CONTINUING = {"max_consecutive": 1, "early_stopping_rounds": 10, "n_estimators": 300}
+#: ``variant`` -> suffix of the method names (``"AdaRank.MAP"``, ``"AdaRank.MAP (continuing)"``)
+VARIANTS = {"printed": "", "continuing": " (continuing)"}
 
 
 @dataclass
@@ -88,19 +97,27 @@ def letor3(key: str) -> Experiment:
     from lrank.data import fetch
 
     ds = fetch(key)
-    d = _reindexed(RankingData.concat([ds.load(1, s) for s in ("train", "valid", "test")]))
+    parts = [ds.load(1, s) for s in ("train", "valid", "test")]
+    d = _reindexed(RankingData.concat(parts))
+    kind = budgets.data_kind(parts[0])
     if key == "ohsumed":
         return Experiment("OHSUMED", d, BM25_FEATURE["letor3-ohsumed"], 2, "adarank_fig2",
-                          "real LETOR 3.0 OHSUMED (QueryLevelNorm), all queries")
+                          f"{kind} LETOR 3.0 OHSUMED (QueryLevelNorm), all queries")
     return Experiment("TD2003", d, BM25_FEATURE["letor3-gov"], 1, "adarank_fig5",
-                      "real LETOR 3.0 TD2003 (QueryLevelNorm), all queries")
+                      f"{kind} LETOR 3.0 TD2003 (QueryLevelNorm), all queries")
+
+
+def budget(experiment: str, profile: str) -> Any:
+    """This notebook's budget of ``experiment`` in ``profile`` (`lrank.papers.budgets`)."""
+    return budgets.budget(NB, experiment, profile)
 
 
 def experiments(profile: str) -> tuple[list[Experiment], list[dict]]:
     """The experiments a profile runs, and the ones skipped for missing data (with the fetch command).
 
-    ``"quick"``: the MSLR sample. ``"paper"``: OHSUMED (Fig. 2, 6-11) and TD2003 (Fig. 5) where present;
-    without OHSUMED the MSLR sample stands in for it. Nothing is downloaded here.
+    ``"quick"``: the MSLR sample. ``"paper"`` and ``"rehearsal"``: OHSUMED (Fig. 2, 6-11) and TD2003
+    (Fig. 5) where present; without OHSUMED the MSLR sample stands in for it (the rehearsal refuses to
+    skip: `lrank.papers.budgets.require_nothing_skipped`). Nothing is downloaded here.
     """
     from lrank.data.fetch import status
 
@@ -114,6 +131,7 @@ def experiments(profile: str) -> tuple[list[Experiment], list[dict]]:
         else:
             skipped.append({"experiment": f"{key} ({fig})", "reason": "data absent",
                             "fetch command": f"python -m lrank fetch {key}"})
+    budgets.require_nothing_skipped(profile, skipped, NB)
     if not any(e.name == "OHSUMED" for e in out):
         out.insert(0, mslr_sample_dpn())
     return out, skipped
@@ -172,8 +190,11 @@ class ProtocolResult:
     pair_errors: pd.DataFrame  # fold, query, method, kind, wrong, total
     rounds: pd.DataFrame  # fold, method, T (rounds used for the test scores)
     n_pairs: np.ndarray  # critical pairs of every query (position = qid)
-    folds: list = field(default_factory=list)
+    folds: list = field(default_factory=list)  # the folds of the first repetition (Fig. 7, Fig. 11)
     models: list = field(default_factory=list)  # (fold, method, fitted AdaRank)
+    curves: pd.DataFrame | None = None  # fold, variant, query, peak_round, map_round1, map_peak (Fig. 11)
+    lc_models: list = field(default_factory=list)  # (fold, variant, AdaRank with every round)
+    repeats: int = 1
 
     def values(self, method: str, metric: str, split: str = "test") -> pd.Series:
         """Per-query values (indexed by query; training values averaged over the folds that train on it)."""
@@ -182,59 +203,128 @@ class ProtocolResult:
         return sel.groupby("query")["value"].mean()
 
 
-def run_protocol(exp: Experiment, *, n_folds: int = 5, seed: int = 0, rankboost_rounds: int = 100,
-                 ranksvm_max_pairs: int | None = 300,
-                 scalings: tuple[str, ...] = ("minmax", "standard", "none"),
-                 metrics: list[str] | None = None) -> ProtocolResult:
-    """Query-level ``n_folds``-fold CV (3 train / 1 validation / 1 test rotating for 5) of every method.
+def ada_name(label: str, variant: str = "printed", scaling: str = "minmax") -> str:
+    """Method name of an AdaRank run: ``"AdaRank.MAP"``, ``"AdaRank.MAP (continuing)"``,
+    ``"AdaRank.MAP [raw]"``."""
+    return label + VARIANTS[variant] + ("" if scaling == "minmax" else f" [{SCALING_LABEL[scaling]}]")
 
-    BM25 is the data's BM25 column; Ranking SVM chooses C on the validation queries; RankBoost's round is
-    chosen on validation MAP; AdaRank.MAP / AdaRank.NDCG use the paper's T (stop when the training measure
-    stops improving, Sec. 4.1; the validation queries are not used) with min-max scaled weak rankers, and
-    again with every other scaling in ``scalings`` (methods ``"AdaRank.MAP [raw]"`` ...).
-    """
-    metrics = list(metrics or METRICS)
-    d, thr = exp.data, exp.rel_threshold
-    opts = {"rel_threshold": thr}
-    folds = d.kfold(n_folds, random_state=seed, validation=True)
+
+def _protocol_fold(i: int, fold: Any, bm25: int, opts: dict, seed: int, rankboost_rounds: int,
+                   ranksvm_max_pairs: int | None, scalings: tuple[str, ...], metrics: list[str],
+                   lc_rounds: int | None) -> tuple:
+    """One fold of `run_protocol`: its per-query, pair-error, rounds rows, fitted AdaRanks, Fig. 11 rows
+    and learning-curve models."""
+    tr, va, te = fold
     pq: list[tuple] = []
     pe: list[tuple] = []
     rounds: list[tuple] = []
     models: list[tuple] = []
+    lc: list[tuple] = []
+    lc_models: list[tuple] = []
 
-    def add_test(i: int, method: str, te: RankingData, s: np.ndarray) -> None:
+    def add_test(method: str, s: np.ndarray) -> None:
         vals = evaluate(te.y, s, te.qptr, metrics, per_query=True, **opts)
         for m in metrics:
             pq.extend((i, int(q), "test", method, m, float(v)) for q, v in zip(te.qid, vals[m]))
         pe.extend((i, q, method, k, w, t) for q, k, w, t in _pair_errors(te, s))
 
-    for i, (tr, va, te) in enumerate(folds):
-        add_test(i, "BM25", te, te.X[:, exp.bm25].astype(np.float64))
-        svm = RankSVM(max_pairs_per_query=ranksvm_max_pairs, random_state=seed, metric_options=opts)
-        svm.fit(tr, eval_set=va)
-        add_test(i, "Ranking SVM", te, svm.predict(te.X))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            rb = rankboost(rankboost_rounds, seed).fit(tr)
-        t_rb = _select_round(rb, va, opts)
-        rounds.append((i, "RankBoost", t_rb))
-        add_test(i, "RankBoost", te, _scores_at(rb, te.X, t_rb))
+    def add_ada(name: str, model: AdaRank) -> None:
+        models.append((i, name, model))
+        rounds.append((i, name, model.n_iter_))
+        add_test(name, model.predict(te.X))
+        tv = evaluate(tr.y, model.predict(tr.X), tr.qptr, ["map", "ndcg@5"], per_query=True, **opts)
+        for m in ("map", "ndcg@5"):
+            pq.extend((i, int(q), "train", name, m, float(v)) for q, v in zip(tr.qid, tv[m]))
+
+    add_test("BM25", te.X[:, bm25].astype(np.float64))
+    svm = RankSVM(max_pairs_per_query=ranksvm_max_pairs, random_state=seed, metric_options=opts)
+    svm.fit(tr, eval_set=va)
+    add_test("Ranking SVM", svm.predict(te.X))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        rb = rankboost(rankboost_rounds, seed).fit(tr)
+    t_rb = _select_round(rb, va, opts)
+    rounds.append((i, "RankBoost", t_rb))
+    add_test("RankBoost", _scores_at(rb, te.X, t_rb))
+    for label, metric in ADARANKS.items():
         for scaling in scalings:
-            for label, metric in ADARANKS.items():
-                name = label if scaling == "minmax" else f"{label} [{SCALING_LABEL[scaling]}]"
-                model = AdaRank(metric=metric, scaling=scaling, metric_options=opts).fit(tr)
-                models.append((i, name, model))
-                rounds.append((i, name, model.n_iter_))
-                add_test(i, name, te, model.predict(te.X))
-                tv = evaluate(tr.y, model.predict(tr.X), tr.qptr, ["map", "ndcg@5"], per_query=True, **opts)
-                for m in ("map", "ndcg@5"):
-                    pq.extend((i, int(q), "train", name, m, float(v)) for q, v in zip(tr.qid, tv[m]))
+            add_ada(ada_name(label, "printed", scaling),
+                    AdaRank(metric=metric, scaling=scaling, metric_options=opts).fit(tr))
+        add_ada(ada_name(label, "continuing"),
+                AdaRank(metric=metric, metric_options=opts, **CONTINUING).fit(tr))
+    for variant in VARIANTS if lc_rounds else ():
+        kw = {"max_consecutive": CONTINUING["max_consecutive"]} if variant == "continuing" else {}
+        model = AdaRank(metric="map", n_estimators=lc_rounds, early_stopping_rounds=None,
+                        metric_options=opts, **kw).fit(tr, eval_set=va)
+        lc_models.append((i, variant, model))
+        peak = int(np.argmax(model.history_["valid_map"].to_numpy())) + 1  # earliest best round
+        at = {t: evaluate(te.y, model.predict(te.X, num_iteration=t), te.qptr, ["map"], per_query=True,
+                          **opts)["map"] for t in (1, peak)}
+        lc.extend((i, variant, int(q), peak, float(a), float(b)) for q, a, b in zip(te.qid, at[1], at[peak]))
+    return pq, pe, rounds, models, lc, lc_models
+
+
+def run_protocol(exp: Experiment, *, n_folds: int = 5, seed: int = 0, rankboost_rounds: int = 100,
+                 ranksvm_max_pairs: int | None = 300,
+                 scalings: tuple[str, ...] = ("minmax", "standard", "none"),
+                 metrics: list[str] | None = None, lc_rounds: int | None = None,
+                 fold_offset: int = 0, checkpoint: bool | str | None = None,
+                 verbose: bool | None = None) -> ProtocolResult:
+    """Query-level ``n_folds``-fold CV (3 train / 1 validation / 1 test rotating for 5) of every method.
+
+    BM25 is the data's BM25 column; Ranking SVM chooses C on the validation queries; RankBoost's round is
+    chosen on validation MAP; AdaRank.MAP / AdaRank.NDCG use the paper's T (stop when the training measure
+    stops improving, Sec. 4.1; the validation queries are not used) with min-max scaled weak rankers, again
+    as the `CONTINUING` variant (a labelled deviation), and with every other scaling in ``scalings``
+    (methods ``"AdaRank.MAP [raw]"`` ...). With ``lc_rounds``, Fig. 11's learning curve of AdaRank.MAP
+    (printed and continuing) runs ``lc_rounds`` rounds on each fold's training queries; its peak round is
+    chosen on the validation queries and the test MAP at that round and at round 1 is stored in
+    ``curves``. ``fold_offset`` numbers the folds (repetitions of `run_repeated` use distinct numbers).
+    Each fold is one job; ``checkpoint`` keeps each finished one (with its fitted models), so that the
+    same call after an interruption runs only the rest, with identical results (default: on for the paper
+    profile only; see `lrank.experiments.jobs`); ``verbose``: a bar (the same default).
+    """
+    from lrank.experiments.jobs import Job, run_jobs
+
+    metrics = list(metrics or METRICS)
+    d, thr = exp.data, exp.rel_threshold
+    opts = {"rel_threshold": thr}
+    folds = d.kfold(n_folds, random_state=seed, validation=True)
+    args = (exp.bm25, opts, seed, rankboost_rounds, ranksvm_max_pairs, tuple(scalings), metrics, lc_rounds)
+    jobs = [Job({"experiment": exp.name, "fold": fold_offset + j, "seed": seed},
+                (fold_offset + j, fold, *args)) for j, fold in enumerate(folds)]
+    outs = run_jobs(_protocol_fold, jobs, label="adarank_protocol", checkpoint=checkpoint, verbose=verbose,
+                    desc=f"AdaRank protocol ({exp.name})")
+    pq, pe, rounds, models, lc, lc_models = ([row for out in outs for row in out[j]] for j in range(6))
     return ProtocolResult(
         exp,
         pd.DataFrame(pq, columns=["fold", "query", "split", "method", "metric", "value"]),
         pd.DataFrame(pe, columns=["fold", "query", "method", "kind", "wrong", "total"]),
         pd.DataFrame(rounds, columns=["fold", "method", "T"]),
-        d.n_critical_pairs(), folds, models)
+        d.n_critical_pairs(), folds, models,
+        pd.DataFrame(lc, columns=["fold", "variant", "query", "peak_round", "map_round1", "map_peak"]),
+        lc_models)
+
+
+def run_repeated(exp: Experiment, *, seed: int = 0, repeats: int = 1, n_folds: int = 5,
+                 **kw: Any) -> ProtocolResult:
+    """`run_protocol` ``repeats`` times with fold seeds ``seed * repeats + r`` (r = 0 .. repeats-1), pooled.
+
+    Repeated cross-validation: every query is a test query once per repetition; a query's test value is
+    then its mean over the repetitions (`ProtocolResult.values`), so each claim is still tested once over
+    the queries (n = queries, not queries x repetitions). The seeds of two values of ``seed`` never
+    overlap. Folds are numbered ``r * n_folds + j``; ``folds`` holds the first repetition's.
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats!r}")
+    parts = [run_protocol(exp, n_folds=n_folds, seed=seed * repeats + r, fold_offset=r * n_folds, **kw)
+             for r in range(repeats)]
+    first = parts[0]
+    cat = lambda attr: pd.concat([getattr(p, attr) for p in parts], ignore_index=True)  # noqa: E731
+    return ProtocolResult(exp, cat("per_query"), cat("pair_errors"), cat("rounds"), first.n_pairs,
+                          first.folds,
+                          [m for p in parts for m in p.models], cat("curves"),
+                          [m for p in parts for m in p.lc_models], repeats)
 
 
 # ------------------------------------------------------------------------------------------ tables
@@ -273,8 +363,10 @@ def fig8_table(res: ProtocolResult, ada: str = "AdaRank.MAP", base: str = "RankB
 
 
 def fig910_table(res: ProtocolResult) -> pd.DataFrame:
-    """Fig. 9-10: training MAP and NDCG@5 per trial of AdaRank.MAP and AdaRank.NDCG."""
-    t = res.per_query[(res.per_query["split"] == "train") & res.per_query["method"].isin(list(ADARANKS))]
+    """Fig. 9-10: training MAP and NDCG@5 per trial (the first repetition's folds) of AdaRank.MAP and
+    AdaRank.NDCG."""
+    pq = res.per_query
+    t = pq[(pq["split"] == "train") & pq["method"].isin(list(ADARANKS)) & (pq["fold"] < len(res.folds))]
     tab = t.groupby(["fold", "method", "metric"])["value"].mean().unstack(["metric", "method"])
     tab.index = pd.Index(tab.index + 1, name="trial")
     return tab.sort_index(axis=1)
@@ -301,8 +393,8 @@ def claims_fig6(res: ProtocolResult) -> pd.DataFrame:
     """Fig. 6: "AdaRank.MAP and AdaRank.NDCG make fewer errors for d-n and d-p": per-query error rate of
     the baseline minus AdaRank's, over the test queries that have pairs of that kind."""
     pe = res.pair_errors[res.pair_errors["total"] > 0]
-    rate = pe.assign(rate=pe["wrong"] / pe["total"]).set_index(["method", "kind", "query"])["rate"]
-    rate = rate.sort_index()
+    rate = pe.groupby(["method", "kind", "query"])[["wrong", "total"]].sum()  # pooled over repetitions
+    rate = (rate["wrong"] / rate["total"]).sort_index()
     rows = []
     for a in ADARANKS:
         for b in ("Ranking SVM", "RankBoost"):

@@ -32,23 +32,27 @@ import numpy as np
 import pandas as pd
 
 from lrank.data.container import Fold, RankingData
+from lrank.papers import budgets
 from lrank.stats import HELD, NOT_HELD, UNDECIDED, paired_comparison
+
+NB = "03_boostingtree"
 
 __all__ = ["illustrative_example", "PAPER_TABLE1", "PAPER_TABLE2_TOP", "PAPER_TABLE2_BOTTOM",
            "PAPER_TABLE3_AVG", "table2_worst_case", "table2_best_case", "table2_frame", "theorem2_check",
            "MQ2007_GRADES", "three_grades", "mslr_sample_pooled", "quick_table3_folds",
            "QUICK_TABLE3_ITERATIONS", "SELECTION_SHARE_ROW", "rankboost_baseline", "run_protocol",
            "select_model", "claim_better",
-           "claim_not_worse", "claim_worst", "NON_INFERIORITY_MARGIN"]
+           "claim_not_worse", "claim_worst", "NON_INFERIORITY_MARGIN", "budget", "available", "table3_data",
+           "yahoo_data", "chess_data", "FOLD_REPEATS", "fold_seeds", "repeated_kfold", "theorem1_simulation"]
 
 
 # ----------------------------------------------------------------------------- Sec. 3.2, Fig. 4
 def illustrative_example() -> tuple[np.ndarray, np.ndarray]:
-    """The 8-point, 2-feature problem of the paper's Fig. 4 (reconstructed, ALGORITHMS.md 8.1).
+    """The 8-point, 2-feature problem of the paper's Fig. 4, reconstructed (notebook 03, Sec. 5a).
 
     Bands (0,.2], (.2,.4], (.4,.6], (.6,.8] on both axes with labels -, +, -, +; points at the cell
     centres (the two doubled points kept on the same centre: moving them inside their band changes no
-    stump choice, ALGORITHMS.md 8.1).  Returns ``X`` (8, 2) float64 and ``y`` in {-1, +1}.
+    stump choice).  Returns ``X`` (8, 2) float64 and ``y`` in {-1, +1}.
     """
     pts = [((0.1, 0.5), -1), ((0.3, 0.3), 1), ((0.3, 0.7), 1), ((0.3, 0.7), 1),
            ((0.5, 0.1), -1), ((0.5, 0.5), -1), ((0.5, 0.5), -1), ((0.7, 0.3), 1)]
@@ -164,6 +168,39 @@ def theorem2_check(rounds: pd.DataFrame) -> pd.DataFrame:
                          "eq3 (l >= bound)": lI >= bound3 - 1e-12})
 
 
+def theorem1_simulation(base: Any, rounds: int = 5, n_models: int = 1500, seed: int = 0) -> dict:
+    """Theorem 1 where its limit is known: a small random ranking problem with two continuous features
+    (no ties, so a stump constrained to the feature the unconstrained step picks is that step: Assumption
+    1), the standard variant run for ``rounds`` steps and BoostingTree for ``n_models`` models.
+
+    Returns ``rounds``, ``models``, ``found`` (how many of the standard variant's models ``M_1..M_rounds``
+    are nodes of the tree with the same training scores, to 1e-9), ``first_t`` (the generated-model
+    number at which each was found, or -1) and ``f_bt_minus_f_ada`` (the tree's best training measure
+    minus the standard variant's after ``rounds`` steps: Theorem 1's consequence needs it >= 0).
+    """
+    from sklearn.base import clone
+
+    from lrank.models.boostingtree import BoostingTree, Standard
+
+    rng = np.random.default_rng(seed)
+    nq, nd = 12, 8
+    X = rng.normal(size=(nq * nd, 2)).astype(np.float32)
+    data = RankingData.from_group(X, rng.integers(0, 3, size=nq * nd), [nd] * nq)
+    std = Standard(clone(base), n_estimators=rounds).fit(data)
+    bt = BoostingTree(clone(base), n_estimators=n_models, random_state=seed).fit(data)
+    t = bt.tree_
+    first = []
+    for r in range(1, rounds + 1):
+        s = std.predict(X, num_iteration=r)
+        hit = [j for j in range(len(t)) if t.depth[j] == r
+               and np.allclose(bt.predict_node(X, j), s, rtol=0.0, atol=1e-9)]
+        first.append(min(hit) if hit else -1)
+    f_std = float(std.history_.filter(like="train_").iloc[rounds - 1].iloc[0])
+    return {"rounds": rounds, "models": int(bt.n_iter_), "found": sum(j >= 0 for j in first),
+            "first_t": first,
+            "f_bt_minus_f_ada": float(max(t.fhat)) - f_std}
+
+
 # ----------------------------------------------------------------------------- Sec. 4 data
 #: MQ2007's three grades from MSLR's five: 0 -> 0, 1 -> 1, 2..4 -> 2 (this paper's substitute rule).
 MQ2007_GRADES = {0: 0, 1: 1, 2: 2, 3: 2, 4: 2}
@@ -188,8 +225,9 @@ def mslr_sample_pooled() -> RankingData:
     return RankingData.concat([tr, te])
 
 
-#: The quick profile's Table 3 runs: iterations of the standard variants, sequences of EXP3.P / BoostingTree.
-QUICK_TABLE3_ITERATIONS = (40, 200)
+#: The quick profile's Table 3 runs: iterations of the standard variants, sequences of EXP3.P / BoostingTree
+#: (`lrank.papers.budgets`, ``03_boostingtree/table3``).
+QUICK_TABLE3_ITERATIONS = tuple(budgets.budget(NB, "table3", "quick"))
 
 #: The row of ``figures/benchmarks.csv`` (``python -m lrank bench``, `lrank.benchmarks.boostingtree`) that
 #: holds the share of node selection in BoostingTree's time over the quick Table 3 fits; notebook 03 prints
@@ -202,6 +240,105 @@ def quick_table3_folds(seed: int = 0) -> list[Fold]:
     """The quick profile's Table 3 data: all 86 MSLR-sample queries relabelled to three grades
     (`three_grades`), 5 query folds (3 train / 1 validation / 1 test, rotating) seeded by ``seed``."""
     return three_grades(mslr_sample_pooled()).kfold(5, random_state=seed)
+
+
+# ------------------------------------------------------------------------ profiles: budgets and data
+def budget(experiment: str, profile: str) -> Any:
+    """This notebook's budget of ``experiment`` in ``profile`` (`lrank.papers.budgets`)."""
+    return budgets.budget(NB, experiment, profile)
+
+
+def available(name: str, skipped: list[dict]) -> Any:
+    """``fetch(name)`` if the data set is present, else None with a row (its fetch command) in ``skipped``."""
+    from lrank.data import FetchError, fetch
+
+    try:
+        return fetch(name)
+    except (FetchError, OSError) as exc:
+        skipped.append({"experiment data": name, "fetch with": f"python -m lrank fetch {name}",
+                        "why": str(exc).splitlines()[0][:120]})
+        return None
+
+
+#: How many 5-fold splits (fold seeds) the quick profile pools: each query is a test query once per split
+#: and its values are averaged over the splits before a test, so it still counts once (seed stability:
+#: one reshuffle of the folds no longer decides a verdict). The paper profile runs MQ2007's official folds.
+FOLD_REPEATS = {"quick": 5, "paper": 1, "rehearsal": 1}
+
+
+def fold_seeds(profile: str, seed: int) -> list[int]:
+    """The fold seeds of ``profile`` for the notebook's ``SEED``: ``seed * R + k``, ``k < R`` (no two
+    notebook seeds share a split), ``R = FOLD_REPEATS[profile]``."""
+    r = FOLD_REPEATS.get(profile, 1)
+    return [int(seed) * r + k for k in range(r)]
+
+
+def repeated_kfold(data: RankingData, profile: str, seed: int, k: int = 5) -> list[Fold]:
+    """``data.kfold(k)`` for every fold seed of `fold_seeds`, concatenated (fold ``i`` of split ``j`` is
+    number ``j * k + i + 1`` in `run_protocol`'s output)."""
+    return [f for s in fold_seeds(profile, seed) for f in data.kfold(k, random_state=s)]
+
+
+def table3_data(profile: str, seed: int, skipped: list[dict]) -> tuple[list[Fold], str]:
+    """Table 3's folds and their description. ``"quick"`` (or MQ2007 absent in ``"paper"``, noted in
+    ``skipped``): `quick_table3_folds` for each of the profile's fold seeds (`fold_seeds`);
+    ``"paper"`` / ``"rehearsal"``: MQ2007's five official folds (real or stand-in); the rehearsal refuses
+    to skip."""
+    mq = available("mq2007", skipped) if profile != "quick" else None
+    budgets.require_nothing_skipped(profile, skipped, NB)
+    if mq is not None:
+        folds = [mq.fold(k) for k in mq.folds]  # (train, valid, test) per official fold
+        return folds, f"MQ2007 (LETOR 4.0, {budgets.data_kind(folds[0].train)}), 5 official folds"
+    seeds = fold_seeds(profile, seed)
+    folds = [f for s in seeds for f in quick_table3_folds(s)]  # 3 grades, 5 query folds per seed
+    n_test = sum(f.test.n_queries for f in folds) // len(seeds)
+    return folds, (f"real MSLR-WEB10K sample, all {n_test} queries, relabelled to 3 grades (substitute for "
+                   f"MQ2007), 5 query folds 3/1/1 under {len(seeds)} fold seed(s) {seeds}"
+                   + ("; MQ2007 absent" if profile == "paper" else ""))
+
+
+#: Fig. 10's data when the licensed Yahoo! LTR set 1 itself ran (its description in `yahoo_data`)
+YAHOO = "Yahoo! LTR set 1"
+
+
+def yahoo_data(profile: str, seed: int, skipped: list[dict]) -> tuple[list[Fold], str]:
+    """Fig. 10's split and its description: Yahoo! LTR set 1 (train / valid / test) in ``"paper"`` /
+    ``"rehearsal"``; otherwise (or Yahoo! absent in ``"paper"``) one 3/1/1 split of the MSLR sample."""
+    ya = available("yahoo-ltr", skipped) if profile != "quick" else None
+    budgets.require_nothing_skipped(profile, skipped, NB)
+    if ya is not None:
+        fold = ya.fold(ya.folds[0])  # set 1: train / valid / test
+        kind = budgets.data_kind(fold.train)
+        return [fold], YAHOO + ("" if kind == "real" else f" ({kind})")
+    return (mslr_sample_pooled().kfold(5, random_state=seed)[:1],  # 5 grades
+            "real MSLR-WEB10K sample, 5 grades (substitute for Yahoo! LTR), one 3/1/1 split")
+
+
+#: The seeds of the regenerated chess sets (the paper profile's and the rehearsal's)
+CHESS_SEEDS = {"b84": 84, "e97": 97}
+
+
+def chess_data(profile: str, skipped: list[dict]) -> dict[str, RankingData]:
+    """Fig. 11's B84 / E97 sets. The budget's ``positions`` (``"paper"``: 2,000 / 3,000; ``"rehearsal"``: a
+    few) are regenerated with `lrank.data.chess.generate` (python-chess and Stockfish, Debian package
+    ``stockfish``); ``"quick"`` (or no engine in ``"paper"``, noted in ``skipped``) loads the committed sets
+    of ``data/chess``. The rehearsal refuses to fall back."""
+    from lrank.data.chess import generate, load_chess
+
+    positions = budget("fig11", profile).positions
+    cdata = None
+    if positions:
+        try:
+            cdata = {k: generate(k, n_positions=n, random_state=CHESS_SEEDS[k]) for k, n in positions.items()}
+        except (ImportError, OSError, RuntimeError) as exc:
+            skipped.append({"experiment data": "chess B84/E97 at the paper's size",
+                            "fetch with": "pip install chess; apt-get install stockfish (then rerun: "
+                                          "lrank.data.chess.generate)",
+                            "why": str(exc).splitlines()[0][:120]})
+    budgets.require_nothing_skipped(profile, skipped, NB)
+    if cdata is None:
+        cdata = {k: load_chess(k) for k in ("b84", "e97")}
+    return cdata
 
 
 def rankboost_baseline(n_estimators: int, random_state: int | None = None) -> Any:
@@ -258,10 +395,48 @@ def _scores(est: Any, X: np.ndarray, how: Any) -> np.ndarray:
     raise ValueError(f"{type(est).__name__} has fewer than {how} rounds")
 
 
+def _protocol_job(fi: int, name: str, est0: Any, fold: Fold, metric: str, test_metrics: Sequence[str],
+                  lengths: Sequence[int | None], kw: dict, keep: bool,
+                  split_size: int = 0) -> tuple[list, dict, Any]:
+    """One (fold, algorithm) of `run_protocol`: its per-query frames, its fit row and (``keep``) the
+    fitted estimator."""
+    from sklearn.base import clone
+
+    from lrank.metrics import evaluate
+
+    est = clone(est0)
+    rs = est.get_params().get("random_state")
+    if split_size and isinstance(rs, (int, np.integer)):
+        est.set_params(random_state=int(rs) * 1000 + (fi - 1) // split_size)  # one model seed per split
+    own = "eval_metric" in est.get_params()
+    t0 = time.perf_counter()
+    if own:
+        est.set_params(eval_metric=metric).fit(fold.train, eval_set=fold.valid)
+    else:
+        est.fit(fold.train)
+    fit_s = time.perf_counter() - t0
+    parts = []
+    for L in lengths:
+        how, used = select_model(est, fold.valid, metric, L, kw)
+        s = _scores(est, fold.test.X, how)
+        vals = evaluate(fold.test.y, s, fold.test.qptr, list(test_metrics), per_query=True, **kw)
+        df = pd.DataFrame({m: np.asarray(vals[m], dtype=np.float64) for m in test_metrics})
+        df.insert(0, "length", used)
+        df.insert(0, "qid", np.asarray(fold.test.qid))
+        df.insert(0, "query", np.arange(fold.test.n_queries))
+        df.insert(0, "max_length", np.nan if L is None else float(L))
+        df.insert(0, "algorithm", name)
+        df.insert(0, "fold", fi)
+        parts.append(df)
+    return parts, {"fold": fi, "algorithm": name, "fit_s": fit_s, "iterations": int(est.n_iter_)}, \
+        (est if keep else None)
+
+
 def run_protocol(estimators: Mapping[str, Any], folds: Sequence[Fold], metric: str = "mean_ndcg",
                  test_metrics: Sequence[str] = ("mean_ndcg",), lengths: Sequence[int | None] = (None,),
                  metric_kwargs: Mapping | None = None, keep: list | None = None,
-                 verbose: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 verbose: bool | None = None, checkpoint: bool | str | None = None,
+                 split_size: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 3 / Fig. 8-11 protocol: fit on each fold's train part, pick the model on its validation part.
 
     Parameters
@@ -282,6 +457,11 @@ def run_protocol(estimators: Mapping[str, Any], folds: Sequence[Fold], metric: s
         Conventions for `lrank.metrics.evaluate` (e.g. ``{"discount": "jk"}``).
     keep : list or None
         If given, ``(fold number, name, fitted estimator)`` is appended for every fit.
+    split_size : int
+        With ``folds`` the concatenation of several ``split_size``-fold splits (`repeated_kfold`, several
+        fold seeds), an estimator with an integer ``random_state`` is refitted with ``random_state * 1000
+        + split`` in each split, so that the pooled splits also pool the algorithms' own randomness
+        (EXP3.P's and BoostingTree's constraint draws); 0 (default) keeps ``random_state`` as given.
 
     Returns
     -------
@@ -291,40 +471,27 @@ def run_protocol(estimators: Mapping[str, Any], folds: Sequence[Fold], metric: s
         ``length`` (of the picked model) and one column per test measure.
     fits : pandas.DataFrame
         One row per fold x algorithm: ``fit_s``, ``iterations`` (``n_iter_``).
-    """
-    from sklearn.base import clone
 
-    from lrank.metrics import evaluate
+    Each (fold, algorithm) is one job; ``verbose`` shows a bar over them (default: on for the paper
+    profile only). ``checkpoint`` keeps each
+    finished job (with its fitted estimator when ``keep`` is given), so that the same call after an
+    interruption runs only the rest, with identical results (default: on for the paper profile only;
+    see `lrank.experiments.jobs`).
+    """
+    from lrank.experiments.jobs import Job, run_jobs
 
     kw = dict(metric_kwargs or {})
+    jobs = [Job({"fold": fi, "algorithm": name}, (fi, name, est0, fold, metric, tuple(test_metrics),
+                                                  tuple(lengths), kw, keep is not None, int(split_size)))
+            for fi, fold in enumerate(folds, start=1) for name, est0 in estimators.items()]
+    outs = run_jobs(_protocol_job, jobs, label="boostingtree_protocol", checkpoint=checkpoint,
+                    verbose=verbose, desc="BoostingTree protocol")
     parts, fits = [], []
-    for fi, fold in enumerate(folds, start=1):
-        for name, est0 in estimators.items():
-            est = clone(est0)
-            own = "eval_metric" in est.get_params()
-            t0 = time.perf_counter()
-            if own:
-                est.set_params(eval_metric=metric).fit(fold.train, eval_set=fold.valid)
-            else:
-                est.fit(fold.train)
-            fit_s = time.perf_counter() - t0
-            fits.append({"fold": fi, "algorithm": name, "fit_s": fit_s, "iterations": int(est.n_iter_)})
-            if keep is not None:
-                keep.append((fi, name, est))
-            for L in lengths:
-                how, used = select_model(est, fold.valid, metric, L, kw)
-                s = _scores(est, fold.test.X, how)
-                vals = evaluate(fold.test.y, s, fold.test.qptr, list(test_metrics), per_query=True, **kw)
-                df = pd.DataFrame({m: np.asarray(vals[m], dtype=np.float64) for m in test_metrics})
-                df.insert(0, "length", used)
-                df.insert(0, "qid", np.asarray(fold.test.qid))
-                df.insert(0, "query", np.arange(fold.test.n_queries))
-                df.insert(0, "max_length", np.nan if L is None else float(L))
-                df.insert(0, "algorithm", name)
-                df.insert(0, "fold", fi)
-                parts.append(df)
-            if verbose:
-                print(f"fold {fi} {name}: {fit_s:.1f}s")
+    for frames, fit, est in outs:
+        parts.extend(frames)
+        fits.append(fit)
+        if keep is not None:
+            keep.append((fit["fold"], fit["algorithm"], est))
     return pd.concat(parts, ignore_index=True), pd.DataFrame(fits)
 
 

@@ -23,7 +23,34 @@ from lrank.baselines.collaborative import VSIM, NearestNeighbourRanker, Regressi
 from lrank.data.container import RankingData
 from lrank.metrics import evaluate, r2, random_guessing
 from lrank.models.rankboost import DegenerateRoundWarning, RankBoost
-from lrank.stats import paired_comparison
+from lrank.papers import budgets
+
+NB = "01_rankboost"
+
+
+# ------------------------------------------------------------------------ profiles: budgets and data
+def budget(experiment: str, profile: str) -> Any:
+    """This notebook's budget of ``experiment`` in ``profile`` (`lrank.papers.budgets`)."""
+    return budgets.budget(NB, experiment, profile)
+
+
+def homepage_data(profile: str, sample: tuple[RankingData, RankingData]) -> tuple[RankingData, str]:
+    """Fig. 4 / Table 1's data cast as homepage finding (`as_homepage_finding`), and its description.
+
+    ``"quick"``: the MSLR sample (``sample``: its train and test). ``"paper"`` / ``"rehearsal"``: every
+    query of LETOR 3.0 HP2003 (the three files of fold 1), real or stand-in; a missing download raises
+    `lrank.data.FetchError` naming the fetch command.
+    """
+    if profile == "quick":
+        parts = list(sample)
+        what = "MSLR-WEB10K sample (real; Fold1 train + test queries, cast as homepage finding)"
+    else:
+        from lrank.data import fetch
+
+        hp = fetch("hp2003").fold(1)
+        parts = [hp.train, hp.valid, hp.test]
+        what = f"LETOR 3.0 HP2003 ({budgets.data_kind(hp.train)}; all queries, one target per query)"
+    return as_homepage_finding(RankingData.concat(parts)), what
 
 
 # ---------------------------------------------------------------------------------- Theorem 3
@@ -85,10 +112,11 @@ LEARNERS = {"WeakLearn.2": dict(alpha_method="second"), "WeakLearn.3": dict(alph
 
 
 class Fig4Run(NamedTuple):
-    """Fig. 4 for one weak learner: mean train / test error per round (``n_estimators`` long, a run that
-    stopped early keeps its final model), and per-query errors (Eq. 21 within each query) after the
-    rounds in ``at``: ``test_per_query[k]`` over every test query (each query is tested once over the
-    folds, in fold order), ``train_per_query[k]`` over every (fold, training query)."""
+    """Fig. 4 for one weak learner: mean train / test error per round over every fold of every repeat
+    (``n_estimators`` long; a run that stopped early keeps its final model), and per-query errors (Eq. 21
+    within each query) after the rounds in ``at``, as Series indexed by query id: ``test_per_query[k]``
+    averages a query over the repeats (it is tested once per repeat), ``train_per_query[k]`` over every
+    (repeat, fold) in which it trains. One value per query: the unit of the paired tests."""
 
     train: np.ndarray
     test: np.ndarray
@@ -96,33 +124,60 @@ class Fig4Run(NamedTuple):
     train_per_query: dict
 
 
+def _fig4_job(kw: dict, fold: Any, n_estimators: int, at: tuple, q_def: int, random_state: int) -> tuple:
+    """One weak learner on one fold of `fig4_runs`: train / test error per round (padded to
+    ``n_estimators``) and per-query errors after each round in ``at`` (test, train)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateRoundWarning)
+        model = RankBoost(n_estimators=n_estimators, q_def=q_def, random_state=random_state, **kw)
+        model.fit(fold.train)
+    tr = model.history_["train_rloss"].to_numpy()
+    te = model.staged_ranking_loss(fold.test)
+    pad = n_estimators - tr.size  # a run that stopped early keeps its final model
+    te_q, tr_q = {}, {}
+    for k in at:
+        it = min(k, model.n_iter_)
+        for part, store in ((fold.test, te_q), (fold.train, tr_q)):
+            store[k] = r2(part.y, model.predict(part.X, num_iteration=it), part.qptr)
+    return np.r_[tr, np.full(pad, tr[-1])], np.r_[te, np.full(pad, te[-1])], te_q, tr_q
+
+
 def fig4_runs(folds: list, n_estimators: int, at: Any = (50, 200), q_def: int = 0, random_state: int = 0,
-              learners: dict | None = None) -> dict[str, Fig4Run]:
+              learners: dict | None = None, checkpoint: bool | str | None = None,
+              verbose: bool | None = None) -> dict[str, Fig4Run]:
     """Train each weak learner of `LEARNERS` on every fold (Sec. 6.1.2, four partitions), error = Eq. 21
     on all crucial pairs, averaged over the folds; per-query errors after each round in ``at`` for
-    paired comparisons over queries."""
+    paired comparisons over queries. Each (learner, repeat, fold) is one job; ``checkpoint`` keeps each
+    finished one, so that the same call after an interruption runs only the rest, with identical results
+    (default: on for the paper profile only; see `lrank.experiments.jobs`); ``verbose``: a bar
+    (the same default).
+
+    ``folds``: the folds of one cross-validation, or a list of such lists (repeated cross-validation with
+    different fold seeds, pooled per query: see `Fig4Run`).
+    """
+    from lrank.experiments.jobs import Job, run_jobs
+
+    at = tuple(int(k) for k in at)
+    learners = learners or LEARNERS
+    repeats = [folds] if folds and hasattr(folds[0], "train") else folds
+    flat = [(r, i, fold) for r, rep in enumerate(repeats) for i, fold in enumerate(rep)]
+    jobs = [Job({"learner": name, "repeat": r, "fold": i, "seed": random_state},
+                (kw, fold, n_estimators, at, q_def, random_state))
+            for name, kw in learners.items() for r, i, fold in flat]
+    outs = iter(run_jobs(_fig4_job, jobs, label="rankboost_fig4", checkpoint=checkpoint, verbose=verbose,
+                         desc="RankBoost Fig. 4"))
+
+    def pool(parts: list) -> pd.Series:
+        return pd.concat(parts).groupby(level=0).mean().sort_index()
+
     out = {}
-    for name, kw in (learners or LEARNERS).items():
-        tr_err, te_err = [], []
-        te_q: dict[int, list] = {int(k): [] for k in at}
-        tr_q: dict[int, list] = {int(k): [] for k in at}
-        for fold in folds:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DegenerateRoundWarning)
-                model = RankBoost(n_estimators=n_estimators, q_def=q_def, random_state=random_state,
-                                  **kw).fit(fold.train)
-            tr = model.history_["train_rloss"].to_numpy()
-            te = model.staged_ranking_loss(fold.test)
-            pad = n_estimators - tr.size  # a run that stopped early keeps its final model
-            tr_err.append(np.r_[tr, np.full(pad, tr[-1])])
-            te_err.append(np.r_[te, np.full(pad, te[-1])])
-            for k in te_q:
-                it = min(k, model.n_iter_)
-                for part, store in ((fold.test, te_q), (fold.train, tr_q)):
-                    store[k].append(r2(part.y, model.predict(part.X, num_iteration=it), part.qptr))
-        out[name] = Fig4Run(np.mean(tr_err, axis=0), np.mean(te_err, axis=0),
-                            {k: np.concatenate(v) for k, v in te_q.items()},
-                            {k: np.concatenate(v) for k, v in tr_q.items()})
+    for name in learners:
+        runs = [next(outs) for _ in flat]
+        pairs = list(zip(runs, (f for _, _, f in flat)))
+        te_q = {k: pool([pd.Series(r[2][k], index=f.test.qid) for r, f in pairs]) for k in at}
+        tr_q = {k: pool([pd.Series(r[3][k], index=f.train.qid) for r, f in pairs]) for k in at}
+        out[name] = Fig4Run(np.mean([r[0] for r in runs], axis=0), np.mean([r[1] for r in runs], axis=0),
+                            te_q, tr_q)
     return out
 
 
@@ -358,156 +413,254 @@ def feedback_density_experiment(ratings: np.ndarray, n_features: int, n_per_bin:
     return _concat(frames)
 
 
-def task_values(df: pd.DataFrame, algorithm: str, measure: str, **where: Any) -> pd.Series:
-    """One algorithm's per-task values of a measure (indexed by split and target), rows chosen by
-    ``where`` (e.g. ``size=400``)."""
-    sel = (df["algorithm"] == algorithm) & (df["measure"] == measure)
-    for k, v in where.items():
-        sel &= df[k] == v
-    return df[sel].set_index(["split", "target"])["value"].sort_index()
-
-
-def compare(df: pd.DataFrame, better: str, worse: str, measure: str, **where: Any) -> dict:
-    """Paired comparison over tasks of the claim "``better`` beats ``worse`` on ``measure``" (lower
-    disagreement, higher AP / PROT / coverage): `lrank.stats.paired_comparison` on the per-task values,
-    sign flipped for disagreement so that "a > b" always reads "better"."""
-    a = task_values(df, better, measure, **where)
-    b = task_values(df, worse, measure, **where)
-    a, b = a.align(b, join="inner")
-    sign = -1.0 if measure == "disagreement" else 1.0
-    out = paired_comparison(sign * a.to_numpy(), sign * b.to_numpy())
-    out.update(better=better, worse=worse, measure=measure, mean_better=float(a.mean()),
-               mean_worse=float(b.mean()))
-    return out
-
-
-# ------------------------------------------------------------------------------------ verdicts
-def evidence(c: dict) -> str:
-    """The figure a verdict rests on, as text: the Wilcoxon p-value, or the 95% interval against the
-    margin for a near-equality claim, or (for `all_of`) the deciding part's."""
-    if "evidence" in c:
-        return c["evidence"]
-    if "margin" in c:
-        return f"95% CI [{c['ci_low']:.4f}, {c['ci_high']:.4f}], margin {c['margin']:g}"
-    return f"p = {c['p_value']:.3g}"
-
-
-def all_of(parts: list[dict]) -> dict:
-    """A claim made of several comparisons ("for all four measures"): HELD when every part is HELD,
-    NOT HELD when any part is NOT HELD, else UNDECIDED. ``n`` is the smallest part's n; ``p_value`` and
-    ``evidence`` those of the deciding part: the NOT HELD part with the smallest p when NOT HELD, else
-    the part with the weakest evidence (largest p; an UNDECIDED part first)."""
-    verdicts = [c["verdict"] for c in parts]
-    if "NOT HELD" in verdicts:
-        v = "NOT HELD"
-        key = min((c for c in parts if c["verdict"] == "NOT HELD"), key=lambda c: c["p_value"])
-    else:
-        v = "HELD" if all(x == "HELD" for x in verdicts) else "UNDECIDED"
-        key = max(parts, key=lambda c: (c["verdict"] != "HELD", c["p_value"]))
-    return {"verdict": v, "n": int(min(c["n"] for c in parts)), "p_value": float(key["p_value"]),
-            "evidence": evidence(key), "parts_held": int(sum(x == "HELD" for x in verdicts)),
-            "parts": len(parts)}
-
-
-def within_margin(a: Any, b: Any, margin: float) -> dict:
-    """Claims of near-equality ("nearly identical", "closely tracked"): the paired mean difference
-    ``a - b`` with its bootstrap 95% interval (`lrank.stats.paired_comparison`); HELD when the whole
-    interval lies inside (-margin, margin), NOT HELD when it lies wholly outside, else UNDECIDED."""
-    c = paired_comparison(a, b)
-    lo, hi = c["ci_low"], c["ci_high"]
-    if -margin < lo and hi < margin:
-        v = "HELD"
-    elif hi <= -margin or lo >= margin:
-        v = "NOT HELD"
-    else:
-        v = "UNDECIDED"
-    c.update(verdict=v, margin=float(margin))
-    return c
-
-
-def not_worse_by(a: Any, b: Any, margin: float) -> dict:
-    """Non-inferiority: ``a`` is at most ``margin`` below ``b`` (paired). HELD when the bootstrap 95%
-    interval of ``a - b`` lies above ``-margin``, NOT HELD when it lies below, else UNDECIDED."""
-    c = paired_comparison(a, b)
-    lo, hi = c["ci_low"], c["ci_high"]
-    v = "HELD" if lo > -margin else ("NOT HELD" if hi < -margin else "UNDECIDED")
-    c.update(verdict=v, margin=float(margin))
-    return c
-
-
-#: "little better than random guessing": a mean difference in disagreement below this
-LITTLE = 0.05
-
-
-def movie_claims(fig5: pd.DataFrame, fig6: pd.DataFrame, fig7: pd.DataFrame) -> pd.DataFrame:
-    """The paper's claims about Fig. 5-7 (Sec. 6.2.5), each tested over the tasks (target users x
-    splits, pooled over the x values the sentence covers) with paired Wilcoxon tests (`compare`).
-
-    Returns one row per claim: ``figure, claim, verdict, n, p_value, evidence, parts_held, parts``.
-    """
-    rows = []
-
-    def add(figure: str, claim: str, parts: list[dict]) -> None:
-        c = all_of(parts)
-        rows.append(dict(figure=figure, claim=claim, verdict=c["verdict"], n=c["n"], p_value=c["p_value"],
-                         evidence=c["evidence"], parts_held=c["parts_held"], parts=c["parts"]))
-
-    def pooled(df: pd.DataFrame, col: str, keep: Any = None) -> pd.DataFrame:
-        # units = (x value, split, target): fold the x value into the split key
-        d = df if keep is None else df[df[col].isin(list(keep))]
-        return d.assign(split=d[col].astype(str) + "/" + d["split"].astype(str))
-
-    f5 = pooled(fig5, "size")
-    add("Fig. 5", "RankBoost outperforms regression and NN on all four measures",
-        [compare(f5, "RankBoost", b, m) for b in ("Regression", "NN") for m in MEASURES])
-    big = [s for s in sorted(fig5["size"].unique()) if s > 200]
-    if big:
-        add("Fig. 5", "RankBoost outperforms VSIM when the feature set is larger than 200",
-            [compare(pooled(fig5, "size", big), "RankBoost", "VSIM", m) for m in MEASURES])
-    add("Fig. 5", "NN's PROT is worse than random guessing", [compare(f5, "random", "NN", "prot")])
-    add("Fig. 5", "regression's AP is worse than random guessing",
-        [compare(f5, "random", "Regression", "ap")])
-    reg, rnd = task_values(f5, "Regression", "disagreement").align(task_values(f5, "random", "disagreement"),
-                                                                   join="inner")
-    add("Fig. 5", f"regression's disagreement is little better than random guessing's (by less than "
-        f"{LITTLE})", [compare(f5, "Regression", "random", "disagreement"),
-                       within_margin(reg.to_numpy(), rnd.to_numpy(), LITTLE)])
-    f6 = pooled(fig6, "bin")
-    add("Fig. 6", "RankBoost is the winner again (beats each baseline on all four measures)",
-        [compare(f6, "RankBoost", b, m) for b in ("Regression", "NN", "VSIM") for m in MEASURES])
-    add("Fig. 6", "NN's PROT stays worse than random guessing", [compare(f6, "random", "NN", "prot")])
-    low = [b for b in sorted(fig7["bin"].unique()) if DENSITY_BINS[b][1] <= 40]
-    high = [b for b in sorted(fig7["bin"].unique()) if DENSITY_BINS[b][0] > 100]
-    if low:
-        f7 = pooled(fig7, "bin", low)
-        add("Fig. 7", "feedback density <= 40: VSIM beats RankBoost on disagreement, AP and PROT",
-            [compare(f7, "VSIM", "RankBoost", m) for m in ("disagreement", "ap", "prot")])
-    if high:
-        add("Fig. 7", "feedback density > 100: RankBoost beats VSIM on all four measures",
-            [compare(pooled(fig7, "bin", high), "RankBoost", "VSIM", m) for m in MEASURES])
-    return pd.DataFrame(rows)
-
-
 def movie_means(df: pd.DataFrame, xcol: str) -> pd.DataFrame:
     """Mean of every measure per (x value, algorithm) over the tasks (the points of Fig. 5-7)."""
     return df.groupby([xcol, "algorithm", "measure"])["value"].mean().unstack("measure")[list(MEASURES)]
 
 
 def movie_figure(df: pd.DataFrame, xcol: str, xlabel: str):
-    """Fig. 5/6/7: one panel per measure, one line per algorithm, random guessing dashed.
+    """Fig. 5/6/7: one panel per measure (2 x 2), one line per algorithm (`lrank.plots.algo_style`), random
+    guessing dashed, one legend outside the panels.
 
     Returns the matplotlib figure (save it with `lrank.plots.save_figure`)."""
     import matplotlib.pyplot as plt
 
+    from lrank.plots import algo_style
+
     mean = movie_means(df, xcol)
-    fig, axes = plt.subplots(1, 4, figsize=(14, 3.4))
-    for ax, meas in zip(axes, MEASURES):
+    fig, axes = plt.subplots(2, 2, figsize=(9.0, 6.2), sharex=True, layout="constrained")
+    for ax, meas in zip(axes.ravel(), MEASURES):
         for alg in ALGORITHMS:
             s = mean.xs(alg, level="algorithm")[meas]
-            ax.plot(s.index, s.values, "o-", label=alg)
+            ax.plot(s.index, s.values, "-", label=alg, ms=5, **algo_style(alg))
         s = mean.xs("random", level="algorithm")[meas]
-        ax.plot(s.index, s.values, "k--", lw=1, label="random")
-        ax.set_xlabel(xlabel)
-        ax.set_title(meas if meas != "prot" else "PROT")
-    axes[0].legend(fontsize=8)
+        ax.plot(s.index, s.values, "--", lw=1, label="random guessing", color=algo_style("random")["color"])
+        ax.set_ylabel(meas if meas in ("disagreement", "coverage") else meas.upper())
+        ax.set_title(("lower is better" if meas == "disagreement" else "higher is better"), fontsize=9)
+    fig.supxlabel(xlabel)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right upper")
     return fig
+
+
+def movie_sentence(df: pd.DataFrame, xcol: str) -> str:
+    """What to see in Fig. 5/6/7, rendered from the plotted means: who is best on each measure at the
+    largest x value, and where RankBoost stands."""
+    mean = movie_means(df, xcol)
+    x_hi = mean.index.get_level_values(0).max()
+    last = mean.xs(x_hi, level=0).drop(index="random")
+    best = {m: (last[m].idxmin() if m == "disagreement" else last[m].idxmax()) for m in MEASURES}
+    rb_best = [m for m in MEASURES if best[m] == "RankBoost"]
+    others = ", ".join(f"{'PROT' if m == 'prot' else ('AP' if m == 'ap' else m)}: {best[m]}"
+                       for m in MEASURES if best[m] != "RankBoost")
+    head = (f"At the largest {xcol} ({x_hi:g}) RankBoost is best on {len(rb_best)} of the four measures"
+            + (f" (best elsewhere: {others})" if others else ""))
+    nn_prot = mean.xs("NN", level="algorithm")["prot"]
+    rnd_prot = mean.xs("random", level="algorithm")["prot"]
+    below = int((nn_prot < rnd_prot).sum())
+    return (head + f"; NN's PROT lies below random guessing's at {below} of {nn_prot.size} {xcol} values "
+                   f"(the "
+            "paper: below at every value). The verdicts of the paper's sentences on this figure follow, "
+            "decided over the target users.")
+
+
+def fig4_figure(runs: dict, shown: int):
+    """Fig. 4: mean train (left) and test (right) ranking loss per round of the four weak learners."""
+    import matplotlib.pyplot as plt
+
+    from lrank.plots import algo_style
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
+    for name, run in runs.items():
+        st = algo_style(name)
+        for ax, curve in zip(axes, (run.train, run.test)):
+            ax.plot(np.arange(1, shown + 1), curve[:shown], label=name, color=st["color"],
+                    marker=st["marker"],
+                    markevery=max(1, shown // 8), ms=5)
+    axes[0].set_title("train error")
+    axes[1].set_title("test error")
+    for ax in axes:
+        ax.set_xlabel("round")
+        ax.set_ylabel("ranking loss (Eq. 21)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right upper")
+    return fig
+
+
+def fig4_sentence(runs: dict, early: int, late: int) -> str:
+    """What to see in Fig. 4, rendered from the curves: the order of the train and test errors at round
+    ``late`` and which learners' test error rose after round ``early``."""
+    tr = sorted(runs, key=lambda k: runs[k].train[late - 1])
+    te = sorted(runs, key=lambda k: runs[k].test[late - 1])
+    rose = [k for k in runs if runs[k].test[late - 1] > runs[k].test[early - 1]]
+    return (f"At round {late} the train error orders the learners {' < '.join(tr)} (the paper: WeakLearn.2 < "
+            f"WeakLearn.3 < the two .cum learners) and the test error {' < '.join(te)} (the paper: the .cum "
+            f"learners lowest); the test error rose from round {early} to {late} for "
+            f"{', '.join(rose) if rose else 'none of them'} (the paper: for the counterparts, not the .cum "
+            "learners). The per-query tests below decide each sentence.")
+
+
+def table1_experiment(fold_sets: list, ks: Any = (1, 2, 5, 10, 20, 30), n_estimators: int = 50,
+                      random_state: int = 0) -> dict:
+    """Table 1 (Sec. 6.1.2): RankBoost (WeakLearn.3.cum, q_def = 0) trained on each fold's training
+    queries and every ranking feature alone, scored on the fold's test queries; per-query values pooled
+    over the repeats of the cross-validation (``fold_sets``: a list of fold lists).
+
+    Returns ``{"rb_top": {k: Series}, "rb_rank": Series, "feat_top": [{k: Series}] per feature,
+    "feat_rank": [Series]}``, Series indexed by query id (`target_rank_stats` per query, mean over
+    repeats).
+    """
+    ks = [int(k) for k in ks]
+    rb_top: dict[int, list] = {k: [] for k in ks}
+    rb_rank: list = []
+    n_feat = fold_sets[0][0].train.n_features
+    f_top: list = [{k: [] for k in ks} for _ in range(n_feat)]
+    f_rank: list = [[] for _ in range(n_feat)]
+    for fold in (f for rep in fold_sets for f in rep):
+        te = fold.test
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DegenerateRoundWarning)
+            model = RankBoost(n_estimators=n_estimators, alpha_method="third", cumulative_positive=True,
+                              q_def=0, random_state=random_state).fit(fold.train)
+        has = np.add.reduceat((te.y > 0).astype(np.int64), te.qptr[:-1]) > 0
+        qid = te.qid[has]
+        st = target_rank_stats(te.y, model.predict(te.X), te.qptr, ks)
+        for k in ks:
+            rb_top[k].append(pd.Series(st["top_per_query"][k], index=qid))
+        rb_rank.append(pd.Series(st["rank"], index=qid))
+        for f in range(n_feat):
+            col = np.nan_to_num(te.X[:, f].astype(np.float64), nan=-np.inf)
+            stf = target_rank_stats(te.y, col, te.qptr, ks)
+            for k in ks:
+                f_top[f][k].append(pd.Series(stf["top_per_query"][k], index=qid))
+            f_rank[f].append(pd.Series(stf["rank"], index=qid))
+
+    def pool(parts: list) -> pd.Series:
+        return pd.concat(parts).groupby(level=0).mean().sort_index()
+
+    return {"rb_top": {k: pool(v) for k, v in rb_top.items()}, "rb_rank": pool(rb_rank),
+            "feat_top": [{k: pool(v) for k, v in d.items()} for d in f_top],
+            "feat_rank": [pool(r) for r in f_rank]}
+
+
+# ------------------------------------------------------------------------ Theorem 3 and Fig. 8: figures
+def thm3_figure(T_values: Any = (10, 50, 200, 1000), d: float = 2.0, delta: float = 0.05):
+    """Theorem 3's bound against the sample sizes: left m = n, right m = 1e5 and n varied."""
+    import matplotlib.pyplot as plt
+
+    sizes = np.logspace(3, 8, 60)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True, layout="constrained")
+    for T in T_values:
+        dp = 2.0 * (d + 1.0) * (T + 1.0) * np.log2(np.e * (T + 1.0))
+        ok = 2 * sizes >= dp  # the bound's domain: a sample of at least d'/2 (below, it is not monotone)
+        axes[0].loglog(sizes[ok], [vc_bound(s, s, T, d, delta) for s in sizes[ok]], label=f"T = {T}")
+        if 2e5 >= dp:
+            axes[1].loglog(sizes[ok], [vc_bound(1e5, s, T, d, delta) for s in sizes[ok]], label=f"T = {T}")
+    axes[0].set_xlabel("training sample sizes $m = n$")
+    axes[1].set_xlabel("$n$ (size of $S_1$), with $m = 10^5$")
+    axes[0].set_ylabel("bound on |train $-$ test error|")
+    axes[0].set_title("$m = n$", fontsize=10)
+    axes[1].set_title("$m = 10^5$, $n$ varied", fontsize=10)
+    for ax in axes:
+        ax.axhline(1.0, color="grey", ls=":", lw=1)
+    fig.suptitle(f"Theorem 3 ($d = {d:g}$, $\\delta = {delta:g}$) where $2m, 2n \\geq d'$; "
+                 "dotted: a gap of 1 (vacuous above)", fontsize=11)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right center")
+    return fig
+
+
+def thm3_sentence(log10_m: float, T: int = 50) -> str:
+    """What to see in the Theorem 3 figure, rendered from the threshold the notebook computed."""
+    return (f"Every curve falls with the sample size and rises with the number of rounds, as the derivation "
+            f"above shows; with T = {T} rounds the bound drops below 0.1 only once m = n reaches "
+            f"10^{log10_m:.2f}, so on data of the paper's size (a few hundred queries) it is vacuous: "
+            "Theorem 3 explains the shape of generalisation, not the errors of Fig. 4.")
+
+
+def fig8_figure(left: pd.DataFrame, right: pd.DataFrame):
+    """Fig. 8: random guessing's expected AP, PROT and coverage (left: against the fraction of good
+    movies, 60 movies; right: against the number of movies, fraction 0.25)."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True, layout="constrained")
+    styles = {"ap": ("AP", "#0072B2", "o"), "prot": ("PROT", "#D55E00", "s"),
+              "coverage": ("coverage", "#009E73", "^")}
+    for col, (lab, colour, mk) in styles.items():
+        axes[0].plot(left["fraction"], left[col], "-", marker=mk, color=colour, label=lab)
+        axes[1].plot(right["n_movies"], right[col], "-", marker=mk, color=colour, label=lab)
+    axes[0].set_xlabel("fraction of good movies (60 movies)")
+    axes[0].invert_xaxis()
+    axes[1].set_xlabel("number of movies ranked (fraction of good movies 0.25)")
+    axes[1].set_xscale("log")
+    axes[0].set_ylabel("expected value under random guessing")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right upper")
+    return fig
+
+
+def fig8_sentence(left: pd.DataFrame, right: pd.DataFrame) -> str:
+    """What to see in Fig. 8, rendered from the closed-form values."""
+    def falls(df: pd.DataFrame) -> list[str]:
+        return [{"ap": "AP", "prot": "PROT", "coverage": "coverage"}[c] for c in ("ap", "prot", "coverage")
+                if bool(np.all(np.diff(df[c].to_numpy()) < 0))]
+
+    fl, fr = falls(left), falls(right)
+    return (f"Left (x axis reversed: fewer good movies to the right): of AP, PROT and coverage, "
+            f"{', '.join(fl) or 'none'} fall at every step as good movies become rarer. Right: "
+            f"{', '.join(fr) or 'none'} fall "
+            "at every step as the number of movies grows at a fixed fraction. Both as the paper says: rarer "
+            "good movies make the task harder, and the measures themselves degrade with the list length.")
+
+
+def fig8_simulation_error(cases: list[tuple[int, int]], n_sim: int, rng: np.random.Generator) -> float:
+    """Largest |simulated - closed form| of random guessing's AP, PROT and coverage over ``cases``
+    ((number of movies, number of good ones)), each by ``n_sim`` random permutations."""
+    err = 0.0
+    for N, K in cases:
+        good = np.zeros(N, bool)
+        good[:K] = True
+        g = good[np.argsort(rng.random((n_sim, N)), axis=1)]  # g[s, p]: is position p + 1 good in draw s
+        ranks = np.nonzero(g)[1].reshape(n_sim, K) + 1
+        sim = {"ap": (np.arange(1, K + 1) / ranks).mean(axis=1).mean(), "prot": (1 / ranks[:, 0]).mean(),
+               "coverage": (K / ranks[:, -1]).mean()}
+        exact = random_guessing(N, K)
+        err = max(err, *(abs(sim[k] - exact[k]) for k in sim))
+    return float(err)
+
+
+def expected_by_enumeration(y: Any, groups: list[list[int]]) -> dict[str, float]:
+    """AP, PROT, coverage and disagreement averaged over every order of the tie groups (``groups``: the
+    documents of each score level, best level first): the definition App. A's expectations replace."""
+    import itertools
+
+    y = np.asarray(y)
+    tot = {"ap": 0.0, "prot": 0.0, "coverage": 0.0, "disagreement": 0.0}
+    n = 0
+    pairs = [(g, b) for g in range(y.size) for b in range(y.size) if y[g] > y[b]]
+    for perms in itertools.product(*(itertools.permutations(g) for g in groups)):
+        order = [d for p in perms for d in p]
+        good = [r for r, d in enumerate(order, start=1) if y[d] == y.max()]
+        pos = {d: r for r, d in enumerate(order)}
+        tot["ap"] += float(np.mean([(k + 1) / r for k, r in enumerate(good)]))
+        tot["prot"] += 1 / good[0]
+        tot["coverage"] += len(good) / good[-1]
+        tot["disagreement"] += float(np.mean([pos[g] > pos[b] for g, b in pairs]))
+        n += 1
+    return {k: v / n for k, v in tot.items()}
+
+
+def equation_lines(obj: Any, marks: str = r"Eq\. ?\(|Fig\. [123]|step [0-9]|Theorem 1") -> str:
+    """The source lines of ``obj`` that carry an equation (their comment names it), numbered as in the
+    file, as a Markdown code block; a short function (at most 15 lines, whose docstring names its
+    equation) is shown whole."""
+    import inspect
+    import re
+
+    fn = getattr(obj, "py_func", obj)
+    lines, start = inspect.getsourcelines(fn)
+    path = inspect.getsourcefile(fn) or ""
+    mod = path.split("lrank/")[-1] if "lrank/" in path else path
+    keep = [f"{start + i:4d}  {ln.rstrip()}" for i, ln in enumerate(lines)
+            if len(lines) <= 15 or re.search(marks, ln)]
+    return f"`lrank/{mod}`, `{fn.__qualname__}`:\n\n```python\n" + "\n".join(keep) + "\n```"

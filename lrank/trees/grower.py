@@ -5,7 +5,8 @@ tree parameters, and grows one tree per call of `TreeGrower.grow` from per-docum
 derivatives of the loss at ``o = 0`` (``grad = L'``, ``hess = L''``), in one call of the growth kernel
 (``lrank._kernels.grower``): histograms of (gradient, hessian, count) per feature and bin, the larger
 child's by subtraction; the split of each criterion (``lrank._kernels.splitting``: SE, WSE, RWSE, OLE
-with LambdaMART's pair list, NDCGBoost's classifier rule); best-first or breadth-first growth; an
+with LambdaMART's pair list, NDCGBoost's classifier rule); best-first, breadth-first or depth-first
+growth (one growth loop, the order an argument); an
 optional feature constraint (BoostingTree's feature trees); leaf values by one Newton step
 ``-sum L' / sum L''`` (Xia, Zhai & Wang Eq. 11; for LambdaMART ``sum lambda / sum w``), or NDCGBoost's
 ``[sum gamma > 0]``. Its buffers (histograms, the row list, global bin indices, the column-major codes,
@@ -35,10 +36,11 @@ import numpy as np
 
 from lrank._kernels import grower as _gk
 from lrank._kernels import histograms as _hk
+from lrank._kernels.splitting import TIE_RTOL
 from lrank.trees.predictor import Tree
 
 CRITERIA = ("se", "wse", "rwse", "ole")
-GROWTH = ("best_first", "breadth_first")
+GROWTH = ("best_first", "breadth_first", "depth_first")
 
 
 def _set_threads(n_jobs: int) -> int:
@@ -102,11 +104,14 @@ def constraint_array(constraint: Any, num_leaves: int, n_features: int) -> np.nd
 
 class Derivatives:
     """A tree's per-document derivatives checked once by their grower (`TreeGrower.derivatives`): ``grad``,
-    ``hess`` (float64, C-contiguous), ``h_unit`` (the constant hessian, 0 when it varies), and what trees
-    grown from them share (each feature's root histogram for the column layout)."""
+    ``hess`` (float64, C-contiguous), ``h_unit`` (the constant hessian, 0 when it varies), ``tol`` (the
+    split gains' tie tolerance: ``TIE_RTOL sum |gamma|`` for NDCGBoost's classifier, a bound on every term
+    of its gains; 0 for the other criteria, whose scans scale their own), and what trees grown from them
+    share (each feature's root histogram for the column layout)."""
 
-    def __init__(self, grower: TreeGrower, grad: np.ndarray, hess: np.ndarray, h_unit: float) -> None:
-        self.grower, self.grad, self.hess, self.h_unit = grower, grad, hess, h_unit
+    def __init__(self, grower: TreeGrower, grad: np.ndarray, hess: np.ndarray, h_unit: float,
+                 tol: float = 0.0) -> None:
+        self.grower, self.grad, self.hess, self.h_unit, self.tol = grower, grad, hess, h_unit, tol
         self._root = None
         self._ones = None
 
@@ -154,8 +159,9 @@ class TreeGrower:
         Fewest documents in a leaf.
     min_child_weight : float, default 1e-3
         Smallest second-derivative sum in a leaf (exact second derivative for OLE with pairs).
-    growth : {"best_first", "breadth_first"}
-        Leaf-wise (LightGBM) or level-order ("width-first", Xia, Zhai & Wang's choice) growth.
+    growth : {"best_first", "breadth_first", "depth_first"}
+        Leaf-wise (LightGBM), level-order ("width-first", Xia, Zhai & Wang's choice) or pre-order (a node's
+        left subtree before its right one) growth.
     criterion : {"se", "wse", "rwse", "ole", "classify"}
         The split criterion (``"classify"``: NDCGBoost's classifier tree, grown from the document weights
         ``gamma`` given as ``grad``; its leaves output ``[sum gamma > 0]``).
@@ -328,7 +334,8 @@ class TreeGrower:
             raise ValueError("grad and hess must be finite")
         h0 = float(hess[0]) if n else 0.0
         const = not (self.criterion == "wse" or classify) and h0 > 0.0 and bool(np.all(hess == h0))
-        return Derivatives(self, grad, hess, h0 if const else 0.0)  # a constant hessian (MART: L'' = 1)
+        tol = TIE_RTOL * float(np.abs(grad).sum()) if classify else 0.0
+        return Derivatives(self, grad, hess, h0 if const else 0.0, tol)  # a constant hessian (MART: L'' = 1)
 
     def _layout(self, constraint: Any) -> tuple:
         """``(cons, used, off, positions)`` of a constraint (made once per constraint): its features in
@@ -383,7 +390,7 @@ class TreeGrower:
         classify, wse = crit == "classify", crit == "wse"
         use_pairs = pairs is not None and crit == "ole"
         cons, used, off, positions, cons_pos = self._layout(constraint)
-        kw: dict[str, Any] = dict(constraint=cons_pos)
+        kw: dict[str, Any] = dict(constraint=cons_pos, tol=d.tol)
         if classify:
             kw["cls"] = grad
         elif use_pairs:
@@ -436,7 +443,7 @@ class TreeGrower:
         """One growth-kernel call."""
         return _gk.grow(self.nodes, work, fmap, criterion=self.criterion, h_unit=h_unit,
                         num_leaves=self.num_leaves, min_data=float(self.min_child_samples),
-                        min_hess=self.min_child_weight, breadth_first=self.growth == "breadth_first", **kw)
+                        min_hess=self.min_child_weight, growth=self.growth, **kw)
 
     def _finish(self, k: int, classify: bool) -> Tree:
         """The `Tree` of the first ``k`` nodes of the node record (leaf values by Eq. 11, or NDCGBoost's

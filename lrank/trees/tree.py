@@ -10,8 +10,14 @@ only in their splits, as in the paper's experiments.
 
 ``feature_constraint``: the BoostingTree paper's feature tree. Split ``t`` (in split order; node ids follow
 it, 0 = the root) may use only feature ``feature_constraint[t]``; an int constrains every split. In
-breadth-first growth a node that cannot split on the feature due next stays a leaf and the entry passes
-to the next node.
+breadth-first and depth-first growth a node that cannot split on the feature due next stays a leaf and
+the entry passes to the next node.
+
+``growth``: ``"best_first"`` (leaf-wise: split the leaf with the largest gain until ``num_leaves``),
+``"breadth_first"`` (level order, the paper's "width-first" search, which its tables use) or
+``"depth_first"`` (pre-order: a node's left subtree is grown before its right one, until ``num_leaves``;
+the order the paper reports as running poorly). With enough leaves for every valid split the three give
+the same tree; below that they differ in which nodes are split.
 
 Fitted arrays are indexed by node (root 0, children appended in split order): ``feature_``, ``bin_``
 (the ``j`` of ``code > j``), ``threshold_`` (the raw ``theta_j``; ``-inf`` for the split "missing vs
@@ -42,8 +48,9 @@ class RegressionTree:
         Minimum number of documents in a leaf.
     min_child_weight : float, default 1e-3
         Minimum second-derivative sum in a leaf (exact second derivative for OLE with pairs).
-    growth : {"best_first", "breadth_first"}
-        Leaf-wise (LightGBM) or level-order ("width-first", the paper's choice) growth.
+    growth : {"best_first", "breadth_first", "depth_first"}
+        Leaf-wise (LightGBM), level-order ("width-first", the paper's choice) or pre-order (left subtree
+        first) growth (module docstring).
     criterion : {"se", "wse", "rwse", "ole"}
         The split criterion (module docstring).
     feature_constraint : int or sequence of int, optional

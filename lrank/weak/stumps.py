@@ -159,7 +159,10 @@ class ScaledFeatures:
             low = np.where(self.missing.all(0), 0.0, np.nanmin(np.where(self.missing, np.inf, X), axis=0))
             high = np.where(self.missing.all(0), 1.0, np.nanmax(np.where(self.missing, -np.inf, X), axis=0))
         self.low = low
-        self.high = np.where(high > low, high, low + 1.0)
+        # a constant feature gets a width that survives rounding: from |low| = 2**53 on, low + 1.0 is low
+        # itself and h = (x - low) / (high - low) was 0 / 0 = NaN on every row (NaN alphas); the next
+        # float above low keeps h = 0 there (low + 1.0 is that or larger below 2**53: the same bits)
+        self.high = np.where(high > low, high, np.maximum(low + 1.0, np.nextafter(low, np.inf)))
         self.scaled = np.where(self.missing, 0.0, np.clip((X - self.low) / (self.high - self.low), 0.0, 1.0))
         self.missing_f = self.missing.astype(np.float64)
         self.n_docs, self.n_features = X.shape
@@ -167,7 +170,11 @@ class ScaledFeatures:
     def search(self, pi: np.ndarray, *, q_def: int | None = None,
                cum: np.ndarray | None = None) -> FeatureRanking | None:
         """max |r| over features and q_def; with ``cum`` (``(n_features, 2)``) only rankings whose
-        cumulative weight plus alpha (Eq. 6, sign of r) stays positive."""
+        cumulative weight plus alpha (Eq. 6, sign of r) stays positive.
+
+        The rule of the stump kernels (`lrank._kernels.stumps`): |r| within ``TIE_TOL`` of the best
+        keeps the first ranking (lowest feature, then q_def 0), |r| <= ``TIE_TOL`` counts as 0, the
+        cumulative weight must exceed ``TIE_TOL``; r comes from BLAS, whose last bits differ by CPU."""
         r_known = self.scaled.T @ pi
         r_miss = self.missing_f.T @ pi
         qs = (0, 1) if q_def is None else (int(q_def),)
@@ -175,11 +182,11 @@ class ScaledFeatures:
         for f in range(self.n_features):
             for q in qs:
                 r = float(r_known[f] + q * r_miss[f])
-                if r == 0.0 or (best is not None and abs(r) <= abs(best.r)):
+                if abs(r) <= K.TIE_TOL or (best is not None and abs(r) <= abs(best.r) + K.TIE_TOL):
                     continue
                 if cum is not None:
                     rc = min(max(r, -1.0 + 1e-15), 1.0 - 1e-15)
-                    if not cum[f, q] + 0.5 * np.log((1 + rc) / (1 - rc)) > 0:
+                    if not cum[f, q] + 0.5 * np.log((1 + rc) / (1 - rc)) > K.TIE_TOL:
                         continue
                 best = FeatureRanking(f, float(self.low[f]), float(self.high[f]), q, r)
         return best

@@ -59,7 +59,7 @@ def adarank(data, metric: str = "map", n_estimators: int = 10, directions: str =
         # Sec. 3.6: rank every query by every feature, this round
         Eh_all = np.array([per_query(y, H[:, c], qptr, metric, opts)[keep] for c in range(H.shape[1])])
         phis = Eh_all @ P
-        c = int(np.argmax(phis))
+        c = int(np.flatnonzero(phis >= phis.max() - 1e-10)[0])  # the kernel's rule: near-ties to the lowest
         Eh = Eh_all[c]
         varphi = float(np.sum(P * Eh))
         if varphi <= 0:

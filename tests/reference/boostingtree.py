@@ -1,5 +1,5 @@
 """Plain references for the BoostingTree notebook: brute-force METAMAX selection, brute-force stumps,
-NDCGBoost's gammas and alpha straight from ALGORITHMS.md 7 (double loops)."""
+NDCGBoost's gammas and alpha straight from the reconstructed NDCGBoost box (double loops)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def best_stump_errors(X, y, D):
 
 
 def ndcgboost_gamma(F, g, qptr, Z):
-    """ALGORITHMS.md 7 step (a), double loop: sig, pibar, beta, theta and gamma per document."""
+    """reconstructed NDCGBoost box step (a), double loop: sig, pibar, beta, theta and gamma per document."""
     n = F.size
     gamma = np.zeros(n)
     for q in range(qptr.size - 1):
@@ -85,7 +85,7 @@ def ndcgboost_gamma(F, g, qptr, Z):
 
 
 def ndcgboost_AB(F, g, qptr, Z, fx):
-    """ALGORITHMS.md 7 step (c): A = sum theta [f_j > f_k], B = sum theta [f_j < f_k]."""
+    """reconstructed NDCGBoost box step (c): A = sum theta [f_j > f_k], B = sum theta [f_j < f_k]."""
     A = B = 0.0
     for q in range(qptr.size - 1):
         a, b = qptr[q], qptr[q + 1]
@@ -152,9 +152,10 @@ def se_stump(col, col0, lam, hess, nb, nb0, md, min_hess):
     return j, gain, leaf_of, (children[1], children[2])
 
 
-def classifier_split(col, nb, s):
+def classifier_split(col, nb, s, tol=0.0):
     """NDCGBoost's one-feature classifier stump in plain NumPy (the pre-kernel ``_classifier_stump``):
-    ``(j, gain)`` maximising ``max(0, S_L) + max(0, S_R) - max(0, S)``, ``(-1, -inf)`` if no valid bin."""
+    ``(j, gain)``: the first bin whose ``max(0, S_L) + max(0, S_R) - max(0, S)`` is within ``tol`` of the
+    largest, ``(-1, -inf)`` if no valid bin."""
     n = col.size
     S = s.sum()
     SL = np.cumsum(np.bincount(col, weights=s, minlength=nb)[:nb])[:-1]
@@ -163,5 +164,8 @@ def classifier_split(col, nb, s):
     gain = np.where(ok, np.maximum(SL, 0) + np.maximum(S - SL, 0) - max(S, 0.0), -np.inf)
     if not ok.any():
         return -1, -np.inf
-    j = int(np.argmax(gain))
+    if np.isnan(gain).any():
+        j = int(np.argmax(gain))                    # np.argmax: the first NaN wins
+    else:
+        j = int(np.argmax(gain >= gain.max() - tol))
     return j, float(gain[j])

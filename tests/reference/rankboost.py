@@ -41,8 +41,16 @@ def all_stumps(X, thresholds, hi, lo, D, q_values=(0, 1)):
     return rows
 
 
+#: the kernels' tie rule (lrank._kernels.stumps.TIE_TOL): |r| or Z this close are equally good
+TIE_TOL = 1e-10
+
+
 def weaklearn_fig3(X, thresholds, pi, q_def=None):
-    """Fig. 3 as printed: per feature L, R, scan thresholds from +inf down, step 6 picks q."""
+    """Fig. 3 as printed: per feature L, R, scan thresholds from +inf down, step 6 picks q.
+
+    Comparisons as the kernels make them: a later stump replaces the best only when its |r| is larger
+    by more than ``TIE_TOL``.
+    """
     best = (-1, np.nan, 0, 0.0)
     rstar = 0.0
     for i in range(X.shape[1]):
@@ -61,7 +69,7 @@ def weaklearn_fig3(X, thresholds, pi, q_def=None):
                 q = 0 if abs(L) > abs(L - R) else 1
             else:
                 q = q_def
-            if abs(L - q * R) > abs(rstar):
+            if abs(L - q * R) > abs(rstar) + TIE_TOL:
                 rstar = L - q * R
                 best = (i, theta, q, rstar)
     return best

@@ -12,17 +12,24 @@ every sum in the order the kernels promise, so its trees have the kernels' bits 
   child's ``pmax`` by subtraction (parent, minus the crossing pairs, minus the smaller child) when fewer
   crossing pairs than its own, as the engine chooses; a node's pair weight summed in pair order;
 * the scans without any bar: every valid threshold's score computed (`histogram_split_scan` of
-  ``tests/reference/trees.py`` for SE and RWSE; WSE, OLE and NDCGBoost's rule written out here);
-* growth: best first (the largest positive gain, ties to the smaller node id; with a constraint every
-  open leaf searched again for each split's feature) or breadth first (level order, searched when
-  taken), node ids in split order, leaf values ``-G / H``.
+  ``tests/reference/trees.py`` for SE and RWSE; WSE, OLE and NDCGBoost's rule written out here), a later
+  candidate winning only when larger by more than ``TIE_RTOL`` times ``|best| + |score(node)|``; NDCGBoost:
+  the first candidate within ``tol = TIE_RTOL sum |gamma|`` of the node's largest gain;
+* growth: best first (the largest gain above ``tol``, 0 but for NDCGBoost, near-ties within ``tol`` to
+  the smaller node id; with a constraint every open leaf searched again for each split's feature),
+  breadth first (level order, searched when taken) or depth first (pre-order: a stack, the left child on
+  top), node ids in split order, leaf values ``-G / H``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tests.reference.trees import histogram_split_scan
+from tests.reference.trees import TIE_RTOL, histogram_split_scan
+
+
+def _beats(g, best, scale):
+    return g > best and (best == -np.inf or g - best > TIE_RTOL * scale)
 
 
 def _hist(codes, vals, rows, feats, off):
@@ -81,9 +88,9 @@ def _wse_scan(h, off, md, min_hess, t, score):
             gr = G - gl
             sr = gr * gr / hr - (Q - ql) if hr > 0.0 else 0.0
             g = sl + sr - score
-            if g > fb:
+            if _beats(g, fb, abs(fb) + abs(score)):
                 fb, fj = g, b - off[f]
-        if fj >= 0 and fb > best:
+        if fj >= 0 and _beats(fb, best, abs(best) + abs(score)):
             best, bf, bj = fb, f, fj
     return best, bf, bj
 
@@ -116,30 +123,30 @@ def _ole_scan(h, off, md, min_hess, t, pmax, pmin, P, score, h_unit):
             sl = gl * gl / hle if hle > 0.0 else 0.0
             sr = gr * gr / hre if hre > 0.0 else 0.0
             g = sl + sr - score
-            if g > fb:
+            if _beats(g, fb, abs(fb) + abs(score)):
                 fb, fj = g, b - off[f]
-        if fj >= 0 and fb > best:
+        if fj >= 0 and _beats(fb, best, abs(best) + abs(score)):
             best, bf, bj = fb, f, fj
     return best, bf, bj
 
 
-def _classify_scan(h, off, S, N):
+def _classify_scan(h, off, S, N, tol):
     top = S if (S > 0.0 or S != S) else 0.0
-    best, bf, bj = -np.inf, -1, -1
     mx = lambda x: x if (x > 0.0 or x != x) else 0.0  # noqa: E731
+    cands = []  # (gain, feature, j) of every valid threshold with a finite gain, in (feature, bin) order
     for f in range(len(off) - 1):
         sl = nl = 0.0
-        fb, fj = -np.inf, -1
         for b in range(off[f], off[f + 1] - 1):
             sl += h[b, 0]
             nl += h[b, 2]
             if nl > 0.0 and N - nl > 0.0:
                 g = mx(sl) + mx(S - sl) - top
-                if g > fb and g < np.inf:
-                    fb, fj = g, b - off[f]
-        if fj >= 0 and fb > best:
-            best, bf, bj = fb, f, fj
-    return best, bf, bj
+                if np.isfinite(g):
+                    cands.append((g, f, b - off[f]))
+    if not cands:
+        return -np.inf, -1, -1
+    top_gain = max(c[0] for c in cands)
+    return next(c for c in cands if c[0] >= top_gain - tol)
 
 
 def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess=1e-3, growth="best_first",
@@ -158,6 +165,7 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
     h0 = float(hess[0])
     const_h = not (criterion == "wse" or classify) and h0 > 0.0 and bool(np.all(hess == h0))
     h_unit = h0 if const_h else 0.0
+    tol = TIE_RTOL * float(np.abs(grad).sum()) if classify else 0.0
     C = 4 if criterion == "wse" else (2 if const_h else 3)
     vals = np.zeros((n, C))
     vals[:, 0] = grad
@@ -228,7 +236,7 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
         elif criterion == "wse":
             g, f, j = _wse_scan(hs, sub_off, md, min_hess, t, score[node])
         elif classify:
-            g, f, j = _classify_scan(hs, sub_off, t[0], t[2])
+            g, f, j = _classify_scan(hs, sub_off, t[0], t[2], tol)
         else:
             pmax, pmin = built[node]
             pm = np.concatenate([pmax[off[f]:off[f + 1]] for f in fs])
@@ -290,24 +298,29 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
             for nd in open_leaves:
                 if cons is not None or nd not in best:
                     best[nd] = search(nd, fs)
-            cand = [(best[nd][0], -nd) for nd in open_leaves if best[nd][1] >= 0 and best[nd][0] > 0.0]
-            if not cand:
+            node = None
+            for nd in sorted(open_leaves):  # the largest gain above tol, (near-)ties to the smaller id
+                g = best[nd][0]
+                if best[nd][1] >= 0 and g > tol and (node is None or g > best[node][0] + tol):
+                    node = nd
+            if node is None:
                 break
-            node = -max(cand)[1]
             g, f, j = best.pop(node)
             open_leaves.remove(node)
             open_leaves += list(split(node, f, j, g))
             n_leaves += 1
             n_splits += 1
     else:
-        queue = [0]
+        depth = growth == "depth_first"
+        queue = [0]  # breadth first: a FIFO queue (level order); depth first: a stack (pre-order)
         while queue and n_leaves < L:
-            node = queue.pop(0)
+            node = queue.pop() if depth else queue.pop(0)
             fs = feats if cons is None else cons[n_splits:n_splits + 1]
             g, f, j = search(node, fs)
-            if f < 0 or not g > 0.0:
+            if f < 0 or not g > tol:
                 continue
-            queue += list(split(node, f, j, g))
+            lt, rt = split(node, f, j, g)
+            queue += [rt, lt] if depth else [lt, rt]
             n_leaves += 1
             n_splits += 1
     k = len(nodes["feature"])

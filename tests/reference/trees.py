@@ -115,7 +115,8 @@ def fit_tree(codes, grad, hess, max_leaves, crit="se", min_data=1, min_hess=0.0,
     """Grow a tree by brute force; returns the list of leaves as boolean masks and their Newton values.
 
     Best-first splits the leaf whose split lowers the criterion the most relative to not splitting
-    (for SE: ``SE(node) - SE(v)``), breadth-first splits leaves in level order.
+    (for SE: ``SE(node) - SE(v)``), breadth-first splits leaves in level order, depth-first in
+    pre-order (a node's left child and all its descendants before its right child).
     """
     n = codes.shape[0]
     leaves = [np.ones(n, bool)]
@@ -137,17 +138,17 @@ def fit_tree(codes, grad, hess, max_leaves, crit="se", min_data=1, min_hess=0.0,
             base = -(grad[M].sum() ** 2 / hh) if hh >= max(min_hess, 1e-300) else 0.0
         return base - e, f, j
 
-    if growth == "breadth_first":
-        queue = [0]
+    if growth in ("breadth_first", "depth_first"):
+        queue = [0]  # leaf indices; the left child keeps its parent's index
         while queue and len(leaves) < max_leaves:
-            i = queue.pop(0)
+            i = queue.pop(0) if growth == "breadth_first" else queue.pop()
             g, f, j = gain(leaves[i])
             if f < 0 or not g > 1e-12:
                 continue
             M = leaves[i]
             leaves[i] = M & (codes[:, f] <= j)
             leaves.append(M & (codes[:, f] > j))
-            queue += [i, len(leaves) - 1]
+            queue += [i, len(leaves) - 1] if growth == "breadth_first" else [len(leaves) - 1, i]
     else:
         while len(leaves) < max_leaves:
             cands = [(gain(M), i) for i, M in enumerate(leaves)]
@@ -162,11 +163,17 @@ def fit_tree(codes, grad, hess, max_leaves, crit="se", min_data=1, min_hess=0.0,
     return leaves, values
 
 
+#: the kernels' near-tie rule (lrank._kernels.splitting.TIE_RTOL)
+TIE_RTOL = 1e-10
+
+
 def histogram_split_scan(hist, off, crit, min_data, min_hess, tot, parent_score, h_unit):
     """``(gain, feature, j)`` of the best split read from a flat histogram (rows ``off[f]:off[f+1]`` per
     feature; channels G, H[, N]), SE (crit 0, Eq. 3) or RWSE (crit 2, Eq. 9): prefix sums in bin order,
-    an empty bin's sums masked, ``N_l, N_r >= min_data`` and ``H_l, H_r >= min_hess``, the first strict
-    maximum per feature, then over features (feature order). Every valid score is computed."""
+    an empty bin's sums masked, ``N_l, N_r >= min_data`` and ``H_l, H_r >= min_hess``, the first maximum
+    per feature, then over features (feature order), a later candidate winning only when larger by more
+    than ``TIE_RTOL`` times ``|best|`` (within a feature) or ``|best| + |parent_score|`` (over features), as
+    the kernels do. Every valid score is computed."""
     C = hist.shape[1]
     G, H, N = (np.float64(v) for v in tot[:3])
     md = min_data - 0.5
@@ -195,8 +202,9 @@ def histogram_split_scan(hist, off, crit, min_data, min_hess, tot, parent_score,
                 if hl < min_hess or hr < min_hess:
                     continue
                 g = gl * gl / nl + gr * gr / nr if crit == 0 else gl * gl / hl + gr * gr / hr
-                if g > fb:
+                if g > fb and (fb == -np.inf or g - fb > TIE_RTOL * abs(fb)):
                     fb, fj = g, b - off[f]
-            if fj >= 0 and fb - parent_score > best:
+            if fj >= 0 and fb - parent_score > best and (
+                    best == -np.inf or fb - parent_score - best > TIE_RTOL * (abs(best) + abs(parent_score))):
                 best, bf, bj = fb - parent_score, f, fj
     return best, bf, bj

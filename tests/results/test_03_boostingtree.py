@@ -53,46 +53,58 @@ def test_hull_and_theorem2():
     agree, total = val("hull_vs_bruteforce")
     assert agree == total > 0
     n, lower, upper, eq3 = val("thm2_worst_table")
-    assert upper == eq3 == n > 0 and lower < n                  # the known gap of the reconstructed step (c)
+    assert upper == eq3 == n > 0 and lower < n                  # the Table-2 variant breaks r <= l
     assert len(set(val("thm2_worst_theorem"))) == 1             # step_c="theorem": every bound in every round
+    assert len(set(val("thm2_best_theorem"))) == 1
     assert len(set(val("thm2_best_table"))) == 1
-    n, lower, upper, eq3 = val("fig12_thm2_rounds_holding")
-    assert n > 0 and upper == n                                 # l < 2r in every round of every ranking run
-    assert eq3 >= lower                                         # Eq. (3) follows from r <= l
 
 
 def _claims():
-    keys = {k.rsplit("::", 1)[0] for k in R if k.endswith("::verdict")}
-    assert keys, "no claim recorded"
-    return sorted(keys)
+    return {k.split(":", 1)[1]: e for k, e in R.items() if k.startswith("claim:")}
 
 
-def test_every_claim_has_its_evidence_and_a_consistent_verdict():
-    for k in _claims():
-        verdict, n, p = val(f"{k}::verdict"), val(f"{k}::n"), val(f"{k}::p_value")
-        assert verdict in ("HELD", "NOT HELD", "UNDECIDED"), k
-        assert n >= 10 and 0 <= p <= 1, k
-        if p >= 0.05 and verdict == "NOT HELD":
-            raise AssertionError(f"{k}: NOT HELD without significance (p = {p})")
-        if f"{k}::mean_diff" not in R:
-            continue
-        d, (lo, hi) = val(f"{k}::mean_diff"), val(f"{k}::ci")
-        assert lo <= d <= hi, k
-        if verdict == "NOT HELD":
-            assert d < 0, k
-        if "not_worse" in k or "comparable" in k:               # non-inferiority: interval above -margin
-            assert (verdict == "HELD") == (not (p < 0.05 and d < 0) and lo > -0.01), k
-        elif verdict == "HELD":
-            assert p < 0.05 and d > 0, k
+EXACT_HELD = ("sec3.2.alpha", "thm2.eq3-derivation", "fig7.ndcgboost-gradient", "table1.alphas-feature1",
+              "table1.splits", "sec3.2.three-stumps", "table2.worst", "sec3.2.nine-vs-five",
+              "sec3.2.best-four",
+              "fig2.hull", "thm1.consistency", "thm2.eq2", "thm2.eq3")
+
+
+def test_exact_claims():
+    # derivations, worked examples and the theorems (on the variant whose assumption holds) reproduce; the
+    # printed third weight (0.62 for 1/2 ln 3.5 = 0.626) and the best case's fourth row (a typo) do not
+    c = _claims()
+    assert {k: c[k]["value"] for k in EXACT_HELD} == {k: "HELD" for k in EXACT_HELD}
+    assert c["table1.alphas"]["value"] == c["table2.best"]["value"] == "NOT HELD"
+    assert c["finding.thm2-table2-variant"]["claim_kind"] == "finding"
+
+
+def test_verdicts_follow_their_evidence():
+    c = _claims()
+    tested = {k: e for k, e in c.items() if "p_adj" in e and e["claim_kind"] != "finding"}
+    assert len(tested) >= 20, sorted(tested)
+    for k, e in tested.items():
+        v, p, eff = e["value"], e["p_adj"], e["effect"]
+        assert e["p_value"] <= p + 1e-15 or p == 1.0, (k, e)    # Holm never lowers a p-value
+        if v == "NOT COMPARABLE":                               # asymptotic sentences at short budgets
+            assert k.split(".")[1] in ("asymptotic-close", "asymptotic-similar", "bt-eventually-comparable",
+                                       "round-length", "best-length"), k
+        elif v == "HELD":
+            assert p < 0.05 and (eff > 0 or "margin" in e), (k, e)
+        elif v == "NOT HELD":
+            assert eff < 0, (k, e)
+        else:
+            assert v == "UNDECIDED" and (p >= 0.05 or eff == 0), (k, e)
 
 
 def test_experiments_rest_on_every_query():
+    # one unit = one query (Table 3, Fig. 9), however many folds and fold seeds; one position (chess)
     n_test = val("table3_test_queries")
     if os.environ.get("LRANK_PROFILE", "quick") == "quick":
-        assert n_test == 86                                     # all MSLR-sample queries, each tested once
-    for k in _claims():
-        if not k.startswith("chess"):
-            assert val(f"{k}::n") == n_test, k
+        assert n_test == 86                                     # all MSLR-sample queries, each counted once
+    c = _claims()
+    for k, e in c.items():
+        if k.startswith(("table3.", "fig9.")) and "n" in e:
+            assert e["n"] == n_test, (k, e["n"])
     avgs = {k: v["value"] for k, v in R.items() if k.startswith("table3_avg::")}
     assert len(avgs) == 7
     for k, v in avgs.items():

@@ -1,0 +1,387 @@
+"""Benchmark: test NDCG@10 reached per second, lrank's LambdaMART against every peer (issue 35.4).
+
+A user wants accuracy per second, not speed per tree. For each data set and thread count every side fits
+once on a fixed budget of trees, and the fit itself gives the whole curve:
+
+* the time: wall seconds from the start of the fit (binning or the peer's Dataset / DMatrix / Pool built from
+  the same float32 arrays, then the trees) to the end of each tree, stamped as the fit runs (lrank: its
+  boosting loop's iterator; LightGBM, XGBoost, CatBoost: a callback after each iteration);
+* the accuracy: mean test NDCG@10 (`lrank.metrics`, one convention for every side) after each tree, from
+  staged predictions after the fit (lrank's ``staged_predict``; LightGBM and XGBoost one tree at a time,
+  added up; CatBoost's ``staged_predict``), not timed.
+
+A peer's **best point** is its highest test NDCG@10 on its budget (400 trees on the MSLR sample, 300 on
+the generated sets; CatBoost 200 at 1M documents), ``v*``, first reached at tree ``t*``; lrank's budget is
+twice the trees (`LRANK_TREES`: what is compared is time, and lrank's trees are the cheapest);
+the row's ``reference_s`` is the peer's time to ``t*``, ``ours_s`` the time at which lrank's curve first
+reaches ``v*`` (infinite when it never does), ``ratio = reference_s / ours_s``. The row is **met** when
+lrank gets there sooner and its own best on its budget is at least ``v*`` (equal or better final NDCG@10,
+the final model being each side's best point, as early stopping would keep it). Both sides are chosen on the
+test queries alike; the NDCG curves are deterministic (checked equal across repeats), the times are the
+medians over repeats of each tree's time stamp, the sides alternated (lrank, peer 1, peer 2, ..., lrank,
+...) in one process, the same thread count on each side.
+
+Data: the real MSLR sample (train and test files pooled, 86 queries, 5 query folds: each side fits on four
+fifths and is tested on the fifth; the curve is the mean over all 86 queries, each tested once; the time is
+a fold's fit, the mean over the 5 folds); ``make_letor_like`` with 136 features and 5 grades, about 200,000
+training documents (quick profile) and about 1,000,000 (paper profile), each with 200 / 1,000 held-out test
+queries drawn from the same generator call.
+
+Every side: learning rate 0.1, 31 leaves (CatBoost: symmetric trees of depth 5, 32 leaves), at least 20
+documents per leaf where the library has that parameter, 255 bins, the library's other defaults:
+
+* lrank ``LambdaMART`` with the library's defaults for the lambdas (see `LRANK`);
+* LightGBM 4.7 ``lambdarank`` (``lambdarank_norm`` on, ``lambdarank_truncation_level`` 30), and the same
+  with ``use_quantized_grad`` (its 4 gradient bins);
+* XGBoost 3.2 ``rank:ndcg`` (``hist``, ``lossguide``, ``max_leaves`` 31);
+* CatBoost 1.2 ``YetiRank`` and ``LambdaMart`` (depth 5).
+
+``LRANK_BENCH_TTA=mslr,200k`` (or ``1m``) limits the data sets a run measures.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from lrank.benchmarks import _timing as T
+
+LEARNING_RATE, LEAVES, MIN_CHILD, BINS = 0.1, 31, 20, 255
+#: lrank's LambdaMART as the row measures it: the estimator's defaults but for the settings every side shares
+LRANK: dict = {}
+
+#: the peers, in the page's order: key -> what the row calls it
+PEERS = {
+    "lightgbm": "LightGBM 4.7 lambdarank (defaults: lambdarank_norm, truncation level 30)",
+    "lightgbm_quantized": "LightGBM 4.7 lambdarank, use_quantized_grad",
+    "xgboost": "XGBoost 3.2 rank:ndcg (hist, lossguide, 31 leaves)",
+    "catboost_yetirank": "CatBoost 1.2 YetiRank (depth 5)",
+    "catboost_lambdamart": "CatBoost 1.2 LambdaMart (depth 5)",
+}
+
+
+@dataclass
+class Curve:
+    """One side's fit: ``seconds[t]`` from the start of the fit to the end of tree ``t + 1`` (medians over
+    repeats) and ``ndcg[t]`` the mean test NDCG@10 of the first ``t + 1`` trees."""
+
+    seconds: np.ndarray
+    ndcg: np.ndarray
+
+    def best(self) -> tuple[float, int]:
+        """The highest NDCG@10 and the (0-based) tree where it is first reached."""
+        t = int(np.argmax(self.ndcg))
+        return float(self.ndcg[t]), t
+
+    def time_to(self, value: float) -> tuple[float, int | None]:
+        """Seconds until the curve first reaches ``value`` and at which tree (``inf, None``: never)."""
+        hit = np.flatnonzero(self.ndcg >= value)
+        return (float(self.seconds[hit[0]]), int(hit[0])) if hit.size else (float("inf"), None)
+
+
+# -- one fit per side: (time stamps after each tree, test scores after each tree) --------------------------
+def _stamp_lrank(train, test, threads: int, n: int):
+    """lrank's LambdaMART: the time stamps from its boosting loop (the iterator it draws its iterations from
+    is wrapped, so the stamp after iteration ``t`` is taken when the loop asks for iteration ``t + 1``)."""
+    from lrank.models.gbrt import LambdaMART
+
+    stamps: list[float] = []
+
+    class Timed(LambdaMART):
+        def _progress(self, count, desc=None):
+            for it in super()._progress(count, desc):
+                yield it
+                stamps.append(time.perf_counter())
+
+    m = Timed(n_estimators=n, learning_rate=LEARNING_RATE, num_leaves=LEAVES, min_child_samples=MIN_CHILD,
+              max_thresholds=BINS - 1, n_jobs=threads, **LRANK)
+    with T.threads(threads):
+        t0 = time.perf_counter()
+        m.fit(train.X, train.y, group=train.group)
+    if len(stamps) != n:
+        raise RuntimeError(f"lrank's LambdaMART ran {len(stamps)} stamped iterations of {n}: its boosting "
+                           "loop no longer draws them from _progress")
+    return np.array(stamps) - t0, m.staged_predict(test.X)
+
+
+class _Stamps:
+    """A callback for LightGBM (called after each iteration) and CatBoost (``after_iteration``, True: go
+    on): the time after each iteration."""
+
+    def __init__(self):
+        self.stamps: list[float] = []
+
+    def __call__(self, env) -> None:
+        self.stamps.append(time.perf_counter())
+
+    def after_iteration(self, info) -> bool:
+        self.stamps.append(time.perf_counter())
+        return True
+
+
+def _stamp_lightgbm(train, test, threads: int, n: int, quantized: bool = False):
+    import lightgbm as lgb
+
+    params = dict(objective="lambdarank", learning_rate=LEARNING_RATE, num_leaves=LEAVES,
+                  min_data_in_leaf=MIN_CHILD, max_bin=BINS, num_threads=threads, verbose=-1,
+                  deterministic=True, seed=0)
+    if quantized:
+        params["use_quantized_grad"] = True
+    cb = _Stamps()
+    t0 = time.perf_counter()
+    ds = lgb.Dataset(train.X, train.y, group=train.group, params=dict(max_bin=BINS, verbose=-1))
+    bst = lgb.train(params, ds, num_boost_round=n, callbacks=[cb])
+
+    def staged():
+        s = np.zeros(test.n_docs)
+        for t in range(n):
+            s += bst.predict(test.X, start_iteration=t, num_iteration=1, raw_score=True)
+            yield s
+
+    return np.array(cb.stamps) - t0, staged()
+
+
+def _positional_qid(data) -> np.ndarray:
+    """Each document's query position ``0..n_queries-1``: non-decreasing, as XGBoost wants its ``qid`` (a
+    fold's own query ids are in shuffled order)."""
+    return np.repeat(np.arange(data.n_queries, dtype=np.int64), data.group)
+
+
+def _stamp_xgboost(train, test, threads: int, n: int):
+    import xgboost as xgb
+
+    class Cb(xgb.callback.TrainingCallback):
+        def __init__(self):
+            super().__init__()
+            self.stamps: list[float] = []
+
+        def after_iteration(self, model, epoch, evals_log) -> bool:  # True would stop the training
+            self.stamps.append(time.perf_counter())
+            return False
+
+    params = dict(objective="rank:ndcg", tree_method="hist", grow_policy="lossguide", max_leaves=LEAVES,
+                  max_depth=0, eta=LEARNING_RATE, max_bin=BINS, nthread=threads, seed=0)
+    cb = Cb()
+    t0 = time.perf_counter()
+    dm = xgb.DMatrix(train.X, train.y, qid=_positional_qid(train), nthread=threads)
+    bst = xgb.train(params, dm, num_boost_round=n, callbacks=[cb])
+    dt = xgb.DMatrix(test.X, nthread=threads)
+
+    def staged():  # each tree's margin holds the base score once more: a shift of every score, same ranking
+        s = np.zeros(test.n_docs)
+        for t in range(n):
+            s += bst.predict(dt, iteration_range=(t, t + 1), output_margin=True)
+            yield s
+
+    return np.array(cb.stamps) - t0, staged()
+
+
+def _stamp_catboost(train, test, threads: int, n: int, loss: str):
+    import catboost as cb
+
+    stamps = _Stamps()
+    model = cb.CatBoost(dict(loss_function=loss, iterations=n, learning_rate=LEARNING_RATE, depth=5,
+                             border_count=BINS - 1, thread_count=threads, random_seed=0, verbose=False,
+                             allow_writing_files=False))
+    t0 = time.perf_counter()
+    pool = cb.Pool(train.X, train.y, group_id=_positional_qid(train))
+    model.fit(pool, callbacks=[stamps])
+    return np.array(stamps.stamps) - t0, model.staged_predict(test.X, prediction_type="RawFormulaVal",
+                                                              eval_period=1)
+
+
+SIDES: dict[str, Callable] = {
+    "lrank": _stamp_lrank,
+    "lightgbm": _stamp_lightgbm,
+    "lightgbm_quantized": lambda tr, te, th, n: _stamp_lightgbm(tr, te, th, n, quantized=True),
+    "xgboost": _stamp_xgboost,
+    "catboost_yetirank": lambda tr, te, th, n: _stamp_catboost(tr, te, th, n, "YetiRank"),
+    "catboost_lambdamart": lambda tr, te, th, n: _stamp_catboost(tr, te, th, n, "LambdaMart"),
+}
+
+
+def run_side(side: str, folds, threads: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """One fit per fold of ``side``: the mean over folds of each tree's time stamp and the test NDCG@10 after
+    each tree, averaged over every fold's test queries (each query once)."""
+    from lrank.metrics import training_measure
+
+    secs = np.zeros(n)
+    total = np.zeros(n)
+    n_queries = 0
+    for train, test in folds:
+        stamps, staged = SIDES[side](train, test, threads, n)
+        if len(stamps) != n:
+            raise RuntimeError(f"{side}: {len(stamps)} trees stamped, {n} asked")
+        ndcg = training_measure(test.y, test.qptr, "ndcg@10")
+        vals = np.array([ndcg(np.asarray(s, dtype=np.float64)) for s in staged])
+        if vals.size != n:
+            raise RuntimeError(f"{side}: {vals.size} staged predictions, {n} trees")
+        secs += stamps
+        total += vals * test.n_queries
+        n_queries += test.n_queries
+    return secs / len(folds), total / n_queries
+
+
+def curves(folds, threads: int, budgets: dict[str, int], repeats: int) -> tuple[dict[str, Curve], float]:
+    """Every side of ``budgets`` on ``folds``, ``repeats`` times alternated (after one small untimed warm-up
+    fit each); the curves (time stamps: medians over repeats) and the load average before the block."""
+    ld = T.settle()
+    small = [(tr, te) for tr, te in folds[:1]]
+    for side in budgets:
+        run_side(side, small, threads, 3)
+    secs: dict[str, list[np.ndarray]] = {s: [] for s in budgets}
+    ndcg: dict[str, np.ndarray] = {}
+    for _ in range(max(1, repeats)):
+        for side, n in budgets.items():
+            s, v = run_side(side, folds, threads, n)
+            if side in ndcg and not np.array_equal(ndcg[side], v):
+                raise RuntimeError(f"{side}: the test NDCG@10 curve changed between repeats "
+                                   "(not deterministic)")
+            ndcg[side] = v
+            secs[side].append(s)
+    return {s: Curve(np.median(np.array(secs[s]), axis=0), ndcg[s]) for s in budgets}, ld
+
+
+# -- the data sets ------------------------------------------------------------------------------------------
+def mslr_folds(k: int = 5, seed: int = 0):
+    """The pooled MSLR sample (train + test files, 86 queries) in ``k`` query folds: ``(train, test)``."""
+    from lrank.data import RankingData, fetch
+
+    train, test = fetch("mslr-sample")
+    pooled = RankingData.concat([train, test])
+    return [(f.train, f.test) for f in pooled.kfold(k, random_state=seed, validation=False)]
+
+
+def letor_split(n_train_queries: int, n_test_queries: int):
+    """One ``make_letor_like`` call (136 features, 5 grades, 80-152 documents per query, seed 0) cut into
+    training queries and held-out test queries: ``[(train, test)]``."""
+    from lrank.data.generators import make_letor_like
+
+    d = make_letor_like(n_queries=n_train_queries + n_test_queries, docs_per_query=(80, 152), n_features=136,
+                        n_grades=5, random_state=0)
+    q = np.arange(d.n_queries)
+    return [(d.subset(q[:n_train_queries]), d.subset(q[n_train_queries:]))]
+
+
+#: lrank's budget in trees over the peers' (its trees are the cheapest: what is compared is time, and a peer's
+#: best point sits on the peer's own fixed budget)
+LRANK_TREES = 2
+
+
+def _budgets(trees: int, catboost: int) -> dict[str, int]:
+    """Trees per side: ``trees`` for LightGBM and XGBoost, ``catboost`` for CatBoost's two losses,
+    `LRANK_TREES` times ``trees`` for lrank."""
+    return dict(lrank=LRANK_TREES * trees, lightgbm=trees, lightgbm_quantized=trees, xgboost=trees,
+                catboost_yetirank=catboost, catboost_lambdamart=catboost)
+
+
+def _sets(profile: str) -> dict:
+    """Data set key -> (what the row calls it, folds builder, trees per side, repeats)."""
+    sets = {"mslr": ("MSLR sample (real, 86 queries, 5 query folds)", mslr_folds, _budgets(400, 400), 3)}
+    if profile == "quick":
+        sets["200k"] = ("make_letor_like (~200,000 train docs, 200 test queries)",
+                        lambda: letor_split(1724, 200), _budgets(300, 300), 3)
+    else:  # CatBoost: 200 trees (~1.7 s each on one thread here), near its plateau at 200k documents
+        sets["1m"] = ("make_letor_like (~1,000,000 train docs, 1,000 test queries)",
+                      lambda: letor_split(8620, 1000), _budgets(300, 200), 3)
+    only = os.environ.get("LRANK_BENCH_TTA")
+    if only:
+        sets = {k: v for k, v in sets.items() if k in only.split(",")}
+    return sets
+
+
+_CURVES: list = []  # the last run's curves and profile, for side_files()
+
+
+def _rows(what: str, threads: int, cs: dict[str, Curve], budgets: dict[str, int], repeats: int,
+          ld: float) -> list[dict]:
+    ours = cs["lrank"]
+    o_best, o_t = ours.best()
+    rows = []
+    for peer, name in PEERS.items():
+        if peer not in cs:
+            continue
+        c = cs[peer]
+        v, t = c.best()
+        ref_s = float(c.seconds[t])
+        our_s, our_t = ours.time_to(v)
+        ok = our_s < ref_s and o_best >= v
+        reached = (f"lrank reaches it at tree {our_t + 1} ({our_s:.2f} s)" if our_t is not None
+                   else f"lrank never reaches it in {budgets['lrank']} trees")
+        rows.append(T.row(
+            f"test NDCG@10 reached per second vs {peer}, {what}", our_s, name, ref_s,
+            target="lrank reaches the peer's best test NDCG@10 sooner, and its own best is at least as high "
+                   "(issue 35.4)", ok=ok, threads=threads, repeats=repeats, timing=T.WALL, load=ld,
+            notes=f"peer's best NDCG@10 {v:.4f} at tree {t + 1} of {budgets[peer]} ({ref_s:.2f} s, "
+                  f"{1e3 * c.seconds[-1] / budgets[peer]:.1f} ms per tree over its fit); {reached}; lrank's "
+                  f"best {o_best:.4f} at tree {o_t + 1} of {budgets['lrank']} ({ours.seconds[o_t]:.2f} s, "
+                  f"{1e3 * ours.seconds[-1] / budgets['lrank']:.1f} ms per tree), its last "
+                  f"{ours.ndcg[-1]:.4f}; "
+                  f"peer's last {c.ndcg[-1]:.4f}; times from the start of each fit (data set-up included), "
+                  f"medians of {repeats} alternated repeats; lrank LambdaMART {_lrank_settings()}"))
+    return rows
+
+
+def _lrank_settings() -> str:
+    from lrank.models.gbrt import LambdaMART
+
+    p = LambdaMART(**LRANK).get_params()
+    return (f"ndcg_at={p['ndcg_at']}, lambdarank_truncation_level={p['lambdarank_truncation_level']}, "
+            f"lambdarank_norm={p['lambdarank_norm']}, min_child_weight={p['min_child_weight']}")
+
+
+def run(profile: str = "quick") -> list[dict]:
+    """Rows per data set, thread count and peer; the curves go to ``figures/time_to_accuracy_curves.csv``."""
+    import numba
+
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    threads = (1, 2) if numba.config.NUMBA_NUM_THREADS >= 2 else (1,)
+    avail = _available()
+    rows = []
+    _CURVES.clear()
+    _CURVES.append(profile)
+    for key, (what, build, budgets, repeats) in _sets(profile).items():
+        folds = build()
+        rows += [{"benchmark": f"test NDCG@10 reached per second vs {peer}, {what}", "reference": PEERS[peer],
+                  "status": "error", "met": False,
+                  "notes": "not measured: its library is not installed (pip install -e .[compare])"}
+                 for peer in PEERS if peer not in avail]
+        budgets = {s: n for s, n in budgets.items() if s in avail}
+        for th in threads:
+            cs, ld = curves(folds, th, budgets, repeats)
+            rows += _rows(what, th, cs, budgets, repeats, ld)
+            for side, c in cs.items():
+                _CURVES.append((key, th, side, c))
+    return rows
+
+
+def _available() -> set[str]:
+    """The sides whose library is installed (the [compare] extra)."""
+    import importlib.util
+
+    libs = {"lrank": "lrank", "lightgbm": "lightgbm", "lightgbm_quantized": "lightgbm", "xgboost": "xgboost",
+            "catboost_yetirank": "catboost", "catboost_lambdamart": "catboost"}
+    return {s for s, lib in libs.items() if importlib.util.find_spec(lib) is not None}
+
+
+def side_files() -> dict:
+    """The last run's curves, one row per data set, threads, side and tree: ``time_to_accuracy_curves``
+    (quick profile) or ``time_to_accuracy_curves_paper`` (so that a paper run keeps the quick run's file)."""
+    import pandas as pd
+
+    if not _CURVES:
+        return {}
+    profile, *curves = _CURVES
+    parts = [pd.DataFrame({"data": key, "threads": th, "side": side, "tree": np.arange(1, c.ndcg.size + 1),
+                           "seconds": c.seconds, "ndcg10": c.ndcg}) for key, th, side, c in curves]
+    name = "time_to_accuracy_curves" + ("" if profile == "quick" else f"_{profile}")
+    return {name: pd.concat(parts, ignore_index=True)} if parts else {}
+
+
+if __name__ == "__main__":  # pragma: no cover
+    for r in run():
+        print(r)

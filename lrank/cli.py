@@ -1,0 +1,287 @@
+"""The RankLib-style command line: ``lrank train | rank | eval | compare`` (also ``python -m lrank ...``).
+
+=============================================  =================================================
+RankLib                                        lrank
+=============================================  =================================================
+``-train F -validate V -test T``               ``lrank train --train F --validate V --test T``
+``-ranker 2`` / ``1`` / ``3`` / ``0`` / ``6``  ``--ranker rankboost`` / ``adarank`` / ``lambdamart`` / ...
+``-metric2t NDCG@10``                          ``--metric NDCG@10``
+``-tree 1000 -leaf 10 -shrinkage 0.1``         ``--n-estimators 1000 --num-leaves 10 --learning-rate 0.1``
+``-estop 100``                                 ``--early-stopping-rounds 100`` (needs ``--validate``)
+``-save model.txt``                            ``--save model.npz``
+``-load model.txt -rank F -score out``         ``lrank rank --model model.npz --input F --run out.trec``
+``-load M -test F -metric2T MAP -idv out``     ``lrank eval --model M --input F --metric MAP --idv out``
+(trec_eval)                                    ``lrank eval --run out.trec --qrels Q``
+(ranx / pt.Experiment)                         ``lrank compare a.trec b.trec --qrels Q --test fisher``
+=============================================  =================================================
+
+Every command exits with 0 on success, 1 when an input is wrong (the message names the file and line,
+or the option) and 2 for a usage error (argparse's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+#: ``--ranker`` name -> (module, class)
+RANKERS = {
+    "rankboost": ("lrank.models.rankboost", "RankBoost"),
+    "rankboost-plus": ("lrank.models.rankboost_plus", "RankBoostPlus"),
+    "adarank": ("lrank.models.adarank", "AdaRank"),
+    "mart": ("lrank.models.gbrt", "MART"),
+    "lambdamart": ("lrank.models.gbrt", "LambdaMART"),
+    "mcrank": ("lrank.models.gbrt", "McRank"),
+    "ndcgboost": ("lrank.models.ndcgboost", "NDCGBoost"),
+}
+#: option -> estimator parameter
+_OPTIONS = {"n_estimators": "n_estimators", "num_leaves": "num_leaves", "learning_rate": "learning_rate",
+            "min_child_samples": "min_child_samples", "early_stopping_rounds": "early_stopping_rounds",
+            "random_state": "random_state"}
+
+
+class CommandError(Exception):
+    """A wrong input or option: printed as ``lrank <command>: error: <message>``, exit code 1."""
+
+
+def metric_name(text: str) -> str:
+    """RankLib's metric spelling (``NDCG@10``, ``MAP``, ``ERR@10``, ``P@5``) as an lrank metric name."""
+    from lrank.metrics import parse_metric
+
+    name = text.strip().lower()
+    try:
+        parse_metric(name)
+    except (ValueError, KeyError) as exc:
+        raise CommandError(f"--metric {text!r} is not a metric lrank knows: {exc}") from None
+    return name
+
+
+def _load(path: str, what: str):
+    from lrank.data.letor import load_letor
+
+    if not Path(path).is_file():
+        raise CommandError(f"{what} {path}: no such file")
+    return load_letor(path)
+
+
+def _estimator(args: argparse.Namespace, metric: str):
+    import importlib
+
+    module, cls_name = RANKERS[args.ranker]
+    cls = getattr(importlib.import_module(module), cls_name)
+    accepted = cls().get_params()
+    params: dict[str, Any] = {}
+    for opt, param in _OPTIONS.items():
+        value = getattr(args, opt)
+        if value is None:
+            continue
+        if param not in accepted:
+            raise CommandError(f"--{opt.replace('_', '-')} does not apply to --ranker {args.ranker} "
+                               f"({cls_name} has no {param!r}; its parameters: "
+                               f"{', '.join(sorted(accepted))})")
+        params[param] = value
+    if "eval_metric" in accepted:
+        params["eval_metric"] = metric
+    if args.ranker == "adarank":
+        params["metric"] = metric  # AdaRank boosts the measure itself (RankLib's -metric2t)
+    if args.ranker == "lambdamart" and metric.startswith("ndcg@"):
+        params["ndcg_at"] = int(metric.split("@")[1])
+    for item in args.param or []:
+        key, sep, raw = item.partition("=")
+        if not sep or key not in accepted:
+            raise CommandError(f"--param {item!r}: expected NAME=VALUE with NAME one of "
+                               f"{', '.join(sorted(accepted))}")
+        params[key] = _literal(raw)
+    if "verbose" in accepted:
+        params["verbose"] = not args.quiet
+    return cls(**params)
+
+
+def _literal(raw: str) -> Any:
+    import ast
+
+    try:
+        return ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        return raw
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """``lrank train``: fit a ranker on a LETOR file, report the metric, save the model."""
+    from lrank.metrics import evaluate
+
+    metric = metric_name(args.metric)
+    train = _load(args.train, "--train")
+    valid = _load(args.validate, "--validate") if args.validate else None
+    test = _load(args.test, "--test") if args.test else None
+    if args.early_stopping_rounds is not None and valid is None:
+        raise CommandError("--early-stopping-rounds needs --validate (the data early stopping watches)")
+    model = _estimator(args, metric)
+    model.fit(train, **({"eval_set": valid} if valid is not None else {}))
+    print(f"{type(model).__name__}: {model.n_iter_} rounds ({model.stop_reason_})")
+    for name, data in (("training", train), ("validation", valid), ("test", test)):
+        if data is not None:
+            value = evaluate(data.y, model.predict(data.X), data.qptr, [metric])[metric]
+            print(f"{metric} on {name} data: {value:.6f}")
+    if args.save:
+        print(f"model saved to {model.save_model(args.save)}")
+    return 0
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    """``lrank rank``: score a LETOR file with a saved model and write a TREC run file."""
+    from lrank.io.trec import write_trec_qrels, write_trec_run
+    from lrank.models._base import load_model
+
+    model = load_model(args.model)
+    data = _load(args.input, "--input")
+    scores = model.predict(data.X)
+    print(f"run written to {write_trec_run(args.run, data, scores, tag=args.tag)}")
+    if args.qrels:
+        print(f"qrels written to {write_trec_qrels(args.qrels, data)}")
+    return 0
+
+
+def _per_query(args: argparse.Namespace, metrics: list[str]):
+    """Per-query values (DataFrame indexed by query id) from ``--run/--qrels`` or ``--model/--input``."""
+    import pandas as pd
+
+    from lrank.io.trec import evaluate_run
+    from lrank.metrics import evaluate
+    from lrank.models._base import load_model
+
+    if args.run and args.model:
+        raise CommandError("give --run and --qrels, or --model and --input, not both")
+    if args.run:
+        if not args.qrels:
+            raise CommandError("--run needs --qrels")
+        return evaluate_run(args.run, args.qrels, metrics)
+    if not (args.model and args.input):
+        raise CommandError("give --run and --qrels, or --model and --input")
+    data = _load(args.input, "--input")
+    vals = evaluate(data.y, load_model(args.model).predict(data.X), data.qptr, metrics, per_query=True)
+    return pd.DataFrame(vals, index=pd.Index([str(q) for q in data.qid], name="query"))
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """``lrank eval``: mean metrics, and per-query values with ``--idv`` (RankLib's -idv)."""
+    metrics = [metric_name(m) for m in args.metric]
+    table = _per_query(args, metrics)
+    means = [f"{m}\tall\t{table[m].mean():.6f}" for m in metrics]
+    print("\n".join(means))
+    if args.idv:
+        lines = [f"{m}\t{q}\t{v:.6f}" for m in metrics for q, v in table[m].items()]
+        Path(args.idv).write_text("\n".join(lines + means) + "\n")
+        print(f"per-query values written to {args.idv}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``lrank compare``: paired tests of runs over queries, corrected across runs and metrics."""
+    import pandas as pd
+
+    from lrank import stats
+    from lrank.io.trec import evaluate_run, read_trec_qrels, read_trec_run
+
+    if len(args.runs) < 2:
+        raise CommandError("compare needs at least two runs")
+    metrics = [metric_name(m) for m in args.metric]
+    qrels = read_trec_qrels(args.qrels)
+    names = [Path(r).name for r in args.runs]
+    if len(set(names)) != len(names):
+        names = [str(r) for r in args.runs]
+    tables = [evaluate_run(read_trec_run(r), qrels, metrics) for r in args.runs]
+    common = sorted(set.intersection(*[set(t.index) for t in tables]))
+    for r, t in zip(args.runs, tables):
+        if len(t.index) != len(common):
+            print(f"note: {r}: {len(t.index) - len(common)} queries that not every run has are left out",
+                  file=sys.stderr)
+    if len(common) < 2:
+        raise CommandError(f"the runs share {len(common)} judged queries; a paired test needs two or more")
+    if args.baseline is not None and args.baseline not in names:
+        raise CommandError(f"--baseline {args.baseline!r} is not one of the runs {names}")
+    scores = {m: pd.DataFrame({n: t.loc[common, m].to_numpy() for n, t in zip(names, tables)})
+              for m in metrics}
+    out = stats.compare(scores, baseline=args.baseline, test=args.test, correction=args.correction,
+                        alpha=args.alpha, n_resamples=args.n_resamples, random_state=args.random_state)
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(out.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(f"{args.test} test over {len(common)} queries, {args.correction} correction over {len(out)} "
+          f"comparisons; significant: p_adjusted < {args.alpha}")
+    return 0
+
+
+def add_subcommands(sub: Any) -> None:
+    """Register ``train``, ``rank``, ``eval`` and ``compare`` on an argparse subparsers object."""
+    p = sub.add_parser("train", help="train a ranker on a LETOR file (RankLib's -train)")
+    p.add_argument("--ranker", required=True, choices=sorted(RANKERS))
+    p.add_argument("--train", required=True, metavar="FILE", help="LETOR / SVMlight file with qid")
+    p.add_argument("--validate", metavar="FILE", help="scored every round; early stopping watches it")
+    p.add_argument("--test", metavar="FILE", help="scored once after training")
+    p.add_argument("--metric", default="NDCG@10", help="NDCG@k, MAP, ERR@k, P@k, ... (default NDCG@10)")
+    p.add_argument("--n-estimators", dest="n_estimators", type=int, help="rounds / trees (-tree, -round)")
+    p.add_argument("--num-leaves", dest="num_leaves", type=int, help="leaves per tree (-leaf)")
+    p.add_argument("--learning-rate", dest="learning_rate", type=float, help="shrinkage (-shrinkage)")
+    p.add_argument("--min-child-samples", dest="min_child_samples", type=int,
+                   help="fewest documents in a leaf")
+    p.add_argument("--early-stopping-rounds", dest="early_stopping_rounds", type=int,
+                   help="stop when --validate's metric did not improve for this many rounds (-estop)")
+    p.add_argument("--random-state", dest="random_state", type=int)
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="any other parameter of the estimator (repeatable), e.g. criterion='ole'")
+    p.add_argument("--save", metavar="FILE", help="save the model (.npz)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_guarded(cmd_train, "train"))
+
+    p = sub.add_parser("rank", help="score a LETOR file with a saved model into a TREC run file "
+                                    "(RankLib's -rank)")
+    p.add_argument("--model", required=True, metavar="FILE")
+    p.add_argument("--input", required=True, metavar="FILE")
+    p.add_argument("--run", required=True, metavar="FILE", help="TREC run file to write")
+    p.add_argument("--qrels", metavar="FILE", help="also write the input's labels as a TREC qrels file")
+    p.add_argument("--tag", default="lrank", help="the run's name (last column)")
+    p.set_defaults(func=_guarded(cmd_rank, "rank"))
+
+    p = sub.add_parser("eval", help="evaluate a run against qrels, or a model on a LETOR file "
+                                    "(--idv: per query)")
+    p.add_argument("--run", metavar="FILE")
+    p.add_argument("--qrels", metavar="FILE")
+    p.add_argument("--model", metavar="FILE")
+    p.add_argument("--input", metavar="FILE")
+    p.add_argument("--metric", action="append", default=None, help="repeatable (default NDCG@10)")
+    p.add_argument("--idv", metavar="FILE", help="write per-query values (metric, query, value) to FILE")
+    p.set_defaults(func=_guarded(cmd_eval, "eval"), metric_default="NDCG@10")
+
+    p = sub.add_parser("compare", help="paired significance tests of TREC runs over queries")
+    p.add_argument("runs", nargs="+", metavar="RUN")
+    p.add_argument("--qrels", required=True, metavar="FILE")
+    p.add_argument("--metric", action="append", default=None, help="repeatable (default NDCG@10)")
+    p.add_argument("--test", choices=("fisher", "t"), default="fisher",
+                   help="paired randomisation (Fisher) or paired t-test (default fisher)")
+    p.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm")
+    p.add_argument("--baseline", help="compare every run with this one (its file name); default every pair")
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--n-resamples", dest="n_resamples", type=int, default=10000)
+    p.add_argument("--random-state", dest="random_state", type=int, default=0)
+    p.set_defaults(func=_guarded(cmd_compare, "compare"), metric_default="NDCG@10")
+
+
+def _guarded(fn: Any, name: str) -> Any:
+    """``fn`` with its input errors printed as one line (no traceback) and exit code 1."""
+
+    def run(args: argparse.Namespace) -> int:
+        from lrank.data.container import RankingDataError
+        from lrank.io.trec import TrecFormatError
+
+        if getattr(args, "metric", "") is None:
+            args.metric = [args.metric_default]
+        try:
+            return fn(args)
+        except (CommandError, RankingDataError, TrecFormatError, FileNotFoundError, ValueError,
+                TypeError) as exc:
+            print(f"lrank {name}: error: {exc}", file=sys.stderr)
+            return 1
+
+    return run

@@ -1,0 +1,214 @@
+"""The benchmark notebook's (06) plumbing: the stored run read with each row's status, kind and target, one
+chart per kind of number, and the complete table.
+
+A row of ``figures/benchmarks.csv`` holds one of four kinds of number, which never share an axis:
+
+* ``time ratio``: a ratio of two times (by default reference time / lrank time, above 1 = lrank
+  faster; the row's ``ratio_kind`` says when lower is better, e.g. a slowdown or a share);
+* ``memory ratio``: peak memory of lrank over the reference's (lower is better);
+* ``seconds``: a time in seconds (a first fit with a cold compilation cache, compilation alone);
+* ``NDCG difference``: mean test NDCG@10 of lrank minus the reference's (0 = equal quality).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: The kinds of number a row of the stored run holds, one chart each.
+KINDS = ("time ratio", "memory ratio", "seconds", "NDCG difference")
+_A = {"time ratio": "a time ratio", "memory ratio": "a memory ratio", "seconds": "a time in seconds",
+      "NDCG difference": "an NDCG difference"}
+_PLURAL = {"time ratio": "time ratios", "memory ratio": "memory ratios", "seconds": "rows in seconds",
+           "NDCG difference": "NDCG differences"}
+STATUS_COLOURS = {"met": "#009E73", "missed": "#D55E00", "report": "#9e9e9e"}
+
+
+def target_value(text: object) -> tuple[str | None, float]:
+    """``(">=" or "<=", number)`` from a target text such as ``">= 20x faster"`` or ``"5-10x"`` (its lower
+    end); ``(None, nan)`` for a report-only target (in parentheses) or one without a number."""
+    text = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
+    if text.startswith("("):
+        return None, math.nan
+    m = re.search(r"(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)", text)
+    if m:
+        return (">=" if m.group(1).startswith(">") else "<="), float(m.group(2))
+    m = re.search(r"([0-9]*\.?[0-9]+)\s*-\s*[0-9]*\.?[0-9]+\s*x", text)
+    return (">=", float(m.group(1))) if m else (None, math.nan)
+
+
+def status_of(row: pd.Series) -> str:
+    """The row's ``status`` column when it has one; otherwise ``report`` for a report-only target, else
+    ``met`` / ``missed`` from the ``met`` column."""
+    s = row.get("status")
+    if isinstance(s, str) and s.strip():
+        s = s.strip().lower()
+        return "report" if s.startswith("report") else s
+    direction, _ = target_value(row.get("target"))
+    if direction is None:
+        return "report"
+    return "met" if str(row.get("met")).strip().lower() in ("true", "1", "yes", "met") else "missed"
+
+
+def kind_of(ratio_kind: object) -> str:
+    """Which of :data:`KINDS` a row's ``ratio_kind`` text describes (empty: the default time ratio)."""
+    text = "" if not isinstance(ratio_kind, str) else ratio_kind
+    if "NDCG" in text or "difference" in text:
+        return "NDCG difference"
+    if "MB" in text or "memory" in text.lower():
+        return "memory ratio"
+    if text.startswith(("cold seconds", "seconds")):
+        return "seconds"
+    return "time ratio"
+
+
+def read_run(path: str | Path) -> pd.DataFrame:
+    """The stored run with ``status``, ``kind``, ``lower_is_better``, ``target_direction`` and
+    ``target_value`` added (an empty table when the file is absent)."""
+    from lrank.benchmarks import read_table
+
+    path = Path(path)
+    if not path.is_file():
+        return pd.DataFrame(columns=["module", "benchmark", "ratio", "status", "kind"])
+    df = read_table(path)
+    df["status"] = [status_of(r) for _, r in df.iterrows()]
+    parsed = [target_value(t) for t in df["target"]] if "target" in df else [(None, math.nan)] * len(df)
+    df["target_direction"] = [p[0] for p in parsed]
+    df["target_value"] = [p[1] for p in parsed]
+    rk = df["ratio_kind"] if "ratio_kind" in df else pd.Series([None] * len(df), index=df.index)
+    df["kind"] = [kind_of(k) for k in rk]
+    df["lower_is_better"] = [(d == "<=") if isinstance(d, str)  # the target says; else the ratio's kind
+                             else ("lower is" in str(k) or "slowdown" in str(k))
+                             for d, k in zip(df["target_direction"], rk)]
+    return df
+
+
+def counts_markdown(df: pd.DataFrame) -> str:
+    """One line: how many rows, how many met / missed / report-only, and how many of each kind."""
+    if not len(df):
+        return "No stored benchmark run: `python -m lrank bench` writes `figures/benchmarks.csv`."
+    st = df["status"].value_counts()
+    kinds = df["kind"].value_counts()
+    return (f"**{len(df)} rows** from `figures/benchmarks.csv`: "
+            + ", ".join(f"{st.get(s, 0)} {s}" for s in ("met", "missed", "report")) + "; "
+            + ", ".join(f"{n} {_PLURAL[k] if n != 1 else k}" for k in KINDS if (n := kinds.get(k, 0))) + ".")
+
+
+def _label(row: pd.Series, width: int = 96) -> str:
+    text = f"{row['module']}: {row['benchmark']}"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _bars(ax, rows: pd.DataFrame, log: bool) -> None:
+    from matplotlib.patches import Patch
+
+    y = np.arange(len(rows))[::-1]
+    ax.barh(y, rows["ratio"].astype(float), color=[STATUS_COLOURS.get(s, "#555555") for s in rows["status"]],
+            height=0.7)
+    has = rows["target_value"].notna().to_numpy()
+    tv = rows["target_value"].to_numpy(dtype=float)
+    ax.scatter(tv[has], y[has], marker="|", s=160, color="black", zorder=3)
+    if log:
+        ax.set_xscale("log")
+        ax.axvline(1.0, color="black", lw=0.6, ls=":")
+    ax.set_yticks(y, [_label(r) for _, r in rows.iterrows()], fontsize=7)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    handles = [Patch(color=c, label=s) for s, c in STATUS_COLOURS.items()]
+    handles.append(ax.scatter([], [], marker="|", s=160, color="black", label="target"))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8)
+
+
+_XLABEL = {
+    "memory ratio": "peak memory, lrank / reference (below 1: lrank uses less)",
+    "seconds": "seconds (first fit in a new process or compilation alone)",
+    "NDCG difference": "mean test NDCG@10, lrank minus reference (0: equal quality)",
+}
+
+
+def chart(df: pd.DataFrame, kind: str):
+    """The figure of one kind of number (``None`` when the run has no such row): one bar per row, coloured
+    by status, the target as a black tick. Time ratios get two panels, higher-is-better and
+    lower-is-better, on log axes; NDCG differences a linear axis around 0."""
+    import matplotlib.pyplot as plt
+
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    rows = df[(df["kind"] == kind) & pd.to_numeric(df["ratio"], errors="coerce").notna()]
+    if not len(rows):
+        return None
+    if kind == "time ratio":
+        parts = [("higher is better: reference time / lrank time unless the row says otherwise",
+                  rows[~rows["lower_is_better"].astype(bool)]),
+                 ("lower is better: slowdowns, shares and growth (ours / reference)",
+                  rows[rows["lower_is_better"].astype(bool)])]
+        parts = [(t, p) for t, p in parts if len(p)]
+        heights = [len(p) + 2.5 for _, p in parts]
+        fig, axes = plt.subplots(len(parts), 1, figsize=(11.0, 0.24 * sum(heights) + 0.6),
+                                 gridspec_kw={"height_ratios": heights}, layout="constrained", squeeze=False)
+        for ax, (title, p) in zip(axes[:, 0], parts):
+            _bars(ax, p, log=True)
+            ax.set_title(title, fontsize=9, loc="left")
+            ax.set_xlabel("time ratio (log scale)")
+        return fig
+    fig, ax = plt.subplots(figsize=(11.0, 0.24 * (len(rows) + 2.5) + 0.6), layout="constrained")
+    _bars(ax, rows, log=kind != "NDCG difference" and bool((rows["ratio"].astype(float) > 0).all()))
+    if kind == "NDCG difference":
+        ax.axvline(0.0, color="black", lw=0.6, ls=":")
+        band = rows["target_value"].dropna()
+        if len(band):
+            ax.axvspan(-band.max(), band.max(), color="#009E73", alpha=0.12, lw=0)
+    ax.set_xlabel(_XLABEL[kind])
+    return fig
+
+
+TABLE_COLUMNS = ("module", "benchmark", "kind", "ratio", "ratio_kind", "target", "status", "timing",
+                 "threads", "ours_s", "reference", "reference_s", "load", "notes")
+
+
+def table_html(df: pd.DataFrame, columns: tuple[str, ...] = TABLE_COLUMNS) -> str:
+    """Every row of the run as one HTML table (numbers to 4 significant digits); never truncated."""
+    cols = [c for c in columns if c in df.columns]
+
+    def cell(v: object) -> str:
+        if isinstance(v, float):
+            return "" if math.isnan(v) else f"{v:.4g}"
+        return html.escape("" if v is None else str(v))
+
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    body = "\n".join("<tr>" + "".join(f"<td>{cell(r[c])}</td>" for c in cols) + "</tr>"
+                     for _, r in df.iterrows())
+    return f'<table class="lrank-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def what_to_see(df: pd.DataFrame, kind: str) -> str:
+    """One sentence under a chart: how many of its rows meet, miss or only report a target, naming misses."""
+    rows = df[df["kind"] == kind]
+    st = rows["status"].value_counts()
+    missed = rows[rows["status"] == "missed"]
+    names = "; ".join(f"{r['module']}: {r['benchmark']} ({float(r['ratio']):.3g} against {r['target']})"
+                      for _, r in missed.iterrows())
+    return (f"Of the {len(rows)} {_PLURAL[kind] if len(rows) != 1 else kind}: {st.get('met', 0)} met the "
+            f"target, {st.get('missed', 0)} missed it and {st.get('report', 0)} report without one"
+            + (f". Missed: {names}." if names else "."))
+
+
+def save_chart(df: pd.DataFrame, kind: str, profile: str | None = None):
+    """Draw :func:`chart` for ``kind``, save it as ``benchmarks_<kind>`` with its caption (shown inline in a
+    notebook) and return the PNG path (``None`` when the run has no row of that kind)."""
+    from lrank import plots
+
+    fig = chart(df, kind)
+    if fig is None:
+        return None
+    n = int((df["kind"] == kind).sum())
+    caption = (f"Benchmarks, {_PLURAL[kind]}: the {n} rows of figures/benchmarks.csv whose number is "
+               f"{_A[kind]} (the stored run of python -m lrank bench on this machine; real MSLR sample and "
+               "synthetic LETOR-like data as each row says), one bar per row: green met, red missed, grey "
+               "report-only; black tick: the row's target. Timings are machine-dependent; "
+               f"profile of this notebook: {profile or 'quick'}.")
+    return plots.save_figure(fig, "benchmarks_" + kind.replace(" ", "_").lower(), caption, profile)

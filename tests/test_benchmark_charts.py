@@ -1,0 +1,53 @@
+"""The benchmark page's plumbing: each row classified by kind, each kind on its own chart, the table whole."""
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+
+from lrank import plots
+from lrank.papers import benchmarks as charts
+
+
+def _run(tmp_path, n_time: int = 30):
+    rows = [{"module": "gbrt", "benchmark": f"MART time per tree {i}", "ratio": 1.0 + i, "ratio_kind": "",
+             "target": ">= 1.0 (issue 15.1)", "status": "met"} for i in range(n_time)]
+    more = [  # module, benchmark, ratio, ratio_kind, target, status: one row of each other kind
+        ("scale", "peak RSS", 0.96, "ours / reference (MB; lower is better)", "ours <= LightGBM's", "met"),
+        ("gbrt", "OLE vs SE", 4.5, "ours_s / reference_s (slowdown; lower is better)", "<= 1.5", "missed"),
+        ("startup", "cold fit", 7.4, "cold seconds (ours_s)", "cold <= 5 s", "missed"),
+        ("gbrt", "NDCG vs LightGBM", -0.0098, "ours - reference (mean NDCG@10 difference over queries)",
+         "|mean difference| <= 0.01", "met"),
+    ]
+    keys = ("module", "benchmark", "ratio", "ratio_kind", "target", "status")
+    rows += [dict(zip(keys, r)) for r in more]
+    path = tmp_path / "benchmarks.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return charts.read_run(path)
+
+
+def test_rows_are_classified_by_kind_and_direction(tmp_path):
+    df = _run(tmp_path).set_index("benchmark")
+    assert df.loc["peak RSS", "kind"] == "memory ratio" and df.loc["peak RSS", "lower_is_better"]
+    assert df.loc["OLE vs SE", "kind"] == "time ratio" and df.loc["OLE vs SE", "lower_is_better"]
+    assert df.loc["cold fit", "kind"] == "seconds"
+    assert df.loc["NDCG vs LightGBM", "kind"] == "NDCG difference"
+    assert df.loc["MART time per tree 3", "kind"] == "time ratio"
+    assert not df.loc["MART time per tree 3", "lower_is_better"]
+    assert charts.target_value("5-10x") == (">=", 5.0) and charts.target_value("(report)")[0] is None
+
+
+@pytest.mark.parametrize("kind", charts.KINDS)
+def test_each_kind_has_its_own_chart_that_reads_cleanly(tmp_path, kind):
+    df = _run(tmp_path)
+    fig = charts.chart(df, kind)
+    n_bars = sum(len(c) for ax in fig.axes for c in ax.containers)
+    assert n_bars == int((df["kind"] == kind).sum())  # only this kind's rows, every one of them
+    assert plots.overlaps(fig) == []
+    plt.close(fig)
+
+
+def test_the_table_has_every_row_and_the_sentence_names_misses(tmp_path):
+    df = _run(tmp_path, n_time=80)
+    assert charts.table_html(df).count("<tr>") == len(df) + 1 == 85
+    assert "OLE vs SE (4.5 against <= 1.5)" in charts.what_to_see(df, "time ratio")
+    assert charts.chart(df[df["kind"] != "seconds"], "seconds") is None

@@ -1,0 +1,104 @@
+"""The time-to-accuracy benchmark's arithmetic and its stamped fits (issue 35.4), on small data."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from lrank.benchmarks import time_to_accuracy as B
+from lrank.data.generators import make_letor_like
+
+
+def test_best_point_and_time_to_a_value():
+    c = B.Curve(np.array([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([0.5, 0.7, 0.8, 0.8, 0.6]))
+    assert c.best() == (0.8, 2)  # the first tree reaching the highest value
+    assert c.time_to(0.7) == (2.0, 1)
+    assert c.time_to(0.75) == (3.0, 2)
+    assert c.time_to(0.81) == (float("inf"), None)
+
+
+def _rows(ours, peer):
+    cs = {"lrank": B.Curve(*map(np.array, ours)), "lightgbm": B.Curve(*map(np.array, peer))}
+    return B._rows("toy", 1, cs, {"lrank": len(ours[0]), "lightgbm": len(peer[0])}, 3, 0.2)
+
+
+def test_rows_are_met_only_when_lrank_gets_there_sooner_and_as_high():
+    peer = ([2.0, 4.0, 6.0], [0.6, 0.9, 0.85])  # best 0.9 at tree 2, 4 s
+    (won,) = _rows(([1.0, 2.0, 3.0], [0.7, 0.9, 0.95]), peer)
+    assert won["status"] == "met" and (won["ours_s"], won["reference_s"], won["ratio"]) == (2.0, 4.0, 2.0)
+    (late,) = _rows(([1.0, 5.0, 6.0], [0.7, 0.8, 0.91]), peer)  # reaches 0.9 at 6 s: later
+    assert late["status"] == "missed" and late["ours_s"] == 6.0
+    (never,) = _rows(([1.0, 2.0, 3.0], [0.7, 0.8, 0.89]), peer)
+    assert never["status"] == "missed" and never["ours_s"] == float("inf")
+    assert "never reaches" in never["notes"]
+
+
+def _tiny(seed=0):
+    """A training set whose query ids are out of order (as in a shuffled fold) and a test set."""
+    d = make_letor_like(n_queries=24, docs_per_query=(10, 30), n_features=8, n_grades=3, random_state=seed)
+    q = np.random.default_rng(seed).permutation(d.n_queries)
+    return d.subset(q[:18]), d.subset(q[18:])
+
+
+def test_run_side_pools_queries_and_averages_fold_times(monkeypatch):
+    """The curve of several folds is the mean over every fold's test queries (each once: a fold with more
+    queries weighs more) and the time the mean of the folds' stamps."""
+    from lrank.metrics import evaluate
+
+    folds = [_tiny(0), _tiny(1)]
+    rng = np.random.default_rng(0)
+    scores = {id(te): [rng.normal(size=te.n_docs) for _ in range(3)] for _, te in folds}
+
+    def fake(train, test, threads, n):
+        return np.array([1.0, 2.0, 4.0]) * (1 + (train is folds[1][0])), iter(scores[id(test)])
+
+    monkeypatch.setitem(B.SIDES, "fake", fake)
+    secs, ndcg = B.run_side("fake", folds, 1, 3)
+    np.testing.assert_allclose(secs, [1.5, 3.0, 6.0])
+    want = [sum(evaluate(te.y, scores[id(te)][t], te.qptr, ["ndcg@10"])["ndcg@10"] * te.n_queries
+                for _, te in folds) / sum(te.n_queries for _, te in folds) for t in range(3)]
+    np.testing.assert_allclose(ndcg, want, rtol=1e-12)
+    monkeypatch.setitem(B.SIDES, "short", lambda tr, te, th, n: (np.ones(n - 1), iter([])))
+    with pytest.raises(RuntimeError, match="stamped"):
+        B.run_side("short", folds, 1, 3)
+
+
+def test_a_curve_that_changes_between_repeats_is_refused(monkeypatch):
+    calls = []
+
+    def drifting(train, test, threads, n):
+        calls.append(1)
+        rng = np.random.default_rng(len(calls))
+        return np.arange(1.0, n + 1), iter([rng.normal(size=test.n_docs) for _ in range(n)])
+
+    monkeypatch.setitem(B.SIDES, "drift", drifting)
+    with pytest.raises(RuntimeError, match="not deterministic"):
+        B.curves([_tiny()], 1, {"drift": 3}, repeats=2)
+
+
+@pytest.mark.parametrize("side", list(B.SIDES))
+def test_every_side_stamps_each_tree_and_stages_each_prediction(side):
+    """Each side's fit gives one increasing time stamp per tree and one staged prediction per tree, the
+    last one the model's own prediction (same ranking: the same test NDCG@10)."""
+    lib = {"lrank": "lrank"}.get(side, side.split("_")[0])
+    if importlib.util.find_spec(lib) is None:
+        pytest.skip(f"{lib} is not installed (the [compare] extra)")
+    train, test = _tiny()
+    stamps, staged = B.SIDES[side](train, test, 1, 4)
+    staged = [np.array(s, dtype=np.float64, copy=True) for s in staged]
+    assert len(stamps) == 4 and np.all(np.diff(stamps) > 0) and stamps[0] > 0
+    assert len(staged) == 4 and all(s.shape == (test.n_docs,) for s in staged)
+    assert not np.array_equal(staged[0], staged[-1])  # the trees add something
+
+
+def test_side_file_keeps_the_quick_curves_apart_from_the_paper_ones(monkeypatch):
+    c = B.Curve(np.array([1.0, 2.0]), np.array([0.5, 0.6]))
+    monkeypatch.setattr(B, "_CURVES", ["quick", ("mslr", 1, "lrank", c)])
+    (name, table), = B.side_files().items()
+    assert name == "time_to_accuracy_curves" and table["tree"].tolist() == [1, 2]
+    monkeypatch.setattr(B, "_CURVES", ["paper", ("1m", 2, "xgboost", c)])
+    assert list(B.side_files()) == ["time_to_accuracy_curves_paper"]
+    monkeypatch.setattr(B, "_CURVES", [])
+    assert B.side_files() == {}
