@@ -442,13 +442,20 @@ def _root_histogram_columns(codes_t, feats, grad, hess, h_unit, rows, off, hist,
     if rootc is not None:
         cache, built, full_off = rootc
         flat = cache.reshape(cache.size)
+        C = cache.shape[1]
         for t in range(nf):
             f = feats[t]
+            a = full_off[f]
             if built[f] == 0:
-                cache[full_off[f]:full_off[f + 1]] = 0.0
-                _column_direct(codes_t[f], grad, hess, h_unit, rows, 0, n, full_off[f], flat, cache.shape[1])
+                for k in range(a, full_off[f + 1]):
+                    for c in range(C):
+                        cache[k, c] = 0.0
+                _column_direct(codes_t[f], grad, hess, h_unit, rows, 0, n, a, flat, C)
                 built[f] = 1
-            hist[off[t]:off[t + 1]] = cache[full_off[f]:full_off[f + 1]]
+            o = off[t]
+            for k in range(off[t + 1] - o):  # element by element: a slice copy compiles numba's own checks
+                for c in range(C):
+                    hist[o + k, c] = cache[a + k, c]
         return
     if counts is not None:
         root_n, og2, h2 = counts
