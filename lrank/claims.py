@@ -40,16 +40,16 @@ numbers.
 Seed stability
 --------------
 ``python -m lrank reproduce --seeds 0-4`` reruns the notebooks with each seed into
-``<figures>/seeds/seed-<k>/``; :func:`seed_table` reads every seed's ``claims.csv`` and
-:func:`with_seed_stability` adds ``seeds_agree`` ("k/5": how many seeds give the verdict of seed 0)
-and ``fragile`` to the registry.
+``<figures>/seeds/seed-<k>/`` (:func:`combine` writes each seed's ``claims.csv``);
+`lrank.papers.index.seed_verdicts` reads them back keyed by notebook and id, and
+`lrank.papers.index.with_seeds` adds ``seeds_agree`` and ``fragile`` to the registry.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -316,6 +316,18 @@ class Registry:
         return self._add(Claim(self.paper, self.notebook, id, kind, location, sentence, "", "paper", data,
                                None, None, None, "", reason, NOT_TESTABLE))
 
+    def not_comparable(self, id: str, *, location: str, sentence: str, reason: str, kind: str = "protocol",
+                       quantity: str = "", data_kind: str = "none", data: str = "", ours: Any = None,
+                       paper_value: Any = None) -> Claim:
+        """A claim this run cannot decide as stated, without a test (NOT COMPARABLE): the data or the
+        budget is too different from the paper's; ``reason`` says which. ``ours`` / ``paper_value`` may
+        carry what was measured beside the printed value. (A tested claim on unsuitable data goes through
+        `tested` with ``not_comparable=`` instead, so that its test is still reported.)"""
+        if not reason.strip():
+            raise ValueError(f"{id}: a NOT COMPARABLE row needs its reason (which data or budget, and why)")
+        return self._add(Claim(self.paper, self.notebook, id, kind, location, sentence, quantity, data_kind,
+                               data, None, ours, paper_value, "", reason, NOT_COMPARABLE))
+
     def speed(self, id: str, *, location: str, sentence: str, quantity: str, ours: float,
               paper_value: Any, verdict: str, reason: str, data_kind: str, data: str) -> Claim:
         """A speed claim: the measured ratio (from the benchmark page) beside the paper's, with the
@@ -457,43 +469,6 @@ def load(path: str | Path | None = None, profile: str | None = None) -> pd.DataF
         raise FileNotFoundError(f"{path}: no claims registry yet (run the paper notebooks)")
     return pd.read_csv(path, dtype={"ours": str, "paper_value": str, "reason": str, "margin_rationale": str},
                        keep_default_na=False, na_values=[""])
-
-
-def seed_table(root: str | Path | None = None, seeds: Iterable[int] = range(5)) -> pd.DataFrame:
-    """Verdict of every claim under each seed: one row per claim id, one column ``seed_<k>`` per seed.
-
-    Reads ``<root>/seed-<k>/claims.csv`` (default root ``<figures>/seeds``, written by
-    ``python -m lrank reproduce --seeds``). Seeds whose registry is absent are left out.
-    """
-    root = Path(root) if root is not None else figures_dir() / "seeds"
-    cols = {}
-    for k in seeds:
-        p = root / f"seed-{k}" / "claims.csv"
-        if p.is_file():
-            df = load(p)
-            cols[f"seed_{k}"] = df.set_index("id")["verdict"]
-    return pd.DataFrame(cols)
-
-
-def with_seed_stability(df: pd.DataFrame, seeds: pd.DataFrame) -> pd.DataFrame:
-    """Add ``seeds_agree`` ("k/m": seeds whose verdict equals this run's) and ``fragile`` to ``df``.
-
-    A decided verdict (HELD or NOT HELD) that any seed turns into another verdict is fragile.
-    """
-    out = df.copy()
-    agree, fragile = [], []
-    for cid, v in zip(out["id"], out["verdict"]):
-        if cid in seeds.index and seeds.shape[1]:
-            row = seeds.loc[cid].dropna()
-            k = int((row == v).sum())
-            agree.append(f"{k}/{row.size}")
-            fragile.append(bool(v in (HELD, NOT_HELD) and k < row.size))
-        else:
-            agree.append("")
-            fragile.append(False)
-    out["seeds_agree"] = agree
-    out["fragile"] = fragile
-    return out
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:

@@ -3,7 +3,6 @@
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 
@@ -76,6 +75,19 @@ def test_overrides_keep_the_evidence_and_need_a_reason():
     assert df.loc["wsj", "verdict"] == NOT_TESTABLE
 
 
+def test_an_untested_not_comparable_row_needs_its_reason_and_stays_out_of_holm():
+    reg = Registry("01_rankboost", "RankBoost")
+    with pytest.raises(ValueError, match="needs its reason"):
+        reg.not_comparable("rankboost.nc", location="Fig. 1", sentence="s", reason=" ")
+    reg.not_comparable("rankboost.nc", location="Fig. 1", sentence="s", reason="budget 40 of 1,000 rounds",
+                       ours=[1.0], paper_value=[2.0])
+    add(reg, "rankboost.a", ev(0.03, 0.1))
+    df = reg.finalize(record=False, write=False).set_index("id")
+    assert df.loc["rankboost.nc", "verdict"] == NOT_COMPARABLE
+    assert "budget 40" in df.loc["rankboost.nc", "reason"]
+    assert df.loc["rankboost.a", "verdict"] == HELD  # a family of one: the untested row is not counted
+
+
 def test_exact_claims_compare_with_the_printed_digits():
     reg = Registry("05_rankboost_plus", "RankBoost+")
     reg.exact("prop1", location="Prop. 1", sentence="R1(h1) = 16/19", ours=16 / 19, paper_value=0.842105,
@@ -122,14 +134,6 @@ def test_files_per_notebook_and_the_whole_registry(tmp_path):
     assert claims.summary(full).loc["RankBoost", HELD] == 1
 
 
-def test_seed_stability_marks_a_flipping_decided_verdict_fragile(tmp_path):
-    seeds = pd.DataFrame({"seed_0": {"a": HELD, "b": UNDECIDED}, "seed_1": {"a": UNDECIDED, "b": UNDECIDED}})
-    df = pd.DataFrame({"id": ["a", "b"], "verdict": [HELD, UNDECIDED]})
-    out = claims.with_seed_stability(df, seeds).set_index("id")
-    assert out.loc["a", "seeds_agree"] == "1/2" and out.loc["a", "fragile"]
-    assert out.loc["b", "seeds_agree"] == "2/2" and not out.loc["b", "fragile"]
-
-
 def test_seed_folders_are_combined_and_read_back_per_seed(tmp_path):
     # what `python -m lrank reproduce --seeds` stores: seed-<k>/claims/<notebook>.csv, combined per seed
     for k, p in ((1, 0.01), (2, 0.6)):
@@ -140,9 +144,11 @@ def test_seed_folders_are_combined_and_read_back_per_seed(tmp_path):
         (folder / "claims").mkdir(parents=True)
         df.to_csv(folder / "claims" / "01_rankboost.csv", index=False)
         assert claims.combine(folder) == folder / "claims.csv"
-    table = claims.seed_table(tmp_path / "seeds")
+    from lrank.papers import index
+
+    table = index.seed_verdicts(tmp_path / "seeds")
     assert list(table.columns) == ["seed_1", "seed_2"]
-    assert table.loc["rankboost.a"].tolist() == [HELD, UNDECIDED]
+    assert table.loc[("01_rankboost", "rankboost.a")].tolist() == [HELD, UNDECIDED]
 
 
 @pytest.mark.parametrize("text, seeds", [("0-4", [0, 1, 2, 3, 4]), ("1,3", [1, 3]), ("2", [2]),

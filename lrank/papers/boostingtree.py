@@ -267,10 +267,9 @@ FOLD_REPEATS = {"quick": 5, "paper": 1, "rehearsal": 1}
 
 
 def fold_seeds(profile: str, seed: int) -> list[int]:
-    """The fold seeds of ``profile`` for the notebook's ``SEED``: ``seed * R + k``, ``k < R`` (no two
-    notebook seeds share a split), ``R = FOLD_REPEATS[profile]``."""
-    r = FOLD_REPEATS.get(profile, 1)
-    return [int(seed) * r + k for k in range(r)]
+    """The fold seeds of ``profile`` for the notebook's ``SEED`` (`lrank.papers.budgets.fold_seeds` with
+    `FOLD_REPEATS`)."""
+    return budgets.fold_seeds(FOLD_REPEATS, profile, seed)
 
 
 def repeated_kfold(data: RankingData, profile: str, seed: int, k: int = 5) -> list[Fold]:

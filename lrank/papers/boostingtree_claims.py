@@ -730,21 +730,8 @@ def fig10_rows(reg: Registry, yperq: pd.DataFrame, short: Sequence[int], data: s
 def _not_comparable(reg: Registry, id: str, *, quantity: str, data_kind: str, data: str, reason: str) -> None:
     """A row the run cannot test at all (no evidence): NOT COMPARABLE with ``reason``."""
     loc, sentence = SENTENCES[id]
-    reg._add(
-        claims.Claim(
-            PAPER,
-            reg.notebook,
-            id,
-            "protocol",
-            loc,
-            sentence,
-            quantity,
-            data_kind,
-            data,
-            reason=reason,
-            override=claims.NOT_COMPARABLE,
-        )
-    )
+    reg.not_comparable(id, location=loc, sentence=sentence, reason=reason, quantity=quantity,
+                       data_kind=data_kind, data=data)
 
 
 def fig10_tuning_rows(

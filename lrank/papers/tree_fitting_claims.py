@@ -290,12 +290,13 @@ def table1_rows(reg: Registry, stats: list[dict], datasets: Any, label: Mapping,
             reg.exact(cid, location=loc, sentence=sentence, ours=ours, paper_value=list(printed), tol=0.5,
                       quantity=quantity, data_kind=kind[0], data=kind[1])
         elif d == "MSLR" and r is not None:
-            reg._add(claims.Claim(
-                reg.paper, reg.notebook, cid, "exact", loc, sentence, quantity, kind[0], kind[1], None, ours,
-                list(printed), "", f"the sample has the full set's {r['#Feat.']} features (printed: "
-                f"{printed[0]}), but its {r['#Query']} queries are cut from the first 5,000 lines of two "
-                f"files: {r['#D./#Q.']:.1f} documents per query do not stand for MSLR-WEB10K's (printed: "
-                f"{printed[1]})", claims.NOT_COMPARABLE))
+            reg.not_comparable(
+                cid, kind="exact", location=loc, sentence=sentence, quantity=quantity, data_kind=kind[0],
+                data=kind[1], ours=ours, paper_value=list(printed),
+                reason=f"the sample has the full set's {r['#Feat.']} features (printed: {printed[0]}), but "
+                f"its {r['#Query']} queries are cut from the first 5,000 lines of two files: "
+                f"{r['#D./#Q.']:.1f} documents per query do not stand for MSLR-WEB10K's "
+                f"(printed: {printed[1]})")
         else:
             reg.untestable(cid, location=loc, sentence=sentence, data=kind[1] or "Yahoo! LTR set 1",
                            reason="Yahoo! LTR set 1 is not public; the synthetic stand-in has 60 "
