@@ -35,7 +35,7 @@ PAPERS: list[dict] = [
         "short": "Tree fitting (MART, McRank, LambdaMART)",
         "text": "tree_fitting_xia.txt",
         "notebook": "04_tree_fitting",
-        "modules": ["lrank.papers.tree_fitting", "lrank.weak.tree", "lrank.models.gbrt"],
+        "modules": ["lrank.papers.tree_fitting", "lrank.trees", "lrank.models.gbrt"],
     },
     {
         "paper": "Connamacher, Pancha, Liu, Ray. Rankboost+: an improvement to Rankboost. "

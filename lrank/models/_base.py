@@ -70,7 +70,10 @@ from sklearn.base import BaseEstimator
 from lrank.data.container import RankingData, as_float32, as_ranking_data
 
 MODEL_FORMAT = "lrank-model"
-MODEL_FORMAT_VERSION = 1
+#: 2: the trees of every model are `lrank.trees.predictor.Tree` records and the binning parameter is
+#: ``threshold_strategy``; version-1 files (NDCGBoost's ``FeatureTree``, BoostingTree's
+#: ``lrank.weak.tree.RegressionTree``, ``bin_strategy``) are upgraded as they load (`_upgrade_v1`).
+MODEL_FORMAT_VERSION = 2
 #: early stopping: a validation score within this fraction of the best so far is no improvement (the
 #: earlier round is kept), so the best round does not hang on the last bits of a metric's sums
 VALID_TIE_RTOL = 1e-12
@@ -110,7 +113,6 @@ MODEL_CLASSES: frozenset[str] = frozenset({
     "lrank.weak.single_feature:SingleFeatureRankers",
     "lrank.trees.predictor:Tree",
     "lrank.trees.tree:RegressionTree",
-    "lrank.weak.tree:RegressionTree",
 })
 
 
@@ -586,6 +588,8 @@ def _load(path: Path) -> BaseRanker:
             raise ModelFileError(f"{path}: model format version {header['format_version']} is newer than "
                                  f"this lrank reads ({MODEL_FORMAT_VERSION}); upgrade lrank")
         arrays = {k: npz[k] for k in npz.files if k != "__header__"}
+    if int(header.get("format_version", 0)) < 2:
+        header = _upgrade_v1(header, arrays)
 
     def resolve(name: Any, kind: type) -> type:
         cls = _resolve(name)
@@ -606,6 +610,53 @@ def _load(path: Path) -> BaseRanker:
             v = np.asarray(v, dtype=object)
         setattr(model, k, v)
     return model
+
+
+# ------------------------------------------------------------------------- files of format version 1
+#: a version-1 tree class and the `Tree` field each of its attributes becomes
+_V1_TREES: dict[str, dict[str, str]] = {
+    "lrank.models.ndcgboost:FeatureTree": {
+        "feature": "feature", "threshold": "threshold", "left": "left", "right": "right", "value": "value",
+        "gain": "gain", "scale": "scale"},
+    "lrank.weak.tree:RegressionTree": {
+        "feature_": "feature", "bin_": "bin", "threshold_": "threshold", "children_left_": "left",
+        "children_right_": "right", "value_": "value", "gain_": "gain", "n_node_samples_": "count",
+        "sum_grad_": "sum_grad", "sum_hess_": "sum_hess"},
+}
+
+
+def _upgrade_v1(v: Any, arrays: dict) -> Any:
+    """The header entry ``v`` of a version-1 file in version 2's terms (JSON in, JSON out; arrays a
+    tree lacked are added to ``arrays``): ``bin_strategy`` is ``threshold_strategy``, and each tree
+    object of `_V1_TREES` becomes the `Tree` record holding the same nodes (so it predicts the same
+    bits). Nothing here imports or calls what the file names."""
+    if isinstance(v, list):
+        return [_upgrade_v1(x, arrays) for x in v]
+    if not isinstance(v, dict):
+        return v
+    if v.get("__object__") in _V1_TREES:
+        fields = _V1_TREES[v["__object__"]]
+        old = {k: x for k, x in v["state"]["__dict__"]}
+        new = {fields[k]: x for k, x in old.items() if k in fields and x is not None}
+        n = int(np.asarray(arrays[new["value"]["__array__"]]).size)
+        for name, fill, dtype in (("bin", -1, np.int64), ("gain", 0.0, np.float64), ("count", 0, np.int64),
+                                  ("sum_grad", 0.0, np.float64), ("sum_hess", 0.0, np.float64)):
+            if name not in new:
+                key = f"v1_{len(arrays)}"
+                arrays[key] = np.full(n, fill, dtype=dtype)
+                new[name] = {"__array__": key}
+        new.setdefault("scale", 1.0)
+        for name, dtype in (("feature", np.int64), ("bin", np.int64), ("left", np.int64),
+                            ("right", np.int64), ("count", np.int64)):
+            key = new[name]["__array__"]
+            arrays[key] = np.asarray(arrays[key], dtype=dtype)
+        return {"__object__": "lrank.trees.predictor:Tree",
+                "state": {"__dict__": [[k, x] for k, x in new.items()]}}
+    out = {k: _upgrade_v1(x, arrays) for k, x in v.items()}
+    if "__dict__" in out and isinstance(out["__dict__"], list):  # a parameter dict: the renamed parameter
+        out["__dict__"] = [["threshold_strategy" if p == "bin_strategy" else p, x]
+                           for p, x in out["__dict__"]]
+    return out
 
 
 # ------------------------------------------------------------------------------ model file encoding

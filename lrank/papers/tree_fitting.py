@@ -231,7 +231,7 @@ def dataset_stats(folds: Sequence[Fold], name: str) -> dict:
 def root_split(codes: np.ndarray, grad: np.ndarray, hess: np.ndarray, criterion: str,
                pairs: tuple | None = None, min_child_samples: int = 5) -> tuple[int, int]:
     """The ``(feature, bin)`` of the first split a two-leaf `RegressionTree` picks under ``criterion``."""
-    from lrank.weak.tree import RegressionTree
+    from lrank.trees import RegressionTree
 
     t = RegressionTree(num_leaves=2, min_child_samples=min_child_samples, min_child_weight=1e-9,
                        criterion=criterion).fit_gradients(codes, grad, hess, pairs=pairs)
