@@ -121,12 +121,13 @@ FOREIGN_DEFAULT = ("generic",)
 #: within its time budget (2 cores; times in the README): the notebook whose numbers moved most under
 #: emulated CPUs before its choices were made tolerance-stable (01: RankBoost's stumps and the Regression
 #: baseline) and the unit tests that pin recorded runs or near-tie choices (among them McRank's and
-#: LambdaMART's tree splits, `tests/test_tree_ties.py`, which kept 04 here until CI's time ran short:
+#: LambdaMART's tree splits, `tests/trees/test_tree_ties.py`, which kept 04 here until CI's time ran short:
 #: 04 runs under emulation in ``test --foreign`` and ``spread``).
 CI_FOREIGN = {
     "notebooks": ("01_rankboost",),
-    "unit": ("tests/test_rankboost_plus_speed.py", "tests/test_baselines_collaborative.py",
-             "tests/test_tree_ties.py", "tests/test_lambdas.py", "tests/test_precision_policy.py"),
+    "unit": ("tests/models/test_rankboost_plus_speed.py", "tests/baselines/test_baselines_collaborative.py",
+             "tests/trees/test_tree_ties.py", "tests/kernels/test_lambdas.py",
+             "tests/test_precision_policy.py"),
 }
 
 
@@ -143,8 +144,9 @@ def kernel_test_files() -> list[str]:
     """Test files that mark tests with ``@pytest.mark.kernel`` (decorator or module ``pytestmark``)."""
     import re
 
-    return sorted(p.relative_to(REPO).as_posix() for p in (REPO / "tests").glob("test_*.py")
-                  if re.search(_KERNEL_MARK, p.read_text(encoding="utf-8"), re.M))
+    return sorted(p.relative_to(REPO).as_posix() for p in (REPO / "tests").rglob("test_*.py")
+                  if p.parent.name not in ("results", "browser")
+                  and re.search(_KERNEL_MARK, p.read_text(encoding="utf-8"), re.M))
 
 
 def _git_status() -> str | None:

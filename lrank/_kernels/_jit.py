@@ -27,7 +27,7 @@ argument-type tuple. Two rules keep that to one compile per kernel:
   compiles the callee once for the literal and once more for ``int64``. Every lrank kernel is a
   :class:`LrankDispatcher`, which compiles a call between kernels for the non-literal types only
   (``types.unliteral``); the literal call then converts to that one signature. No lrank kernel
-  dispatches on a literal value, so nothing is lost (``tests/test_jit.py`` checks the bits).
+  dispatches on a literal value, so nothing is lost (``tests/kernels/test_jit.py`` checks the bits).
 * **A kernel's cache is stale when any kernel module changed.** numba stamps a cached function with
   its own file's content only, so a kernel calling a kernel of another file kept running the callee's
   old code from the cache after that file changed (an upgrade, a checkout, an edit). Here the stamp of

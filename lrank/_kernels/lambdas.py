@@ -54,8 +54,8 @@ Per query the documents are ranked by a stable O(n) sort of the scores' keys car
 indices (`_score_keys`, `lrank._kernels.sorting._sort_bucketed`: buckets, a radix sort where they
 crowd; NaN scores set apart first, then last), the permutation of the stable merge sort `_sort_stable`
 that it replaced (same bits; ~30% less time per call at 190k documents, measured).
-``tests/test_lambdas.py`` checks the NDCG@k lambdas against outputs recorded before the session-4 rewrite,
-and a LETOR-sized case with tree-like ties recorded before the session-5 one; the whole-list lambdas
+``tests/kernels/test_lambdas.py`` checks the NDCG@k lambdas against outputs recorded before the session-4
+rewrite, and a LETOR-sized case with tree-like ties recorded before the session-5 one; the whole-list lambdas
 against those outputs to 1e-12 and against digests of their bits recorded at issue 15.2.
 
 Compile time (issue 15.5): what used to be a chain of nine kernels plus numba's ``argsort`` and

@@ -1,5 +1,5 @@
 """The stable sorts of lrank's kernels (ascending keys carrying row indices; equal keys keep their incoming
-order), both tested against ``np.argsort(kind="mergesort")`` in ``tests/test_sorting.py``:
+order), both tested against ``np.argsort(kind="mergesort")`` in ``tests/kernels/test_sorting.py``:
 
 * `_sort_bucketed`, O(n) (buckets, a radix sort where they crowd), the one sort the kernels run:
   LambdaMART's lambdas (`lrank._kernels.lambdas`; ~30% less time per lambdas call at 190k documents than

@@ -19,7 +19,7 @@ from lrank.data import save_letor
 from lrank.data.generators import make_letor_like
 from lrank.paths import repo_dir
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import loopback  # noqa: E402
 
 # ``lrank.data.fetch`` is the function (re-exported by lrank.data); the module is reached through importlib

@@ -21,7 +21,7 @@ import pytest
 
 from lrank.data.generators import make_letor_like
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import loopback  # noqa: E402
 from rar_archive import write_rar  # noqa: E402
 

@@ -22,7 +22,7 @@ from lrank.experiments import cross_validate, jobs, run_grid
 from lrank.experiments.jobs import CHECKPOINT_ENV, JobError, checkpoint_folder, fingerprint
 from lrank.paths import repo_dir
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_experiments import FeaturePrefixRanker, data  # noqa: E402
 
 
@@ -87,7 +87,7 @@ with open(sys.argv[2], "wb") as fh:
 
 def _grid_process(tmp_path, checkpoint, out):
     script = tmp_path / "grid_script.py"
-    script.write_text(SCRIPT.format(tests=str(Path(__file__).parent)))
+    script.write_text(SCRIPT.format(tests=str(Path(__file__).resolve().parent)))
     env = {**os.environ, "OMP_WAIT_POLICY": "passive"}
     env.pop("LRANK_PROFILE", None)
     return subprocess.Popen([sys.executable, str(script), str(checkpoint), str(out)], env=env,

@@ -380,7 +380,7 @@ def _checked():
             BoostingTree(NDCGBoost(), n_estimators=4, random_state=0)]
 
 
-# sample_weight is refused by these drivers (no natural weighting; tests/test_fit_conventions.py)
+# sample_weight is refused by these drivers (no natural weighting; tests/models/test_fit_conventions.py)
 _NO_WEIGHTS = {c: "refuses sample_weight (no natural weighting)" for c in (
     "check_sample_weights_pandas_series", "check_sample_weights_not_an_array", "check_sample_weights_list",
     "check_sample_weights_shape", "check_sample_weights_not_overwritten",
@@ -390,7 +390,7 @@ _NO_WEIGHTS = {c: "refuses sample_weight (no natural weighting)" for c in (
 @pytest.mark.filterwarnings("ignore")
 @parametrize_with_checks(_checked(), expected_failed_checks=lambda est: _NO_WEIGHTS)
 def test_sklearn_estimator_checks(estimator, check):
-    """scikit-learn's estimator checks (as tests/test_sklearn_checks.py runs over the rankers)."""
+    """scikit-learn's estimator checks (as tests/models/test_sklearn_checks.py runs over the rankers)."""
     import lrank
 
     with lrank.config_context(one_query=True):

@@ -331,7 +331,7 @@ def run(F):
     return [len(k.signatures) for k in (K._gamma_kernel, K._ab_kernel, K._gamma_exact, K._ab_exact)]
 print(run(np.array([0.1, 0.0, -0.2, 0.3, 0.4])), run(np.array([0.1, 0.0, -0.2, 0.3, -400.0])))
 """
-    root = str(Path(__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path),
            "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root)

@@ -20,7 +20,7 @@ NOT_FOR_RANKERS = {}
 SPECIFIC: dict[str, dict[str, str]] = {}
 
 # sample_weight (LightGBM's fit convention, lrank/models/_base.py) where an algorithm has no per-document
-# weighting; the weighting each one does have is tested in tests/test_fit_conventions.py
+# weighting; the weighting each one does have is tested in tests/models/test_fit_conventions.py
 _PER_QUERY = ("weights queries: under one_query=True every row is one query, and a per-document weight that "
               "varies within a query is refused")
 _REFUSED = "refuses sample_weight (no natural weighting)"
@@ -35,7 +35,7 @@ SPECIFIC["McRank"] = {c: _SE for c in _WEIGHT_CHECKS}
 SPECIFIC["NDCGBoost"] = {c: _REFUSED for c in (*_WEIGHT_CHECKS, "check_all_zero_sample_weights_error")}
 SPECIFIC["MART"] = {"check_sample_weight_equivalence_on_dense_data": (
     "thresholds are quantiles of the documents and min_child_samples counts documents, so a repeated "
-    "document moves both; the weighted loss itself equals repetition (tests/test_fit_conventions.py)")}
+    "document moves both; the weighted loss itself equals repetition (tests/models/test_fit_conventions.py)")}
 
 
 def _make(name):

@@ -12,7 +12,7 @@ from lrank import paths
 from lrank.data import standins
 from lrank.papers import adarank, boostingtree, budgets, rankboost_plus, tree_fitting
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 PAPERS = {"01_rankboost": "paper", "02_adarank": "paper", "03_boostingtree": "paper", "04_tree_fitting": "tf",
           "05_rankboost_plus": "rbp"}
 

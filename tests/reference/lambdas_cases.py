@@ -1,6 +1,6 @@
 """Inputs of the recorded lambdas fixture (``lambdas_bits.npz``): LambdaMART's NDCG@k lambdas must keep their
-bits (issue 15), so `tests/test_lambdas.py` compares the kernel against outputs recorded from the kernel as it
-was before the session-4 rewrite (commit 838e78a), case by case.
+bits (issue 15), so `tests/kernels/test_lambdas.py` compares the kernel against outputs recorded from the
+kernel as it was before the session-4 rewrite (commit 838e78a), case by case.
 
 The whole-list lambdas (``k <= 0``) are recorded too; issue 15.2 allows them to move (then record again and
 say so). Run ``python -m tests.reference.lambdas_cases`` to record the fixture again (only after a change

@@ -3,7 +3,7 @@
 `record()` fits every configuration of `CONFIGS` (Rb-d, Rb-c, efficient and optimal Rb+, the eps-=0
 modes, positive alphas) on small MovieLens-shaped and MSLR-shaped tasks, runs the paper protocol's
 `_fold_run` on every fold of one task, and stores per round the chosen stump, alpha, eps+/eps-/eps0, Z,
-the train losses, and the scores; ``tests/test_rankboost_plus_speed.py`` compares the current code with
+the train losses, and the scores; ``tests/models/test_rankboost_plus_speed.py`` compares the current code with
 the file. The file ``rankboost_plus_runs.npz`` was written by the code at commit b913e3d (before the
 fused kernels and the incremental loss tracking) with ``python -m tests.reference.rankboost_plus_runs``.
 """
@@ -46,7 +46,7 @@ def mslr_like(seed: int, n: int = 120, F: int = 25) -> RankingData:
 
 
 def feedback(seed: int, n: int = 30, F: int = 4, levels: int = 5) -> SimpleNamespace:
-    """General pair feedback with random weights (as ``tests/test_rankboost_plus.py``)."""
+    """General pair feedback with random weights (as ``tests/models/test_rankboost_plus.py``)."""
     rng = np.random.default_rng(seed)
     X = rng.integers(0, levels, size=(n, F)).astype(np.float32)
     X[rng.random((n, F)) < 0.1] = np.nan
