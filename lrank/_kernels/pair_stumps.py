@@ -770,3 +770,46 @@ def scale_pairs(D: np.ndarray, u: np.ndarray, w_plus: float, w_minus: float, w_z
     if u.size != D.size:
         raise ValueError(f"u must have one outcome per pair ({D.size}), got {u.size}")
     return _scale_pairs(D, u, np.array([w_minus, w_zero, w_plus], dtype=np.float64))
+
+
+# ------------------------------------------------------------------ RankBoost+'s per-round updates
+def _check_pair_arrays(name: str, lt: np.ndarray, u: np.ndarray) -> None:
+    if not (isinstance(lt, np.ndarray) and lt.dtype == np.float64 and lt.ndim == 1 and lt.flags.writeable):
+        raise ValueError(f"{name}: the first array must be a writeable 1-d float64 array")
+    if not (isinstance(u, np.ndarray) and u.dtype.kind == "i" and u.shape[-1] == lt.size):
+        raise ValueError(f"{name}: the pattern must be an integer array with {lt.size} entries per row, "
+                         f"got shape {getattr(u, 'shape', None)}")
+
+
+def add_log_terms(lt: np.ndarray, u: np.ndarray, table: np.ndarray) -> None:
+    """``lt_i += table[u_i + 1]`` in place (Eq. 25 in the log domain: one ranker's weight changed).
+
+    ``lt`` float64 (n_pairs,), ``u`` the ranker's pattern in {-1, 0, 1} (n_pairs,), ``table`` float64 (3,):
+    the change for ``u = -1, 0, 1``.
+    """
+    _check_pair_arrays("add_log_terms", lt, u)
+    table = np.asarray(table, dtype=np.float64)
+    if u.ndim != 1 or table.shape != (3,):
+        raise ValueError(f"add_log_terms: u must be 1-d and table of shape (3,), got {u.shape}, "
+                         f"{table.shape}")
+    _add_log_terms(lt, u, table)
+
+
+def add_log_terms_many(lt: np.ndarray, U: np.ndarray, tables: np.ndarray) -> None:
+    """``lt_i += tables[k, U[k, i] + 1]`` in place, for ``k = 0, 1, ...`` in order (several weights
+    changed): ``U`` (K, n_pairs) patterns, ``tables`` float64 (K, 3)."""
+    _check_pair_arrays("add_log_terms_many", lt, U)
+    tables = np.asarray(tables, dtype=np.float64)
+    if U.ndim != 2 or tables.shape != (U.shape[0], 3):
+        raise ValueError(f"add_log_terms_many: U must be (K, n_pairs) and tables (K, 3), got {U.shape}, "
+                         f"{tables.shape}")
+    _add_log_terms_many(lt, U, tables)
+
+
+def margin_losses(margins: np.ndarray, u: np.ndarray, alpha: float, w1: np.ndarray) -> tuple[float, float]:
+    """``margins += alpha u`` in place, then the training ``R1`` (Eq. 3) and ``R2`` (Eq. 4) under the pair
+    weights ``w1`` (float64, n_pairs)."""
+    _check_pair_arrays("margin_losses", margins, u)
+    if u.ndim != 1 or not (isinstance(w1, np.ndarray) and w1.dtype == np.float64 and w1.shape == u.shape):
+        raise ValueError("margin_losses: u and w1 must be 1-d with one entry per pair (w1 float64)")
+    return _margin_losses(margins, u, float(alpha), w1)

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from lrank._kernels.pair_stumps import _add_log_terms, _add_log_terms_many, scale_pairs
+from lrank._kernels.pair_stumps import add_log_terms, add_log_terms_many, scale_pairs
 from lrank._kernels.stumps import TIE_TOL
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
@@ -349,9 +349,9 @@ class _IndependentSet:
         old = float(self.eta[j])
         d_tie = _log_cosh1(new) - _log_cosh1(old)
         if self.exact_log_terms:
-            _add_log_terms(self.lt, u, _log_term_table(new) - _log_term_table(old))  # Eq. 25, log domain
+            add_log_terms(self.lt, u, _log_term_table(new) - _log_term_table(old))  # Eq. 25, log domain
         else:
-            _add_log_terms(self.lt, u, np.array([new - old, d_tie, (-new) - (-old)]))
+            add_log_terms(self.lt, u, np.array([new - old, d_tie, (-new) - (-old)]))
         # the same change on q: correct pairs e^-(new - old), reversed e^(new - old), tied cosh new / cosh old
         lz = _log_rescale(self.q, u, old - new, new - old, d_tie)
         if lz is None:  # q vanished in float64 (extreme weights): from the log terms
@@ -373,7 +373,7 @@ class _IndependentSet:
         new = self.eta[js] + steps[js]
         U = np.stack([self.pattern(self.members[int(k)]) for k in js])
         tables = np.stack([self._table(float(n)) - self._table(float(o)) for n, o in zip(new, self.eta[js])])
-        _add_log_terms_many(self.lt, U, tables)  # Eq. 25 for each changed member
+        add_log_terms_many(self.lt, U, tables)  # Eq. 25 for each changed member
         self.q, self.log_e2 = _distribution(self.lt, self.w1)
         self.eta[js] = new
 
@@ -577,8 +577,13 @@ class RankBoostPlus(TreeEnsembleMixin, BaseRanker):
             self.history_ = self._history(hist)
         return self
     def _fit_pairs(self, X: np.ndarray, hi: np.ndarray, lo: np.ndarray, w1: np.ndarray) -> None:
-        from lrank._kernels.pair_stumps import _margin_losses as margin_losses
-        from lrank._kernels.pair_stumps import candidate_eps, candidate_plan, pair_min_codes, stump_outcomes
+        from lrank._kernels.pair_stumps import (
+            candidate_eps,
+            candidate_plan,
+            margin_losses,
+            pair_min_codes,
+            stump_outcomes,
+        )
         from lrank.weak.pair_patterns import distinct_stumps
 
         rng = np.random.default_rng(self.random_state)

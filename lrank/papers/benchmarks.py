@@ -70,7 +70,7 @@ def kind_of(ratio_kind: object) -> str:
 def read_run(path: str | Path) -> pd.DataFrame:
     """The stored run with ``status``, ``kind``, ``lower_is_better``, ``target_direction`` and
     ``target_value`` added (an empty table when the file is absent)."""
-    from lrank.benchmarks import read_table
+    from lrank.plots import read_table
 
     path = Path(path)
     if not path.is_file():

@@ -200,3 +200,38 @@ def test_python_functions_check_their_arrays():
     plan = K.candidate_plan(codes, minc, np.array([0]), np.array([1]), 4)
     with pytest.raises(ValueError, match="the plan has 3 pairs"):
         K.candidate_eps(plan, hi[:2], lo[:2], np.ones(2))
+
+
+# ------------------------------------------------------------- RankBoost+'s per-round update wrappers
+def test_the_per_round_updates_match_numpy_and_refuse_wrong_shapes():
+    """`add_log_terms`, `add_log_terms_many` and `margin_losses` (the validating functions RankBoost+
+    calls) against plain NumPy on random patterns, ties (u = 0) included."""
+    from lrank._kernels import pair_stumps as ps
+
+    rng = np.random.default_rng(5)
+    m = 50
+    u = rng.integers(-1, 2, m).astype(np.int8)
+    lt = rng.normal(size=m)
+    table = rng.normal(size=3)
+    want = lt + table[u + 1]
+    ps.add_log_terms(lt, u, table)
+    np.testing.assert_array_equal(lt, want)
+    U = rng.integers(-1, 2, (3, m)).astype(np.int8)
+    tables = rng.normal(size=(3, 3))
+    want = lt.copy()
+    for k in range(3):
+        want = want + tables[k, U[k] + 1]
+    ps.add_log_terms_many(lt, U, tables)
+    np.testing.assert_allclose(lt, want, rtol=1e-15, atol=0)
+    margins, w1 = rng.integers(-2, 3, m).astype(np.float64), rng.random(m)
+    g = margins + 0.5 * u
+    r1, r2 = ps.margin_losses(margins, u, 0.5, w1)
+    np.testing.assert_array_equal(margins, g)
+    assert r1 == pytest.approx(w1[g <= 0].sum(), rel=1e-14)
+    assert r2 == pytest.approx(w1[g < 0].sum() + 0.5 * w1[g == 0].sum(), rel=1e-14)
+    with pytest.raises(ValueError, match="add_log_terms"):
+        ps.add_log_terms(lt, u[:-1], table)
+    with pytest.raises(ValueError, match="add_log_terms_many"):
+        ps.add_log_terms_many(lt, U, tables[:2])
+    with pytest.raises(ValueError, match="margin_losses"):
+        ps.margin_losses(margins, u, 0.5, w1[:-1])
