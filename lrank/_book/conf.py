@@ -142,7 +142,18 @@ def _table_figures(document) -> None:
             node.__class__ = TableFigure  # in place: the document's ids keep pointing at it
 
 
+def _prose_not_type(app, what, name, obj, options, lines):
+    """A constant's doc comment (``#:``) whose first line holds prose, a colon, then more prose keeps that
+    colon as prose: napoleon reads ``text: more`` on a constant's first line as ``type: description``, and
+    the nitpicky build then looks the prose up as a class. (Runs before napoleon.)"""
+    if what in ("data", "attribute") and lines:
+        head, sep, tail = lines[0].partition(": ")
+        if sep and " " in head.strip():
+            lines[0] = f"{head} - {tail}"
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", _prose_not_type, priority=100)
     from sphinx.transforms import SphinxTransform
     from sphinx.transforms.references import SphinxDomains
     from sphinx.writers.html5 import HTML5Translator
