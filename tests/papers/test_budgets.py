@@ -124,10 +124,7 @@ def test_a_missing_download_fails_the_rehearsal_and_is_skipped_in_the_paper_prof
     assert list(mq) == ["mq2007"] and "python -m lrank fetch mq2008" in skipped["mq2008"]
 
 
-def test_fold_seeds_are_disjoint_blocks_and_refuse_fewer_than_one_repeat():
-    assert budgets.fold_seeds({"quick": 3}, "quick", 0) == [0, 1, 2]
-    assert budgets.fold_seeds({"quick": 3}, "quick", 2) == [6, 7, 8]
-    assert budgets.fold_seeds({"quick": 3}, "paper", 4) == [4]  # a profile not listed: one split
+def test_fold_seeds_refuse_fewer_than_one_repeat():  # the seeds themselves: tests/papers/test_papers_*.py
     for r in (0, -1):
         with pytest.raises(ValueError, match=r"repeats\['quick'\] must be >= 1"):
             budgets.fold_seeds({"quick": r}, "quick", 0)
