@@ -7,8 +7,9 @@
   block (LightGBM / XGBoost take theirs as a parameter). When one side cannot use the threads the other
   uses, the row compares CPU time instead (``timing="cpu"``).
 * Per-iteration figures are ``(T(n) - T(1)) / (n - 1)`` with the **same n** on both sides.
-* :func:`row` builds the row: ``status`` is ``met`` / ``missed`` against the issue's target, or
-  ``report`` for rows without a target (never counted as met); ``threads``, ``repeats``, ``timing``
+* :func:`row` builds the row: ``status`` is ``met`` / ``missed`` against the issue's target,
+  ``undecided`` where the row's own paired test cannot tell (never counted as met), or ``report`` for rows
+  without a target (never counted as met); ``threads``, ``repeats``, ``timing``
   (``"wall, alternated, median"`` or ``"cpu, ..."``) and ``load`` (the 1-minute load average before the
   block) say how the row was measured.
 * :func:`settle` starts each block on a quiet machine: it waits, up to ``LRANK_BENCH_SETTLE`` seconds
@@ -181,9 +182,12 @@ def per_iteration(fit_a: Callable[[int], object], fit_b: Callable[[int], object]
 
 def row(benchmark: str, ours_s: float, reference: str, reference_s: float, *, target: str,
         ok: bool | None, threads: int | str, repeats: int, timing: str, load: float, notes: str = "",
-        ratio: float | None = None, ratio_kind: str | None = None) -> dict:
-    """One benchmark row; ``ok=None`` marks a report-only row (``status="report"``)."""
-    status = "report" if ok is None else ("met" if ok else "missed")
+        ratio: float | None = None, ratio_kind: str | None = None, status: str | None = None) -> dict:
+    """One benchmark row; ``ok=None`` marks a report-only row (``status="report"``). ``status="undecided"``
+    (a row's own statistical test could not tell) overrides the met / missed of ``ok``."""
+    if status not in (None, "undecided"):
+        raise ValueError(f"status must be None or 'undecided', got {status!r}")
+    status = status or ("report" if ok is None else ("met" if ok else "missed"))
     if timing.startswith(("wall", "process")) and min(ours_s, reference_s) <= 1e-8:
         status = "invalid"  # a per-iteration difference lost in timer noise: never counted as met
     return {"benchmark": benchmark, "ours_s": float(ours_s), "reference": reference,

@@ -26,7 +26,7 @@ _A = {"time ratio": "a time ratio", "memory ratio": "a memory ratio", "seconds":
       "NDCG difference": "an NDCG difference"}
 _PLURAL = {"time ratio": "time ratios", "memory ratio": "memory ratios", "seconds": "rows in seconds",
            "NDCG difference": "NDCG differences"}
-STATUS_COLOURS = {"met": "#009E73", "missed": "#D55E00", "report": "#9e9e9e"}
+STATUS_COLOURS = {"met": "#009E73", "missed": "#D55E00", "undecided": "#E69F00", "report": "#9e9e9e"}
 
 
 def target_value(text: object) -> tuple[str | None, float]:
@@ -95,7 +95,8 @@ def counts_markdown(df: pd.DataFrame) -> str:
     st = df["status"].value_counts()
     kinds = df["kind"].value_counts()
     return (f"**{len(df)} rows** from `figures/benchmarks.csv`: "
-            + ", ".join(f"{st.get(s, 0)} {s}" for s in ("met", "missed", "report")) + "; "
+            + ", ".join(f"{st.get(s, 0)} {s}" for s in ("met", "missed", "undecided", "report")
+                        if s != "undecided" or st.get(s, 0)) + "; "
             + ", ".join(f"{n} {_PLURAL[k] if n != 1 else k}" for k in KINDS if (n := kinds.get(k, 0))) + ".")
 
 
@@ -192,9 +193,13 @@ def what_to_see(df: pd.DataFrame, kind: str) -> str:
     missed = rows[rows["status"] == "missed"]
     names = "; ".join(f"{r['module']}: {r['benchmark']} ({float(r['ratio']):.3g} against {r['target']})"
                       for _, r in missed.iterrows())
+    undecided = rows[rows["status"] == "undecided"]
+    open_ = "; ".join(f"{r['module']}: {r['benchmark']}" for _, r in undecided.iterrows())
     return (f"Of the {len(rows)} {_PLURAL[kind] if len(rows) != 1 else kind}: {st.get('met', 0)} met the "
-            f"target, {st.get('missed', 0)} missed it and {st.get('report', 0)} report without one"
-            + (f". Missed: {names}." if names else "."))
+            f"target, {st.get('missed', 0)} missed it"
+            + (f", {len(undecided)} undecided (the row's paired test cannot tell)" if len(undecided) else "")
+            + f" and {st.get('report', 0)} report without one"
+            + (f". Missed: {names}" if names else "") + (f". Undecided: {open_}" if open_ else "") + ".")
 
 
 def save_chart(df: pd.DataFrame, kind: str, profile: str | None = None):
@@ -208,7 +213,7 @@ def save_chart(df: pd.DataFrame, kind: str, profile: str | None = None):
     n = int((df["kind"] == kind).sum())
     caption = (f"Benchmarks, {_PLURAL[kind]}: the {n} rows of figures/benchmarks.csv whose number is "
                f"{_A[kind]} (the stored run of python -m lrank bench on this machine; real MSLR sample and "
-               "synthetic LETOR-like data as each row says), one bar per row: green met, red missed, grey "
-               "report-only; black tick: the row's target. Timings are machine-dependent; "
+               "synthetic LETOR-like data as each row says), one bar per row: green met, red missed, amber "
+               "undecided, grey report-only; black tick: the row's target. Timings are machine-dependent; "
                f"profile of this notebook: {profile or 'quick'}.")
     return plots.save_figure(fig, "benchmarks_" + kind.replace(" ", "_").lower(), caption, profile)

@@ -51,3 +51,13 @@ def test_the_table_has_every_row_and_the_sentence_names_misses(tmp_path):
     assert charts.table_html(df).count("<tr>") == len(df) + 1 == 85
     assert "OLE vs SE (4.5 against <= 1.5)" in charts.what_to_see(df, "time ratio")
     assert charts.chart(df[df["kind"] != "seconds"], "seconds") is None
+
+
+def test_undecided_rows_are_counted_and_named_apart_from_misses(tmp_path):
+    df = _run(tmp_path, n_time=3)
+    df.loc[df["benchmark"] == "MART time per tree 1", "status"] = "undecided"
+    sentence = charts.what_to_see(df, "time ratio")
+    assert "2 met the target, 1 missed it, 1 undecided" in sentence
+    assert "Undecided: gbrt: MART time per tree 1" in sentence and "Missed: gbrt: OLE vs SE" in sentence
+    assert "1 undecided" in charts.counts_markdown(df)
+    assert "undecided" not in charts.counts_markdown(_run(tmp_path, n_time=3))  # only when there is one

@@ -43,8 +43,8 @@ def _tiny(seed=0):
 
 
 def test_run_side_pools_queries_and_averages_fold_times(monkeypatch):
-    """The curve of several folds is the mean over every fold's test queries (each once: a fold with more
-    queries weighs more) and the time the mean of the folds' stamps."""
+    """A side's per-query matrix holds every fold's test queries (each once, fold after fold), so its mean
+    curve weighs a fold with more queries more; the time is the mean of the folds' stamps."""
     from lrank.metrics import evaluate
 
     folds = [_tiny(0), _tiny(1)]
@@ -55,14 +55,52 @@ def test_run_side_pools_queries_and_averages_fold_times(monkeypatch):
         return np.array([1.0, 2.0, 4.0]) * (1 + (train is folds[1][0])), iter(scores[id(test)])
 
     monkeypatch.setitem(B.SIDES, "fake", fake)
-    secs, ndcg = B.run_side("fake", folds, 1, 3)
+    secs, per_query = B.run_side("fake", folds, 1, 3)
     np.testing.assert_allclose(secs, [1.5, 3.0, 6.0])
+    assert per_query.shape == (3, sum(te.n_queries for _, te in folds))
+    first = evaluate(folds[0][1].y, scores[id(folds[0][1])][2], folds[0][1].qptr, ["ndcg@10"], per_query=True)
+    np.testing.assert_array_equal(per_query[2, :folds[0][1].n_queries], first["ndcg@10"])
     want = [sum(evaluate(te.y, scores[id(te)][t], te.qptr, ["ndcg@10"])["ndcg@10"] * te.n_queries
                 for _, te in folds) / sum(te.n_queries for _, te in folds) for t in range(3)]
-    np.testing.assert_allclose(ndcg, want, rtol=1e-12)
+    np.testing.assert_allclose(B._curve(secs, per_query).ndcg, want, rtol=1e-12)
     monkeypatch.setitem(B.SIDES, "short", lambda tr, te, th, n: (np.ones(n - 1), iter([])))
     with pytest.raises(RuntimeError, match="stamped"):
         B.run_side("short", folds, 1, 3)
+
+
+def _paired_rows(ours_best, peer_best, n_peers=1):
+    """Rows from curves with per-query values: lrank's and each peer's best point (tree 2 of 3) hold the
+    given per-query values; the other trees are lower."""
+    low = np.zeros_like(ours_best)
+    cs = {"lrank": B._curve(np.array([1.0, 2.0, 3.0]), np.array([low, ours_best, low]))}
+    peers = list(B.PEERS)[:n_peers]
+    for p in peers:
+        cs[p] = B._curve(np.array([2.0, 4.0, 6.0]), np.array([low, peer_best, low]))
+    return B._rows("toy", 1, cs, {s: 3 for s in cs}, 3, 0.2)
+
+
+def test_a_row_lrank_never_reaches_is_undecided_unless_the_peer_is_significantly_better():
+    rng = np.random.default_rng(0)
+    peer = rng.uniform(0.3, 0.9, size=80)
+    (close,) = _paired_rows(peer - 0.002 + rng.normal(0, 0.05, size=80), peer)  # lower, within the noise
+    assert close["ours_s"] == float("inf") and close["status"] == "undecided" and not close["met"]
+    assert "95% CI" in close["notes"] and "80 test queries" in close["notes"]
+    (worse,) = _paired_rows(peer - 0.05 + rng.normal(0, 0.01, size=80), peer)  # lower on almost every query
+    assert worse["status"] == "missed"
+    (better,) = _paired_rows(peer + 0.01, peer)
+    assert better["status"] == "met"
+
+
+def test_the_paired_p_values_are_holm_corrected_over_the_peers():
+    rng = np.random.default_rng(1)
+    peer = rng.uniform(0.3, 0.9, size=60)
+    ours = peer - 0.01 + rng.normal(0, 0.03, size=60)
+    one = _paired_rows(ours, peer, n_peers=1)[0]["notes"]
+    five = _paired_rows(ours, peer, n_peers=5)
+    cs = {"lrank": B._curve(np.ones(1), ours[None]), "xgboost": B._curve(np.ones(1), peer[None])}
+    p1 = B.paired_best(cs, ["xgboost"])["xgboost"]
+    assert p1["p_holm"] == p1["p_value"] and f"Holm over 1 peers: {p1['p_value']:.2g}" in one
+    assert f"Holm over 5 peers: {min(1.0, 5 * p1['p_value']):.2g}" in five[0]["notes"]
 
 
 def test_a_curve_that_changes_between_repeats_is_refused(monkeypatch):
