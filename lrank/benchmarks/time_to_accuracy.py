@@ -322,10 +322,9 @@ def paired_best(cs: dict[str, Curve], peers: list[str]) -> dict[str, dict]:
     Holm-adjusted over ``peers`` (``p_holm``). Queries without an NDCG@10 on either side are left out."""
     from lrank.stats import correct_pvalues, paired_comparison
 
-    ours = cs["lrank"]
+    a = cs["lrank"].per_query[cs["lrank"].best()[1]]
     out = {}
     for peer in peers:
-        a = ours.per_query[ours.best()[1]]
         b = cs[peer].per_query[cs[peer].best()[1]]
         keep = ~(np.isnan(a) | np.isnan(b))
         out[peer] = paired_comparison(a[keep], b[keep], alpha=ALPHA)
@@ -354,7 +353,7 @@ def _rows(what: str, threads: int, cs: dict[str, Curve], budgets: dict[str, int]
             pc = paired[peer]
             test = (f"; lrank's best - peer's best, query by query ({pc['n']} test queries): "
                     f"{pc['mean_diff']:+.4f}, 95% CI [{pc['ci_low']:+.4f}, {pc['ci_high']:+.4f}], Wilcoxon "
-                    f"p {pc['p_value']:.2g} (Holm over {len(peers)} peers: {pc['p_holm']:.2g}); both best "
+                    f"p {pc['p_value']:.2g} (Holm over {len(peers)} peer{'s' * (len(peers) > 1)}: {pc['p_holm']:.2g}); both best "
                     "points chosen on the test queries")
             if our_t is None and not pc["p_holm"] < ALPHA:
                 status = "undecided"  # lrank's best is lower, but not significantly: neither met nor missed

@@ -99,7 +99,7 @@ def test_the_paired_p_values_are_holm_corrected_over_the_peers():
     five = _paired_rows(ours, peer, n_peers=5)
     cs = {"lrank": B._curve(np.ones(1), ours[None]), "xgboost": B._curve(np.ones(1), peer[None])}
     p1 = B.paired_best(cs, ["xgboost"])["xgboost"]
-    assert p1["p_holm"] == p1["p_value"] and f"Holm over 1 peers: {p1['p_value']:.2g}" in one
+    assert p1["p_holm"] == p1["p_value"] and f"Holm over 1 peer: {p1['p_value']:.2g}" in one
     assert f"Holm over 5 peers: {min(1.0, 5 * p1['p_value']):.2g}" in five[0]["notes"]
 
 
