@@ -306,7 +306,7 @@ def _split_pairs(codes, gbin, feats, rowoff, off, TB, rows, leaf_of, ni, nf, nod
 
 
 @njit(inline="always")
-def _summarize(hist, off, crit, h_unit, min_hess, ni, nf, c, rows, cls):
+def _summarize(hist, off, crit, h_unit, min_hess, ni, nf, c, rows, cls, lam):
     """Node ``c``'s totals (G, H, N[, Q]) from feature 0's bins of its histogram ``hist``, left to right
     (the count ``round(H / h_unit)`` with two channels; with ``cls``, NDCGBoost's weight sum as NumPy sums
     the node's rows), and its own score."""
@@ -321,11 +321,12 @@ def _summarize(hist, off, crit, h_unit, min_hess, ni, nf, c, rows, cls):
     if cls is not None:
         nf[c, SUM_G] = _pairwise_sum(cls, rows, ni[c, START], ni[c, END] - ni[c, START])
     nf[c, SCORE] = _node_score(crit, nf[c, SUM_G], nf[c, SUM_H], nf[c, COUNT], nf[c, SUM_Q], nf[c, PAIR_W],
-                               min_hess)
+                               min_hess, lam)
 
 
 @njit(inline="always")
-def _search(hist, off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, wse, pairs, cls, par, tol):
+def _search(hist, off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, wse, pairs, cls, par, tol,
+            lam):
     """The best split ``(gain, position, j)`` of node ``c`` (its histograms in slot ``s``) over the
     histogram positions ``fsel``, by the criterion's scan (the parallel twin with ``par`` on a large
     histogram)."""
@@ -339,8 +340,8 @@ def _search(hist, off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, w
     if scan is not None:
         if big:
             return _scan_parallel(hist, off, fsel, crit, min_data, min_hess, G, H, N, 0.0, score, h_unit,
-                                  None, None, 0.0, par[4], par[5], par[6])
-        return _scan_fast(hist, off, fsel, crit, min_data, min_hess, G, H, N, score, h_unit, scan)
+                                  None, None, 0.0, par[4], par[5], par[6], lam)
+        return _scan_fast(hist, off, fsel, crit, min_data, min_hess, G, H, N, score, h_unit, scan, lam)
     if wse is not None:
         if big:
             return _scan_parallel(hist, off, fsel, WSE, min_data, min_hess, G, H, N, nf[c, SUM_Q], score,
@@ -365,8 +366,9 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
           cons, par, rootc):
     """Grow one tree (module docstring); returns ``(n_nodes, n_leaves)``.
 
-    ``spec`` is ``(crit, h_unit, num_leaves, min_data, min_hess, growth, tol)`` (``growth``: 0 best first,
-    1 breadth first, 2 depth first; ``tol`` the criterion's gain tolerance); ``ni``/``nf`` the node
+    ``spec`` is ``(crit, h_unit, num_leaves, min_data, min_hess, growth, tol, lam)`` (``growth``: 0 best
+    first, 1 breadth first, 2 depth first; ``tol`` the criterion's gain tolerance; ``lam`` the L2 leaf
+    penalty, RWSE only: ``G^2 / (H + lam)`` per side, leaf values ``-G / (H + lam)``); ``ni``/``nf`` the node
     record (``(2 num_leaves - 1, NI)`` int64 and ``(., NF)`` float64, any contents: set here); ``work``
     ``(off, hist, rows, tmp, leaf_of, positions)``: the histogram offsets of the ``m`` histogram features
     and their positions ``arange(m)``, the histogram slots ``(num_leaves, >= off[m], C)``, the row list and
@@ -374,7 +376,7 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
     position to its feature. ``cols = (codes_t, fmap, grad, hess, og)``; ``pairs = (pa, pb, pw, ta, tb,
     tw, u, pmax, pmin, cbins, gbins)`` with the pair count in ``ni[0, PAIR_END]`` on entry; ``par = (nblk,
     min_work, min_bins, zero_off, gains, js, bufs, pair_bins)``. Workspaces may hold anything."""
-    crit, h_unit, L, min_data, min_hess, growth, tol = spec
+    crit, h_unit, L, min_data, min_hess, growth, tol, lam = spec
     off, hist, rows, tmp, leaf_of, positions = work
     n = rows.size
     m = positions.size
@@ -420,7 +422,7 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
             u[pb[p]] += pw[p]
         ni[0, PAIR_END] = n_pairs
         _build_pairs(codes, gbin, feats, rowoff, off, TB, rows, ni, nf, 0, 0, pairs, par)
-    _summarize(hist[0], off, crit, h_unit, min_hess, ni, nf, 0, rows, cls)
+    _summarize(hist[0], off, crit, h_unit, min_hess, ni, nf, 0, rows, cls, lam)
     n_nodes = 1
     n_leaves = 1
     n_splits = 0
@@ -442,7 +444,7 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
                     continue  # no split leaves min_data documents on both sides (or never searched: OLE)
                 s = ni[c, SLOT]
                 g, f, j = _search(hist[s], off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, wse,
-                                  pairs, cls, par, tol)
+                                  pairs, cls, par, tol, lam)
                 if f >= 0 and g > tol:
                     nf[c, BEST_GAIN] = g
                     ni[c, BEST_F] = f
@@ -459,7 +461,7 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
                     continue
                 s = ni[c, SLOT]
                 g, f, j = _search(hist[s], off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, wse,
-                                  pairs, cls, par, tol)
+                                  pairs, cls, par, tol, lam)
                 nf[c, BEST_GAIN] = g
                 ni[c, BEST_F] = f
                 ni[c, BEST_J] = j
@@ -509,7 +511,7 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
         ni[lt, OPEN] = 1
         ni[rt, OPEN] = 1
         for c in (lt, rt):
-            _summarize(hist[ni[c, SLOT]], off, crit, h_unit, min_hess, ni, nf, c, rows, cls)
+            _summarize(hist[ni[c, SLOT]], off, crit, h_unit, min_hess, ni, nf, c, rows, cls, lam)
         if growth == 2:  # the stack: the left child on top
             ni[q1, QUEUE] = rt
             ni[q1 + 1, QUEUE] = lt
@@ -534,7 +536,7 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
             if cls is not None:
                 v = 1.0 if nf[c, SUM_G] > 0.0 else 0.0
             if cls is None and nf[c, SUM_H] > 0.0:
-                v = -nf[c, SUM_G] / nf[c, SUM_H]
+                v = -nf[c, SUM_G] / (nf[c, SUM_H] + lam)  # Eq. 11; lam: the L2 leaf penalty (0: Eq. 11)
         nf[c, VALUE] = v
     return n_nodes, n_leaves
 
@@ -559,11 +561,13 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
          vals: np.ndarray | None = None,
          scan: np.ndarray | None = None, pairs: tuple | None = None, n_pairs: int = 0,
          cls: np.ndarray | None = None, constraint: np.ndarray | None = None,
-         par: tuple | None = None, rootc: tuple | None = None) -> tuple[int, int]:
+         par: tuple | None = None, rootc: tuple | None = None, reg_lambda: float = 0.0) -> tuple[int, int]:
     """Grow one tree with `_grow` (module docstring) after checking what it cannot: the criterion and its
     scan's inputs, the layout's arrays (dtypes, shapes, contiguity), the workspaces' sizes. O(1) checks
     (the node record and workspaces are the caller's, reused from tree to tree; their contents do not
-    matter). Returns ``(n_nodes, n_leaves)``; the node record ``nodes = (ni, nf)`` holds the tree."""
+    matter). ``reg_lambda``: the L2 leaf penalty ``lam`` of criterion ``"rwse"`` (`_grow`'s ``spec``; 0, the
+    default, is Eq. 9 and 11 as printed). Returns ``(n_nodes, n_leaves)``; the node record
+    ``nodes = (ni, nf)`` holds the tree."""
     if criterion not in _CRITERIA:
         raise ValueError(f"criterion must be one of {sorted(_CRITERIA)}, got {criterion!r}")
     crit = _CRITERIA[criterion]
@@ -643,7 +647,12 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
     tol = float(tol)
     if not (tol >= 0.0 and tol < np.inf):
         raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
-    spec = (crit, float(h_unit), L, float(min_data), float(min_hess), _GROWTH[growth], tol)
+    lam = float(reg_lambda)
+    if not (lam >= 0.0 and lam < np.inf):
+        raise ValueError(f"reg_lambda must be a finite number >= 0, got {reg_lambda!r}")
+    if lam != 0.0 and criterion != "rwse":
+        raise ValueError(f"reg_lambda (the L2 leaf penalty) needs criterion 'rwse', got {criterion!r}")
+    spec = (crit, float(h_unit), L, float(min_data), float(min_hess), _GROWTH[growth], tol, lam)
     wse = True if criterion == "wse" else None
     n_nodes, n_leaves = _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, vals, scan,
                               wse, pairs, cls, constraint, par, rootc)

@@ -99,23 +99,24 @@ def _score_classify(S):
 
 
 @njit(inline="always")
-def _node_score(crit, G, H, N, Q, P, min_hess):
+def _node_score(crit, G, H, N, Q, P, min_hess, lam=0.0):
     """A node's own score (the gain's ``score(node)``): SE's ``G^2 / N``; WSE's, RWSE's or OLE's on the
     node's (exact, ``H - 2 P``; ``P = 0`` without pairs) second derivative when it reaches ``min_hess``,
-    else 0; NDCGBoost's ``max(0, G)`` (``G`` holds the node's ``S``)."""
+    else 0 (RWSE's on ``h + lam``, the L2 leaf penalty; the caller passes ``lam = 0`` for the others);
+    NDCGBoost's ``max(0, G)`` (``G`` holds the node's ``S``)."""
     if crit == SE:
         return _score_se(G, N) if N > 0.0 else 0.0
     if crit == CLASSIFY:
         return _score_classify(G)
     h = H - 2.0 * P
     if h >= min_hess and h > 0.0:
-        return _score_wse(G, h, Q) if crit == WSE else _score_rwse(G, h)
+        return _score_wse(G, h, Q) if crit == WSE else _score_rwse(G, h + lam)
     return 0.0
 
 
 # ------------------------------------------------------------------------------------ the scans
 @njit(inline="always", error_model="numpy")
-def _fast_feature(hist, o, nb, se, md, min_hess, G, H, N, inv_unit, floor, buf):
+def _fast_feature(hist, o, nb, se, md, min_hess, G, H, N, inv_unit, floor, buf, lam=0.0):
     """SE (``se``) or RWSE on the bins ``o:o+nb`` of one feature: the largest ``score(l) + score(r)``
     and its bin, ``(-inf, -1)`` if none is valid. Three passes over the scratch ``buf`` ((4, >= nb)):
 
@@ -130,7 +131,8 @@ def _fast_feature(hist, o, nb, se, md, min_hess, G, H, N, inv_unit, floor, buf):
 
     A threshold skipped in pass 2 scores below ``floor``: the result is the scan's without a bar (bits
     included) whenever the feature's best reaches ``floor``; below it, the feature may return another
-    threshold or none, which the caller discards. ``floor = -inf``: no bar.
+    threshold or none, which the caller discards. ``floor = -inf``: no bar. RWSE's ``D`` is ``H + lam``
+    (the L2 leaf penalty, 0 for SE): ``G^2 / (H + lam)`` per side (the validity test stays on ``H``).
     ``inline="always"``: one copy in each scan that calls it (no call per feature)."""
     m = nb - 1
     GL = buf[0]
@@ -164,8 +166,8 @@ def _fast_feature(hist, o, nb, se, md, min_hess, G, H, N, inv_unit, floor, buf):
         nr = N - nl
         hr = H - hl
         gr = G - gl
-        dl = nl if se else hl
-        dr = nr if se else hr
+        dl = nl if se else hl + lam
+        dr = nr if se else hr + lam
         bad = (nl < md) | (nr < md) | (hl < min_hess) | (hr < min_hess)
         below = (bar < np.inf) & (dl > 0.0) & (dr > 0.0) & \
             ((gl * gl * dr + gr * gr * dl) * _MARGIN < bar * (dl * dr))
@@ -179,7 +181,7 @@ def _fast_feature(hist, o, nb, se, md, min_hess, G, H, N, inv_unit, floor, buf):
             if se:
                 g = _score_se(gl, NL[b]) + _score_se(gr, N - NL[b])
             else:
-                g = _score_rwse(gl, HL[b]) + _score_rwse(gr, H - HL[b])
+                g = _score_rwse(gl, HL[b] + lam) + _score_rwse(gr, H - HL[b] + lam)
             if _beats(g, best, abs(best)):
                 best = g
                 bj = b
@@ -187,8 +189,9 @@ def _fast_feature(hist, o, nb, se, md, min_hess, G, H, N, inv_unit, floor, buf):
 
 
 @njit(cache=True, error_model="numpy")  # as _fast_feature, inlined here
-def _scan_fast(hist, off, feats, crit, min_data, min_hess, G, H, N, score, h_unit, buf):
-    """The best SE or RWSE split of a node over the features ``feats`` (positions in ``off``):
+def _scan_fast(hist, off, feats, crit, min_data, min_hess, G, H, N, score, h_unit, buf, lam=0.0):
+    """The best SE or RWSE (L2 leaf penalty ``lam``, 0 for SE) split of a node over the features ``feats``
+    (positions in ``off``):
     ``(gain, position, j)``, position -1 when no split is valid. ``buf``: float64 (4, >= the widest
     feature's bins), the scan's prefix sums and flags, from the caller. A feature scanned after the best
     so far gets that best (less the margin) as its bar."""
@@ -204,7 +207,7 @@ def _scan_fast(hist, off, feats, crit, min_data, min_hess, G, H, N, score, h_uni
         # win: its scan may skip it
         floor = best + score - BAR_MARGIN * (abs(best) + abs(score)) if best > -np.inf else -np.inf
         g, j = _fast_feature(hist, off[f], off[f + 1] - off[f], se, md, min_hess, G, H, N, inv_unit, floor,
-                             buf)
+                             buf, lam)
         g = g - score
         if j >= 0 and _beats(g, best, abs(best) + abs(score)):
             best = g
@@ -381,12 +384,12 @@ def _scan_classify(hist, off, feats, S, N, tol):
 
 @njit(cache=True, parallel=True)
 def _scan_parallel(hist, off, feats, crit, min_data, min_hess, G, H, N, Q, score, h_unit, pmax, pmin, p_total,
-                   gains, js, bufs):
+                   gains, js, bufs, lam=0.0):
     """Parallel twin of the scans of SE, RWSE, WSE and OLE (``pmax`` None: without pairs): each feature
     scanned on its own (``prange``, no bar from the others), then the serial reduction in feature order,
     so the same ``(gain, position, j)`` whatever the number of threads. ``gains`` (float64), ``js``
     (int64) hold at least ``feats.size`` entries, ``bufs`` (float64, (>= feats.size, 4, >= the widest
-    feature's bins)) one scan buffer per feature: from the caller."""
+    feature's bins)) one scan buffer per feature: from the caller; ``lam`` RWSE's L2 leaf penalty."""
     m = feats.size
     md = min_data - 0.5
     inv_unit = 1.0 / h_unit if h_unit > 0.0 else 0.0
@@ -400,7 +403,8 @@ def _scan_parallel(hist, off, feats, crit, min_data, min_hess, G, H, N, Q, score
         elif crit == WSE:
             g, j = _wse_feature(hist, o, nb, md, min_hess, G, H, N, Q, score)
         else:
-            g, j = _fast_feature(hist, o, nb, crit == SE, md, min_hess, G, H, N, inv_unit, -np.inf, bufs[t])
+            g, j = _fast_feature(hist, o, nb, crit == SE, md, min_hess, G, H, N, inv_unit, -np.inf, bufs[t],
+                                 lam)
             g = g - score
         gains[t] = g
         js[t] = j
@@ -479,12 +483,12 @@ def warmup() -> None:
     for C in (2, 3, 4):
         hist = np.ones((6, C))
         for crit in (SE, RWSE):
-            _scan_fast(hist, off, feats, crit, 1.0, 0.0, 3.0, 3.0, 3.0, 0.0, 1.0 if C == 2 else 0.0, buf)
+            _scan_fast(hist, off, feats, crit, 1.0, 0.0, 3.0, 3.0, 3.0, 0.0, 1.0 if C == 2 else 0.0, buf, 0.0)
     _scan_wse(np.ones((6, 4)), off, feats, 1.0, 0.0, 3.0, 3.0, 3.0, 1.0, 0.0)
     for C in (2, 3):
         _scan_ole(np.ones((6, C)), off, feats, 1.0, 0.0, 3.0, 3.0, 3.0, np.zeros(6), np.zeros(6), 0.0, 0.5,
                   1.0 if C == 2 else 0.0)
     _scan_classify(np.ones((6, 3)), off, feats, 1.0, 3.0, 0.0)
     for crit in (SE, RWSE, WSE):
-        _node_score(crit, 1.0, 2.0, 3.0, 0.5, 0.0, 0.0)
+        _node_score(crit, 1.0, 2.0, 3.0, 0.5, 0.0, 0.0, 0.0)
     _pairwise_sum(np.ones(300), np.arange(300, dtype=np.int64), 0, 300)

@@ -353,7 +353,8 @@ def _rows(what: str, threads: int, cs: dict[str, Curve], budgets: dict[str, int]
             pc = paired[peer]
             test = (f"; lrank's best - peer's best, query by query ({pc['n']} test queries): "
                     f"{pc['mean_diff']:+.4f}, 95% CI [{pc['ci_low']:+.4f}, {pc['ci_high']:+.4f}], Wilcoxon "
-                    f"p {pc['p_value']:.2g} (Holm over {len(peers)} peer{'s' * (len(peers) > 1)}: {pc['p_holm']:.2g}); both best "
+                    f"p {pc['p_value']:.2g} (Holm over {len(peers)} peer{'s' * (len(peers) > 1)}: "
+                    f"{pc['p_holm']:.2g}); both best "
                     "points chosen on the test queries")
             if our_t is None and not pc["p_holm"] < ALPHA:
                 status = "undecided"  # lrank's best is lower, but not significantly: neither met nor missed

@@ -209,6 +209,10 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         Seeds the ``"subsample"`` binning (the only random choice).
     verbose : bool, default False
         A tqdm bar over the iterations.
+    reg_lambda : float, default 0.0
+        L2 penalty on the leaf values (XGBoost's ``reg_lambda``, LightGBM's ``lambda_l2``), with
+        ``criterion="rwse"`` only: each side of a split scores ``G^2 / (H + reg_lambda)`` and a leaf outputs
+        ``-G / (H + reg_lambda)`` (`lrank.trees.grower.TreeGrower`); 0 is Eq. 9 and Eq. 11 as printed.
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -226,13 +230,14 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         "n_jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
         "random_state": [Interval(Integral, 0, None, closed="left"), None],
         "verbose": ["boolean"],
+        "reg_lambda": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1, num_leaves: int = 10,
                  min_child_samples: int = 20, min_child_weight: float = 1e-3, criterion: str = "se",
                  growth: str = "best_first", max_thresholds: int = 254, threshold_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
-                 random_state: int | None = None, verbose: bool = False):
+                 random_state: int | None = None, verbose: bool = False, reg_lambda: float = 0.0):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -247,6 +252,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.reg_lambda = reg_lambda
 
     def _validate(self) -> None:
         """Declared constraints, then what they cannot say: no bools for integers, a known metric."""
@@ -344,7 +350,8 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         rows: list[dict] = []
         grower = TreeGrower(bins.codes, bins.n_bins, bins.thresholds, num_leaves=self.num_leaves,
                             min_child_samples=self.min_child_samples, min_child_weight=self.min_child_weight,
-                            growth=self.growth, criterion=criterion, n_jobs=self.n_jobs)
+                            growth=self.growth, criterion=criterion, n_jobs=self.n_jobs,
+                            reg_lambda=self.reg_lambda)
         best, best_it, since = -np.inf, 0, 0
         stop = f"n_estimators={self.n_estimators} iterations done"
         n_iter = 0
@@ -463,12 +470,14 @@ class McRank(_GBRT):
                  min_child_samples: int = 20, min_child_weight: float = 1e-3, criterion: str = "se",
                  growth: str = "best_first", max_thresholds: int = 254, threshold_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
-                 random_state: int | None = None, verbose: bool = False, n_classes: int | None = None):
+                 random_state: int | None = None, verbose: bool = False, n_classes: int | None = None,
+                 reg_lambda: float = 0.0):
         super().__init__(n_estimators=n_estimators, learning_rate=learning_rate, num_leaves=num_leaves,
                          min_child_samples=min_child_samples, min_child_weight=min_child_weight,
                          criterion=criterion, growth=growth, max_thresholds=max_thresholds,
                          threshold_strategy=threshold_strategy, early_stopping_rounds=early_stopping_rounds,
-                         eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+                         eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
+                         reg_lambda=reg_lambda)
         self.n_classes = n_classes
 
     def _check_labels(self, data: RankingData) -> None:
@@ -539,7 +548,7 @@ class LambdaMART(_GBRT):
     (alpha of Eq. 1), ``num_leaves``, ``min_child_samples``, ``min_child_weight``, ``growth``
     (``"best_first"``, ``"breadth_first"``, ``"depth_first"``),
     ``max_thresholds``, ``threshold_strategy``, ``early_stopping_rounds``, ``eval_metric``, ``n_jobs``,
-    ``random_state``, ``verbose``.
+    ``random_state``, ``verbose``, ``reg_lambda`` (the L2 leaf penalty, ``"rwse"`` only; default 0).
     """
 
     _weighting: ClassVar[str] = "query"
@@ -556,12 +565,13 @@ class LambdaMART(_GBRT):
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False, ndcg_at: int | None = None,
                  sigma: float = 1.0, lambdarank_truncation_level: int | None = 30,
-                 lambdarank_norm: bool = True):
+                 lambdarank_norm: bool = True, reg_lambda: float = 0.0):
         super().__init__(n_estimators=n_estimators, learning_rate=learning_rate, num_leaves=num_leaves,
                          min_child_samples=min_child_samples, min_child_weight=min_child_weight,
                          criterion=criterion, growth=growth, max_thresholds=max_thresholds,
                          threshold_strategy=threshold_strategy, early_stopping_rounds=early_stopping_rounds,
-                         eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+                         eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
+                         reg_lambda=reg_lambda)
         self.ndcg_at = ndcg_at
         self.sigma = sigma
         self.lambdarank_truncation_level = lambdarank_truncation_level

@@ -65,7 +65,8 @@ def threads(n_jobs: int) -> Iterator[int]:
 
 
 def check_tree_params(num_leaves: Any, min_child_samples: Any, min_child_weight: Any, growth: Any,
-                      criterion: Any, n_jobs: Any, criteria: Sequence[str] = CRITERIA) -> None:
+                      criterion: Any, n_jobs: Any, criteria: Sequence[str] = CRITERIA,
+                      reg_lambda: Any = 0.0) -> None:
     """Raise a ValueError naming the first tree parameter out of its range."""
     if criterion not in criteria:
         raise ValueError(f"criterion must be one of {sorted(criteria)}, got {criterion!r}")
@@ -81,6 +82,12 @@ def check_tree_params(num_leaves: Any, min_child_samples: Any, min_child_weight:
     v = n_jobs
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not (v >= 1 or v == -1):
         raise ValueError(f"n_jobs must be an int >= 1 or -1 (all threads), got {v!r}")
+    v = reg_lambda
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
+            or not 0 <= v < np.inf:
+        raise ValueError(f"reg_lambda must be a finite number >= 0, got {v!r}")
+    if v != 0 and criterion != "rwse":
+        raise ValueError(f"reg_lambda (the L2 leaf penalty) needs criterion='rwse', got {criterion!r}")
 
 
 def constraint_array(constraint: Any, num_leaves: int, n_features: int) -> np.ndarray | None:
@@ -168,6 +175,11 @@ class TreeGrower:
     n_jobs : int, default 1
         Threads of the kernels that have a parallel twin (-1: all numba threads); results do not depend
         on it.
+    reg_lambda : float, default 0.0
+        L2 penalty on the leaf values (XGBoost's ``reg_lambda``, LightGBM's ``lambda_l2``), criterion
+        ``"rwse"`` only: the split gain scores each side ``G^2 / (H + reg_lambda)`` and a leaf outputs
+        ``-G / (H + reg_lambda)``; 0 is Eq. 9 and Eq. 11 as printed. ``min_child_weight`` still bounds
+        ``H`` itself.
     """
 
     #: the fewest documents whose unconstrained SE/RWSE trees read the column-major codes
@@ -186,9 +198,9 @@ class TreeGrower:
     def __init__(self, codes: np.ndarray, n_bins: np.ndarray | None = None,
                  thresholds: Sequence[np.ndarray] | None = None, *, num_leaves: int = 10,
                  min_child_samples: int = 20, min_child_weight: float = 1e-3, growth: str = "best_first",
-                 criterion: str = "se", n_jobs: int = 1) -> None:
+                 criterion: str = "se", n_jobs: int = 1, reg_lambda: float = 0.0) -> None:
         check_tree_params(num_leaves, min_child_samples, min_child_weight, growth, criterion, n_jobs,
-                          (*CRITERIA, "classify"))
+                          (*CRITERIA, "classify"), reg_lambda)
         codes = np.ascontiguousarray(codes)
         if codes.ndim != 2 or codes.dtype not in (np.uint8, np.uint16):
             raise ValueError("codes must be a 2-d uint8/uint16 array of bin codes")
@@ -207,6 +219,7 @@ class TreeGrower:
         self.growth = growth
         self.criterion = criterion
         self.n_jobs = int(n_jobs)
+        self.reg_lambda = float(reg_lambda)
         self.off = np.zeros(F + 1, dtype=np.int64)  # feature f owns histogram rows off[f]:off[f+1]
         self.off[1:] = np.cumsum(n_bins)
         self.positions = np.arange(F, dtype=np.int64)
@@ -443,7 +456,7 @@ class TreeGrower:
         """One growth-kernel call."""
         return _gk.grow(self.nodes, work, fmap, criterion=self.criterion, h_unit=h_unit,
                         num_leaves=self.num_leaves, min_data=float(self.min_child_samples),
-                        min_hess=self.min_child_weight, growth=self.growth, **kw)
+                        min_hess=self.min_child_weight, growth=self.growth, reg_lambda=self.reg_lambda, **kw)
 
     def _finish(self, k: int, classify: bool) -> Tree:
         """The `Tree` of the first ``k`` nodes of the node record (leaf values by Eq. 11, or NDCGBoost's

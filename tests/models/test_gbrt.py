@@ -152,7 +152,8 @@ def test_eval_set_forms_and_early_stopping_needs_one(data, valid):
                                        ("n_estimators", "5"), ("n_estimators", 2.5), ("n_jobs", 0),
                                        ("learning_rate", 0.0), ("min_child_samples", 0),
                                        ("min_child_weight", -1.0), ("criterion", "xx"),
-                                       ("early_stopping_rounds", 0), ("num_leaves", True)])
+                                       ("early_stopping_rounds", 0), ("num_leaves", True),
+                                       ("reg_lambda", -1.0), ("reg_lambda", "1")])
 def test_bad_parameters_refused_at_fit_naming_them(cls, param, bad, data):
     est = cls(**{param: bad})
     with pytest.raises((ValueError, TypeError), match=param):
@@ -263,3 +264,19 @@ def test_threads_same_bits(cls, monkeypatch):
         steps = [lambdamart_step(bins.codes, y, qptr, s, params=dict(n_jobs=nj, min_child_samples=3),
                                  n_bins=bins.n_bins)[1] for nj in (1, 2)]
         assert steps[0].tobytes() == steps[1].tobytes()
+
+
+@pytest.mark.parametrize("cls", [MART, McRank, LambdaMART])
+def test_reg_lambda_shrinks_the_leaves_and_needs_rwse(cls, data):
+    """``reg_lambda`` 0 is the unpenalised fit bit for bit; a penalty changes the model and shrinks every
+    tree's leaf values; with a criterion other than RWSE it is refused at fit, naming it and the criterion."""
+    kw = dict(KW, criterion="rwse")
+    plain = cls(**kw).fit(data)
+    zero = cls(**kw, reg_lambda=0.0).fit(data)
+    assert plain.predict(data.X).tobytes() == zero.predict(data.X).tobytes()
+    pen = cls(**kw, reg_lambda=50.0).fit(data)
+    assert not np.array_equal(plain.predict(data.X), pen.predict(data.X))
+    first = [np.abs(m.trees_[4][0]).max() for m in (plain, pen)]  # the first tree's largest leaf value
+    assert first[1] < first[0]
+    with pytest.raises(ValueError, match="reg_lambda.*rwse.*'se'"):
+        cls(**KW, criterion="se", reg_lambda=1.0).fit(data)

@@ -54,7 +54,8 @@ def test_stored_speed_claims_quote_the_current_page(notebook):
     stored = pd.read_csv(FIGURES / "claims.csv")
     stale = _stale(notebook, page, stored)
     assert not stale, (f"notebooks/{notebook}.ipynb quotes older benchmark rows than figures/benchmarks.csv "
-                       f"holds: re-run it (python -m lrank reproduce --only {notebook[:2]}): " + "; ".join(stale))
+                       f"holds: re-run it (python -m lrank reproduce --only {notebook[:2]}): "
+                       + "; ".join(stale))
 
 
 def test_a_re_measured_row_makes_the_stored_quote_stale():

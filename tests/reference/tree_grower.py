@@ -52,7 +52,7 @@ def _totals(h, off, h_unit):
     return t
 
 
-def _node_score(crit, t, P, min_hess):
+def _node_score(crit, t, P, min_hess, reg_lambda=0.0):
     G, H, N, Q = t
     if crit == "se":
         return G * G / N if N > 0.0 else 0.0
@@ -60,7 +60,7 @@ def _node_score(crit, t, P, min_hess):
         return G if (G > 0.0 or G != G) else 0.0
     h = H - 2.0 * P
     if h >= min_hess and h > 0.0:
-        return G * G / h - (Q if crit == "wse" else 0.0)
+        return G * G / h - Q if crit == "wse" else G * G / (h + reg_lambda)
     return 0.0
 
 
@@ -150,10 +150,11 @@ def _classify_scan(h, off, S, N, tol):
 
 
 def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess=1e-3, growth="best_first",
-         pairs=None, constraint=None, n_bins=None):
+         pairs=None, constraint=None, n_bins=None, reg_lambda=0.0):
     """Grow one tree; returns ``dict(feature, bin, left, right, gain, value, count, sum_grad, sum_hess,
     leaf_of)`` (node arrays in split order). ``criterion`` "se", "wse", "rwse", "ole" (with ``pairs`` the
-    exact second derivatives) or "classify" (NDCGBoost: ``grad`` holds ``gamma``)."""
+    exact second derivatives) or "classify" (NDCGBoost: ``grad`` holds ``gamma``). ``reg_lambda`` (RWSE): the
+    L2 leaf penalty, ``G^2 / (H + reg_lambda)`` per side and leaf values ``-G / (H + reg_lambda)``."""
     codes = np.ascontiguousarray(codes)
     n, F = codes.shape
     grad = np.asarray(grad, dtype=np.float64)
@@ -221,7 +222,7 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
 
     if use_pairs:
         finish_pairs(0, pair_hist(0, pw_of[0]))
-    score = {0: _node_score(criterion, tot[0], ptot[0], min_hess)}
+    score = {0: _node_score(criterion, tot[0], ptot[0], min_hess, reg_lambda)}
     nodes = {"feature": [-1], "bin": [-1], "left": [-1], "right": [-1], "gain": [0.0]}
 
     def search(node, fs):
@@ -232,7 +233,7 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
         hs = np.concatenate([h[off[f]:off[f + 1]] for f in fs])
         if criterion in ("se", "rwse", "ole") and not use_pairs:
             g, f, j = histogram_split_scan(hs, sub_off, 0 if criterion == "se" else 2, min_data, min_hess, t,
-                                           score[node], h_unit)
+                                           score[node], h_unit, reg_lambda)
         elif criterion == "wse":
             g, f, j = _wse_scan(hs, sub_off, md, min_hess, t, score[node])
         elif classify:
@@ -287,7 +288,7 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
                         if need[c]:
                             finish_pairs(c, pair_hist(c, pw_of[c]))
         for c in (lt, rt):
-            score[c] = _node_score(criterion, tot[c], ptot[c], min_hess)
+            score[c] = _node_score(criterion, tot[c], ptot[c], min_hess, reg_lambda)
         return lt, rt
 
     n_leaves, n_splits = 1, 0
@@ -330,7 +331,7 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
     if classify:
         value = np.where(G > 0, 1.0, 0.0)
     else:
-        value = np.where(H > 0, -G / np.where(H > 0, H, 1.0), 0.0)
+        value = np.where(H > 0, -G / np.where(H > 0, H + reg_lambda, 1.0), 0.0)
     value[left >= 0] = 0.0
     leaf_of = np.zeros(n, dtype=np.int64)
     for c, r in rows_of.items():

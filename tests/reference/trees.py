@@ -52,7 +52,7 @@ def lambdas(y, qptr, scores, k=10, sigma=1.0):
     return lam, w, pairs
 
 
-def criterion(name, grad, hess, in_left, in_node, pairs=None):
+def criterion(name, grad, hess, in_left, in_node, pairs=None, reg_lambda=0.0):
     """The error of one split (smaller is better), each criterion from its own equation.
 
     ``in_left`` and ``in_node`` are boolean masks over all documents; the right side is
@@ -72,6 +72,12 @@ def criterion(name, grad, hess, in_left, in_node, pairs=None):
             return (w[M] * (r[M] - rb) ** 2).sum()
 
         return part(L) + part(R) - part(in_node)
+    if name == "rwse" and reg_lambda:  # Eq. 9 with an L2 penalty: each side's penalised second-order
+        def obj(M):  # objective sum_i (g_i v + h_i v^2 / 2) + reg_lambda v^2 / 2 at its minimiser v
+            v = -grad[M].sum() / (hess[M].sum() + reg_lambda)
+            return (grad[M] * v + hess[M] * v * v / 2).sum() + reg_lambda * v * v / 2
+
+        return 2.0 * (obj(L) + obj(R) - obj(in_node))
     if name == "rwse":  # Eq. 9
         S = lambda M: (hess[M] * (-grad[M] / hess[M])).sum() ** 2 / hess[M].sum()  # noqa: E731
         return -(S(L) + S(R)) + S(in_node)
@@ -91,7 +97,8 @@ def _hess_of(M, hess, pairs):
     return sum(wt * (float(M[a]) - float(M[b])) ** 2 for a, b, wt in pairs)
 
 
-def best_split(codes, grad, hess, in_node, crit, min_data=1, min_hess=0.0, pairs=None, features=None):
+def best_split(codes, grad, hess, in_node, crit, min_data=1, min_hess=0.0, pairs=None, features=None,
+               reg_lambda=0.0):
     """Brute force: ``(error, f, j)`` minimising ``criterion`` over valid splits ``code <= j``."""
     best = (np.inf, -1, -1)
     F = codes.shape[1]
@@ -104,25 +111,26 @@ def best_split(codes, grad, hess, in_node, crit, min_data=1, min_hess=0.0, pairs
             p = pairs if crit == "ole" else None
             if _hess_of(L, hess, p) < min_hess or _hess_of(R, hess, p) < min_hess:
                 continue
-            e = criterion(crit, grad, hess, left, in_node, p)
+            e = criterion(crit, grad, hess, left, in_node, p, reg_lambda)
             if e < best[0] - 1e-12 * max(1.0, abs(e)):
                 best = (e, f, j)
     return best
 
 
 def fit_tree(codes, grad, hess, max_leaves, crit="se", min_data=1, min_hess=0.0, pairs=None,
-             growth="breadth_first"):
+             growth="breadth_first", reg_lambda=0.0):
     """Grow a tree by brute force; returns the list of leaves as boolean masks and their Newton values.
 
     Best-first splits the leaf whose split lowers the criterion the most relative to not splitting
     (for SE: ``SE(node) - SE(v)``), breadth-first splits leaves in level order, depth-first in
-    pre-order (a node's left child and all its descendants before its right child).
+    pre-order (a node's left child and all its descendants before its right child). ``reg_lambda``
+    (``"rwse"``): the L2 penalty on the leaf values, in the split's objective and the values.
     """
     n = codes.shape[0]
     leaves = [np.ones(n, bool)]
 
     def gain(M):
-        e, f, j = best_split(codes, grad, hess, M, crit, min_data, min_hess, pairs)
+        e, f, j = best_split(codes, grad, hess, M, crit, min_data, min_hess, pairs, reg_lambda=reg_lambda)
         if f < 0:
             return -np.inf, f, j
         if crit == "se":
@@ -159,7 +167,7 @@ def fit_tree(codes, grad, hess, max_leaves, crit="se", min_data=1, min_hess=0.0,
             M = leaves[i]
             leaves[i] = M & (codes[:, f] <= j)
             leaves.append(M & (codes[:, f] > j))
-    values = [(-grad[M].sum() / hess[M].sum()) if hess[M].sum() > 0 else 0.0 for M in leaves]
+    values = [(-grad[M].sum() / (hess[M].sum() + reg_lambda)) if hess[M].sum() > 0 else 0.0 for M in leaves]
     return leaves, values
 
 
@@ -167,13 +175,14 @@ def fit_tree(codes, grad, hess, max_leaves, crit="se", min_data=1, min_hess=0.0,
 TIE_RTOL = 1e-10
 
 
-def histogram_split_scan(hist, off, crit, min_data, min_hess, tot, parent_score, h_unit):
+def histogram_split_scan(hist, off, crit, min_data, min_hess, tot, parent_score, h_unit, reg_lambda=0.0):
     """``(gain, feature, j)`` of the best split read from a flat histogram (rows ``off[f]:off[f+1]`` per
     feature; channels G, H[, N]), SE (crit 0, Eq. 3) or RWSE (crit 2, Eq. 9): prefix sums in bin order,
     an empty bin's sums masked, ``N_l, N_r >= min_data`` and ``H_l, H_r >= min_hess``, the first maximum
     per feature, then over features (feature order), a later candidate winning only when larger by more
     than ``TIE_RTOL`` times ``|best|`` (within a feature) or ``|best| + |parent_score|`` (over features), as
-    the kernels do. Every valid score is computed."""
+    the kernels do. Every valid score is computed. RWSE with ``reg_lambda``: ``G^2 / (H + reg_lambda)`` per
+    side (the L2 leaf penalty), the ``min_hess`` test on ``H``."""
     C = hist.shape[1]
     G, H, N = (np.float64(v) for v in tot[:3])
     md = min_data - 0.5
@@ -201,7 +210,8 @@ def histogram_split_scan(hist, off, crit, min_data, min_hess, tot, parent_score,
                     break
                 if hl < min_hess or hr < min_hess:
                     continue
-                g = gl * gl / nl + gr * gr / nr if crit == 0 else gl * gl / hl + gr * gr / hr
+                g = gl * gl / nl + gr * gr / nr if crit == 0 else \
+                    gl * gl / (hl + reg_lambda) + gr * gr / (hr + reg_lambda)
                 if g > fb and (fb == -np.inf or g - fb > TIE_RTOL * abs(fb)):
                     fb, fj = g, b - off[f]
             if fj >= 0 and fb - parent_score > best and (

@@ -282,3 +282,57 @@ def test_bad_input_named():
                 g.positions, criterion="se", h_unit=0.0, num_leaves=10, min_data=1.0, min_hess=0.0,
                 codes=codes, gbin=g.global_bins(), vals=np.zeros((codes.shape[0], 3)),
                 scan=g.scan)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_l2_leaf_penalty_trees_are_the_oracles(layout):
+    """``reg_lambda`` (RWSE's L2 leaf penalty): in every layout, growth order, with and without a constraint
+    and with a constant hessian, the oracle's node record bit for bit; and penalties that change the tree."""
+    for seed in (0, 1):
+        codes, nb, grad, hess, _, _ = _ranking(seed)
+        changed = 0
+        grid = itertools.product(("best_first", "breadth_first", "depth_first"), (None, [5, 0, 5, 2, 1]),
+                                 (False, True), (0.7, 30.0))
+        for growth, cons, const, lam in grid:
+            h = np.full(grad.size, 0.5) if const else hess
+            g = _grower(codes, nb, layout, num_leaves=6, min_child_samples=3, growth=growth, criterion="rwse",
+                        reg_lambda=lam)
+            tree, leaf_of = g.grow(grad, h, constraint=cons)
+            want = ref.grow(codes, grad, h, num_leaves=6, criterion="rwse", min_data=3, min_hess=1e-3,
+                            growth=growth, constraint=cons, n_bins=nb, reg_lambda=lam)
+            _assert_oracle(tree, leaf_of, want)
+            plain, plain_leaf = _grower(codes, nb, layout, num_leaves=6, min_child_samples=3, growth=growth,
+                                        criterion="rwse").grow(grad, h, constraint=cons)
+            changed += not np.array_equal(plain_leaf, leaf_of)
+        assert changed > 0  # the penalty reaches the split gain, not only the leaf values
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("growth", ["breadth_first", "best_first", "depth_first"])
+def test_l2_leaf_penalty_matches_the_penalised_objective(growth):
+    """The brute-force reference minimises each leaf's penalised second-order objective
+    ``sum (g v + h v^2 / 2) + reg_lambda v^2 / 2`` directly: same leaves, values ``-G / (H + reg_lambda)``."""
+    codes, nb, grad, hess, _, _ = _ranking(3, n=60, F=3, max_code=5, k=5)
+    hess = hess + 0.05
+    for lam in (0.5, 4.0):
+        tree, leaf_of = TreeGrower(codes, nb, num_leaves=5, min_child_samples=2, min_child_weight=1e-9,
+                                   growth=growth, criterion="rwse", reg_lambda=lam).grow(grad, hess)
+        leaves, values = brute.fit_tree(codes, grad, hess, 5, "rwse", min_data=2, min_hess=1e-9,
+                                        growth=growth, reg_lambda=lam)
+        got = {tuple(np.flatnonzero(leaf_of == nd)): tree.value[nd] for nd in np.unique(leaf_of)}
+        assert sorted(got) == sorted(tuple(np.flatnonzero(M)) for M in leaves)
+        for M, v in zip(leaves, values):
+            assert got[tuple(np.flatnonzero(M))] == pytest.approx(v, rel=1e-10, abs=1e-12)
+            assert abs(v) < abs(grad[M].sum() / hess[M].sum())  # shrunk towards 0
+
+
+def test_l2_leaf_penalty_checked():
+    codes, nb, *_ = _ranking(0)
+    for bad in (-1.0, np.inf, np.nan, True, "1"):
+        with pytest.raises(ValueError, match="reg_lambda"):
+            TreeGrower(codes, nb, criterion="rwse", reg_lambda=bad)
+    for crit in ("se", "wse", "ole", "classify"):
+        with pytest.raises(ValueError, match="reg_lambda.*rwse"):
+            TreeGrower(codes, nb, criterion=crit, reg_lambda=1.0)
+    TreeGrower(codes, nb, criterion="se", reg_lambda=0)  # 0: no penalty, any criterion
