@@ -724,6 +724,61 @@ def derivation(reg: Registry, cid: str, shown: str, passed: bool = True) -> None
     reg.derivation(cid, location=loc, sentence=sentence, shown=shown, passed=passed)
 
 
+def add_prop1_claims(reg: Registry, prop1: pd.DataFrame) -> bool:
+    """Proposition 1's worked example against the paper's printed numbers: the pair counts, 19 R1, and E1
+    with no weight, Rb-d's (Eq. 14) and Rb-c's (Eq. 19) weight of ``h1`` and ``h2`` (``prop1``: one row
+    each, rounded to the paper's printed digits), then whether R1 and E1 order the two hypotheses
+    differently. Returns that last check."""
+    def printed(col: str, digits: tuple[int, int]) -> list[float]:
+        return [round(prop1.loc[k, col], d) for k, d in zip(("h1", "h2"), digits)]
+
+    exact(reg, "prop1.counts", ours=prop1[["correct", "reversed", "tied"]].to_numpy().ravel(),
+          paper_value=[3, 1, 15, 7, 5, 7], tol=0, quantity="correct, reversed, tied pairs of h1, h2")
+    exact(reg, "prop1.r1", ours=printed("19 R1", (9, 9)), paper_value=[16, 12], tol=1e-9,
+          quantity="19 R1(h1), 19 R1(h2)")
+    exact(reg, "prop1.e1", ours=printed("E1(h)", (6, 5)), paper_value=[0.990627, 1.21929], tol=1e-12,
+          quantity="E1(h1), E1(h2) at the printed digits")
+    exact(reg, "prop1.e1_alpha_d", ours=printed("E1(a_d h)", (6, 6)), paper_value=[0.971795, 0.991166],
+          tol=1e-12, quantity="E1 with Rb-d's weight (Eq. 14), printed digits")
+    exact(reg, "prop1.e1_alpha_c", ours=printed("E1(a_c h)", (6, 6)), paper_value=[0.990034, 0.992386],
+          tol=1e-12, quantity="E1 with Rb-c's weight (Eq. 19), printed digits")
+    lt = prop1.loc["h1"] < prop1.loc["h2"]
+    differ = bool(not lt["19 R1"] and lt[["E1(h)", "E1(a_d h)", "E1(a_c h)"]].all())
+    derivation(reg, "prop1.orders_differ", "R1 orders h2 first; E1 (plain, with Rb-d's and with Rb-c's "
+               "weight) orders h1 first", passed=differ)
+    return differ
+
+
+def add_convergence_claims(reg: Registry, conv: pd.DataFrame, seed: int) -> None:
+    """Theorem 3, Observation 1 and Sec. 3.4 on the convergence runs (`lrank.papers.rankboost_plus.
+    convergence_check` of the 20 seeds ``1000 seed + k``): the gaps to the minimum of ln F1 / ln F2 after
+    1,000 rounds, the tasks where F1 has no finite minimiser (a finding), and Rb-c's gap to min ln F2."""
+    last = conv[conv["rounds"] == 1000]
+    ok_d = last["f1_bounded"] & (last["d_stop"] != "eps- = 0 (halt)")  # a finite minimum, Eq. 14 defined
+    syn = f"{len(last)} small_task instances (seeds {1000 * seed}..{1000 * seed + 19}), 1,000 rounds"
+    exact(reg, "thm3.converges", ours=float(last["plus_F2"].abs().max()), paper_value=0.0, tol=1e-9,
+          quantity="largest ln F2(RankBoost+) - min ln F2 after 1,000 rounds", data_kind="synthetic",
+          data=syn)
+    exact(reg, "obs1.converges", ours=float(last.loc[ok_d, "d_F1"].abs().max()), paper_value=0.0, tol=1e-9,
+          quantity=f"largest ln E1(Rb-d) - min ln F1 after 1,000 rounds on the {int(ok_d.sum())} tasks where "
+          "F1 has a finite minimiser and Rb-d never met eps- = 0", data_kind="synthetic", data=syn)
+    reg.finding("obs1.assumption_fails", location="Sec. 2.1, Observation 1; App. B",
+                sentence="Observation 1 assumes (14) well-defined in every round; where F1 has no finite "
+                "minimum, Rb-d halts or creeps towards infinity",
+                quantity="tasks without a finite minimum of F1, those where Rb-d halted (eps- = 0), and the "
+                "largest gap of Rb-d to min ln F1 there",
+                ours=[int((~ok_d).sum()), int((last["d_stop"] == "eps- = 0 (halt)").sum()),
+                      float(last.loc[~ok_d, "d_F1"].max()) if (~ok_d).any() else 0.0],
+                data_kind="synthetic", data=syn)
+    exact(reg, "sec3_4.rbc_not_min_e2", ours=float((last["c_F2"] > 1e-6).mean()), paper_value=1.0, tol=0,
+          quantity=f"share of tasks where Rb-c stays above min ln F2 (smallest gap {last['c_F2'].min():.3g})",
+          data_kind="synthetic", data=syn)
+    reg.finding("sec3_4.rbc_tends_to_f1", location="Sec. 3.4",
+                sentence="Rb-c keeps update (10), the one that minimises E1",
+                quantity="largest ln E1(Rb-c) - min ln F1 after 1,000 rounds", ours=float(last["c_F1"].max()),
+                data_kind="synthetic", data=syn)
+
+
 def movielens_rule(counts: Mapping[str, Any], featureless: Sequence[str]) -> dict:
     """Which MovieLens users make the tasks, rendered from `lrank.papers.rankboost_plus.movielens_counts`:
     the count at the paper's rule (>= 100 ratings), the counts at the thresholds around it (none of which is

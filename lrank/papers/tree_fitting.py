@@ -261,7 +261,7 @@ def criterion_source() -> str:
 
 # ------------------------------------------------------------------------------- the protocol
 def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str],
-             tree_kw: Mapping[str, Any] = TREE_KW) -> tuple[list, list, list]:
+             tree_kw: Mapping[str, Any] = TREE_KW, staged: bool = True) -> tuple[list, list, list]:
     from lrank.data.fetch import as_fold
     from lrank.metrics import evaluate
     from lrank.models.gbrt import LambdaMART, McRank
@@ -273,14 +273,16 @@ def _fit_one(key: tuple, fold: Fold, n_estimators: int, metrics: Sequence[str],
               **(PAPER_LAMBDAS if system == "LambdaMART" else {}))
     est.fit(fold.train)
     te = fold.test
-    curve = []
-    for r, s in enumerate(est.staged_predict(te.X), start=1):
+    curve: list = []
+    for r, s in enumerate(est.staged_predict(te.X) if staged else (), start=1):
         vals = evaluate(te.y, s, te.qptr, list(metrics))
         curve.extend((*key, r, m, 100.0 * float(vals[m])) for m in metrics)
     per_q = evaluate(te.y, est.predict(te.X), te.qptr, list(metrics), per_query=True)
     qids = np.asarray(te.qid)
     queries = [(*key, f"{dname}:{qids[q]}", m, 100.0 * float(per_q[m][q])) for m in metrics
                for q in range(te.n_queries)]
+    if not staged:
+        return curve, queries, []
     loss = training_objective(est, fold.train)
     tr_qids = np.asarray(fold.train.qid)
     objective = [(*key, f"{dname}:{tr_qids[q]}", float(loss[q])) for q in range(fold.train.n_queries)]
@@ -292,7 +294,8 @@ def run_protocol(datasets: Mapping[str, Sequence[Fold]], n_estimators: Mapping[s
                  criteria: Sequence[str] = CRITERIA, systems: Sequence[str] = SYSTEMS,
                  metrics: Sequence[str] = METRICS, n_jobs: int = 1, checkpoint: bool | str | None = None,
                  verbose: bool | None = None, tree_kw: Mapping[str, Any] = TREE_KW,
-                 label: str = "tree_fitting_objective") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+                 label: str = "tree_fitting_objective",
+                 staged: bool = True) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Tables 2-3 and Fig. 2: every (data, system, leaves, learning rate, criterion, fold) fitted once.
 
     Returns ``curves`` (test metric in % after each iteration, mean over the fold's queries; columns
@@ -305,7 +308,8 @@ def run_protocol(datasets: Mapping[str, Sequence[Fold]], n_estimators: Mapping[s
     ``checkpoint`` keeps each finished fit, so that the same call after an interruption runs only the
     rest, with identical results (default: on for the paper profile only; see
     `lrank.experiments.jobs`, under ``label``); ``verbose``: a bar (the same default). ``tree_kw``: the
-    trees' growth and leaf minimum (the paper's width-first trees by default).
+    trees' growth and leaf minimum (the paper's width-first trees by default). ``staged=False`` computes
+    neither the curves nor the objective (both frames empty): only the last iteration's ``queries``.
     """
     from lrank.experiments.jobs import Job, run_jobs
 
@@ -314,7 +318,7 @@ def run_protocol(datasets: Mapping[str, Sequence[Fold]], n_estimators: Mapping[s
     for d, folds in datasets.items():
         for key in itertools.product([d], systems, leaves, rates, criteria, range(len(folds))):
             jobs.append(Job(dict(zip(keys, key)), (key, folds[key[-1]], int(n_estimators[key[1]]), metrics,
-                                                   dict(tree_kw))))
+                                                   dict(tree_kw), staged)))
     out = run_jobs(_fit_one, jobs, label=label, checkpoint=checkpoint, n_jobs=n_jobs,
                    verbose=verbose, desc="tree fitting")
     curves = pd.DataFrame([row for c, _, _ in out for row in c], columns=[*keys, "round", "metric", "value"])
@@ -338,7 +342,7 @@ def depth_first_protocol(datasets: Mapping[str, Sequence[Fold]], n_estimators: M
     _, queries, _ = run_protocol(datasets, n_estimators, rates=(DEPTH_FIRST_RATE,), n_jobs=n_jobs,
                                  checkpoint=checkpoint, verbose=verbose,
                                  tree_kw={**TREE_KW, "growth": "depth_first"},
-                                 label="tree_fitting_depth_first")
+                                 label="tree_fitting_depth_first", staged=False)
     return queries
 
 

@@ -1,6 +1,7 @@
 """lrank.papers.tree_fitting: the printed tables' counts, the verdict helpers and the protocol runner."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from lrank.data.generators import make_letor_like
@@ -104,6 +105,18 @@ def test_repeated_splits_pool_each_query_once():
     t23 = tfc.tables23_rows(reg, queries, tf.win_counts(tf.results_table(queries), by=["data", "system"]),
                             ["toy"], {"toy": "toy"}, "quick", {"LambdaMART": 2, "McRank": 2})
     assert (t23["queries"] == data.n_queries).all()  # pooled over the splits, each query one unit
+
+
+def test_unstaged_protocol_gives_the_same_last_iteration_and_no_curves():
+    """``staged=False`` (the depth-first comparison's runs) skips the curves and the training objective; the
+    last iteration's per-query values are those of the staged run, bit for bit."""
+    data = make_letor_like(n_queries=9, docs_per_query=(8, 12), n_features=5, n_grades=3, random_state=2)
+    folds = data.kfold(3, random_state=0, validation=False)
+    kw = dict(leaves=(4,), rates=(0.1,), tree_kw={**tf.TREE_KW, "growth": "depth_first"})
+    curves, queries, objective = tf.run_protocol({"toy": folds}, {"LambdaMART": 2, "McRank": 2}, **kw)
+    c0, q0, o0 = tf.run_protocol({"toy": folds}, {"LambdaMART": 2, "McRank": 2}, staged=False, **kw)
+    assert len(curves) and len(objective) and c0.empty and o0.empty
+    pd.testing.assert_frame_equal(q0, queries)
 
 
 def test_depth_first_rows_and_table1_rows():
