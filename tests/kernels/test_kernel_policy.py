@@ -89,9 +89,6 @@ def test_the_allocating_list_is_current(module):
 #: leaves this list when its callers go through a validating function (or the wrapper moves down)
 BOUNDARY_PENDING = {
     "lrank/metrics.py": {"metrics"},
-    "lrank/models/rankboost.py": {"stumps"},
-    "lrank/weak/stumps.py": {"stumps"},
-    "lrank/benchmarks/rankboost.py": {"stumps"},
 }
 
 
