@@ -980,10 +980,9 @@ def weighted_bin_pass(codes_t: np.ndarray, w: np.ndarray, n_bins: int) -> np.nda
     return _weighted_bin_pass(codes_t, w, np.zeros((codes_t.shape[0], int(n_bins))))
 
 
-def _same_length(names: str, *arrays: np.ndarray) -> None:
-    """Raise ``ValueError`` naming ``names`` unless ``arrays`` have one length."""
-    if len({a.shape[0] for a in arrays}) > 1:
-        raise ValueError(f"{names} must have one length, got {', '.join(str(a.shape[0]) for a in arrays)}")
+def _length_error(names: str, *arrays: np.ndarray) -> ValueError:
+    """The error for ``arrays`` (named ``names``) that should have one length and do not."""
+    return ValueError(f"{names} must have one length, got {', '.join(str(a.shape[0]) for a in arrays)}")
 
 
 def _features_matrix(X: np.ndarray) -> np.ndarray:
@@ -1123,7 +1122,8 @@ def stump_scores(X: np.ndarray, feature: np.ndarray, theta: np.ndarray, qdef: np
     qdef = _vector("qdef", qdef, np.float64)
     alpha = _vector("alpha", alpha, np.float64)
     out = _in_place("out", out, np.float64)
-    _same_length("feature, theta, qdef and alpha", feature, theta, qdef, alpha)
+    if not feature.size == theta.size == qdef.size == alpha.size:
+        raise _length_error("feature, theta, qdef and alpha", feature, theta, qdef, alpha)
     if out.size != X.shape[0]:
         raise ValueError(f"out must have one entry per row of X ({X.shape[0]}), got {out.size}")
     return _stump_scores(X, feature, theta, qdef, alpha, out)
@@ -1153,7 +1153,8 @@ def update_pairs(hi: np.ndarray, lo: np.ndarray, D: np.ndarray, h: np.ndarray,
     lo = _vector("lo", lo, np.int64)
     D = _in_place("D", D, np.float64)
     h = _vector("h", h, np.float64)
-    _same_length("hi, lo and D", hi, lo, D)
+    if not hi.size == lo.size == D.size:
+        raise _length_error("hi, lo and D", hi, lo, D)
     return _update_pairs(hi, lo, D, h, float(alpha))
 
 
@@ -1193,8 +1194,10 @@ def round_pairs(hi: np.ndarray, lo: np.ndarray, D: np.ndarray, h: np.ndarray, al
     h = _vector("h", h, np.float64)
     H = _vector("H", H, np.float64)
     pi = _in_place("pi", pi, np.float64)
-    _same_length("hi, lo, D and D1", hi, lo, D, D1)
-    _same_length("h, H and pi", h, H, pi)
+    if not hi.size == lo.size == D.size == D1.size:
+        raise _length_error("hi, lo, D and D1", hi, lo, D, D1)
+    if not h.size == H.size == pi.size:
+        raise _length_error("h, H and pi", h, H, pi)
     return _round_pairs(hi, lo, D, h, float(alpha), D1, H, pi)
 
 
@@ -1258,7 +1261,8 @@ def z_of_alpha(diff: np.ndarray, w: np.ndarray, alpha: float) -> tuple[float, fl
     """
     diff = _vector("diff", diff, np.float64)
     w = _vector("w", w, np.float64)
-    _same_length("diff and w", diff, w)
+    if diff.size != w.size:
+        raise _length_error("diff and w", diff, w)
     return _z_of_alpha(diff, w, float(alpha))
 
 
