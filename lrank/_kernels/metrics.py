@@ -1263,25 +1263,31 @@ _SCRATCH_DTYPES = (_F64, _F64, _F64, _I64, _F64, _I64, _I64, _I64, _I64)
 _TABLE_DTYPES = (_F64, _F64, _F64, _F64, _I64, _I64, _F64)
 
 
-#: the last ``(labels, qptr, tables, scratch)`` `_fixed_inputs` accepted: an `lrank.metrics.Evaluator`
-#: passes the same objects on every call (tuples, and arrays whose shape and dtype do not change), so
-#: their checks run once per Evaluator, not once per call
+#: the last ``(labels, qptr, tables, scratch, codes, ks, n_docs, n_queries)`` `_fixed_inputs` accepted: an
+#: `lrank.metrics.Evaluator` passes the same objects on every call (tuples, and arrays whose shape and dtype
+#: do not change), so their checks run once per Evaluator; a call then checks ``scores`` and ``out`` only
 _fixed_checked: tuple = ()
 
 
 def _fixed_inputs(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray, tables: tuple, scratch: tuple,
-                  out: np.ndarray, n_rows: int) -> None:
-    """The O(1) checks of `evaluate_fixed` and `evaluate_fixed_mean` (``n_rows``: ``out``'s rows)."""
+                  out: np.ndarray, codes: np.ndarray | None, ks: np.ndarray | None) -> None:
+    """The O(1) checks of `evaluate_fixed` and (``codes`` and ``ks`` None: ``out`` of any number of rows)
+    `evaluate_fixed_mean`."""
     global _fixed_checked
+    last = _fixed_checked
+    if last and labels is last[0] and qptr is last[1] and tables is last[2] and scratch is last[3] \
+            and codes is last[4] and ks is last[5] \
+            and type(scores) is np.ndarray and scores.dtype is _F64 and scores.shape == last[6] \
+            and type(out) is np.ndarray and out.dtype is _F64 and out.ndim == 2 and out.shape[1] == last[7] \
+            and (codes is None or out.shape[0] == codes.size) and scores.flags.c_contiguous \
+            and out.flags.c_contiguous and out.flags.writeable:
+        return
+    n_rows = -1
+    if codes is not None or ks is not None:
+        _metric_codes(codes, ks)
+        n_rows = codes.size
     _array("scores", scores, (_F64,))
     n = scores.size
-    last = _fixed_checked
-    if last and labels is last[0] and qptr is last[1] and tables is last[2] and scratch is last[3]:
-        _array("out", out, (_F64,), ndim=2, writeable=True)
-        if out.shape != (n_rows, qptr.size - 1) or n != labels.size:
-            raise ValueError(f"out must have shape {(n_rows, qptr.size - 1)} and scores {labels.size} "
-                             f"entries, got {out.shape} and {n}")
-        return
     _array("labels", labels, (_F64,), n=n)
     nq = _queries(qptr, n)
     if type(tables) is not tuple or len(tables) != 7 or \
@@ -1302,9 +1308,9 @@ def _fixed_inputs(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray, tabl
         raise ValueError(f"scratch: ys and gs must have {n} entries, key, idx, tk, tidx and pos {m} (the "
                          f"longest query, dtab's), cnt at least {2 * m + 1} and todo {nq}")
     _array("out", out, (_F64,), ndim=2, writeable=True)
-    if out.shape != (n_rows, nq):
-        raise ValueError(f"out must have shape {(n_rows, nq)}, got {out.shape}")
-    _fixed_checked = (labels, qptr, tables, scratch)
+    if out.shape[1] != nq or (n_rows >= 0 and out.shape[0] != n_rows):
+        raise ValueError(f"out must have shape {(n_rows if n_rows >= 0 else 'n_rows', nq)}, got {out.shape}")
+    _fixed_checked = (labels, qptr, tables, scratch, codes, ks, (n,), nq)
 
 
 def evaluate_fixed(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray, ties: int, codes: np.ndarray,
@@ -1350,8 +1356,7 @@ def evaluate_fixed(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray, tie
         -1 for a NaN score and the number of queries marked in ``todo`` for `place_merged` (``out``
         untouched in both cases); 0 when ``out`` is written.
     """
-    _fixed_inputs(scores, labels, qptr, tables, scratch, out, codes.size)
-    _metric_codes(codes, ks)
+    _fixed_inputs(scores, labels, qptr, tables, scratch, out, codes, ks)
     return _evaluate_fixed(scores, labels, qptr, _choice("ties", ties, 3), codes, ks,
                            _choice("gain", gain, 2), float(empty), float(rel_threshold), float(max_grade),
                            tables, *scratch, out, bool(place))
@@ -1373,8 +1378,7 @@ def evaluate_fixed_mean(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray
     int
         As for `evaluate_fixed`.
     """
-    n_rows = out.shape[0] if getattr(out, "ndim", 0) == 2 else -1
-    _fixed_inputs(scores, labels, qptr, tables, scratch, out, n_rows)
+    _fixed_inputs(scores, labels, qptr, tables, scratch, out, None, None)
     return _evaluate_fixed_mean(scores, labels, qptr, _choice("ties", ties, 3), float(empty), tables,
                                 *scratch, out, bool(place))
 
