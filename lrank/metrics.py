@@ -184,8 +184,8 @@ def _check_inputs(y: Any, scores: Any, qptr: Any) -> tuple[np.ndarray, np.ndarra
         raise ValueError(f"scores must be numeric, got dtype {scores.dtype}")
     sf = np.ascontiguousarray(scores, dtype=np.float64)
     if y.dtype in _FAST_LABEL_DTYPES and y.flags.c_contiguous:  # one numba pass; NumPy below on failure
-        yf = np.empty(y.shape[0], dtype=np.float64)
-        if _k._labels_scores_ok(y, sf, yf, float(LABEL_BOUND)):
+        ok, yf = _k.labels_scores_ok(y, sf, float(LABEL_BOUND))
+        if ok:
             return yf, sf, _check_qptr(qptr, yf.size)
     i = first_bad_label(y)
     if i is not None:  # the label contract of lrank.data (0 <= integer < LABEL_BOUND): exact or refused
@@ -258,7 +258,7 @@ def _int32_inputs(y: Any, scores: Any, qptr: Any) -> tuple[np.ndarray, np.ndarra
             or scores.dtype.kind not in "iufb":
         return None
     sf = np.ascontiguousarray(scores, dtype=np.float64)
-    ok, top = _k._int_labels_scores_ok(y, sf, LABEL_BOUND)
+    ok, top = _k.int_labels_scores_ok(y, sf, LABEL_BOUND)
     if not ok:
         return None
     return y, sf, _check_qptr(qptr, y.size), float(top)
@@ -294,9 +294,7 @@ def _parallel(n_docs: int) -> bool:
 
 def _rank_order(sf: np.ndarray, yf: np.ndarray, qp: np.ndarray, t: int) -> np.ndarray:
     """Sort every query: the serial kernel, or its parallel twin for large inputs (same output)."""
-    if _parallel(sf.size):
-        return _k._rank_order_parallel(sf, yf, qp, t)
-    return _k._rank_order(sf, yf, qp, t)
+    return _k.rank_order(sf, yf, qp, t, parallel=_parallel(sf.size))
 
 
 def evaluate(
@@ -365,35 +363,35 @@ def evaluate(
     if sorted_only:  # one fused pass per query, nothing stored globally
         codes = np.array([spec.code for spec in specs], dtype=np.int64)
         ks = np.array([spec.k for spec in specs], dtype=np.int64)
-        kernel = _k._evaluate_sorted_parallel if _parallel(sf.size) else _k._evaluate_sorted
         # the checks let through integer labels 0 <= y < LABEL_BOUND only: the ideal is counted
-        table = kernel(sf, yf, qp, t, codes, ks, g, d, e, thr, float(max_grade), LABEL_BOUND)
+        table = _k.evaluate_sorted(sf, yf, qp, t, codes, ks, g, d, e, thr, float(max_grade), LABEL_BOUND,
+                                   parallel=_parallel(sf.size))
         return {spec.name: (table[j].copy() if per_query else _mean(table[j]))
                 for j, spec in enumerate(specs)}
 
     order = _rank_order(sf, yf, qp, t)
     y_sorted = yf[order]
-    ideal = _k._ideal_labels(yf, qp)
+    ideal = _k.ideal_labels(yf, qp)
     s_sorted: np.ndarray | None = None
     pair_cache: tuple[np.ndarray, np.ndarray] | None = None
     exp_cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     out: dict[str, Any] = {}
     for spec in specs:
         if spec.kind == "sorted":
-            vals = _k._query_metric(y_sorted, ideal, qp, spec.code, spec.k, g, d, e, thr, float(max_grade))
+            vals = _k.query_metric(y_sorted, ideal, qp, spec.code, spec.k, g, d, e, thr, float(max_grade))
         else:
             if s_sorted is None:
                 s_sorted = sf[order]
             if spec.kind == "pairs":
                 if pair_cache is None:
-                    pair_cache = _k._pair_losses(s_sorted, y_sorted, qp)
+                    pair_cache = _k.pair_losses(s_sorted, y_sorted, qp)
                 vals = pair_cache[spec.code]
             elif spec.kind == "disagreement":
-                vals = _k._expected_disagreement(s_sorted, y_sorted, ideal, qp)
+                vals = _k.expected_disagreement(s_sorted, y_sorted, ideal, qp)
             else:
                 if exp_cache is None:
                     good_mask = _good_mask(y_sorted, ideal, qp, good)
-                    exp_cache = _k._expected_precisions(s_sorted, good_mask, qp, e)
+                    exp_cache = _k.expected_precisions(s_sorted, good_mask, qp, e)
                 vals = exp_cache[spec.code]
         out[spec.name] = vals.copy() if per_query else _mean(vals)
     return out
@@ -484,8 +482,8 @@ class Evaluator:
         self._ks = np.array([s.k for s in specs], dtype=np.int64)
         mmax = int(np.diff(qp).max()) if qp.size > 1 else 0
         self._tables = _fixed_tables(yf, qp, self._ties, self._gain, disc)
-        # ys, gs (per document); key, idx, tk, tidx, cnt, pos (per query, see _k._place_fixed; cnt also
-        # _k._place_merged's, at least 256 wide); todo (a mark per query)
+        # ys, gs (per document); key, idx, tk, tidx, cnt, pos (per position of the longest query, see
+        # _k.evaluate_fixed; cnt also _k.place_merged's, at least 256 wide); todo (a mark per query)
         ints = np.int64
         wide = max(2 * mmax + 1, 256)
         self._scratch = (np.empty(yf.size), np.empty(yf.size), np.empty(mmax), np.empty(mmax, dtype=ints),
@@ -515,23 +513,23 @@ class Evaluator:
             s = np.ascontiguousarray(s)
         out = np.empty((self._codes.size, self._qptr.size - 1))
         marked = self._fill(s, out, True)
-        if marked > 0:  # queries whose scores need a sort (_k._place_merged): placed, then the metrics
+        if marked > 0:  # queries whose scores need a sort (_k.place_merged): placed, then the metrics
             ys, gs, key, idx, tk, tidx, cnt, pos, todo = self._scratch
-            _k._place_merged(s, self._y, self._qptr, self._ties, self._tables[2], ys, gs, key, idx, tk, tidx,
-                             pos, np.empty_like(pos), cnt, todo)
+            _k.place_merged(s, self._y, self._qptr, self._ties, self._tables[2], ys, gs, key, idx, tk, tidx,
+                            pos, np.empty_like(pos), cnt, todo)
             marked = self._fill(s, out, False)
         if marked < 0:
             raise _nan_scores_error(np.isnan(s))
         return out
 
     def _fill(self, s: np.ndarray, out: np.ndarray, place: bool) -> int:
-        """One call of ``_k._evaluate_fixed`` or, for MeanNDCG alone, ``_k._evaluate_fixed_mean``."""
+        """One call of ``_k.evaluate_fixed`` or, for MeanNDCG alone, ``_k.evaluate_fixed_mean``."""
         if self._mean_only:
-            return _k._evaluate_fixed_mean(s, self._y, self._qptr, self._ties, self._empty, self._tables,
-                                           *self._scratch, out, place)
-        return _k._evaluate_fixed(s, self._y, self._qptr, self._ties, self._codes, self._ks, self._gain,
-                                  self._empty, self._thr, self._max_grade, self._tables, *self._scratch, out,
-                                  place)
+            return _k.evaluate_fixed_mean(s, self._y, self._qptr, self._ties, self._empty, self._tables,
+                                          self._scratch, out, place)
+        return _k.evaluate_fixed(s, self._y, self._qptr, self._ties, self._codes, self._ks, self._gain,
+                                 self._empty, self._thr, self._max_grade, self._tables, self._scratch, out,
+                                 place)
 
     def __call__(self, scores: Any) -> dict[str, float]:
         """Metric name -> mean over the queries not skipped: ``evaluate(y, scores, qptr, metrics, ...)``."""
@@ -621,15 +619,15 @@ def _evaluate_rows(scores: Any, *, y: Any, qptr: Any, metric: str, options: dict
 
 
 def _fixed_tables(labels: np.ndarray, qptr: np.ndarray, ties: int, gain: int, disc: int) -> tuple:
-    """What ``_k._evaluate_fixed`` reads of the (float64) labels, computed once: ``(ideal, icum, gdoc,
+    """What ``_k.evaluate_fixed`` reads of the (float64) labels, computed once: ``(ideal, icum, gdoc,
     tkey, rel, rptr, dtab)``. Plain Python around one small kernel (compile time: no second sort compiled).
 
-    ``ideal`` holds the values of ``_k._ideal_labels`` (each query's labels in decreasing order);
-    ``icum[a + i]`` the ideal DCG of a query's top ``i + 1`` positions summed as ``_k._metric_query``'s
-    MeanNDCG loop sums it; ``gdoc`` every document's gain; ``tkey`` the tie key among equal scores
+    ``ideal`` holds the values of ``_k.ideal_labels`` (each query's labels in decreasing order);
+    ``icum[a + i]`` the ideal DCG of a query's top ``i + 1`` positions summed as ``_k.query_metric``'s
+    MeanNDCG sums it; ``gdoc`` every document's gain; ``tkey`` the tie key among equal scores
     (``-label`` pessimistic, ``label`` optimistic, 0 stable); ``rel`` the rows with a nonzero label in
-    document order, query ``q``'s at ``rel[rptr[q]:rptr[q + 1]]``; ``dtab`` the discounts
-    (``_k._discounts``) of the longest query's positions.
+    document order, query ``q``'s at ``rel[rptr[q]:rptr[q + 1]]``; ``dtab`` the discounts of the
+    longest query's positions (``_k.fixed_gains``').
     """
     ideal, icum, gdoc, dtab = _ideal_gains(labels, qptr, gain, disc)
     sign = 0.0 if ties == _k.TIES_STABLE else (-1.0 if ties == _k.TIES_PESSIMISTIC else 1.0)
@@ -641,16 +639,13 @@ def _fixed_tables(labels: np.ndarray, qptr: np.ndarray, ties: int, gain: int, di
 
 def _ideal_gains(labels: np.ndarray, qptr: np.ndarray, gain: int, disc: int) -> tuple:
     """``(ideal, icum, gdoc, dtab)`` of the (float64) labels: each query's labels in decreasing order (the
-    values of ``_k._ideal_labels``, by one stable NumPy sort), and ``_k._fixed_gains``' cumulative ideal
+    values of ``_k.ideal_labels``, by one stable NumPy sort), and ``_k.fixed_gains``' cumulative ideal
     DCGs, document gains and discount table. One small kernel: `Evaluator` and `ideal_dcg` share it, so
     neither compiles a sort of its own."""
     sizes = np.diff(qptr)
     qid = np.repeat(np.arange(qptr.size - 1), sizes)
     ideal = np.ascontiguousarray(labels[np.lexsort((-labels, qid))])
-    # the kernel's output arrays, made here (no NumPy constructor compiled in the kernel)
-    icum, gdoc = np.empty(labels.size), np.empty(labels.size)
-    dtab = np.empty(int(sizes.max()) if sizes.size else 0)
-    _k._fixed_gains(labels, ideal, qptr, gain, disc, icum, gdoc, dtab)
+    icum, gdoc, dtab = _k.fixed_gains(labels, ideal, qptr, gain, disc)  # its arrays made in NumPy
     return ideal, icum, gdoc, dtab
 
 

@@ -13,6 +13,10 @@ lrank (AdaRank's feature x query metric matrix) call :func:`query_metric` direct
 labels and new scores, the label-only work done once and only the nonzero-label documents ranked
 (:func:`_place_fixed`; the queries that need a sort by :func:`_place_merged`).
 
+Code outside ``lrank._kernels`` calls the kernels through the validating functions at the end of this
+module (:func:`rank_order`, :func:`ideal_labels`, :func:`query_metric`, :func:`evaluate_sorted`,
+:func:`evaluate_fixed`, ...), which check dtypes, dimensions and lengths in O(1) and then call the kernel.
+
 Integer codes (module constants, read by the plain-Python layer :mod:`lrank.metrics`):
 
 * metrics: ``NDCG``, ``MEAN_NDCG``, ``MAP``, ``ERR``, ``PREC``, ``MRR``, ``WTA``, ``DCG``;
@@ -986,6 +990,510 @@ def _expected_precisions(s_sorted, good_sorted, qptr, empty):
         eprot[q] = prot
         ecov[q] = cov
     return eap, eprot, ecov
+
+
+# ---------------------------------------------------------------------------------------------------
+# the validating Python functions: each checks its arguments in O(1) (dtype, dimensions, lengths that must
+# agree, option codes) and calls its kernel; the values (labels, offsets, scores) are the caller's to check
+# (`lrank.metrics` does so once, by `labels_scores_ok` and `int_labels_scores_ok` and its offset checks)
+# ---------------------------------------------------------------------------------------------------
+_F64 = np.dtype(np.float64)
+_I64 = np.dtype(np.int64)
+_I32 = np.dtype(np.int32)
+_U8 = np.dtype(np.uint8)
+_LABEL_DTYPES = (_F64, _I64, _I32)  # the label arrays the kernels are called with (int: read as they are)
+_N_CODES = 8  # the metric codes NDCG .. DCG
+
+
+def _array(name: str, a: np.ndarray, dtypes: tuple[np.dtype, ...], ndim: int = 1, n: int = -1,
+           writeable: bool = False) -> np.ndarray:
+    """``a`` itself if it is a C-contiguous ndarray of one of ``dtypes`` with ``ndim`` dimensions (and
+    ``n`` entries along the first, unless ``n`` is -1); else a ``ValueError`` naming ``name``."""
+    if not (type(a) is np.ndarray and a.dtype in dtypes and a.ndim == ndim and a.flags.c_contiguous):
+        raise ValueError(f"{name} must be a C-contiguous {ndim}-d array of "
+                         f"{' or '.join(str(d) for d in dtypes)}, got "
+                         f"{getattr(a, 'dtype', type(a).__name__)} of shape {np.shape(a)}")
+    if n >= 0 and a.shape[0] != n:
+        raise ValueError(f"{name} must have {n} entries (one per document or query), got {a.shape[0]}")
+    if writeable and not a.flags.writeable:
+        raise ValueError(f"{name} must be writeable (the kernel writes into it)")
+    return a
+
+
+def _queries(qptr: np.ndarray, n_docs: int) -> int:
+    """The number of queries of the int64 offsets ``qptr``, which must start at 0 and end at ``n_docs``."""
+    _array("qptr", qptr, (_I64,))
+    if qptr.size < 1 or qptr[0] != 0 or qptr[-1] != n_docs:
+        raise ValueError(f"qptr must start at 0 and end at n_docs={n_docs} (n_queries + 1 offsets)")
+    return qptr.size - 1
+
+
+def _choice(name: str, value: int, n: int) -> int:
+    """``value`` as an int, which must be one of ``0 .. n - 1`` (an option code of this module)."""
+    v = int(value)
+    if not 0 <= v < n:
+        raise ValueError(f"{name} must be one of 0 .. {n - 1}, got {value!r}")
+    return v
+
+
+def _metric_codes(codes: np.ndarray, ks: np.ndarray) -> None:
+    _array("codes", codes, (_I64,))
+    _array("ks", ks, (_I64,), n=codes.size)
+
+
+def labels_scores_ok(y: np.ndarray, scores: np.ndarray, bound: float) -> tuple[bool, np.ndarray]:
+    """Whether every label is an integer in ``0 <= label < bound`` and no score is NaN, in one pass each;
+    and the labels as float64.
+
+    Parameters
+    ----------
+    y : ndarray (n_docs,) of int64 / int32 / float64
+        Labels (C-contiguous).
+    scores : ndarray (n_docs,) of float64
+        Scores.
+    bound : float
+        The labels' exclusive upper bound.
+
+    Returns
+    -------
+    ok : bool
+        False if a check fails (the caller locates and reports the failure).
+    yf : ndarray (n_docs,) of float64
+        ``y`` as float64 (complete whether or not ``ok``).
+    """
+    _array("y", y, _LABEL_DTYPES)
+    _array("scores", scores, (_F64,), n=y.size)
+    yf = np.empty(y.size)
+    return bool(_labels_scores_ok(y, scores, yf, float(bound))), yf
+
+
+def int_labels_scores_ok(y: np.ndarray, scores: np.ndarray, bound: int) -> tuple[bool, int]:
+    """Whether every int32 label is in ``0 <= label < bound`` and no score is NaN, and the largest label,
+    in one pass each (nothing copied).
+
+    Parameters
+    ----------
+    y : ndarray (n_docs,) of int32
+        Labels.
+    scores : ndarray (n_docs,) of float64
+        Scores.
+    bound : int
+        The labels' exclusive upper bound.
+
+    Returns
+    -------
+    ok : bool
+        False if a check fails (the caller locates and reports the failure).
+    top : int
+        The largest label (-1 for no document).
+    """
+    _array("y", y, (_I32,))
+    _array("scores", scores, (_F64,), n=y.size)
+    ok, top = _int_labels_scores_ok(y, scores, int(bound))
+    return bool(ok), int(top)
+
+
+def rank_order(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray, ties: int,
+               parallel: bool = False) -> np.ndarray:
+    """Global row indices of every query's documents in decreasing score order (`_rank_order`).
+
+    Parameters
+    ----------
+    scores : ndarray (n_docs,) of float64
+        Scores (no NaN).
+    labels : ndarray (n_docs,) of float64 / int64 / int32
+        Labels (read by the tie rules).
+    qptr : ndarray (n_queries + 1,) of int64
+        CSR query offsets (non-decreasing, from 0 to ``n_docs``).
+    ties : int
+        ``TIES_STABLE``, ``TIES_PESSIMISTIC`` or ``TIES_OPTIMISTIC``.
+    parallel : bool
+        Use the parallel twin `_rank_order_parallel` (the same output).
+
+    Returns
+    -------
+    ndarray (n_docs,) of int64
+    """
+    _array("scores", scores, (_F64,))
+    _array("labels", labels, _LABEL_DTYPES, n=scores.size)
+    _queries(qptr, scores.size)
+    t = _choice("ties", ties, 3)
+    return (_rank_order_parallel if parallel else _rank_order)(scores, labels, qptr, t)
+
+
+def ideal_labels(labels: np.ndarray, qptr: np.ndarray) -> np.ndarray:
+    """Each query's labels in decreasing order (the ideal ranking's labels).
+
+    Parameters
+    ----------
+    labels : ndarray (n_docs,) of float64
+        Labels.
+    qptr : ndarray (n_queries + 1,) of int64
+        CSR query offsets (non-decreasing, from 0 to ``n_docs``).
+
+    Returns
+    -------
+    ndarray (n_docs,) of float64
+    """
+    _array("labels", labels, (_F64,))
+    _queries(qptr, labels.size)
+    return _ideal_labels(labels, qptr)
+
+
+def query_metric(y_sorted: np.ndarray, ideal_sorted: np.ndarray, qptr: np.ndarray, code: int, k: int,
+                 gain: int, disc: int, empty: float, rel_threshold: float, max_grade: float) -> np.ndarray:
+    """One metric for every query from the labels in ranked order and in ideal order (`_query_metric`).
+
+    Parameters
+    ----------
+    y_sorted, ideal_sorted : ndarray (n_docs,) of float64
+        Labels in the ranking's order and in decreasing order, grouped by ``qptr``.
+    qptr : ndarray (n_queries + 1,) of int64
+        CSR query offsets (non-decreasing, from 0 to ``n_docs``).
+    code : int
+        ``NDCG``, ``MEAN_NDCG``, ``MAP``, ``ERR``, ``PREC``, ``MRR``, ``WTA`` or ``DCG``.
+    k : int
+        Cut-off (``<= 0``: every position).
+    gain, disc : int
+        ``GAIN_EXP`` or ``GAIN_LINEAR``; ``DISC_LOG2`` or ``DISC_JK``.
+    empty : float
+        Value of a query without a relevant document (NaN: skipped).
+    rel_threshold : float
+        Lowest relevant label.
+    max_grade : float
+        Top grade of ERR's scale.
+
+    Returns
+    -------
+    ndarray (n_queries,) of float64
+    """
+    _array("y_sorted", y_sorted, (_F64,))
+    _array("ideal_sorted", ideal_sorted, (_F64,), n=y_sorted.size)
+    _queries(qptr, y_sorted.size)
+    return _query_metric(y_sorted, ideal_sorted, qptr, _choice("code", code, _N_CODES), int(k),
+                         _choice("gain", gain, 2), _choice("disc", disc, 2), float(empty),
+                         float(rel_threshold), float(max_grade))
+
+
+def evaluate_sorted(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray, ties: int, codes: np.ndarray,
+                    ks: np.ndarray, gain: int, disc: int, empty: float, rel_threshold: float,
+                    max_grade: float, label_bound: int, parallel: bool = False) -> np.ndarray:
+    """Metrics ``codes[j]`` at cut-offs ``ks[j]`` of every query, one query at a time (`_evaluate_sorted`).
+
+    Parameters
+    ----------
+    scores : ndarray (n_docs,) of float64
+        Scores (no NaN).
+    labels : ndarray (n_docs,) of float64 / int64 / int32
+        Labels; with ``label_bound > 0`` integers in ``0 <= label < label_bound``.
+    qptr : ndarray (n_queries + 1,) of int64
+        CSR query offsets (non-decreasing, from 0 to ``n_docs``).
+    ties : int
+        ``TIES_STABLE``, ``TIES_PESSIMISTIC`` or ``TIES_OPTIMISTIC``.
+    codes, ks : ndarray (n_metrics,) of int64
+        Metric codes (see `query_metric`) and their cut-offs.
+    gain, disc : int
+        ``GAIN_EXP`` or ``GAIN_LINEAR``; ``DISC_LOG2`` or ``DISC_JK``.
+    empty : float
+        Value of a query without a relevant document (NaN: skipped).
+    rel_threshold : float
+        Lowest relevant label.
+    max_grade : float
+        Top grade of ERR's scale.
+    label_bound : int
+        The labels' exclusive upper bound (ideal labels counted), or 0 for any finite labels (sorted).
+    parallel : bool
+        Use the parallel twin `_evaluate_sorted_parallel` (the same output).
+
+    Returns
+    -------
+    ndarray (n_metrics, n_queries) of float64
+    """
+    _array("scores", scores, (_F64,))
+    _array("labels", labels, _LABEL_DTYPES, n=scores.size)
+    _queries(qptr, scores.size)
+    _metric_codes(codes, ks)
+    label_bound = int(label_bound)
+    if label_bound < 0:
+        raise ValueError(f"label_bound must be 0 or positive, got {label_bound}")
+    kernel = _evaluate_sorted_parallel if parallel else _evaluate_sorted
+    return kernel(scores, labels, qptr, _choice("ties", ties, 3), codes, ks, _choice("gain", gain, 2),
+                  _choice("disc", disc, 2), float(empty), float(rel_threshold), float(max_grade), label_bound)
+
+
+def fixed_gains(labels: np.ndarray, ideal: np.ndarray, qptr: np.ndarray, gain: int,
+                disc: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The gain tables of `evaluate_fixed` (`_fixed_gains`): the cumulative ideal DCGs, every document's
+    gain and the discounts of the longest query's positions.
+
+    Parameters
+    ----------
+    labels : ndarray (n_docs,) of float64
+        Labels.
+    ideal : ndarray (n_docs,) of float64
+        Each query's labels in decreasing order (the values of `ideal_labels`).
+    qptr : ndarray (n_queries + 1,) of int64
+        CSR query offsets (non-decreasing, from 0 to ``n_docs``).
+    gain, disc : int
+        ``GAIN_EXP`` or ``GAIN_LINEAR``; ``DISC_LOG2`` or ``DISC_JK``.
+
+    Returns
+    -------
+    icum : ndarray (n_docs,) of float64
+        ``icum[qptr[q] + i]``: the ideal DCG of query ``q``'s top ``i + 1`` positions.
+    gdoc : ndarray (n_docs,) of float64
+        Every document's gain.
+    dtab : ndarray (longest query,) of float64
+        The discounts of positions 1, 2, ...
+    """
+    _array("labels", labels, (_F64,))
+    _array("ideal", ideal, (_F64,), n=labels.size)
+    _queries(qptr, labels.size)
+    gain, disc = _choice("gain", gain, 2), _choice("disc", disc, 2)
+    sizes = np.diff(qptr)
+    icum, gdoc = np.empty(labels.size), np.empty(labels.size)
+    dtab = np.empty(int(sizes.max()) if sizes.size else 0)
+    _fixed_gains(labels, ideal, qptr, gain, disc, icum, gdoc, dtab)
+    return icum, gdoc, dtab
+
+
+#: dtypes of `evaluate_fixed`'s scratch ``(ys, gs, key, idx, tk, tidx, cnt, pos, todo)`` and tables
+#: ``(ideal, icum, gdoc, tkey, rel, rptr, dtab)``
+_SCRATCH_DTYPES = (_F64, _F64, _F64, _I64, _F64, _I64, _I64, _I64, _I64)
+_TABLE_DTYPES = (_F64, _F64, _F64, _F64, _I64, _I64, _F64)
+
+
+#: the last ``(labels, qptr, tables, scratch, codes, ks, n_docs, n_queries)`` `_fixed_inputs` accepted: an
+#: `lrank.metrics.Evaluator` passes the same objects on every call (tuples, and arrays whose shape and dtype
+#: do not change), so their checks run once per Evaluator; a call then checks ``scores`` and ``out`` only
+_fixed_checked: tuple = ()
+
+
+def _fixed_inputs(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray, tables: tuple, scratch: tuple,
+                  out: np.ndarray, codes: np.ndarray | None, ks: np.ndarray | None) -> None:
+    """The O(1) checks of `evaluate_fixed` and (``codes`` and ``ks`` None: ``out`` of any number of rows)
+    `evaluate_fixed_mean`."""
+    global _fixed_checked
+    last = _fixed_checked
+    if last and labels is last[0] and qptr is last[1] and tables is last[2] and scratch is last[3] \
+            and codes is last[4] and ks is last[5] \
+            and type(scores) is np.ndarray and scores.dtype is _F64 and scores.shape == last[6] \
+            and type(out) is np.ndarray and out.dtype is _F64 and out.ndim == 2 and out.shape[1] == last[7] \
+            and (codes is None or out.shape[0] == codes.size) and scores.flags.c_contiguous \
+            and out.flags.c_contiguous and out.flags.writeable:
+        return
+    n_rows = -1
+    if codes is not None or ks is not None:
+        _metric_codes(codes, ks)
+        n_rows = codes.size
+    _array("scores", scores, (_F64,))
+    n = scores.size
+    _array("labels", labels, (_F64,), n=n)
+    nq = _queries(qptr, n)
+    if type(tables) is not tuple or len(tables) != 7 or \
+            tuple(getattr(a, "dtype", None) for a in tables) != _TABLE_DTYPES:
+        raise ValueError("tables must be the tuple (ideal, icum, gdoc, tkey, rel, rptr, dtab) of float64 and "
+                         "int64 arrays (lrank.metrics._fixed_tables)")
+    ideal, icum, gdoc, tkey, rel, rptr, dtab = tables
+    if not (ideal.size == icum.size == gdoc.size == tkey.size == n and rptr.size == nq + 1):
+        raise ValueError(f"tables: ideal, icum, gdoc and tkey must have {n} entries and rptr {nq + 1}")
+    if type(scratch) is not tuple or len(scratch) != 9 or \
+            tuple(getattr(a, "dtype", None) for a in scratch) != _SCRATCH_DTYPES:
+        raise ValueError("scratch must be the tuple (ys, gs, key, idx, tk, tidx, cnt, pos, todo) of float64 "
+                         "and int64 arrays")
+    ys, gs, key, idx, tk, tidx, cnt, pos, todo = scratch
+    m = dtab.size
+    if not (ys.size == gs.size == n and key.size == idx.size == tk.size == tidx.size == pos.size == m
+            and cnt.size >= 2 * m + 1 and todo.size == nq):
+        raise ValueError(f"scratch: ys and gs must have {n} entries, key, idx, tk, tidx and pos {m} (the "
+                         f"longest query, dtab's), cnt at least {2 * m + 1} and todo {nq}")
+    _array("out", out, (_F64,), ndim=2, writeable=True)
+    if out.shape[1] != nq or (n_rows >= 0 and out.shape[0] != n_rows):
+        raise ValueError(f"out must have shape {(n_rows if n_rows >= 0 else 'n_rows', nq)}, got {out.shape}")
+    _fixed_checked = (labels, qptr, tables, scratch, codes, ks, (n,), nq)
+
+
+def evaluate_fixed(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray, ties: int, codes: np.ndarray,
+                   ks: np.ndarray, gain: int, empty: float, rel_threshold: float, max_grade: float,
+                   tables: tuple, scratch: tuple, out: np.ndarray, place: bool) -> int:
+    """`evaluate_sorted`'s values for fixed labels into ``out`` (`_evaluate_fixed`: the same bits).
+
+    Parameters
+    ----------
+    scores : ndarray (n_docs,) of float64
+        Scores.
+    labels : ndarray (n_docs,) of float64
+        Labels.
+    qptr : ndarray (n_queries + 1,) of int64
+        CSR query offsets (non-decreasing, from 0 to ``n_docs``).
+    ties : int
+        ``TIES_STABLE``, ``TIES_PESSIMISTIC`` or ``TIES_OPTIMISTIC``.
+    codes, ks : ndarray (n_metrics,) of int64
+        Metric codes (see `query_metric`) and their cut-offs.
+    gain : int
+        ``GAIN_EXP`` or ``GAIN_LINEAR``.
+    empty : float
+        Value of a query without a relevant document (NaN: skipped).
+    rel_threshold : float
+        Lowest relevant label.
+    max_grade : float
+        Top grade of ERR's scale.
+    tables : tuple
+        ``(ideal, icum, gdoc, tkey, rel, rptr, dtab)`` of the labels (``lrank.metrics._fixed_tables``).
+    scratch : tuple
+        ``(ys, gs, key, idx, tk, tidx, cnt, pos, todo)``: float64 ``ys``, ``gs`` (one entry per document),
+        ``key``, ``tk`` and int64 ``idx``, ``tidx``, ``pos`` (one per position of the longest query),
+        int64 ``cnt`` (at least twice that plus one) and ``todo`` (one per query).
+    out : ndarray (n_metrics, n_queries) of float64
+        Written with the metrics when the return value is 0.
+    place : bool
+        First place the documents in ranking order (else they were placed by an earlier call and
+        `place_merged`).
+
+    Returns
+    -------
+    int
+        -1 for a NaN score and the number of queries marked in ``todo`` for `place_merged` (``out``
+        untouched in both cases); 0 when ``out`` is written.
+    """
+    _fixed_inputs(scores, labels, qptr, tables, scratch, out, codes, ks)
+    return _evaluate_fixed(scores, labels, qptr, _choice("ties", ties, 3), codes, ks,
+                           _choice("gain", gain, 2), float(empty), float(rel_threshold), float(max_grade),
+                           tables, *scratch, out, bool(place))
+
+
+def evaluate_fixed_mean(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray, ties: int, empty: float,
+                        tables: tuple, scratch: tuple, out: np.ndarray, place: bool) -> int:
+    """`evaluate_fixed` when every row of ``out`` is MeanNDCG (`_evaluate_fixed_mean`: the same bits).
+
+    Parameters
+    ----------
+    scores, labels, qptr, ties, empty, tables, scratch, place
+        As for `evaluate_fixed`.
+    out : ndarray (n_rows, n_queries) of float64
+        Every row written with the MeanNDCG values when the return value is 0.
+
+    Returns
+    -------
+    int
+        As for `evaluate_fixed`.
+    """
+    _fixed_inputs(scores, labels, qptr, tables, scratch, out, None, None)
+    return _evaluate_fixed_mean(scores, labels, qptr, _choice("ties", ties, 3), float(empty), tables,
+                                *scratch, out, bool(place))
+
+
+def place_merged(scores: np.ndarray, labels: np.ndarray, qptr: np.ndarray, ties: int, gdoc: np.ndarray,
+                 ys: np.ndarray, gs: np.ndarray, key: np.ndarray, idx: np.ndarray, key2: np.ndarray,
+                 idx2: np.ndarray, code: np.ndarray, code2: np.ndarray, cnt: np.ndarray,
+                 todo: np.ndarray) -> None:
+    """Place the queries `evaluate_fixed` marked in ``todo`` by a sort (`_place_merged`): every position
+    of such a query rewritten in ``ys`` and ``gs``.
+
+    Parameters
+    ----------
+    scores, labels, gdoc : ndarray (n_docs,) of float64
+        Scores, labels and every document's gain.
+    qptr : ndarray (n_queries + 1,) of int64
+        CSR query offsets (non-decreasing, from 0 to ``n_docs``).
+    ties : int
+        ``TIES_STABLE``, ``TIES_PESSIMISTIC`` or ``TIES_OPTIMISTIC``.
+    ys, gs : ndarray (n_docs,) of float64
+        Labels and gains in ranking order, written for the marked queries.
+    key, key2 : ndarray (m,) of float64
+        Scratch, ``m`` at least the longest query.
+    idx, idx2, code, code2 : ndarray (m,) of int64
+        Scratch.
+    cnt : ndarray of int64
+        Scratch of at least ``max(2 m + 1, 256)`` entries.
+    todo : ndarray (n_queries,) of int64
+        1 for a query to place, else 0.
+    """
+    _array("scores", scores, (_F64,))
+    n = scores.size
+    for name, a in (("labels", labels), ("gdoc", gdoc), ("ys", ys), ("gs", gs)):
+        _array(name, a, (_F64,), n=n)
+    nq = _queries(qptr, n)
+    m = key.size
+    for name, a, dt in (("key", key, _F64), ("key2", key2, _F64), ("idx", idx, _I64), ("idx2", idx2, _I64),
+                        ("code", code, _I64), ("code2", code2, _I64)):
+        _array(name, a, (dt,), n=m)
+    _array("cnt", cnt, (_I64,))
+    if cnt.size < max(2 * m + 1, 256):
+        raise ValueError(f"cnt must have at least {max(2 * m + 1, 256)} entries, got {cnt.size}")
+    _array("todo", todo, (_I64,), n=nq)
+    _place_merged(scores, labels, qptr, _choice("ties", ties, 3), gdoc, ys, gs, key, idx, key2, idx2, code,
+                  code2, cnt, todo)
+
+
+def pair_losses(s_sorted: np.ndarray, y_sorted: np.ndarray,
+                qptr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-query ``(R1, R2)`` over the critical pairs (`_pair_losses`; NaN: no critical pair).
+
+    Parameters
+    ----------
+    s_sorted, y_sorted : ndarray (n_docs,) of float64
+        Scores and labels in ranked order.
+    qptr : ndarray (n_queries + 1,) of int64
+        CSR query offsets (non-decreasing, from 0 to ``n_docs``).
+
+    Returns
+    -------
+    tuple of two ndarray (n_queries,) of float64
+    """
+    _array("s_sorted", s_sorted, (_F64,))
+    _array("y_sorted", y_sorted, (_F64,), n=s_sorted.size)
+    _queries(qptr, s_sorted.size)
+    return _pair_losses(s_sorted, y_sorted, qptr)
+
+
+def expected_disagreement(s_sorted: np.ndarray, y_sorted: np.ndarray, ideal_sorted: np.ndarray,
+                          qptr: np.ndarray) -> np.ndarray:
+    """E[disagreement] (RankBoost Sec. 6.2.4) per query (`_expected_disagreement`; NaN: no ordered pair).
+
+    Parameters
+    ----------
+    s_sorted, y_sorted : ndarray (n_docs,) of float64
+        Scores and labels in ranked order.
+    ideal_sorted : ndarray (n_docs,) of float64
+        Each query's labels in decreasing order.
+    qptr : ndarray (n_queries + 1,) of int64
+        CSR query offsets (non-decreasing, from 0 to ``n_docs``).
+
+    Returns
+    -------
+    ndarray (n_queries,) of float64
+    """
+    _array("s_sorted", s_sorted, (_F64,))
+    _array("y_sorted", y_sorted, (_F64,), n=s_sorted.size)
+    _array("ideal_sorted", ideal_sorted, (_F64,), n=s_sorted.size)
+    _queries(qptr, s_sorted.size)
+    return _expected_disagreement(s_sorted, y_sorted, ideal_sorted, qptr)
+
+
+def expected_precisions(s_sorted: np.ndarray, good_sorted: np.ndarray, qptr: np.ndarray,
+                        empty: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-query ``(E[AP], E[PROT], E[coverage])`` under random tie-breaking (`_expected_precisions`).
+
+    Parameters
+    ----------
+    s_sorted : ndarray (n_docs,) of float64
+        Scores in ranked order.
+    good_sorted : ndarray (n_docs,) of uint8
+        1 for a good document, in ranked order.
+    qptr : ndarray (n_queries + 1,) of int64
+        CSR query offsets (non-decreasing, from 0 to ``n_docs``).
+    empty : float
+        Value of a query without a good document.
+
+    Returns
+    -------
+    tuple of three ndarray (n_queries,) of float64
+    """
+    _array("s_sorted", s_sorted, (_F64,))
+    _array("good_sorted", good_sorted, (_U8,), n=s_sorted.size)
+    _queries(qptr, s_sorted.size)
+    return _expected_precisions(s_sorted, good_sorted, qptr, float(empty))
 
 
 def warmup() -> None:

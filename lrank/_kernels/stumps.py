@@ -980,6 +980,307 @@ def weighted_bin_pass(codes_t: np.ndarray, w: np.ndarray, n_bins: int) -> np.nda
     return _weighted_bin_pass(codes_t, w, np.zeros((codes_t.shape[0], int(n_bins))))
 
 
+def _length_error(names: str, *arrays: np.ndarray) -> ValueError:
+    """The error for ``arrays`` (named ``names``) that should have one length and do not."""
+    return ValueError(f"{names} must have one length, got {', '.join(str(a.shape[0]) for a in arrays)}")
+
+
+def _features_matrix(X: np.ndarray) -> np.ndarray:
+    """``X`` itself when it is a 2-d float32 or float64 array (no copy: any memory layout)."""
+    if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float32, np.float64)):
+        raise ValueError(f"X must be a 2-d float32 or float64 array, got "
+                         f"{getattr(X, 'dtype', type(X).__name__)} of shape {np.shape(X)}")
+    return X
+
+
+def _thresholds(n_thresholds: np.ndarray, n_features: int) -> np.ndarray:
+    """``n_thresholds`` as int64 with one entry per feature (``n_features``)."""
+    n_thresholds = _vector("n_thresholds", n_thresholds, np.int64)
+    if n_thresholds.size != n_features:
+        raise ValueError(f"n_thresholds must have one entry per feature ({n_features}), "
+                         f"got {n_thresholds.size}")
+    return n_thresholds
+
+
+def _qmode(qmode: int) -> int:
+    qmode = int(qmode)
+    if qmode not in (-1, 0, 1):
+        raise ValueError(f"qmode must be -1, 0 or 1, got {qmode}")
+    return qmode
+
+
+def scan_third(hist: np.ndarray, n_thresholds: np.ndarray, qmode: int) -> tuple[int, int, int, float]:
+    """WeakLearn (Fig. 3): the stump of maximum |r| = |L - q R| (Eq. 14) from a potential histogram.
+
+    Parameters
+    ----------
+    hist : ndarray (n_features, n_bins) of float64
+        From `potential_histogram` or `potential_histogram_dense`.
+    n_thresholds : ndarray (n_features,) of int64
+        Thresholds per feature (each at most ``n_bins - 2``).
+    qmode : int
+        -1: choose q_def by step 6; 0 or 1: fixed.
+
+    Returns
+    -------
+    tuple
+        ``(f*, j*, q*, r*)``; ``f* = -1`` when every stump has |r| <= ``TIE_TOL``.
+    """
+    hist = _vector("hist", hist, np.float64, 2)
+    return _scan_third(hist, _thresholds(n_thresholds, hist.shape[0]), _qmode(qmode))
+
+
+def scan_third_cum(hist: np.ndarray, n_thresholds: np.ndarray, qmode: int,
+                   cum: np.ndarray) -> tuple[int, int, int, float]:
+    """WeakLearn.3.cum: `scan_third` among the stumps whose cumulative weight plus alpha stays positive.
+
+    Parameters
+    ----------
+    hist : ndarray (n_features, n_bins) of float64
+        From `potential_histogram` or `potential_histogram_dense`.
+    n_thresholds : ndarray (n_features,) of int64
+        Thresholds per feature (each at most ``n_bins - 2``).
+    qmode : int
+        -1: either q_def; 0 or 1: fixed.
+    cum : ndarray (n_features, n_bins, 2) of float64
+        Cumulative weight of each stump ``(f, j, q_def)``.
+
+    Returns
+    -------
+    tuple
+        ``(f*, j*, q*, r*)``; ``f* = -1`` when no allowed stump has |r| > ``TIE_TOL``.
+    """
+    hist = _vector("hist", hist, np.float64, 2)
+    cum = _vector("cum", cum, np.float64, 3)
+    if cum.shape != hist.shape + (2,):
+        raise ValueError(f"cum must have shape {hist.shape + (2,)} (hist's and 2), got {cum.shape}")
+    return _scan_third_cum(hist, _thresholds(n_thresholds, hist.shape[0]), _qmode(qmode), cum)
+
+
+def search_sorted_order(order: np.ndarray, n_above: np.ndarray, pi: np.ndarray, n_thresholds: np.ndarray,
+                        qmode: int, buf: np.ndarray) -> tuple[int, int, int, float]:
+    """WeakLearn (Fig. 3) in the paper's own summation order (see `_search_sorted_order`).
+
+    Parameters
+    ----------
+    order : ndarray (n_features, n_docs) of uint16 / int64
+        From `sorted_order_inputs`: the documents by code of each feature, descending.
+    n_above : ndarray (n_features, n_bins) of int64
+        From `sorted_order_inputs`: the number of documents with code > j.
+    pi : ndarray (n_docs,) of float64
+        Potentials (Eq. 10).
+    n_thresholds : ndarray (n_features,) of int64
+        Thresholds per feature (each at most ``n_bins - 2``).
+    qmode : int
+        -1: choose q_def by step 6; 0 or 1: fixed.
+    buf : ndarray (8, n_docs) of float64
+        Workspace from `sorted_order_inputs`, overwritten.
+
+    Returns
+    -------
+    tuple
+        ``(f*, j*, q*, r*)``; ``f* = -1`` when every stump has |r| <= ``TIE_TOL``.
+    """
+    order = np.ascontiguousarray(order)
+    if order.ndim != 2 or order.dtype not in (np.uint16, np.int64):
+        raise ValueError(f"order must be 2-d uint16 or int64, got {order.dtype} of shape {order.shape}")
+    n_above = _vector("n_above", n_above, np.int64, 2)
+    pi = _vector("pi", pi, np.float64)
+    buf = _in_place("buf", buf, np.float64, 2)
+    F, n = order.shape
+    if n_above.shape[0] != F:
+        raise ValueError(f"n_above must have one row per feature ({F}), got {n_above.shape[0]}")
+    if pi.size != n or buf.shape != (_SORTED_GROUP, n):
+        raise ValueError(f"pi must have one entry per document ({n}) and buf shape {(_SORTED_GROUP, n)}, "
+                         f"got {pi.size} and {buf.shape}")
+    return _search_sorted_order(order, n_above, pi, _thresholds(n_thresholds, F), _qmode(qmode), buf)
+
+
+def stump_scores(X: np.ndarray, feature: np.ndarray, theta: np.ndarray, qdef: np.ndarray, alpha: np.ndarray,
+                 out: np.ndarray) -> np.ndarray:
+    """Add ``sum_t alpha_t h_t(x)`` to ``out``, ``h_t(x) = [x_f > theta_t]`` and ``q_def_t`` for NaN.
+
+    Parameters
+    ----------
+    X : ndarray (n_docs, n_features) of float32 / float64
+        Raw feature values (NaN: missing).
+    feature : ndarray (n_stumps,) of int64
+        Each stump's feature (below ``n_features``).
+    theta, qdef, alpha : ndarray (n_stumps,) of float64
+        Each stump's threshold, value on a missing feature and weight.
+    out : ndarray (n_docs,) of float64
+        Scores, added to in place.
+
+    Returns
+    -------
+    ndarray (n_docs,) of float64
+        ``out``.
+    """
+    X = _features_matrix(X)
+    feature = _vector("feature", feature, np.int64)
+    theta = _vector("theta", theta, np.float64)
+    qdef = _vector("qdef", qdef, np.float64)
+    alpha = _vector("alpha", alpha, np.float64)
+    out = _in_place("out", out, np.float64)
+    if not feature.size == theta.size == qdef.size == alpha.size:
+        raise _length_error("feature, theta, qdef and alpha", feature, theta, qdef, alpha)
+    if out.size != X.shape[0]:
+        raise ValueError(f"out must have one entry per row of X ({X.shape[0]}), got {out.size}")
+    return _stump_scores(X, feature, theta, qdef, alpha, out)
+
+
+def update_pairs(hi: np.ndarray, lo: np.ndarray, D: np.ndarray, h: np.ndarray,
+                 alpha: float) -> tuple[float, float, float, float]:
+    """Fig. 1's update ``D_{t+1} = D_t exp(alpha (h(x_0) - h(x_1))) / Z_t`` of ``D``, in place.
+
+    Parameters
+    ----------
+    hi, lo : ndarray (n_pairs,) of int64
+        Crucial pairs: document ``hi[p]`` should rank above ``lo[p]`` (both below ``h.size``).
+    D : ndarray (n_pairs,) of float64
+        Pair weights, updated in place.
+    h : ndarray (n_docs,) of float64
+        The weak ranking's values.
+    alpha : float
+        Its weight.
+
+    Returns
+    -------
+    tuple
+        ``(Z_t, W_-, W_0, W_+)`` of the old distribution.
+    """
+    hi = _vector("hi", hi, np.int64)
+    lo = _vector("lo", lo, np.int64)
+    D = _in_place("D", D, np.float64)
+    h = _vector("h", h, np.float64)
+    if not hi.size == lo.size == D.size:
+        raise _length_error("hi, lo and D", hi, lo, D)
+    return _update_pairs(hi, lo, D, h, float(alpha))
+
+
+def round_pairs(hi: np.ndarray, lo: np.ndarray, D: np.ndarray, h: np.ndarray, alpha: float, D1: np.ndarray,
+                H: np.ndarray, pi: np.ndarray) -> tuple[float, float, float, float, float, float]:
+    """One round's O(m) work of Fig. 1, in place: the update of ``D``, the training losses of ``H`` and
+    the next round's potentials ``pi`` (see `_round_pairs`; the same bits as `update_pairs`,
+    `ranking_losses` and `potentials_from_pairs` called one after another).
+
+    Parameters
+    ----------
+    hi, lo : ndarray (n_pairs,) of int64
+        Crucial pairs: document ``hi[p]`` should rank above ``lo[p]`` (both below ``n_docs``), grouped by
+        ``hi``.
+    D : ndarray (n_pairs,) of float64
+        Pair weights, updated in place.
+    h : ndarray (n_docs,) of float64
+        The weak ranking's values.
+    alpha : float
+        Its weight.
+    D1 : ndarray (n_pairs,) of float64
+        The initial pair weights (of the losses).
+    H : ndarray (n_docs,) of float64
+        The final ranking, already updated with ``alpha h``.
+    pi : ndarray (n_docs,) of float64
+        Overwritten with the potentials of the updated ``D`` (Eq. 10).
+
+    Returns
+    -------
+    tuple
+        ``(Z_t, W_-, W_0, W_+, rloss, rloss_strict)``.
+    """
+    hi = _vector("hi", hi, np.int64)
+    lo = _vector("lo", lo, np.int64)
+    D = _in_place("D", D, np.float64)
+    D1 = _vector("D1", D1, np.float64)
+    h = _vector("h", h, np.float64)
+    H = _vector("H", H, np.float64)
+    pi = _in_place("pi", pi, np.float64)
+    if not hi.size == lo.size == D.size == D1.size:
+        raise _length_error("hi, lo, D and D1", hi, lo, D, D1)
+    if not h.size == H.size == pi.size:
+        raise _length_error("h, H and pi", h, H, pi)
+    return _round_pairs(hi, lo, D, h, float(alpha), D1, H, pi)
+
+
+def ranking_loss(hi: np.ndarray, lo: np.ndarray, D: np.ndarray, H: np.ndarray) -> float:
+    """``rloss_D(H)``: the weight of the pairs ``H`` misorders, ties counted 1/2 (Eq. 21).
+
+    Parameters
+    ----------
+    hi, lo : ndarray (n_pairs,) of int64
+        Crucial pairs: document ``hi[p]`` should rank above ``lo[p]`` (both below ``H.size``).
+    D : ndarray (n_pairs,) of float64
+        Pair weights.
+    H : ndarray (n_docs,) of float64
+        Scores.
+
+    Returns
+    -------
+    float
+    """
+    hi, lo, D = _pairs(hi, lo, D)
+    return _ranking_loss(hi, lo, D, _vector("H", H, np.float64))
+
+
+def ranking_losses(hi: np.ndarray, lo: np.ndarray, D: np.ndarray, H: np.ndarray) -> tuple[float, float]:
+    """``rloss_D(H)`` with ties counted 1/2 (Eq. 21) and with ties counted as errors (Eq. 1), in one pass.
+
+    Parameters
+    ----------
+    hi, lo : ndarray (n_pairs,) of int64
+        Crucial pairs: document ``hi[p]`` should rank above ``lo[p]`` (both below ``H.size``).
+    D : ndarray (n_pairs,) of float64
+        Pair weights.
+    H : ndarray (n_docs,) of float64
+        Scores.
+
+    Returns
+    -------
+    tuple
+        ``(rloss, rloss_strict)``.
+    """
+    hi, lo, D = _pairs(hi, lo, D)
+    return _ranking_losses(hi, lo, D, _vector("H", H, np.float64))
+
+
+def z_of_alpha(diff: np.ndarray, w: np.ndarray, alpha: float) -> tuple[float, float]:
+    """``Z(alpha) = sum_p w_p exp(alpha d_p)`` and its derivative in ``alpha``.
+
+    Parameters
+    ----------
+    diff : ndarray (n_pairs,) of float64
+        ``d_p = h(x_0) - h(x_1)``.
+    w : ndarray (n_pairs,) of float64
+        Pair weights.
+    alpha : float
+        Where Z is evaluated.
+
+    Returns
+    -------
+    tuple
+        ``(Z, dZ / dalpha)``.
+    """
+    diff = _vector("diff", diff, np.float64)
+    w = _vector("w", w, np.float64)
+    if diff.size != w.size:
+        raise _length_error("diff and w", diff, w)
+    return _z_of_alpha(diff, w, float(alpha))
+
+
+def streaming_pass(codes_t: np.ndarray) -> int:
+    """The sum of every code (the memory-bound reference pass of the benchmark).
+
+    Parameters
+    ----------
+    codes_t : ndarray (n_features, n_docs) of uint8 / uint16
+        Feature-major bin codes.
+
+    Returns
+    -------
+    int
+    """
+    return _streaming_pass(_codes("codes_t", codes_t, 2))
+
+
 def warmup() -> None:
     """Compile this module's kernels on a toy problem (uint8 and uint16 codes)."""
     hi = np.array([2, 1], dtype=np.int64)

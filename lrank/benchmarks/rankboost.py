@@ -80,7 +80,7 @@ def run(profile: str = "quick") -> list[dict]:
 
     def search():
         hist = K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
-        return K._scan_third(hist, nt, -1)
+        return K.scan_third(hist, nt, -1)
 
     def weighted_pass():
         return K.weighted_bin_pass(bs.codes_t, pi, bs.n_bins)
@@ -92,7 +92,7 @@ def run(profile: str = "quick") -> list[dict]:
     with T.threads(1):
         t1w = T.alternate(search, weighted_pass, reps)
         t1h = T.alternate(search, histogram_pass, reps)
-        t1i = T.alternate(search, lambda: K._streaming_pass(bs.codes_t), reps)
+        t1i = T.alternate(search, lambda: K.streaming_pass(bs.codes_t), reps)
     # the reference is the faster of the two weighted per-bin passes (the larger, conservative ratio)
     t1, ref1 = ((t1w, "the plain pass, one accumulator row per feature") if t1w.a / t1w.b >= t1h.a / t1h.b
                 else (t1h, "the search's own histogram, four partial histograms per feature"))
@@ -102,7 +102,7 @@ def run(profile: str = "quick") -> list[dict]:
     # RankBoost.fit takes when some rows are in no crucial pair (histogram over the feedback instances)
     hist0 = K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins)
     t_hist = _time(lambda: K.potential_histogram_dense(bs.codes_t, pi, bs.n_bins), repeat)
-    t_scan = _time(lambda: K._scan_third(hist0, nt, -1), repeat)
+    t_scan = _time(lambda: K.scan_third(hist0, nt, -1), repeat)
     t_pass = _time(weighted_pass, repeat)
     fb_rows = np.unique(np.r_[p.hi, p.lo])
     t_rows = _time(lambda: bs.search(pi, rows=fb_rows), repeat)  # codes of the rows copied once per fit
@@ -138,7 +138,7 @@ def run(profile: str = "quick") -> list[dict]:
     order, n_above, buf = K.sorted_order_inputs(bs.codes_t, bs.n_bins)
 
     def search_sorted():
-        return K._search_sorted_order(order, n_above, pi, nt, -1, buf)
+        return K.search_sorted_order(order, n_above, pi, nt, -1, buf)
 
     with T.threads(1):
         t_ord = T.alternate(search, search_sorted, reps)
@@ -184,7 +184,7 @@ def run(profile: str = "quick") -> list[dict]:
     for name, d in (("few", d_few), ("many", d_many)):
         pp = d.pairs("uniform")
         pii = K.potentials_from_pairs(pp.hi, pp.lo, pp.weight, d.n_docs)
-        fns[name] = lambda pii=pii: K._scan_third(K.potential_histogram_dense(bs.codes_t, pii, bs.n_bins),
+        fns[name] = lambda pii=pii: K.scan_third(K.potential_histogram_dense(bs.codes_t, pii, bs.n_bins),
                                                  nt, -1)
         npairs[name] = pp.hi.size
         t_pot[name] = _time(lambda pp=pp: K.potentials_from_pairs(pp.hi, pp.lo, pp.weight, data.n_docs),
@@ -207,7 +207,7 @@ def run(profile: str = "quick") -> list[dict]:
 
     def weaklearn3():
         pi3 = K.potentials_from_pairs(p.hi, p.lo, p.weight, data.n_docs)
-        return K._scan_third(K.potential_histogram_dense(bs.codes_t, pi3, bs.n_bins), nt, -1)
+        return K.scan_third(K.potential_histogram_dense(bs.codes_t, pi3, bs.n_bins), nt, -1)
 
     with T.threads(1):
         t4 = T.alternate(weaklearn3, weaklearn2, 3)
@@ -239,7 +239,7 @@ def _whole_round(data, what: str, weighted_pass, p, bs) -> dict:
 
     with T.threads(1):
         tr = T.per_iteration(fit, passes, n, repeats=3)
-    # the O(m) part of a round: `_round_pairs` against update + losses + potentials called separately
+    # the O(m) part of a round: `K.round_pairs` against update + losses + potentials called separately
     f0 = int(np.argmax(bs.n_thresholds))
     h = bs.values(f0, int(bs.n_thresholds[f0]) // 2, 0)  # a binary stump splitting feature f0 in its middle
     H = h * 0.3
@@ -247,12 +247,12 @@ def _whole_round(data, what: str, weighted_pass, p, bs) -> dict:
     pi = np.zeros(data.n_docs)
 
     def fused():
-        return K._round_pairs(p.hi, p.lo, D.copy(), h, 0.3, p.weight, H, pi)
+        return K.round_pairs(p.hi, p.lo, D.copy(), h, 0.3, p.weight, H, pi)
 
     def separate():
         Dc = D.copy()
-        K._update_pairs(p.hi, p.lo, Dc, h, 0.3)
-        K._ranking_losses(p.hi, p.lo, p.weight, H)
+        K.update_pairs(p.hi, p.lo, Dc, h, 0.3)
+        K.ranking_losses(p.hi, p.lo, p.weight, H)
         return K.potentials_from_pairs(p.hi, p.lo, Dc, data.n_docs)
 
     with T.threads(1):

@@ -61,7 +61,7 @@ def alpha_second(w_minus: float, w_plus: float, eps: float = 0.0) -> float:
 def z_value(diff: np.ndarray, weight: np.ndarray, alpha: float) -> float:
     """Z(alpha) = sum_p D_p exp(alpha (h(x_0) - h(x_1)))."""
     d = np.ascontiguousarray(diff, dtype=np.float64)
-    return float(K._z_of_alpha(d, np.ascontiguousarray(weight, dtype=np.float64), alpha)[0])
+    return float(K.z_of_alpha(d, np.ascontiguousarray(weight, dtype=np.float64), alpha)[0])
 
 
 def alpha_first(diff: np.ndarray, weight: np.ndarray, eps: float = 0.0, tol: float = 1e-13) -> float:
@@ -85,7 +85,7 @@ def alpha_first(diff: np.ndarray, weight: np.ndarray, eps: float = 0.0, tol: flo
         weight = np.r_[weight, eps, eps]
 
     def dz(a: float) -> float:
-        return float(K._z_of_alpha(diff, weight, a)[1])
+        return float(K.z_of_alpha(diff, weight, a)[1])
 
     lo, hi = -1.0, 1.0
     while dz(lo) > 0:
@@ -194,7 +194,7 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
       `DegenerateRoundWarning`; so does a round where no allowed stump has r != 0.
 
     Cost of a round (general feedback, Fig. 1): WeakLearn's potential histogram and scan, O(n F),
-    then one pair kernel (`lrank._kernels.stumps._round_pairs`, two passes) for the update of D, the
+    then one pair kernel (`lrank._kernels.stumps.round_pairs`, two passes) for the update of D, the
     train losses of ``history_`` and the next round's potentials, O(m); summation orders are fixed, so
     the same data give the same bits.
     """
@@ -349,7 +349,7 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
                 v[sel] = 1.0 / cnt[doc_query[sel]]
             c = n_pairs / n_pairs.sum() if n_pairs.sum() > 0 else n_pairs.copy()
         H = np.zeros(n)
-        pi = None  # the potentials of the pairs path, computed in place by `_round_pairs` after round 1
+        pi = None  # the potentials of the pairs path, computed in place by `K.round_pairs` after round 1
         metric = self.eval_metric
         lower_better = parse_metric(metric).base in _LOSS_METRICS
         vX = [self._features(vd, X.shape[1]) for vd in valid]
@@ -367,7 +367,7 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
             if self.bipartite_:
                 pi = K.potentials_bipartite(v, side, c, doc_query)  # pi = d(x) s(x), Sec. 4
             elif pi is None:
-                pi = K.potentials_from_pairs(hi, lo, D, n)  # Eq. (10); later rounds: `_round_pairs`
+                pi = K.potentials_from_pairs(hi, lo, D, n)  # Eq. (10); later rounds: `K.round_pairs`
             pairs = None
             if method == "second":
                 if self.bipartite_:
@@ -412,10 +412,10 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
             H += alpha * h
             if self.bipartite_:
                 Z, wm, w0, wp = K.update_bipartite(v, side, c, doc_query, h, alpha, n_queries)  # Fig. 2
-                loss_half, loss_strict = K._ranking_losses(hi, lo, D1, H)  # Eq. (21) and Eq. (1)
+                loss_half, loss_strict = K.ranking_losses(hi, lo, D1, H)  # Eq. (21) and Eq. (1)
             else:
                 # Fig. 1's update of D, the losses of H (Eq. 21, Eq. 1) and the next round's pi (Eq. 10)
-                Z, wm, w0, wp, loss_half, loss_strict = K._round_pairs(hi, lo, D, h, alpha, D1, H, pi)
+                Z, wm, w0, wp, loss_half, loss_strict = K.round_pairs(hi, lo, D, h, alpha, D1, H, pi)
             if accumulate:
                 if use_features:
                     cum[st.feature, st.q_def] += alpha
@@ -435,7 +435,7 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
                 if use_features:
                     h_v += alpha * feature_ranking_values(x_v, st.feature, st.low, st.high, st.q_def)
                 else:
-                    K._stump_scores(x_v, np.array([st.feature], dtype=np.int64), np.array([st.threshold]),
+                    K.stump_scores(x_v, np.array([st.feature], dtype=np.int64), np.array([st.threshold]),
                                    np.array([float(st.q_def)]), np.array([alpha]), h_v)
                 score = measure(h_v)
                 rows_out[-1][f"valid_{metric}" if j == 0 else f"valid{j}_{metric}"] = score
@@ -482,7 +482,7 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
             for t in range(k):
                 out += self.alphas_[t] * self._feature_h(X, t)
             return out
-        return K._stump_scores(X, self.features_[:k].copy(), self.thresholds_[:k].copy(),
+        return K.stump_scores(X, self.features_[:k].copy(), self.thresholds_[:k].copy(),
                               self.q_defs_[:k].copy(), self.alphas_[:k].copy(), out)
 
     def _feature_h(self, X: np.ndarray, t: int) -> np.ndarray:
@@ -499,7 +499,7 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
                 out += self.alphas_[t] * self._feature_h(X, t)
             else:
                 s = slice(t, t + 1)
-                K._stump_scores(X, self.features_[s], self.thresholds_[s], self.q_defs_[s], self.alphas_[s],
+                K.stump_scores(X, self.features_[s], self.thresholds_[s], self.q_defs_[s], self.alphas_[s],
                                out)
             yield out.copy()
 
@@ -524,7 +524,7 @@ def ranking_loss(scores: Any, hi: Any, lo: Any, weight: Any = None) -> float:
     lo = np.ascontiguousarray(lo, dtype=np.int64)
     w = (np.full(hi.size, 1.0 / max(hi.size, 1)) if weight is None
          else np.ascontiguousarray(weight, dtype=np.float64))
-    return float(K._ranking_loss(hi, lo, w, s))
+    return float(K.ranking_loss(hi, lo, w, s))
 
 
 def warmup() -> None:

@@ -112,9 +112,9 @@ class BinnedStumps:
         if pairs is None:
             hist = self.histogram(pi, rows)
             if use_cum:
-                f, j, q, r = K._scan_third_cum(hist, self.n_thresholds, qmode, cum)
+                f, j, q, r = K.scan_third_cum(hist, self.n_thresholds, qmode, cum)
             else:
-                f, j, q, r = K._scan_third(hist, self.n_thresholds, qmode)
+                f, j, q, r = K.scan_third(hist, self.n_thresholds, qmode)
             wm = w0 = wp = float("nan")
         else:
             hi, lo, D = pairs
