@@ -8,11 +8,13 @@
 
 The tiers of ``test``, each timed:
 
-1. ``unit``: ``pytest tests`` (not the result and browser tests); exit code 5 ("no tests") fails.
+1. ``unit``: ``pytest tests`` (not the result and browser tests); exit code 5 ("no tests") fails. The
+   unit, kernel and notebooks tiers run on `test_workers` pytest-xdist workers (one per CPU, at most 4).
 2. ``kernel``: ``NUMBA_DISABLE_JIT=1 pytest -m kernel`` over the test files that mark kernel-vs-reference
    tests with ``@pytest.mark.kernel`` (said loudly and skipped while no file marks one).
 3. ``notebooks``: every notebook once under nbval (``--nbval-lax``, the sanitiser) in the quick
-   profile with ``LRANK_OUTPUT_DIR`` a temporary folder, so figures and recorded results go there.
+   profile with ``LRANK_OUTPUT_DIR`` a temporary folder, so figures and recorded results go there; one
+   notebook per worker (``--dist loadfile``: its cells in order, in one kernel), 00_index after the others.
 4. ``results``: ``pytest tests/results`` on the results of *this* run: the per-notebook checks and
    the golden comparison (``tests/golden/``, rewritten only by ``python -m lrank accept``).
 5. ``browser``: each stored notebook opened in JupyterLab in headless Chromium, and the book built with
@@ -91,6 +93,25 @@ TIERS = ("unit", "kernel", "notebooks", "results", "browser", "rehearsal", "git"
 #: the tiers that run a second time under an emulated CPU (``test --foreign``)
 FOREIGN_TIERS = ("unit", "notebooks", "results")
 PYTEST = ["-m", "pytest", "-p", "no:cacheprovider", "-q"]
+
+
+def test_workers() -> int:
+    """pytest-xdist workers of the unit, kernel and notebooks tiers: one per CPU this process may use, at
+    most 4 (``LRANK_TEST_WORKERS`` overrides; 1 runs in one process). Most unit tests run one thread, so
+    two workers on two cores halve that tier; the notebooks' long cells already use both cores."""
+    env = os.environ.get("LRANK_TEST_WORKERS")
+    if env:
+        if not env.isdigit() or int(env) < 1:
+            raise SystemExit(f"LRANK_TEST_WORKERS must be a positive integer, got {env!r}")
+        return int(env)
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(4, n))
+
+
+def _xdist(n_items: int = 2, dist: str = "load") -> list[str]:
+    """pytest-xdist's arguments for `test_workers` workers (none for one worker or one item)."""
+    w = min(test_workers(), n_items)
+    return ["-n", str(w), "--dist", dist] if w > 1 else []
 
 # numpy's dispatch targets above its x86-64 baseline (numpy 2.4: X86_V2 baseline; X86_V3 = AVX2 + FMA3,
 # X86_V4 and AVX512_* = AVX-512); ``python -c "import numpy; numpy.show_runtime()"`` lists them
@@ -217,14 +238,15 @@ def _tier_args(tier: str, out: Path, config: str, notebooks: list[str], unit: li
     """pytest arguments and environment of one tier (``None``: not a pytest tier)."""
     env = {"LRANK_OUTPUT_DIR": str(out), "LRANK_PROFILE": "quick", **CPU_CONFIGS[config][0]}
     if tier == "unit":
-        return ([*unit] if unit else ["tests", "--ignore=tests/results", "--ignore=tests/browser"]), env, ""
+        return ([*_xdist(), *unit] if unit else [*_xdist(), "tests", "--ignore=tests/results",
+                                                  "--ignore=tests/browser"]), env, ""
     if tier == "kernel":
         files = kernel_test_files()
         if not files:
             return None, env, "no test file marks @pytest.mark.kernel yet"
-        return ["-m", "kernel", *files], {**env, "NUMBA_DISABLE_JIT": "1"}, ""
-    if tier == "notebooks":
-        return [*NBVAL, *notebooks], env, ""
+        return [*_xdist(), "-m", "kernel", *files], {**env, "NUMBA_DISABLE_JIT": "1"}, ""
+    if tier == "notebooks":  # each notebook on one worker, its cells in order; 00_index after (`test`)
+        return [*_xdist(len(notebooks), "loadfile"), *NBVAL, *notebooks], env, ""
     if tier == "results":
         if len(notebooks) == len(notebook_order()):
             return ["tests/results"], env, ""
@@ -293,7 +315,15 @@ def test(tiers: list[str] | None = None, foreign: tuple[str, ...] = (), ci_forei
             _say(f"!! tier {name}: {note}; SKIPPED")
             done.append(TierResult(name, "skipped", time.perf_counter() - t0, note=note))
             continue
+        last = [b for b in books if "/00" in b] if tier == "notebooks" and len(books) > 1 else []
+        if last:  # 00_index reads the others' results: the others first (on the workers), then it
+            args, _, _ = _tier_args(tier, sub, config, [b for b in books if b not in last], unit)
         rc, counts = _pytest_tier(args, env)
+        if last:
+            rc_last, counts_last = _pytest_tier([*NBVAL, *last], env)
+            rc = rc or rc_last
+            keys = dict.fromkeys([*counts, *counts_last])  # in pytest's order
+            counts = {k: counts.get(k, 0) + counts_last.get(k, 0) for k in keys}
         failed = rc != 0 or (tier != "browser" and not counts.get("passed"))
         if rc == 5:
             note = (note + "; " if note else "") + "no tests collected (exit code 5)"

@@ -117,8 +117,9 @@ def test_every_tier_runs_and_a_red_one_fails_the_command(monkeypatch, capsys):
 
     def fake_tier(args, env):
         ran.append((args[0] if args else "", env.get("NUMBA_CPU_NAME")))
-        if "--nbval-lax" in args and env.get("NUMBA_CPU_NAME") is None:
-            return 1, {"failed": 2, "passed": 40}  # the native notebooks tier is red
+        if "--nbval-lax" in args and env.get("NUMBA_CPU_NAME") is None and \
+                not any("00_index" in a for a in args):
+            return 1, {"failed": 2, "passed": 40}  # the native notebooks tier is red (before 00_index)
         return 0, {"passed": 5}
 
     monkeypatch.setattr(dev, "ensure_venv", lambda *a: None)
@@ -134,11 +135,32 @@ def test_every_tier_runs_and_a_red_one_fails_the_command(monkeypatch, capsys):
     for name in ("unit", "kernel", "notebooks", "results", "browser", "rehearsal", "git", "unit@generic",
                  "notebooks@generic", "results@generic"):
         assert f"\n{name} " in out, name
-    assert "notebooks                FAILED   2 failed, 40 passed" in out
-    assert [e for _, e in ran].count("generic") == 3
+    assert "notebooks                FAILED   2 failed, 45 passed" in out  # and 00_index's 5
+    assert [e for _, e in ran].count("generic") == 4  # unit, notebooks (then 00_index), results
     assert "1 tier(s) failed: notebooks" in out
     monkeypatch.setattr(dev, "_pytest_tier", lambda args, env: (0, {"passed": 1}))
     assert dev.test(["unit"]) == 0
+
+
+def test_tiers_run_on_workers_and_00_index_after_the_other_notebooks(monkeypatch):
+    seen = []
+    monkeypatch.setattr(dev, "ensure_venv", lambda *a: None)
+    monkeypatch.setattr(dev, "_run", lambda *a, **k: 0)
+    monkeypatch.setattr(dev, "_pytest_tier", lambda args, env: (seen.append(args), (0, {"passed": 1}))[1])
+    monkeypatch.setenv("LRANK_TEST_WORKERS", "2")
+    assert dev.test(["unit", "kernel", "notebooks"]) == 0
+    unit, kernel, books, index = seen
+    assert unit[:4] == kernel[:4] == ["-n", "2", "--dist", "load"]
+    assert books[:4] == ["-n", "2", "--dist", "loadfile"]
+    assert [a for a in books if a.endswith(".ipynb")] == dev.notebook_order()[:-1]
+    assert [a for a in index if a.endswith(".ipynb")] == ["notebooks/00_index.ipynb"] and "-n" not in index
+    seen.clear()
+    monkeypatch.setenv("LRANK_TEST_WORKERS", "1")
+    assert dev.test(["unit", "notebooks"]) == 0
+    assert not any("-n" in args for args in seen)
+    monkeypatch.setenv("LRANK_TEST_WORKERS", "two")
+    with pytest.raises(SystemExit, match="LRANK_TEST_WORKERS"):
+        dev.test(["unit"])
 
 
 def test_foreign_ci_subset_and_unknown_configs(monkeypatch, capsys):
