@@ -216,7 +216,7 @@ def _build(codes, gbin, feats, rowoff, vals, rows, lo, hi, off, out, par):
 def _child_histograms(codes, gbin, cols, feats, rowoff, vals, h_unit, rows, lo, hi, off, TB, out, parent,
                       last, par):
     """The smaller child's histogram (its rows ``lo:hi``) into ``out`` and the larger child's by subtraction
-    in ``parent``; feature 0's bins only when ``last``."""
+    in ``parent``; the first histogram feature's bins only when ``last``."""
     if cols is not None:
         nfeat = 1 if last else cols[1].size
         nb = off[nfeat]
@@ -225,7 +225,10 @@ def _child_histograms(codes, gbin, cols, feats, rowoff, vals, h_unit, rows, lo, 
         _subtract(parent, out, nb)
     if codes is not None:
         if last:
-            _feature0_child(codes, vals, rows, lo, hi, off, out, parent)
+            f0 = 0
+            if feats is not None:  # a feature subset: its first feature is histogram position 0
+                f0 = feats[0]
+            _feature0_child(codes, vals, rows, lo, hi, off, out, parent, f0)
         else:
             out[:TB] = 0.0
             _build(codes, gbin, feats, rowoff, vals, rows, lo, hi, off, out, par)

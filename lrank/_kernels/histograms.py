@@ -249,15 +249,16 @@ def _subtract(parent, out, nb):
 
 
 @njit(inline="always")
-def _feature0_child(codes, vals, rows, start, end, off, out, parent):
-    """The smaller child's bins of feature 0 only (rows ``0:off[1]``, zeroed here) and the larger child's
-    by subtraction in ``parent``: the split that completes a tree, whose children are never searched and
-    need only their totals. Each bin summed in row order, as in the full histogram (the same bits)."""
+def _feature0_child(codes, vals, rows, start, end, off, out, parent, f0):
+    """The smaller child's bins of the first histogram feature only (rows ``0:off[1]``, zeroed here; it is
+    the feature ``f0`` of ``codes``: 0, or a feature subset's first) and the larger child's by subtraction in
+    ``parent``: the split that completes a tree, whose children are never searched and need only their
+    totals. Each bin summed in row order, as in the full histogram (the same bits)."""
     C = vals.shape[1]
     out[:off[1]] = 0.0
     for k in range(start, end):
         i = rows[k]
-        b = codes[i, 0]
+        b = codes[i, f0]
         for c in range(C):
             out[b, c] += vals[i, c]
     for b in range(off[1]):

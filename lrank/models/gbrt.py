@@ -206,13 +206,19 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         Threads of the histogram kernels and, from `PARALLEL_MIN_LAMBDA_DOCS` documents, of LambdaMART's
         lambdas (-1: all numba threads); results do not depend on it.
     random_state : int or None
-        Seeds the ``"subsample"`` binning (the only random choice).
+        Seeds the random choices: the ``"subsample"`` binning and the features of each tree
+        (``colsample_bytree``); the same seed gives the same bits.
     verbose : bool, default False
         A tqdm bar over the iterations.
     reg_lambda : float, default 0.0
         L2 penalty on the leaf values (XGBoost's ``reg_lambda``, LightGBM's ``lambda_l2``), with
         ``criterion="rwse"`` only: each side of a split scores ``G^2 / (H + reg_lambda)`` and a leaf outputs
         ``-G / (H + reg_lambda)`` (`lrank.trees.grower.TreeGrower`); 0 is Eq. 9 and Eq. 11 as printed.
+    colsample_bytree : float in (0, 1], default 1.0
+        Feature subsampling (LightGBM's ``feature_fraction``, XGBoost's ``colsample_bytree``): each tree
+        may split on ``max(1, round(colsample_bytree * n_features))`` features drawn without replacement
+        (seeded by ``random_state``), a new draw per tree (per class tree for McRank). 1.0: every feature,
+        no draw (the papers' trees).
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -231,13 +237,15 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         "random_state": [Interval(Integral, 0, None, closed="left"), None],
         "verbose": ["boolean"],
         "reg_lambda": [Interval(Real, 0, None, closed="left")],
+        "colsample_bytree": [Interval(Real, 0, 1, closed="right")],
     }
 
     def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1, num_leaves: int = 10,
                  min_child_samples: int = 20, min_child_weight: float = 1e-3, criterion: str = "se",
                  growth: str = "best_first", max_thresholds: int = 254, threshold_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
-                 random_state: int | None = None, verbose: bool = False, reg_lambda: float = 0.0):
+                 random_state: int | None = None, verbose: bool = False, reg_lambda: float = 0.0,
+                 colsample_bytree: float = 1.0):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -253,6 +261,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         self.random_state = random_state
         self.verbose = verbose
         self.reg_lambda = reg_lambda
+        self.colsample_bytree = colsample_bytree
 
     def _validate(self) -> None:
         """Declared constraints, then what they cannot say: no bools for integers, a known metric."""
@@ -356,6 +365,9 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         stop = f"n_estimators={self.n_estimators} iterations done"
         n_iter = 0
         step = np.empty(data.n_docs)  # per tree: the leaf values of the documents, then |L'| (no new arrays)
+        F = data.n_features
+        n_feat = max(1, int(np.floor(self.colsample_bytree * F + 0.5)))  # LightGBM's count, at least one
+        rng = np.random.default_rng(self.random_state) if n_feat < F else None  # 1.0: no draw, same bits
         measures = [training_measure(vd.y, vd.qptr, metric) for vd in valid]  # labels checked once
         for it in self._progress(self.n_estimators):
             leaves = 0
@@ -363,7 +375,8 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
             for k, grad, hess, pairs in self._derivatives(data, raw):
                 if w is not None:
                     grad, hess = grad * w, hess * w
-                tree, leaf_of = grower.grow(grad, hess, pairs=pairs)
+                feats = None if rng is None else np.sort(rng.choice(F, n_feat, replace=False))
+                tree, leaf_of = grower.grow(grad, hess, pairs=pairs, features=feats)
                 v = tree.value * self.learning_rate
                 raw[:, k] += np.take(v, leaf_of, out=step)  # Eq. 1: f_{t+1} = f_t + alpha g_t
                 one = (tree.feature, tree.threshold, tree.left, tree.right, v)
@@ -471,13 +484,13 @@ class McRank(_GBRT):
                  growth: str = "best_first", max_thresholds: int = 254, threshold_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False, n_classes: int | None = None,
-                 reg_lambda: float = 0.0):
+                 reg_lambda: float = 0.0, colsample_bytree: float = 1.0):
         super().__init__(n_estimators=n_estimators, learning_rate=learning_rate, num_leaves=num_leaves,
                          min_child_samples=min_child_samples, min_child_weight=min_child_weight,
                          criterion=criterion, growth=growth, max_thresholds=max_thresholds,
                          threshold_strategy=threshold_strategy, early_stopping_rounds=early_stopping_rounds,
                          eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
-                         reg_lambda=reg_lambda)
+                         reg_lambda=reg_lambda, colsample_bytree=colsample_bytree)
         self.n_classes = n_classes
 
     def _check_labels(self, data: RankingData) -> None:
@@ -548,7 +561,8 @@ class LambdaMART(_GBRT):
     (alpha of Eq. 1), ``num_leaves``, ``min_child_samples``, ``min_child_weight``, ``growth``
     (``"best_first"``, ``"breadth_first"``, ``"depth_first"``),
     ``max_thresholds``, ``threshold_strategy``, ``early_stopping_rounds``, ``eval_metric``, ``n_jobs``,
-    ``random_state``, ``verbose``, ``reg_lambda`` (the L2 leaf penalty, ``"rwse"`` only; default 0).
+    ``random_state``, ``verbose``, ``reg_lambda`` (the L2 leaf penalty, ``"rwse"`` only; default 0),
+    ``colsample_bytree`` (the fraction of features each tree may split on; default 1.0, every feature).
     """
 
     _weighting: ClassVar[str] = "query"
@@ -565,13 +579,13 @@ class LambdaMART(_GBRT):
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False, ndcg_at: int | None = None,
                  sigma: float = 1.0, lambdarank_truncation_level: int | None = 30,
-                 lambdarank_norm: bool = True, reg_lambda: float = 0.0):
+                 lambdarank_norm: bool = True, reg_lambda: float = 0.0, colsample_bytree: float = 1.0):
         super().__init__(n_estimators=n_estimators, learning_rate=learning_rate, num_leaves=num_leaves,
                          min_child_samples=min_child_samples, min_child_weight=min_child_weight,
                          criterion=criterion, growth=growth, max_thresholds=max_thresholds,
                          threshold_strategy=threshold_strategy, early_stopping_rounds=early_stopping_rounds,
                          eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
-                         reg_lambda=reg_lambda)
+                         reg_lambda=reg_lambda, colsample_bytree=colsample_bytree)
         self.ndcg_at = ndcg_at
         self.sigma = sigma
         self.lambdarank_truncation_level = lambdarank_truncation_level

@@ -7,7 +7,8 @@ derivatives of the loss at ``o = 0`` (``grad = L'``, ``hess = L''``), in one cal
 child's by subtraction; the split of each criterion (``lrank._kernels.splitting``: SE, WSE, RWSE, OLE
 with LambdaMART's pair list, NDCGBoost's classifier rule); best-first, breadth-first or depth-first
 growth (one growth loop, the order an argument); an
-optional feature constraint (BoostingTree's feature trees); leaf values by one Newton step
+optional feature constraint (BoostingTree's feature trees) or feature subset (feature subsampling:
+the histograms of those features only); leaf values by one Newton step
 ``-sum L' / sum L''`` (Xia, Zhai & Wang Eq. 11; for LambdaMART ``sum lambda / sum w``), or NDCGBoost's
 ``[sum gamma > 0]``. Its buffers (histograms, the row list, global bin indices, the column-major codes,
 pair buffers) are made on first use and reused by every tree it grows: nothing is cached elsewhere.
@@ -21,8 +22,9 @@ order), so the choice is a matter of speed:
   feature 0 (a BoostingTree stump reads two columns);
 * otherwise the row-major codes: over global bin indices ``off[f] + code`` when they fit
   (`global_bins_max_bytes`, 65,536 histogram rows), else with offsets; a constraint builds only its
-  features' histograms; with ``n_jobs != 1`` and ``n F >= parallel_min_tree_work`` the histograms, pair
-  histograms and (from ``parallel_min_bins`` histogram rows) split scans run on the threads.
+  features' histograms, a feature subset its own features'; with ``n_jobs != 1`` and
+  ``n F >= parallel_min_tree_work`` the histograms, pair histograms and (from ``parallel_min_bins``
+  histogram rows) split scans run on the threads.
 """
 
 from __future__ import annotations
@@ -350,6 +352,23 @@ class TreeGrower:
         tol = TIE_RTOL * float(np.abs(grad).sum()) if classify else 0.0
         return Derivatives(self, grad, hess, h0 if const else 0.0, tol)  # a constant hessian (MART: L'' = 1)
 
+    def _subset_layout(self, features: Any) -> tuple:
+        """``_layout``'s tuple for a tree that may split on ``features`` only (feature subsampling): the
+        histograms are built for those features (sorted), unconstrained; every feature: the full layout.
+        Not cached (a boosting run draws a new subset per tree)."""
+        F = self.codes.shape[1]
+        f = np.asarray(features)
+        if f.ndim != 1 or f.size == 0 or f.dtype.kind not in "iu":
+            raise ValueError("features must be a non-empty 1-d sequence of feature indices")
+        if f.min() < 0 or f.max() >= F:
+            raise ValueError(f"features entries must lie in [0, {F})")
+        used = np.unique(f).astype(np.int64)
+        if used.size == F:
+            return self._layout(None)
+        off = np.zeros(used.size + 1, dtype=np.int64)
+        off[1:] = np.cumsum(self.n_bins[used])
+        return None, used, off, np.arange(used.size, dtype=np.int64), None
+
     def _layout(self, constraint: Any) -> tuple:
         """``(cons, used, off, positions)`` of a constraint (made once per constraint): its features in
         split order, the features a constrained tree builds histograms of (its constraint's and feature 0,
@@ -373,7 +392,8 @@ class TreeGrower:
 
     def grow(self, grad: np.ndarray | Derivatives, hess: np.ndarray | None = None, *,
              pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-             constraint: int | Sequence[int] | None = None) -> tuple[Tree, np.ndarray]:
+             constraint: int | Sequence[int] | None = None,
+             features: Sequence[int] | np.ndarray | None = None) -> tuple[Tree, np.ndarray]:
         """Grow one tree from ``grad = L'(o=0)`` and ``hess = L''(o=0)`` per document.
 
         Parameters
@@ -385,6 +405,10 @@ class TreeGrower:
             The pair list with the pairwise second derivatives (OLE with a pairwise loss only).
         constraint : int or sequence of int, optional
             The feature of each split, in split order (an int: every split).
+        features : sequence of int, optional
+            The features this tree may split on (feature subsampling, LightGBM's ``feature_fraction``):
+            its histograms are built and searched for these only. None (and every feature): all of them.
+            Not with ``constraint``.
 
         Returns
         -------
@@ -402,7 +426,10 @@ class TreeGrower:
         crit = self.criterion
         classify, wse = crit == "classify", crit == "wse"
         use_pairs = pairs is not None and crit == "ole"
-        cons, used, off, positions, cons_pos = self._layout(constraint)
+        if features is not None and constraint is not None:
+            raise ValueError("give a feature constraint or a feature subset, not both")
+        cons, used, off, positions, cons_pos = (self._layout(constraint) if features is None
+                                                else self._subset_layout(features))
         kw: dict[str, Any] = dict(constraint=cons_pos, tol=d.tol)
         if classify:
             kw["cls"] = grad

@@ -153,7 +153,9 @@ def test_eval_set_forms_and_early_stopping_needs_one(data, valid):
                                        ("learning_rate", 0.0), ("min_child_samples", 0),
                                        ("min_child_weight", -1.0), ("criterion", "xx"),
                                        ("early_stopping_rounds", 0), ("num_leaves", True),
-                                       ("reg_lambda", -1.0), ("reg_lambda", "1")])
+                                       ("reg_lambda", -1.0), ("reg_lambda", "1"),
+                                       ("colsample_bytree", 0.0), ("colsample_bytree", 1.5),
+                                       ("colsample_bytree", "1")])
 def test_bad_parameters_refused_at_fit_naming_them(cls, param, bad, data):
     est = cls(**{param: bad})
     with pytest.raises((ValueError, TypeError), match=param):
@@ -280,3 +282,24 @@ def test_reg_lambda_shrinks_the_leaves_and_needs_rwse(cls, data):
     assert first[1] < first[0]
     with pytest.raises(ValueError, match="reg_lambda.*rwse.*'se'"):
         cls(**KW, criterion="se", reg_lambda=1.0).fit(data)
+
+
+@pytest.mark.parametrize("cls", [MART, McRank, LambdaMART])
+def test_colsample_bytree_draws_each_trees_features_from_the_seed(cls, data):
+    """``colsample_bytree`` 1.0 is the fit without it, bit for bit; below 1 each tree splits on at most
+    ``round(fraction F)`` features (a new draw per tree: the trees together use more), the same seed gives
+    the same bits and another seed another model."""
+    F = data.X.shape[1]
+    plain = cls(**KW).fit(data)
+    one = cls(**KW, colsample_bytree=1.0, random_state=3).fit(data)
+    assert plain.predict(data.X).tobytes() == one.predict(data.X).tobytes()
+    frac = 0.3
+    n_feat = max(1, round(frac * F))
+    fits = [cls(**KW, colsample_bytree=frac, random_state=seed).fit(data) for seed in (0, 0, 1)]
+    feature, left = fits[0].trees_[0], fits[0].trees_[2]
+    per_tree = [set(f[lt >= 0].tolist()) for f, lt in zip(feature, left)]  # internal nodes' features
+    assert max(len(f) for f in per_tree) <= n_feat
+    assert len(set().union(*per_tree)) > n_feat
+    assert fits[0].predict(data.X).tobytes() == fits[1].predict(data.X).tobytes()
+    assert not np.array_equal(fits[0].predict(data.X), fits[2].predict(data.X))
+    assert not np.array_equal(plain.predict(data.X), fits[0].predict(data.X))

@@ -40,11 +40,11 @@ def _hist(codes, vals, rows, feats, off):
     return out
 
 
-def _totals(h, off, h_unit):
+def _totals(h, off, h_unit, f0=0):
     t = np.zeros(4)
     for c in range(h.shape[1]):
         acc = 0.0
-        for b in range(off[0], off[1]):
+        for b in range(off[f0], off[f0 + 1]):
             acc += h[b, c]
         t[c] = acc
     if h.shape[1] == 2:
@@ -150,11 +150,13 @@ def _classify_scan(h, off, S, N, tol):
 
 
 def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess=1e-3, growth="best_first",
-         pairs=None, constraint=None, n_bins=None, reg_lambda=0.0):
+         pairs=None, constraint=None, n_bins=None, reg_lambda=0.0, features=None):
     """Grow one tree; returns ``dict(feature, bin, left, right, gain, value, count, sum_grad, sum_hess,
     leaf_of)`` (node arrays in split order). ``criterion`` "se", "wse", "rwse", "ole" (with ``pairs`` the
     exact second derivatives) or "classify" (NDCGBoost: ``grad`` holds ``gamma``). ``reg_lambda`` (RWSE): the
-    L2 leaf penalty, ``G^2 / (H + reg_lambda)`` per side and leaf values ``-G / (H + reg_lambda)``."""
+    L2 leaf penalty, ``G^2 / (H + reg_lambda)`` per side and leaf values ``-G / (H + reg_lambda)``.
+    ``features``: the features the tree may split on (feature subsampling); a node's totals are then the
+    smallest of them's bins summed, as the engine sums its first histogram feature."""
     codes = np.ascontiguousarray(codes)
     n, F = codes.shape
     grad = np.asarray(grad, dtype=np.float64)
@@ -180,12 +182,14 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
     if constraint is not None:
         c = np.atleast_1d(np.asarray(constraint, dtype=np.int64))
         cons = np.repeat(c, L - 1) if np.ndim(constraint) == 0 else c
-    feats = np.arange(F)
+    feats = np.arange(F)  # every feature's histogram (a subset's bins are the same sums)
+    allowed = feats if features is None else np.unique(np.asarray(features, dtype=np.int64))
+    f0 = int(allowed[0])
     off = np.r_[0, np.cumsum(n_bins)].astype(np.int64)
     md = min_data - 0.5
     rows_of = {0: np.arange(n)}
     hist = {0: _hist(codes, vals, rows_of[0], feats, off)}
-    tot = {0: _totals(hist[0], off, h_unit)}
+    tot = {0: _totals(hist[0], off, h_unit, f0)}
     if classify:
         tot[0][0] = np.sum(grad[rows_of[0]])
     ptot = {0: 0.0}
@@ -254,7 +258,7 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
         hist[small] = _hist(codes, vals, rows_of[small], feats, off)
         hist[large] = hist[node] - hist[small]
         for c in (lt, rt):
-            tot[c] = _totals(hist[c], off, h_unit)
+            tot[c] = _totals(hist[c], off, h_unit, f0)
             if classify:
                 tot[c][0] = np.sum(grad[rows_of[c]])
             ptot[c] = 0.0
@@ -295,7 +299,7 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
     if growth == "best_first":
         open_leaves, best = [0], {}
         while n_leaves < L:
-            fs = feats if cons is None else cons[n_splits:n_splits + 1]
+            fs = allowed if cons is None else cons[n_splits:n_splits + 1]
             for nd in open_leaves:
                 if cons is not None or nd not in best:
                     best[nd] = search(nd, fs)
@@ -316,7 +320,7 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
         queue = [0]  # breadth first: a FIFO queue (level order); depth first: a stack (pre-order)
         while queue and n_leaves < L:
             node = queue.pop() if depth else queue.pop(0)
-            fs = feats if cons is None else cons[n_splits:n_splits + 1]
+            fs = allowed if cons is None else cons[n_splits:n_splits + 1]
             g, f, j = search(node, fs)
             if f < 0 or not g > tol:
                 continue

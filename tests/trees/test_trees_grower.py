@@ -336,3 +336,45 @@ def test_l2_leaf_penalty_checked():
         with pytest.raises(ValueError, match="reg_lambda.*rwse"):
             TreeGrower(codes, nb, criterion=crit, reg_lambda=1.0)
     TreeGrower(codes, nb, criterion="se", reg_lambda=0)  # 0: no penalty, any criterion
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("criterion", ["se", "wse", "rwse", "ole", "classify"])
+def test_feature_subset_trees_are_the_oracles(criterion, layout):
+    """``grow(features=...)`` (feature subsampling): every criterion, growth order and layout, varying and
+    constant hessians, subsets with and without feature 0: the oracle's tree searched over those features
+    only, bit for bit; no split outside the subset; every feature is the unrestricted tree."""
+    for seed in (0, 1):
+        codes, nb, grad, hess, pairs, rng = _ranking(seed)
+        if criterion == "classify":
+            grad = rng.normal(size=grad.size)
+        for growth, feats, const in itertools.product(("best_first", "breadth_first", "depth_first"),
+                                                      ([4, 1, 5], [0, 3], [2]), (False, True)):
+            if criterion == "classify" and (growth != "best_first" or const):
+                continue
+            h = np.full(grad.size, 0.5) if const else hess
+            md, mh = (1, 0.0) if criterion == "classify" else (3, 1e-3)
+            p = pairs if criterion == "ole" else None
+            g = _grower(codes, nb, layout, num_leaves=6, min_child_samples=md, min_child_weight=mh,
+                        growth=growth, criterion=criterion)
+            tree, leaf_of = g.grow(grad, h, pairs=p, features=feats)
+            want = ref.grow(codes, grad, h, num_leaves=6, criterion=criterion, min_data=md, min_hess=mh,
+                            growth=growth, pairs=p, n_bins=nb, features=feats)
+            _assert_oracle(tree, leaf_of, want)
+            assert tree.n_leaves > 1
+            assert set(tree.feature[tree.feature >= 0].tolist()) <= set(feats)
+            every, every_leaf = g.grow(grad, h, pairs=p, features=np.arange(codes.shape[1])[::-1])
+            plain, plain_leaf = g.grow(grad, h, pairs=p)
+            assert every.feature.tobytes() == plain.feature.tobytes()
+            assert every.value.tobytes() == plain.value.tobytes()
+
+
+def test_feature_subset_checked():
+    codes, nb, grad, hess, *_ = _ranking(0)
+    g = TreeGrower(codes, nb, num_leaves=4, criterion="rwse")
+    for bad in ([], [0, 6], [-1], [[0, 1]], [0.5]):
+        with pytest.raises(ValueError, match="features"):
+            g.grow(grad, hess, features=bad)
+    with pytest.raises(ValueError, match="constraint or a feature subset"):
+        g.grow(grad, hess, features=[0, 1], constraint=1)

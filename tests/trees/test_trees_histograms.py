@@ -157,10 +157,18 @@ def test_subtraction_and_feature_zero_child(C):
     assert p[:off[2]].tobytes() == (parent[:off[2]] - out[:off[2]]).tobytes()
     assert p[off[2]:].tobytes() == parent[off[2]:].tobytes()
     got, p = np.full_like(parent, np.nan), parent.copy()
-    hk._feature0_child(codes, vals, rows, 0, 25, off, got, p)
+    hk._feature0_child(codes, vals, rows, 0, 25, off, got, p, 0)
     assert got[:off[1]].tobytes() == out[:off[1]].tobytes()
     assert p[:off[1]].tobytes() == (parent[:off[1]] - out[:off[1]]).tobytes()
     assert p[off[1]:].tobytes() == parent[off[1]:].tobytes()
+    # a feature subset's first feature (here 3) at histogram position 0
+    sub = np.array([3, 4], dtype=np.int64)
+    soff = np.r_[0, np.cumsum(np.diff(off)[sub])].astype(np.int64)
+    want = _reference(codes, vals, rows[:25], soff, sub)
+    got, p = np.full_like(parent, np.nan), parent.copy()
+    hk._feature0_child(codes, vals, rows, 0, 25, soff, got, p, 3)
+    assert got[:soff[1]].tobytes() == want[:soff[1]].tobytes()
+    assert p[:soff[1]].tobytes() == (parent[:soff[1]] - want[:soff[1]]).tobytes()
 
 
 @pytest.mark.kernel
