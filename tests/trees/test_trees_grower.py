@@ -56,14 +56,18 @@ def _assert_oracle(tree, leaf_of, want):
 @pytest.mark.parametrize("criterion", ["se", "wse", "rwse", "ole", "classify"])
 def test_trees_are_the_oracles_bit_for_bit(criterion, layout):
     """SE, WSE, RWSE, OLE with pairs and NDCGBoost's classifier trees, best, breadth and depth first,
-    without and with a feature constraint (an int; a list repeating features), varying and constant
-    hessians (two channels), in every layout: the oracle's node record and leaves, bit for bit."""
+    without and with a feature constraint (an int; a list repeating features) or a feature subset (with and
+    without feature 0: feature subsampling), varying and constant hessians (two channels), in every layout:
+    the oracle's node record and leaves, bit for bit; a subset's tree splits on its features only, and a
+    subset of every feature is the unrestricted tree."""
+    limits = ((None, None), (3, None), ([5, 0, 5, 2, 1], None), (None, [4, 1, 5]), (None, [0, 3]),
+              (None, [2]))
     for seed in (0, 1):
         codes, nb, grad, hess, pairs, rng = _ranking(seed)
         if criterion == "classify":
             grad = rng.normal(size=grad.size)
-        for growth, cons, const in itertools.product(("best_first", "breadth_first", "depth_first"),
-                                                     (None, 3, [5, 0, 5, 2, 1]), (False, True)):
+        for growth, (cons, feats), const in itertools.product(("best_first", "breadth_first", "depth_first"),
+                                                              limits, (False, True)):
             if criterion == "classify" and (growth != "best_first" or const):
                 continue
             h = np.full(grad.size, 0.5) if const else hess
@@ -71,11 +75,17 @@ def test_trees_are_the_oracles_bit_for_bit(criterion, layout):
             p = pairs if criterion == "ole" else None
             g = _grower(codes, nb, layout, num_leaves=6, min_child_samples=md, min_child_weight=mh,
                         growth=growth, criterion=criterion)
-            tree, leaf_of = g.grow(grad, h, pairs=p, constraint=cons)
+            tree, leaf_of = g.grow(grad, h, pairs=p, constraint=cons, features=feats)
             want = ref.grow(codes, grad, h, num_leaves=6, criterion=criterion, min_data=md, min_hess=mh,
-                            growth=growth, pairs=p, constraint=cons, n_bins=nb)
+                            growth=growth, pairs=p, constraint=cons, n_bins=nb, features=feats)
             _assert_oracle(tree, leaf_of, want)
             assert tree.n_leaves > 1
+            if feats is not None:
+                assert set(tree.feature[tree.feature >= 0].tolist()) <= set(feats)
+                every = g.grow(grad, h, pairs=p, features=np.arange(codes.shape[1])[::-1])[0]
+                plain = g.grow(grad, h, pairs=p)[0]
+                assert every.feature.tobytes() == plain.feature.tobytes()
+                assert every.value.tobytes() == plain.value.tobytes()
 
 
 @pytest.mark.kernel
@@ -336,38 +346,6 @@ def test_l2_leaf_penalty_checked():
         with pytest.raises(ValueError, match="reg_lambda.*rwse"):
             TreeGrower(codes, nb, criterion=crit, reg_lambda=1.0)
     TreeGrower(codes, nb, criterion="se", reg_lambda=0)  # 0: no penalty, any criterion
-
-
-@pytest.mark.kernel
-@pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("criterion", ["se", "wse", "rwse", "ole", "classify"])
-def test_feature_subset_trees_are_the_oracles(criterion, layout):
-    """``grow(features=...)`` (feature subsampling): every criterion, growth order and layout, varying and
-    constant hessians, subsets with and without feature 0: the oracle's tree searched over those features
-    only, bit for bit; no split outside the subset; every feature is the unrestricted tree."""
-    for seed in (0, 1):
-        codes, nb, grad, hess, pairs, rng = _ranking(seed)
-        if criterion == "classify":
-            grad = rng.normal(size=grad.size)
-        for growth, feats, const in itertools.product(("best_first", "breadth_first", "depth_first"),
-                                                      ([4, 1, 5], [0, 3], [2]), (False, True)):
-            if criterion == "classify" and (growth != "best_first" or const):
-                continue
-            h = np.full(grad.size, 0.5) if const else hess
-            md, mh = (1, 0.0) if criterion == "classify" else (3, 1e-3)
-            p = pairs if criterion == "ole" else None
-            g = _grower(codes, nb, layout, num_leaves=6, min_child_samples=md, min_child_weight=mh,
-                        growth=growth, criterion=criterion)
-            tree, leaf_of = g.grow(grad, h, pairs=p, features=feats)
-            want = ref.grow(codes, grad, h, num_leaves=6, criterion=criterion, min_data=md, min_hess=mh,
-                            growth=growth, pairs=p, n_bins=nb, features=feats)
-            _assert_oracle(tree, leaf_of, want)
-            assert tree.n_leaves > 1
-            assert set(tree.feature[tree.feature >= 0].tolist()) <= set(feats)
-            every, every_leaf = g.grow(grad, h, pairs=p, features=np.arange(codes.shape[1])[::-1])
-            plain, plain_leaf = g.grow(grad, h, pairs=p)
-            assert every.feature.tobytes() == plain.feature.tobytes()
-            assert every.value.tobytes() == plain.value.tobytes()
 
 
 def test_feature_subset_checked():
