@@ -310,14 +310,13 @@ def test(tiers: list[str] | None = None, foreign: tuple[str, ...] = (), ci_forei
                                    note=f"exit code {rc}" if rc else ""))
             _say(f"tier {name}: {status} in {done[-1].seconds:.0f} s")
             continue
-        args, env, note = _tier_args(tier, sub, config, books, unit)
+        # 00_index reads the others' results: the others first (on the workers), then it alone
+        last = [b for b in books if "/00" in b] if tier == "notebooks" and len(books) > 1 else []
+        args, env, note = _tier_args(tier, sub, config, [b for b in books if b not in last], unit)
         if args is None:
             _say(f"!! tier {name}: {note}; SKIPPED")
             done.append(TierResult(name, "skipped", time.perf_counter() - t0, note=note))
             continue
-        last = [b for b in books if "/00" in b] if tier == "notebooks" and len(books) > 1 else []
-        if last:  # 00_index reads the others' results: the others first (on the workers), then it
-            args, _, _ = _tier_args(tier, sub, config, [b for b in books if b not in last], unit)
         rc, counts = _pytest_tier(args, env)
         if last:
             rc_last, counts_last = _pytest_tier([*NBVAL, *last], env)

@@ -375,7 +375,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
             for k, grad, hess, pairs in self._derivatives(data, raw):
                 if w is not None:
                     grad, hess = grad * w, hess * w
-                feats = None if rng is None else np.sort(rng.choice(F, n_feat, replace=False))
+                feats = None if rng is None else rng.choice(F, n_feat, replace=False)  # the grower sorts
                 tree, leaf_of = grower.grow(grad, hess, pairs=pairs, features=feats)
                 v = tree.value * self.learning_rate
                 raw[:, k] += np.take(v, leaf_of, out=step)  # Eq. 1: f_{t+1} = f_t + alpha g_t

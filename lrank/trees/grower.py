@@ -367,9 +367,13 @@ class TreeGrower:
         used = np.unique(f).astype(np.int64)
         if used.size == F:
             return self._layout(None)
+        return None, used, self._offsets(used), np.arange(used.size, dtype=np.int64), None
+
+    def _offsets(self, used: np.ndarray) -> np.ndarray:
+        """The histogram offsets of the features ``used``, in that order (``off[-1]`` bins in all)."""
         off = np.zeros(used.size + 1, dtype=np.int64)
         off[1:] = np.cumsum(self.n_bins[used])
-        return None, used, off, np.arange(used.size, dtype=np.int64), None
+        return off
 
     def _layout(self, constraint: Any) -> tuple:
         """``(cons, used, off, positions)`` of a constraint (made once per constraint): its features in
@@ -384,9 +388,7 @@ class TreeGrower:
             else:
                 head = cons[:max(self.num_leaves - 1, 1)]
                 used = np.unique(np.concatenate((head, np.zeros(1, dtype=np.int64))))
-                off = np.zeros(used.size + 1, dtype=np.int64)
-                off[1:] = np.cumsum(self.n_bins[used])
-                got = (cons, used, off, np.arange(used.size, dtype=np.int64),
+                got = (cons, used, self._offsets(used), np.arange(used.size, dtype=np.int64),
                        np.searchsorted(used, cons).astype(np.int64))
             if len(self._layouts) < 4096:
                 self._layouts[key] = got
@@ -451,7 +453,9 @@ class TreeGrower:
                 og, counts = self._gather_buffers(C, nthr, used is None)
                 work = (off, self._histograms(C), rows, tmp, self.leaf_of, positions)
                 par = self.parallel(nthr) if nthr > 1 else None  # one thread: no parallel launch at all
-                rootc = d.root_cache(C) if used is not None and par is None else None
+                # the root histograms are kept for the next tree on these derivatives only under a
+                # constraint (BoostingTree's candidate trees); a feature subset gets new derivatives
+                rootc = d.root_cache(C) if cons is not None and par is None else None
                 n_nodes, n_leaves = self._grow(work, fmap, h_unit, cols=(codes_t, fmap, grad, hess_c, og),
                                                counts=counts, par=par, rootc=rootc, **kw)
             return self._finish(n_nodes, classify), self.leaf_of
