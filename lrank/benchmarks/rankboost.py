@@ -264,7 +264,7 @@ def _whole_round(data, what: str, weighted_pass, p, bs) -> dict:
         threads=1, repeats=3, timing=T.WALL + f", (T({n}) - T(1)) / {n - 1}", load=tr.load,
         notes=f"the O(m) work of a round (update of D, losses, next potentials) as one kernel, exp once "
               f"per round for binary stumps: {tm.a_cpu * 1e3:.2f} ms against {tm.b_cpu * 1e3:.2f} ms for "
-              f"_update_pairs, _ranking_losses and _potentials_from_pairs one after another "
+              f"update_pairs, ranking_losses and potentials_from_pairs one after another "
               f"({tm.cpu_ratio:.1f}x, CPU time, alternated, medians of 15; same bits, tested); the round "
               f"in CPU time: {tr.a_cpu * 1e3:.2f} ms, {tr.a_cpu / tr.b_cpu:.1f}x the pass")
 
