@@ -223,11 +223,11 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
     subsample : float in (0, 1], default 1.0
         Row subsampling, bagging (XGBoost's ``subsample``, LightGBM's ``bagging_fraction`` with
         ``bagging_freq=1``): each iteration draws ``max(1, round(subsample * n_docs))`` documents (rounded
-        half up) without replacement (seeded by ``random_state``; one draw for McRank's class trees of an iteration), and
-        its trees are grown on those only (histograms, ``min_child_samples``, leaf values); the derivatives
-        are still computed on every document (LambdaMART's lambdas need whole queries) and every document's
-        score moves by its leaf's value. 1.0: every document, no draw (the same bits). Not with
-        LambdaMART's ``criterion="ole"`` (its pair list).
+        half up) without replacement (seeded by ``random_state``; one draw for McRank's class trees of an
+        iteration), and its trees are grown on those only (histograms, ``min_child_samples``, leaf values);
+        the derivatives are still computed on every document (LambdaMART's lambdas need whole queries) and
+        every document's score moves by its leaf's value. 1.0: every document, no draw (the same bits). Not
+        with LambdaMART's ``criterion="ole"`` (its pair list).
     """
 
     _parameter_constraints: ClassVar[dict] = {

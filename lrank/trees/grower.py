@@ -114,6 +114,17 @@ def constraint_array(constraint: Any, num_leaves: int, n_features: int) -> np.nd
     return c.astype(np.int64)
 
 
+def _indices(name: str, a: Any, bound: int, what: str) -> np.ndarray:
+    """``a`` as an array if it is a non-empty 1-d integer sequence of indices in ``[0, bound)``, else a
+    ValueError naming ``name``."""
+    a = np.asarray(a)
+    if a.ndim != 1 or a.size == 0 or a.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be a non-empty 1-d sequence of {what} indices (an integer dtype)")
+    if a.min() < 0 or a.max() >= bound:
+        raise ValueError(f"{name} entries must lie in [0, {bound})")
+    return a
+
+
 class Derivatives:
     """A tree's per-document derivatives checked once by their grower (`TreeGrower.derivatives`): ``grad``,
     ``hess`` (float64, C-contiguous), ``h_unit`` (the constant hessian, 0 when it varies), ``tol`` (the
@@ -360,12 +371,7 @@ class TreeGrower:
         histograms are built for those features (sorted), unconstrained; every feature: the full layout.
         Not cached (a boosting run draws a new subset per tree)."""
         F = self.codes.shape[1]
-        f = np.asarray(features)
-        if f.ndim != 1 or f.size == 0 or f.dtype.kind not in "iu":
-            raise ValueError("features must be a non-empty 1-d sequence of feature indices")
-        if f.min() < 0 or f.max() >= F:
-            raise ValueError(f"features entries must lie in [0, {F})")
-        used = np.unique(f).astype(np.int64)
+        used = np.unique(_indices("features", features, F, "feature")).astype(np.int64)
         if used.size == F:
             return self._layout(None)
         return None, used, self._offsets(used), np.arange(used.size, dtype=np.int64), None
@@ -374,12 +380,7 @@ class TreeGrower:
         """The in-bag rows of ``sample`` (bagging) checked and in increasing order (int64: each bin is then
         summed in row order, as without a sample); None when it holds every row (the unrestricted tree)."""
         n = self.codes.shape[0]
-        s = np.asarray(sample)
-        if s.ndim != 1 or s.size == 0 or s.dtype.kind not in "iu":
-            raise ValueError("sample must be a non-empty 1-d array of row indices (an integer dtype)")
-        if s.min() < 0 or s.max() >= n:
-            raise ValueError(f"sample entries must lie in [0, {n})")
-        s = np.ascontiguousarray(s, dtype=np.int64)
+        s = np.ascontiguousarray(_indices("sample", sample, n, "row"), dtype=np.int64)
         if not (s[1:] > s[:-1]).all():  # not increasing: sorted (a copy), then no two alike
             s = np.sort(s)
             if (s[1:] == s[:-1]).any():
