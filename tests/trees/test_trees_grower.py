@@ -411,3 +411,20 @@ def test_sample_checked():
         TreeGrower(codes, nb, criterion="ole").grow(grad, hess, pairs=pairs, sample=[0, 1, 2])
     tree, leaf_of = g.grow(grad, hess, sample=np.array([5, 2, 9], dtype=np.uint16))  # any int dtype and order
     assert tree.count[0] == 3 and tree.n_leaves == 1 and (leaf_of == 0).all()
+
+
+def test_sample_edge_cases():
+    """All-equal gradients on a sample: SE gains nothing, one leaf of the in-bag rows' Newton step that every
+    row takes; a one-row matrix's sample of its row is the tree without a sample."""
+    codes, nb, grad, hess, _, _ = _ranking(2)
+    n = grad.size
+    s = np.arange(0, n, 3)
+    tree, leaf_of = TreeGrower(codes, nb, num_leaves=4, min_child_samples=1).grow(np.full(n, 0.5), hess,
+                                                                                    sample=s)
+    assert tree.n_leaves == 1 and tree.count[0] == s.size and (leaf_of == 0).all()
+    assert tree.value[0] == pytest.approx(-0.5 * s.size / hess[s].sum(), rel=1e-12)
+    one = np.zeros((1, 2), dtype=np.uint8)
+    g = TreeGrower(one, num_leaves=4, min_child_samples=1)
+    a = g.grow(np.array([1.0]), np.array([1.0]), sample=[0])[0]
+    b = g.grow(np.array([1.0]), np.array([1.0]))[0]
+    assert a.value.tobytes() == b.value.tobytes() and a.value[0] == -1.0
