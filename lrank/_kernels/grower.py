@@ -9,7 +9,8 @@ for NDCGBoost's rule, ``lrank._kernels.splitting``). A feature constraint (Boost
 names the feature of each split in split order: in best-first growth the ``k``-th split is the best split
 on feature ``constraint[k]`` over all open leaves; in breadth- and depth-first growth the next node in
 their order that can split on it takes it (a node that cannot stays a leaf and the entry passes to the
-next node). Node ids follow split order.
+next node). Node ids follow split order. With a row sample (bagging) the root holds the sample's rows only
+and the other rows are sent down the finished tree by their codes (`_route_out_of_bag`).
 
 Per split: the stable partition of the node's rows (`_partition_rows` over row-major codes, writing each
 row's node, or `_partition_column` over the split feature's column), the smaller child's histogram and the
@@ -183,6 +184,24 @@ def _label_leaves(rows, ni, n_nodes, leaf_of):
                 hi = ni[nd, END] if ni[nd, END] < k1 else k1
                 for k in range(lo, hi):
                     leaf_of[rows[k]] = nd
+
+
+@njit(inline="always")
+def _route_out_of_bag(codes, cols, ni, leaf_of):
+    """Every row outside the sample (``leaf_of`` -1: bagging) down the finished tree on its codes, ``code <=
+    bin`` to the left as the partitions sent the in-bag rows: its leaf in ``leaf_of``."""
+    for i in range(leaf_of.size):
+        if leaf_of[i] < 0:
+            nd = 0
+            while ni[nd, LEFT] >= 0:
+                f = ni[nd, FEATURE]
+                go = False
+                if codes is not None:
+                    go = codes[i, f] <= ni[nd, BIN]
+                if cols is not None:
+                    go = cols[0][f, i] <= ni[nd, BIN]
+                nd = ni[nd, LEFT] if go else ni[nd, RIGHT]
+            leaf_of[i] = nd
 
 
 @njit(cache=True, parallel=True)
@@ -366,7 +385,7 @@ def _search(hist, off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, w
 # ------------------------------------------------------------------------------------ the loop
 @njit(cache=True)
 def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, vals, scan, wse, pairs, cls,
-          cons, par, rootc):
+          cons, par, rootc, sample):
     """Grow one tree (module docstring); returns ``(n_nodes, n_leaves)``.
 
     ``spec`` is ``(crit, h_unit, num_leaves, min_data, min_hess, growth, tol, lam)`` (``growth``: 0 best
@@ -378,7 +397,11 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
     its partition scratch (int64; int32 with ``cols``) and each row's leaf; ``fmap`` maps a histogram
     position to its feature. ``cols = (codes_t, fmap, grad, hess, og)``; ``pairs = (pa, pb, pw, ta, tb,
     tw, u, pmax, pmin, cbins, gbins)`` with the pair count in ``ni[0, PAIR_END]`` on entry; ``par = (nblk,
-    min_work, min_bins, zero_off, gains, js, bufs, pair_bins)``. Workspaces may hold anything."""
+    min_work, min_bins, zero_off, gains, js, bufs, pair_bins)``. ``sample`` (bagging; int64, increasing,
+    distinct): the in-bag rows, the root's row list (``rows`` is then as long as the sample): histograms,
+    totals, counts, split search and leaf values (Eq. 11) see those rows only; ``leaf_of`` (every row) gives
+    the others the leaf the finished tree sends their codes to (`_route_out_of_bag`). Workspaces may hold
+    anything."""
     crit, h_unit, L, min_data, min_hess, growth, tol, lam = spec
     off, hist, rows, tmp, leaf_of, positions = work
     n = rows.size
@@ -398,19 +421,31 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
         ni[k, BEST_F] = -1
         ni[k, BEST_J] = -1
         nf[k, BEST_GAIN] = -np.inf
-    # the root: every row, its histogram (and pair histograms), totals and score
+    # the root: every row (or the sample's), its histogram (and pair histograms), totals and score
+    if sample is not None:
+        for i in range(leaf_of.size):  # out of bag until routed
+            leaf_of[i] = -1
     if cols is not None:
-        if par is not None:
-            _identity_rows(rows)
-        else:
-            for i in range(n):
-                rows[i] = i
+        if sample is not None:
+            for k in range(n):
+                rows[k] = sample[k]
+        if sample is None:
+            if par is not None:
+                _identity_rows(rows)
+            else:
+                for i in range(n):
+                    rows[i] = i
         _root_histogram_columns(cols[0], cols[1], cols[2], cols[3], h_unit, rows, off, hist[0], cols[4],
                                 counts, par, rootc)
     if codes is not None:
-        for i in range(n):
-            rows[i] = i
-            leaf_of[i] = 0
+        if sample is not None:
+            for k in range(n):
+                rows[k] = sample[k]
+                leaf_of[sample[k]] = 0
+        if sample is None:
+            for i in range(n):
+                rows[i] = i
+                leaf_of[i] = 0
         hist[0][:TB] = 0.0
         _build(codes, gbin, feats, rowoff, vals, rows, 0, n, off, hist[0], par)
     ni[0, END] = n
@@ -533,6 +568,8 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
                 if ni[nd, LEFT] < 0:
                     for k in range(ni[nd, START], ni[nd, END]):
                         leaf_of[rows[k]] = nd
+    if sample is not None:
+        _route_out_of_bag(codes, cols, ni, leaf_of)
     for c in range(n_nodes):  # the leaves' outputs: one Newton step -G / H (Eq. 11), or NDCGBoost's [S > 0]
         v = 0.0
         if ni[c, LEFT] < 0:
@@ -564,12 +601,15 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
          vals: np.ndarray | None = None,
          scan: np.ndarray | None = None, pairs: tuple | None = None, n_pairs: int = 0,
          cls: np.ndarray | None = None, constraint: np.ndarray | None = None,
-         par: tuple | None = None, rootc: tuple | None = None, reg_lambda: float = 0.0) -> tuple[int, int]:
+         par: tuple | None = None, rootc: tuple | None = None, reg_lambda: float = 0.0,
+         sample: np.ndarray | None = None) -> tuple[int, int]:
     """Grow one tree with `_grow` (module docstring) after checking what it cannot: the criterion and its
     scan's inputs, the layout's arrays (dtypes, shapes, contiguity), the workspaces' sizes. O(1) checks
     (the node record and workspaces are the caller's, reused from tree to tree; their contents do not
     matter). ``reg_lambda``: the L2 leaf penalty ``lam`` of criterion ``"rwse"`` (`_grow`'s ``spec``; 0, the
-    default, is Eq. 9 and 11 as printed). Returns ``(n_nodes, n_leaves)``; the node record
+    default, is Eq. 9 and 11 as printed). ``sample``: the in-bag rows (bagging; int64, increasing and
+    distinct: the caller checks), as many as ``rows``; ``leaf_of``, ``codes``/``codes_t``, ``vals`` and the
+    derivatives hold every row. Returns ``(n_nodes, n_leaves)``; the node record
     ``nodes = (ni, nf)`` holds the tree."""
     if criterion not in _CRITERIA:
         raise ValueError(f"criterion must be one of {sorted(_CRITERIA)}, got {criterion!r}")
@@ -593,13 +633,20 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
     if hist.shape[0] < L or hist.shape[1] < off[-1] or hist.shape[2] not in (2, 3, 4):
         raise ValueError(f"hist must have shape (>= {L}, >= {off[-1]}, 2..4)")
     n = rows.size
+    N = leaf_of.size  # every row; the row list is the sample's with one
     for name, a in (("rows", rows), ("tmp", tmp)):
         _c_array(name, a, (np.int64, np.int32), 1)
         if a.size != n or a.dtype != rows.dtype:
             raise ValueError("rows and tmp must be one row list's length and dtype")
     _c_array("leaf_of", leaf_of, np.int64, 1)
-    if leaf_of.size != n:
+    if sample is None and N != n:
         raise ValueError("leaf_of must hold one entry per row")
+    if sample is not None:
+        _c_array("sample", sample, np.int64, 1)
+        if sample.size != n or not 0 < n <= N:
+            raise ValueError("sample must hold the row list's rows (at least one, at most every row)")
+        if pairs is not None or rootc is not None or counts is not None:
+            raise ValueError("sample cannot be grown with pairs, a root cache or the root's counts")
     kinds = [scan is not None, criterion == "wse", pairs is not None, cls is not None]
     if sum(kinds) != 1 or (criterion in ("se", "rwse", "ole") and pairs is None and scan is None) or \
             (criterion == "classify") != (cls is not None) or (pairs is not None and criterion != "ole"):
@@ -609,8 +656,8 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
     if cols is not None:
         codes_t, cfmap, grad, hess, og = cols
         _c_array("codes_t", codes_t, (np.uint8, np.uint16), 2)
-        if codes_t.shape[1] != n or cfmap is not fmap or og.ndim != 3 or og.shape[2] != hist.shape[2] \
-                or grad.shape != (n,) or hess.shape != (n,) or hist.shape[2] not in (2, 4):
+        if codes_t.shape[1] != N or cfmap is not fmap or og.ndim != 3 or og.shape[2] != hist.shape[2] \
+                or grad.shape != (N,) or hess.shape != (N,) or hist.shape[2] not in (2, 4):
             raise ValueError("cols must be (codes_t (F, n), fmap, grad (n,), hess (n,), og (B, rows, C=2|4))")
         if pairs is not None or criterion == "wse" or any(a is not None for a in (gbin, feats, rowoff)):
             raise ValueError("the column layout serves SE, RWSE and NDCGBoost's trees only")
@@ -620,9 +667,9 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
             raise ValueError("rootc must be (cache (total bins, C), built (F,), offsets (F + 1,)), no counts")
     else:
         _c_array("codes", codes, (np.uint8, np.uint16), 2)
-        if codes.shape[0] != n or vals is None or vals.shape != (n, hist.shape[2]) \
+        if codes.shape[0] != N or vals is None or vals.shape != (N, hist.shape[2]) \
                 or vals.dtype != np.float64:
-            raise ValueError(f"codes and vals must have {n} rows, vals {hist.shape[2]} float64 channels")
+            raise ValueError(f"codes and vals must have {N} rows, vals {hist.shape[2]} float64 channels")
         if (gbin is not None) + (feats is not None) + (rowoff is not None) != 1:
             raise ValueError("the row-major layout needs exactly one of gbin, feats and rowoff")
         if gbin is not None and gbin.shape != codes.shape:
@@ -640,7 +687,7 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
                 or n_pairs > pairs[0].size:
             raise ValueError("pairs must be (pa, pb, pw, ta, tb, tw, u, pmax, pmin, cbins, gbins) of room")
         ni[0, PAIR_END] = n_pairs
-    if cls is not None and cls.shape != (n,):
+    if cls is not None and cls.shape != (N,):
         raise ValueError("cls must hold one weight per row")
     if constraint is not None and (constraint.dtype != np.int64 or constraint.size < L - 1
                                    or constraint.min(initial=0) < 0 or constraint.max(initial=0) >= m):
@@ -658,7 +705,7 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
     spec = (crit, float(h_unit), L, float(min_data), float(min_hess), _GROWTH[growth], tol, lam)
     wse = True if criterion == "wse" else None
     n_nodes, n_leaves = _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, vals, scan,
-                              wse, pairs, cls, constraint, par, rootc)
+                              wse, pairs, cls, constraint, par, rootc, sample)
     return int(n_nodes), int(n_leaves)
 
 

@@ -206,8 +206,9 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         Threads of the histogram kernels and, from `PARALLEL_MIN_LAMBDA_DOCS` documents, of LambdaMART's
         lambdas (-1: all numba threads); results do not depend on it.
     random_state : int or None
-        Seeds the random choices: the ``"subsample"`` binning and the features of each tree
-        (``colsample_bytree``); the same seed gives the same bits.
+        Seeds the random choices: the ``"subsample"`` binning, the features of each tree
+        (``colsample_bytree``) and the documents of each iteration (``subsample``, a stream of its own:
+        the features drawn do not depend on it); the same seed gives the same bits.
     verbose : bool, default False
         A tqdm bar over the iterations.
     reg_lambda : float, default 0.0
@@ -219,6 +220,14 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         may split on ``max(1, round(colsample_bytree * n_features))`` features drawn without replacement
         (seeded by ``random_state``), a new draw per tree (per class tree for McRank). 1.0: every feature,
         no draw (the papers' trees).
+    subsample : float in (0, 1], default 1.0
+        Row subsampling, bagging (XGBoost's ``subsample``, LightGBM's ``bagging_fraction`` with
+        ``bagging_freq=1``): each iteration draws ``max(1, round(subsample * n_docs))`` documents (rounded
+        half up) without replacement (seeded by ``random_state``; one draw for McRank's class trees of an
+        iteration), and its trees are grown on those only (histograms, ``min_child_samples``, leaf values);
+        the derivatives are still computed on every document (LambdaMART's lambdas need whole queries) and
+        every document's score moves by its leaf's value. 1.0: every document, no draw (the same bits). Not
+        with LambdaMART's ``criterion="ole"`` (its pair list).
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -238,6 +247,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         "verbose": ["boolean"],
         "reg_lambda": [Interval(Real, 0, None, closed="left")],
         "colsample_bytree": [Interval(Real, 0, 1, closed="right")],
+        "subsample": [Interval(Real, 0, 1, closed="right")],
     }
 
     def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1, num_leaves: int = 10,
@@ -245,7 +255,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
                  growth: str = "best_first", max_thresholds: int = 254, threshold_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False, reg_lambda: float = 0.0,
-                 colsample_bytree: float = 1.0):
+                 colsample_bytree: float = 1.0, subsample: float = 1.0):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -262,6 +272,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         self.verbose = verbose
         self.reg_lambda = reg_lambda
         self.colsample_bytree = colsample_bytree
+        self.subsample = subsample
 
     def _validate(self) -> None:
         """Declared constraints, then what they cannot say: no bools for integers, a known metric."""
@@ -297,6 +308,8 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
     _weighting: ClassVar[str] = "document"
     #: L'' = 1 for every document (MART): a weighted SE split is then RWSE's
     _unit_hessian: ClassVar[bool] = False
+    #: ``criterion="ole"`` grows from a pair list (LambdaMART): no row subsampling
+    _ole_pairs: ClassVar[bool] = False
 
     def fit(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None, sample_weight: Any = None,
             eval_set: Any = None, eval_group: Any = None, eval_qid: Any = None, eval_names: Any = None):
@@ -349,6 +362,11 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
             raise ValueError(f"sample_weight needs a split criterion that weighs documents: criterion='rwse' "
                              f"or 'wse', not {self.criterion!r} (SE counts documents; OLE's pairwise second "
                              "derivative has no per-document weight)")
+        n_bag = max(1, int(np.floor(self.subsample * data.n_docs + 0.5)))  # as colsample_bytree's count
+        if n_bag < data.n_docs and criterion == "ole" and self._ole_pairs:
+            raise ValueError(f"subsample={self.subsample!r} cannot be used with criterion='ole': its trees "
+                             "split on the pair list's second derivatives, whose pairs reach out-of-bag "
+                             "documents")
         init = self._init_raw(data) if w is None else self._init_raw_weighted(data, w)
         M = 2 * int(self.num_leaves) - 1  # nodes of a full tree
         raw = np.tile(init, (data.n_docs, 1))
@@ -368,15 +386,20 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         F = data.n_features
         n_feat = max(1, int(np.floor(self.colsample_bytree * F + 0.5)))  # LightGBM's count, at least one
         rng = np.random.default_rng(self.random_state) if n_feat < F else None  # 1.0: no draw, same bits
+        # the documents' draws: a stream of their own (spawn key 1), so the features drawn stay the same
+        bag = (np.random.default_rng(np.random.SeedSequence(self.random_state, spawn_key=(1,)))
+               if n_bag < data.n_docs else None)
         measures = [training_measure(vd.y, vd.qptr, metric) for vd in valid]  # labels checked once
         for it in self._progress(self.n_estimators):
             leaves = 0
             sag = 0.0
+            # bagging: one draw per iteration, in increasing order (the grower's row order)
+            rows_in = None if bag is None else np.sort(bag.choice(data.n_docs, n_bag, replace=False))
             for k, grad, hess, pairs in self._derivatives(data, raw):
                 if w is not None:
                     grad, hess = grad * w, hess * w
                 feats = None if rng is None else rng.choice(F, n_feat, replace=False)  # the grower sorts
-                tree, leaf_of = grower.grow(grad, hess, pairs=pairs, features=feats)
+                tree, leaf_of = grower.grow(grad, hess, pairs=pairs, features=feats, sample=rows_in)
                 v = tree.value * self.learning_rate
                 raw[:, k] += np.take(v, leaf_of, out=step)  # Eq. 1: f_{t+1} = f_t + alpha g_t
                 one = (tree.feature, tree.threshold, tree.left, tree.right, v)
@@ -484,13 +507,13 @@ class McRank(_GBRT):
                  growth: str = "best_first", max_thresholds: int = 254, threshold_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False, n_classes: int | None = None,
-                 reg_lambda: float = 0.0, colsample_bytree: float = 1.0):
+                 reg_lambda: float = 0.0, colsample_bytree: float = 1.0, subsample: float = 1.0):
         super().__init__(n_estimators=n_estimators, learning_rate=learning_rate, num_leaves=num_leaves,
                          min_child_samples=min_child_samples, min_child_weight=min_child_weight,
                          criterion=criterion, growth=growth, max_thresholds=max_thresholds,
                          threshold_strategy=threshold_strategy, early_stopping_rounds=early_stopping_rounds,
                          eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
-                         reg_lambda=reg_lambda, colsample_bytree=colsample_bytree)
+                         reg_lambda=reg_lambda, colsample_bytree=colsample_bytree, subsample=subsample)
         self.n_classes = n_classes
 
     def _check_labels(self, data: RankingData) -> None:
@@ -562,10 +585,13 @@ class LambdaMART(_GBRT):
     (``"best_first"``, ``"breadth_first"``, ``"depth_first"``),
     ``max_thresholds``, ``threshold_strategy``, ``early_stopping_rounds``, ``eval_metric``, ``n_jobs``,
     ``random_state``, ``verbose``, ``reg_lambda`` (the L2 leaf penalty, ``"rwse"`` only; default 0),
-    ``colsample_bytree`` (the fraction of features each tree may split on; default 1.0, every feature).
+    ``colsample_bytree`` (the fraction of features each tree may split on; default 1.0, every feature),
+    ``subsample`` (the fraction of documents each iteration's tree is grown on, bagging; default 1.0, every
+    document; not with ``criterion="ole"``, whose pair list reaches every document).
     """
 
     _weighting: ClassVar[str] = "query"
+    _ole_pairs: ClassVar[bool] = True
     _parameter_constraints: ClassVar[dict] = {**_GBRT._parameter_constraints,
                                               "ndcg_at": [Interval(Integral, 1, None, closed="left"), None],
                                               "sigma": [SIGMA],
@@ -579,13 +605,14 @@ class LambdaMART(_GBRT):
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False, ndcg_at: int | None = None,
                  sigma: float = 1.0, lambdarank_truncation_level: int | None = 30,
-                 lambdarank_norm: bool = True, reg_lambda: float = 0.0, colsample_bytree: float = 1.0):
+                 lambdarank_norm: bool = True, reg_lambda: float = 0.0, colsample_bytree: float = 1.0,
+                 subsample: float = 1.0):
         super().__init__(n_estimators=n_estimators, learning_rate=learning_rate, num_leaves=num_leaves,
                          min_child_samples=min_child_samples, min_child_weight=min_child_weight,
                          criterion=criterion, growth=growth, max_thresholds=max_thresholds,
                          threshold_strategy=threshold_strategy, early_stopping_rounds=early_stopping_rounds,
                          eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
-                         reg_lambda=reg_lambda, colsample_bytree=colsample_bytree)
+                         reg_lambda=reg_lambda, colsample_bytree=colsample_bytree, subsample=subsample)
         self.ndcg_at = ndcg_at
         self.sigma = sigma
         self.lambdarank_truncation_level = lambdarank_truncation_level

@@ -8,7 +8,8 @@ child's by subtraction; the split of each criterion (``lrank._kernels.splitting`
 with LambdaMART's pair list, NDCGBoost's classifier rule); best-first, breadth-first or depth-first
 growth (one growth loop, the order an argument); an
 optional feature constraint (BoostingTree's feature trees) or feature subset (feature subsampling:
-the histograms of those features only); leaf values by one Newton step
+the histograms of those features only); an optional row sample (bagging: the tree grown on those rows,
+the others sent down it by their codes); leaf values by one Newton step
 ``-sum L' / sum L''`` (Xia, Zhai & Wang Eq. 11; for LambdaMART ``sum lambda / sum w``), or NDCGBoost's
 ``[sum gamma > 0]``. Its buffers (histograms, the row list, global bin indices, the column-major codes,
 pair buffers) are made on first use and reused by every tree it grows: nothing is cached elsewhere.
@@ -111,6 +112,17 @@ def constraint_array(constraint: Any, num_leaves: int, n_features: int) -> np.nd
     if (c < 0).any() or (c >= n_features).any():
         raise ValueError(f"feature_constraint entries must lie in [0, {n_features})")
     return c.astype(np.int64)
+
+
+def _indices(name: str, a: Any, bound: int, what: str) -> np.ndarray:
+    """``a`` as an array if it is a non-empty 1-d integer sequence of indices in ``[0, bound)``, else a
+    ValueError naming ``name``."""
+    a = np.asarray(a)
+    if a.ndim != 1 or a.size == 0 or a.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be a non-empty 1-d sequence of {what} indices (an integer dtype)")
+    if a.min() < 0 or a.max() >= bound:
+        raise ValueError(f"{name} entries must lie in [0, {bound})")
+    return a
 
 
 class Derivatives:
@@ -359,15 +371,21 @@ class TreeGrower:
         histograms are built for those features (sorted), unconstrained; every feature: the full layout.
         Not cached (a boosting run draws a new subset per tree)."""
         F = self.codes.shape[1]
-        f = np.asarray(features)
-        if f.ndim != 1 or f.size == 0 or f.dtype.kind not in "iu":
-            raise ValueError("features must be a non-empty 1-d sequence of feature indices")
-        if f.min() < 0 or f.max() >= F:
-            raise ValueError(f"features entries must lie in [0, {F})")
-        used = np.unique(f).astype(np.int64)
+        used = np.unique(_indices("features", features, F, "feature")).astype(np.int64)
         if used.size == F:
             return self._layout(None)
         return None, used, self._offsets(used), np.arange(used.size, dtype=np.int64), None
+
+    def _sample(self, sample: Any) -> np.ndarray | None:
+        """The in-bag rows of ``sample`` (bagging) checked and in increasing order (int64: each bin is then
+        summed in row order, as without a sample); None when it holds every row (the unrestricted tree)."""
+        n = self.codes.shape[0]
+        s = np.ascontiguousarray(_indices("sample", sample, n, "row"), dtype=np.int64)
+        if not (s[1:] > s[:-1]).all():  # not increasing: sorted (a copy), then no two alike
+            s = np.sort(s)
+            if (s[1:] == s[:-1]).any():
+                raise ValueError("sample must not repeat a row (a draw without replacement)")
+        return None if s.size == n else s
 
     def _offsets(self, used: np.ndarray) -> np.ndarray:
         """The histogram offsets of the features ``used``, in that order (``off[-1]`` bins in all)."""
@@ -397,7 +415,8 @@ class TreeGrower:
     def grow(self, grad: np.ndarray | Derivatives, hess: np.ndarray | None = None, *,
              pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
              constraint: int | Sequence[int] | None = None,
-             features: Sequence[int] | np.ndarray | None = None) -> tuple[Tree, np.ndarray]:
+             features: Sequence[int] | np.ndarray | None = None,
+             sample: Sequence[int] | np.ndarray | None = None) -> tuple[Tree, np.ndarray]:
         """Grow one tree from ``grad = L'(o=0)`` and ``hess = L''(o=0)`` per document.
 
         Parameters
@@ -413,13 +432,20 @@ class TreeGrower:
             The features this tree may split on (feature subsampling, LightGBM's ``feature_fraction``):
             its histograms are built and searched for these only. None (and every feature): all of them.
             Not with ``constraint``.
+        sample : int array, optional
+            The rows this tree is grown on (bagging: LightGBM's ``bagging_fraction``, XGBoost's
+            ``subsample``): distinct row indices, in any order (taken in increasing order). The histograms,
+            node totals and counts (``min_child_samples``), the split search and the leaf values (Eq. 11)
+            see these rows only; every other row is sent down the finished tree by its codes (``code <=
+            bin`` to the left) to its leaf in ``leaf_of``. None (and every row): all of them, the same bits.
+            Not with OLE's pair list.
 
         Returns
         -------
         tree : Tree
             The node record (leaf values by Eq. 11, or NDCGBoost's 0/1).
         leaf_of : int64 array (n,)
-            Each document's leaf: the grower's own array, valid until its next tree.
+            Each document's leaf (in the sample or not): the grower's own array, valid until its next tree.
         """
         d = grad if isinstance(grad, Derivatives) else self.derivatives(grad, hess)
         if d.grower is not self:
@@ -435,6 +461,15 @@ class TreeGrower:
         cons, used, off, positions, cons_pos = (self._layout(constraint) if features is None
                                                 else self._subset_layout(features))
         kw: dict[str, Any] = dict(constraint=cons_pos, tol=d.tol)
+        if sample is not None:
+            if use_pairs:
+                raise ValueError("sample (bagging) cannot grow OLE's tree with a pair list: the pairs of "
+                                 "out-of-bag documents")
+            sample = kw["sample"] = self._sample(sample)
+            if sample is None:
+                del kw["sample"]
+            elif classify:  # the tie tolerance of the in-bag weights (a bound on every term of their gains)
+                kw["tol"] = TIE_RTOL * float(np.abs(grad[sample]).sum())
         if classify:
             kw["cls"] = grad
         elif use_pairs:
@@ -448,14 +483,17 @@ class TreeGrower:
             C = 2 if h_unit > 0.0 else 4
             fmap = self.positions if used is None else used
             codes_t, rows, tmp, _ = self.columns()
+            if sample is not None:  # the row list of the in-bag rows
+                rows, tmp = rows[:sample.size], tmp[:sample.size]
             hess_c = grad if h_unit > 0.0 else (d.ones() if classify else hess)  # a constant hessian: h_unit
             with contextlib.nullcontext(1) if self.n_jobs == 1 else threads(self.n_jobs) as nthr:
-                og, counts = self._gather_buffers(C, nthr, used is None)
+                # the root's counts are kept for every tree of all rows only
+                og, counts = self._gather_buffers(C, nthr, used is None and sample is None)
                 work = (off, self._histograms(C), rows, tmp, self.leaf_of, positions)
                 par = self.parallel(nthr) if nthr > 1 else None  # one thread: no parallel launch at all
                 # the root histograms are kept for the next tree on these derivatives only under a
                 # constraint (BoostingTree's candidate trees); a feature subset gets new derivatives
-                rootc = d.root_cache(C) if cons is not None and par is None else None
+                rootc = d.root_cache(C) if cons is not None and par is None and sample is None else None
                 n_nodes, n_leaves = self._grow(work, fmap, h_unit, cols=(codes_t, fmap, grad, hess_c, og),
                                                counts=counts, par=par, rootc=rootc, **kw)
             return self._finish(n_nodes, classify), self.leaf_of
@@ -478,6 +516,8 @@ class TreeGrower:
                 rowoff = self.off
         fmap = self.positions if feats is None else feats
         rows, tmp = self._row_list()
+        if sample is not None:
+            rows, tmp = rows[:sample.size], tmp[:sample.size]
         work = (off, self._histograms(C), rows, tmp, self.leaf_of, positions)
         with contextlib.nullcontext(1) if serial else threads(self.n_jobs) as nthr:
             par = None if serial else self.parallel(nthr)

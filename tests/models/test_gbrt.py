@@ -155,7 +155,8 @@ def test_eval_set_forms_and_early_stopping_needs_one(data, valid):
                                        ("early_stopping_rounds", 0), ("num_leaves", True),
                                        ("reg_lambda", -1.0), ("reg_lambda", "1"),
                                        ("colsample_bytree", 0.0), ("colsample_bytree", 1.5),
-                                       ("colsample_bytree", "1")])
+                                       ("colsample_bytree", "1"), ("subsample", 0.0), ("subsample", 1.5),
+                                       ("subsample", "1"), ("subsample", None)])
 def test_bad_parameters_refused_at_fit_naming_them(cls, param, bad, data):
     est = cls(**{param: bad})
     with pytest.raises((ValueError, TypeError), match=param):
@@ -303,3 +304,80 @@ def test_colsample_bytree_draws_each_trees_features_from_the_seed(cls, data):
     assert fits[0].predict(data.X).tobytes() == fits[1].predict(data.X).tobytes()
     assert not np.array_equal(fits[0].predict(data.X), fits[2].predict(data.X))
     assert not np.array_equal(plain.predict(data.X), fits[0].predict(data.X))
+
+
+def _recording_grow(monkeypatch):
+    """Record the ``features`` and ``sample`` of every tree grown (`TreeGrower.grow`)."""
+    from lrank.trees.grower import TreeGrower
+
+    calls = []
+    grow = TreeGrower.grow
+
+    def record(self, *args, **kw):
+        calls.append((kw.get("features"), kw.get("sample")))
+        return grow(self, *args, **kw)
+
+    monkeypatch.setattr(TreeGrower, "grow", record)
+    return calls
+
+
+@pytest.mark.parametrize("cls", [MART, McRank, LambdaMART])
+def test_subsample_grows_each_iterations_trees_on_a_seeded_draw(cls, data, monkeypatch):
+    """``subsample`` 1.0 is the fit without it, bit for bit (no draw); below 1 every tree's root holds
+    ``round(fraction n)`` documents (McRank's class trees of one iteration the same ones), the same seed gives
+    the same bits and another seed another model; every document's score still moves by its leaf (the
+    training scores the fit kept are the raw-feature predictions: out-of-bag rows routed as ``predict``)."""
+    plain = cls(**KW).fit(data)
+    one = cls(**KW, subsample=1.0, random_state=3).fit(data)
+    assert plain.predict(data.X).tobytes() == one.predict(data.X).tobytes()
+    frac = 0.5
+    n_bag = max(1, int(np.floor(frac * data.n_docs + 0.5)))  # rounded half up, as colsample_bytree's count
+    calls = _recording_grow(monkeypatch)
+    fits = [cls(**KW, subsample=frac, random_state=seed).fit(data, eval_set=data) for seed in (0, 0, 1)]
+    assert (fits[0].tree_count_[:, 0] == n_bag).all()  # each tree's root: the in-bag documents
+    samples = [s for _, s in calls[:fits[0].trees_[0].shape[0]]]
+    K = fits[0].init_.size
+    for it in range(KW["n_estimators"]):
+        for k in range(1, K):  # one draw per iteration, shared by its class trees
+            assert samples[it * K + k] is samples[it * K]
+    assert not np.array_equal(samples[0], samples[K])  # a new draw per iteration
+    assert fits[0].predict(data.X).tobytes() == fits[1].predict(data.X).tobytes()
+    assert not np.array_equal(fits[0].predict(data.X), fits[2].predict(data.X))
+    assert not np.array_equal(plain.predict(data.X), fits[0].predict(data.X))
+    kept = fits[0].history_["valid_ndcg@10"].to_numpy()
+    staged = [evaluate(data.y, p, data.qptr, ["ndcg@10"])["ndcg@10"] for p in fits[0].staged_predict(data.X)]
+    np.testing.assert_allclose(kept, staged, rtol=0, atol=1e-12)
+
+
+def test_subsample_out_of_bag_documents_move_by_their_leaf(data):
+    """MART's ``sum |f - y|`` after each tree (the fit's own training scores, out-of-bag documents included)
+    is the raw-feature prediction's: every document took the leaf its features lead to."""
+    m = MART(**KW, subsample=0.3, random_state=0).fit(data)
+    got = m.history_["sum_abs_grad"].to_numpy()[1:]
+    want = [np.abs(p - data.y).sum() for p in m.staged_predict(data.X)][:-1]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [MART, McRank, LambdaMART])
+def test_subsample_with_colsample_bytree(cls, data, monkeypatch):
+    """Both subsamplings at once: each tree on ``round(0.5 n)`` documents and ``round(0.3 F)`` features, and
+    the features drawn are those of the fit without row subsampling (a stream of their own)."""
+    calls = _recording_grow(monkeypatch)
+    cols = cls(**KW, colsample_bytree=0.3, random_state=2).fit(data)
+    drawn = [f for f, _ in calls]
+    calls.clear()
+    both = cls(**KW, colsample_bytree=0.3, subsample=0.5, random_state=2).fit(data)
+    assert len(calls) == len(drawn)
+    for (f, s), f0 in zip(calls, drawn):
+        assert np.array_equal(f, f0) and s is not None
+    assert (both.tree_count_[:, 0] == int(np.floor(0.5 * data.n_docs + 0.5))).all()
+    feature, left = both.trees_[0], both.trees_[2]
+    assert max(len(set(f[lt >= 0].tolist())) for f, lt in zip(feature, left)) <= round(0.3 * data.n_features)
+    assert not np.array_equal(cols.predict(data.X), both.predict(data.X))
+
+
+def test_subsample_refused_with_lambdamarts_pair_list(data):
+    with pytest.raises(ValueError, match="subsample.*ole"):
+        LambdaMART(**KW, criterion="ole", subsample=0.5).fit(data)
+    LambdaMART(**KW, criterion="ole", subsample=1.0).fit(data)  # every document: no sample
+    MART(**KW, criterion="ole", subsample=0.5).fit(data)  # no pair list

@@ -18,7 +18,10 @@ every sum in the order the kernels promise, so its trees have the kernels' bits 
 * growth: best first (the largest gain above ``tol``, 0 but for NDCGBoost, near-ties within ``tol`` to
   the smaller node id; with a constraint every open leaf searched again for each split's feature),
   breadth first (level order, searched when taken) or depth first (pre-order: a stack, the left child on
-  top), node ids in split order, leaf values ``-G / H``.
+  top), node ids in split order, leaf values ``-G / H``;
+* bagging (``sample``): the root holds the sampled rows in increasing order, everything above sees those
+  only (NDCGBoost's ``tol`` their weights'); every other row is sent down the finished tree, ``code <= bin``
+  to the left, one row and one node at a time.
 """
 
 from __future__ import annotations
@@ -150,13 +153,14 @@ def _classify_scan(h, off, S, N, tol):
 
 
 def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess=1e-3, growth="best_first",
-         pairs=None, constraint=None, n_bins=None, reg_lambda=0.0, features=None):
+         pairs=None, constraint=None, n_bins=None, reg_lambda=0.0, features=None, sample=None):
     """Grow one tree; returns ``dict(feature, bin, left, right, gain, value, count, sum_grad, sum_hess,
     leaf_of)`` (node arrays in split order). ``criterion`` "se", "wse", "rwse", "ole" (with ``pairs`` the
     exact second derivatives) or "classify" (NDCGBoost: ``grad`` holds ``gamma``). ``reg_lambda`` (RWSE): the
     L2 leaf penalty, ``G^2 / (H + reg_lambda)`` per side and leaf values ``-G / (H + reg_lambda)``.
     ``features``: the features the tree may split on (feature subsampling); a node's totals are then the
-    smallest of them's bins summed, as the engine sums its first histogram feature."""
+    smallest of them's bins summed, as the engine sums its first histogram feature. ``sample``: the rows the
+    tree is grown on (bagging); the others get the leaf their codes lead to."""
     codes = np.ascontiguousarray(codes)
     n, F = codes.shape
     grad = np.asarray(grad, dtype=np.float64)
@@ -168,7 +172,8 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
     h0 = float(hess[0])
     const_h = not (criterion == "wse" or classify) and h0 > 0.0 and bool(np.all(hess == h0))
     h_unit = h0 if const_h else 0.0
-    tol = TIE_RTOL * float(np.abs(grad).sum()) if classify else 0.0
+    root = np.arange(n) if sample is None else np.sort(np.asarray(sample, dtype=np.int64))
+    tol = TIE_RTOL * float(np.abs(grad[root]).sum()) if classify else 0.0
     C = 4 if criterion == "wse" else (2 if const_h else 3)
     vals = np.zeros((n, C))
     vals[:, 0] = grad
@@ -187,7 +192,7 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
     f0 = int(allowed[0])
     off = np.r_[0, np.cumsum(n_bins)].astype(np.int64)
     md = min_data - 0.5
-    rows_of = {0: np.arange(n)}
+    rows_of = {0: root}
     hist = {0: _hist(codes, vals, rows_of[0], feats, off)}
     tot = {0: _totals(hist[0], off, h_unit, f0)}
     if classify:
@@ -337,9 +342,15 @@ def grow(codes, grad, hess, *, num_leaves, criterion="se", min_data=20, min_hess
     else:
         value = np.where(H > 0, -G / np.where(H > 0, H + reg_lambda, 1.0), 0.0)
     value[left >= 0] = 0.0
-    leaf_of = np.zeros(n, dtype=np.int64)
+    leaf_of = np.full(n, -1, dtype=np.int64)
     for c, r in rows_of.items():
         leaf_of[r] = c
+    for i in np.flatnonzero(leaf_of < 0):  # out of bag: down the tree by its codes
+        nd = 0
+        while left[nd] >= 0:
+            f = nodes["feature"][nd]
+            nd = left[nd] if codes[i, f] <= nodes["bin"][nd] else nodes["right"][nd]
+        leaf_of[i] = nd
     count = np.array([0] * k, dtype=np.int64)
     for c in range(k):  # a node's documents: its leaves' documents
         stack = [c]

@@ -57,29 +57,44 @@ def _assert_oracle(tree, leaf_of, want):
 def test_trees_are_the_oracles_bit_for_bit(criterion, layout):
     """SE, WSE, RWSE, OLE with pairs and NDCGBoost's classifier trees, best, breadth and depth first,
     without and with a feature constraint (an int; a list repeating features) or a feature subset (with and
-    without feature 0: feature subsampling), varying and constant hessians (two channels), in every layout:
-    the oracle's node record and leaves, bit for bit; a subset's tree splits on its features only, and a
-    subset of every feature is the unrestricted tree."""
-    limits = ((None, None), (3, None), ([5, 0, 5, 2, 1], None), (None, [4, 1, 5]), (None, [0, 3]),
-              (None, [2]))
+    without feature 0: feature subsampling) or a row sample (bagging: alone, with a constraint, with a feature
+    subset; one too small to split; every row, shuffled), varying and constant hessians (two channels), in
+    every layout: the oracle's node record and leaves (every row's, in the sample or not), bit for bit; a
+    subset's tree splits on its features only, and a subset of every feature (a sample of every row) is the
+    unrestricted tree. OLE's trees of a sample are grown without the pair list (which refuses a sample)."""
+    limits = ((None, None, None), (3, None, None), ([5, 0, 5, 2, 1], None, None), (None, [4, 1, 5], None),
+              (None, [0, 3], None), (None, [2], None), (None, None, "bag"), (3, None, "bag"),
+              (None, [4, 1, 5], "bag"), (None, None, "tiny"), (None, None, "all"))
     for seed in (0, 1):
         codes, nb, grad, hess, pairs, rng = _ranking(seed)
         if criterion == "classify":
             grad = rng.normal(size=grad.size)
-        for growth, (cons, feats), const in itertools.product(("best_first", "breadth_first", "depth_first"),
-                                                              limits, (False, True)):
+        n = grad.size
+        for growth, (cons, feats, bag), const in itertools.product(
+                ("best_first", "breadth_first", "depth_first"), limits, (False, True)):
             if criterion == "classify" and (growth != "best_first" or const):
                 continue
             h = np.full(grad.size, 0.5) if const else hess
             md, mh = (1, 0.0) if criterion == "classify" else (3, 1e-3)
-            p = pairs if criterion == "ole" else None
+            p = pairs if criterion == "ole" and bag is None else None
+            rows = {None: None, "bag": np.sort(rng.choice(n, int(0.6 * n), replace=False)),
+                    "tiny": rng.choice(n, 2 * md - 1, replace=False), "all": rng.permutation(n)}[bag]
             g = _grower(codes, nb, layout, num_leaves=6, min_child_samples=md, min_child_weight=mh,
                         growth=growth, criterion=criterion)
-            tree, leaf_of = g.grow(grad, h, pairs=p, constraint=cons, features=feats)
+            tree, leaf_of = g.grow(grad, h, pairs=p, constraint=cons, features=feats, sample=rows)
             want = ref.grow(codes, grad, h, num_leaves=6, criterion=criterion, min_data=md, min_hess=mh,
-                            growth=growth, pairs=p, constraint=cons, n_bins=nb, features=feats)
+                            growth=growth, pairs=p, constraint=cons, n_bins=nb, features=feats, sample=rows)
             _assert_oracle(tree, leaf_of, want)
-            assert tree.n_leaves > 1
+            if bag == "tiny":
+                assert tree.n_leaves == 1
+            elif not (criterion == "classify" and feats and bag):  # (NDCGBoost's rule may find no gain there)
+                assert tree.n_leaves > 1
+            if bag is not None:
+                assert tree.count[0] == len(rows)
+            if bag == "all":
+                plain = g.grow(grad, h, constraint=cons, features=feats)[0]
+                for name in FIELDS:
+                    assert getattr(tree, name).tobytes() == getattr(plain, name).tobytes(), name
             if feats is not None:
                 assert set(tree.feature[tree.feature >= 0].tolist()) <= set(feats)
                 every = g.grow(grad, h, pairs=p, features=np.arange(codes.shape[1])[::-1])[0]
@@ -356,3 +371,60 @@ def test_feature_subset_checked():
             g.grow(grad, hess, features=bad)
     with pytest.raises(ValueError, match="constraint or a feature subset"):
         g.grow(grad, hess, features=[0, 1], constraint=1)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_sample_tree_is_the_tree_of_the_sampled_rows(layout):
+    """A tree grown on a sample (bagging) is the tree of a matrix holding those rows only (its node record
+    bit for bit, the in-bag rows' leaves), every criterion (OLE without pairs) and growth order; the rows
+    out of the bag reach the leaf their codes lead to."""
+    codes, nb, grad, hess, _, rng = _ranking(5)
+    n = grad.size
+    for crit, growth in itertools.product(("se", "wse", "rwse", "ole", "classify"),
+                                          ("best_first", "breadth_first", "depth_first")):
+        g_ = rng.normal(size=n) if crit == "classify" else grad
+        md = 1 if crit == "classify" else 3
+        s = np.sort(rng.choice(n, n // 2, replace=False))
+        kw = dict(num_leaves=6, min_child_samples=md, growth=growth, criterion=crit)
+        tree, leaf_of = _grower(codes, nb, layout, **kw).grow(g_, hess, sample=s)
+        sub, sub_leaf = _grower(codes[s], nb, layout, **kw).grow(g_[s], hess[s])
+        for name in FIELDS:
+            assert getattr(tree, name).tobytes() == getattr(sub, name).tobytes(), (crit, growth, name)
+        assert leaf_of[s].tobytes() == sub_leaf.tobytes()
+        nd = np.zeros(n, dtype=np.int64)  # every row down the tree by its codes
+        for _ in range(tree.n_nodes):
+            inner = tree.left[nd] >= 0
+            go = codes[np.arange(n), np.maximum(tree.feature[nd], 0)] <= tree.bin[nd]
+            nd = np.where(inner, np.where(go, tree.left[nd], tree.right[nd]), nd)
+        assert leaf_of.tobytes() == nd.tobytes()
+
+
+def test_sample_checked():
+    codes, nb, grad, hess, pairs, _ = _ranking(0)
+    n = grad.size
+    g = TreeGrower(codes, nb, num_leaves=4, criterion="rwse")
+    for bad in ([], [0, n], [-1], [[0, 1]], [0.5, 1.0], np.array([True, False]), [3, 1, 3]):
+        with pytest.raises(ValueError, match="sample"):
+            g.grow(grad, hess, sample=bad)
+    with pytest.raises(ValueError, match="sample"):
+        TreeGrower(codes, nb, criterion="ole").grow(grad, hess, pairs=pairs, sample=[0, 1, 2])
+    tree, leaf_of = g.grow(grad, hess, sample=np.array([5, 2, 9], dtype=np.uint16))  # any int dtype and order
+    assert tree.count[0] == 3 and tree.n_leaves == 1 and (leaf_of == 0).all()
+
+
+def test_sample_edge_cases():
+    """All-equal gradients on a sample: SE gains nothing, one leaf of the in-bag rows' Newton step that every
+    row takes; a one-row matrix's sample of its row is the tree without a sample."""
+    codes, nb, grad, hess, _, _ = _ranking(2)
+    n = grad.size
+    s = np.arange(0, n, 3)
+    tree, leaf_of = TreeGrower(codes, nb, num_leaves=4, min_child_samples=1).grow(np.full(n, 0.5), hess,
+                                                                                    sample=s)
+    assert tree.n_leaves == 1 and tree.count[0] == s.size and (leaf_of == 0).all()
+    assert tree.value[0] == pytest.approx(-0.5 * s.size / hess[s].sum(), rel=1e-12)
+    one = np.zeros((1, 2), dtype=np.uint8)
+    g = TreeGrower(one, num_leaves=4, min_child_samples=1)
+    a = g.grow(np.array([1.0]), np.array([1.0]), sample=[0])[0]
+    b = g.grow(np.array([1.0]), np.array([1.0]))[0]
+    assert a.value.tobytes() == b.value.tobytes() and a.value[0] == -1.0
