@@ -28,9 +28,8 @@ _SE = "its default criterion 'se' counts documents and refuses a weight (criteri
 _WEIGHT_CHECKS = ("check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
                   "check_sample_weights_list", "check_sample_weights_shape",
                   "check_sample_weights_not_overwritten", "check_sample_weight_equivalence_on_dense_data")
-for _name in ("RankBoost", "RankBoostPlus", "AdaRank"):
+for _name in ("RankBoost", "RankBoostPlus", "AdaRank", "LambdaMART"):  # LambdaMART's default: 'rwse'
     SPECIFIC[_name] = {c: _PER_QUERY for c in _WEIGHT_CHECKS[-2:]}
-SPECIFIC["LambdaMART"] = {c: _SE for c in _WEIGHT_CHECKS}
 SPECIFIC["McRank"] = {c: _SE for c in _WEIGHT_CHECKS}
 SPECIFIC["NDCGBoost"] = {c: _REFUSED for c in (*_WEIGHT_CHECKS, "check_all_zero_sample_weights_error")}
 SPECIFIC["MART"] = {"check_sample_weight_equivalence_on_dense_data": (
