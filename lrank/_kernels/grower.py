@@ -187,21 +187,40 @@ def _label_leaves(rows, ni, n_nodes, leaf_of):
 
 
 @njit(inline="always")
-def _route_out_of_bag(codes, cols, ni, leaf_of):
-    """Every row outside the sample (``leaf_of`` -1: bagging) down the finished tree on its codes, ``code <=
-    bin`` to the left as the partitions sent the in-bag rows: its leaf in ``leaf_of``."""
+def _descend(codes, codes_t, ni, i):
+    """The leaf the finished tree sends row ``i`` to by its codes (row-major ``codes`` or column-major
+    ``codes_t``, the other None): ``code <= bin`` to the left, as the partitions sent the in-bag rows."""
+    nd = 0
+    while ni[nd, LEFT] >= 0:
+        f = ni[nd, FEATURE]
+        go = False
+        if codes is not None:
+            go = codes[i, f] <= ni[nd, BIN]
+        if codes_t is not None:
+            go = codes_t[f, i] <= ni[nd, BIN]
+        nd = ni[nd, LEFT] if go else ni[nd, RIGHT]
+    return nd
+
+
+@njit(inline="always")
+def _route_out_of_bag(codes, codes_t, ni, leaf_of):
+    """Every row outside the sample (``leaf_of`` -1: bagging) down the finished tree (`_descend`): its leaf
+    in ``leaf_of``."""
     for i in range(leaf_of.size):
         if leaf_of[i] < 0:
-            nd = 0
-            while ni[nd, LEFT] >= 0:
-                f = ni[nd, FEATURE]
-                go = False
-                if codes is not None:
-                    go = codes[i, f] <= ni[nd, BIN]
-                if cols is not None:
-                    go = cols[0][f, i] <= ni[nd, BIN]
-                nd = ni[nd, LEFT] if go else ni[nd, RIGHT]
-            leaf_of[i] = nd
+            leaf_of[i] = _descend(codes, codes_t, ni, i)
+
+
+@njit(cache=True, parallel=True)
+def _route_out_of_bag_threads(codes, codes_t, ni, leaf_of):
+    """`_route_out_of_bag` on the threads (a tree grown with ``par``): the rows cut into `LABEL_BLOCKS`
+    equal blocks, one parallel launch per tree. Each row's leaf depends on that row only: the same
+    ``leaf_of`` as the serial pass."""
+    n = leaf_of.size
+    for blk in prange(LABEL_BLOCKS):
+        for i in range(blk * n // LABEL_BLOCKS, (blk + 1) * n // LABEL_BLOCKS):
+            if leaf_of[i] < 0:
+                leaf_of[i] = _descend(codes, codes_t, ni, i)
 
 
 @njit(cache=True, parallel=True)
@@ -569,7 +588,16 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
                     for k in range(ni[nd, START], ni[nd, END]):
                         leaf_of[rows[k]] = nd
     if sample is not None:
-        _route_out_of_bag(codes, cols, ni, leaf_of)
+        if par is None:
+            if cols is not None:
+                _route_out_of_bag(None, cols[0], ni, leaf_of)
+            else:
+                _route_out_of_bag(codes, None, ni, leaf_of)
+        else:
+            if cols is not None:
+                _route_out_of_bag_threads(None, cols[0], ni, leaf_of)
+            else:
+                _route_out_of_bag_threads(codes, None, ni, leaf_of)
     for c in range(n_nodes):  # the leaves' outputs: one Newton step -G / H (Eq. 11), or NDCGBoost's [S > 0]
         v = 0.0
         if ni[c, LEFT] < 0:
@@ -709,18 +737,22 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
     return int(n_nodes), int(n_leaves)
 
 
-def _toy(C: int, cols: bool, L: int = 3) -> dict:
+def _toy(C: int, cols: bool, L: int = 3, sample: bool = False) -> dict:
     """The arrays `grow` takes, for a toy matrix of 4 rows x 2 features (3 bins each), shaped and typed as
-    the tree engine passes them (``lrank.trees.grower``)."""
+    the tree engine passes them (``lrank.trees.grower``); with ``sample``, a tree grown on rows 0, 1 and 3
+    (bagging)."""
     codes = np.array([[1, 2], [2, 1], [0, 1], [2, 2]], dtype=np.uint8)
     n, F = codes.shape
     off = np.array([0, 3, 6], dtype=np.int64)
     positions = np.arange(F, dtype=np.int64)
     rdt = np.int32 if cols else np.int64
-    work = (off, np.zeros((L, 6, C)), np.empty(n, dtype=rdt), np.empty(n, dtype=rdt),
+    k = 3 if sample else n
+    work = (off, np.zeros((L, 6, C)), np.empty(k, dtype=rdt), np.empty(k, dtype=rdt),
             np.empty(n, dtype=np.int64), positions)
     kw = dict(nodes=(np.empty((2 * L - 1, NI), dtype=np.int64), np.empty((2 * L - 1, NF))), work=work,
               fmap=positions, h_unit=1.0 if C == 2 else 0.0, num_leaves=L, min_data=1.0, min_hess=0.0)
+    if sample:
+        kw["sample"] = np.array([0, 1, 3], dtype=np.int64)
     grad = np.array([1.0, -2.0, 0.5, -0.25])
     if cols:
         og = np.empty((1, 16, C))
@@ -734,7 +766,8 @@ def warmup() -> None:
     """Compile the growth loop for what the trees of lrank's estimators read (``lrank.trees.grower``):
     global bin indices (SE/RWSE with two and three channels, OLE with pairs, WSE, NDCGBoost's classifier)
     and the column-major codes (constrained SE and NDCGBoost trees, two and four channels; unconstrained
-    trees at scale with the root's count cache, on one thread and on the threads)."""
+    trees at scale with the root's count cache, on one thread and on the threads), and the sampled trees
+    of bagging in both layouts."""
     scan = np.empty((4, 3))
     pa, pb, pw = np.array([0, 1], dtype=np.int64), np.array([2, 3], dtype=np.int64), np.ones(2)
     for C in (2, 3):
@@ -760,3 +793,8 @@ def warmup() -> None:
            np.empty((2, 4, 3)), np.empty((2, 3, 2), dtype=np.uint32))  # on the threads (n_jobs != 1)
     for C in (2, 4):
         grow(criterion="se", scan=scan, counts=counts if C == 4 else None, par=par, **_toy(C, True))
+    # bagging (``subsample``): the sampled trees of the row-major global bins and of the columns (at scale
+    # and with a feature subset), on one thread and on the threads
+    grow(criterion="se", scan=scan, **_toy(2, False, sample=True))
+    for p in (None, par):
+        grow(criterion="se", scan=scan, par=p, **_toy(2, True, sample=True))

@@ -2,7 +2,8 @@
 
 In a new process with an empty numba cache, `lrank._warmup.run` compiles every kernel module's
 ``warmup``; then every estimator of the start-up benchmark fits the MSLR sample as that benchmark fits
-it (3 rounds), and LambdaMART once more with ``n_jobs=2`` (the parallel kernels), while numba's compile
+it (3 rounds), and LambdaMART once more with ``n_jobs=2`` (the parallel kernels), then MART, McRank and
+LambdaMART (one thread and two) with ``subsample=0.5`` (the sampled trees of bagging), while numba's compile
 events are recorded. Any function compiled then is a kernel
 signature a fit uses that no ``warmup`` compiles: a user who ran ``warmup`` would still wait for it.
 """
@@ -56,8 +57,21 @@ from lrank.models.gbrt import LambdaMART  # the parallel twins (n_jobs != 1)
 del compiled[:]
 T.fit(LambdaMART(**T.kwargs_for(LambdaMART, n_estimators=3), n_jobs=2), train)
 out["LambdaMART n_jobs=2"] = list(compiled)
+from lrank.models.gbrt import MART, McRank  # bagging: the sampled trees' specialisations
+for label, cls, kw in [("MART subsample=0.5", MART, {}), ("McRank subsample=0.5", McRank, {}),
+                       ("LambdaMART subsample=0.5", LambdaMART, {}),
+                       ("LambdaMART subsample=0.5 colsample_bytree=0.5", LambdaMART,
+                        {"colsample_bytree": 0.5}),
+                       ("LambdaMART n_jobs=2 subsample=0.5", LambdaMART, {"n_jobs": 2})]:
+    del compiled[:]
+    T.fit(cls(**T.kwargs_for(cls, n_estimators=3), subsample=0.5, **kw), train)
+    out[label] = list(compiled)
 print("RESULT " + json.dumps(out))
 """
+
+
+_BAGGED = ["MART subsample=0.5", "McRank subsample=0.5", "LambdaMART subsample=0.5",
+           "LambdaMART subsample=0.5 colsample_bytree=0.5", "LambdaMART n_jobs=2 subsample=0.5"]
 
 
 @pytest.fixture(scope="module")
@@ -84,11 +98,11 @@ def after_warmup(tmp_path_factory):
 def test_every_startup_estimator_was_fitted(after_warmup):
     from lrank.benchmarks.startup import ESTIMATORS
 
-    assert list(after_warmup) == [e[0] for e in ESTIMATORS] + ["LambdaMART n_jobs=2"]
+    assert list(after_warmup) == [e[0] for e in ESTIMATORS] + ["LambdaMART n_jobs=2", *_BAGGED]
 
 
 @pytest.mark.parametrize("label", [
     "LambdaMART", "MART", "McRank", "RankBoost", "RankBoost+", "AdaRank", "NDCGBoost",
-    "BoostingTree(LambdaMART stumps)", "LambdaMART n_jobs=2"])
+    "BoostingTree(LambdaMART stumps)", "LambdaMART n_jobs=2", *_BAGGED])
 def test_a_fit_after_warmup_compiles_nothing(after_warmup, label):
     assert after_warmup[label] == [], f"{label} compiled after warmup: {after_warmup[label]}"

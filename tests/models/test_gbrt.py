@@ -380,4 +380,6 @@ def test_subsample_refused_with_lambdamarts_pair_list(data):
     with pytest.raises(ValueError, match="subsample.*ole"):
         LambdaMART(**KW, criterion="ole", subsample=0.5).fit(data)
     LambdaMART(**KW, criterion="ole", subsample=1.0).fit(data)  # every document: no sample
-    MART(**KW, criterion="ole", subsample=0.5).fit(data)  # no pair list
+    for cls in (MART, McRank):  # no pair list: OLE's gain on the in-bag documents' own derivatives
+        m = cls(**KW, criterion="ole", subsample=0.5).fit(data)
+        assert (m.tree_count_[:, 0] == int(np.floor(0.5 * data.n_docs + 0.5))).all()
