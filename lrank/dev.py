@@ -14,7 +14,8 @@ The tiers of ``test``, each timed:
    tests with ``@pytest.mark.kernel`` (said loudly and skipped while no file marks one).
 3. ``notebooks``: every notebook once under nbval (``--nbval-lax``, the sanitiser) in the quick
    profile with ``LRANK_OUTPUT_DIR`` a temporary folder, so figures and recorded results go there; one
-   notebook per worker (``--dist loadfile``: its cells in order, in one kernel), 00_index after the others.
+   notebook per worker (``--dist loadfile``: its cells in order, in one kernel), `LONGEST_NOTEBOOKS`
+   handed out first, 00_index after the others.
 4. ``results``: ``pytest tests/results`` on the results of *this* run: the per-notebook checks and
    the golden comparison (``tests/golden/``, rewritten only by ``python -m lrank accept``).
 5. ``browser``: each stored notebook opened in JupyterLab in headless Chromium, and the book built with
@@ -158,6 +159,12 @@ def notebook_order() -> list[str]:
     return [b for b in books if "/00" not in b] + [b for b in books if "/00" in b]
 
 
+#: The notebooks the ``notebooks`` tier hands to a worker first, in this order; the rest follow in file
+#: order on whichever worker is free. On 2 cores notebook 05 alone bounds the tier (its RankBoost+ task runs,
+#: one cell, take about 840 s under nbval): pytest-xdist's own order (most cells first) started it only after
+#: 01 or 03 had finished, so the tier lasted their time plus its own.
+LONGEST_NOTEBOOKS = ("05_rankboost_plus",)
+
 _KERNEL_MARK = r"^\s*(@pytest\.mark\.kernel\b|pytestmark\s*=.*\bmark\.kernel\b)"
 
 
@@ -246,7 +253,10 @@ def _tier_args(tier: str, out: Path, config: str, notebooks: list[str], unit: li
             return None, env, "no test file marks @pytest.mark.kernel yet"
         return [*_xdist(), "-m", "kernel", *files], {**env, "NUMBA_DISABLE_JIT": "1"}, ""
     if tier == "notebooks":  # each notebook on one worker, its cells in order; 00_index after (`test`)
-        return [*_xdist(len(notebooks), "loadfile"), *NBVAL, *notebooks], env, ""
+        first = [b for b in notebooks if Path(b).stem in LONGEST_NOTEBOOKS]
+        books = [*first, *(b for b in notebooks if b not in first)]
+        xd = _xdist(len(books), "loadfile")
+        return [*xd, *(["--no-loadscope-reorder"] if xd else []), *NBVAL, *books], env, ""
     if tier == "results":
         if len(notebooks) == len(notebook_order()):
             return ["tests/results"], env, ""
