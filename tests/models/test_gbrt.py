@@ -358,6 +358,11 @@ def test_subsample_out_of_bag_documents_move_by_their_leaf(data):
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
+def _half(n_docs: int) -> int:
+    """The documents a tree sees with ``subsample=0.5``: half of them, halves rounded up."""
+    return int(np.floor(0.5 * n_docs + 0.5))
+
+
 @pytest.mark.parametrize("cls", [MART, McRank, LambdaMART])
 def test_subsample_with_colsample_bytree(cls, data, monkeypatch):
     """Both subsamplings at once: each tree on ``round(0.5 n)`` documents and ``round(0.3 F)`` features, and
@@ -370,7 +375,7 @@ def test_subsample_with_colsample_bytree(cls, data, monkeypatch):
     assert len(calls) == len(drawn)
     for (f, s), f0 in zip(calls, drawn):
         assert np.array_equal(f, f0) and s is not None
-    assert (both.tree_count_[:, 0] == int(np.floor(0.5 * data.n_docs + 0.5))).all()
+    assert (both.tree_count_[:, 0] == _half(data.n_docs)).all()
     feature, left = both.trees_[0], both.trees_[2]
     assert max(len(set(f[lt >= 0].tolist())) for f, lt in zip(feature, left)) <= round(0.3 * data.n_features)
     assert not np.array_equal(cols.predict(data.X), both.predict(data.X))
@@ -382,4 +387,4 @@ def test_subsample_refused_with_lambdamarts_pair_list(data):
     LambdaMART(**KW, criterion="ole", subsample=1.0).fit(data)  # every document: no sample
     for cls in (MART, McRank):  # no pair list: OLE's gain on the in-bag documents' own derivatives
         m = cls(**KW, criterion="ole", subsample=0.5).fit(data)
-        assert (m.tree_count_[:, 0] == int(np.floor(0.5 * data.n_docs + 0.5))).all()
+        assert (m.tree_count_[:, 0] == _half(data.n_docs)).all()
