@@ -259,16 +259,20 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def _library_sha256() -> str:
+def _library_sha256(root: Path | None = None) -> str:
     """sha256 over the package sources that a fit runs: `lrank.results.hashed_sources` without
-    ``benchmarks/`` (the harness: editing how rows are worded does not change what was timed)."""
+    ``benchmarks/`` and ``__main__.py`` (the harness and the command line: editing how rows are worded
+    does not change what was timed). ``root``: another tree's ``.py`` files instead (for tests)."""
     from lrank.results import hashed_sources
 
-    root = Path(__file__).resolve().parents[1]
+    if root is None:
+        root, files = Path(__file__).resolve().parents[1], hashed_sources()
+    else:
+        files = sorted(Path(root).rglob("*.py"))
     h = hashlib.sha256()
-    for p in hashed_sources():
+    for p in files:
         rel = p.relative_to(root).as_posix()
-        if not rel.startswith("benchmarks/"):
+        if not rel.startswith("benchmarks/") and rel != "__main__.py":
             h.update(rel.encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()
 

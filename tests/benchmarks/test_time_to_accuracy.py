@@ -224,3 +224,18 @@ def test_the_thread_counts_of_a_run(monkeypatch):
     monkeypatch.setenv(B.THREADS_ENV, "one")
     with pytest.raises(ValueError, match="LRANK_BENCH_THREADS must be"):
         B._threads()
+
+
+def test_the_library_hash_leaves_out_the_harness_only(tmp_path):
+    """What a stored fit is keyed by changes with the code a fit runs (kernels, trees, models) and not with
+    the benchmark harness or the command line."""
+    for rel in ("_kernels/grower.py", "benchmarks/time_to_accuracy.py", "__main__.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    h = B._library_sha256(tmp_path)
+    (tmp_path / "benchmarks/time_to_accuracy.py").write_text("x = 2\n")
+    (tmp_path / "__main__.py").write_text("x = 2\n")
+    assert B._library_sha256(tmp_path) == h
+    (tmp_path / "_kernels/grower.py").write_text("x = 2\n")
+    assert B._library_sha256(tmp_path) != h
+    assert len(B._library_sha256()) == 64 and B._library_sha256() == B._library_sha256()
