@@ -277,6 +277,17 @@ def _library_sha256(root: Path | None = None) -> str:
     return h.hexdigest()
 
 
+def _harness_sha256() -> str:
+    """sha256 of what the harness fits: the shared settings, lrank's (`LRANK`) and every side's fit function
+    with the data set builders (their source text), so that a stored fit of other settings is never found."""
+    import inspect
+
+    parts = [repr((LEARNING_RATE, LEAVES, MIN_CHILD, BINS, LRANK_TREES, sorted(LRANK.items())))]
+    parts += [inspect.getsource(f) for f in (_stamp_lrank, _stamp_lightgbm, _stamp_xgboost, _stamp_catboost,
+                                             _positional_qid, run_side, mslr_folds, letor_split, _budgets)]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
 def _versions() -> dict[str, str]:
     """The versions of Python and of every timed library (a fit kept under others timed other code)."""
     from importlib.metadata import PackageNotFoundError, version
@@ -296,7 +307,8 @@ class FitStore:
 
     A fit's file name is a sha256 of everything its time and curve depend on: ``context`` (the data set, the
     thread count, the budgets and repeats), the side, the repeat, the CPU model, the library's sources
-    (`_library_sha256`) and the versions of Python, numba, NumPy and the peers. A fit measured under anything
+    (`_library_sha256`), the harness's settings and fit functions (`_harness_sha256`) and the versions of
+    Python, numba, NumPy and the peers. A fit measured under anything
     else is never found, so it is never mixed in. Files are written whole (to a temporary name, then renamed):
     a run killed mid-fit leaves no half file.
     """
@@ -307,7 +319,7 @@ class FitStore:
             raise NotADirectoryError(f"{RESUME_ENV}={root}: not a directory")
         self.root.mkdir(parents=True, exist_ok=True)
         self._base = {"context": context, "cpu": _cpu_model(), "library": _library_sha256(),
-                      "versions": _versions()}
+                      "harness": _harness_sha256(), "versions": _versions()}
 
     def path(self, side: str, repeat: int) -> Path:
         """The file of ``side``'s fit in repeat ``repeat`` (0-based)."""

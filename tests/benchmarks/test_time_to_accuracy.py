@@ -192,6 +192,12 @@ def test_a_stored_fit_is_keyed_by_cpu_library_and_versions(monkeypatch, tmp_path
     monkeypatch.setattr(B, "_versions", lambda: {"lightgbm": "9.9"})
     assert B.FitStore(tmp_path, {"data": "toy"}).path("lrank", 0) != path
     monkeypatch.undo()
+    monkeypatch.setitem(B.LRANK, "lambdarank_norm", False)  # lrank fitted with other settings
+    assert B.FitStore(tmp_path, {"data": "toy"}).path("lrank", 0) != path
+    monkeypatch.undo()
+    monkeypatch.setattr(B, "LEAVES", 63)
+    assert B.FitStore(tmp_path, {"data": "toy"}).path("lrank", 0) != path
+    monkeypatch.undo()
     assert B.FitStore(tmp_path, {"data": "toy"}).path("lrank", 0) == path
     (tmp_path / "file").write_text("")
     with pytest.raises(NotADirectoryError, match="LRANK_BENCH_RESUME"):
