@@ -451,9 +451,9 @@ def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     if "profile" not in old.columns:
         old["profile"] = "quick"
     placed = list(dict.fromkeys(old["module"]))  # the stored page's module order
-    new_keys = set(zip(df["module"], df["benchmark"]))
-    keep = [(m, b) not in new_keys and (args.into_page or p != args.profile)
-            for m, b, p in zip(old["module"], old["benchmark"], old["profile"])]
+    new_keys = set(_row_keys(df))
+    keep = [k not in new_keys and (args.into_page or p != args.profile)
+            for k, p in zip(_row_keys(old), old["profile"])]
     old = old[keep]
     order = list(dict.fromkeys([*(placed if args.into_page else old["module"]), *df["module"]]))
     merged = pd.concat([old, df], ignore_index=True)
@@ -465,11 +465,44 @@ def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     if not args.into_page:
         return merged.reset_index(drop=True), header + "".join(said)
     run = header.split(", measured", 1)[-1].split(". ratio", 1)[0].strip()
+    env = "".join(f"{k}={os.environ[k]} " for k in sorted(os.environ)
+                  if k.startswith("LRANK_BENCH_") and k not in ("LRANK_BENCH_SETTLE", "LRANK_BENCH_RESUME"))
     added = (f" Rows with profile={args.profile} in module(s) {', '.join(sorted(set(df['module'])))} come "
-             f"from `python -m lrank bench --profile {args.profile} --only {' '.join(args.only or [])} "
+             f"from `{env}python -m lrank bench --profile {args.profile} --only {' '.join(args.only or [])} "
              f"--into-page` ({run}).")
     said = [x for x in said if not x.startswith(added.split(" come from")[0])]
     return merged.reset_index(drop=True), (base or header) + "".join(said) + added
+
+
+def _row_keys(df) -> list[tuple]:
+    """A page row's identity: its module, its benchmark and its thread count (the same benchmark measured on
+    1 and on 2 threads is two rows; a run of one thread count replaces only that count's rows)."""
+    def count(t) -> str:  # 2, 2.0 (a CSV column with blanks) and "2" are one count; blank is ""
+        if t is None or t != t:
+            return ""
+        try:
+            return str(int(float(t))) if float(t) == int(float(t)) else str(t)
+        except (TypeError, ValueError):
+            return str(t)
+
+    threads = df["threads"] if "threads" in df.columns else [None] * len(df)
+    return [(m, b, count(t)) for m, b, t in zip(df["module"], df["benchmark"], threads)]
+
+
+def _merge_side(new, path: Path):
+    """A side table after an ``--into-page`` run: the stored table's rows whose key (``new.attrs["keys"]``:
+    e.g. the data set and thread count) this run did not measure, then the new rows."""
+    import pandas as pd
+
+    keys = new.attrs.get("keys")
+    if not keys or not path.is_file():
+        return new
+    old = pd.read_csv(path)
+    if not set(keys) <= set(old.columns):
+        return new
+    measured = set(map(tuple, new[keys].astype(str).to_numpy()))
+    kept = old[[k not in measured for k in map(tuple, old[keys].astype(str).to_numpy())]]
+    return pd.concat([kept, new], ignore_index=True) if len(kept) else new
 
 
 def _code_commit() -> str:
@@ -525,7 +558,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     out = figures_dir("quick") / f"{stem}.md"
     for name, table in side.items():  # stored next to the page; a trial run (--only alone) beside its page
         path = out.with_name(f"{name}.csv" if stem == "benchmarks" else f"{stem}_{name}.csv")
-        table.assign(profile=args.profile, commit=commit).to_csv(path, index=False)
+        table = table.assign(profile=args.profile, commit=commit)
+        (_merge_side(table, path) if args.into_page else table).to_csv(path, index=False)
         print(f"wrote {path}")
     import numba
 

@@ -40,15 +40,24 @@ documents per leaf where the library has that parameter, 255 bins, the library's
 * XGBoost 3.2 ``rank:ndcg`` (``hist``, ``lossguide``, ``max_leaves`` 31);
 * CatBoost 1.2 ``YetiRank`` and ``LambdaMart`` (depth 5).
 
-``LRANK_BENCH_TTA=mslr,200k`` (or ``1m``) limits the data sets a run measures.
+``LRANK_BENCH_TTA=mslr,200k`` (or ``1m``) limits the data sets a run measures, ``LRANK_BENCH_THREADS=1``
+(or ``2``) the thread counts. A block too long for one sitting (the 1M set on one thread: about 2.5 hours)
+is resumable: with ``LRANK_BENCH_RESUME=DIR`` every finished fit (one side, one repeat) is kept in ``DIR``
+(`FitStore`), and a later run of the same command on the same CPU, library code and peer versions takes
+those fits from there and measures only the rest, in the same alternated order. Each stored fit keeps the
+load average before its run's block; the row reports the highest, and says how many fits were resumed.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import platform
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -236,24 +245,136 @@ def _curve(seconds: np.ndarray, per_query: np.ndarray) -> Curve:
     return Curve(seconds, np.nanmean(per_query, axis=1), per_query)
 
 
-def curves(folds, threads: int, budgets: dict[str, int], repeats: int) -> tuple[dict[str, Curve], float]:
+THREADS_ENV, RESUME_ENV = "LRANK_BENCH_THREADS", "LRANK_BENCH_RESUME"
+
+
+def _cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``; elsewhere `platform.processor`)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _library_sha256(root: Path | None = None) -> str:
+    """sha256 over the package sources that a fit runs: `lrank.results.hashed_sources` without
+    ``benchmarks/`` and ``__main__.py`` (the harness and the command line: editing how rows are worded
+    does not change what was timed). ``root``: another tree's ``.py`` files instead (for tests)."""
+    from lrank.results import hashed_sources
+
+    if root is None:
+        root, files = Path(__file__).resolve().parents[1], hashed_sources()
+    else:
+        files = sorted(Path(root).rglob("*.py"))
+    h = hashlib.sha256()
+    for p in files:
+        rel = p.relative_to(root).as_posix()
+        if not rel.startswith("benchmarks/") and rel != "__main__.py":
+            h.update(rel.encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _harness_sha256() -> str:
+    """sha256 of what the harness fits: the shared settings, lrank's (`LRANK`) and every side's fit function
+    with the data set builders (their source text), so that a stored fit of other settings is never found."""
+    import inspect
+
+    parts = [repr((LEARNING_RATE, LEAVES, MIN_CHILD, BINS, LRANK_TREES, sorted(LRANK.items())))]
+    parts += [inspect.getsource(f) for f in (_stamp_lrank, _stamp_lightgbm, _stamp_xgboost, _stamp_catboost,
+                                             _positional_qid, run_side, mslr_folds, letor_split, _budgets)]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def _versions() -> dict[str, str]:
+    """The versions of Python and of every timed library (a fit kept under others timed other code)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for lib in ("numba", "numpy", "lightgbm", "xgboost", "catboost"):
+        try:
+            out[lib] = version(lib)
+        except PackageNotFoundError:
+            out[lib] = "absent"
+    return out
+
+
+class FitStore:
+    """Finished fits of a time-to-accuracy block, one ``.npz`` file per (side, repeat), so that a block longer
+    than one sitting can be measured in several runs of the same command.
+
+    A fit's file name is a sha256 of everything its time and curve depend on: ``context`` (the data set, the
+    thread count, the budgets and repeats), the side, the repeat, the CPU model, the library's sources
+    (`_library_sha256`), the harness's settings and fit functions (`_harness_sha256`) and the versions of
+    Python, numba, NumPy and the peers. A fit measured under anything
+    else is never found, so it is never mixed in. Files are written whole (to a temporary name, then renamed):
+    a run killed mid-fit leaves no half file.
+    """
+
+    def __init__(self, root: str | os.PathLike, context: dict):
+        self.root = Path(root)
+        if self.root.exists() and not self.root.is_dir():
+            raise NotADirectoryError(f"{RESUME_ENV}={root}: not a directory")
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._base = {"context": context, "cpu": _cpu_model(), "library": _library_sha256(),
+                      "harness": _harness_sha256(), "versions": _versions()}
+
+    def path(self, side: str, repeat: int) -> Path:
+        """The file of ``side``'s fit in repeat ``repeat`` (0-based)."""
+        key = json.dumps({**self._base, "side": side, "repeat": int(repeat)}, sort_keys=True, default=str)
+        return self.root / f"tta-{side}-r{repeat}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.npz"
+
+    def load(self, side: str, repeat: int) -> tuple[np.ndarray, np.ndarray, float] | None:
+        """``(seconds, per_query, load)`` of a stored fit, or None."""
+        p = self.path(side, repeat)
+        if not p.is_file():
+            return None
+        with np.load(p) as z:
+            return z["seconds"], z["per_query"], float(z["load"])
+
+    def save(self, side: str, repeat: int, seconds: np.ndarray, per_query: np.ndarray, load: float) -> None:
+        """Keep one finished fit."""
+        p = self.path(side, repeat)
+        tmp = p.with_name(p.name + ".part")
+        with open(tmp, "wb") as f:
+            np.savez(f, seconds=seconds, per_query=per_query, load=np.float64(load))
+        os.replace(tmp, p)
+
+
+def curves(folds, threads: int, budgets: dict[str, int], repeats: int,
+           store: FitStore | None = None) -> tuple[dict[str, Curve], float, int]:
     """Every side of ``budgets`` on ``folds``, ``repeats`` times alternated (after one small untimed warm-up
-    fit each); the curves (time stamps: medians over repeats) and the load average before the block."""
-    ld = T.settle()
-    small = [(tr, te) for tr, te in folds[:1]]
-    for side in budgets:
-        run_side(side, small, threads, 3)
+    fit each); the curves (time stamps: medians over repeats), the load average before the block and the
+    number of fits taken from ``store`` (each stored fit kept the load before its own run's block: the
+    highest load of all is returned)."""
+    order = [(r, side) for r in range(max(1, repeats)) for side in budgets]
+    stored = {k: store.load(k[1], k[0]) for k in order} if store is not None else {}
+    stored = {k: v for k, v in stored.items() if v is not None}
+    loads = [v[2] for v in stored.values()]
+    if len(stored) < len(order):
+        ld = T.settle()
+        loads.append(ld)
+        small = [(tr, te) for tr, te in folds[:1]]
+        for side in budgets:
+            run_side(side, small, threads, 3)
     secs: dict[str, list[np.ndarray]] = {s: [] for s in budgets}
     ndcg: dict[str, np.ndarray] = {}
-    for _ in range(max(1, repeats)):
-        for side, n in budgets.items():
-            s, v = run_side(side, folds, threads, n)
-            if side in ndcg and not np.array_equal(ndcg[side], v, equal_nan=True):
-                raise RuntimeError(f"{side}: the test NDCG@10 curve changed between repeats "
-                                   "(not deterministic)")
-            ndcg[side] = v
-            secs[side].append(s)
-    return {s: _curve(np.median(np.array(secs[s]), axis=0), ndcg[s]) for s in budgets}, ld
+    for r, side in order:
+        if (r, side) in stored:
+            s, v, _ = stored[(r, side)]
+        else:
+            s, v = run_side(side, folds, threads, budgets[side])
+            if store is not None:
+                store.save(side, r, s, v, ld)
+        if side in ndcg and not np.array_equal(ndcg[side], v, equal_nan=True):
+            raise RuntimeError(f"{side}: the test NDCG@10 curve changed between repeats "
+                               "(not deterministic)")
+        ndcg[side] = v
+        secs[side].append(s)
+    curves_ = {s: _curve(np.median(np.array(secs[s]), axis=0), ndcg[s]) for s in budgets}
+    return curves_, float(np.max(loads)), len(stored)
 
 
 # -- the data sets ------------------------------------------------------------------------------------------
@@ -335,7 +456,7 @@ def paired_best(cs: dict[str, Curve], peers: list[str]) -> dict[str, dict]:
 
 
 def _rows(what: str, threads: int, cs: dict[str, Curve], budgets: dict[str, int], repeats: int,
-          ld: float) -> list[dict]:
+          ld: float, resumed: int = 0) -> list[dict]:
     ours = cs["lrank"]
     o_best, o_t = ours.best()
     peers = [p for p in PEERS if p in cs]
@@ -369,8 +490,10 @@ def _rows(what: str, threads: int, cs: dict[str, Curve], budgets: dict[str, int]
                   f"{1e3 * ours.seconds[-1] / budgets['lrank']:.1f} ms per tree), its last "
                   f"{ours.ndcg[-1]:.4f}; "
                   f"peer's last {c.ndcg[-1]:.4f}{test}; times from the start of each fit (data set-up "
-                  f"included), medians of {repeats} alternated repeats; "
-                  f"lrank LambdaMART {_lrank_settings()}"))
+                  f"included), medians of {repeats} alternated repeats"
+                  + (f" ({resumed} of {repeats * len(budgets)} fits resumed from an earlier run of the same "
+                     "code on the same CPU; load: the highest before any of the runs)" if resumed else "")
+                  + f"; lrank LambdaMART {_lrank_settings()}"))
     return rows
 
 
@@ -382,12 +505,30 @@ def _lrank_settings() -> str:
             f"lambdarank_norm={p['lambdarank_norm']}, min_child_weight={p['min_child_weight']}")
 
 
-def run(profile: str = "quick") -> list[dict]:
-    """Rows per data set, thread count and peer; the curves go to ``figures/time_to_accuracy_curves.csv``."""
+def _threads() -> tuple[int, ...]:
+    """The thread counts a run measures: 1 and 2 (1 alone where numba has one thread), or those of
+    ``LRANK_BENCH_THREADS`` (comma-separated)."""
     import numba
 
-    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     threads = (1, 2) if numba.config.NUMBA_NUM_THREADS >= 2 else (1,)
+    want = os.environ.get(THREADS_ENV, "").strip()
+    if not want:
+        return threads
+    try:
+        asked = tuple(dict.fromkeys(int(t) for t in want.split(",")))
+    except ValueError:
+        raise ValueError(f"{THREADS_ENV} must be thread counts separated by commas, got {want!r}") from None
+    if not set(asked) <= set(threads):
+        raise ValueError(f"{THREADS_ENV}={want}: this run can measure {', '.join(map(str, threads))} "
+                         f"thread(s) (NUMBA_NUM_THREADS={numba.config.NUMBA_NUM_THREADS})")
+    return asked
+
+
+def run(profile: str = "quick") -> list[dict]:
+    """Rows per data set, thread count and peer; the curves go to ``figures/time_to_accuracy_curves.csv``."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    threads = _threads()
+    resume = os.environ.get(RESUME_ENV, "").strip()
     avail = _available()
     rows = []
     _CURVES.clear()
@@ -400,8 +541,10 @@ def run(profile: str = "quick") -> list[dict]:
                  for peer in PEERS if peer not in avail]
         budgets = {s: n for s, n in budgets.items() if s in avail}
         for th in threads:
-            cs, ld = curves(folds, th, budgets, repeats)
-            rows += _rows(what, th, cs, budgets, repeats, ld)
+            store = (FitStore(resume, {"data": key, "what": what, "threads": th, "budgets": budgets,
+                                       "repeats": repeats}) if resume else None)
+            cs, ld, resumed = curves(folds, th, budgets, repeats, store)
+            rows += _rows(what, th, cs, budgets, repeats, ld, resumed)
             for side, c in cs.items():
                 _CURVES.append((key, th, side, c))
     return rows
@@ -427,7 +570,11 @@ def side_files() -> dict:
     parts = [pd.DataFrame({"data": key, "threads": th, "side": side, "tree": np.arange(1, c.ndcg.size + 1),
                            "seconds": c.seconds, "ndcg10": c.ndcg}) for key, th, side, c in curves]
     name = "time_to_accuracy_curves" + ("" if profile == "quick" else f"_{profile}")
-    return {name: pd.concat(parts, ignore_index=True)} if parts else {}
+    if not parts:
+        return {}
+    table = pd.concat(parts, ignore_index=True)
+    table.attrs["keys"] = ["data", "threads"]  # --into-page of one thread count keeps the other's curves
+    return {name: table}
 
 
 if __name__ == "__main__":  # pragma: no cover

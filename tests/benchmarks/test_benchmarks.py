@@ -311,3 +311,41 @@ def test_bench_refuses_a_bad_settle(tmp_path, monkeypatch, capsys, settle):
         main(["bench", "--only", "data", "--settle", settle])
     assert exc.value.code == 2
     assert "--settle: must be a finite number of seconds >= 0" in capsys.readouterr().err
+
+
+def test_bench_page_merge_replaces_only_the_thread_count_a_run_measured(tmp_path, monkeypatch):
+    """A run of one thread count (``LRANK_BENCH_THREADS=1``) replaces that count's rows and keeps the other
+    count's rows of the same benchmark; the page's sentence names the restricting variables."""
+    import argparse
+
+    import pandas as pd
+
+    from lrank.__main__ import _merge_page
+
+    stored = [dict(module="tta", benchmark="b", threads=1, ratio=1.0, profile="paper"),
+              dict(module="tta", benchmark="b", threads=2, ratio=2.0, profile="paper"),
+              dict(module="tta", benchmark="c", threads=float("nan"), ratio=3.0, profile="paper")]
+    md = _page(tmp_path, stored, "Benchmarks (quick profile), run Q.")
+    monkeypatch.setenv("LRANK_BENCH_THREADS", "1")
+    monkeypatch.setenv("LRANK_BENCH_RESUME", str(tmp_path))
+    new = pd.DataFrame([dict(module="tta", benchmark="b", threads=1, ratio=5.0, profile="paper")])
+    merged, header = _merge_page(new, md, "Benchmarks (paper profile), measured on X. ratio = r.",
+                                 argparse.Namespace(into_page=True, profile="paper", only=["tta"]))
+    assert sorted(zip(merged["benchmark"], merged["ratio"])) == [("b", 2.0), ("b", 5.0), ("c", 3.0)]
+    assert "`LRANK_BENCH_THREADS=1 python -m lrank bench --profile paper" in header
+    assert "LRANK_BENCH_RESUME" not in header
+
+
+def test_an_into_page_run_keeps_the_side_table_rows_it_did_not_measure(tmp_path):
+    import pandas as pd
+
+    from lrank.__main__ import _merge_side
+
+    path = tmp_path / "curves.csv"
+    pd.DataFrame(dict(data=["1m"] * 4, threads=[1, 1, 2, 2], tree=[1, 2, 1, 2], commit="old")).to_csv(
+        path, index=False)
+    new = pd.DataFrame(dict(data=["1m"] * 2, threads=[2, 2], tree=[1, 2], commit="new"))
+    assert _merge_side(new, path) is new  # no keys: the new table alone
+    new.attrs["keys"] = ["data", "threads"]
+    got = _merge_side(new, path)
+    assert list(zip(got["threads"], got["commit"])) == [(1, "old"), (1, "old"), (2, "new"), (2, "new")]

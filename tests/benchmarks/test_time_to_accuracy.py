@@ -140,3 +140,108 @@ def test_side_file_keeps_the_quick_curves_apart_from_the_paper_ones(monkeypatch)
     assert list(B.side_files()) == ["time_to_accuracy_curves_paper"]
     monkeypatch.setattr(B, "_CURVES", [])
     assert B.side_files() == {}
+
+
+def _counting_side(monkeypatch, name="count"):
+    """A deterministic fake side that counts its fits (its curve is the same every fit, its times are not)."""
+    calls = []
+
+    def side(train, test, threads, n):
+        calls.append(1)
+        rng = np.random.default_rng(0)
+        return np.arange(1.0, n + 1) * len(calls), iter([rng.normal(size=test.n_docs) for _ in range(n)])
+
+    monkeypatch.setitem(B.SIDES, name, side)
+    return calls
+
+
+def test_a_resumed_block_measures_only_the_fits_it_has_not_kept(monkeypatch, tmp_path):
+    """With a FitStore every finished fit is kept; a second run takes them all from the store (no fit), a
+    run that lost one fit measures that one alone, and the curve's times are the same medians as if the
+    block had run in one go. Another context (here: the thread count) finds nothing."""
+    calls = _counting_side(monkeypatch)
+    folds = [_tiny()]
+    loads = iter([0.3, 0.8, 0.5])
+    monkeypatch.setattr(B.T, "settle", lambda: next(loads))
+    ctx = {"data": "toy", "threads": 1}
+    first, ld, resumed = B.curves(folds, 1, {"count": 3}, 3, B.FitStore(tmp_path, ctx))
+    assert (len(calls), resumed, ld) == (4, 0, 0.3)  # a warm-up fit, then 3 repeats
+    assert len(list(tmp_path.glob("*.npz"))) == 3 and not list(tmp_path.glob("*.part"))
+    again, ld, resumed = B.curves(folds, 1, {"count": 3}, 3, B.FitStore(tmp_path, ctx))
+    assert (len(calls), resumed, ld) == (4, 3, 0.3)
+    np.testing.assert_array_equal(again["count"].seconds, first["count"].seconds)
+    B.FitStore(tmp_path, ctx).path("count", 1).unlink()
+    part, ld, resumed = B.curves(folds, 1, {"count": 3}, 3, B.FitStore(tmp_path, ctx))
+    assert (len(calls), resumed, ld) == (6, 2, 0.8)  # a warm-up and the lost repeat; the highest load
+    np.testing.assert_array_equal(part["count"].ndcg, first["count"].ndcg)
+    other = B.FitStore(tmp_path, {**ctx, "threads": 2})
+    assert all(other.load("count", r) is None for r in range(3))
+    stored = B.FitStore(tmp_path, ctx).load("count", 0)
+    assert stored is not None and stored[2] == 0.3
+
+
+def test_a_stored_fit_is_keyed_by_cpu_library_and_versions(monkeypatch, tmp_path):
+    store = B.FitStore(tmp_path, {"data": "toy"})
+    path = store.path("lrank", 0)
+    monkeypatch.setattr(B, "_library_sha256", lambda: "0" * 64)
+    assert B.FitStore(tmp_path, {"data": "toy"}).path("lrank", 0) != path
+    monkeypatch.undo()
+    monkeypatch.setattr(B, "_cpu_model", lambda: "another CPU")
+    assert B.FitStore(tmp_path, {"data": "toy"}).path("lrank", 0) != path
+    monkeypatch.undo()
+    monkeypatch.setattr(B, "_versions", lambda: {"lightgbm": "9.9"})
+    assert B.FitStore(tmp_path, {"data": "toy"}).path("lrank", 0) != path
+    monkeypatch.undo()
+    monkeypatch.setitem(B.LRANK, "lambdarank_norm", False)  # lrank fitted with other settings
+    assert B.FitStore(tmp_path, {"data": "toy"}).path("lrank", 0) != path
+    monkeypatch.undo()
+    monkeypatch.setattr(B, "LEAVES", 63)
+    assert B.FitStore(tmp_path, {"data": "toy"}).path("lrank", 0) != path
+    monkeypatch.undo()
+    assert B.FitStore(tmp_path, {"data": "toy"}).path("lrank", 0) == path
+    (tmp_path / "file").write_text("")
+    with pytest.raises(NotADirectoryError, match="LRANK_BENCH_RESUME"):
+        B.FitStore(tmp_path / "file", {})
+
+
+def test_the_row_says_how_many_fits_were_resumed():
+    peer = ([2.0, 4.0, 6.0], [0.6, 0.9, 0.85])
+    cs = {"lrank": B.Curve(np.array([1.0, 2.0, 3.0]), np.array([0.7, 0.9, 0.95])),
+          "lightgbm": B.Curve(*map(np.array, peer))}
+    (row,) = B._rows("toy", 1, cs, {"lrank": 3, "lightgbm": 3}, 3, 0.2, resumed=4)
+    assert "4 of 6 fits resumed" in row["notes"]
+    (row,) = B._rows("toy", 1, cs, {"lrank": 3, "lightgbm": 3}, 3, 0.2)
+    assert "resumed" not in row["notes"]
+
+
+def test_the_thread_counts_of_a_run(monkeypatch):
+    import numba
+
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 2)
+    monkeypatch.delenv(B.THREADS_ENV, raising=False)
+    assert B._threads() == (1, 2)
+    monkeypatch.setenv(B.THREADS_ENV, "1")
+    assert B._threads() == (1,)
+    monkeypatch.setenv(B.THREADS_ENV, "2,1")
+    assert B._threads() == (2, 1)
+    monkeypatch.setenv(B.THREADS_ENV, "4")
+    with pytest.raises(ValueError, match="LRANK_BENCH_THREADS=4"):
+        B._threads()
+    monkeypatch.setenv(B.THREADS_ENV, "one")
+    with pytest.raises(ValueError, match="LRANK_BENCH_THREADS must be"):
+        B._threads()
+
+
+def test_the_library_hash_leaves_out_the_harness_only(tmp_path):
+    """What a stored fit is keyed by changes with the code a fit runs (kernels, trees, models) and not with
+    the benchmark harness or the command line."""
+    for rel in ("_kernels/grower.py", "benchmarks/time_to_accuracy.py", "__main__.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    h = B._library_sha256(tmp_path)
+    (tmp_path / "benchmarks/time_to_accuracy.py").write_text("x = 2\n")
+    (tmp_path / "__main__.py").write_text("x = 2\n")
+    assert B._library_sha256(tmp_path) == h
+    (tmp_path / "_kernels/grower.py").write_text("x = 2\n")
+    assert B._library_sha256(tmp_path) != h
+    assert len(B._library_sha256()) == 64 and B._library_sha256() == B._library_sha256()
