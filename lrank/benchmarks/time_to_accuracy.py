@@ -331,7 +331,7 @@ class FitStore:
         p = self.path(side, repeat)
         if not p.is_file():
             return None
-        with np.load(p) as z:
+        with np.load(p, allow_pickle=False) as z:  # a stored fit is arrays only: never run pickled code
             return z["seconds"], z["per_query"], float(z["load"])
 
     def save(self, side: str, repeat: int, seconds: np.ndarray, per_query: np.ndarray, load: float) -> None:
