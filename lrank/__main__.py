@@ -467,7 +467,11 @@ def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     run = header.split(", measured", 1)[-1].split(". ratio", 1)[0].strip()
     env = "".join(f"{k}={os.environ[k]} " for k in sorted(os.environ)
                   if k.startswith("LRANK_BENCH_") and k not in ("LRANK_BENCH_SETTLE", "LRANK_BENCH_RESUME"))
-    added = (f" Rows with profile={args.profile} in module(s) {', '.join(sorted(set(df['module'])))} come "
+    # a run of some thread counts only (LRANK_BENCH_THREADS) says so, and replaces only the sentence of a run
+    # of the same counts: the rows of the other counts keep theirs
+    counts = os.environ.get("LRANK_BENCH_THREADS", "").strip()
+    on = f" on {counts.replace(',', ' and ')} thread{'s' * (counts != '1')}" if counts else ""
+    added = (f" Rows with profile={args.profile} in module(s) {', '.join(sorted(set(df['module'])))}{on} come "
              f"from `{env}python -m lrank bench --profile {args.profile} --only {' '.join(args.only or [])} "
              f"--into-page` ({run}).")
     said = [x for x in said if not x.startswith(added.split(" come from")[0])]

@@ -332,8 +332,18 @@ def test_bench_page_merge_replaces_only_the_thread_count_a_run_measured(tmp_path
     merged, header = _merge_page(new, md, "Benchmarks (paper profile), measured on X. ratio = r.",
                                  argparse.Namespace(into_page=True, profile="paper", only=["tta"]))
     assert sorted(zip(merged["benchmark"], merged["ratio"])) == [("b", 2.0), ("b", 5.0), ("c", 3.0)]
-    assert "`LRANK_BENCH_THREADS=1 python -m lrank bench --profile paper" in header
+    assert "in module(s) tta on 1 thread come from `LRANK_BENCH_THREADS=1 python -m lrank bench" in header
     assert "LRANK_BENCH_RESUME" not in header
+    # the 2-thread run's sentence stays beside the 1-thread run's; a second 1-thread run replaces its own
+    merged.to_csv(md.with_suffix(".csv"), index=False)
+    md.write_text(header.replace("on 1 thread come", "on 2 threads come") + "\n", encoding="utf-8")
+    args = argparse.Namespace(into_page=True, profile="paper", only=["tta"])
+    merged, header = _merge_page(new, md, "Benchmarks (paper profile), measured on Y. ratio = r.", args)
+    assert "tta on 2 threads come" in header and header.count("tta on 1 thread come") == 1
+    merged.to_csv(md.with_suffix(".csv"), index=False)
+    md.write_text(header + "\n", encoding="utf-8")
+    merged, header = _merge_page(new, md, "Benchmarks (paper profile), measured on Z. ratio = r.", args)
+    assert header.count("tta on 1 thread come") == 1 and "(on Z)" in header and "(on Y)" not in header
 
 
 def test_an_into_page_run_keeps_the_side_table_rows_it_did_not_measure(tmp_path):
