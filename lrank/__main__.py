@@ -471,9 +471,9 @@ def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     # of the same counts: the rows of the other counts keep theirs
     counts = os.environ.get("LRANK_BENCH_THREADS", "").strip()
     on = f" on {counts.replace(',', ' and ')} thread{'s' * (counts != '1')}" if counts else ""
-    added = (f" Rows with profile={args.profile} in module(s) {', '.join(sorted(set(df['module'])))}{on} come "
-             f"from `{env}python -m lrank bench --profile {args.profile} --only {' '.join(args.only or [])} "
-             f"--into-page` ({run}).")
+    modules, only = ", ".join(sorted(set(df["module"]))), " ".join(args.only or [])
+    added = (f" Rows with profile={args.profile} in module(s) {modules}{on} come from "
+             f"`{env}python -m lrank bench --profile {args.profile} --only {only} --into-page` ({run}).")
     said = [x for x in said if not x.startswith(added.split(" come from")[0])]
     return merged.reset_index(drop=True), (base or header) + "".join(said) + added
 
