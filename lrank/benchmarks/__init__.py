@@ -46,4 +46,6 @@ def page_markdown(df) -> str:
     if not len(df):
         return "(no rows)"
     text = [i for i, c in enumerate(df.columns) if c in TEXT_COLUMNS]
-    return df.to_markdown(index=False, floatfmt=".4g", disable_numparse=text)
+    # a missing value (NaN in a text column read back from the CSV) is a blank cell, never "nan"
+    return df.astype(object).where(df.notna(), None).to_markdown(index=False, floatfmt=".4g",
+                                                                  disable_numparse=text, missingval="")

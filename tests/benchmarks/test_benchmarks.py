@@ -359,3 +359,17 @@ def test_an_into_page_run_keeps_the_side_table_rows_it_did_not_measure(tmp_path)
     new.attrs["keys"] = ["data", "threads"]
     got = _merge_side(new, path)
     assert list(zip(got["threads"], got["commit"])) == [(1, "old"), (1, "old"), (2, "new"), (2, "new")]
+
+
+def test_page_markdown_shows_a_missing_value_as_a_blank_cell_and_keeps_commits_as_text():
+    import numpy as np
+    import pandas as pd
+
+    from lrank.benchmarks import page_markdown
+
+    df = pd.DataFrame({"module": ["a", "b"], "ratio_kind": [np.nan, "pairs"], "ratio": [1.23456, np.nan],
+                       "commit": ["836e026", "abc1234"]})
+    md = page_markdown(df)
+    assert "nan" not in md.lower()
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in md.splitlines()[2:]]
+    assert rows == [["a", "", "1.235", "836e026"], ["b", "pairs", "", "abc1234"]]
