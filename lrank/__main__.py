@@ -474,7 +474,8 @@ def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     modules, only = ", ".join(sorted(set(df["module"]))), " ".join(args.only or [])
     added = (f" Rows with profile={args.profile} in module(s) {modules}{on} come from "
              f"`{env}python -m lrank bench --profile {args.profile} --only {only} --into-page` ({run}).")
-    said = [x for x in said if not x.startswith(added.split(" come from")[0])]
+    # the same modules and thread counts exactly: "module(s) tta" does not replace "module(s) tta, gbrt"
+    said = [x for x in said if x.split(" come from", 1)[0] != added.split(" come from", 1)[0]]
     return merged.reset_index(drop=True), (base or header) + "".join(said) + added
 
 

@@ -41,7 +41,7 @@ documents per leaf where the library has that parameter, 255 bins, the library's
 * CatBoost 1.2 ``YetiRank`` and ``LambdaMart`` (depth 5).
 
 ``LRANK_BENCH_TTA=mslr,200k`` (or ``1m``) limits the data sets a run measures, ``LRANK_BENCH_THREADS=1``
-(or ``2``) the thread counts. A block too long for one sitting (the 1M set on one thread: about 2.5 hours)
+(or ``2``) the thread counts. A block too long for one sitting (the 1M set on one thread: about 2.6 hours)
 is resumable: with ``LRANK_BENCH_RESUME=DIR`` every finished fit (one side, one repeat) is kept in ``DIR``
 (`FitStore`), and a later run of the same command on the same CPU, library code and peer versions takes
 those fits from there and measures only the rest, in the same alternated order. Each stored fit keeps the

@@ -313,6 +313,29 @@ def test_bench_refuses_a_bad_settle(tmp_path, monkeypatch, capsys, settle):
     assert "--settle: must be a finite number of seconds >= 0" in capsys.readouterr().err
 
 
+def test_bench_page_sentence_is_replaced_only_by_a_run_of_the_same_modules(tmp_path):
+    """A run of module ``tta`` alone replaces the sentence of an earlier ``tta`` run, not that of a run of
+    ``tta`` and ``gbrt`` (whose sentence starts with the same words)."""
+    import argparse
+
+    import pandas as pd
+
+    from lrank.__main__ import _merge_page
+
+    stored = [dict(module="tta", benchmark="b", threads=1, ratio=1.0, profile="paper"),
+              dict(module="tta", benchmark="c", threads=1, ratio=3.0, profile="paper"),
+              dict(module="gbrt", benchmark="g", threads=1, ratio=2.0, profile="paper")]
+    old = (" Rows with profile=paper in module(s) tta come from `python -m lrank bench A` (run A)."
+           " Rows with profile=paper in module(s) tta, gbrt come from `python -m lrank bench B` (run B).")
+    md = _page(tmp_path, stored, "Benchmarks (quick profile), run Q." + old)
+    new = pd.DataFrame([dict(module="tta", benchmark="b", threads=1, ratio=5.0, profile="paper")])
+    _, header = _merge_page(new, md, "Benchmarks (paper profile), measured on X. ratio = r.",
+                            argparse.Namespace(into_page=True, profile="paper", only=["tta"]))
+    assert "(run A)" not in header
+    assert "module(s) tta, gbrt come from `python -m lrank bench B` (run B)." in header
+    assert header.count("module(s) tta come from") == 1
+
+
 def test_bench_page_merge_replaces_only_the_thread_count_a_run_measured(tmp_path, monkeypatch):
     """A run of one thread count (``LRANK_BENCH_THREADS=1``) replaces that count's rows and keeps the other
     count's rows of the same benchmark; the page's sentence names the restricting variables."""
