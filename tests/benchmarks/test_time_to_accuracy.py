@@ -35,6 +35,42 @@ def test_rows_are_met_only_when_lrank_gets_there_sooner_and_as_high():
     assert "never reaches" in never["notes"]
 
 
+def test_a_row_met_on_one_fold_split_only_is_undecided():
+    """A row met on the timed split stays met only where lrank's best is at least the peer's on every other
+    fold split; one split below makes it undecided (not missed); the notes give every split's difference."""
+    peer = ([2.0, 4.0, 6.0], [0.6, 0.9, 0.85])
+    cs = {"lrank": B.Curve(np.array([1.0, 2.0, 3.0]), np.array([0.7, 0.9, 0.95])),
+          "lightgbm": B.Curve(*map(np.array, peer))}
+    budgets = {"lrank": 3, "lightgbm": 3}
+    held = [{"lrank": 0.41, "lightgbm": 0.40}, {"lrank": 0.42, "lightgbm": 0.42}]
+    (row,) = B._rows("toy", 1, cs, budgets, 3, 0.2, splits=held, seeds=(1, 2))
+    assert row["status"] == "met"
+    assert "lrank's best is at least the peer's on 2 of 2 (lrank - peer: +0.0100, +0.0000)" in row["notes"]
+    assert row["target"].endswith(B.SPLIT_TARGET)
+    flipped = [*held, {"lrank": 0.40, "lightgbm": 0.43}]
+    (row,) = B._rows("toy", 1, cs, budgets, 3, 0.2, splits=flipped, seeds=(1, 2, 3))
+    assert row["status"] == "undecided" and not row["met"]
+    assert "on 2 of 3 (lrank - peer: +0.0100, +0.0000, -0.0300)" in row["notes"]
+    (never,) = _rows(([1.0, 2.0, 3.0], [0.7, 0.8, 0.89]), peer)  # no other split: the timed split decides
+    assert never["status"] == "missed" and "fold splits" not in never["notes"]
+    assert not never["target"].endswith(B.SPLIT_TARGET)
+
+
+def test_split_bests_are_each_sides_best_mean_curve_on_each_split(monkeypatch):
+    """`split_bests` fits every side on the folds of each seed and keeps its best mean NDCG@10."""
+    seen = []
+
+    def fake_run_side(side, folds, threads, n):
+        seen.append((side, folds, threads, n))
+        per_query = np.array([[0.1, 0.3], [0.5, np.nan], [0.2, 0.2]]) + (0.1 if side == "lightgbm" else 0.0)
+        return np.zeros(3), per_query * folds
+
+    monkeypatch.setattr(B, "run_side", fake_run_side)
+    out = B.split_bests(lambda seed: seed, (1, 2), {"lrank": 3, "lightgbm": 2})
+    assert seen == [("lrank", 1, 1, 3), ("lightgbm", 1, 1, 2), ("lrank", 2, 1, 3), ("lightgbm", 2, 1, 2)]
+    assert out == [{"lrank": 0.5, "lightgbm": 0.6}, {"lrank": 1.0, "lightgbm": 1.2}]
+
+
 def _tiny(seed=0):
     """A training set whose query ids are out of order (as in a shuffled fold) and a test set."""
     d = make_letor_like(n_queries=24, docs_per_query=(10, 30), n_features=8, n_grades=3, random_state=seed)
