@@ -471,6 +471,9 @@ def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     # of the same counts: the rows of the other counts keep theirs
     counts = os.environ.get("LRANK_BENCH_THREADS", "").strip()
     on = f" on {counts.replace(',', ' and ')} thread{'s' * (counts != '1')}" if counts else ""
+    # likewise a run of some of time_to_accuracy's data sets (LRANK_BENCH_TTA) replaces only their sentence
+    sets = os.environ.get("LRANK_BENCH_TTA", "").strip()
+    on = (f" on data set(s) {sets.replace(',', ', ')}" if sets else "") + on
     modules, only = ", ".join(sorted(set(df["module"]))), " ".join(args.only or [])
     added = (f" Rows with profile={args.profile} in module(s) {modules}{on} come from "
              f"`{env}python -m lrank bench --profile {args.profile} --only {only} --into-page` ({run}).")

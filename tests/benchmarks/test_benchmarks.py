@@ -336,6 +336,32 @@ def test_bench_page_sentence_is_replaced_only_by_a_run_of_the_same_modules(tmp_p
     assert header.count("module(s) tta come from") == 1
 
 
+def test_bench_page_sentence_of_a_run_of_some_data_sets_keeps_the_others(tmp_path, monkeypatch):
+    """A run restricted by ``LRANK_BENCH_TTA`` says which data sets it measured and keeps the sentence of the
+    run that measured the others; a later run of the same data sets replaces its own sentence."""
+    import argparse
+
+    import pandas as pd
+
+    from lrank.__main__ import _merge_page
+
+    stored = [dict(module="tta", benchmark="mslr", threads=1, ratio=1.0, profile="quick"),
+              dict(module="tta", benchmark="200k", threads=1, ratio=2.0, profile="quick")]
+    old = " Rows with profile=quick in module(s) tta come from `python -m lrank bench A` (run A)."
+    md = _page(tmp_path, stored, "Benchmarks (quick profile), run Q." + old)
+    monkeypatch.setenv("LRANK_BENCH_TTA", "mslr")
+    new = pd.DataFrame([dict(module="tta", benchmark="mslr", threads=1, ratio=5.0, profile="quick")])
+    args = argparse.Namespace(into_page=True, profile="quick", only=["tta"])
+    merged, header = _merge_page(new, md, "Benchmarks (quick profile), measured on X. ratio = r.", args)
+    assert "(run A)." in header
+    assert ("module(s) tta on data set(s) mslr come from `LRANK_BENCH_TTA=mslr python -m lrank bench "
+            "--profile quick --only tta --into-page` (on X)." in header)
+    merged.to_csv(md.with_suffix(".csv"), index=False)
+    md.write_text(header + "\n", encoding="utf-8")
+    _, header = _merge_page(new, md, "Benchmarks (quick profile), measured on Y. ratio = r.", args)
+    assert "(run A)." in header and "(on Y)." in header and "(on X)." not in header
+
+
 def test_bench_page_merge_replaces_only_the_thread_count_a_run_measured(tmp_path, monkeypatch):
     """A run of one thread count (``LRANK_BENCH_THREADS=1``) replaces that count's rows and keeps the other
     count's rows of the same benchmark; the page's sentence names the restricting variables."""
