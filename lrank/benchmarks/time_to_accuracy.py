@@ -469,7 +469,8 @@ def paired_best(cs: dict[str, Curve], peers: list[str]) -> dict[str, dict]:
 
 def split_bests(resplit: Callable, seeds: tuple[int, ...], budgets: dict[str, int]) -> list[dict[str, float]]:
     """Each side's best mean test NDCG@10 on each other fold split (``resplit(seed)``): one fit per fold on
-    one thread, untimed (the curves are deterministic, so the thread count does not change them)."""
+    one thread, untimed, once for every thread count of the timed block (every side's curve is the same on
+    1 and 2 threads but quantized LightGBM's, whose gradient rounding depends on the thread count)."""
     out = []
     for seed in seeds:
         folds = resplit(seed)
