@@ -186,20 +186,33 @@ def table_html(df: pd.DataFrame, columns: tuple[str, ...] = TABLE_COLUMNS) -> st
     return f'<table class="lrank-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
+#: why a row is undecided, read from its notes (`lrank.benchmarks.time_to_accuracy._rows`): a row whose notes
+#: say lrank reaches the peer's best (met on the timed fold split) and give the other fold splits was made
+#: undecided by those splits; any other undecided row by its paired test
+_REACHED, _SPLIT = "lrank reaches it at tree", "on the other fold splits"
+_UNDECIDED = {False: "the paired test cannot tell",
+              True: "met on the timed fold split, lrank's best below the peer's on another fold split"}
+
+
 def what_to_see(df: pd.DataFrame, kind: str) -> str:
-    """One sentence under a chart: how many of its rows meet, miss or only report a target, naming misses."""
+    """One sentence under a chart: how many of its rows meet, miss or only report a target, naming misses and
+    undecided rows (grouped by why they are undecided)."""
     rows = df[df["kind"] == kind]
     st = rows["status"].value_counts()
     missed = rows[rows["status"] == "missed"]
     names = "; ".join(f"{r['module']}: {r['benchmark']} ({float(r['ratio']):.3g} against {r['target']})"
                       for _, r in missed.iterrows())
     undecided = rows[rows["status"] == "undecided"]
-    open_ = "; ".join(f"{r['module']}: {r['benchmark']}" for _, r in undecided.iterrows())
+    notes = undecided["notes"].fillna("").astype(str) if "notes" in undecided else [""] * len(undecided)
+    why = [_UNDECIDED[_SPLIT in n and _REACHED in n] for n in notes]
+    named = [f"{r['module']}: {r['benchmark']}" for _, r in undecided.iterrows()]
+    open_ = "".join(f". Undecided ({w}): " + "; ".join(x for x, v in zip(named, why) if v == w)
+                    for w in _UNDECIDED.values() if w in why)
     return (f"Of the {len(rows)} {_PLURAL[kind] if len(rows) != 1 else kind}: {st.get('met', 0)} met the "
             f"target, {st.get('missed', 0)} missed it"
-            + (f", {len(undecided)} undecided (the row's paired test cannot tell)" if len(undecided) else "")
+            + (f", {len(undecided)} undecided" if len(undecided) else "")
             + f" and {st.get('report', 0)} report without one"
-            + (f". Missed: {names}" if names else "") + (f". Undecided: {open_}" if open_ else "") + ".")
+            + (f". Missed: {names}" if names else "") + open_ + ".")
 
 
 def save_chart(df: pd.DataFrame, kind: str, profile: str | None = None):

@@ -58,6 +58,33 @@ def test_undecided_rows_are_counted_and_named_apart_from_misses(tmp_path):
     df.loc[df["benchmark"] == "MART time per tree 1", "status"] = "undecided"
     sentence = charts.what_to_see(df, "time ratio")
     assert "2 met the target, 1 missed it, 1 undecided" in sentence
-    assert "Undecided: gbrt: MART time per tree 1" in sentence and "Missed: gbrt: OLE vs SE" in sentence
+    assert "Undecided (the paired test cannot tell): gbrt: MART time per tree 1." in sentence
+    assert "Missed: gbrt: OLE vs SE" in sentence
     assert "1 undecided" in charts.counts_markdown(df)
     assert "undecided" not in charts.counts_markdown(_run(tmp_path, n_time=3))  # only when there is one
+
+
+def test_undecided_rows_are_named_under_the_reason_their_notes_give(tmp_path):
+    """A time-to-accuracy row undecided by its paired test and one met on the timed fold split but below the
+    peer on another split (rows made by `time_to_accuracy._rows`) are named under their own reason."""
+    import numpy as np
+
+    from lrank.benchmarks import time_to_accuracy as B
+
+    rng = np.random.default_rng(0)
+    ours = rng.uniform(0.3, 0.9, size=80)
+    low = np.zeros_like(ours)
+    peers = {"lightgbm": ours - 0.05,  # lrank reaches its best sooner: met on the timed split
+             "xgboost": ours + 0.002 + rng.normal(0, 0.05, size=80)}  # never reached, not significantly
+    cs = {"lrank": B._curve(np.array([1.0, 2.0, 3.0]), np.array([low, ours, low]))}
+    cs |= {p: B._curve(np.array([2.0, 4.0, 6.0]), np.array([low, v, low])) for p, v in peers.items()}
+    splits = [{"lrank": 0.40, "lightgbm": 0.41, "xgboost": 0.42}]  # lrank below both on the other split
+    rows = B._rows("toy", 1, cs, {s: 3 for s in cs}, 3, 0.2, splits=splits, seeds=(1,))
+    assert [r["status"] for r in rows] == ["undecided", "undecided"]
+    path = tmp_path / "benchmarks.csv"
+    pd.DataFrame(rows).assign(module="tta").to_csv(path, index=False)
+    sentence = charts.what_to_see(charts.read_run(path), "time ratio")
+    assert "0 missed it, 2 undecided and 0 report" in sentence
+    assert ("Undecided (the paired test cannot tell): tta: test NDCG@10 reached per second vs xgboost, toy. "
+            "Undecided (met on the timed fold split, lrank's best below the peer's on another fold split): "
+            "tta: test NDCG@10 reached per second vs lightgbm, toy." in sentence)
