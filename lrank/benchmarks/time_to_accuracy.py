@@ -474,8 +474,7 @@ def split_bests(resplit: Callable, seeds: tuple[int, ...], budgets: dict[str, in
     out = []
     for seed in seeds:
         folds = resplit(seed)
-        out.append({side: float(np.nanmax(np.nanmean(run_side(side, folds, 1, n)[1], axis=1)))
-                    for side, n in budgets.items()})
+        out.append({side: _curve(*run_side(side, folds, 1, n)).best()[0] for side, n in budgets.items()})
     return out
 
 

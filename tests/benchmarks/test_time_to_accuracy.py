@@ -69,6 +69,10 @@ def test_split_bests_are_each_sides_best_mean_curve_on_each_split(monkeypatch):
     out = B.split_bests(lambda seed: seed, (1, 2), {"lrank": 3, "lightgbm": 2})
     assert seen == [("lrank", 1, 1, 3), ("lightgbm", 1, 1, 2), ("lrank", 2, 1, 3), ("lightgbm", 2, 1, 2)]
     assert out == [{"lrank": 0.5, "lightgbm": 0.6}, {"lrank": 1.0, "lightgbm": 1.2}]
+    assert out[0] == {s: B._curve(*fake_run_side(s, 1, 1, 3)).best()[0] for s in ("lrank", "lightgbm")}
+    # the best of a split is `Curve.best`'s, the one definition of a side's best
+    monkeypatch.setattr(B.Curve, "best", lambda self: (float(self.ndcg[-1]), len(self.ndcg) - 1))
+    assert B.split_bests(lambda seed: seed, (1,), {"lrank": 3}) == [{"lrank": 0.2}]
 
 
 def _tiny(seed=0):
