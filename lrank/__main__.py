@@ -460,8 +460,15 @@ def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     merged = merged.sort_values("module", key=lambda c: c.map(order.index), kind="stable")
     stored = page_md.read_text(encoding="utf-8").split("\n", 1)[0] if page_md.is_file() else ""
     base, *said = stored.split(" Rows with profile=")
-    said = [" Rows with profile=" + x for x in said
-            if any(x.startswith(f"{p} in module(s) {m}") for p, m in zip(old["profile"], old["module"]))]
+    kept = set(zip(old["profile"], old["module"]))
+
+    def rows_left(x: str) -> bool:
+        """A kept row has the sentence's profile and one of its modules, each matched exactly (its key,
+        ``<profile> in module(s) <m1, m2>[ on ...]`` before `` come from``, parsed back)."""
+        profile, _, modules = x.split(" come from", 1)[0].partition(" in module(s) ")
+        return any((profile, m) in kept for m in modules.split(" on ", 1)[0].split(", "))
+
+    said = [" Rows with profile=" + x for x in said if rows_left(x)]
     if not args.into_page:
         return merged.reset_index(drop=True), header + "".join(said)
     run = header.split(", measured", 1)[-1].split(". ratio", 1)[0].strip()

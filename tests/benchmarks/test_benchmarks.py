@@ -336,6 +336,28 @@ def test_bench_page_sentence_is_replaced_only_by_a_run_of_the_same_modules(tmp_p
     assert header.count("module(s) tta come from") == 1
 
 
+def test_bench_page_sentence_goes_with_its_rows_not_with_a_module_named_alike(tmp_path):
+    """A sentence stays while rows of its own modules stay: the sentence of module ``rbp_fig1``, all of
+    whose rows a run replaced, goes even though rows of module ``rbp`` (a prefix of its name) stay."""
+    import argparse
+
+    import pandas as pd
+
+    from lrank.__main__ import _merge_page
+
+    stored = [dict(module="rbp", benchmark="b", threads=1, ratio=1.0, profile="quick"),
+              dict(module="rbp_fig1", benchmark="c", threads=1, ratio=2.0, profile="quick")]
+    old = (" Rows with profile=quick in module(s) rbp come from `python -m lrank bench A` (run A)."
+           " Rows with profile=quick in module(s) rbp_fig1 come from `python -m lrank bench B` (run B).")
+    md = _page(tmp_path, stored, "Benchmarks (quick profile), run Q." + old)
+    new = pd.DataFrame([dict(module="rbp_fig1", benchmark="c", threads=1, ratio=5.0, profile="quick"),
+                        dict(module="startup", benchmark="s", threads=1, ratio=6.0, profile="quick")])
+    _, header = _merge_page(new, md, "Benchmarks (quick profile), measured on X. ratio = r.",
+                            argparse.Namespace(into_page=True, profile="quick", only=["rbp_fig1", "startup"]))
+    assert "(run A)." in header and "(run B)." not in header
+    assert "module(s) rbp_fig1, startup come from" in header
+
+
 def test_bench_page_sentence_of_a_run_of_some_data_sets_keeps_the_others(tmp_path, monkeypatch):
     """A run restricted by ``LRANK_BENCH_TTA`` says which data sets it measured and keeps the sentence of the
     run that measured the others; a later run of the same data sets replaces its own sentence."""
