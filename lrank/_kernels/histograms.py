@@ -150,6 +150,33 @@ def _histogram_features(codes, vals, rows, start, end, feats, off, hist):
 
 
 @njit(cache=True)
+def _histogram_leaves(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot):
+    """The per-leaf histograms of one level of a symmetric (oblivious) tree: ``hist[l, off[t] + b]``
+    sums ``(grad, hs)`` over the rows ``rows`` (in that order) in leaf ``l = leaf_of[row]`` whose code on
+    feature ``feats[t]`` is ``b``, and ``tot[l]`` the leaf's totals; the first ``L`` leaves are zeroed
+    first. One pass over the rows, row-major over the codes."""
+    m = feats.size
+    TB = off[m]
+    for l in range(L):
+        tot[l, 0] = 0.0
+        tot[l, 1] = 0.0
+        for b in range(TB):
+            hist[l, b, 0] = 0.0
+            hist[l, b, 1] = 0.0
+    for k in range(rows.size):
+        i = rows[k]
+        lf = leaf_of[i]
+        g = grad[i]
+        h = hs[i]
+        tot[lf, 0] += g
+        tot[lf, 1] += h
+        for t in range(m):
+            b = off[t] + codes[i, feats[t]]
+            hist[lf, b, 0] += g
+            hist[lf, b, 1] += h
+
+
+@njit(cache=True)
 def _global_bins(codes, off, out):
     """``out[i, f] = off[f] + codes[i, f]``: each entry's row of the flat histogram (LightGBM's
     multi-value bin with its offsets added once), uint16 or (past 65,536 histogram rows) uint32."""

@@ -461,6 +461,54 @@ def _pairwise_sum(s, rows, lo, n):
     return _pairwise_sum(s, rows, lo, n2) + _pairwise_sum(s, rows, lo + n2, n - n2)
 
 
+# ------------------------------------------------------------------------ symmetric (oblivious) trees
+@njit(cache=True)
+def _scan_cosine(hist, off, L, tot, acc, min_hess, lam, sigma, noise, d):
+    """The split ``(t, j)`` shared by the ``L`` leaves of one level of a symmetric tree (CatBoost's
+    oblivious trees): the largest Cosine score over the candidates ``j < nb_t - 1`` of every histogram
+    feature ``t`` (``hist`` (>= L, bins, 2) per leaf, ``tot`` the leaves' totals, ``acc`` (>= L, 2)
+    scratch). A candidate scores ``sum G a / sqrt(sum H a^2)``, ``a = G / (H + lam)``, summed over both
+    sides of every leaf whose ``H > min_hess`` (0 when the denominator is 0); with ``noise`` (the normals
+    of each level, (depth, bins)) plus ``sigma noise[d, off[t] + j]``. Ties and near-ties (`_beats`) go
+    to the first candidate in (feature, bin) order. Returns ``(score, t, j)``, ``(-inf, -1, -1)`` when no
+    feature has two bins."""
+    best = -np.inf
+    bt = -1
+    bj = -1
+    m = off.size - 1
+    for t in range(m):
+        o = off[t]
+        for l in range(L):
+            acc[l, 0] = 0.0
+            acc[l, 1] = 0.0
+        for j in range(off[t + 1] - o - 1):
+            num = 0.0
+            den = 0.0
+            for l in range(L):
+                acc[l, 0] += hist[l, o + j, 0]
+                acc[l, 1] += hist[l, o + j, 1]
+                gg = acc[l, 0]
+                hh = acc[l, 1]
+                if hh > min_hess:
+                    a = gg / (hh + lam)
+                    num += gg * a
+                    den += hh * a * a
+                gg = tot[l, 0] - acc[l, 0]
+                hh = tot[l, 1] - acc[l, 1]
+                if hh > min_hess:
+                    a = gg / (hh + lam)
+                    num += gg * a
+                    den += hh * a * a
+            s = num / np.sqrt(den) if den > 0.0 else 0.0  # Cosine score (CatBoost's score_function)
+            if noise is not None:
+                s += sigma * noise[d, o + j]  # random_strength (CatBoost's NormalWithModelSizeDecrease)
+            if _beats(s, best, abs(best)):
+                best = s
+                bt = t
+                bj = j
+    return best, bt, bj
+
+
 # ----------------------------------------------------------------------------- the criteria's source
 def criterion_source() -> str:
     """The lines that carry Eq. 3 (SE), 7 (WSE), 9 (RWSE) and 13 (OLE, on the exact pairwise second
