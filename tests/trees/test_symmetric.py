@@ -41,6 +41,7 @@ CASES = {
     "two_docs": dict(n=2),
     "deep": dict(num_leaves=64),
     "min_hess": dict(min_child_weight=2.0),
+    "se_count_at_min": dict(criterion="se", num_leaves=64, min_child_weight=1.0),  # sides of one row: N == 1
 }
 
 
