@@ -172,3 +172,18 @@ def test_symmetric_refuses_pairs_and_constraints_and_noise_elsewhere():
     with pytest.raises(ValueError, match="needs growth='symmetric'"):
         TreeGrower(codes, n_bins, num_leaves=4).grow(grad, hess, score_noise=1.0,
                                                      rng=np.random.default_rng(0))
+
+
+def test_regression_tree_grows_symmetric_trees():
+    from lrank.trees.tree import RegressionTree
+
+    codes, n_bins, grad, hess = _case(6, n=120)
+    t = RegressionTree(num_leaves=8, growth="symmetric", criterion="rwse").fit_gradients(codes, grad, hess,
+                                                                                         n_bins=n_bins)
+    splits, values, leaf_of = ref.grow_symmetric(codes, n_bins, grad, hess, 3)
+    assert _levels(t.tree_) == splits
+    np.testing.assert_allclose(t.tree_.value[7:], values, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(t.tree_.apply_codes(codes), leaf_of)
+    with pytest.raises(ValueError, match="feature constraint"):
+        RegressionTree(num_leaves=4, growth="symmetric", feature_constraint=0).fit_gradients(codes, grad,
+                                                                                             hess)
