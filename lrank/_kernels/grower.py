@@ -613,8 +613,8 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
 
 # ------------------------------------------------------------------------ symmetric (oblivious) trees
 @njit(cache=True)
-def _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, depth, min_hess, lam,
-                    sigma, noise, split, score, leaf_sums):
+def _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, order, start, depth,
+                    min_hess, lam, sigma, noise, split, score, leaf_sums):
     """Grow a symmetric tree of at most ``depth`` levels (`grow_symmetric`): per level the leaves'
     histograms over the rows ``rows`` (`_histogram_leaves`), the one split of the level (`_scan_cosine`:
     feature position ``split[d, 0]``, bin ``split[d, 1]``, its score ``score[d]``), then every row (in the
@@ -628,7 +628,7 @@ def _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot,
     done = 0
     for d in range(depth):
         L = 1 << d
-        _histogram_leaves(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot)
+        _histogram_leaves(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot, order, start)
         best, t, j = _scan_cosine(hist, off, L, tot, acc, min_hess, lam, sigma, noise, d)
         if t < 0:
             break
@@ -676,8 +676,9 @@ def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: 
         The rows the tree is grown on (increasing; every row, or a sample).
     leaf_of : int64 array (N,)
         Filled with each row's leaf node (heap order).
-    work : (hist, tot, acc)
-        Workspaces: hist (>= 2^(depth-1), >= off[-1], 2), tot and acc (>= 2^(depth-1), 2), float64.
+    work : (hist, tot, acc, order, start)
+        Workspaces: hist (>= 2^(depth-1), >= off[-1], 2), tot and acc (>= 2^(depth-1), 2), float64; order
+        (>= n) and start (>= 2^(depth-1) + 1), int64.
     depth : int
         Levels to grow (>= 1).
     min_hess, reg_lambda : float
@@ -714,8 +715,12 @@ def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: 
     _c_array("leaf_of", leaf_of, np.int64, 1)
     if leaf_of.size != N or not 0 < rows.size <= N or rows.min() < 0 or rows.max() >= N:
         raise ValueError("rows must be at least one row index of codes, leaf_of one entry per row")
-    hist, tot, acc = work
+    hist, tot, acc, order, start = work
     half = 1 << (D - 1)
+    _c_array("order", order, np.int64, 1)
+    _c_array("start", start, np.int64, 1)
+    if order.size < rows.size or start.size < half + 1:
+        raise ValueError(f"work's order must hold >= {rows.size} rows and start >= {half + 1} offsets")
     _c_array("hist", hist, np.float64, 3)
     _c_array("tot", tot, np.float64, 2)
     _c_array("acc", acc, np.float64, 2)
@@ -733,8 +738,8 @@ def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: 
     split = np.full((D, 2), -1, dtype=np.int64)
     score = np.zeros(D)
     leaf_sums = np.empty((1 << D, 3))
-    done = _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, D, mh, lam, sg,
-                           noise, split, score, leaf_sums)
+    done = _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, order, start, D,
+                           mh, lam, sg, noise, split, score, leaf_sums)
     done = int(done)
     return done, split[:done], score[:done], leaf_sums[:1 << done]
 
@@ -931,7 +936,8 @@ def warmup() -> None:
     # symmetric (oblivious) trees, without and with the split-score noise
     codes = np.array([[1, 2], [2, 1], [0, 1], [2, 2]], dtype=np.uint8)
     g = np.array([1.0, -2.0, 0.5, -0.25])
-    work = (np.zeros((2, 6, 2)), np.zeros((2, 2)), np.zeros((2, 2)))
+    work = (np.zeros((2, 6, 2)), np.zeros((2, 2)), np.zeros((2, 2)), np.empty(4, dtype=np.int64),
+            np.empty(3, dtype=np.int64))
     feats, off = np.arange(2, dtype=np.int64), np.array([0, 3, 6], dtype=np.int64)
     rows, leaf_of = np.arange(4, dtype=np.int64), np.empty(4, dtype=np.int64)
     for nz in (None, np.zeros((2, 6))):

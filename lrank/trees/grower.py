@@ -553,11 +553,14 @@ class TreeGrower:
 
     def _symmetric_buffers(self) -> tuple[np.ndarray, ...]:
         """The symmetric trees' workspaces (histograms of the deepest level's leaves over every feature's
-        bins, the leaves' totals and scan sums) and the row list of every row, made once."""
+        bins, the leaves' totals and scan sums, the rows grouped by leaf and the leaves' offsets) and the
+        row list of every row, made once."""
         if self._sym is None:
             half = self.num_leaves // 2
+            n = self.codes.shape[0]
             self._sym = (np.zeros((half, max(int(self.off[-1]), 1), 2)), np.zeros((half, 2)),
-                         np.zeros((half, 2)), np.arange(self.codes.shape[0], dtype=np.int64))
+                         np.zeros((half, 2)), np.empty(n, dtype=np.int64), np.empty(half + 1, dtype=np.int64),
+                         np.arange(n, dtype=np.int64))
         return self._sym
 
     def grow_symmetric(self, d: Derivatives, *, pairs: Any = None, constraint: Any = None,
@@ -599,7 +602,7 @@ class TreeGrower:
         else:
             feats = np.unique(_indices("features", features, F, "feature")).astype(np.int64)
             off = self._offsets(feats)
-        hist, tot, acc, every = self._symmetric_buffers()
+        hist, tot, acc, order, start, every = self._symmetric_buffers()
         rows = None if sample is None else self._sample(sample)
         if rows is None:
             rows = every
@@ -614,7 +617,7 @@ class TreeGrower:
             noise = rng.standard_normal((D, max(int(off[-1]), 1)))
         depth, split, score, sums = _gk.grow_symmetric(
             self.codes, feats, off, d.grad, d.ones() if se else d.hess, d.hess, rows, self.leaf_of,
-            (hist, tot, acc), D, min_hess=mh, reg_lambda=lam, sigma=sigma, noise=noise)
+            (hist, tot, acc, order, start), D, min_hess=mh, reg_lambda=lam, sigma=sigma, noise=noise)
         Lf = 1 << depth
         M = 2 * Lf - 1
         G, H, N = np.zeros(M), np.zeros(M), np.zeros(M)
