@@ -115,7 +115,8 @@ def test_random_strength_changes_the_trees_same_seed_same_bits(data, monkeypatch
     for t, (_, _, kw) in enumerate(calls[:KW["n_estimators"]]):
         x = np.log(n) - t * KW["learning_rate"]
         assert kw["score_noise"] == pytest.approx(2.0 * np.exp(x) / (1 + np.exp(x)), rel=1e-12)
-        assert isinstance(kw["rng"], np.random.Generator)
+        seq = kw["rng"].bit_generator.seed_seq  # random_state's stream of its own, spawn key 2
+        assert (seq.entropy, seq.spawn_key) == (0, (2,))
 
 
 def test_random_strength_does_not_move_the_other_streams(data, monkeypatch):
