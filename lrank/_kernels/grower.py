@@ -33,6 +33,11 @@ every compiled function costs a first fit time).
   pair list) or ``cls`` (NDCGBoost's classifier, the document weights);
 * ``cons`` the constraint (histogram positions per split), ``par`` the parallel twins' buffers.
 
+Symmetric (oblivious) trees, CatBoost's default shape, have a loop of their own (`_grow_symmetric`, checked
+by `grow_symmetric`): per level the leaves' histograms (``_histogram_leaves``), one split for every leaf of
+the level (``_scan_cosine``: CatBoost's Cosine score, optionally with its split-score noise), every row moved
+to leaf ``2 l + [code > j]``; the node record is made in ``lrank.trees.grower`` (heap order).
+
 Every path sums each histogram bin in row order and each pair histogram bin in pair order, so a tree has
 the same bits whatever its layout and number of threads (``tests/reference/tree_paths.py`` grows the
 node-by-node reference; tested).

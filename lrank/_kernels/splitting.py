@@ -28,7 +28,8 @@ is the same idea on its own scale (`_scan_classify`): gains within ``tol = TIE_R
 on every term of a gain) of a node's largest are ties won by the first, and a gain at or below ``tol`` is
 no gain (its sums round differently with and without fused multiply-adds). One scan per
 criterion family, each over a node's flat histogram (feature ``f`` owns rows ``off[f]:off[f+1]``):
-`_scan_fast` (SE, RWSE), `_scan_wse`, `_scan_ole` (with the pair histograms) and `_scan_classify`.
+`_scan_fast` (SE, RWSE), `_scan_wse`, `_scan_ole` (with the pair histograms) and `_scan_classify`; and for
+symmetric trees `_scan_cosine`, one split for all the leaves of a level by CatBoost's Cosine score.
 
 The bar. The SE/RWSE and OLE scans skip a threshold without dividing when products prove its score
 below the best found so far by the relative margin `BAR_MARGIN` (every rounding error here is ~1e-15);

@@ -11,8 +11,11 @@ optional feature constraint (BoostingTree's feature trees) or feature subset (fe
 the histograms of those features only); an optional row sample (bagging: the tree grown on those rows,
 the others sent down it by their codes); leaf values by one Newton step
 ``-sum L' / sum L''`` (Xia, Zhai & Wang Eq. 11; for LambdaMART ``sum lambda / sum w``), or NDCGBoost's
-``[sum gamma > 0]``. Its buffers (histograms, the row list, global bin indices, the column-major codes,
-pair buffers) are made on first use and reused by every tree it grows: nothing is cached elsewhere.
+``[sum gamma > 0]``. ``growth="symmetric"`` grows CatBoost's oblivious trees instead, one split per level
+chosen by the Cosine score over all the level's leaves (`TreeGrower.grow_symmetric`, its own kernels:
+per-leaf histograms, one scan per level). Its buffers (histograms, the row list, global bin indices, the
+column-major codes, pair buffers) are made on first use and reused by every tree it grows: nothing is
+cached elsewhere.
 
 The layout each tree reads is chosen here; every layout gives the same bits (each bin summed in row
 order), so the choice is a matter of speed:
