@@ -33,6 +33,11 @@ every compiled function costs a first fit time).
   pair list) or ``cls`` (NDCGBoost's classifier, the document weights);
 * ``cons`` the constraint (histogram positions per split), ``par`` the parallel twins' buffers.
 
+Symmetric (oblivious) trees, CatBoost's default shape, have a loop of their own (`_grow_symmetric`, checked
+by `grow_symmetric`): per level the leaves' histograms (``_histogram_leaves``), one split for every leaf of
+the level (``_scan_cosine``: CatBoost's Cosine score, optionally with its split-score noise), every row moved
+to leaf ``2 l + [code > j]``; the node record is made in ``lrank.trees.grower`` (heap order).
+
 Every path sums each histogram bin in row order and each pair histogram bin in pair order, so a tree has
 the same bits whatever its layout and number of threads (``tests/reference/tree_paths.py`` grows the
 node-by-node reference; tested).
@@ -50,6 +55,7 @@ from .histograms import (
     _histogram,
     _histogram_features,
     _histogram_global,
+    _histogram_leaves,
     _histogram_parallel,
     _pair_histograms,
     _pair_histograms_global,
@@ -66,6 +72,7 @@ from .splitting import (
     _node_score,
     _pairwise_sum,
     _scan_classify,
+    _scan_cosine,
     _scan_fast,
     _scan_ole,
     _scan_parallel,
@@ -609,6 +616,139 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
     return n_nodes, n_leaves
 
 
+# ------------------------------------------------------------------------ symmetric (oblivious) trees
+@njit(cache=True)
+def _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, order, start, depth,
+                    min_hess, lam, sigma, noise, split, score, leaf_sums):
+    """Grow a symmetric tree of at most ``depth`` levels (`grow_symmetric`): per level the leaves'
+    histograms over the rows ``rows`` (`_histogram_leaves`), the one split of the level (`_scan_cosine`:
+    feature position ``split[d, 0]``, bin ``split[d, 1]``, its score ``score[d]``), then every row (in the
+    sample or not) moves to leaf ``2 l + [code > j]``. Stops early when no feature has two bins. Then
+    ``leaf_sums[l]`` = (sum grad, sum hess, count) over the rows of each leaf (in row order) and
+    ``leaf_of`` the node index of each row's leaf in heap order (``2^D - 1 + l``). Returns ``D``, the
+    levels grown."""
+    N = leaf_of.size
+    for i in range(N):
+        leaf_of[i] = 0
+    done = 0
+    for d in range(depth):
+        L = 1 << d
+        _histogram_leaves(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot, order, start)
+        best, t, j = _scan_cosine(hist, off, L, tot, acc, min_hess, lam, sigma, noise, d)
+        if t < 0:
+            break
+        split[d, 0] = t
+        split[d, 1] = j
+        score[d] = best
+        f = feats[t]
+        for i in range(N):
+            leaf_of[i] = 2 * leaf_of[i] + (1 if codes[i, f] > j else 0)  # oblivious: one test per level
+        done += 1
+    Lf = 1 << done
+    for lf in range(Lf):
+        leaf_sums[lf, 0] = 0.0
+        leaf_sums[lf, 1] = 0.0
+        leaf_sums[lf, 2] = 0.0
+    for k in range(rows.size):
+        i = rows[k]
+        lf = leaf_of[i]
+        leaf_sums[lf, 0] += grad[i]
+        leaf_sums[lf, 1] += hess[i]
+        leaf_sums[lf, 2] += 1.0
+    base = Lf - 1
+    for i in range(N):
+        leaf_of[i] += base
+    return done
+
+
+def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: np.ndarray, hs: np.ndarray,
+                   hess: np.ndarray, rows: np.ndarray, leaf_of: np.ndarray, work: tuple, depth: int, *,
+                   min_hess: float, reg_lambda: float = 0.0, sigma: float = 0.0,
+                   noise: np.ndarray | None = None) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """Grow one symmetric (oblivious) tree with `_grow_symmetric` after checking its inputs.
+
+    Parameters
+    ----------
+    codes : uint8/uint16 array (N, F)
+        Row-major bin codes of every row.
+    feats, off : int64 arrays (m,), (m + 1,)
+        The candidate features (their columns of ``codes``) and their histogram offsets (feature
+        ``feats[t]`` owns the histogram rows ``off[t]:off[t+1]``, its number of bins).
+    grad, hs, hess : float64 arrays (N,)
+        Gradient, the hessian the split score sums (the hessian, or ones for SE) and the hessian of the
+        leaf sums.
+    rows : int64 array (n,)
+        The rows the tree is grown on (increasing; every row, or a sample).
+    leaf_of : int64 array (N,)
+        Filled with each row's leaf node (heap order).
+    work : (hist, tot, acc, order, start)
+        Workspaces: hist (>= 2^(depth-1), >= off[-1], 2), tot and acc (>= 2^(depth-1), 2), float64; order
+        (>= n) and start (>= 2^(depth-1) + 1), int64.
+    depth : int
+        Levels to grow (>= 1).
+    min_hess, reg_lambda : float
+        A side with ``H <= min_hess`` adds nothing to a score; ``reg_lambda`` the L2 leaf penalty.
+    sigma, noise : float, float64 array (depth, >= off[-1]) or None
+        The score noise: ``sigma noise[d, off[t] + j]`` added to candidate ``(t, j)`` of level ``d``.
+
+    Returns
+    -------
+    depth_grown : int
+    split : int64 array (depth, 2)
+        Per level grown: the feature's position in ``feats`` and the bin.
+    score : float64 array (depth,)
+        Per level grown: the chosen split's score (with its noise).
+    leaf_sums : float64 array (2^depth_grown, 3)
+        Per leaf: sum of ``grad``, sum of ``hess``, count over ``rows``.
+    """
+    D = int(depth)
+    if D < 1:
+        raise ValueError(f"depth must be >= 1, got {depth!r}")
+    _c_array("codes", codes, (np.uint8, np.uint16), 2)
+    N = codes.shape[0]
+    _c_array("feats", feats, np.int64, 1)
+    _c_array("off", off, np.int64, 1)
+    m = feats.size
+    if off.size != m + 1 or off[0] != 0 or (m and (np.diff(off).min() < 1 or feats.min() < 0
+                                                   or feats.max() >= codes.shape[1])):
+        raise ValueError("feats must be columns of codes and off their increasing histogram offsets")
+    for name, a in (("grad", grad), ("hs", hs), ("hess", hess)):
+        _c_array(name, a, np.float64, 1)
+        if a.size != N:
+            raise ValueError(f"{name} must hold one value per row ({N})")
+    _c_array("rows", rows, np.int64, 1)
+    _c_array("leaf_of", leaf_of, np.int64, 1)
+    if leaf_of.size != N or not 0 < rows.size <= N or rows.min() < 0 or rows.max() >= N:
+        raise ValueError("rows must be at least one row index of codes, leaf_of one entry per row")
+    hist, tot, acc, order, start = work
+    half = 1 << (D - 1)
+    _c_array("order", order, np.int64, 1)
+    _c_array("start", start, np.int64, 1)
+    if order.size < rows.size or start.size < half + 1:
+        raise ValueError(f"work's order must hold >= {rows.size} rows and start >= {half + 1} offsets")
+    _c_array("hist", hist, np.float64, 3)
+    _c_array("tot", tot, np.float64, 2)
+    _c_array("acc", acc, np.float64, 2)
+    if hist.shape[0] < half or hist.shape[1] < off[-1] or hist.shape[2] != 2 or tot.shape[0] < half \
+            or acc.shape[0] < half or tot.shape[1] != 2 or acc.shape[1] != 2:
+        raise ValueError(f"work must be hist (>= {half}, >= {off[-1]}, 2), tot and acc (>= {half}, 2)")
+    lam, mh, sg = float(reg_lambda), float(min_hess), float(sigma)
+    for name, v in (("reg_lambda", lam), ("min_hess", mh), ("sigma", sg)):
+        if not (v >= 0.0 and v < np.inf):
+            raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
+    if noise is not None:
+        _c_array("noise", noise, np.float64, 2)
+        if noise.shape[0] < D or noise.shape[1] < off[-1]:
+            raise ValueError(f"noise must be ({D}, >= {off[-1]})")
+    split = np.full((D, 2), -1, dtype=np.int64)
+    score = np.zeros(D)
+    leaf_sums = np.empty((1 << D, 3))
+    done = _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, order, start, D,
+                           mh, lam, sg, noise, split, score, leaf_sums)
+    done = int(done)
+    return done, split[:done], score[:done], leaf_sums[:1 << done]
+
+
 # ----------------------------------------------------------------------------- checked entry point
 _CRITERIA = {"se": SE, "wse": WSE, "rwse": RWSE, "ole": RWSE, "classify": CLASSIFY}
 _GROWTH = {"best_first": 0, "breadth_first": 1, "depth_first": 2}
@@ -798,3 +938,13 @@ def warmup() -> None:
     grow(criterion="se", scan=scan, **_toy(2, False, sample=True))
     for p in (None, par):
         grow(criterion="se", scan=scan, par=p, **_toy(2, True, sample=True))
+    # symmetric (oblivious) trees, without and with the split-score noise
+    codes = np.array([[1, 2], [2, 1], [0, 1], [2, 2]], dtype=np.uint8)
+    g = np.array([1.0, -2.0, 0.5, -0.25])
+    work = (np.zeros((2, 6, 2)), np.zeros((2, 2)), np.zeros((2, 2)), np.empty(4, dtype=np.int64),
+            np.empty(3, dtype=np.int64))
+    feats, off = np.arange(2, dtype=np.int64), np.array([0, 3, 6], dtype=np.int64)
+    rows, leaf_of = np.arange(4, dtype=np.int64), np.empty(4, dtype=np.int64)
+    for nz in (None, np.zeros((2, 6))):
+        grow_symmetric(codes, feats, off, g, np.ones(4), np.ones(4), rows, leaf_of, work, 2, min_hess=0.0,
+                       sigma=0.0 if nz is None else 1.0, noise=nz)

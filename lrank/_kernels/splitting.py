@@ -28,7 +28,8 @@ is the same idea on its own scale (`_scan_classify`): gains within ``tol = TIE_R
 on every term of a gain) of a node's largest are ties won by the first, and a gain at or below ``tol`` is
 no gain (its sums round differently with and without fused multiply-adds). One scan per
 criterion family, each over a node's flat histogram (feature ``f`` owns rows ``off[f]:off[f+1]``):
-`_scan_fast` (SE, RWSE), `_scan_wse`, `_scan_ole` (with the pair histograms) and `_scan_classify`.
+`_scan_fast` (SE, RWSE), `_scan_wse`, `_scan_ole` (with the pair histograms) and `_scan_classify`; and for
+symmetric trees `_scan_cosine`, one split for all the leaves of a level by CatBoost's Cosine score.
 
 The bar. The SE/RWSE and OLE scans skip a threshold without dividing when products prove its score
 below the best found so far by the relative margin `BAR_MARGIN` (every rounding error here is ~1e-15);
@@ -459,6 +460,54 @@ def _pairwise_sum(s, rows, lo, n):
     n2 = n // 2
     n2 -= n2 % 8
     return _pairwise_sum(s, rows, lo, n2) + _pairwise_sum(s, rows, lo + n2, n - n2)
+
+
+# ------------------------------------------------------------------------ symmetric (oblivious) trees
+@njit(cache=True)
+def _scan_cosine(hist, off, L, tot, acc, min_hess, lam, sigma, noise, d):
+    """The split ``(t, j)`` shared by the ``L`` leaves of one level of a symmetric tree (CatBoost's
+    oblivious trees): the largest Cosine score over the candidates ``j < nb_t - 1`` of every histogram
+    feature ``t`` (``hist`` (>= L, bins, 2) per leaf, ``tot`` the leaves' totals, ``acc`` (>= L, 2)
+    scratch). A candidate scores ``sum G a / sqrt(sum H a^2)``, ``a = G / (H + lam)``, summed over both
+    sides of every leaf whose ``H > min_hess`` (0 when the denominator is 0); with ``noise`` (the normals
+    of each level, (depth, bins)) plus ``sigma noise[d, off[t] + j]``. Ties and near-ties (`_beats`) go
+    to the first candidate in (feature, bin) order. Returns ``(score, t, j)``, ``(-inf, -1, -1)`` when no
+    feature has two bins."""
+    best = -np.inf
+    bt = -1
+    bj = -1
+    m = off.size - 1
+    for t in range(m):
+        o = off[t]
+        for l in range(L):
+            acc[l, 0] = 0.0
+            acc[l, 1] = 0.0
+        for j in range(off[t + 1] - o - 1):
+            num = 0.0
+            den = 0.0
+            for l in range(L):
+                acc[l, 0] += hist[l, o + j, 0]
+                acc[l, 1] += hist[l, o + j, 1]
+                gg = acc[l, 0]
+                hh = acc[l, 1]
+                if hh > min_hess:
+                    a = gg / (hh + lam)
+                    num += gg * a
+                    den += hh * a * a
+                gg = tot[l, 0] - acc[l, 0]
+                hh = tot[l, 1] - acc[l, 1]
+                if hh > min_hess:
+                    a = gg / (hh + lam)
+                    num += gg * a
+                    den += hh * a * a
+            s = num / np.sqrt(den) if den > 0.0 else 0.0  # Cosine score (CatBoost's score_function)
+            if noise is not None:
+                s += sigma * noise[d, o + j]  # random_strength (CatBoost's NormalWithModelSizeDecrease)
+            if _beats(s, best, abs(best)):
+                best = s
+                bt = t
+                bj = j
+    return best, bt, bj
 
 
 # ----------------------------------------------------------------------------- the criteria's source

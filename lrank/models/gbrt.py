@@ -157,6 +157,61 @@ def weighted_step(grower: TreeGrower, derivatives: Derivatives, pairs: tuple | N
     return tree, scores + tree.value[leaf_of]
 
 
+def mvs_probabilities(grad: np.ndarray, hess: np.ndarray, target: float) -> np.ndarray:
+    """Minimal variance sampling's keep probabilities (Ibragimov & Gusev 2019; XGBoost's
+    ``sampling_method="gradient_based"``): ``p_i = min(1, s_i / mu)`` with ``s_i = sqrt(g_i^2 + lam h_i^2)``,
+    ``lam = (mean |g|)^2``, and ``mu`` such that ``sum p_i = target`` (exact, by sorting: the ``k`` largest
+    scores capped at 1, ``mu = (sum of the others) / (target - k)`` for the least ``k`` that keeps the
+    others below 1). When at most ``target`` rows have a positive score, every such row has ``p = 1``
+    (the sum is then below ``target``); all scores 0: every row ``p = 1``.
+
+    Parameters
+    ----------
+    grad, hess : float arrays (n,)
+        The tree's first and second derivatives.
+    target : float
+        The expected sample size, ``0 < target <= n`` (``subsample n``).
+
+    Returns
+    -------
+    float64 array (n,)
+    """
+    g = np.asarray(grad, dtype=np.float64)
+    h = np.asarray(hess, dtype=np.float64)
+    lam = float(np.mean(np.abs(g))) ** 2
+    s = np.sqrt(g * g + lam * h * h)  # MVS's regularised gradient norm
+    pos = int(np.count_nonzero(s > 0))
+    if pos == 0:
+        return np.ones(g.size)
+    if pos <= target:
+        return (s > 0).astype(np.float64)
+    desc = np.sort(s)[::-1]
+    rest = np.cumsum(desc[::-1])[::-1]  # rest[k] = sum of desc[k:]
+    k = np.arange(desc.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mu = rest / (target - k)  # the k largest capped at 1
+    ok = (target - k > 0) & (desc <= mu * (1 + 1e-12))  # the largest uncapped score stays <= 1
+    kk = int(np.argmax(ok))
+    return np.minimum(1.0, s / mu[kk])  # p_i = min(1, s_i / mu)
+
+
+def mvs_sample(grad: np.ndarray, hess: np.ndarray, target: float, rng: np.random.Generator
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One minimal variance sample (`mvs_probabilities`): row ``i`` kept when ``u_i < p_i`` (``u`` one
+    uniform per row from ``rng``; none kept: the first most probable row), and ``(rows, grad, hess)`` with
+    the kept rows (increasing) and copies of the derivatives whose kept entries are divided by ``p_i``."""
+    p = mvs_probabilities(grad, hess, target)
+    keep = rng.random(p.size) < p
+    if not keep.any():
+        keep[int(np.argmax(p))] = True
+    rows = np.flatnonzero(keep).astype(np.int64)
+    g = np.array(grad, dtype=np.float64)
+    h = np.array(hess, dtype=np.float64)
+    g[rows] /= p[rows]  # unbiased: each kept row stands for 1 / p_i rows
+    h[rows] /= p[rows]
+    return rows, g, h
+
+
 def _padded_stats(stats: list[tuple[np.ndarray, ...]], M: int) -> tuple[np.ndarray, np.ndarray]:
     """Per-node split gains and training document counts of the trees as two ``(n_trees, M)`` arrays
     (0 after each tree's own nodes), for ``feature_importances_`` and the LightGBM export."""
@@ -187,10 +242,14 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         Smallest second-derivative sum ``sum L''`` in a leaf (the exact one for OLE with pairs).
     criterion : {"se", "wse", "rwse", "ole"}, default "se"
         Split criterion: Eq. 3, 7, 9 or 13.
-    growth : {"best_first", "breadth_first", "depth_first"}, default "best_first"
-        Leaf-wise growth, the paper's width-first growth (Sec. 4.2) or depth-first (pre-order: a node's
+    growth : {"best_first", "breadth_first", "depth_first", "symmetric"}, default "best_first"
+        Leaf-wise growth, the paper's width-first growth (Sec. 4.2), depth-first (pre-order: a node's
         left subtree before its right one) growth, which the paper reports as running poorly (notebook 04,
-        Sec. 6.5).
+        Sec. 6.5), or symmetric (oblivious) trees, CatBoost's default shape: one split per level shared by
+        all its nodes, chosen by CatBoost's Cosine score over all the level's leaves
+        (`lrank.trees.grower.TreeGrower.grow_symmetric`); ``num_leaves`` must then be a power of two
+        (``2^depth``), ``criterion`` ``"se"`` or ``"rwse"``, and ``min_child_samples`` is not applied (as
+        CatBoost's ``min_data_in_leaf``, which its symmetric trees ignore).
     max_thresholds : int, default 254
         Candidate thresholds per feature (`lrank.data.binning.bin_features`).
     threshold_strategy : {"quantile", "subsample", "all"}, default "quantile"
@@ -228,6 +287,21 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         the derivatives are still computed on every document (LambdaMART's lambdas need whole queries) and
         every document's score moves by its leaf's value. 1.0: every document, no draw (the same bits). Not
         with LambdaMART's ``criterion="ole"`` (its pair list).
+    random_strength : float >= 0, default 0.0
+        CatBoost's split-score noise (``random_strength`` with its default ``random_score_type``,
+        NormalWithModelSizeDecrease), ``growth="symmetric"`` only: at iteration ``t`` (from 0) every
+        candidate's score at every level of a tree gets ``+ N(0, sigma^2)``, ``sigma = random_strength
+        sqrt(mean g^2) m``, the mean over the tree's rows, ``m = e^x / (1 + e^x)`` with ``x = ln n - t
+        learning_rate`` (``n`` training documents: the noise decays as the model grows). The normals come
+        from a stream of ``random_state`` of their own (spawn key 2). 0.0: no noise, nothing drawn.
+    sampling_method : {"uniform", "gradient_based"}, default "uniform"
+        How ``subsample`` draws the documents of a tree: uniformly without replacement (bagging), or by
+        minimal variance sampling (Ibragimov & Gusev 2019, MVS; XGBoost's ``"gradient_based"``): document
+        ``i`` is kept with probability ``p_i = min(1, s_i / mu)``, ``s_i = sqrt(g_i^2 + lam h_i^2)``, ``lam =
+        (mean |g|)^2``, ``mu`` such that ``sum p_i = subsample n``, on the bagging stream, and a kept
+        document's gradient and hessian are divided by ``p_i`` (a draw per tree: per class tree for
+        McRank; should no document be kept, the most probable one is). With ``subsample=1.0`` nothing is
+        drawn either way.
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -237,7 +311,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         "min_child_samples": [Interval(Integral, 1, None, closed="left")],
         "min_child_weight": [Interval(Real, 0, None, closed="left")],
         "criterion": [StrOptions({"se", "wse", "rwse", "ole"})],
-        "growth": [StrOptions({"best_first", "breadth_first", "depth_first"})],
+        "growth": [StrOptions({"best_first", "breadth_first", "depth_first", "symmetric"})],
         "max_thresholds": [Interval(Integral, 1, None, closed="left")],
         "threshold_strategy": [StrOptions({"quantile", "subsample", "all"})],
         "early_stopping_rounds": [Interval(Integral, 1, None, closed="left"), None],
@@ -248,6 +322,8 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         "reg_lambda": [Interval(Real, 0, None, closed="left")],
         "colsample_bytree": [Interval(Real, 0, 1, closed="right")],
         "subsample": [Interval(Real, 0, 1, closed="right")],
+        "random_strength": [Interval(Real, 0, None, closed="left")],
+        "sampling_method": [StrOptions({"uniform", "gradient_based"})],
     }
 
     def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1, num_leaves: int = 10,
@@ -255,7 +331,8 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
                  growth: str = "best_first", max_thresholds: int = 254, threshold_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False, reg_lambda: float = 0.0,
-                 colsample_bytree: float = 1.0, subsample: float = 1.0):
+                 colsample_bytree: float = 1.0, subsample: float = 1.0, random_strength: float = 0.0,
+                 sampling_method: str = "uniform"):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -273,6 +350,8 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         self.reg_lambda = reg_lambda
         self.colsample_bytree = colsample_bytree
         self.subsample = subsample
+        self.random_strength = random_strength
+        self.sampling_method = sampling_method
 
     def _validate(self) -> None:
         """Declared constraints, then what they cannot say: no bools for integers, a known metric."""
@@ -367,6 +446,10 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
             raise ValueError(f"subsample={self.subsample!r} cannot be used with criterion='ole': its trees "
                              "split on the pair list's second derivatives, whose pairs reach out-of-bag "
                              "documents")
+        if self.random_strength > 0 and self.growth != "symmetric":
+            raise ValueError(f"random_strength={self.random_strength!r} needs growth='symmetric' (the other "
+                             f"growths' split scans take no score noise), got growth={self.growth!r}")
+        mvs = self.sampling_method == "gradient_based" and n_bag < data.n_docs
         init = self._init_raw(data) if w is None else self._init_raw_weighted(data, w)
         M = 2 * int(self.num_leaves) - 1  # nodes of a full tree
         raw = np.tile(init, (data.n_docs, 1))
@@ -389,17 +472,28 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         # the documents' draws: a stream of their own (spawn key 1), so the features drawn stay the same
         bag = (np.random.default_rng(np.random.SeedSequence(self.random_state, spawn_key=(1,)))
                if n_bag < data.n_docs else None)
+        # the split-score noise (random_strength): a stream of its own (spawn key 2); 0: nothing drawn
+        noise = (np.random.default_rng(np.random.SeedSequence(self.random_state, spawn_key=(2,)))
+                 if self.random_strength > 0 else None)
+        log_n = float(np.log(data.n_docs))
         measures = [training_measure(vd.y, vd.qptr, metric) for vd in valid]  # labels checked once
         for it in self._progress(self.n_estimators):
             leaves = 0
             sag = 0.0
             # bagging: one draw per iteration, in increasing order (the grower's row order)
-            rows_in = None if bag is None else np.sort(bag.choice(data.n_docs, n_bag, replace=False))
+            rows_in = None if bag is None or mvs else np.sort(bag.choice(data.n_docs, n_bag, replace=False))
+            # CatBoost's NormalWithModelSizeDecrease: m = e^x / (1 + e^x), x = ln n - t learning_rate
+            scale = 0.0 if noise is None else \
+                self.random_strength / (1.0 + np.exp(it * self.learning_rate - log_n))
             for k, grad, hess, pairs in self._derivatives(data, raw):
                 if w is not None:
                     grad, hess = grad * w, hess * w
                 feats = None if rng is None else rng.choice(F, n_feat, replace=False)  # the grower sorts
-                tree, leaf_of = grower.grow(grad, hess, pairs=pairs, features=feats, sample=rows_in)
+                tg, th = grad, hess
+                if mvs:  # minimal variance sampling: a draw per tree, the kept rows' derivatives over p
+                    rows_in, tg, th = mvs_sample(grad, hess, self.subsample * data.n_docs, bag)
+                tree, leaf_of = grower.grow(tg, th, pairs=pairs, features=feats, sample=rows_in,
+                                            score_noise=scale, rng=noise)
                 v = tree.value * self.learning_rate
                 raw[:, k] += np.take(v, leaf_of, out=step)  # Eq. 1: f_{t+1} = f_t + alpha g_t
                 one = (tree.feature, tree.threshold, tree.left, tree.right, v)
@@ -507,13 +601,15 @@ class McRank(_GBRT):
                  growth: str = "best_first", max_thresholds: int = 254, threshold_strategy: str = "quantile",
                  early_stopping_rounds: int | None = None, eval_metric: str = "ndcg@10", n_jobs: int = 1,
                  random_state: int | None = None, verbose: bool = False, n_classes: int | None = None,
-                 reg_lambda: float = 0.0, colsample_bytree: float = 1.0, subsample: float = 1.0):
+                 reg_lambda: float = 0.0, colsample_bytree: float = 1.0, subsample: float = 1.0,
+                 random_strength: float = 0.0, sampling_method: str = "uniform"):
         super().__init__(n_estimators=n_estimators, learning_rate=learning_rate, num_leaves=num_leaves,
                          min_child_samples=min_child_samples, min_child_weight=min_child_weight,
                          criterion=criterion, growth=growth, max_thresholds=max_thresholds,
                          threshold_strategy=threshold_strategy, early_stopping_rounds=early_stopping_rounds,
                          eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
-                         reg_lambda=reg_lambda, colsample_bytree=colsample_bytree, subsample=subsample)
+                         reg_lambda=reg_lambda, colsample_bytree=colsample_bytree, subsample=subsample,
+                         random_strength=random_strength, sampling_method=sampling_method)
         self.n_classes = n_classes
 
     def _check_labels(self, data: RankingData) -> None:
@@ -582,12 +678,15 @@ class LambdaMART(_GBRT):
 
     The other parameters are those of every tree ensemble here: ``n_estimators`` (T), ``learning_rate``
     (alpha of Eq. 1), ``num_leaves``, ``min_child_samples``, ``min_child_weight``, ``growth``
-    (``"best_first"``, ``"breadth_first"``, ``"depth_first"``),
+    (``"best_first"``, ``"breadth_first"``, ``"depth_first"``, ``"symmetric"``: CatBoost's oblivious trees,
+    ``num_leaves`` a power of two, ``min_child_samples`` not applied),
     ``max_thresholds``, ``threshold_strategy``, ``early_stopping_rounds``, ``eval_metric``, ``n_jobs``,
     ``random_state``, ``verbose``, ``reg_lambda`` (the L2 leaf penalty, ``"rwse"`` only; default 0),
     ``colsample_bytree`` (the fraction of features each tree may split on; default 1.0, every feature),
     ``subsample`` (the fraction of documents each iteration's tree is grown on, bagging; default 1.0, every
-    document; not with ``criterion="ole"``, whose pair list reaches every document).
+    document; not with ``criterion="ole"``, whose pair list reaches every document), ``random_strength``
+    (CatBoost's split-score noise, ``growth="symmetric"`` only; default 0.0, none) and ``sampling_method``
+    (``"uniform"`` bagging, the default, or ``"gradient_based"``, minimal variance sampling).
     """
 
     _weighting: ClassVar[str] = "query"
@@ -606,13 +705,14 @@ class LambdaMART(_GBRT):
                  random_state: int | None = None, verbose: bool = False, ndcg_at: int | None = None,
                  sigma: float = 1.0, lambdarank_truncation_level: int | None = 30,
                  lambdarank_norm: bool = True, reg_lambda: float = 0.0, colsample_bytree: float = 1.0,
-                 subsample: float = 1.0):
+                 subsample: float = 1.0, random_strength: float = 0.0, sampling_method: str = "uniform"):
         super().__init__(n_estimators=n_estimators, learning_rate=learning_rate, num_leaves=num_leaves,
                          min_child_samples=min_child_samples, min_child_weight=min_child_weight,
                          criterion=criterion, growth=growth, max_thresholds=max_thresholds,
                          threshold_strategy=threshold_strategy, early_stopping_rounds=early_stopping_rounds,
                          eval_metric=eval_metric, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
-                         reg_lambda=reg_lambda, colsample_bytree=colsample_bytree, subsample=subsample)
+                         reg_lambda=reg_lambda, colsample_bytree=colsample_bytree, subsample=subsample,
+                         random_strength=random_strength, sampling_method=sampling_method)
         self.ndcg_at = ndcg_at
         self.sigma = sigma
         self.lambdarank_truncation_level = lambdarank_truncation_level

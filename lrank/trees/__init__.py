@@ -6,7 +6,7 @@ HistGradientBoosting.
   classifier rule) and their scans;
 * ``lrank._kernels.histograms``: histogram building and subtraction (row-major, global-bin and
   column-group layouts; OLE's pair histograms);
-* ``lrank._kernels.grower``: the one growth loop;
+* ``lrank._kernels.grower``: the one growth loop, and the level loop of symmetric (oblivious) trees;
 * `lrank.trees.predictor`: `Tree`, the one node record, and the predictor of every tree and ensemble;
 * `lrank.trees.tree`: `RegressionTree`, one tree fitted to a loss's derivatives (or by least squares).
 

@@ -11,8 +11,11 @@ optional feature constraint (BoostingTree's feature trees) or feature subset (fe
 the histograms of those features only); an optional row sample (bagging: the tree grown on those rows,
 the others sent down it by their codes); leaf values by one Newton step
 ``-sum L' / sum L''`` (Xia, Zhai & Wang Eq. 11; for LambdaMART ``sum lambda / sum w``), or NDCGBoost's
-``[sum gamma > 0]``. Its buffers (histograms, the row list, global bin indices, the column-major codes,
-pair buffers) are made on first use and reused by every tree it grows: nothing is cached elsewhere.
+``[sum gamma > 0]``. ``growth="symmetric"`` grows CatBoost's oblivious trees instead, one split per level
+chosen by the Cosine score over all the level's leaves (`TreeGrower.grow_symmetric`, its own kernels:
+per-leaf histograms, one scan per level). Its buffers (histograms, the row list, global bin indices, the
+column-major codes, pair buffers) are made on first use and reused by every tree it grows: nothing is
+cached elsewhere.
 
 The layout each tree reads is chosen here; every layout gives the same bits (each bin summed in row
 order), so the choice is a matter of speed:
@@ -45,7 +48,9 @@ from lrank._kernels.splitting import TIE_RTOL
 from lrank.trees.predictor import Tree
 
 CRITERIA = ("se", "wse", "rwse", "ole")
-GROWTH = ("best_first", "breadth_first", "depth_first")
+GROWTH = ("best_first", "breadth_first", "depth_first", "symmetric")
+#: the criteria of symmetric (oblivious) trees: their Cosine score sums the hessian (RWSE) or the count (SE)
+SYMMETRIC_CRITERIA = ("se", "rwse")
 
 
 def _set_threads(n_jobs: int) -> int:
@@ -80,6 +85,13 @@ def check_tree_params(num_leaves: Any, min_child_samples: Any, min_child_weight:
     for name, v, low in (("num_leaves", num_leaves, 2), ("min_child_samples", min_child_samples, 1)):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < low:
             raise ValueError(f"{name} must be an int >= {low}, got {v!r}")
+    if growth == "symmetric":
+        if num_leaves & (num_leaves - 1):
+            raise ValueError(f"num_leaves must be a power of two >= 2 with growth='symmetric' (a symmetric "
+                             f"tree of depth D has 2^D leaves), got {num_leaves!r}")
+        if criterion not in SYMMETRIC_CRITERIA:
+            raise ValueError(f"growth='symmetric' needs criterion 'se' or 'rwse' (its Cosine score sums "
+                             f"counts or hessians), got {criterion!r}")
     v = min_child_weight
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
             or not v >= 0:
@@ -182,9 +194,11 @@ class TreeGrower:
         Fewest documents in a leaf.
     min_child_weight : float, default 1e-3
         Smallest second-derivative sum in a leaf (exact second derivative for OLE with pairs).
-    growth : {"best_first", "breadth_first", "depth_first"}
+    growth : {"best_first", "breadth_first", "depth_first", "symmetric"}
         Leaf-wise (LightGBM), level-order ("width-first", Xia, Zhai & Wang's choice) or pre-order (a node's
-        left subtree before its right one) growth.
+        left subtree before its right one) growth, or symmetric (oblivious) trees, CatBoost's default shape
+        (`grow_symmetric`: ``num_leaves`` a power of two, criterion ``"se"`` or ``"rwse"``,
+        ``min_child_samples`` not applied).
     criterion : {"se", "wse", "rwse", "ole", "classify"}
         The split criterion (``"classify"``: NDCGBoost's classifier tree, grown from the document weights
         ``gamma`` given as ``grad``; its leaves output ``[sum gamma > 0]``).
@@ -252,6 +266,7 @@ class TreeGrower:
         self._pairs = None  # OLE's pair buffers (`pair_buffers`)
         self._par = None  # the parallel twins' buffers (`parallel`)
         self._layouts: dict = {}  # constraint -> its histogram layout (`_layout`)
+        self._sym = None  # symmetric trees' workspaces and row list (`_symmetric_buffers`)
 
     # -------------------------------------------------------------------------------- buffers
     def _histograms(self, C: int) -> np.ndarray:
@@ -416,7 +431,8 @@ class TreeGrower:
              pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
              constraint: int | Sequence[int] | None = None,
              features: Sequence[int] | np.ndarray | None = None,
-             sample: Sequence[int] | np.ndarray | None = None) -> tuple[Tree, np.ndarray]:
+             sample: Sequence[int] | np.ndarray | None = None, score_noise: float = 0.0,
+             rng: np.random.Generator | None = None) -> tuple[Tree, np.ndarray]:
         """Grow one tree from ``grad = L'(o=0)`` and ``hess = L''(o=0)`` per document.
 
         Parameters
@@ -439,6 +455,14 @@ class TreeGrower:
             see these rows only; every other row is sent down the finished tree by its codes (``code <=
             bin`` to the left) to its leaf in ``leaf_of``. None (and every row): all of them, the same bits.
             Not with OLE's pair list.
+        score_noise : float, default 0.0
+            Symmetric trees only (`grow_symmetric`): the split-score noise's scale ``s``; every candidate's
+            score at every level gets ``+ sigma z``, ``z`` standard normal drawn from ``rng`` and ``sigma = s
+            sqrt(mean grad^2)`` over the tree's rows (CatBoost's ``random_strength``, the caller's ``s``
+            holding its model-size decrease). 0: no noise, nothing drawn.
+        rng : numpy.random.Generator, optional
+            The normals' generator (needed when ``score_noise > 0``): ``(levels, histogram bins)`` normals
+            per tree.
 
         Returns
         -------
@@ -450,6 +474,11 @@ class TreeGrower:
         d = grad if isinstance(grad, Derivatives) else self.derivatives(grad, hess)
         if d.grower is not self:
             raise ValueError("the derivatives were checked by another grower")
+        if self.growth == "symmetric":
+            return self.grow_symmetric(d, pairs=pairs, constraint=constraint, features=features,
+                                       sample=sample, score_noise=score_noise, rng=rng)
+        if score_noise != 0.0:
+            raise ValueError(f"score_noise (random_strength) needs growth='symmetric', got {self.growth!r}")
         grad, hess, h_unit = d.grad, d.hess, d.h_unit
         codes = self.codes
         n, F = codes.shape
@@ -524,6 +553,107 @@ class TreeGrower:
             n_nodes, n_leaves = self._grow(work, fmap, h_unit, codes=codes, gbin=gbin, feats=feats,
                                            rowoff=rowoff, vals=vals, par=par, **kw)
         return self._finish(n_nodes, classify), self.leaf_of
+
+    def _symmetric_buffers(self) -> tuple[np.ndarray, ...]:
+        """The symmetric trees' workspaces (histograms of the deepest level's leaves over every feature's
+        bins, the leaves' totals and scan sums, the rows grouped by leaf and the leaves' offsets) and the
+        row list of every row, made once."""
+        if self._sym is None:
+            half = self.num_leaves // 2
+            n = self.codes.shape[0]
+            self._sym = (np.zeros((half, max(int(self.off[-1]), 1), 2)), np.zeros((half, 2)),
+                         np.zeros((half, 2)), np.empty(n, dtype=np.int64), np.empty(half + 1, dtype=np.int64),
+                         np.arange(n, dtype=np.int64))
+        return self._sym
+
+    def grow_symmetric(self, d: Derivatives, *, pairs: Any = None, constraint: Any = None,
+                       features: Sequence[int] | np.ndarray | None = None,
+                       sample: Sequence[int] | np.ndarray | None = None, score_noise: float = 0.0,
+                       rng: np.random.Generator | None = None) -> tuple[Tree, np.ndarray]:
+        """A symmetric (oblivious) tree, CatBoost's default shape (`grow` with ``growth="symmetric"``).
+
+        Depth ``D = log2(num_leaves)``; each level has ONE split ``(f, j)`` (right when ``code > j``) shared
+        by all its nodes: the candidate of largest Cosine score (CatBoost's default ``score_function``)
+        summed over the level's leaves and both sides, ``sum G a / sqrt(sum H a^2)`` with ``a = G / (H +
+        reg_lambda)``, a side with ``H <= min_child_weight`` adding nothing (``H`` the hessian sum for
+        ``"rwse"``, the count for ``"se"``); with ``reg_lambda = 0`` it is the square root of the summed
+        Newton gain ``sum G^2 / H``. Ties and near-ties (``TIE_RTOL``) go to the first candidate in
+        (feature, bin) order. Leaves: ``-G / (H + reg_lambda)`` on the hessian (Eq. 11), 0 where ``H <=
+        min_child_weight``. ``min_child_samples`` is not applied (CatBoost's ``min_data_in_leaf`` applies
+        to its non-symmetric policies only). Growth stops early (fewer levels) only when no candidate
+        feature has two bins. ``features`` restricts the candidates, ``sample`` the rows of the histograms
+        and leaf values (the others are routed down the tree); no pair list (OLE), no constraint.
+
+        The tree is the ordinary node record in heap order (internal node ``i`` has children ``2i + 1``,
+        ``2i + 2``; leaves ``2^D - 1 ...``), its ``gain`` the criterion's ``score(l) + score(r) -
+        score(node)`` per node (``G^2 / (H + reg_lambda)``, or ``G^2 / N`` for SE), ``count``, ``sum_grad``
+        and ``sum_hess`` over the tree's rows; ``leaf_of`` each row's leaf node.
+        """
+        if pairs is not None:
+            raise ValueError("growth='symmetric' grows no tree from a pair list (criterion 'ole')")
+        if constraint is not None:
+            raise ValueError("growth='symmetric' takes no feature constraint (one split per level, searched "
+                             "over every candidate feature)")
+        score_noise = float(score_noise)
+        if not (score_noise >= 0.0 and score_noise < np.inf):
+            raise ValueError(f"score_noise must be a finite number >= 0, got {score_noise!r}")
+        if score_noise > 0.0 and not isinstance(rng, np.random.Generator):
+            raise ValueError("score_noise > 0 needs rng, a numpy.random.Generator")
+        F = self.codes.shape[1]
+        if features is None:
+            feats, off = self.positions, self.off
+        else:
+            feats = np.unique(_indices("features", features, F, "feature")).astype(np.int64)
+            off = self._offsets(feats)
+        hist, tot, acc, order, start, every = self._symmetric_buffers()
+        rows = None if sample is None else self._sample(sample)
+        if rows is None:
+            rows = every
+        D = self.num_leaves.bit_length() - 1
+        lam = self.reg_lambda
+        mh = self.min_child_weight
+        se = self.criterion == "se"
+        sigma, noise = 0.0, None
+        if score_noise > 0.0:
+            g = d.grad if rows is every else d.grad[rows]
+            sigma = score_noise * float(np.sqrt(np.mean(g * g)))  # CatBoost's random_strength scale
+            noise = rng.standard_normal((D, max(int(off[-1]), 1)))
+        depth, split, score, sums = _gk.grow_symmetric(
+            self.codes, feats, off, d.grad, d.ones() if se else d.hess, d.hess, rows, self.leaf_of,
+            (hist, tot, acc, order, start), D, min_hess=mh, reg_lambda=lam, sigma=sigma, noise=noise)
+        Lf = 1 << depth
+        M = 2 * Lf - 1
+        G, H, N = np.zeros(M), np.zeros(M), np.zeros(M)
+        G[Lf - 1:], H[Lf - 1:], N[Lf - 1:] = sums[:, 0], sums[:, 1], sums[:, 2]
+        for lev in range(depth - 1, -1, -1):  # a node sums its two children
+            a, b = (1 << lev) - 1, (1 << (lev + 1)) - 1
+            kids = np.arange(2 * a + 1, 2 * b + 1, 2)
+            G[a:b], H[a:b], N[a:b] = G[kids] + G[kids + 1], H[kids] + H[kids + 1], N[kids] + N[kids + 1]
+        value = np.zeros(M)
+        leaf_h = H[Lf - 1:]
+        ok = leaf_h > mh
+        value[Lf - 1:][ok] = -G[Lf - 1:][ok] / (leaf_h[ok] + lam)  # Eq. 11 (Newton), the L2 penalty
+        hs = N if se else H
+        with np.errstate(divide="ignore", invalid="ignore"):
+            side = np.where(hs > mh, G * G / (hs + lam), 0.0)  # SE (Eq. 3) / RWSE (Eq. 9) side scores
+        feature = np.full(M, -1, dtype=np.int64)
+        jbin = np.full(M, -1, dtype=np.int64)
+        left = np.full(M, -1, dtype=np.int64)
+        right = np.full(M, -1, dtype=np.int64)
+        theta = np.full(M, np.nan)
+        gain = np.zeros(M)
+        for lev in range(depth):
+            a, b = (1 << lev) - 1, (1 << (lev + 1)) - 1
+            f, j = int(feats[split[lev, 0]]), int(split[lev, 1])
+            feature[a:b], jbin[a:b] = f, j
+            idx = np.arange(a, b)
+            left[a:b], right[a:b] = 2 * idx + 1, 2 * idx + 2
+            gain[a:b] = side[2 * idx + 1] + side[2 * idx + 2] - side[a:b]
+            if self.thresholds is not None:
+                theta[a:b] = -np.inf if j == 0 else self.thresholds[f][j - 1]
+        tree = Tree(feature, jbin, theta, left, right, value, gain=gain, count=N.astype(np.int64), sum_grad=G,
+                    sum_hess=H)
+        return tree, self.leaf_of
 
     def _grow(self, work: tuple, fmap: np.ndarray, h_unit: float, **kw: Any) -> tuple[int, int]:
         """One growth-kernel call."""

@@ -17,7 +17,10 @@ the entry passes to the next node.
 ``"breadth_first"`` (level order, the paper's "width-first" search, which its tables use) or
 ``"depth_first"`` (pre-order: a node's left subtree is grown before its right one, until ``num_leaves``;
 the order the paper reports as running poorly). With enough leaves for every valid split the three give
-the same tree; below that they differ in which nodes are split.
+the same tree; below that they differ in which nodes are split. ``"symmetric"``: CatBoost's oblivious
+trees, one split per level shared by its nodes (``num_leaves`` a power of two, criterion ``"se"`` or
+``"rwse"``, no ``feature_constraint``, ``min_child_samples`` not applied;
+`lrank.trees.grower.TreeGrower.grow_symmetric`); its node ids are in heap order.
 
 Fitted arrays are indexed by node (root 0, children appended in split order): ``feature_``, ``bin_``
 (the ``j`` of ``code > j``), ``threshold_`` (the raw ``theta_j``; ``-inf`` for the split "missing vs
@@ -48,9 +51,9 @@ class RegressionTree:
         Minimum number of documents in a leaf.
     min_child_weight : float, default 1e-3
         Minimum second-derivative sum in a leaf (exact second derivative for OLE with pairs).
-    growth : {"best_first", "breadth_first", "depth_first"}
+    growth : {"best_first", "breadth_first", "depth_first", "symmetric"}
         Leaf-wise (LightGBM), level-order ("width-first", the paper's choice) or pre-order (left subtree
-        first) growth (module docstring).
+        first) growth, or symmetric (oblivious) trees (module docstring).
     criterion : {"se", "wse", "rwse", "ole"}
         The split criterion (module docstring).
     feature_constraint : int or sequence of int, optional
