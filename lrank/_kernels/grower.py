@@ -34,9 +34,11 @@ every compiled function costs a first fit time).
 * ``cons`` the constraint (histogram positions per split), ``par`` the parallel twins' buffers.
 
 Symmetric (oblivious) trees, CatBoost's default shape, have a loop of their own (`_grow_symmetric`, checked
-by `grow_symmetric`): per level the leaves' histograms (``_histogram_leaves``), one split for every leaf of
-the level (``_scan_cosine``: CatBoost's Cosine score, optionally with its split-score noise), every row moved
-to leaf ``2 l + [code > j]``; the node record is made in ``lrank.trees.grower`` (heap order).
+by `grow_symmetric`): per level the leaves' histograms (``_histogram_leaves``: the smaller child of each
+parent built, its sibling by subtraction), one split for every leaf of the level (``_scan_cosine``:
+CatBoost's Cosine score, optionally with its split-score noise), every row moved to leaf ``2 l + [code >
+j]``; both have parallel twins over blocks of features (the same bits); the node record is made in
+``lrank.trees.grower`` (heap order).
 
 Every path sums each histogram bin in row order and each pair histogram bin in pair order, so a tree has
 the same bits whatever its layout and number of threads (``tests/reference/tree_paths.py`` grows the
@@ -56,6 +58,7 @@ from .histograms import (
     _histogram_features,
     _histogram_global,
     _histogram_leaves,
+    _histogram_leaves_parallel,
     _histogram_parallel,
     _pair_histograms,
     _pair_histograms_global,
@@ -73,6 +76,7 @@ from .splitting import (
     _pairwise_sum,
     _scan_classify,
     _scan_cosine,
+    _scan_cosine_parallel,
     _scan_fast,
     _scan_ole,
     _scan_parallel,
@@ -618,12 +622,15 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
 
 # ------------------------------------------------------------------------ symmetric (oblivious) trees
 @njit(cache=True)
-def _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, order, start, depth,
-                    min_hess, lam, sigma, noise, split, score, leaf_sums):
+def _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, order, start, scores,
+                    depth, min_hess, lam, sigma, noise, split, score, leaf_sums, par):
     """Grow a symmetric tree of at most ``depth`` levels (`grow_symmetric`): per level the leaves'
-    histograms over the rows ``rows`` (`_histogram_leaves`), the one split of the level (`_scan_cosine`:
-    feature position ``split[d, 0]``, bin ``split[d, 1]``, its score ``score[d]``), then every row (in the
-    sample or not) moves to leaf ``2 l + [code > j]``. Stops early when no feature has two bins. Then
+    histograms over the rows ``rows`` (`_histogram_leaves`: the root's built, below it per parent the
+    smaller child's built and its sibling's by subtraction, in place over the parents' in ``hist``), the
+    one split of the level (`_scan_cosine`: feature position ``split[d, 0]``, bin ``split[d, 1]``, its
+    score ``score[d]``), then every row (in the sample or not) moves to leaf ``2 l + [code > j]``. With
+    ``par`` the histograms and the scan run their parallel twins on ``acc.shape[0]`` blocks of features
+    (the same bits). Stops early when no feature has two bins. Then
     ``leaf_sums[l]`` = (sum grad, sum hess, count) over the rows of each leaf (in row order) and
     ``leaf_of`` the node index of each row's leaf in heap order (``2^D - 1 + l``). Returns ``D``, the
     levels grown."""
@@ -633,8 +640,13 @@ def _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot,
     done = 0
     for d in range(depth):
         L = 1 << d
-        _histogram_leaves(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot, order, start)
-        best, t, j = _scan_cosine(hist, off, L, tot, acc, min_hess, lam, sigma, noise, d)
+        if par:
+            _histogram_leaves_parallel(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot, order, start,
+                                       acc.shape[0])
+            best, t, j = _scan_cosine_parallel(hist, off, L, tot, acc, min_hess, lam, sigma, noise, d, scores)
+        else:
+            _histogram_leaves(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot, order, start)
+            best, t, j = _scan_cosine(hist, off, L, tot, acc[0], min_hess, lam, sigma, noise, d, scores)
         if t < 0:
             break
         split[d, 0] = t
@@ -664,7 +676,8 @@ def _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot,
 def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: np.ndarray, hs: np.ndarray,
                    hess: np.ndarray, rows: np.ndarray, leaf_of: np.ndarray, work: tuple, depth: int, *,
                    min_hess: float, reg_lambda: float = 0.0, sigma: float = 0.0,
-                   noise: np.ndarray | None = None) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+                   noise: np.ndarray | None = None,
+                   parallel: bool = False) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     """Grow one symmetric (oblivious) tree with `_grow_symmetric` after checking its inputs.
 
     Parameters
@@ -681,15 +694,22 @@ def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: 
         The rows the tree is grown on (increasing; every row, or a sample).
     leaf_of : int64 array (N,)
         Filled with each row's leaf node (heap order).
-    work : (hist, tot, acc, order, start)
-        Workspaces: hist (>= 2^(depth-1), >= off[-1], 2), tot and acc (>= 2^(depth-1), 2), float64; order
-        (>= n) and start (>= 2^(depth-1) + 1), int64.
+    work : (hist, tot, acc, order, start, scores)
+        Workspaces, any contents: hist (>= 2^(depth-1), >= off[-1], 2) and tot (>= 2^(depth-1), 2), the
+        level's histograms and totals, each level's overwriting its parents' in place (sibling subtraction
+        needs no second buffer: ``2^(depth-1) off[-1]`` bins of two float64, as without it); acc (blocks,
+        >= 2^(depth-1), 2), the scan's left sums, one per block of features (``blocks >= 1``; one block
+        used without ``parallel``); scores (>= off[-1]) float64, each candidate's score; order (>= n)
+        and start (>= 2^(depth-1) + 1), int64.
     depth : int
         Levels to grow (>= 1).
     min_hess, reg_lambda : float
         A side with ``H <= min_hess`` adds nothing to a score; ``reg_lambda`` the L2 leaf penalty.
     sigma, noise : float, float64 array (depth, >= off[-1]) or None
         The score noise: ``sigma noise[d, off[t] + j]`` added to candidate ``(t, j)`` of level ``d``.
+    parallel : bool
+        Run the parallel twins of the histograms and the scan (``prange`` over ``acc.shape[0]`` blocks of
+        features, on numba's current threads): the same bits as the serial kernels.
 
     Returns
     -------
@@ -720,7 +740,11 @@ def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: 
     _c_array("leaf_of", leaf_of, np.int64, 1)
     if leaf_of.size != N or not 0 < rows.size <= N or rows.min() < 0 or rows.max() >= N:
         raise ValueError("rows must be at least one row index of codes, leaf_of one entry per row")
-    hist, tot, acc, order, start = work
+    if len(work) != 6:
+        raise ValueError("work must be (hist, tot, acc, order, start, scores)")
+    hist, tot, acc, order, start, scores = work
+    if not isinstance(parallel, (bool, np.bool_)):
+        raise ValueError(f"parallel must be a bool, got {parallel!r}")
     half = 1 << (D - 1)
     _c_array("order", order, np.int64, 1)
     _c_array("start", start, np.int64, 1)
@@ -728,10 +752,13 @@ def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: 
         raise ValueError(f"work's order must hold >= {rows.size} rows and start >= {half + 1} offsets")
     _c_array("hist", hist, np.float64, 3)
     _c_array("tot", tot, np.float64, 2)
-    _c_array("acc", acc, np.float64, 2)
+    _c_array("acc", acc, np.float64, 3)
+    _c_array("scores", scores, np.float64, 1)
     if hist.shape[0] < half or hist.shape[1] < off[-1] or hist.shape[2] != 2 or tot.shape[0] < half \
-            or acc.shape[0] < half or tot.shape[1] != 2 or acc.shape[1] != 2:
-        raise ValueError(f"work must be hist (>= {half}, >= {off[-1]}, 2), tot and acc (>= {half}, 2)")
+            or tot.shape[1] != 2 or acc.shape[0] < 1 or acc.shape[1] < half or acc.shape[2] != 2 \
+            or scores.size < off[-1]:
+        raise ValueError(f"work must be hist (>= {half}, >= {off[-1]}, 2), tot (>= {half}, 2), acc (>= 1 "
+                         f"blocks, >= {half}, 2) and scores (>= {off[-1]})")
     lam, mh, sg = float(reg_lambda), float(min_hess), float(sigma)
     for name, v in (("reg_lambda", lam), ("min_hess", mh), ("sigma", sg)):
         if not (v >= 0.0 and v < np.inf):
@@ -743,8 +770,8 @@ def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: 
     split = np.full((D, 2), -1, dtype=np.int64)
     score = np.zeros(D)
     leaf_sums = np.empty((1 << D, 3))
-    done = _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, order, start, D,
-                           mh, lam, sg, noise, split, score, leaf_sums)
+    done = _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, order, start,
+                           scores, D, mh, lam, sg, noise, split, score, leaf_sums, bool(parallel))
     done = int(done)
     return done, split[:done], score[:done], leaf_sums[:1 << done]
 
@@ -938,13 +965,14 @@ def warmup() -> None:
     grow(criterion="se", scan=scan, **_toy(2, False, sample=True))
     for p in (None, par):
         grow(criterion="se", scan=scan, par=p, **_toy(2, True, sample=True))
-    # symmetric (oblivious) trees, without and with the split-score noise
+    # symmetric (oblivious) trees, without and with the split-score noise, serial and on the threads
     codes = np.array([[1, 2], [2, 1], [0, 1], [2, 2]], dtype=np.uint8)
     g = np.array([1.0, -2.0, 0.5, -0.25])
-    work = (np.zeros((2, 6, 2)), np.zeros((2, 2)), np.zeros((2, 2)), np.empty(4, dtype=np.int64),
-            np.empty(3, dtype=np.int64))
+    work = (np.zeros((2, 6, 2)), np.zeros((2, 2)), np.zeros((2, 2, 2)), np.empty(4, dtype=np.int64),
+            np.empty(3, dtype=np.int64), np.zeros(6))
     feats, off = np.arange(2, dtype=np.int64), np.array([0, 3, 6], dtype=np.int64)
     rows, leaf_of = np.arange(4, dtype=np.int64), np.empty(4, dtype=np.int64)
     for nz in (None, np.zeros((2, 6))):
-        grow_symmetric(codes, feats, off, g, np.ones(4), np.ones(4), rows, leaf_of, work, 2, min_hess=0.0,
-                       sigma=0.0 if nz is None else 1.0, noise=nz)
+        for parallel in (False, True):
+            grow_symmetric(codes, feats, off, g, np.ones(4), np.ones(4), rows, leaf_of, work, 2, min_hess=0.0,
+                           sigma=0.0 if nz is None else 1.0, noise=nz, parallel=parallel)

@@ -22,7 +22,9 @@ of its own and every bin summed over the node's rows in row-list order, so all g
   21-30 ms by groups of four;
 * `_histogram_parallel`: ``prange`` over blocks of features of the row-major layouts;
 * `_histogram_leaves`: the histograms of every leaf of one level of a symmetric tree at once (the rows
-  grouped by leaf, in row order), with each leaf's totals.
+  grouped by leaf, in row order), with each leaf's totals; below the root the smaller child of each
+  parent is built and its sibling is the parent's minus it, in place over the parents' buffer (no second
+  one); `_histogram_leaves_parallel`, its twin, ``prange`` over blocks of features.
 
 A sibling's histogram is its parent's minus the other child's (`_subtract`): the smaller child is built,
 the larger one takes the parent's buffer.
@@ -151,16 +153,10 @@ def _histogram_features(codes, vals, rows, start, end, feats, off, hist):
                 hist[b, c] += vals[i, c]
 
 
-@njit(cache=True)
-def _histogram_leaves(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot, order, start):
-    """The per-leaf histograms of one level of a symmetric (oblivious) tree: ``hist[l, off[t] + b]``
-    sums ``(grad, hs)`` over the rows ``rows`` in leaf ``l = leaf_of[row]`` whose code on feature
-    ``feats[t]`` is ``b``, and ``tot[l]`` the leaf's totals, for the first ``L`` leaves. The rows are first
-    grouped by leaf, keeping their order (a stable counting sort into ``order``, ``start`` (>= L + 1) the
-    leaves' offsets), then each leaf's histogram is built from its rows alone, row-major over the codes:
-    one leaf's bins stay in cache, and every bin is still summed in the order of ``rows``."""
-    m = feats.size
-    TB = off[m]
+@njit(inline="always")
+def _group_by_leaf(rows, leaf_of, L, order, start):
+    """The rows ``rows`` grouped by leaf, keeping their order (a stable counting sort): leaf ``l``'s rows
+    are ``order[start[l]:start[l + 1]]`` for the first ``L`` leaves (``start`` holds >= L + 1)."""
     for lf in range(L + 1):
         start[lf] = 0
     for k in range(rows.size):
@@ -175,24 +171,128 @@ def _histogram_leaves(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot, 
     for lf in range(L, 0, -1):  # back to the leaves' first positions
         start[lf] = start[lf - 1]
     start[0] = 0
-    for lf in range(L):
+
+
+@njit(inline="always")
+def _built_child(p, start):
+    """The child of parent leaf ``p`` whose histogram is built (the other one is the parent's minus it):
+    the one with fewer rows, the left one ``2 p`` on a tie."""
+    c0 = 2 * p
+    return c0 if start[c0 + 1] - start[c0] <= start[c0 + 2] - start[c0 + 1] else c0 + 1
+
+
+@njit(inline="always")
+def _leaf_totals(grad, hs, order, start, L, tot):
+    """Each leaf's totals ``tot[l] = (sum grad, sum hs)`` of one level: the root's (``L = 1``) and every
+    built child's (`_built_child`) summed over its rows in row order, the sibling's the parent's
+    (``tot[p]``) minus it; in place, the parents ``p`` from the last down (as `_leaves_block`)."""
+    if L == 1:
         g_sum = 0.0
         h_sum = 0.0
-        for b in range(TB):
-            hist[lf, b, 0] = 0.0
-            hist[lf, b, 1] = 0.0
-        for k in range(start[lf], start[lf + 1]):
+        for k in range(start[0], start[1]):
+            i = order[k]
+            g_sum += grad[i]
+            h_sum += hs[i]
+        tot[0, 0] = g_sum
+        tot[0, 1] = h_sum
+        return
+    for p in range(L // 2 - 1, -1, -1):
+        s = _built_child(p, start)
+        o = 4 * p + 1 - s  # the sibling: 2p + 2p + 1 - s
+        g_sum = 0.0
+        h_sum = 0.0
+        for k in range(start[s], start[s + 1]):
+            i = order[k]
+            g_sum += grad[i]
+            h_sum += hs[i]
+        q0 = tot[p, 0]
+        q1 = tot[p, 1]
+        tot[s, 0] = g_sum
+        tot[s, 1] = h_sum
+        tot[o, 0] = q0 - g_sum
+        tot[o, 1] = q1 - h_sum
+
+
+@njit(inline="always")
+def _leaves_block(codes, feats, off, grad, hs, order, start, L, hist, t0, t1):
+    """The bins ``off[t0]:off[t1]`` (histogram features ``t0:t1``) of every leaf's histogram of one level
+    (`_histogram_leaves`), in place over the parents' histograms: ``L = 1`` builds the root; else, for the
+    parents ``p`` from the last down, the built child ``s`` (`_built_child`) is summed over its rows in row
+    order and its sibling ``o`` is the parent's minus it (per bin, both channels: sibling subtraction).
+    The children ``2p, 2p + 1`` take slots of parents already done (``2p > p`` for ``p >= 1``); for ``p =
+    0`` the built child is summed in slot 1 and each bin then splits into the two slots."""
+    b0 = off[t0]
+    b1 = off[t1]
+    if L == 1:
+        for b in range(b0, b1):
+            hist[0, b, 0] = 0.0
+            hist[0, b, 1] = 0.0
+        for k in range(start[0], start[1]):
             i = order[k]
             g = grad[i]
             h = hs[i]
-            g_sum += g
-            h_sum += h
-            for t in range(m):
+            for t in range(t0, t1):
                 b = off[t] + codes[i, feats[t]]
-                hist[lf, b, 0] += g
-                hist[lf, b, 1] += h
-        tot[lf, 0] = g_sum
-        tot[lf, 1] = h_sum
+                hist[0, b, 0] += g
+                hist[0, b, 1] += h
+        return
+    for p in range(L // 2 - 1, -1, -1):
+        s = _built_child(p, start)
+        o = 4 * p + 1 - s
+        w = 1 if p == 0 else s  # the slot the built child is summed in (not the parent's)
+        for b in range(b0, b1):
+            hist[w, b, 0] = 0.0
+            hist[w, b, 1] = 0.0
+        for k in range(start[s], start[s + 1]):
+            i = order[k]
+            g = grad[i]
+            h = hs[i]
+            for t in range(t0, t1):
+                b = off[t] + codes[i, feats[t]]
+                hist[w, b, 0] += g
+                hist[w, b, 1] += h
+        for b in range(b0, b1):  # parent = built + sibling: the sibling's bins by subtraction
+            x0 = hist[w, b, 0]
+            x1 = hist[w, b, 1]
+            q0 = hist[p, b, 0]
+            q1 = hist[p, b, 1]
+            hist[s, b, 0] = x0
+            hist[s, b, 1] = x1
+            hist[o, b, 0] = q0 - x0
+            hist[o, b, 1] = q1 - x1
+
+
+@njit(cache=True)
+def _histogram_leaves(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot, order, start):
+    """The per-leaf histograms of one level of a symmetric (oblivious) tree: ``hist[l, off[t] + b]``
+    sums ``(grad, hs)`` over the rows ``rows`` in leaf ``l = leaf_of[row]`` whose code on feature
+    ``feats[t]`` is ``b``, and ``tot[l]`` the leaf's totals, for the first ``L`` leaves. For ``L >= 2``
+    ``hist[:L // 2]`` and ``tot[:L // 2]`` must hold the previous level's (leaf ``l``'s children are
+    ``2 l``, ``2 l + 1``): they are overwritten by this level's, in place. The rows are first grouped by
+    leaf, keeping their order (a stable counting sort into ``order``, ``start`` (>= L + 1) the leaves'
+    offsets); then per parent the child with fewer rows (the left one on a tie) is built from its rows
+    alone, row-major over the codes (one leaf's bins stay in cache, every bin summed in the order of
+    ``rows``), and its sibling is the parent's minus it (sibling subtraction: half the rows or fewer are
+    read per level below the root)."""
+    _group_by_leaf(rows, leaf_of, L, order, start)
+    _leaf_totals(grad, hs, order, start, L, tot)
+    _leaves_block(codes, feats, off, grad, hs, order, start, L, hist, 0, feats.size)
+
+
+@njit(cache=True, parallel=True)
+def _histogram_leaves_parallel(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot, order, start, nblk):
+    """Parallel twin of :func:`_histogram_leaves`: ``prange`` over ``nblk`` blocks of histogram features
+    (clipped to 1..m), each block's bins built and subtracted as the serial kernel does (every bin summed
+    over the same rows in the same order, the same subtraction: the same bits whatever ``nblk``). The
+    grouping of the rows and the totals stay serial (``O(n)``)."""
+    _group_by_leaf(rows, leaf_of, L, order, start)
+    _leaf_totals(grad, hs, order, start, L, tot)
+    m = feats.size
+    nblk = m if m < nblk else nblk  # max(1, min(m, nblk)) as selects
+    nblk = nblk if nblk > 1 else 1
+    for blk in prange(nblk):
+        _leaves_block(codes, feats, off, grad, hs, order, start, L, hist, blk * m // nblk,
+                      (blk + 1) * m // nblk)
 
 
 @njit(cache=True)

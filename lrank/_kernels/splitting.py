@@ -463,51 +463,83 @@ def _pairwise_sum(s, rows, lo, n):
 
 
 # ------------------------------------------------------------------------ symmetric (oblivious) trees
-@njit(cache=True)
-def _scan_cosine(hist, off, L, tot, acc, min_hess, lam, sigma, noise, d):
-    """The split ``(t, j)`` shared by the ``L`` leaves of one level of a symmetric tree (CatBoost's
-    oblivious trees): the largest Cosine score over the candidates ``j < nb_t - 1`` of every histogram
-    feature ``t`` (``hist`` (>= L, bins, 2) per leaf, ``tot`` the leaves' totals, ``acc`` (>= L, 2)
-    scratch). A candidate scores ``sum G a / sqrt(sum H a^2)``, ``a = G / (H + lam)``, summed over both
-    sides of every leaf whose ``H > min_hess`` (0 when the denominator is 0); with ``noise`` (the normals
-    of each level, (depth, bins)) plus ``sigma noise[d, off[t] + j]``. Ties and near-ties (`_beats`) go
-    to the first candidate in (feature, bin) order. Returns ``(score, t, j)``, ``(-inf, -1, -1)`` when no
-    feature has two bins."""
+@njit(inline="always")
+def _cosine_feature(hist, off, t, L, tot, acc, min_hess, lam, sigma, noise, d, scores):
+    """The Cosine scores of histogram feature ``t``'s candidates ``j < nb_t - 1`` into ``scores[off[t] +
+    j]`` (`_scan_cosine`; ``acc`` (>= L, 2) the leaves' left sums, scratch)."""
+    o = off[t]
+    for l in range(L):
+        acc[l, 0] = 0.0
+        acc[l, 1] = 0.0
+    for j in range(off[t + 1] - o - 1):
+        num = 0.0
+        den = 0.0
+        for l in range(L):
+            acc[l, 0] += hist[l, o + j, 0]
+            acc[l, 1] += hist[l, o + j, 1]
+            gg = acc[l, 0]
+            hh = acc[l, 1]
+            if hh > min_hess:
+                a = gg / (hh + lam)
+                num += gg * a
+                den += hh * a * a
+            gg = tot[l, 0] - acc[l, 0]
+            hh = tot[l, 1] - acc[l, 1]
+            if hh > min_hess:
+                a = gg / (hh + lam)
+                num += gg * a
+                den += hh * a * a
+        s = num / np.sqrt(den) if den > 0.0 else 0.0  # Cosine score (CatBoost's score_function)
+        if noise is not None:
+            s += sigma * noise[d, o + j]  # random_strength (CatBoost's NormalWithModelSizeDecrease)
+        scores[o + j] = s
+
+
+@njit(inline="always")
+def _pick_cosine(off, scores):
+    """The first best candidate over ``scores`` in (feature, bin) order, near-ties to the first
+    (`_beats`): ``(score, t, j)``, ``(-inf, -1, -1)`` when no feature has two bins."""
     best = -np.inf
     bt = -1
     bj = -1
-    m = off.size - 1
-    for t in range(m):
+    for t in range(off.size - 1):
         o = off[t]
-        for l in range(L):
-            acc[l, 0] = 0.0
-            acc[l, 1] = 0.0
         for j in range(off[t + 1] - o - 1):
-            num = 0.0
-            den = 0.0
-            for l in range(L):
-                acc[l, 0] += hist[l, o + j, 0]
-                acc[l, 1] += hist[l, o + j, 1]
-                gg = acc[l, 0]
-                hh = acc[l, 1]
-                if hh > min_hess:
-                    a = gg / (hh + lam)
-                    num += gg * a
-                    den += hh * a * a
-                gg = tot[l, 0] - acc[l, 0]
-                hh = tot[l, 1] - acc[l, 1]
-                if hh > min_hess:
-                    a = gg / (hh + lam)
-                    num += gg * a
-                    den += hh * a * a
-            s = num / np.sqrt(den) if den > 0.0 else 0.0  # Cosine score (CatBoost's score_function)
-            if noise is not None:
-                s += sigma * noise[d, o + j]  # random_strength (CatBoost's NormalWithModelSizeDecrease)
+            s = scores[o + j]
             if _beats(s, best, abs(best)):
                 best = s
                 bt = t
                 bj = j
     return best, bt, bj
+
+
+@njit(cache=True)
+def _scan_cosine(hist, off, L, tot, acc, min_hess, lam, sigma, noise, d, scores):
+    """The split ``(t, j)`` shared by the ``L`` leaves of one level of a symmetric tree (CatBoost's
+    oblivious trees): the largest Cosine score over the candidates ``j < nb_t - 1`` of every histogram
+    feature ``t`` (``hist`` (>= L, bins, 2) per leaf, ``tot`` the leaves' totals, ``acc`` (>= L, 2)
+    scratch, ``scores`` (>= bins) each candidate's score, scratch). A candidate scores ``sum G a / sqrt(sum
+    H a^2)``, ``a = G / (H + lam)``, summed over both sides of every leaf whose ``H > min_hess`` (0 when
+    the denominator is 0); with ``noise`` (the normals of each level, (depth, bins)) plus ``sigma
+    noise[d, off[t] + j]``. Ties and near-ties (`_beats`) go to the first candidate in (feature, bin)
+    order. Returns ``(score, t, j)``, ``(-inf, -1, -1)`` when no feature has two bins."""
+    for t in range(off.size - 1):
+        _cosine_feature(hist, off, t, L, tot, acc, min_hess, lam, sigma, noise, d, scores)
+    return _pick_cosine(off, scores)
+
+
+@njit(cache=True, parallel=True)
+def _scan_cosine_parallel(hist, off, L, tot, acc, min_hess, lam, sigma, noise, d, scores):
+    """Parallel twin of :func:`_scan_cosine`: the candidates' scores by ``prange`` over ``acc.shape[0]``
+    blocks of features (``acc`` (blocks, >= L, 2), one scratch per block; each score computed as the serial
+    scan does), then the serial pick in (feature, bin) order: the same split and score whatever the
+    number of blocks."""
+    m = off.size - 1
+    nblk = acc.shape[0]
+    for blk in prange(nblk):
+        for t in range(blk * m // nblk, (blk + 1) * m // nblk):
+            _cosine_feature(hist, off, t, L, tot, acc[blk], min_hess, lam, sigma, noise, d, scores)
+    return _pick_cosine(off, scores)
 
 
 # ----------------------------------------------------------------------------- the criteria's source

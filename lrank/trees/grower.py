@@ -13,9 +13,10 @@ the others sent down it by their codes); leaf values by one Newton step
 ``-sum L' / sum L''`` (Xia, Zhai & Wang Eq. 11; for LambdaMART ``sum lambda / sum w``), or NDCGBoost's
 ``[sum gamma > 0]``. ``growth="symmetric"`` grows CatBoost's oblivious trees instead, one split per level
 chosen by the Cosine score over all the level's leaves (`TreeGrower.grow_symmetric`, its own kernels:
-per-leaf histograms, one scan per level). Its buffers (histograms, the row list, global bin indices, the
-column-major codes, pair buffers) are made on first use and reused by every tree it grows: nothing is
-cached elsewhere.
+per-leaf histograms, the smaller child's built and its sibling's by subtraction, one scan per level; on
+``n_jobs`` threads from ``n F >= parallel_min_tree_work``, ``n`` the tree's rows). Its buffers
+(histograms, the row list, global bin indices, the column-major codes, pair buffers) are made on first use
+and reused by every tree it grows: nothing is cached elsewhere.
 
 The layout each tree reads is chosen here; every layout gives the same bits (each bin summed in row
 order), so the choice is a matter of speed:
@@ -554,17 +555,22 @@ class TreeGrower:
                                            rowoff=rowoff, vals=vals, par=par, **kw)
         return self._finish(n_nodes, classify), self.leaf_of
 
-    def _symmetric_buffers(self) -> tuple[np.ndarray, ...]:
+    def _symmetric_buffers(self, nblk: int) -> tuple[np.ndarray, ...]:
         """The symmetric trees' workspaces (histograms of the deepest level's leaves over every feature's
-        bins, the leaves' totals and scan sums, the rows grouped by leaf and the leaves' offsets) and the
-        row list of every row, made once."""
+        bins, each level's overwriting its parents' in place; the leaves' totals; the scan's left sums, one
+        per block of features, ``nblk`` blocks; the candidates' scores; the rows grouped by leaf and the
+        leaves' offsets) and the row list of every row, made once (the scan sums again for more blocks)."""
+        half = self.num_leaves // 2
+        TB = max(int(self.off[-1]), 1)
         if self._sym is None:
-            half = self.num_leaves // 2
             n = self.codes.shape[0]
-            self._sym = (np.zeros((half, max(int(self.off[-1]), 1), 2)), np.zeros((half, 2)),
-                         np.zeros((half, 2)), np.empty(n, dtype=np.int64), np.empty(half + 1, dtype=np.int64),
+            self._sym = (np.zeros((half, TB, 2)), np.zeros((half, 2)), np.zeros((1, half, 2)),
+                         np.empty(n, dtype=np.int64), np.empty(half + 1, dtype=np.int64), np.zeros(TB),
                          np.arange(n, dtype=np.int64))
-        return self._sym
+        if self._sym[2].shape[0] < nblk:
+            self._sym = (*self._sym[:2], np.zeros((nblk, half, 2)), *self._sym[3:])
+        hist, tot, acc, order, start, scores, every = self._sym
+        return hist, tot, acc[:nblk], order, start, scores, every
 
     def grow_symmetric(self, d: Derivatives, *, pairs: Any = None, constraint: Any = None,
                        features: Sequence[int] | np.ndarray | None = None,
@@ -605,7 +611,7 @@ class TreeGrower:
         else:
             feats = np.unique(_indices("features", features, F, "feature")).astype(np.int64)
             off = self._offsets(feats)
-        hist, tot, acc, order, start, every = self._symmetric_buffers()
+        every = self._symmetric_buffers(1)[-1]
         rows = None if sample is None else self._sample(sample)
         if rows is None:
             rows = every
@@ -618,9 +624,15 @@ class TreeGrower:
             g = d.grad if rows is every else d.grad[rows]
             sigma = score_noise * float(np.sqrt(np.mean(g * g)))  # CatBoost's random_strength scale
             noise = rng.standard_normal((D, max(int(off[-1]), 1)))
-        depth, split, score, sums = _gk.grow_symmetric(
-            self.codes, feats, off, d.grad, d.ones() if se else d.hess, d.hess, rows, self.leaf_of,
-            (hist, tot, acc, order, start), D, min_hess=mh, reg_lambda=lam, sigma=sigma, noise=noise)
+        # the parallel twins (feature blocks, one per thread: the same bits) from n F >=
+        # parallel_min_tree_work, n the tree's rows and F its candidate features
+        serial = self.n_jobs == 1 or rows.size * feats.size < self.parallel_min_tree_work
+        with contextlib.nullcontext(1) if serial else threads(self.n_jobs) as nthr:
+            hist, tot, acc, order, start, scores, _ = self._symmetric_buffers(nthr)
+            depth, split, score, sums = _gk.grow_symmetric(
+                self.codes, feats, off, d.grad, d.ones() if se else d.hess, d.hess, rows, self.leaf_of,
+                (hist, tot, acc, order, start, scores), D, min_hess=mh, reg_lambda=lam, sigma=sigma,
+                noise=noise, parallel=nthr > 1)
         Lf = 1 << depth
         M = 2 * Lf - 1
         G, H, N = np.zeros(M), np.zeros(M), np.zeros(M)

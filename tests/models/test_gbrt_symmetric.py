@@ -217,3 +217,33 @@ def test_gradient_based_symmetric_lambdamart(data):
                    random_strength=1.0).fit(data)
     assert a.predict(data.X).tobytes() == b.predict(data.X).tobytes()
     _assert_symmetric(a)
+
+
+def test_lambdamart_symmetric_n_jobs_same_predictions(data, monkeypatch):
+    """n_jobs = 2 (the parallel histograms and scan forced on this small set by a lowered threshold)
+    predicts the bits of n_jobs = 1, with row sampling and the score noise."""
+    import numba
+
+    from lrank._kernels import grower as gk
+    from lrank.trees.grower import TreeGrower
+
+    taken = []
+    grow = gk.grow_symmetric
+
+    def spy(*a, **kw):
+        taken.append(kw["parallel"])
+        return grow(*a, **kw)
+
+    monkeypatch.setattr(gk, "grow_symmetric", spy)
+    monkeypatch.setattr(TreeGrower, "parallel_min_tree_work", 0)
+    preds = {}
+    for jobs in (1, 2):
+        for extra in ({}, dict(subsample=0.7, random_strength=0.5)):
+            m = LambdaMART(growth="symmetric", num_leaves=32, n_estimators=8, random_state=0, n_jobs=jobs,
+                           **extra)
+            m.fit(data)
+            preds[jobs, len(extra)] = m.predict(data.X).tobytes()
+    assert preds[1, 0] == preds[2, 0] and preds[1, 2] == preds[2, 2]
+    assert preds[1, 0] != preds[1, 2]
+    if numba.config.NUMBA_NUM_THREADS >= 2:
+        assert not any(taken[:16]) and all(taken[16:]) and len(taken) == 32

@@ -187,3 +187,238 @@ def test_regression_tree_grows_symmetric_trees():
     with pytest.raises(ValueError, match="feature constraint"):
         RegressionTree(num_leaves=4, growth="symmetric", feature_constraint=0).fit_gradients(codes, grad,
                                                                                              hess)
+
+
+# ------------------------------------------------------------- sibling subtraction and the parallel twins
+def _levels_case(seed, n, F, rows_kind, grad_kind):
+    """Codes with missing values (code 0), a constant feature, a gradient kind, rows (all, a sample,
+    none of a leaf) and per level a random leaf assignment that refines the level above's (row ``i`` in
+    leaf ``l`` moves to ``2 l`` or ``2 l + 1``), with leaves left empty and children of equal sizes."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 6, size=(n, F)).astype(np.uint8)
+    codes[rng.random((n, F)) < 0.2] = 0  # missing: code 0
+    codes[:, F - 1] = 0  # a constant feature (one bin)
+    n_bins = codes.max(axis=0).astype(np.int64) + 1
+    n_bins[0] += 1  # a bin no row uses
+    grad = {"normal": rng.normal(size=n), "equal": np.full(n, 0.25),
+            "rounded": np.round(rng.normal(size=n), 1)}[grad_kind]
+    hs = rng.uniform(0.05, 1.0, size=n)
+    rows = {"all": np.arange(n), "sample": np.sort(rng.choice(n, max(n // 2, 1), replace=False)),
+            "first": np.arange(min(n, 2))}[rows_kind].astype(np.int64)
+    D = 5
+    leaf_levels = [np.zeros(n, dtype=np.int64)]
+    for d in range(1, D):
+        bit = rng.integers(0, 2, size=n)
+        if d == 1:
+            bit[:] = np.arange(n) % 2  # the root's children of equal sizes (n even): the tie rule
+        if d == 3:
+            bit[leaf_levels[-1] == 1] = 0  # leaf 3 of level 3 (and its children) empty
+        leaf_levels.append(2 * leaf_levels[-1] + bit)
+    return codes, n_bins, grad, hs, rows, leaf_levels
+
+
+def _full_level(codes, feats, off, grad, hs, rows, leaf, L):
+    """Every leaf's histogram built in full (NumPy, np.add.at in row order), and its totals."""
+    hist = np.zeros((L, off[-1], 2))
+    tot = np.zeros((L, 2))
+    for t, f in enumerate(feats):
+        b = off[t] + codes[rows, f].astype(np.int64)
+        np.add.at(hist, (leaf[rows], b, 0), grad[rows])
+        np.add.at(hist, (leaf[rows], b, 1), hs[rows])
+    np.add.at(tot, (leaf[rows], 0), grad[rows])
+    np.add.at(tot, (leaf[rows], 1), hs[rows])
+    return hist, tot
+
+
+LEVEL_CASES = [(n, rows, gk) for n, rows, gk in (
+    (60, "all", "normal"), (60, "sample", "normal"), (60, "all", "equal"), (61, "sample", "rounded"),
+    (1, "all", "normal"), (2, "first", "equal"), (40, "first", "normal"))]
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("n,rows_kind,grad_kind", LEVEL_CASES)
+@pytest.mark.parametrize("features", [None, [3, 0, 2]])
+def test_level_histograms_subtract_the_smaller_child(n, rows_kind, grad_kind, features):
+    """`_histogram_leaves` level by level (in place over the parents'): the reference's bits (the smaller
+    child built, the left on a tie, its sibling by subtraction), the full build's values to a tight
+    tolerance, and the parallel twin's bits on 1 and 2 threads and any number of blocks."""
+    import numba
+
+    from lrank._kernels import histograms as hk
+
+    codes, n_bins, grad, hs, rows, leaf_levels = _levels_case(n, n, 5, rows_kind, grad_kind)
+    feats = np.arange(5, dtype=np.int64) if features is None else np.array(sorted(features), dtype=np.int64)
+    off = np.r_[0, np.cumsum(n_bins[feats])].astype(np.int64)
+    D = len(leaf_levels)
+    half = 1 << (D - 1)
+    serial = (np.full((half, off[-1], 2), np.nan), np.full((half, 2), np.nan))
+    twins = {(th, nb): (np.full((half, off[-1], 2), np.nan), np.full((half, 2), np.nan))
+             for th in (1, 2) for nb in (1, 2, 3, 9)}
+    order = np.empty(n, dtype=np.int64)
+    start = np.empty(half + 1, dtype=np.int64)
+    g_list, h_list = [float(v) for v in grad], [float(v) for v in hs]
+    ref_hist = ref_tot = None
+    try:
+        for d in range(D):
+            L = 1 << d
+            leaf = leaf_levels[d]
+            hk._histogram_leaves(codes, feats, off, grad, hs, rows, leaf, L, *serial, order, start)
+            ref_hist, ref_tot = ref.level_histograms(codes, feats.tolist(), off.tolist(), g_list, h_list,
+                                                     rows.tolist(), leaf.tolist(), L, ref_hist, ref_tot)
+            got_h, got_t = serial[0][:L], serial[1][:L]
+            assert got_h.tobytes() == np.array(ref_hist).tobytes(), d
+            assert got_t.tobytes() == np.array(ref_tot).tobytes(), d
+            full_h, full_t = _full_level(codes, feats, off, grad, hs, rows, leaf, L)
+            np.testing.assert_allclose(got_h, full_h, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(got_t, full_t, rtol=1e-12, atol=1e-12)
+            for (th, nb), (h2, t2) in twins.items():
+                numba.set_num_threads(min(th, numba.config.NUMBA_NUM_THREADS))
+                hk._histogram_leaves_parallel(codes, feats, off, grad, hs, rows, leaf, L, h2, t2, order,
+                                              start, nb)
+                assert h2[:L].tobytes() == got_h.tobytes(), (d, th, nb)
+                assert t2[:L].tobytes() == got_t.tobytes(), (d, th, nb)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+@pytest.mark.kernel
+def test_level_histograms_build_the_smaller_child_only():
+    """The larger child's rows are never read: NaN gradients there leave the built child's bins finite
+    (and the sibling's NaN through the parent), and a tie builds the left child."""
+    from lrank._kernels import histograms as hk
+
+    codes = np.array([[1], [0], [1], [2], [2]], dtype=np.uint8)
+    off = np.array([0, 3], dtype=np.int64)
+    feats = np.array([0], dtype=np.int64)
+    rows = np.arange(5, dtype=np.int64)
+    order, start = np.empty(5, dtype=np.int64), np.empty(3, dtype=np.int64)
+    hist, tot = np.zeros((2, 3, 2)), np.zeros((2, 2))
+    hs = np.ones(5)
+    grad = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    hk._histogram_leaves(codes, feats, off, grad, hs, rows, np.zeros(5, dtype=np.int64), 1, hist, tot, order,
+                         start)
+    leaf = np.array([1, 1, 0, 0, 1], dtype=np.int64)  # leaf 0 has two rows, leaf 1 three: leaf 0 built
+    hk._histogram_leaves(codes, feats, off, grad, hs, rows, leaf, 2, hist, tot, order, start)
+    assert hist[0, :, 0].tolist() == [0.0, 3.0, 4.0] and tot[0].tolist() == [7.0, 2.0]
+    assert hist[1, :, 0].tolist() == [2.0, 1.0, 5.0] and tot[1].tolist() == [8.0, 3.0]
+    # the same by the sibling: the built child (leaf 1, fewer rows) then leaf 0 = root - leaf 1
+    hk._histogram_leaves(codes, feats, off, grad, hs, rows, np.zeros(5, dtype=np.int64), 1, hist, tot, order,
+                         start)
+    bad = grad.copy()
+    bad[[1, 3, 4]] = np.nan  # rows of the larger child: not read when building leaf 1 = {0, 2}
+    hist_root = hist.copy()
+    leaf = np.array([1, 0, 1, 0, 0], dtype=np.int64)
+    hk._histogram_leaves(codes, feats, off, bad, hs, rows, leaf, 2, hist, tot, order, start)
+    assert hist[1, :, 0].tolist() == [0.0, 4.0, 0.0]  # rows 0 and 2 (code 1) only
+    assert hist[0, :, 0].tolist() == (hist_root[0, :, 0] - [0.0, 4.0, 0.0]).tolist()
+    # a tie (two rows each of four): the left child is built, so NaN in the right child's rows stays out
+    leaf = np.array([0, 1, 0, 1, 0], dtype=np.int64)
+    rows4 = np.arange(4, dtype=np.int64)
+    hk._histogram_leaves(codes, feats, off, grad, hs, rows4, np.zeros(5, dtype=np.int64), 1, hist, tot,
+                         order, start)
+    bad = grad.copy()
+    bad[[1, 3]] = np.nan
+    hk._histogram_leaves(codes, feats, off, bad, hs, rows4, leaf, 2, hist, tot, order, start)
+    assert hist[0, :, 0].tolist() == [0.0, 4.0, 0.0] and tot[0].tolist() == [4.0, 2.0]
+
+
+def _tree_bits(tree, leaf_of):
+    return tuple(a.tobytes() for a in (tree.feature, tree.bin, tree.value, tree.gain, tree.count,
+                                       tree.sum_grad, tree.sum_hess, leaf_of))
+
+
+@pytest.mark.parametrize("name", ["plain", "se", "lam", "equal_grad", "features", "sample",
+                                  "sample_features_se", "one_doc", "two_docs", "deep"])
+def test_symmetric_parallel_path_same_bits(name, monkeypatch):
+    """n_jobs = 2 with the parallel threshold lowered on the instance (the parallel twins, 2 threads) grows
+    the bits of n_jobs = 1, with and without the score noise."""
+    import numba
+
+    from lrank._kernels import grower as gk
+
+    taken = []
+    grow = gk.grow_symmetric
+
+    def spy(*a, **kw):
+        taken.append(kw["parallel"])
+        return grow(*a, **kw)
+
+    monkeypatch.setattr(gk, "grow_symmetric", spy)
+    kw = CASES[name]
+    n = kw.get("n", 80)
+    codes, n_bins, grad, hess = _case(7, n=n)
+    if kw.get("equal"):
+        grad[:] = 0.25
+    sample = np.random.default_rng(8).choice(n, n // 2 + 1, replace=False) if kw.get("sample") else None
+    out = {}
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    try:
+        for jobs in (1, 2):
+            g = TreeGrower(codes, n_bins, num_leaves=kw.get("num_leaves", 16), growth="symmetric",
+                           criterion=kw.get("criterion", "rwse"), reg_lambda=kw.get("reg_lambda", 0.0),
+                           n_jobs=jobs)
+            g.parallel_min_tree_work = 0
+            for noise in (0.0, 0.5):
+                rng = np.random.default_rng(3) if noise else None
+                tree, leaf_of = g.grow(grad, hess, features=kw.get("features"), sample=sample,
+                                       score_noise=noise, rng=rng)
+                out[jobs, noise] = _tree_bits(tree, leaf_of)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert taken == [False, False, True, True] or numba.config.NUMBA_NUM_THREADS < 2
+    assert out[1, 0.0] == out[2, 0.0] and out[1, 0.5] == out[2, 0.5]
+
+
+@pytest.mark.kernel
+def test_cosine_scan_parallel_twin_same_split():
+    """`_scan_cosine_parallel` on 1-9 blocks: the serial scan's split and score bits, with duplicate
+    features (exact ties: the first wins) and the noise."""
+    import numba
+
+    from lrank._kernels import splitting as sk
+
+    rng = np.random.default_rng(4)
+    L, nbs = 4, [5, 1, 5, 3, 5, 2]
+    off = np.r_[0, np.cumsum(nbs)].astype(np.int64)
+    hist = np.round(rng.normal(size=(L, off[-1], 2)), 1)
+    hist[..., 1] = np.abs(hist[..., 1]) + 0.1
+    hist[:, off[4]:off[5]] = hist[:, off[0]:off[1]]  # feature 4 ties feature 0
+    tot = hist.sum(axis=1)
+    noise = rng.normal(size=(2, off[-1]))
+    try:
+        for nz in (None, noise):
+            want = sk._scan_cosine(hist, off, L, tot, np.zeros((L, 2)), 1e-3, 0.0, 0.3, nz, 1,
+                                   np.zeros(off[-1]))
+            assert want[1] >= 0
+            for th in (1, 2):
+                numba.set_num_threads(min(th, numba.config.NUMBA_NUM_THREADS))
+                for nb in (1, 2, 3, 9):
+                    got = sk._scan_cosine_parallel(hist, off, L, tot, np.zeros((nb, L, 2)), 1e-3, 0.0, 0.3,
+                                                   nz, 1, np.zeros(off[-1]))
+                    assert (np.float64(got[0]).tobytes(), got[1], got[2]) == \
+                        (np.float64(want[0]).tobytes(), want[1], want[2])
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+def test_grow_symmetric_checks_its_workspace():
+    from lrank._kernels import grower as gk
+
+    codes, n_bins, grad, hess = _case(0, n=20)
+    feats = np.arange(5, dtype=np.int64)
+    off = np.r_[0, np.cumsum(n_bins)].astype(np.int64)
+    rows = np.arange(20, dtype=np.int64)
+    work = (np.zeros((2, off[-1], 2)), np.zeros((2, 2)), np.zeros((1, 2, 2)), np.empty(20, dtype=np.int64),
+            np.empty(3, dtype=np.int64), np.zeros(off[-1]))
+    args = (codes, feats, off, grad, hess, hess, rows, np.empty(20, dtype=np.int64))
+    assert gk.grow_symmetric(*args, work, 2, min_hess=1e-3)[0] == 2
+    with pytest.raises(ValueError, match="scores"):
+        gk.grow_symmetric(*args, (*work[:5], np.zeros(off[-1] - 1)), 2, min_hess=1e-3)
+    with pytest.raises(ValueError, match="acc"):
+        gk.grow_symmetric(*args, (*work[:2], np.zeros((2, 2)), *work[3:]), 2, min_hess=1e-3)
+    with pytest.raises(ValueError, match="acc"):
+        gk.grow_symmetric(*args, (*work[:2], np.zeros((0, 2, 2)), *work[3:]), 2, min_hess=1e-3)
+    with pytest.raises(ValueError, match=r"work must be \(hist, tot, acc, order, start, scores\)"):
+        gk.grow_symmetric(*args, work[:5], 2, min_hess=1e-3)
+    with pytest.raises(ValueError, match="parallel must be a bool"):
+        gk.grow_symmetric(*args, work, 2, min_hess=1e-3, parallel=2)
