@@ -8,12 +8,13 @@ notebook 03 reconstructs it, Sec. 4, step (b); RankLib's ``computePseudoResponse
     lambda_i += sigma dZ rho                  lambda_j -= sigma dZ rho
     w_i      += sigma^2 dZ rho (1 - rho)      w_j      += sigma^2 dZ rho (1 - rho)
 
-with gains ``g = 2^y - 1``, ranks ``r`` from sorting the current scores in decreasing order (ties broken
-by document order, a stable sort), discount ``disc(r) = 1 / log2(r + 2)`` for 0-based ranks
-``r < k`` and 0 beyond (NDCG@k; ``k <= 0`` means the whole list), and ``maxDCG_q`` the ideal DCG@k of
-the query. A query whose ideal DCG is 0 (no relevant document) or whose labels are all equal gets zero
-lambdas and weights. The global factor ``1/n`` of the BoostingTree paper cancels in every leaf value
-and is omitted. ``lambda > 0`` pushes a document up; the gradient of the implicit loss is ``-lambda``.
+with gains ``g = 2^y - 1`` (``label_gain``: ``g = y`` or a table ``g(y)``, non-decreasing in the label),
+ranks ``r`` from sorting the current scores in decreasing order (ties broken by document order, a stable
+sort), discount ``disc(r) = 1 / log2(r + 2)`` for 0-based ranks ``r < k`` and 0 beyond (NDCG@k; ``k <= 0``
+means the whole list), and ``maxDCG_q`` the ideal DCG@k of the query. A query whose ideal DCG is 0 (no
+relevant document) or whose labels are all equal gets zero lambdas and weights. The global factor ``1/n`` of
+the BoostingTree paper cancels in every leaf value and is omitted. ``lambda > 0`` pushes a document up; the
+gradient of the implicit loss is ``-lambda``.
 
 LightGBM's variant of these lambdas (its ``lambdarank`` objective, ``src/objective/rank_objective.hpp``)
 is two options of `lambdamart_gradients`: ``truncation_level`` (LightGBM's
@@ -125,7 +126,7 @@ _WITHIN_K = 2   # at most k documents: every pair, grouped by label (`_lambdas_w
 
 
 @njit(cache=True, error_model="numpy")
-def _lambdas(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw, fw):
+def _lambdas(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg, gains, todo, q0, q1, iw, fw):
     """NDCG@k lambdas ``lam`` and weights ``w`` (``k > 0``, LambdaMART; no pair list) of queries ``q0:q1``,
     filled in place; returns the number of pairs with ``dZ > 0`` of the queries done here.
 
@@ -145,8 +146,8 @@ def _lambdas(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg, todo,
     n_pairs = 0
     for q in range(q0, q1):
         todo[q] = 0
-        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, kd, ki, sigma, lam, w, inv_max_dcg, iw,
-                                             fw)
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, kd, ki, sigma, lam, w, inv_max_dcg,
+                                             gains, iw, fw)
         if not run:
             continue
         if not _no_underflow(ex, n):
@@ -166,7 +167,7 @@ def _lambdas(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg, todo,
 
 
 @njit(cache=True, error_model="numpy")
-def _lambdas_within(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg, queries, iw, fw):
+def _lambdas_within(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg, gains, queries, iw, fw):
     """NDCG@k lambdas and weights of the ``queries`` listed, each of at most ``k`` documents and with no
     exponential underflowed (`_lambdas` marks them ``_WITHIN_K``): every pair, grouped by label
     (`_within_k`). Returns the number of pairs with ``dZ > 0``."""
@@ -176,8 +177,8 @@ def _lambdas_within(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg
     n_pairs = 0
     for t in range(queries.size):
         q = queries[t]
-        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, kd, ki, sigma, lam, w, inv_max_dcg, iw,
-                                             fw)
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, kd, ki, sigma, lam, w, inv_max_dcg,
+                                             gains, iw, fw)
         m, acc = _within_k(sigma, n, kk, ng, inv, gain, ex, dr, yr, pos, gstart, gptr, lr, wr, norm, sr)
         n_pairs += m
         if norm:
@@ -189,8 +190,8 @@ def _lambdas_within(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg
 
 
 @njit(cache=True, error_model="numpy")
-def _lambdas_pairs(y, qptr, scores, k, kd, ki, norm, sigma, fill_pairs, lam, w, inv_max_dcg, pa, pb, pw,
-                   queries, iw, fw):
+def _lambdas_pairs(y, qptr, scores, k, kd, ki, norm, sigma, fill_pairs, lam, w, inv_max_dcg, gains, pa, pb,
+                   pw, queries, iw, fw):
     """NDCG@k (or whole-list) lambdas and weights of the ``queries`` listed, pair by pair (`_top_k_rows`),
     and when ``fill_pairs`` their pair list ``(pa, pb, pw)`` in that order; returns the number of pairs with
     ``dZ > 0``. For the OLE criterion's pair list (every query) and for the queries `_lambdas` marked
@@ -201,8 +202,8 @@ def _lambdas_pairs(y, qptr, scores, k, kd, ki, norm, sigma, fill_pairs, lam, w, 
     n_pairs = 0
     for t in range(queries.size):
         q = queries[t]
-        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, kd, ki, sigma, lam, w, inv_max_dcg, iw,
-                                             fw)
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, k, kd, ki, sigma, lam, w, inv_max_dcg,
+                                             gains, iw, fw)
         if not run:
             continue
         m, acc = _top_k_rows(sigma, n, kk, inv, scores, order, yr, gain, ex, dr, lr, wr, fill_pairs,
@@ -220,7 +221,7 @@ def _lambdas_pairs(y, qptr, scores, k, kd, ki, norm, sigma, fill_pairs, lam, w, 
 
 
 @njit(cache=True, error_model="numpy")
-def _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw, fw):
+def _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, gains, todo, q0, q1, iw, fw):
     """Whole-list lambdas and weights (``k <= 0``, BoostingTree's LambdaMART base; no pair list) of queries
     ``q0:q1``; returns the number of pairs with ``dZ > 0`` of the queries done here. A kernel of its own so
     that LambdaMART never compiles the grouped sweeps: per query `_prepare_query`, then `_whole_list`. A
@@ -234,7 +235,8 @@ def _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw
     n_pairs = 0
     for q in range(q0, q1):
         todo[q] = 0
-        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, 0, 0, 0, sigma, lam, w, inv_max_dcg, iw, fw)
+        n, kk, inv, ng, run = _prepare_query(q, y, qptr, scores, 0, 0, 0, sigma, lam, w, inv_max_dcg, gains,
+                                             iw, fw)
         if not run:
             continue
         if not _no_underflow(ex, n):
@@ -269,10 +271,11 @@ def _no_underflow(ex, n):
 
 
 @njit(inline="always")
-def _prepare_query(q, y, qptr, scores, k, kd, ki, sigma, lam, w, inv_max_dcg, iw, fw):
+def _prepare_query(q, y, qptr, scores, k, kd, ki, sigma, lam, w, inv_max_dcg, gains, iw, fw):
     """Query ``q``'s per-rank workspaces: its documents ranked by score (stable, `_sort_bucketed`; ties by
     document order) with labels ``yr``, scores ``sr``, discounts ``dr`` of NDCG@kd (cut at rank ``kd``;
-    ``kd <= 0``: never), gains and one exponential ``ex = exp(sigma (s - s_max))`` each (``rho_ij = ex_j /
+    ``kd <= 0``: never), gains (``gains[y]``, the table of `lambdamart_gradients`' ``label_gain``; an empty
+    table: ``2^y - 1``) and one exponential ``ex = exp(sigma (s - s_max))`` each (``rho_ij = ex_j /
     (ex_i + ex_j)``), zeroed sums ``lr, wr``; the ranks grouped by label (``pos``, ``gstart``: a counting
     sort, a stable sort when the label range is wider than the workspace); ``1 / maxDCG@ki`` (``ki <= 0``:
     the whole list) from the groups, also stored in ``inv_max_dcg[q]``.
@@ -344,10 +347,12 @@ def _prepare_query(q, y, qptr, scores, k, kd, ki, sigma, lam, w, inv_max_dcg, iw
                 gstart[ng] = u
                 ng += 1
     gstart[ng] = n
-    for g in range(ng):  # gains 2^y - 1 by rank, one per label group: exact (no integer-power loop). The
-        # ufunc takes the int64 label as it is: `math.ldexp` wants a Python int (`int()`, one more builtin
-        # implementation to compile, issue 15.5); the same value
-        gv = np.ldexp(1.0, yr[pos[gstart[g]]]) - 1.0
+    tabled = gains.size > 0
+    for g in range(ng):  # gains by rank, one per label group: the table's g(y) (label_gain), else 2^y - 1,
+        # exact (no integer-power loop). The ufunc takes the int64 label as it is: `math.ldexp` wants a
+        # Python int (`int()`, one more builtin implementation to compile, issue 15.5); the same value
+        yv = yr[pos[gstart[g]]]
+        gv = gains[yv] if tabled else np.ldexp(1.0, yv) - 1.0
         for u in range(gstart[g], gstart[g + 1]):
             gain[pos[u]] = gv
     # maxDCG@ki: the gains in decreasing order, summed by rank
@@ -509,14 +514,15 @@ def _top_k_rows_plain(sigma, n, kk, inv, gain, ex, dr, lr, wr, ct, ht, norm, sr)
     without a branch per pair: a pair of equal labels adds exact zeros (``dZ = 0``; no NaN or infinity
     reaches here, and a sum that starts at +0 never becomes -0, so ``x + 0 = x``) and the more relevant
     document is chosen by selects on the gains (``g_a > g_b`` wherever ``y_a > y_b`` gives ``dZ > 0``:
-    gains are finite here and strictly increasing in the label; where two labels share a gain ``dZ = 0``
-    and either choice adds zeros). Each top-k rank ``r`` takes two sweeps over the ranks below it: the
-    first computes every pair's terms into ``ct``, ``ht`` (no reduction and indices from 0 on views, so it
-    vectorises: one division per pair), the second adds them into rank ``r``'s own sums in rank order
-    and into the lower documents' sums, the order of the pair-by-pair loop (a serial chain of additions:
-    without reassociation it cannot vectorise, so it is kept apart from the divisions). With ``norm`` each
-    ``dZ`` is divided by the pair's score distance (`_spread`). Returns the number of pairs with ``dZ > 0``
-    and the sum of the pairs' ``sigma dZ rho`` (`_normalise`)."""
+    gains are finite here and non-decreasing in the label, `lambdamart_gradients` checks a ``label_gain``
+    table for it; where two labels share a gain ``dZ = 0`` and either choice adds zeros, as in the
+    pair-by-pair loop, which skips such a pair). Each top-k rank ``r`` takes two sweeps over the ranks
+    below it: the first computes every pair's terms into ``ct``, ``ht`` (no reduction and indices from 0 on
+    views, so it vectorises: one division per pair), the second adds them into rank ``r``'s own sums in rank
+    order and into the lower documents' sums, the order of the pair-by-pair loop (a serial chain of
+    additions: without reassociation it cannot vectorise, so it is kept apart from the divisions). With
+    ``norm`` each ``dZ`` is divided by the pair's score distance (`_spread`). Returns the number of pairs
+    with ``dZ > 0`` and the sum of the pairs' ``sigma dZ rho`` (`_normalise`)."""
     m = 0
     s2 = sigma * sigma
     spread = _spread(norm, sr, n)
@@ -637,8 +643,8 @@ def _normalise(lr, wr, n, acc):
 
 
 @njit(cache=True, parallel=True)
-def _lambdas_parallel(y, qptr, scores, k, kd, ki, norm, whole, sigma, lam, w, inv_max_dcg, todo, counts, iw,
-                      fw):
+def _lambdas_parallel(y, qptr, scores, k, kd, ki, norm, whole, sigma, lam, w, inv_max_dcg, gains, todo,
+                      counts, iw, fw):
     """Parallel twin of `_lambdas` / `_lambdas_whole` (``whole``) without the pair list: ``prange`` over
     ``n_chunks = counts.size`` chunks of queries, each with its own workspaces ``iw[c]``, ``fw[c]``; every
     query is computed exactly as in the serial pass (results do not depend on threads; the caller finishes
@@ -650,11 +656,11 @@ def _lambdas_parallel(y, qptr, scores, k, kd, ki, norm, whole, sigma, lam, w, in
         q0 = c * nq // n_chunks
         q1 = (c + 1) * nq // n_chunks
         if whole:
-            counts[c] = _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, todo, q0, q1, iw[c],
-                                       fw[c])
+            counts[c] = _lambdas_whole(y, qptr, scores, sigma, lam, w, inv_max_dcg, gains, todo, q0, q1,
+                                       iw[c], fw[c])
         else:
-            counts[c] = _lambdas(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg, todo, q0, q1,
-                                 iw[c], fw[c])
+            counts[c] = _lambdas(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg, gains, todo,
+                                 q0, q1, iw[c], fw[c])
 
 
 def _workspaces(qptr: np.ndarray, n_chunks: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -678,9 +684,45 @@ def _cut(value, name: str) -> int:
     return int(value)
 
 
+def _gain_table(label_gain, y: np.ndarray) -> np.ndarray:
+    """The gain table of ``label_gain`` for the labels ``y`` (float64, indexed by label; empty for ``None``:
+    the kernels' ``2^y - 1``), refused with ``label_gain`` named when a gain is not finite, negative or
+    smaller than a lower label's, when it is too short for the largest label or a label is negative."""
+    if label_gain is None:
+        return np.empty(0)
+    ymax = int(y.max()) if y.size else 0
+    if y.size and int(y.min()) < 0:
+        raise ValueError(f"lambdamart_gradients: label_gain needs labels >= 0, got label {int(y.min())}")
+    if isinstance(label_gain, str):
+        if label_gain != "linear":
+            raise ValueError(f"lambdamart_gradients: label_gain must be None, 'linear' or an array of gains, "
+                             f"got {label_gain!r}")
+        return np.arange(ymax + 1, dtype=np.float64)  # g(y) = y (CatBoost's LambdaMart)
+    try:
+        g = np.array(label_gain, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"lambdamart_gradients: label_gain must be None, 'linear' or an array of gains, "
+                        f"got {label_gain!r}") from None
+    if g.ndim != 1 or g.size == 0:
+        raise ValueError(f"lambdamart_gradients: label_gain must be a non-empty 1-d array of gains, got "
+                         f"shape {g.shape}")
+    if not np.all(np.isfinite(g)):
+        raise ValueError(f"lambdamart_gradients: label_gain must be finite, got {g.tolist()}")
+    if np.any(g < 0):
+        raise ValueError(f"lambdamart_gradients: label_gain must be >= 0, got {g.tolist()}")
+    if np.any(np.diff(g) < 0):  # the kernels pick a pair's more relevant document by its larger gain
+        raise ValueError(f"lambdamart_gradients: label_gain must be non-decreasing in the label, got "
+                         f"{g.tolist()}")
+    if ymax >= g.size:
+        raise ValueError(f"lambdamart_gradients: label_gain has {g.size} gains (labels 0..{g.size - 1}) but "
+                         f"the data have label {ymax}")
+    return np.ascontiguousarray(g)
+
+
 def lambdamart_gradients(
     y: np.ndarray, qptr: np.ndarray, scores: np.ndarray, k: int = 10, sigma: float = 1.0,
     with_pairs: bool = False, n_jobs: int = 1, *, truncation_level: int | None = None, norm: bool = False,
+    label_gain: str | np.ndarray | list[float] | None = None,
 ):
     """Lambdas and weights of LambdaMART for the current ``scores``.
 
@@ -714,6 +756,12 @@ def lambdamart_gradients(
         is divided by ``0.01 + |s_i - s_j|``; then the query's lambdas and weights are multiplied by
         ``log2(1 + S) / S``, ``S`` twice the sum of its pairs' ``sigma |Delta NDCG| rho``. (LightGBM reads
         ``rho`` from a table of the sigmoid and keeps float32 gradients; here ``rho`` is exact.)
+    label_gain : None, "linear" or array-like of float
+        The gain ``g(y)`` of a label in ``dZ`` and ``maxDCG``. ``None``: ``2^y - 1`` (the same bits as
+        before the option). ``"linear"``: ``g(y) = y`` (CatBoost's LambdaMart default). An array: LightGBM's
+        ``label_gain``, ``g(y) = label_gain[y]`` for the labels ``0..len(label_gain) - 1``: finite, ``>= 0``
+        and non-decreasing in the label (two labels of equal gain make their pairs weigh 0), at least
+        ``max(y) + 1`` long; a table needs labels ``>= 0``.
 
     Returns
     -------
@@ -732,6 +780,7 @@ def lambdamart_gradients(
         raise TypeError(f"lambdamart_gradients: norm must be a bool, got {norm!r}")
     level = _cut(truncation_level, "truncation_level")
     k, sigma, nq, norm = _cut(k, "k"), float(sigma), int(qptr.size - 1), bool(norm)
+    gains = _gain_table(label_gain, y)     # g(y) = gains[y]; empty: 2^y - 1
     kr = level if level > 0 else k         # the rows: pairs whose higher-scored document ranks above kr
     ki = k if k > 0 else level             # the ideal DCG's cut
     whole = kr <= 0 and ki <= 0 and not norm  # BoostingTree's whole list: the grouped sweeps
@@ -748,7 +797,7 @@ def lambdamart_gradients(
         pb = np.empty(cap, dtype=np.int64)
         pw = np.empty(cap)
         iw, fw = _workspaces(qptr)
-        m = _lambdas_pairs(y, qptr, scores, kr, k, ki, norm, sigma, True, lam, w, inv, pa, pb, pw,
+        m = _lambdas_pairs(y, qptr, scores, kr, k, ki, norm, sigma, True, lam, w, inv, gains, pa, pb, pw,
                            np.arange(nq, dtype=np.int64), iw, fw)
         return lam, w, (pa[:m].copy(), pb[:m].copy(), pw[:m].copy())
     todo = np.zeros(nq, dtype=np.int8)  # queries `_lambdas` / `_lambdas_whole` left to another kernel
@@ -762,35 +811,35 @@ def lambdamart_gradients(
         try:  # chunks of queries balance uneven query sizes; each query is computed as in the serial pass
             chunks = min(nq, 8 * threads)
             iw, fw = _workspaces(qptr, chunks)
-            _lambdas_parallel(y, qptr, scores, kr, k, ki, norm, whole, sigma, lam, w, inv, todo,
+            _lambdas_parallel(y, qptr, scores, kr, k, ki, norm, whole, sigma, lam, w, inv, gains, todo,
                               np.zeros(chunks, dtype=np.int64), iw, fw)
             iw, fw = iw[0], fw[0]
         finally:
             numba.set_num_threads(old)
     elif whole:
         iw, fw = _workspaces(qptr)
-        _lambdas_whole(y, qptr, scores, sigma, lam, w, inv, todo, 0, nq, iw, fw)
+        _lambdas_whole(y, qptr, scores, sigma, lam, w, inv, gains, todo, 0, nq, iw, fw)
     else:
         iw, fw = _workspaces(qptr)
-        _lambdas(y, qptr, scores, kr, k, ki, norm, sigma, lam, w, inv, todo, 0, nq, iw, fw)
+        _lambdas(y, qptr, scores, kr, k, ki, norm, sigma, lam, w, inv, gains, todo, 0, nq, iw, fw)
     if todo.any():
-        _finish_marked(y, qptr, scores, (kr, k, ki, norm), sigma, lam, w, inv, todo, iw, fw)
+        _finish_marked(y, qptr, scores, (kr, k, ki, norm), sigma, lam, w, inv, gains, todo, iw, fw)
     return lam, w, pairs
 
 
-def _finish_marked(y, qptr, scores, cuts, sigma, lam, w, inv, todo, iw, fw) -> None:
+def _finish_marked(y, qptr, scores, cuts, sigma, lam, w, inv, gains, todo, iw, fw) -> None:
     """The queries `_lambdas` / `_lambdas_whole` marked: those of at most ``k`` documents with
     `_lambdas_within`, those where an exponential underflowed pair by pair, each with its own ``exp`` where
     both underflow (`_lambdas_pairs`). Each kernel compiles on a fit's first such query only. ``cuts`` is
     ``(rows, discount, ideal, norm)`` as `_lambdas` takes them."""
     within = np.flatnonzero(todo == _WITHIN_K).astype(np.int64)
     if within.size:
-        _lambdas_within(y, qptr, scores, *cuts, sigma, lam, w, inv, within, iw, fw)
+        _lambdas_within(y, qptr, scores, *cuts, sigma, lam, w, inv, gains, within, iw, fw)
     under = np.flatnonzero(todo == _UNDERFLOW).astype(np.int64)
     if under.size:
         e_i = np.empty(0, dtype=np.int64)
-        _lambdas_pairs(y, qptr, scores, *cuts, sigma, False, lam, w, inv, e_i, e_i, np.empty(0), under, iw,
-                       fw)
+        _lambdas_pairs(y, qptr, scores, *cuts, sigma, False, lam, w, inv, gains, e_i, e_i, np.empty(0), under,
+                       iw, fw)
 
 
 def warmup() -> None:

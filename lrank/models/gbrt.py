@@ -85,14 +85,15 @@ def _lambda_jobs(n_jobs: int, n_docs: int) -> int:
 
 def lambda_derivatives(y: np.ndarray, qptr: np.ndarray, scores: np.ndarray, *, ndcg_at: int | None,
                        sigma: float, with_pairs: bool, n_jobs: int = 1, truncation_level: int | None = None,
-                       norm: bool = False) -> tuple[np.ndarray, np.ndarray, tuple | None]:
+                       norm: bool = False, label_gain: str | np.ndarray | list[float] | None = None,
+                       ) -> tuple[np.ndarray, np.ndarray, tuple | None]:
     """LambdaMART's lambdas, weights and (``with_pairs``) pair list at ``scores``: the one call into
     ``lrank._kernels.lambdas`` of `LambdaMART`, `lambdamart_step` and BoostingTree's LambdaMART base
     (``L' = -lambda``, ``L'' = w``; ``ndcg_at`` None: the whole list; ``truncation_level`` and ``norm``:
-    LightGBM's lambdarank, see `LambdaMART`)."""
+    LightGBM's lambdarank; ``label_gain``: the gain of each label, see `LambdaMART`)."""
     return lambdamart_gradients(y, qptr, scores, k=ndcg_at or 0, sigma=sigma, with_pairs=with_pairs,
                                 n_jobs=_lambda_jobs(n_jobs, scores.size), truncation_level=truncation_level,
-                                norm=bool(norm))
+                                norm=bool(norm), label_gain=label_gain)
 
 
 def step_grower(codes: np.ndarray, params: LambdaMARTParams, n_bins: np.ndarray | None = None,
@@ -673,6 +674,12 @@ class LambdaMART(_GBRT):
         LightGBM's lambda normalisation: each pair's ``|Delta NDCG|`` divided by ``0.01 + |s_i - s_j|``
         (once a query's scores differ), then the query's lambdas and weights times ``log2(1 + S) / S``,
         ``S`` the sum of its pairs' ``2 sigma |Delta NDCG| rho``.
+    label_gain : None, "linear" or array-like of float, default None
+        The gain ``g(y)`` of a label in ``|Delta NDCG|`` and ``maxDCG``. None: ``2^y - 1`` (LightGBM's
+        default table). ``"linear"``: the label itself, ``g(y) = y`` (CatBoost's LambdaMart default).
+        An array: LightGBM's ``label_gain``, ``g(y) = label_gain[y]`` for the labels ``0, 1, ...``: finite,
+        ``>= 0``, non-decreasing in the label (two labels of equal gain make their pairs weigh 0) and
+        at least ``max label + 1`` long for the training data (checked at fit time).
     criterion : {"se", "wse", "rwse", "ole"}, default "rwse"
         As for every tree ensemble here (``"rwse"``: Eq. 9, the Newton gain ``G^2 / H``).
 
@@ -696,7 +703,8 @@ class LambdaMART(_GBRT):
                                               "sigma": [SIGMA],
                                               "lambdarank_truncation_level": [
                                                   Interval(Integral, 1, None, closed="left"), None],
-                                              "lambdarank_norm": ["boolean"]}
+                                              "lambdarank_norm": ["boolean"],
+                                              "label_gain": [None, StrOptions({"linear"}), "array-like"]}
 
     def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1, num_leaves: int = 10,
                  min_child_samples: int = 20, min_child_weight: float = 1e-3, criterion: str = "rwse",
@@ -705,7 +713,8 @@ class LambdaMART(_GBRT):
                  random_state: int | None = None, verbose: bool = False, ndcg_at: int | None = None,
                  sigma: float = 1.0, lambdarank_truncation_level: int | None = 30,
                  lambdarank_norm: bool = True, reg_lambda: float = 0.0, colsample_bytree: float = 1.0,
-                 subsample: float = 1.0, random_strength: float = 0.0, sampling_method: str = "uniform"):
+                 subsample: float = 1.0, random_strength: float = 0.0, sampling_method: str = "uniform",
+                 label_gain: str | np.ndarray | list[float] | None = None):
         super().__init__(n_estimators=n_estimators, learning_rate=learning_rate, num_leaves=num_leaves,
                          min_child_samples=min_child_samples, min_child_weight=min_child_weight,
                          criterion=criterion, growth=growth, max_thresholds=max_thresholds,
@@ -717,10 +726,12 @@ class LambdaMART(_GBRT):
         self.sigma = sigma
         self.lambdarank_truncation_level = lambdarank_truncation_level
         self.lambdarank_norm = lambdarank_norm
+        self.label_gain = label_gain
 
     def _derivatives(self, data, raw):
         lam, w, pairs = lambda_derivatives(data.y, data.qptr, raw[:, 0], ndcg_at=self.ndcg_at,
                                            sigma=self.sigma, with_pairs=self.criterion == "ole",
                                            n_jobs=self.n_jobs, norm=self.lambdarank_norm,
-                                           truncation_level=self.lambdarank_truncation_level)
+                                           truncation_level=self.lambdarank_truncation_level,
+                                           label_gain=self.label_gain)
         yield 0, np.negative(lam, out=lam), w, pairs  # L' = -lambda, in place (no second array of n)

@@ -331,3 +331,87 @@ def test_whole_list_sweeps_match_the_reference(n_jobs):
     np.testing.assert_allclose(w, rw, rtol=1e-12, atol=1e-14)
     lam2, w2, _ = lambdamart_gradients(y, qptr, s, k=0)
     assert lam.tobytes() == lam2.tobytes() and w.tobytes() == w2.tobytes()
+
+
+# -- label_gain: the gain of each label (None: 2^y - 1; "linear": y; LightGBM's table) --------------------
+
+#: a custom table with a repeated gain (labels 2 and 3 weigh alike: their pairs weigh 0)
+CUSTOM_GAINS = [0.0, 1.0, 2.5, 2.5, 9.0, 20.0]
+
+
+def _table(label_gain, y):
+    """The reference's table for ``label_gain`` (None stays None: the reference's own ``2^y - 1``)."""
+    if isinstance(label_gain, str):
+        return np.arange(int(y.max()) + 1, dtype=float)
+    return label_gain
+
+
+@pytest.mark.parametrize("label_gain", ["linear", CUSTOM_GAINS])
+@pytest.mark.parametrize("k", [0, 1, 3, 10])
+@pytest.mark.parametrize("ties", [False, True])
+def test_label_gain_kernel_matches_reference(label_gain, k, ties):
+    """Every path (top-k rows, queries within k, the whole list, pair lists) against the reference with the
+    gain table: ties in scores, a one-document query, no relevant document, all labels equal."""
+    rng = np.random.default_rng(50 + k + 10 * ties)
+    y, qptr, s = _queries(rng, [1, 7, 12, 2, 5, 9, 40], n_labels=6, ties=ties)
+    y[qptr[2]:qptr[3]] = 0  # no relevant document
+    y[qptr[4]:qptr[5]] = 2  # all equal labels
+    rlam, rw, rpairs = ref.lambdas(y, qptr, s, k=k, gains=_table(label_gain, y))
+    lam, w, (pa, pb, pw) = lambdamart_gradients(y, qptr, s, k=k, with_pairs=True, label_gain=label_gain)
+    for n_jobs in (1, 2):
+        lam2, w2, _ = lambdamart_gradients(y, qptr, s, k=k, n_jobs=n_jobs, label_gain=label_gain)
+        for a, b in ((lam, rlam), (w, rw), (lam2, rlam), (w2, rw)):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    got = sorted(zip(pa.tolist(), pb.tolist(), pw.tolist()))
+    want = sorted(rpairs)
+    assert [(a, b) for a, b, _ in got] == [(int(a), int(b)) for a, b, _ in want]
+    np.testing.assert_allclose([h for _, _, h in got], [h for _, _, h in want], rtol=1e-12)
+    assert lam[0] == 0 and w[0] == 0  # the one-document query
+
+
+@pytest.mark.parametrize("k", [0, 3, 10])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_label_gain_none_is_the_power_table_bit_for_bit(k, n_jobs):
+    """``label_gain=None`` (the kernels' ``2^y - 1``) and the explicit table ``ldexp(1, i) - 1`` give the
+    same bits, pair list included."""
+    rng = np.random.default_rng(7 + k)
+    y, qptr, s = _queries(rng, [1, 30, 2, 57, 12, 40, 3, 25], n_labels=5, ties=True)
+    table = np.ldexp(1.0, np.arange(5)) - 1.0
+    for pairs in (False, True):
+        a = lambdamart_gradients(y, qptr, s, k=k, n_jobs=n_jobs, with_pairs=pairs)
+        b = lambdamart_gradients(y, qptr, s, k=k, n_jobs=n_jobs, with_pairs=pairs, label_gain=table.tolist())
+        assert a[0].tobytes() == b[0].tobytes() and a[1].tobytes() == b[1].tobytes()
+        if pairs:
+            assert all(u.tobytes() == v.tobytes() for u, v in zip(a[2], b[2]))
+
+
+@pytest.mark.parametrize("k", [0, 10])
+def test_linear_gain_differs_above_label_one_only(k):
+    """``"linear"`` equals the default on 0/1 labels (``2^1 - 1 = 1``) and differs once a label is 2 or
+    more."""
+    rng = np.random.default_rng(3)
+    y, qptr, s = _queries(rng, [9, 14, 30], n_labels=2)
+    a = lambdamart_gradients(y, qptr, s, k=k)
+    b = lambdamart_gradients(y, qptr, s, k=k, label_gain="linear")
+    assert a[0].tobytes() == b[0].tobytes() and a[1].tobytes() == b[1].tobytes()
+    y[qptr[1]] = 3
+    a = lambdamart_gradients(y, qptr, s, k=k)
+    b = lambdamart_gradients(y, qptr, s, k=k, label_gain="linear")
+    assert not np.array_equal(a[0], b[0])
+
+
+def test_label_gain_refused_by_name():
+    y = np.array([0, 1, 3, 2], dtype=np.int32)
+    qptr = np.array([0, 4], dtype=np.int64)
+    s = np.zeros(4)
+    for bad, what in (([0, -1, 2, 3], ">= 0"), ([0, np.nan, 2, 3], "finite"), ([0, np.inf, 2, 3], "finite"),
+                      ([0, 3, 2, 4], "non-decreasing"), ([0, 1, 3], "label 3"), ("exp", "'linear'"),
+                      ([[0, 1], [2, 3]], "1-d"), ([], "1-d"), (["a", "b"], "array of gains")):
+        with pytest.raises((ValueError, TypeError), match="label_gain") as err:
+            lambdamart_gradients(y, qptr, s, label_gain=bad)
+        assert what in str(err.value)
+    with pytest.raises(ValueError, match="label_gain.*labels >= 0"):
+        lambdamart_gradients(np.array([0, -1], dtype=np.int32), np.array([0, 2]), np.zeros(2),
+                             label_gain="linear")
+    lam, _, _ = lambdamart_gradients(y, qptr, s, label_gain=[0, 1, 1, 1])  # equal gains: allowed
+    assert np.isfinite(lam).all()

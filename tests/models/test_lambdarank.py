@@ -150,3 +150,63 @@ def test_lambdamart_refuses_bad_lambda_options_by_name():
             LambdaMART(n_estimators=1, **bad).fit(d)
     m = LambdaMART(n_estimators=2, ndcg_at=None, lambdarank_truncation_level=None).fit(d)  # the whole list
     assert np.isfinite(m.predict(d.X)).all()
+
+
+# -- label_gain: LightGBM's table of label gains, CatBoost's linear gain ------------------------------------
+
+@pytest.mark.parametrize("k,level,norm", CASES)
+@pytest.mark.parametrize("label_gain", ["linear", [0.0, 0.5, 3.0, 3.0, 10.0]])
+def test_label_gain_matches_lightgbm_reference(k, level, norm, label_gain):
+    """LightGBM's ``label_gain`` (the reference takes the table as LightGBM does) on every path, ties in
+    scores, one-document queries, all-equal labels and scores, no relevant document; threads too."""
+    y, qptr, s = _queries(200 + k + (level or 0) + 7 * norm, ties=True)
+    table = np.arange(5.0) if label_gain == "linear" else label_gain
+    rlam, rw = ref.lambdarank(y, qptr, s, truncation_level=level if level is not None else (k or None),
+                              norm=norm, ndcg_at=k if k > 0 else None, gains=table)
+    for n_jobs in (1, 2):
+        lam, w, _ = lambdamart_gradients(y, qptr, s, k=k, truncation_level=level, norm=norm, n_jobs=n_jobs,
+                                         label_gain=label_gain)
+        np.testing.assert_allclose(lam, rlam, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(w, rw, rtol=1e-12, atol=1e-14)
+    plam, pwd, (pa, pb, pw) = lambdamart_gradients(y, qptr, s, k=k, truncation_level=level, norm=norm,
+                                                   with_pairs=True, label_gain=label_gain)
+    np.testing.assert_allclose(plam, rlam, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(pwd, rw, rtol=1e-12, atol=1e-14)
+
+
+def test_lambdamart_label_gain_fits_round_trips_and_is_refused_by_name(tmp_path):
+    """``LambdaMART(label_gain=...)`` hands the table to the lambdas, fits and predicts; ``get_params``,
+    ``set_params``, ``clone`` and model files keep it (a list; an old file without it loads as None); bad
+    tables are refused naming ``label_gain``."""
+    from sklearn.base import clone
+
+    from lrank.models import load_model
+    from lrank.models.gbrt import LambdaMART
+
+    d = _ranking_data()
+    raw = np.random.default_rng(0).normal(size=(d.n_docs, 1))
+    for gain in ("linear", [0.0, 1.0, 4.0, 4.5]):
+        (_, grad, hess, _), = LambdaMART(label_gain=gain)._derivatives(d, raw)
+        lam, w, _ = lambdamart_gradients(d.y, d.qptr, raw[:, 0], k=0, truncation_level=30, norm=True,
+                                         label_gain=gain)
+        assert grad.tobytes() == (-lam).tobytes() and hess.tobytes() == w.tobytes()
+    m = LambdaMART(n_estimators=3, label_gain="linear").fit(d)
+    p = m.predict(d.X)
+    assert np.isfinite(p).all()
+    assert not np.array_equal(p, LambdaMART(n_estimators=3).fit(d).predict(d.X))  # 4 grades: gains differ
+    assert m.get_params()["label_gain"] == "linear"
+    c = clone(m).set_params(label_gain=[0.0, 1.0, 2.0, 3.0])
+    assert c.get_params()["label_gain"] == [0.0, 1.0, 2.0, 3.0]
+    assert clone(c).label_gain == [0.0, 1.0, 2.0, 3.0]
+    assert LambdaMART().label_gain is None
+    c.fit(d)
+    assert c.predict(d.X).tobytes() == p.tobytes()  # the linear table is "linear"
+    for gain in ("linear", [0.0, 1.0, 2.0, 3.0], np.array([0.0, 1.0, 2.0, 3.0])):
+        fitted = LambdaMART(n_estimators=2, label_gain=gain).fit(d)
+        path = fitted.save_model(tmp_path / "m.npz")
+        back = load_model(path)
+        assert np.array_equal(back.label_gain, gain) if not isinstance(gain, str) else back.label_gain == gain
+        assert back.predict(d.X).tobytes() == fitted.predict(d.X).tobytes()
+    for bad in ([0.0, -1.0, 2.0, 3.0], [0.0, np.nan, 2.0, 3.0], [0.0, 2.0, 1.0, 3.0], [0.0, 1.0, 2.0], "exp"):
+        with pytest.raises((ValueError, TypeError), match="label_gain"):
+            LambdaMART(n_estimators=1, label_gain=bad).fit(d)

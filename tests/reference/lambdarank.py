@@ -22,10 +22,15 @@ from __future__ import annotations
 import numpy as np
 
 
-def lambdarank(y, qptr, scores, truncation_level=30, norm=True, sigma=1.0, ndcg_at=None):
+def lambdarank(y, qptr, scores, truncation_level=30, norm=True, sigma=1.0, ndcg_at=None, gains=None):
     """Lambdas and weights of LightGBM's lambdarank for the current ``scores``; ``ndcg_at`` (an int) cuts
     the discount and the ideal DCG at that rank (lrank's ``k``), ``truncation_level=None`` takes every
-    row."""
+    row; ``gains`` is LightGBM's ``label_gain``, the gain of each label ``0, 1, ...`` (None: its default
+    ``2^y - 1``)."""
+
+    def gain(v):
+        return 2.0 ** v - 1.0 if gains is None else float(gains[v])
+
     n = len(y)
     lam = np.zeros(n)
     w = np.zeros(n)
@@ -44,7 +49,7 @@ def lambdarank(y, qptr, scores, truncation_level=30, norm=True, sigma=1.0, ndcg_
             return 0.0 if ndcg_at is not None and r >= ndcg_at else 1.0 / np.log2(2.0 + r)
 
         ideal = sorted(lab, reverse=True)
-        max_dcg = sum((2.0 ** ideal[r] - 1.0) / np.log2(2.0 + r) for r in range(min(ideal_cut, cnt)))
+        max_dcg = sum(gain(ideal[r]) / np.log2(2.0 + r) for r in range(min(ideal_cut, cnt)))
         inv = 1.0 / max_dcg if max_dcg > 0 else 0.0
         best, worst = s[idx[0]], s[idx[cnt - 1]]
         ql = np.zeros(cnt)
@@ -57,7 +62,7 @@ def lambdarank(y, qptr, scores, truncation_level=30, norm=True, sigma=1.0, ndcg_
                 hr, lr_ = (i, j) if lab[idx[i]] > lab[idx[j]] else (j, i)
                 high, low = idx[hr], idx[lr_]
                 delta_score = s[high] - s[low]
-                dcg_gap = (2.0 ** lab[high] - 1.0) - (2.0 ** lab[low] - 1.0)
+                dcg_gap = gain(lab[high]) - gain(lab[low])
                 d = dcg_gap * abs(disc(hr) - disc(lr_)) * inv
                 if norm and best != worst:
                     d /= 0.01 + abs(delta_score)

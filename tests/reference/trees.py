@@ -14,8 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 
-def lambdas(y, qptr, scores, k=10, sigma=1.0):
-    """Lambdas, weights and the pair list ``[(i, j, w_ij)]`` for the current scores."""
+def lambdas(y, qptr, scores, k=10, sigma=1.0, gains=None):
+    """Lambdas, weights and the pair list ``[(i, j, w_ij)]`` for the current scores; ``gains`` the gain of
+    each label ``0, 1, ...`` (a table: ``g(y) = gains[y]``; None: ``g(y) = 2^y - 1``)."""
+
+    def gain(v):
+        return 2 ** v - 1 if gains is None else float(gains[int(v)])
+
     n = len(y)
     lam = np.zeros(n)
     w = np.zeros(n)
@@ -33,13 +38,13 @@ def lambdas(y, qptr, scores, k=10, sigma=1.0):
         kk = m if k <= 0 else min(k, m)
         disc = np.array([1 / np.log2(r + 2) if r < kk else 0.0 for r in rank])
         ideal = sorted(yy, reverse=True)
-        max_dcg = sum((2 ** ideal[r] - 1) / np.log2(r + 2) for r in range(kk))
+        max_dcg = sum(gain(ideal[r]) / np.log2(r + 2) for r in range(kk))
         if max_dcg == 0:
             continue
         for a in range(m):
             for b in range(m):
                 if yy[a] > yy[b]:
-                    dz = abs((disc[a] - disc[b]) * ((2 ** yy[a] - 1) - (2 ** yy[b] - 1))) / max_dcg
+                    dz = abs((disc[a] - disc[b]) * (gain(yy[a]) - gain(yy[b]))) / max_dcg
                     if dz == 0:
                         continue
                     rho = 1 / (1 + np.exp(sigma * (s[a] - s[b])))
