@@ -29,3 +29,20 @@ def rehearsal(standin_root, monkeypatch):
     monkeypatch.setenv("LRANK_DATA", str(standin_root))
     monkeypatch.setenv("LRANK_PROFILE", "rehearsal")
     return standin_root
+
+
+@pytest.fixture
+def symmetric_paths(monkeypatch):
+    """The ``parallel`` flag of every `grow_symmetric` call made in the test, in order (a spy on the kernel
+    wrapper): which path the symmetric trees took."""
+    from lrank._kernels import grower as gk
+
+    taken: list[bool] = []
+    grow = gk.grow_symmetric
+
+    def spy(*a, **kw):
+        taken.append(kw["parallel"])
+        return grow(*a, **kw)
+
+    monkeypatch.setattr(gk, "grow_symmetric", spy)
+    return taken

@@ -219,22 +219,14 @@ def test_gradient_based_symmetric_lambdamart(data):
     _assert_symmetric(a)
 
 
-def test_lambdamart_symmetric_n_jobs_same_predictions(data, monkeypatch):
+def test_lambdamart_symmetric_n_jobs_same_predictions(data, monkeypatch, symmetric_paths):
     """n_jobs = 2 (the parallel histograms and scan forced on this small set by a lowered threshold)
     predicts the bits of n_jobs = 1, with row sampling and the score noise."""
     import numba
 
-    from lrank._kernels import grower as gk
     from lrank.trees.grower import TreeGrower
 
-    taken = []
-    grow = gk.grow_symmetric
-
-    def spy(*a, **kw):
-        taken.append(kw["parallel"])
-        return grow(*a, **kw)
-
-    monkeypatch.setattr(gk, "grow_symmetric", spy)
+    taken = symmetric_paths
     monkeypatch.setattr(TreeGrower, "parallel_min_tree_work", 0)
     preds = {}
     for jobs in (1, 2):

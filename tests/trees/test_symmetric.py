@@ -329,21 +329,12 @@ def _tree_bits(tree, leaf_of):
 
 @pytest.mark.parametrize("name", ["plain", "se", "lam", "equal_grad", "features", "sample",
                                   "sample_features_se", "one_doc", "two_docs", "deep"])
-def test_symmetric_parallel_path_same_bits(name, monkeypatch):
+def test_symmetric_parallel_path_same_bits(name, symmetric_paths):
     """n_jobs = 2 with the parallel threshold lowered on the instance (the parallel twins, 2 threads) grows
     the bits of n_jobs = 1, with and without the score noise."""
     import numba
 
-    from lrank._kernels import grower as gk
-
-    taken = []
-    grow = gk.grow_symmetric
-
-    def spy(*a, **kw):
-        taken.append(kw["parallel"])
-        return grow(*a, **kw)
-
-    monkeypatch.setattr(gk, "grow_symmetric", spy)
+    taken = symmetric_paths
     kw = CASES[name]
     n = kw.get("n", 80)
     codes, n_bins, grad, hess = _case(7, n=n)
