@@ -93,7 +93,9 @@ def reproduce(profile: str = "quick") -> None:
 TIERS = ("unit", "kernel", "notebooks", "results", "browser", "rehearsal", "git")
 #: the tiers that run a second time under an emulated CPU (``test --foreign``)
 FOREIGN_TIERS = ("unit", "notebooks", "results")
-PYTEST = ["-m", "pytest", "-p", "no:cacheprovider", "-q"]
+#: pytest's arguments in every tier; ``--durations`` lists each tier's slowest tests (a notebook's slowest
+#: cells) in the log, which is where CI's time goes
+PYTEST = ["-m", "pytest", "-p", "no:cacheprovider", "-q", "--durations=25"]
 
 
 def test_workers() -> int:
