@@ -622,11 +622,12 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
 
 # ------------------------------------------------------------------------ symmetric (oblivious) trees
 @njit(cache=True)
-def _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, order, start, scores,
-                    depth, min_hess, lam, sigma, noise, split, score, leaf_sums, par):
+def _grow_symmetric(codes_t, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, lev, scores, depth,
+                    min_hess, lam, sigma, noise, split, score, leaf_sums, par):
     """Grow a symmetric tree of at most ``depth`` levels (`grow_symmetric`): per level the leaves'
-    histograms over the rows ``rows`` (`_histogram_leaves`: the root's built, below it per parent the
-    smaller child's built and its sibling's by subtraction, in place over the parents' in ``hist``), the
+    histograms over the rows ``rows`` (`_histogram_leaves` over the column-major codes ``codes_t``, its
+    workspace ``lev``: the root's built, below it per parent the smaller child's built and its sibling's by
+    subtraction, in place over the parents' in ``hist``), the
     one split of the level (`_scan_cosine`: feature position ``split[d, 0]``, bin ``split[d, 1]``, its
     score ``score[d]``), then every row (in the sample or not) moves to leaf ``2 l + [code > j]``. With
     ``par`` the histograms and the scan run their parallel twins on ``acc.shape[0]`` blocks of features
@@ -641,20 +642,20 @@ def _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot,
     for d in range(depth):
         L = 1 << d
         if par:
-            _histogram_leaves_parallel(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot, order, start,
+            _histogram_leaves_parallel(codes_t, feats, off, grad, hs, rows, leaf_of, L, hist, tot, lev,
                                        acc.shape[0])
             best, t, j = _scan_cosine_parallel(hist, off, L, tot, acc, min_hess, lam, sigma, noise, d, scores)
         else:
-            _histogram_leaves(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot, order, start)
+            _histogram_leaves(codes_t, feats, off, grad, hs, rows, leaf_of, L, hist, tot, lev)
             best, t, j = _scan_cosine(hist, off, L, tot, acc[0], min_hess, lam, sigma, noise, d, scores)
         if t < 0:
             break
         split[d, 0] = t
         split[d, 1] = j
         score[d] = best
-        f = feats[t]
+        col = codes_t[feats[t]]
         for i in range(N):
-            leaf_of[i] = 2 * leaf_of[i] + (1 if codes[i, f] > j else 0)  # oblivious: one test per level
+            leaf_of[i] = 2 * leaf_of[i] + (1 if col[i] > j else 0)  # oblivious: one test per level
         done += 1
     Lf = 1 << done
     for lf in range(Lf):
@@ -673,7 +674,7 @@ def _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot,
     return done
 
 
-def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: np.ndarray, hs: np.ndarray,
+def grow_symmetric(codes_t: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: np.ndarray, hs: np.ndarray,
                    hess: np.ndarray, rows: np.ndarray, leaf_of: np.ndarray, work: tuple, depth: int, *,
                    min_hess: float, reg_lambda: float = 0.0, sigma: float = 0.0,
                    noise: np.ndarray | None = None,
@@ -682,10 +683,10 @@ def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: 
 
     Parameters
     ----------
-    codes : uint8/uint16 array (N, F)
-        Row-major bin codes of every row.
+    codes_t : uint8/uint16 array (F, N)
+        Column-major bin codes of every row (``codes.T``, C-contiguous).
     feats, off : int64 arrays (m,), (m + 1,)
-        The candidate features (their columns of ``codes``) and their histogram offsets (feature
+        The candidate features (their rows of ``codes_t``) and their histogram offsets (feature
         ``feats[t]`` owns the histogram rows ``off[t]:off[t+1]``, its number of bins).
     grad, hs, hess : float64 arrays (N,)
         Gradient, the hessian the split score sums (the hessian, or ones for SE) and the hessian of the
@@ -694,13 +695,14 @@ def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: 
         The rows the tree is grown on (increasing; every row, or a sample).
     leaf_of : int64 array (N,)
         Filled with each row's leaf node (heap order).
-    work : (hist, tot, acc, order, start, scores)
+    work : (hist, tot, acc, scores, brows, bvals, count, bhist, btot)
         Workspaces, any contents: hist (>= 2^(depth-1), >= off[-1], 2) and tot (>= 2^(depth-1), 2), the
-        level's histograms and totals, each level's overwriting its parents' in place (sibling subtraction
-        needs no second buffer: ``2^(depth-1) off[-1]`` bins of two float64, as without it); acc (blocks,
+        level's histograms and totals, each level's overwriting its parents' in place; acc (blocks,
         >= 2^(depth-1), 2), the scan's left sums, one per block of features (``blocks >= 1``; one block
-        used without ``parallel``); scores (>= off[-1]) float64, each candidate's score; order (>= n)
-        and start (>= 2^(depth-1) + 1), int64.
+        used without ``parallel``); scores (>= off[-1]) float64, each candidate's score; the level's
+        built rows: brows (2, >= n) int64 (row, parent), bvals (>= n, 2) float64, count (>= 2^depth)
+        int64; the built children's histograms bhist (>= P, >= off[-1], 2) and totals btot (>= P, 2),
+        ``P = max(1, 2^(depth-2))``.
     depth : int
         Levels to grow (>= 1).
     min_hess, reg_lambda : float
@@ -724,14 +726,14 @@ def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: 
     D = int(depth)
     if D < 1:
         raise ValueError(f"depth must be >= 1, got {depth!r}")
-    _c_array("codes", codes, (np.uint8, np.uint16), 2)
-    N = codes.shape[0]
+    _c_array("codes_t", codes_t, (np.uint8, np.uint16), 2)
+    N = codes_t.shape[1]
     _c_array("feats", feats, np.int64, 1)
     _c_array("off", off, np.int64, 1)
     m = feats.size
     if off.size != m + 1 or off[0] != 0 or (m and (np.diff(off).min() < 1 or feats.min() < 0
-                                                   or feats.max() >= codes.shape[1])):
-        raise ValueError("feats must be columns of codes and off their increasing histogram offsets")
+                                                   or feats.max() >= codes_t.shape[0])):
+        raise ValueError("feats must be rows of codes_t and off their increasing histogram offsets")
     for name, a in (("grad", grad), ("hs", hs), ("hess", hess)):
         _c_array(name, a, np.float64, 1)
         if a.size != N:
@@ -739,17 +741,24 @@ def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: 
     _c_array("rows", rows, np.int64, 1)
     _c_array("leaf_of", leaf_of, np.int64, 1)
     if leaf_of.size != N or not 0 < rows.size <= N or rows.min() < 0 or rows.max() >= N:
-        raise ValueError("rows must be at least one row index of codes, leaf_of one entry per row")
-    if len(work) != 6:
-        raise ValueError("work must be (hist, tot, acc, order, start, scores)")
-    hist, tot, acc, order, start, scores = work
+        raise ValueError("rows must be at least one row index of codes_t, leaf_of one entry per row")
+    if len(work) != 9:
+        raise ValueError("work must be (hist, tot, acc, scores, brows, bvals, count, bhist, btot)")
+    hist, tot, acc, scores, brows, bvals, count, bhist, btot = work
     if not isinstance(parallel, (bool, np.bool_)):
         raise ValueError(f"parallel must be a bool, got {parallel!r}")
     half = 1 << (D - 1)
-    _c_array("order", order, np.int64, 1)
-    _c_array("start", start, np.int64, 1)
-    if order.size < rows.size or start.size < half + 1:
-        raise ValueError(f"work's order must hold >= {rows.size} rows and start >= {half + 1} offsets")
+    P = max(half // 2, 1)
+    _c_array("brows", brows, np.int64, 2)
+    _c_array("bvals", bvals, np.float64, 2)
+    _c_array("count", count, np.int64, 1)
+    _c_array("bhist", bhist, np.float64, 3)
+    _c_array("btot", btot, np.float64, 2)
+    if brows.shape[0] != 2 or brows.shape[1] < rows.size or bvals.shape[0] < rows.size \
+            or bvals.shape[1] != 2 or count.size < 2 * half or bhist.shape[0] < P \
+            or bhist.shape[1] < off[-1] or bhist.shape[2] != 2 or btot.shape[0] < P or btot.shape[1] != 2:
+        raise ValueError(f"work's level buffers must be brows (2, >= {rows.size}), bvals (>= {rows.size}, "
+                         f"2), count (>= {2 * half}), bhist (>= {P}, >= {off[-1]}, 2) and btot (>= {P}, 2)")
     _c_array("hist", hist, np.float64, 3)
     _c_array("tot", tot, np.float64, 2)
     _c_array("acc", acc, np.float64, 3)
@@ -770,8 +779,9 @@ def grow_symmetric(codes: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: 
     split = np.full((D, 2), -1, dtype=np.int64)
     score = np.zeros(D)
     leaf_sums = np.empty((1 << D, 3))
-    done = _grow_symmetric(codes, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, order, start,
-                           scores, D, mh, lam, sg, noise, split, score, leaf_sums, bool(parallel))
+    done = _grow_symmetric(codes_t, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc,
+                           (brows, bvals, count, bhist, btot), scores, D, mh, lam, sg, noise, split, score,
+                           leaf_sums, bool(parallel))
     done = int(done)
     return done, split[:done], score[:done], leaf_sums[:1 << done]
 
@@ -966,13 +976,14 @@ def warmup() -> None:
     for p in (None, par):
         grow(criterion="se", scan=scan, par=p, **_toy(2, True, sample=True))
     # symmetric (oblivious) trees, without and with the split-score noise, serial and on the threads
-    codes = np.array([[1, 2], [2, 1], [0, 1], [2, 2]], dtype=np.uint8)
+    codes_t = np.array([[1, 2, 0, 2], [2, 1, 1, 2]], dtype=np.uint8)
     g = np.array([1.0, -2.0, 0.5, -0.25])
-    work = (np.zeros((2, 6, 2)), np.zeros((2, 2)), np.zeros((2, 2, 2)), np.empty(4, dtype=np.int64),
-            np.empty(3, dtype=np.int64), np.zeros(6))
+    work = (np.zeros((2, 6, 2)), np.zeros((2, 2)), np.zeros((2, 2, 2)), np.zeros(6),
+            np.empty((2, 4), dtype=np.int64), np.empty((4, 2)), np.empty(4, dtype=np.int64),
+            np.zeros((1, 6, 2)), np.zeros((1, 2)))
     feats, off = np.arange(2, dtype=np.int64), np.array([0, 3, 6], dtype=np.int64)
     rows, leaf_of = np.arange(4, dtype=np.int64), np.empty(4, dtype=np.int64)
     for nz in (None, np.zeros((2, 6))):
         for parallel in (False, True):
-            grow_symmetric(codes, feats, off, g, np.ones(4), np.ones(4), rows, leaf_of, work, 2, min_hess=0.0,
-                           sigma=0.0 if nz is None else 1.0, noise=nz, parallel=parallel)
+            grow_symmetric(codes_t, feats, off, g, np.ones(4), np.ones(4), rows, leaf_of, work, 2,
+                           min_hess=0.0, sigma=0.0 if nz is None else 1.0, noise=nz, parallel=parallel)

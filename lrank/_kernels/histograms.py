@@ -21,10 +21,12 @@ of its own and every bin summed over the node's rows in row-list order, so all g
   col-wise histogram. On 201,172 x 136 codes of ~256 bins (one thread) the root took 35 ms row-wise and
   21-30 ms by groups of four;
 * `_histogram_parallel`: ``prange`` over blocks of features of the row-major layouts;
-* `_histogram_leaves`: the histograms of every leaf of one level of a symmetric tree at once (the rows
-  grouped by leaf, in row order), with each leaf's totals; below the root the smaller child of each
-  parent is built and its sibling is the parent's minus it, in place over the parents' buffer (no second
-  one); `_histogram_leaves_parallel`, its twin, ``prange`` over blocks of features.
+* `_histogram_leaves`: the histograms of every leaf of one level of a symmetric tree at once, with each
+  leaf's totals; below the root the smaller child of each parent is built (one pass over the rows picks
+  them, in row order) and its sibling is the parent's minus it, in place over the parents' buffer; the
+  built children are summed over the column-major codes a group of features at a time, like
+  `_histogram_columns`, every built child's bins of the group in cache. `_histogram_leaves_parallel`, its
+  twin, ``prange`` over blocks of feature groups (each thread reads its own columns).
 
 A sibling's histogram is its parent's minus the other child's (`_subtract`): the smaller child is built,
 the larger one takes the parent's buffer.
@@ -63,6 +65,10 @@ GROUP = 4
 #: rows gathered per chunk of the column histograms (32,768 x 4 x 8 bytes = 1 MB of values at most: in L2
 #: while the groups pass over them)
 CHUNK_ROWS = 32768
+#: built rows per chunk of a symmetric tree's level histograms (`_leaves_block`: 4,096 x (16 + 16) bytes of
+#: rows, slots and values, and a group's bins of the 16 built children of a depth-6 tree, 256 KB at most,
+#: in L2 while the groups pass over them)
+LEAF_CHUNK = 32768
 #: rows per block of `_transpose` (256 rows x 136 codes = 34 KB)
 TRANSPOSE_ROWS = 256
 
@@ -154,106 +160,140 @@ def _histogram_features(codes, vals, rows, start, end, feats, off, hist):
 
 
 @njit(inline="always")
-def _group_by_leaf(rows, leaf_of, L, order, start):
-    """The rows ``rows`` grouped by leaf, keeping their order (a stable counting sort): leaf ``l``'s rows
-    are ``order[start[l]:start[l + 1]]`` for the first ``L`` leaves (``start`` holds >= L + 1)."""
-    for lf in range(L + 1):
-        start[lf] = 0
-    for k in range(rows.size):
-        start[leaf_of[rows[k]] + 1] += 1
-    for lf in range(L):
-        start[lf + 1] += start[lf]
-    for k in range(rows.size):
-        i = rows[k]
-        lf = leaf_of[i]
-        order[start[lf]] = i
-        start[lf] += 1
-    for lf in range(L, 0, -1):  # back to the leaves' first positions
-        start[lf] = start[lf - 1]
-    start[0] = 0
-
-
-@njit(inline="always")
-def _built_child(p, start):
-    """The child of parent leaf ``p`` whose histogram is built (the other one is the parent's minus it):
-    the one with fewer rows, the left one ``2 p`` on a tie."""
-    c0 = 2 * p
-    return c0 if start[c0 + 1] - start[c0] <= start[c0 + 2] - start[c0 + 1] else c0 + 1
-
-
-@njit(inline="always")
-def _leaf_totals(grad, hs, order, start, L, tot):
-    """Each leaf's totals ``tot[l] = (sum grad, sum hs)`` of one level: the root's (``L = 1``) and every
-    built child's (`_built_child`) summed over its rows in row order, the sibling's the parent's
-    (``tot[p]``) minus it; in place, the parents ``p`` from the last down (as `_leaves_block`)."""
+def _built_rows(rows, leaf_of, L, grad, hs, tot, brows, bvals, count, btot):
+    """The rows of one level of a symmetric tree whose histograms are built, in row order: ``brows[0, k]``
+    the row, ``brows[1, k]`` its parent's slot, ``bvals[k] = (grad, hs)``; returns how many. ``L = 1``:
+    every row of ``rows`` (the root, slot 0). Else per parent ``p`` the child with fewer rows (the left one
+    ``2 p`` on a tie; `count[L + l]` is ``p`` for the built child ``l``, -1 for the other, after its rows
+    are counted in ``count[l]``). Also each leaf's totals ``tot[l] = (sum grad, sum hs)``: the root's and
+    every built child's summed over its rows in row order (``btot[p]``), the sibling's its parent's
+    (``tot[p]``) minus it, in place, the parents from the last down (a child's slot ``2 p`` or ``2 p + 1``
+    holds a parent already done, or none)."""
+    n = rows.size
     if L == 1:
         g_sum = 0.0
         h_sum = 0.0
-        for k in range(start[0], start[1]):
-            i = order[k]
-            g_sum += grad[i]
-            h_sum += hs[i]
+        for k in range(n):
+            i = rows[k]
+            g = grad[i]
+            h = hs[i]
+            brows[0, k] = i
+            brows[1, k] = 0
+            bvals[k, 0] = g
+            bvals[k, 1] = h
+            g_sum += g
+            h_sum += h
         tot[0, 0] = g_sum
         tot[0, 1] = h_sum
-        return
-    for p in range(L // 2 - 1, -1, -1):
-        s = _built_child(p, start)
-        o = 4 * p + 1 - s  # the sibling: 2p + 2p + 1 - s
-        g_sum = 0.0
-        h_sum = 0.0
-        for k in range(start[s], start[s + 1]):
-            i = order[k]
-            g_sum += grad[i]
-            h_sum += hs[i]
+        return n
+    P = L // 2
+    for lf in range(L):
+        count[lf] = 0
+    for k in range(n):
+        count[leaf_of[rows[k]]] += 1
+    for p in range(P):
+        c0 = 2 * p
+        s = c0 if count[c0] <= count[c0 + 1] else c0 + 1
+        count[L + c0] = -1
+        count[L + c0 + 1] = -1
+        count[L + s] = p
+        btot[p, 0] = 0.0
+        btot[p, 1] = 0.0
+    m = 0
+    for k in range(n):
+        i = rows[k]
+        p = count[L + leaf_of[i]]
+        if p >= 0:
+            g = grad[i]
+            h = hs[i]
+            brows[0, m] = i
+            brows[1, m] = p
+            bvals[m, 0] = g
+            bvals[m, 1] = h
+            btot[p, 0] += g
+            btot[p, 1] += h
+            m += 1
+    for p in range(P - 1, -1, -1):
+        s = 2 * p if count[L + 2 * p] == p else 2 * p + 1
+        o = 4 * p + 1 - s
         q0 = tot[p, 0]
         q1 = tot[p, 1]
-        tot[s, 0] = g_sum
-        tot[s, 1] = h_sum
-        tot[o, 0] = q0 - g_sum
-        tot[o, 1] = q1 - h_sum
+        tot[s, 0] = btot[p, 0]
+        tot[s, 1] = btot[p, 1]
+        tot[o, 0] = q0 - btot[p, 0]
+        tot[o, 1] = q1 - btot[p, 1]
+    return m
 
 
 @njit(inline="always")
-def _leaves_block(codes, feats, off, grad, hs, order, start, L, hist, t0, t1):
-    """The bins ``off[t0]:off[t1]`` (histogram features ``t0:t1``) of every leaf's histogram of one level
-    (`_histogram_leaves`), in place over the parents' histograms: ``L = 1`` builds the root; else, for the
-    parents ``p`` from the last down, the built child ``s`` (`_built_child`) is summed over its rows in row
-    order and its sibling ``o`` is the parent's minus it (per bin, both channels: sibling subtraction).
-    The children ``2p, 2p + 1`` take slots of parents already done (``2p > p`` for ``p >= 1``); for ``p =
-    0`` the built child is summed in slot 1 and each bin then splits into the two slots."""
-    b0 = off[t0]
-    b1 = off[t1]
+def _leaves_four(codes_t, feats, brows, bvals, k0, k1, off, flat, stride, t):
+    """Histogram features ``t..t+3`` of the built rows ``k0:k1``: each row's ``(grad, hs)`` into its
+    parent's slot (``stride`` entries each) at its bin, one two-lane add per feature, in row order."""
+    c0 = codes_t[feats[t]]
+    c1 = codes_t[feats[t + 1]]
+    c2 = codes_t[feats[t + 2]]
+    c3 = codes_t[feats[t + 3]]
+    o0 = np.uint64(off[t])
+    o1 = np.uint64(off[t + 1])
+    o2 = np.uint64(off[t + 2])
+    o3 = np.uint64(off[t + 3])
+    for k in range(k0, k1):
+        r = brows[0, k]
+        base = np.uint64(brows[1, k]) * stride
+        g = bvals[k, 0]
+        h = bvals[k, 1]
+        _add_pair(flat, base + ((o0 + np.uint64(c0[r])) << _ONE), g, h)
+        _add_pair(flat, base + ((o1 + np.uint64(c1[r])) << _ONE), g, h)
+        _add_pair(flat, base + ((o2 + np.uint64(c2[r])) << _ONE), g, h)
+        _add_pair(flat, base + ((o3 + np.uint64(c3[r])) << _ONE), g, h)
+
+
+@njit(inline="always")
+def _leaves_one(codes_t, feats, brows, bvals, k0, k1, off, flat, stride, t):
+    """Histogram feature ``t`` alone (`_leaves_four`)."""
+    col = codes_t[feats[t]]
+    o = np.uint64(off[t])
+    for k in range(k0, k1):
+        _add_pair(flat, np.uint64(brows[1, k]) * stride + ((o + np.uint64(col[brows[0, k]])) << _ONE),
+                  bvals[k, 0], bvals[k, 1])
+
+
+@njit(inline="always")
+def _leaves_block(codes_t, feats, off, brows, bvals, m, L, hist, bhist, count, g0, g1, n4):
+    """The feature groups ``g0:g1`` (`GROUP` features each below ``n4``, then one by one) of every leaf's
+    histogram of one level (`_histogram_leaves`), over their bins only. The built rows (`_built_rows`) in
+    chunks of `LEAF_CHUNK`, each chunk added group after group (a group's bins of every built child stay
+    in cache), each bin in row order: the root's into ``hist[0]``; below it the built children's into
+    ``bhist[p]``, then per parent ``p`` from the last down the built child ``hist[s] = bhist[p]`` and its
+    sibling ``hist[o] = hist[p] - bhist[p]`` (sibling subtraction, in place over the parents': slot ``2 p``
+    or ``2 p + 1`` is a parent already done, or none)."""
+    fa = GROUP * g0 if g0 < n4 else GROUP * n4 + (g0 - n4)
+    fb = GROUP * g1 if g1 < n4 else GROUP * n4 + (g1 - n4)
+    b0 = off[fa]
+    b1 = off[fb]
+    tgt = hist if L == 1 else bhist
+    P = 1 if L == 1 else L // 2
+    for p in range(P):
+        for b in range(b0, b1):
+            tgt[p, b, 0] = 0.0
+            tgt[p, b, 1] = 0.0
+    flat = tgt.reshape(tgt.size)
+    stride = np.uint64(2 * tgt.shape[1])
+    for k0 in range(0, m, LEAF_CHUNK):
+        k1 = m if m < k0 + LEAF_CHUNK else k0 + LEAF_CHUNK  # (a select: no min() to compile)
+        for t in range(g0, g1):
+            if t < n4:
+                _leaves_four(codes_t, feats, brows, bvals, k0, k1, off, flat, stride, GROUP * t)
+            else:
+                _leaves_one(codes_t, feats, brows, bvals, k0, k1, off, flat, stride, GROUP * n4 + (t - n4))
     if L == 1:
-        for b in range(b0, b1):
-            hist[0, b, 0] = 0.0
-            hist[0, b, 1] = 0.0
-        for k in range(start[0], start[1]):
-            i = order[k]
-            g = grad[i]
-            h = hs[i]
-            for t in range(t0, t1):
-                b = off[t] + codes[i, feats[t]]
-                hist[0, b, 0] += g
-                hist[0, b, 1] += h
         return
-    for p in range(L // 2 - 1, -1, -1):
-        s = _built_child(p, start)
+    for p in range(P - 1, -1, -1):
+        s = 2 * p if count[L + 2 * p] == p else 2 * p + 1
         o = 4 * p + 1 - s
-        w = 1 if p == 0 else s  # the slot the built child is summed in (not the parent's)
         for b in range(b0, b1):
-            hist[w, b, 0] = 0.0
-            hist[w, b, 1] = 0.0
-        for k in range(start[s], start[s + 1]):
-            i = order[k]
-            g = grad[i]
-            h = hs[i]
-            for t in range(t0, t1):
-                b = off[t] + codes[i, feats[t]]
-                hist[w, b, 0] += g
-                hist[w, b, 1] += h
-        for b in range(b0, b1):  # parent = built + sibling: the sibling's bins by subtraction
-            x0 = hist[w, b, 0]
-            x1 = hist[w, b, 1]
+            x0 = bhist[p, b, 0]
+            x1 = bhist[p, b, 1]
             q0 = hist[p, b, 0]
             q1 = hist[p, b, 1]
             hist[s, b, 0] = x0
@@ -263,36 +303,43 @@ def _leaves_block(codes, feats, off, grad, hs, order, start, L, hist, t0, t1):
 
 
 @njit(cache=True)
-def _histogram_leaves(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot, order, start):
+def _histogram_leaves(codes_t, feats, off, grad, hs, rows, leaf_of, L, hist, tot, lev):
     """The per-leaf histograms of one level of a symmetric (oblivious) tree: ``hist[l, off[t] + b]``
     sums ``(grad, hs)`` over the rows ``rows`` in leaf ``l = leaf_of[row]`` whose code on feature
-    ``feats[t]`` is ``b``, and ``tot[l]`` the leaf's totals, for the first ``L`` leaves. For ``L >= 2``
-    ``hist[:L // 2]`` and ``tot[:L // 2]`` must hold the previous level's (leaf ``l``'s children are
-    ``2 l``, ``2 l + 1``): they are overwritten by this level's, in place. The rows are first grouped by
-    leaf, keeping their order (a stable counting sort into ``order``, ``start`` (>= L + 1) the leaves'
-    offsets); then per parent the child with fewer rows (the left one on a tie) is built from its rows
-    alone, row-major over the codes (one leaf's bins stay in cache, every bin summed in the order of
-    ``rows``), and its sibling is the parent's minus it (sibling subtraction: half the rows or fewer are
-    read per level below the root)."""
-    _group_by_leaf(rows, leaf_of, L, order, start)
-    _leaf_totals(grad, hs, order, start, L, tot)
-    _leaves_block(codes, feats, off, grad, hs, order, start, L, hist, 0, feats.size)
+    ``feats[t]`` (column ``codes_t[feats[t]]``) is ``b``, and ``tot[l]`` the leaf's totals, for the first
+    ``L`` leaves. For ``L >= 2`` ``hist[:L // 2]`` and ``tot[:L // 2]`` must hold the previous level's (leaf
+    ``l``'s children are ``2 l``, ``2 l + 1``): they are overwritten by this level's, in place. Per parent
+    the child with fewer rows (the left one on a tie) is built from its rows alone and its sibling is the
+    parent's minus it (half the rows or fewer are read per level below the root). ``lev = (brows, bvals,
+    count, bhist, btot)``: the built rows (2, >= n) int64 and their values (>= n, 2), the leaves' counts
+    (>= 2 L) int64, the built children's histograms (>= L // 2, >= off[-1], 2) and totals (>= L // 2, 2).
+
+    One pass over the rows in row order picks the built rows (`_built_rows`); then the column-major codes
+    are read a group of features at a time over a chunk of them (`_leaves_block`; LightGBM's col-wise
+    histogram): every built child's bins of one group stay in cache, each column is read in increasing
+    row order. Every bin is summed over its leaf's rows in the order of ``rows``."""
+    brows, bvals, count, bhist, btot = lev
+    m = _built_rows(rows, leaf_of, L, grad, hs, tot, brows, bvals, count, btot)
+    n4 = feats.size // GROUP
+    tasks = n4 + (feats.size - GROUP * n4)
+    _leaves_block(codes_t, feats, off, brows, bvals, m, L, hist, bhist, count, 0, tasks, n4)
 
 
 @njit(cache=True, parallel=True)
-def _histogram_leaves_parallel(codes, feats, off, grad, hs, rows, leaf_of, L, hist, tot, order, start, nblk):
-    """Parallel twin of :func:`_histogram_leaves`: ``prange`` over ``nblk`` blocks of histogram features
-    (clipped to 1..m), each block's bins built and subtracted as the serial kernel does (every bin summed
-    over the same rows in the same order, the same subtraction: the same bits whatever ``nblk``). The
-    grouping of the rows and the totals stay serial (``O(n)``)."""
-    _group_by_leaf(rows, leaf_of, L, order, start)
-    _leaf_totals(grad, hs, order, start, L, tot)
-    m = feats.size
-    nblk = m if m < nblk else nblk  # max(1, min(m, nblk)) as selects
+def _histogram_leaves_parallel(codes_t, feats, off, grad, hs, rows, leaf_of, L, hist, tot, lev, nblk):
+    """Parallel twin of :func:`_histogram_leaves`: ``prange`` over ``nblk`` blocks of its feature groups
+    (clipped to 1..groups), each thread reading only its own columns; each bin is summed over the same
+    rows in the same order and subtracted alike: the same bits whatever ``nblk``. The pass picking the
+    built rows stays serial (``O(n)``)."""
+    brows, bvals, count, bhist, btot = lev
+    m = _built_rows(rows, leaf_of, L, grad, hs, tot, brows, bvals, count, btot)
+    n4 = feats.size // GROUP
+    tasks = n4 + (feats.size - GROUP * n4)
+    nblk = tasks if tasks < nblk else nblk  # max(1, min(tasks, nblk)) as selects
     nblk = nblk if nblk > 1 else 1
     for blk in prange(nblk):
-        _leaves_block(codes, feats, off, grad, hs, order, start, L, hist, blk * m // nblk,
-                      (blk + 1) * m // nblk)
+        _leaves_block(codes_t, feats, off, brows, bvals, m, L, hist, bhist, count, blk * tasks // nblk,
+                      (blk + 1) * tasks // nblk, n4)
 
 
 @njit(cache=True)

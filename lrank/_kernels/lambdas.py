@@ -78,6 +78,9 @@ the rest; as separate compiled functions instead of inlined ones the total is th
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import numpy as np
 from numba import prange
 
@@ -663,6 +666,22 @@ def _lambdas_parallel(y, qptr, scores, k, kd, ki, norm, whole, sigma, lam, w, in
                                  q0, q1, iw[c], fw[c])
 
 
+@njit(cache=True, parallel=True)
+def _lambdas_within_parallel(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg, gains, queries,
+                             counts, iw, fw):
+    """Parallel twin of `_lambdas_within`: ``prange`` over ``counts.size`` chunks of the ``queries``
+    listed, each chunk with its own workspaces ``iw[c]``, ``fw[c]`` and its number of pairs with ``dZ > 0``
+    in ``counts[c]``; every query computed exactly as in the serial kernel (the same bits). Compiled only
+    when a fit on threads meets queries of at most ``k`` documents (every query of the whole list)."""
+    nq = queries.size
+    n_chunks = counts.size
+    for c in prange(n_chunks):
+        q0 = c * nq // n_chunks
+        q1 = (c + 1) * nq // n_chunks
+        counts[c] = _lambdas_within(y, qptr, scores, k, kd, ki, norm, sigma, lam, w, inv_max_dcg, gains,
+                                    queries[q0:q1], iw[c], fw[c])
+
+
 def _workspaces(qptr: np.ndarray, n_chunks: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """The integer and float workspaces of `_lambdas`, sized for the largest query (one per chunk when
     ``n_chunks > 0``)."""
@@ -717,6 +736,13 @@ def _gain_table(label_gain, y: np.ndarray) -> np.ndarray:
         raise ValueError(f"lambdamart_gradients: label_gain has {g.size} gains (labels 0..{g.size - 1}) but "
                          f"the data have label {ymax}")
     return np.ascontiguousarray(g)
+
+
+def check_label_gain(label_gain: str | np.ndarray | list[float] | None, y: np.ndarray) -> np.ndarray:
+    """``label_gain`` checked against the labels ``y`` as `lambdamart_gradients` checks it (a ValueError or
+    TypeError naming ``label_gain``), for an estimator to refuse a bad table before it bins its features;
+    returns the gain table (empty for ``None``)."""
+    return _gain_table(label_gain, np.ascontiguousarray(y, dtype=np.int32))
 
 
 def lambdamart_gradients(
@@ -801,21 +827,18 @@ def lambdamart_gradients(
                            np.arange(nq, dtype=np.int64), iw, fw)
         return lam, w, (pa[:m].copy(), pb[:m].copy(), pw[:m].copy())
     todo = np.zeros(nq, dtype=np.int8)  # queries `_lambdas` / `_lambdas_whole` left to another kernel
+    threads = 1
     if n_jobs != 1 and nq > 1:
         import numba
 
         most = numba.config.NUMBA_NUM_THREADS
         threads = min(int(n_jobs), most) if n_jobs > 0 else most
-        old = numba.get_num_threads()
-        numba.set_num_threads(threads)
-        try:  # chunks of queries balance uneven query sizes; each query is computed as in the serial pass
-            chunks = min(nq, 8 * threads)
+        with _numba_threads(threads):  # chunks of queries balance uneven query sizes; each query is computed
+            chunks = min(nq, 8 * threads)  # as in the serial pass
             iw, fw = _workspaces(qptr, chunks)
             _lambdas_parallel(y, qptr, scores, kr, k, ki, norm, whole, sigma, lam, w, inv, gains, todo,
                               np.zeros(chunks, dtype=np.int64), iw, fw)
             iw, fw = iw[0], fw[0]
-        finally:
-            numba.set_num_threads(old)
     elif whole:
         iw, fw = _workspaces(qptr)
         _lambdas_whole(y, qptr, scores, sigma, lam, w, inv, gains, todo, 0, nq, iw, fw)
@@ -823,17 +846,37 @@ def lambdamart_gradients(
         iw, fw = _workspaces(qptr)
         _lambdas(y, qptr, scores, kr, k, ki, norm, sigma, lam, w, inv, gains, todo, 0, nq, iw, fw)
     if todo.any():
-        _finish_marked(y, qptr, scores, (kr, k, ki, norm), sigma, lam, w, inv, gains, todo, iw, fw)
+        _finish_marked(y, qptr, scores, (kr, k, ki, norm), sigma, lam, w, inv, gains, todo, iw, fw, threads)
     return lam, w, pairs
 
 
-def _finish_marked(y, qptr, scores, cuts, sigma, lam, w, inv, gains, todo, iw, fw) -> None:
+@contextlib.contextmanager
+def _numba_threads(threads: int) -> Iterator[None]:
+    """numba's thread count set to ``threads`` for the block, then restored."""
+    import numba
+
+    old = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(old)
+
+
+def _finish_marked(y, qptr, scores, cuts, sigma, lam, w, inv, gains, todo, iw, fw, threads=1) -> None:
     """The queries `_lambdas` / `_lambdas_whole` marked: those of at most ``k`` documents with
-    `_lambdas_within`, those where an exponential underflowed pair by pair, each with its own ``exp`` where
-    both underflow (`_lambdas_pairs`). Each kernel compiles on a fit's first such query only. ``cuts`` is
-    ``(rows, discount, ideal, norm)`` as `_lambdas` takes them."""
+    `_lambdas_within` (on ``threads`` threads by `_lambdas_within_parallel` when there are several; every
+    query of a whole-list fit with LightGBM's normalisation), those where an exponential underflowed pair by
+    pair, each with its own ``exp`` where both underflow (`_lambdas_pairs`). Each kernel compiles on a
+    fit's first such query only. ``cuts`` is ``(rows, discount, ideal, norm)`` as `_lambdas` takes them."""
     within = np.flatnonzero(todo == _WITHIN_K).astype(np.int64)
-    if within.size:
+    if within.size > 1 and threads > 1:
+        with _numba_threads(threads):
+            chunks = min(within.size, 8 * threads)
+            iwc, fwc = _workspaces(qptr, chunks)
+            _lambdas_within_parallel(y, qptr, scores, *cuts, sigma, lam, w, inv, gains, within,
+                                     np.zeros(chunks, dtype=np.int64), iwc, fwc)
+    elif within.size:
         _lambdas_within(y, qptr, scores, *cuts, sigma, lam, w, inv, gains, within, iw, fw)
     under = np.flatnonzero(todo == _UNDERFLOW).astype(np.int64)
     if under.size:

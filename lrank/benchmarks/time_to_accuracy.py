@@ -107,7 +107,15 @@ class Curve:
     per_query: np.ndarray | None = None
 
     def best(self) -> tuple[float, int]:
-        """The highest NDCG@10 and the (0-based) tree where it is first reached."""
+        """The highest NDCG@10 and the (0-based) tree where it is first reached; a curve with a NaN (a tree
+        whose every test query has no NDCG@10, or a side whose scores went NaN) is refused, naming the tree:
+        ``np.argmax`` would return the NaN as the best."""
+        if self.ndcg.size == 0:
+            raise ValueError("Curve.best: the curve has no tree")
+        bad = np.flatnonzero(~np.isfinite(self.ndcg))
+        if bad.size:
+            raise ValueError(f"Curve.best: the curve's NDCG@10 is not finite at tree {int(bad[0]) + 1} of "
+                             f"{self.ndcg.size}")
         t = int(np.argmax(self.ndcg))
         return float(self.ndcg[t]), t
 

@@ -811,7 +811,9 @@ class LambdaMARTStep(MeasuredStep):
 
         p = self.params
         lam, w, pairs = lambda_derivatives(self.y, self.qptr, np.ascontiguousarray(model, dtype=np.float64),
-                                           ndcg_at=p.ndcg_at, sigma=p.sigma, with_pairs=p.criterion == "ole")
+                                           ndcg_at=p.ndcg_at, sigma=p.sigma, with_pairs=p.criterion == "ole",
+                                           truncation_level=p.lambdarank_truncation_level,
+                                           norm=p.lambdarank_norm, label_gain=p.label_gain)
         return lam, w, pairs, self.grower.derivatives(-lam, w)
 
     def step(self, model: np.ndarray, constraint: Any = None, weights: tuple | None = None):

@@ -47,7 +47,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
-from lrank._kernels.lambdas import lambdamart_gradients
+from lrank._kernels.lambdas import check_label_gain, lambdamart_gradients
 from lrank.data.binning import bin_features
 from lrank.data.container import RankingData
 from lrank.models._base import BaseRanker, TreeEnsembleMixin, improves
@@ -58,7 +58,10 @@ from lrank.trees.predictor import Tree, predict_add, stack
 
 @dataclass(frozen=True)
 class LambdaMARTParams:
-    """Parameters of one LambdaMART step (reconstructed LambdaMART box)."""
+    """Parameters of one LambdaMART step (reconstructed LambdaMART box): the tree's (as `LambdaMART`'s
+    parameters of the same names) and the lambdas' (``ndcg_at``, ``sigma``, ``lambdarank_truncation_level``,
+    ``lambdarank_norm``, ``label_gain``: see `LambdaMART`). The defaults are Burges' NDCG@10 lambdas with
+    ``2^y - 1`` gains, no truncation below the cut and no normalisation."""
 
     num_leaves: int = 10
     learning_rate: float = 0.1
@@ -66,9 +69,12 @@ class LambdaMARTParams:
     min_child_weight: float = 1e-3
     criterion: str = "se"
     growth: str = "best_first"
-    ndcg_at: int = 10
+    ndcg_at: int | None = 10
     sigma: float = 1.0
     n_jobs: int = 1
+    lambdarank_truncation_level: int | None = None
+    lambdarank_norm: bool = False
+    label_gain: str | list[float] | None = None
 
 
 #: documents from which LambdaMART's lambdas use the ``n_jobs`` threads (the parallel twin, ``prange`` over
@@ -142,7 +148,9 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
         params = replace(LambdaMARTParams(), **params)
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     lam, w, pairs = lambda_derivatives(y, qptr, scores, ndcg_at=params.ndcg_at, sigma=params.sigma,
-                                       with_pairs=params.criterion == "ole", n_jobs=params.n_jobs)
+                                       with_pairs=params.criterion == "ole", n_jobs=params.n_jobs,
+                                       truncation_level=params.lambdarank_truncation_level,
+                                       norm=params.lambdarank_norm, label_gain=params.label_gain)
     if grower is None:
         grower = step_grower(codes, params, n_bins, thresholds)
     return weighted_step(grower, grower.derivatives(-lam, w), pairs, constraint, params.learning_rate, scores)
@@ -406,6 +414,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         """
         self._validate()
         data = self._ranking_data(X, y, qid, group)
+        self._check_labels(data)  # before the binning, which takes a while on large sets
         self._warn_if_nothing_to_rank(data)
         valid = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
         w = self._sample_weight(sample_weight, data, self._weighting)
@@ -727,6 +736,9 @@ class LambdaMART(_GBRT):
         self.lambdarank_truncation_level = lambdarank_truncation_level
         self.lambdarank_norm = lambdarank_norm
         self.label_gain = label_gain
+
+    def _check_labels(self, data: RankingData) -> None:
+        check_label_gain(self.label_gain, data.y)
 
     def _derivatives(self, data, raw):
         lam, w, pairs = lambda_derivatives(data.y, data.qptr, raw[:, 0], ndcg_at=self.ndcg_at,

@@ -13,8 +13,9 @@ the others sent down it by their codes); leaf values by one Newton step
 ``-sum L' / sum L''`` (Xia, Zhai & Wang Eq. 11; for LambdaMART ``sum lambda / sum w``), or NDCGBoost's
 ``[sum gamma > 0]``. ``growth="symmetric"`` grows CatBoost's oblivious trees instead, one split per level
 chosen by the Cosine score over all the level's leaves (`TreeGrower.grow_symmetric`, its own kernels:
-per-leaf histograms, the smaller child's built and its sibling's by subtraction, one scan per level; on
-``n_jobs`` threads from ``n F >= parallel_min_tree_work``, ``n`` the tree's rows). Its buffers
+per-leaf histograms over the column-major codes, the smaller child's built and its sibling's by
+subtraction, one scan per level; on ``n_jobs`` threads from ``n F + num_leaves B >=
+parallel_min_tree_work``, ``n`` the tree's rows, ``B`` its features' bins). Its buffers
 (histograms, the row list, global bin indices, the column-major codes, pair buffers) are made on first use
 and reused by every tree it grows: nothing is cached elsewhere.
 
@@ -556,21 +557,24 @@ class TreeGrower:
         return self._finish(n_nodes, classify), self.leaf_of
 
     def _symmetric_buffers(self, nblk: int) -> tuple[np.ndarray, ...]:
-        """The symmetric trees' workspaces (histograms of the deepest level's leaves over every feature's
-        bins, each level's overwriting its parents' in place; the leaves' totals; the scan's left sums, one
-        per block of features, ``nblk`` blocks; the candidates' scores; the rows grouped by leaf and the
-        leaves' offsets) and the row list of every row, made once (the scan sums again for more blocks)."""
+        """The symmetric trees' workspaces (`lrank._kernels.grower.grow_symmetric`'s ``work``: histograms of
+        the deepest level's leaves over every feature's bins, each level's overwriting its parents' in
+        place; the leaves' totals; the scan's left sums, one per block of features, ``nblk`` blocks; the
+        candidates' scores; a level's built rows, their values and the leaves' counts; the built children's
+        histograms and totals) and the row list of every row, made once (the scan sums again for more
+        blocks)."""
         half = self.num_leaves // 2
+        P = max(half // 2, 1)
         TB = max(int(self.off[-1]), 1)
         if self._sym is None:
             n = self.codes.shape[0]
-            self._sym = (np.zeros((half, TB, 2)), np.zeros((half, 2)), np.zeros((1, half, 2)),
-                         np.empty(n, dtype=np.int64), np.empty(half + 1, dtype=np.int64), np.zeros(TB),
+            self._sym = (np.zeros((half, TB, 2)), np.zeros((half, 2)), np.zeros((1, half, 2)), np.zeros(TB),
+                         np.empty((2, n), dtype=np.int64), np.empty((n, 2)),
+                         np.empty(2 * half, dtype=np.int64), np.zeros((P, TB, 2)), np.zeros((P, 2)),
                          np.arange(n, dtype=np.int64))
         if self._sym[2].shape[0] < nblk:
             self._sym = (*self._sym[:2], np.zeros((nblk, half, 2)), *self._sym[3:])
-        hist, tot, acc, order, start, scores, every = self._sym
-        return hist, tot, acc[:nblk], order, start, scores, every
+        return (*self._sym[:2], self._sym[2][:nblk], *self._sym[3:])
 
     def grow_symmetric(self, d: Derivatives, *, pairs: Any = None, constraint: Any = None,
                        features: Sequence[int] | np.ndarray | None = None,
@@ -624,15 +628,18 @@ class TreeGrower:
             g = d.grad if rows is every else d.grad[rows]
             sigma = score_noise * float(np.sqrt(np.mean(g * g)))  # CatBoost's random_strength scale
             noise = rng.standard_normal((D, max(int(off[-1]), 1)))
-        # the parallel twins (feature blocks, one per thread: the same bits) from n F >=
-        # parallel_min_tree_work, n the tree's rows and F its candidate features
-        serial = self.n_jobs == 1 or rows.size * feats.size < self.parallel_min_tree_work
+        # the parallel twins (blocks of feature groups, one per thread: the same bits) from n F + 2^D B >=
+        # parallel_min_tree_work, n the tree's rows, F its candidate features and B their bins: the levels'
+        # histogram zeroing, subtraction and scans cost ~2^D B whatever n (at 2,400 x 136 codes of ~255
+        # bins and 32 leaves a tree took 9 ms on two threads against 10.5-14.6 on one)
+        work_size = rows.size * feats.size + self.num_leaves * int(off[-1])
+        serial = self.n_jobs == 1 or work_size < self.parallel_min_tree_work
+        codes_t = self.columns()[0]
         with contextlib.nullcontext(1) if serial else threads(self.n_jobs) as nthr:
-            hist, tot, acc, order, start, scores, _ = self._symmetric_buffers(nthr)
+            work = self._symmetric_buffers(nthr)[:-1]
             depth, split, score, sums = _gk.grow_symmetric(
-                self.codes, feats, off, d.grad, d.ones() if se else d.hess, d.hess, rows, self.leaf_of,
-                (hist, tot, acc, order, start, scores), D, min_hess=mh, reg_lambda=lam, sigma=sigma,
-                noise=noise, parallel=nthr > 1)
+                codes_t, feats, off, d.grad, d.ones() if se else d.hess, d.hess, rows, self.leaf_of, work, D,
+                min_hess=mh, reg_lambda=lam, sigma=sigma, noise=noise, parallel=nthr > 1)
         Lf = 1 << depth
         M = 2 * Lf - 1
         G, H, N = np.zeros(M), np.zeros(M), np.zeros(M)

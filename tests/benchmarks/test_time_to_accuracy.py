@@ -17,6 +17,10 @@ def test_best_point_and_time_to_a_value():
     assert c.time_to(0.7) == (2.0, 1)
     assert c.time_to(0.75) == (3.0, 2)
     assert c.time_to(0.81) == (float("inf"), None)
+    with pytest.raises(ValueError, match="not finite at tree 2 of 3"):
+        B.Curve(np.array([1.0, 2.0, 3.0]), np.array([0.5, np.nan, 0.9])).best()
+    with pytest.raises(ValueError, match="has no tree"):
+        B.Curve(np.zeros(0), np.zeros(0)).best()
 
 
 def _rows(ours, peer):

@@ -97,17 +97,22 @@ def test_label_grouping_counted_or_sorted(k, top):
     np.testing.assert_allclose(w, rw, rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("k", [0, 10])
-def test_parallel_over_queries_is_the_serial_result(k):
+@pytest.mark.parametrize("kw", [dict(k=0), dict(k=10), dict(k=60), dict(k=0, norm=True),
+                                dict(k=0, norm=True, label_gain="linear"), dict(k=10, norm=True)],
+                         ids=["whole", "k10", "all_within_k", "whole_norm", "whole_norm_linear", "k10_norm"])
+def test_parallel_over_queries_is_the_serial_result(kw):
     """``n_jobs=2`` (``prange`` over chunks of queries) gives the serial lambdas and weights bit for bit, with
-    one-document queries, queries of all-equal labels and ties in scores."""
-    rng = np.random.default_rng(7 + k)
+    one-document queries, queries of all-equal labels and ties in scores; also where every query, or some,
+    goes to `_lambdas_within` (at most ``k`` documents; every query of the whole list with LightGBM's
+    normalisation), whose parallel twin runs on several such queries."""
+    rng = np.random.default_rng(7 + kw["k"])
     sizes = [1, 30, 2, 57, 1, 12, 40, 3, 25, 9]
     y, qptr, s = _queries(rng, sizes, ties=True)
     y[qptr[5]:qptr[6]] = 1
-    a = lambdamart_gradients(y, qptr, s, k=k)
-    b = lambdamart_gradients(y, qptr, s, k=k, n_jobs=2)
+    a = lambdamart_gradients(y, qptr, s, **kw)
+    b = lambdamart_gradients(y, qptr, s, n_jobs=2, **kw)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert np.any(a[0] != 0.0)
 
 
 #: sha256 (first 16 hex digits) of ``lam.tobytes() + w.tobytes()`` of the recorded cases' whole-list calls

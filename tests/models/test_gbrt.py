@@ -96,6 +96,18 @@ def test_lambdamart_step_api(data):
                                params=dict(num_leaves=4, min_child_samples=5, learning_rate=0.2),
                                n_bins=bins.n_bins, thresholds=bins.thresholds)
     np.testing.assert_allclose(s, m.predict(data.X), rtol=1e-12)
+    # and LightGBM's lambdarank with CatBoost's linear gains, through the step's parameters alike
+    lgb = dict(ndcg_at=None, lambdarank_truncation_level=30, lambdarank_norm=True, label_gain="linear")
+    m = LambdaMART(n_estimators=3, num_leaves=4, min_child_samples=5, learning_rate=0.2, criterion="se",
+                   **lgb).fit(data)
+    s = np.zeros(data.n_docs)
+    for _ in range(3):
+        _, s = lambdamart_step(bins.codes, data.y, data.qptr, s,
+                               params=dict(num_leaves=4, min_child_samples=5, learning_rate=0.2, **lgb),
+                               n_bins=bins.n_bins, thresholds=bins.thresholds)
+    np.testing.assert_allclose(s, m.predict(data.X), rtol=1e-12)
+    with pytest.raises(ValueError, match="label_gain"):
+        lambdamart_step(bins.codes, data.y, data.qptr, s, params=dict(label_gain=[0.0, 1.0]))
 
 
 def test_sklearn_api_and_errors(data):

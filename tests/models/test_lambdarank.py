@@ -207,6 +207,14 @@ def test_lambdamart_label_gain_fits_round_trips_and_is_refused_by_name(tmp_path)
         back = load_model(path)
         assert np.array_equal(back.label_gain, gain) if not isinstance(gain, str) else back.label_gain == gain
         assert back.predict(d.X).tobytes() == fitted.predict(d.X).tobytes()
-    for bad in ([0.0, -1.0, 2.0, 3.0], [0.0, np.nan, 2.0, 3.0], [0.0, 2.0, 1.0, 3.0], [0.0, 1.0, 2.0], "exp"):
-        with pytest.raises((ValueError, TypeError), match="label_gain"):
-            LambdaMART(n_estimators=1, label_gain=bad).fit(d)
+    import lrank.models.gbrt as G
+
+    def no_binning(*args, **kwargs):
+        raise AssertionError("binned before label_gain was checked")
+
+    with pytest.MonkeyPatch.context() as mp:  # refused before the features are binned
+        mp.setattr(G, "bin_features", no_binning)
+        for bad in ([0.0, -1.0, 2.0, 3.0], [0.0, np.nan, 2.0, 3.0], [0.0, 2.0, 1.0, 3.0], [0.0, 1.0, 2.0],
+                    "exp"):
+            with pytest.raises((ValueError, TypeError), match="label_gain"):
+                LambdaMART(n_estimators=1, label_gain=bad).fit(d)

@@ -230,6 +230,13 @@ def _full_level(codes, feats, off, grad, hs, rows, leaf, L):
     return hist, tot
 
 
+def _level_work(n, half, TB):
+    """`_histogram_leaves`'s level buffers (brows, bvals, count, bhist, btot), filled with garbage."""
+    P = max(half // 2, 1)
+    return (np.full((2, n), -7, dtype=np.int64), np.full((n, 2), np.nan),
+            np.full(2 * half, -7, dtype=np.int64), np.full((P, TB, 2), np.nan), np.full((P, 2), np.nan))
+
+
 LEVEL_CASES = [(n, rows, gk) for n, rows, gk in (
     (60, "all", "normal"), (60, "sample", "normal"), (60, "all", "equal"), (61, "sample", "rounded"),
     (1, "all", "normal"), (2, "first", "equal"), (40, "first", "normal"))]
@@ -254,15 +261,15 @@ def test_level_histograms_subtract_the_smaller_child(n, rows_kind, grad_kind, fe
     serial = (np.full((half, off[-1], 2), np.nan), np.full((half, 2), np.nan))
     twins = {(th, nb): (np.full((half, off[-1], 2), np.nan), np.full((half, 2), np.nan))
              for th in (1, 2) for nb in (1, 2, 3, 9)}
-    order = np.empty(n, dtype=np.int64)
-    start = np.empty(half + 1, dtype=np.int64)
+    codes_t = np.ascontiguousarray(codes.T)
+    lev = _level_work(n, half, off[-1])
     g_list, h_list = [float(v) for v in grad], [float(v) for v in hs]
     ref_hist = ref_tot = None
     try:
         for d in range(D):
             L = 1 << d
             leaf = leaf_levels[d]
-            hk._histogram_leaves(codes, feats, off, grad, hs, rows, leaf, L, *serial, order, start)
+            hk._histogram_leaves(codes_t, feats, off, grad, hs, rows, leaf, L, *serial, lev)
             ref_hist, ref_tot = ref.level_histograms(codes, feats.tolist(), off.tolist(), g_list, h_list,
                                                      rows.tolist(), leaf.tolist(), L, ref_hist, ref_tot)
             got_h, got_t = serial[0][:L], serial[1][:L]
@@ -273,8 +280,7 @@ def test_level_histograms_subtract_the_smaller_child(n, rows_kind, grad_kind, fe
             np.testing.assert_allclose(got_t, full_t, rtol=1e-12, atol=1e-12)
             for (th, nb), (h2, t2) in twins.items():
                 numba.set_num_threads(min(th, numba.config.NUMBA_NUM_THREADS))
-                hk._histogram_leaves_parallel(codes, feats, off, grad, hs, rows, leaf, L, h2, t2, order,
-                                              start, nb)
+                hk._histogram_leaves_parallel(codes_t, feats, off, grad, hs, rows, leaf, L, h2, t2, lev, nb)
                 assert h2[:L].tobytes() == got_h.tobytes(), (d, th, nb)
                 assert t2[:L].tobytes() == got_t.tobytes(), (d, th, nb)
     finally:
@@ -287,38 +293,35 @@ def test_level_histograms_build_the_smaller_child_only():
     (and the sibling's NaN through the parent), and a tie builds the left child."""
     from lrank._kernels import histograms as hk
 
-    codes = np.array([[1], [0], [1], [2], [2]], dtype=np.uint8)
+    codes_t = np.array([[1, 0, 1, 2, 2]], dtype=np.uint8)
     off = np.array([0, 3], dtype=np.int64)
     feats = np.array([0], dtype=np.int64)
     rows = np.arange(5, dtype=np.int64)
-    order, start = np.empty(5, dtype=np.int64), np.empty(3, dtype=np.int64)
+    lev = _level_work(5, 2, 3)
     hist, tot = np.zeros((2, 3, 2)), np.zeros((2, 2))
     hs = np.ones(5)
     grad = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
-    hk._histogram_leaves(codes, feats, off, grad, hs, rows, np.zeros(5, dtype=np.int64), 1, hist, tot, order,
-                         start)
+    hk._histogram_leaves(codes_t, feats, off, grad, hs, rows, np.zeros(5, dtype=np.int64), 1, hist, tot, lev)
     leaf = np.array([1, 1, 0, 0, 1], dtype=np.int64)  # leaf 0 has two rows, leaf 1 three: leaf 0 built
-    hk._histogram_leaves(codes, feats, off, grad, hs, rows, leaf, 2, hist, tot, order, start)
+    hk._histogram_leaves(codes_t, feats, off, grad, hs, rows, leaf, 2, hist, tot, lev)
     assert hist[0, :, 0].tolist() == [0.0, 3.0, 4.0] and tot[0].tolist() == [7.0, 2.0]
     assert hist[1, :, 0].tolist() == [2.0, 1.0, 5.0] and tot[1].tolist() == [8.0, 3.0]
     # the same by the sibling: the built child (leaf 1, fewer rows) then leaf 0 = root - leaf 1
-    hk._histogram_leaves(codes, feats, off, grad, hs, rows, np.zeros(5, dtype=np.int64), 1, hist, tot, order,
-                         start)
+    hk._histogram_leaves(codes_t, feats, off, grad, hs, rows, np.zeros(5, dtype=np.int64), 1, hist, tot, lev)
     bad = grad.copy()
     bad[[1, 3, 4]] = np.nan  # rows of the larger child: not read when building leaf 1 = {0, 2}
     hist_root = hist.copy()
     leaf = np.array([1, 0, 1, 0, 0], dtype=np.int64)
-    hk._histogram_leaves(codes, feats, off, bad, hs, rows, leaf, 2, hist, tot, order, start)
+    hk._histogram_leaves(codes_t, feats, off, bad, hs, rows, leaf, 2, hist, tot, lev)
     assert hist[1, :, 0].tolist() == [0.0, 4.0, 0.0]  # rows 0 and 2 (code 1) only
     assert hist[0, :, 0].tolist() == (hist_root[0, :, 0] - [0.0, 4.0, 0.0]).tolist()
     # a tie (two rows each of four): the left child is built, so NaN in the right child's rows stays out
     leaf = np.array([0, 1, 0, 1, 0], dtype=np.int64)
     rows4 = np.arange(4, dtype=np.int64)
-    hk._histogram_leaves(codes, feats, off, grad, hs, rows4, np.zeros(5, dtype=np.int64), 1, hist, tot,
-                         order, start)
+    hk._histogram_leaves(codes_t, feats, off, grad, hs, rows4, np.zeros(5, dtype=np.int64), 1, hist, tot, lev)
     bad = grad.copy()
     bad[[1, 3]] = np.nan
-    hk._histogram_leaves(codes, feats, off, bad, hs, rows4, leaf, 2, hist, tot, order, start)
+    hk._histogram_leaves(codes_t, feats, off, bad, hs, rows4, leaf, 2, hist, tot, lev)
     assert hist[0, :, 0].tolist() == [0.0, 4.0, 0.0] and tot[0].tolist() == [4.0, 2.0]
 
 
@@ -399,17 +402,24 @@ def test_grow_symmetric_checks_its_workspace():
     feats = np.arange(5, dtype=np.int64)
     off = np.r_[0, np.cumsum(n_bins)].astype(np.int64)
     rows = np.arange(20, dtype=np.int64)
-    work = (np.zeros((2, off[-1], 2)), np.zeros((2, 2)), np.zeros((1, 2, 2)), np.empty(20, dtype=np.int64),
-            np.empty(3, dtype=np.int64), np.zeros(off[-1]))
-    args = (codes, feats, off, grad, hess, hess, rows, np.empty(20, dtype=np.int64))
+    work = (np.zeros((2, off[-1], 2)), np.zeros((2, 2)), np.zeros((1, 2, 2)), np.zeros(off[-1]),
+            *_level_work(20, 2, off[-1]))
+    args = (np.ascontiguousarray(codes.T), feats, off, grad, hess, hess, rows, np.empty(20, dtype=np.int64))
     assert gk.grow_symmetric(*args, work, 2, min_hess=1e-3)[0] == 2
     with pytest.raises(ValueError, match="scores"):
-        gk.grow_symmetric(*args, (*work[:5], np.zeros(off[-1] - 1)), 2, min_hess=1e-3)
+        gk.grow_symmetric(*args, (*work[:3], np.zeros(off[-1] - 1), *work[4:]), 2, min_hess=1e-3)
     with pytest.raises(ValueError, match="acc"):
         gk.grow_symmetric(*args, (*work[:2], np.zeros((2, 2)), *work[3:]), 2, min_hess=1e-3)
     with pytest.raises(ValueError, match="acc"):
         gk.grow_symmetric(*args, (*work[:2], np.zeros((0, 2, 2)), *work[3:]), 2, min_hess=1e-3)
-    with pytest.raises(ValueError, match=r"work must be \(hist, tot, acc, order, start, scores\)"):
-        gk.grow_symmetric(*args, work[:5], 2, min_hess=1e-3)
+    with pytest.raises(ValueError, match=r"work must be \(hist, tot, acc, scores, brows, bvals, count"):
+        gk.grow_symmetric(*args, work[:8], 2, min_hess=1e-3)
+    for k, bad in ((4, np.empty((2, 19), dtype=np.int64)), (5, np.empty((20, 3))),
+                   (6, np.empty(3, dtype=np.int64)), (7, np.zeros((1, off[-1] - 1, 2))),
+                   (8, np.zeros((0, 2)))):
+        with pytest.raises(ValueError, match="level buffers must be brows"):
+            gk.grow_symmetric(*args, (*work[:k], bad, *work[k + 1:]), 2, min_hess=1e-3)
+    with pytest.raises(ValueError, match="codes_t must be a C-contiguous"):
+        gk.grow_symmetric(codes.T, *args[1:], work, 2, min_hess=1e-3)
     with pytest.raises(ValueError, match="parallel must be a bool"):
         gk.grow_symmetric(*args, work, 2, min_hess=1e-3, parallel=2)
