@@ -484,9 +484,50 @@ def _merge_page(df, page_md: Path, header: str, args: argparse.Namespace):
     modules, only = ", ".join(sorted(set(df["module"]))), " ".join(args.only or [])
     added = (f" Rows with profile={args.profile} in module(s) {modules}{on} come from "
              f"`{env}python -m lrank bench --profile {args.profile} --only {only} --into-page` ({run}).")
-    # the same modules and thread counts exactly: "module(s) tta" does not replace "module(s) tta, gbrt"
-    said = [x for x in said if x.split(" come from", 1)[0] != added.split(" come from", 1)[0]]
-    return merged.reset_index(drop=True), (base or header) + "".join(said) + added
+    # a sentence goes once the later ones of the same profile and modules ("module(s) tta" is not
+    # "module(s) tta, gbrt") cover every data set and thread count it spoke for
+    said = _uncovered([*said, added], args.profile)
+    return merged.reset_index(drop=True), (base or header) + "".join(said)
+
+
+def _cells(sentence: str, profile: str) -> tuple[tuple[str, str], set[tuple[str, str]]]:
+    """What a page sentence speaks for: its (profile, modules) and the (data set, thread count) cells of its
+    run. A run without ``LRANK_BENCH_TTA`` measured every data set of the profile (time_to_accuracy's;
+    ``"*"`` for a module without data sets), one without ``LRANK_BENCH_THREADS`` every thread count numba
+    has here (1 and 2 on two or more threads)."""
+    import re
+
+    import numba
+
+    key = sentence.split(" come from", 1)[0].removeprefix(" Rows with profile=")
+    prof, _, rest = key.partition(" in module(s) ")
+    modules = rest.split(" on ", 1)[0]
+    sets = re.search(r" on data set\(s\) (.+?)(?= on \d|$)", rest)
+    counts = re.search(r" on ([\d ]+(?:and [\d ]+)*) threads?$", rest)
+    if sets:
+        names = sets.group(1).split(", ")
+    elif modules == "time_to_accuracy":
+        from lrank.benchmarks.time_to_accuracy import data_sets
+
+        names = list(data_sets(prof or profile))
+    else:
+        names = ["*"]
+    threads = (counts.group(1).replace(" and ", ",").replace(" ", "").split(",") if counts
+               else ["1", "2"] if numba.config.NUMBA_NUM_THREADS >= 2 else ["1"])
+    return (prof, modules), {(n, t) for n in names for t in threads}
+
+
+def _uncovered(sentences: list[str], profile: str) -> list[str]:
+    """The page's sentences, oldest first, without those whose every cell (`_cells`) a later sentence of the
+    same profile and modules covers: after runs of the MSLR rows on 1 thread, then on 2, then on both, only
+    the last sentence is left."""
+    parsed = [_cells(x, profile) for x in sentences]
+    kept = []
+    for i, (x, (who, cells)) in enumerate(zip(sentences, parsed)):
+        later = set().union(*(c for w, c in parsed[i + 1:] if w == who))
+        if cells - later:
+            kept.append(x)
+    return kept
 
 
 def _row_keys(df) -> list[tuple]:

@@ -384,6 +384,37 @@ def test_bench_page_sentence_of_a_run_of_some_data_sets_keeps_the_others(tmp_pat
     assert "(run A)." in header and "(on Y)." in header and "(on X)." not in header
 
 
+def test_bench_page_sentence_goes_once_later_runs_cover_its_data_sets_and_thread_counts(monkeypatch):
+    """A sentence stays while some (data set, thread count) it spoke for has no later sentence: runs of the
+    MSLR rows on 1 thread, on 2, then on both leave only the last; the sentence of a whole run goes once
+    every data set of the profile on every thread count was measured again; another profile's, another
+    module set's and a not yet re-measured data set's stay."""
+    import numba
+
+    from lrank.__main__ import _uncovered
+    from lrank.benchmarks.time_to_accuracy import data_sets
+
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 2)
+    assert data_sets("quick") == ("mslr", "200k") and data_sets("paper") == ("mslr", "1m")
+
+    def s(what: str, profile: str = "quick", module: str = "time_to_accuracy") -> str:
+        return f" Rows with profile={profile} in module(s) {module}{what} come from `x` ({what or 'all'})."
+
+    whole, mslr, m1, m2 = s(""), s(" on data set(s) mslr"), s(" on data set(s) mslr on 1 thread"), \
+        s(" on data set(s) mslr on 2 threads")
+    k2, both = s(" on data set(s) 200k on 2 threads"), s(" on data set(s) mslr on 1 and 2 threads")
+    paper, other = s(" on data set(s) mslr", "paper"), s("", module="time_to_accuracy, gbrt")
+    assert _uncovered([whole, mslr, m1, m2, k2, both], "quick") == [whole, k2, both]  # 200k on 1 thread
+    k1 = s(" on data set(s) 200k on 1 thread")
+    assert _uncovered([whole, mslr, m1, m2, k2, k1, both], "quick") == [k2, k1, both]  # all re-measured
+    assert _uncovered([m1, m2, both], "quick") == [both]
+    assert _uncovered([both, m1], "quick") == [both, m1]  # a later, narrower run leaves the wider one
+    assert _uncovered([paper, other, m1], "quick") == [paper, other, m1]
+    assert _uncovered([mslr, both], "quick") == [both]  # no thread count named: both of this machine's
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 1)
+    assert _uncovered([mslr, m1], "quick") == [m1]
+
+
 def test_bench_page_merge_replaces_only_the_thread_count_a_run_measured(tmp_path, monkeypatch):
     """A run of one thread count (``LRANK_BENCH_THREADS=1``) replaces that count's rows and keeps the other
     count's rows of the same benchmark; the page's sentence names the restricting variables."""

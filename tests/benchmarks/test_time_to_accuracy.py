@@ -79,6 +79,35 @@ def test_split_bests_are_each_sides_best_mean_curve_on_each_split(monkeypatch):
     assert B.split_bests(lambda seed: seed, (1,), {"lrank": 3}) == [{"lrank": 0.2}]
 
 
+def test_split_bests_resume_from_a_store_and_refold_only_when_a_fit_is_missing(monkeypatch, tmp_path):
+    """With a store per split (``LRANK_BENCH_RESUME``) a second call fits nothing and gives the same bests;
+    a lost fit is measured alone, and a split whose fits are all kept is not re-folded."""
+    seen, folded = [], []
+
+    def fake_run_side(side, folds, threads, n):
+        seen.append((side, folds))
+        return np.arange(n, dtype=float), np.linspace(0.1, 0.4, 2 * n).reshape(n, 2) * folds
+
+    def resplit(seed):
+        folded.append(seed)
+        return seed
+
+    monkeypatch.setattr(B, "run_side", fake_run_side)
+    budgets = {"lrank": 3, "lightgbm": 2}
+    store_for = B._split_store(str(tmp_path), "toy", "a toy set", budgets)
+    first = B.split_bests(resplit, (1, 2), budgets, store_for)
+    assert len(seen) == 4 and folded == [1, 2]
+    assert first == B.split_bests(resplit, (1, 2), budgets)  # the same bests as without a store
+    seen.clear(), folded.clear()
+    assert B.split_bests(resplit, (1, 2), budgets, store_for) == first
+    assert seen == [] and folded == []
+    store_for(2).path("lightgbm", 0).unlink()
+    assert B.split_bests(resplit, (1, 2), budgets, store_for) == first
+    assert seen == [("lightgbm", 2)] and folded == [2]
+    assert B._split_store("", "toy", "a toy set", budgets) is None
+    assert store_for(1).path("lrank", 0) != store_for(2).path("lrank", 0)
+
+
 def _tiny(seed=0):
     """A training set whose query ids are out of order (as in a shuffled fold) and a test set."""
     d = make_letor_like(n_queries=24, docs_per_query=(10, 30), n_features=8, n_grades=3, random_state=seed)
