@@ -497,7 +497,7 @@ def _cells(sentence: str, profile: str) -> tuple[tuple[str, str], set[tuple[str,
     has here (1 and 2 on two or more threads)."""
     import re
 
-    import numba
+    from lrank.benchmarks._timing import thread_counts
 
     key = sentence.split(" come from", 1)[0].removeprefix(" Rows with profile=")
     prof, _, rest = key.partition(" in module(s) ")
@@ -513,7 +513,7 @@ def _cells(sentence: str, profile: str) -> tuple[tuple[str, str], set[tuple[str,
     else:
         names = ["*"]
     threads = (counts.group(1).replace(" and ", ",").replace(" ", "").split(",") if counts
-               else ["1", "2"] if numba.config.NUMBA_NUM_THREADS >= 2 else ["1"])
+               else [str(t) for t in thread_counts()])
     return (prof, modules), {(n, t) for n in names for t in threads}
 
 

@@ -226,17 +226,18 @@ def _built_rows(rows, leaf_of, L, grad, hs, tot, brows, bvals, count, btot):
 
 
 @njit(inline="always")
+def _four_columns(codes_t, feats, off, t):
+    """The columns of features ``t..t+3`` (``codes_t[feats[t + i]]``) and their histogram offsets
+    (``off[t + i]``, as ``uint64``): what every four-feature histogram loop reads before its rows."""
+    return (codes_t[feats[t]], codes_t[feats[t + 1]], codes_t[feats[t + 2]], codes_t[feats[t + 3]],
+            np.uint64(off[t]), np.uint64(off[t + 1]), np.uint64(off[t + 2]), np.uint64(off[t + 3]))
+
+
+@njit(inline="always")
 def _leaves_four(codes_t, feats, brows, bvals, k0, k1, off, flat, stride, t):
     """Histogram features ``t..t+3`` of the built rows ``k0:k1``: each row's ``(grad, hs)`` into its
     parent's slot (``stride`` entries each) at its bin, one two-lane add per feature, in row order."""
-    c0 = codes_t[feats[t]]
-    c1 = codes_t[feats[t + 1]]
-    c2 = codes_t[feats[t + 2]]
-    c3 = codes_t[feats[t + 3]]
-    o0 = np.uint64(off[t])
-    o1 = np.uint64(off[t + 1])
-    o2 = np.uint64(off[t + 2])
-    o3 = np.uint64(off[t + 3])
+    c0, c1, c2, c3, o0, o1, o2, o3 = _four_columns(codes_t, feats, off, t)
     for k in range(k0, k1):
         r = brows[0, k]
         base = np.uint64(brows[1, k]) * stride
@@ -479,14 +480,7 @@ def _gather(grad, hess, h_unit, rows, k0, k1, og):
 def _four_c2(codes_t, feats, og, rows, k0, k1, off, flat, t):
     """Histogram features ``t..t+3`` (columns ``feats[t..t+3]``), two channels: ``(gradient, hessian)`` of
     each row into its bin, in row order."""
-    c0 = codes_t[feats[t]]
-    c1 = codes_t[feats[t + 1]]
-    c2 = codes_t[feats[t + 2]]
-    c3 = codes_t[feats[t + 3]]
-    o0 = np.uint64(off[t])
-    o1 = np.uint64(off[t + 1])
-    o2 = np.uint64(off[t + 2])
-    o3 = np.uint64(off[t + 3])
+    c0, c1, c2, c3, o0, o1, o2, o3 = _four_columns(codes_t, feats, off, t)
     for k in range(k0, k1):
         r = rows[k]
         g = og[k - k0, 0]
@@ -501,14 +495,7 @@ def _four_c2(codes_t, feats, og, rows, k0, k1, off, flat, t):
 def _four_c4(codes_t, feats, og, rows, k0, k1, off, flat, t):
     """Histogram features ``t..t+3``, four channels (gradient, hessian, count and a fourth lane): each row's
     four values as one four-lane vector add into its bin, in row order."""
-    c0 = codes_t[feats[t]]
-    c1 = codes_t[feats[t + 1]]
-    c2 = codes_t[feats[t + 2]]
-    c3 = codes_t[feats[t + 3]]
-    o0 = np.uint64(off[t])
-    o1 = np.uint64(off[t + 1])
-    o2 = np.uint64(off[t + 2])
-    o3 = np.uint64(off[t + 3])
+    c0, c1, c2, c3, o0, o1, o2, o3 = _four_columns(codes_t, feats, off, t)
     for k in range(k0, k1):
         r = rows[k]
         g = og[k - k0, 0]

@@ -88,6 +88,14 @@ def settle(below: float = 1.0, poll: float = 5.0) -> float:
     return ld
 
 
+def thread_counts() -> tuple[int, ...]:
+    """The thread counts a benchmark measures by default: 1 and 2 where numba has two or more threads,
+    else 1."""
+    import numba
+
+    return (1, 2) if numba.config.NUMBA_NUM_THREADS >= 2 else (1,)
+
+
 @contextlib.contextmanager
 def threads(n: int) -> Iterator[int]:
     """Run the block on ``n`` numba threads (capped by ``NUMBA_NUM_THREADS``); yields the count used."""

@@ -217,16 +217,13 @@ def _quality_rows(train, test, n_trees: tuple[int, ...], k: int = 5, repeats: in
 
 
 def run(profile: str = "quick") -> list[dict]:
-    import numba
-
     from lrank.data import fetch
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     quick = profile == "quick"
     train, test = fetch("mslr-sample")
-    can2 = numba.config.NUMBA_NUM_THREADS >= 2
     rows = []
     sets = [("MSLR sample (real, 5,000 docs)", train, 41 if quick else 101, 3 if quick else 5,
-             (1, 2) if can2 else (1,), (10, 31))]  # the 200k / 1M sets: lrank.benchmarks.scale
+             T.thread_counts(), (10, 31))]  # the 200k / 1M sets: lrank.benchmarks.scale
     for what, data, n, reps, threads, leaf_set in sets:
         for leaves in leaf_set:
             for kind, ours_name in (("regression", "MART"), ("lambdarank", "LambdaMART (SE)")):

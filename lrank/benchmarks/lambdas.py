@@ -77,8 +77,6 @@ def _fit_seconds(fit, n: int) -> float:
 
 def run(profile: str = "quick") -> list[dict]:
     """Rows: lrank's gradient call vs LightGBM's lambdarank objective per tree, 1 and 2 threads."""
-    import numba
-
     from lrank._kernels.lambdas import lambdamart_gradients
     from lrank.models.gbrt import _lambda_jobs
 
@@ -88,7 +86,7 @@ def run(profile: str = "quick") -> list[dict]:
     grad, hess = -lam, w
     n, reps = 11, 3
     what = f"make_letor_like ({d.n_docs:,} docs x 136 features)"
-    threads = (1, 2) if numba.config.NUMBA_NUM_THREADS >= 2 else (1,)
+    threads = T.thread_counts()
     rows = []
     for th in threads:
         with T.threads(th) as th:

@@ -108,13 +108,11 @@ _COL_WISE = ("LightGBM with col-wise histograms, its own automatic choice on the
 def _per_tree_rows(d) -> list[dict]:
     """Time per tree of MART and LambdaMART (SE) against LightGBM on the ``make_letor_like`` set ``d``, 1 and
     2 threads, and the second thread's gain for lrank."""
-    import numba
-
     from lrank.benchmarks.gbrt import _lgb, _ours
 
     n, reps = (6, 3) if d.n_docs < 500_000 else (4, 3)
     what = f"make_letor_like ({d.n_docs:,} docs x 136 features)"
-    threads = (1, 2) if numba.config.NUMBA_NUM_THREADS >= 2 else (1,)
+    threads = T.thread_counts()
     rows, per = [], {}
     for kind, name in (("regression", "MART"), ("lambdarank", "LambdaMART (SE)")):
         for th in threads:

@@ -601,7 +601,7 @@ def _threads() -> tuple[int, ...]:
     ``LRANK_BENCH_THREADS`` (comma-separated)."""
     import numba
 
-    threads = (1, 2) if numba.config.NUMBA_NUM_THREADS >= 2 else (1,)
+    threads = T.thread_counts()
     want = os.environ.get(THREADS_ENV, "").strip()
     if not want:
         return threads
