@@ -459,14 +459,16 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
         if sample is not None:
             for k in range(n):
                 rows[k] = sample[k]
-        if sample is None:
+            _root_histogram_columns(cols[0], cols[1], cols[2], cols[3], h_unit, rows, off, hist[0], cols[4],
+                                    counts, par, rootc)
+        if sample is None:  # every row in order: the histogram reads no row list (the partition does)
             if par is not None:
                 _identity_rows(rows)
             else:
                 for i in range(n):
                     rows[i] = i
-        _root_histogram_columns(cols[0], cols[1], cols[2], cols[3], h_unit, rows, off, hist[0], cols[4],
-                                counts, par, rootc)
+            _root_histogram_columns(cols[0], cols[1], cols[2], cols[3], h_unit, None, off, hist[0], cols[4],
+                                    counts, par, rootc)
     if codes is not None:
         if sample is not None:
             for k in range(n):

@@ -2,6 +2,8 @@
 layout (row-major with offsets, a feature subset, global bin indices, column groups, the parallel twins),
 the subtraction, the root's count cache, and OLE's pair histograms."""
 
+import itertools
+
 import numba
 import numpy as np
 import pytest
@@ -65,7 +67,8 @@ def test_row_layouts_match_numpy(C):
 @pytest.mark.parametrize("C", [2, 4])
 def test_column_histograms_match_numpy(C):
     """Column groups of four (and the rest one by one) over every feature, the first feature, a subset in
-    another order; blocks of feature groups on one and two threads; two chunks of rows."""
+    another order; blocks of feature groups on one and two threads; two chunks of rows; every row in order
+    given as a row list and as None (the root's specialisation, `_row`)."""
     for seed, (n, F) in enumerate(((70, 5), (61, 9), (hk.CHUNK_ROWS + 4_001, 6))):
         rng, codes, off = _matrix(seed, n, F)
         codes_t = np.ascontiguousarray(codes.T)
@@ -84,15 +87,18 @@ def test_column_histograms_match_numpy(C):
             every = np.arange(F, dtype=np.int64)
             for fmap, o, nf in ((every, off, F), (every, off, 1), (feats, soff, feats.size)):
                 want = _reference(codes, vals, rows, o[:nf + 1], fmap[:nf])
-                for threads, blocks in ((1, 1), (2, 2), (2, 3), (1, 3), (1, 0)):
+                lists = (rows, None) if np.array_equal(rows, np.arange(n)) else (rows,)  # None: 0..n-1
+                blocking = ((1, 1), (2, 2), (2, 3), (1, 3), (1, 0))
+                for (threads, blocks), rl in itertools.product(blocking, lists):
                     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
                     got = np.zeros((o[-1], C))
-                    args = (codes_t, fmap, grad, hess, h_unit, rows, 0, rows.size, o, got)
+                    args = (codes_t, fmap, grad, hess, h_unit, rl, 0, rows.size, o, got)
                     if blocks:
                         hk._histogram_columns(*args, og[:blocks], nf)
                     else:  # the serial twin, one block on this thread
                         hk._histogram_columns_serial(*args, og, nf)
-                    assert got[:o[nf]].tobytes() == want.tobytes(), (n, F, nf, rows.size, threads, blocks)
+                    assert got[:o[nf]].tobytes() == want.tobytes(), (n, F, nf, rows.size, threads, blocks,
+                                                                      rl is None)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
 
@@ -111,7 +117,8 @@ def test_root_count_cache_gives_the_same_bits():
         vals = np.column_stack([grad, hess, np.ones(300), np.zeros(300)])
         got = np.full((off[-1], 4), np.nan)
         par = (1,) if t % 2 else None  # any tuple: the parallel kernels
-        hk._root_histogram_columns(codes_t, fmap, grad, hess, 0.0, rows, off, got, og, counts, par, None)
+        rl = rows if t < 2 else None  # None: every row in order, no row list read
+        hk._root_histogram_columns(codes_t, fmap, grad, hess, 0.0, rl, off, got, og, counts, par, None)
         assert got.tobytes() == _reference(codes, vals, rows, off).tobytes()
         assert counts[0][-1] == 1.0
     assert np.any(counts[2] != 0.0)  # the later roots took the two-lane path
@@ -132,11 +139,12 @@ def test_root_cache_of_one_set_of_derivatives(C):
     vals = np.column_stack([grad, hess] + ([np.ones(400), np.zeros(400)] if C == 4 else []))
     cache = (np.full((off[-1], C), np.nan), np.zeros(9, dtype=np.int64), off)
     og = np.empty((1, hk.CHUNK_ROWS, C))
-    for feats in ([0, 3], [0, 5], [0, 3], [0, 2, 8], [0, 1, 3, 4, 6]):
+    for k, feats in enumerate(([0, 3], [0, 5], [0, 3], [0, 2, 8], [0, 1, 3, 4, 6])):
         feats = np.array(feats, dtype=np.int64)
         soff = np.r_[0, np.cumsum(np.diff(off)[feats])].astype(np.int64)
         got = np.full((soff[-1], C), np.nan)
-        hk._root_histogram_columns(codes_t, feats, grad, hess, h_unit, rows, soff, got, og, None, None, cache)
+        rl = rows if k % 2 else None  # None: every row in order
+        hk._root_histogram_columns(codes_t, feats, grad, hess, h_unit, rl, soff, got, og, None, None, cache)
         assert got.tobytes() == _reference(codes, vals, rows, soff, feats).tobytes()
         assert (cache[1][feats] == 1).all()
     assert cache[1][7] == 0 and np.isnan(cache[0][off[7]:off[8]]).all()  # never asked for: never made
