@@ -170,20 +170,33 @@ def alternate(fa: Callable[[], object], fb: Callable[[], object], repeats: int =
     return Timing(float(a[0]), float(b[0]), float(a[1]), float(b[1]), repeats, ld)
 
 
+def per_iteration_once(fit_a: Callable[[int], object], fit_b: Callable[[int], object],
+                       n: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """One alternated repeat of `per_iteration`: ``(wall, CPU)`` seconds per iteration of each side,
+    ``(T(n) - T(1)) / (n - 1)``, A(1), A(n), then B(1), B(n). A benchmark that repeats across new
+    processes calls it once per process (after a warm-up fit of each side) and takes the median over at
+    least 3 processes."""
+    out = []
+    for fit in (fit_a, fit_b):
+        w1, c1 = _clock(lambda fit=fit: fit(1))
+        wn, cn = _clock(lambda fit=fit: fit(n))
+        out.append((max(wn - w1, 1e-9) / (n - 1), max(cn - c1, 1e-9) / (n - 1)))
+    return out[0], out[1]
+
+
 def per_iteration(fit_a: Callable[[int], object], fit_b: Callable[[int], object], n: int,
                   repeats: int = 3, warmup: bool = True) -> Timing:
     """Seconds per iteration of two fitters at the same ``n``: ``(T(n) - T(1)) / (n - 1)`` per repeat,
-    the two sides alternated (A(1), A(n), B(1), B(n), ...), medians over repeats."""
+    the two sides alternated (A(1), A(n), B(1), B(n), ...; `per_iteration_once`), medians over repeats."""
     repeats = max(3, int(repeats))
     ld = settle()
     if warmup:
         fit_a(2), fit_b(2)
     da, db = [], []
     for _ in range(repeats):
-        for side, fit in ((da, fit_a), (db, fit_b)):
-            w1, c1 = _clock(lambda fit=fit: fit(1))
-            wn, cn = _clock(lambda fit=fit: fit(n))
-            side.append((max(wn - w1, 1e-9) / (n - 1), max(cn - c1, 1e-9) / (n - 1)))
+        a, b = per_iteration_once(fit_a, fit_b, n)
+        da.append(a)
+        db.append(b)
     a, b = np.median(np.array(da), axis=0), np.median(np.array(db), axis=0)
     return Timing(float(a[0]), float(b[0]), float(a[1]), float(b[1]), repeats, ld)
 
