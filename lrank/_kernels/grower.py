@@ -52,6 +52,7 @@ from numba import prange
 
 from ._jit import njit
 from .histograms import (
+    CHUNK_ROWS,
     _columns,
     _feature0_child,
     _histogram,
@@ -65,7 +66,9 @@ from .histograms import (
     _pair_histograms_parallel,
     _pmin_from_weights,
     _root_histogram_columns,
+    _row,
     _subtract,
+    _symmetric_root,
 )
 from .splitting import (
     CLASSIFY,
@@ -624,31 +627,35 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
 
 # ------------------------------------------------------------------------ symmetric (oblivious) trees
 @njit(cache=True)
-def _grow_symmetric(codes_t, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, lev, scores, depth,
-                    min_hess, lam, sigma, noise, split, score, leaf_sums, par):
+def _grow_symmetric(codes_t, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc, lev, og, scores,
+                    depth, min_hess, lam, sigma, noise, split, score, leaf_sums, par):
     """Grow a symmetric tree of at most ``depth`` levels (`grow_symmetric`): per level the leaves'
-    histograms over the rows ``rows`` (`_histogram_leaves` over the column-major codes ``codes_t``, its
-    workspace ``lev``: the root's built, below it per parent the smaller child's built and its sibling's by
-    subtraction, in place over the parents' in ``hist``), the
-    one split of the level (`_scan_cosine`: feature position ``split[d, 0]``, bin ``split[d, 1]``, its
-    score ``score[d]``), then every row (in the sample or not) moves to leaf ``2 l + [code > j]``. With
-    ``par`` the histograms and the scan run their parallel twins on ``acc.shape[0]`` blocks of features
-    (the same bits). Stops early when no feature has two bins. Then
-    ``leaf_sums[l]`` = (sum grad, sum hess, count) over the rows of each leaf (in row order) and
-    ``leaf_of`` the node index of each row's leaf in heap order (``2^D - 1 + l``). Returns ``D``, the
-    levels grown."""
+    histograms over the rows ``rows`` (None: every row in order; `_histogram_leaves` over the column-major
+    codes ``codes_t``, its workspace ``lev``: per parent the smaller child's built and its sibling's by
+    subtraction, in place over the parents' in ``hist``; the root level by `_symmetric_root`, its chunks'
+    values gathered into ``og``), the one split of the level
+    (`_scan_cosine`: feature position ``split[d, 0]``, bin ``split[d, 1]``, its score ``score[d]``), then
+    every row (in the sample or not) moves to leaf ``2 l + [code > j]``. With ``par`` the histograms and
+    the scan run their parallel twins on ``acc.shape[0]`` blocks of features (``og.shape[0]`` for the
+    root's; the same bits). Stops early when no feature has two bins. Then ``leaf_sums[l]`` = (sum grad,
+    sum hess, count) over the rows of each leaf (in row order) and ``leaf_of`` the node index of each row's
+    leaf in heap order (``2^D - 1 + l``). Returns ``D``, the levels grown."""
     N = leaf_of.size
     for i in range(N):
         leaf_of[i] = 0
     done = 0
     for d in range(depth):
         L = 1 << d
-        if par:
+        if d == 0:  # the root by the column kernels (no row list to read over every row; the same bits)
+            _symmetric_root(codes_t, feats, off, grad, hs, rows, hist[0], tot, og, par)
+        elif par:
             _histogram_leaves_parallel(codes_t, feats, off, grad, hs, rows, leaf_of, L, hist, tot, lev,
                                        acc.shape[0])
-            best, t, j = _scan_cosine_parallel(hist, off, L, tot, acc, min_hess, lam, sigma, noise, d, scores)
         else:
             _histogram_leaves(codes_t, feats, off, grad, hs, rows, leaf_of, L, hist, tot, lev)
+        if par:
+            best, t, j = _scan_cosine_parallel(hist, off, L, tot, acc, min_hess, lam, sigma, noise, d, scores)
+        else:
             best, t, j = _scan_cosine(hist, off, L, tot, acc[0], min_hess, lam, sigma, noise, d, scores)
         if t < 0:
             break
@@ -664,8 +671,9 @@ def _grow_symmetric(codes_t, feats, off, grad, hs, hess, rows, leaf_of, hist, to
         leaf_sums[lf, 0] = 0.0
         leaf_sums[lf, 1] = 0.0
         leaf_sums[lf, 2] = 0.0
-    for k in range(rows.size):
-        i = rows[k]
+    n = N if rows is None else rows.size
+    for k in range(n):
+        i = _row(rows, k)
         lf = leaf_of[i]
         leaf_sums[lf, 0] += grad[i]
         leaf_sums[lf, 1] += hess[i]
@@ -677,7 +685,7 @@ def _grow_symmetric(codes_t, feats, off, grad, hs, hess, rows, leaf_of, hist, to
 
 
 def grow_symmetric(codes_t: np.ndarray, feats: np.ndarray, off: np.ndarray, grad: np.ndarray, hs: np.ndarray,
-                   hess: np.ndarray, rows: np.ndarray, leaf_of: np.ndarray, work: tuple, depth: int, *,
+                   hess: np.ndarray, rows: np.ndarray | None, leaf_of: np.ndarray, work: tuple, depth: int, *,
                    min_hess: float, reg_lambda: float = 0.0, sigma: float = 0.0,
                    noise: np.ndarray | None = None,
                    parallel: bool = False) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
@@ -693,18 +701,20 @@ def grow_symmetric(codes_t: np.ndarray, feats: np.ndarray, off: np.ndarray, grad
     grad, hs, hess : float64 arrays (N,)
         Gradient, the hessian the split score sums (the hessian, or ones for SE) and the hessian of the
         leaf sums.
-    rows : int64 array (n,)
-        The rows the tree is grown on (increasing; every row, or a sample).
+    rows : int64 array (n,) or None
+        The rows the tree is grown on (increasing: a sample), or None for every row (no row list is read:
+        the bits of ``arange(N)``, faster).
     leaf_of : int64 array (N,)
         Filled with each row's leaf node (heap order).
-    work : (hist, tot, acc, scores, brows, bvals, count, bhist, btot)
+    work : (hist, tot, acc, scores, brows, bvals, count, bhist, btot, og)
         Workspaces, any contents: hist (>= 2^(depth-1), >= off[-1], 2) and tot (>= 2^(depth-1), 2), the
         level's histograms and totals, each level's overwriting its parents' in place; acc (blocks,
         >= 2^(depth-1), 2), the scan's left sums, one per block of features (``blocks >= 1``; one block
         used without ``parallel``); scores (>= off[-1]) float64, each candidate's score; the level's
         built rows: brows (2, >= n) int64 (row, parent), bvals (>= n, 2) float64, count (>= 2^depth)
         int64; the built children's histograms bhist (>= P, >= off[-1], 2) and totals btot (>= P, 2),
-        ``P = max(1, 2^(depth-2))``.
+        ``P = max(1, 2^(depth-2))``; og (blocks, >= min(n, CHUNK_ROWS), 2) float64, the root's chunk of
+        gathered values per block (``og.shape[0]`` blocks with ``parallel``).
     depth : int
         Levels to grow (>= 1).
     min_hess, reg_lambda : float
@@ -740,13 +750,15 @@ def grow_symmetric(codes_t: np.ndarray, feats: np.ndarray, off: np.ndarray, grad
         _c_array(name, a, np.float64, 1)
         if a.size != N:
             raise ValueError(f"{name} must hold one value per row ({N})")
-    _c_array("rows", rows, np.int64, 1)
+    if rows is not None:
+        _c_array("rows", rows, np.int64, 1)
+    n = N if rows is None else rows.size
     _c_array("leaf_of", leaf_of, np.int64, 1)
-    if leaf_of.size != N or not 0 < rows.size <= N or rows.min() < 0 or rows.max() >= N:
+    if leaf_of.size != N or not 0 < n <= N or (rows is not None and (rows.min() < 0 or rows.max() >= N)):
         raise ValueError("rows must be at least one row index of codes_t, leaf_of one entry per row")
-    if len(work) != 9:
-        raise ValueError("work must be (hist, tot, acc, scores, brows, bvals, count, bhist, btot)")
-    hist, tot, acc, scores, brows, bvals, count, bhist, btot = work
+    if len(work) != 10:
+        raise ValueError("work must be (hist, tot, acc, scores, brows, bvals, count, bhist, btot, og)")
+    hist, tot, acc, scores, brows, bvals, count, bhist, btot, og = work
     if not isinstance(parallel, (bool, np.bool_)):
         raise ValueError(f"parallel must be a bool, got {parallel!r}")
     half = 1 << (D - 1)
@@ -756,11 +768,14 @@ def grow_symmetric(codes_t: np.ndarray, feats: np.ndarray, off: np.ndarray, grad
     _c_array("count", count, np.int64, 1)
     _c_array("bhist", bhist, np.float64, 3)
     _c_array("btot", btot, np.float64, 2)
-    if brows.shape[0] != 2 or brows.shape[1] < rows.size or bvals.shape[0] < rows.size \
+    if brows.shape[0] != 2 or brows.shape[1] < n or bvals.shape[0] < n \
             or bvals.shape[1] != 2 or count.size < 2 * half or bhist.shape[0] < P \
             or bhist.shape[1] < off[-1] or bhist.shape[2] != 2 or btot.shape[0] < P or btot.shape[1] != 2:
-        raise ValueError(f"work's level buffers must be brows (2, >= {rows.size}), bvals (>= {rows.size}, "
+        raise ValueError(f"work's level buffers must be brows (2, >= {n}), bvals (>= {n}, "
                          f"2), count (>= {2 * half}), bhist (>= {P}, >= {off[-1]}, 2) and btot (>= {P}, 2)")
+    _c_array("og", og, np.float64, 3)
+    if og.shape[0] < 1 or og.shape[1] < min(n, CHUNK_ROWS) or og.shape[2] != 2:
+        raise ValueError(f"work's og must be (>= 1 blocks, >= {min(n, CHUNK_ROWS)}, 2)")
     _c_array("hist", hist, np.float64, 3)
     _c_array("tot", tot, np.float64, 2)
     _c_array("acc", acc, np.float64, 3)
@@ -782,8 +797,8 @@ def grow_symmetric(codes_t: np.ndarray, feats: np.ndarray, off: np.ndarray, grad
     score = np.zeros(D)
     leaf_sums = np.empty((1 << D, 3))
     done = _grow_symmetric(codes_t, feats, off, grad, hs, hess, rows, leaf_of, hist, tot, acc,
-                           (brows, bvals, count, bhist, btot), scores, D, mh, lam, sg, noise, split, score,
-                           leaf_sums, bool(parallel))
+                           (brows, bvals, count, bhist, btot), og, scores, D, mh, lam, sg, noise, split,
+                           score, leaf_sums, bool(parallel))
     done = int(done)
     return done, split[:done], score[:done], leaf_sums[:1 << done]
 
@@ -982,10 +997,11 @@ def warmup() -> None:
     g = np.array([1.0, -2.0, 0.5, -0.25])
     work = (np.zeros((2, 6, 2)), np.zeros((2, 2)), np.zeros((2, 2, 2)), np.zeros(6),
             np.empty((2, 4), dtype=np.int64), np.empty((4, 2)), np.empty(4, dtype=np.int64),
-            np.zeros((1, 6, 2)), np.zeros((1, 2)))
+            np.zeros((1, 6, 2)), np.zeros((1, 2)), np.empty((2, 4, 2)))
     feats, off = np.arange(2, dtype=np.int64), np.array([0, 3, 6], dtype=np.int64)
     rows, leaf_of = np.arange(4, dtype=np.int64), np.empty(4, dtype=np.int64)
     for nz in (None, np.zeros((2, 6))):
         for parallel in (False, True):
-            grow_symmetric(codes_t, feats, off, g, np.ones(4), np.ones(4), rows, leaf_of, work, 2,
-                           min_hess=0.0, sigma=0.0 if nz is None else 1.0, noise=nz, parallel=parallel)
+            for r in (None, rows):  # every row (no row list), a sample's rows
+                grow_symmetric(codes_t, feats, off, g, np.ones(4), np.ones(4), r, leaf_of, work, 2,
+                               min_hess=0.0, sigma=0.0 if nz is None else 1.0, noise=nz, parallel=parallel)

@@ -268,7 +268,7 @@ class TreeGrower:
         self._pairs = None  # OLE's pair buffers (`pair_buffers`)
         self._par = None  # the parallel twins' buffers (`parallel`)
         self._layouts: dict = {}  # constraint -> its histogram layout (`_layout`)
-        self._sym = None  # symmetric trees' workspaces and row list (`_symmetric_buffers`)
+        self._sym = None  # symmetric trees' workspaces (`_symmetric_buffers`)
 
     # -------------------------------------------------------------------------------- buffers
     def _histograms(self, C: int) -> np.ndarray:
@@ -561,20 +561,21 @@ class TreeGrower:
         the deepest level's leaves over every feature's bins, each level's overwriting its parents' in
         place; the leaves' totals; the scan's left sums, one per block of features, ``nblk`` blocks; the
         candidates' scores; a level's built rows, their values and the leaves' counts; the built children's
-        histograms and totals) and the row list of every row, made once (the scan sums again for more
-        blocks)."""
+        histograms and totals; the root's gathered chunk of values per block), made once (the blocks'
+        buffers again for more blocks)."""
         half = self.num_leaves // 2
         P = max(half // 2, 1)
         TB = max(int(self.off[-1]), 1)
+        n = self.codes.shape[0]
         if self._sym is None:
-            n = self.codes.shape[0]
             self._sym = (np.zeros((half, TB, 2)), np.zeros((half, 2)), np.zeros((1, half, 2)), np.zeros(TB),
                          np.empty((2, n), dtype=np.int64), np.empty((n, 2)),
                          np.empty(2 * half, dtype=np.int64), np.zeros((P, TB, 2)), np.zeros((P, 2)),
-                         np.arange(n, dtype=np.int64))
+                         np.empty((1, min(n, _hk.CHUNK_ROWS), 2)))
         if self._sym[2].shape[0] < nblk:
-            self._sym = (*self._sym[:2], np.zeros((nblk, half, 2)), *self._sym[3:])
-        return (*self._sym[:2], self._sym[2][:nblk], *self._sym[3:])
+            self._sym = (*self._sym[:2], np.zeros((nblk, half, 2)), *self._sym[3:9],
+                         np.empty((nblk, min(n, _hk.CHUNK_ROWS), 2)))
+        return (*self._sym[:2], self._sym[2][:nblk], *self._sym[3:9], self._sym[9][:nblk])
 
     def grow_symmetric(self, d: Derivatives, *, pairs: Any = None, constraint: Any = None,
                        features: Sequence[int] | np.ndarray | None = None,
@@ -615,28 +616,26 @@ class TreeGrower:
         else:
             feats = np.unique(_indices("features", features, F, "feature")).astype(np.int64)
             off = self._offsets(feats)
-        every = self._symmetric_buffers(1)[-1]
-        rows = None if sample is None else self._sample(sample)
-        if rows is None:
-            rows = every
+        rows = None if sample is None else self._sample(sample)  # None: every row, read with no row list
         D = self.num_leaves.bit_length() - 1
         lam = self.reg_lambda
         mh = self.min_child_weight
         se = self.criterion == "se"
         sigma, noise = 0.0, None
         if score_noise > 0.0:
-            g = d.grad if rows is every else d.grad[rows]
+            g = d.grad if rows is None else d.grad[rows]
             sigma = score_noise * float(np.sqrt(np.mean(g * g)))  # CatBoost's random_strength scale
             noise = rng.standard_normal((D, max(int(off[-1]), 1)))
         # the parallel twins (blocks of feature groups, one per thread: the same bits) from n F + 2^D B >=
         # parallel_min_tree_work, n the tree's rows, F its candidate features and B their bins: the levels'
         # histogram zeroing, subtraction and scans cost ~2^D B whatever n (at 2,400 x 136 codes of ~255
         # bins and 32 leaves a tree took 9 ms on two threads against 10.5-14.6 on one)
-        work_size = rows.size * feats.size + self.num_leaves * int(off[-1])
+        n = self.codes.shape[0] if rows is None else rows.size
+        work_size = n * feats.size + self.num_leaves * int(off[-1])
         serial = self.n_jobs == 1 or work_size < self.parallel_min_tree_work
         codes_t = self.columns()[0]
         with contextlib.nullcontext(1) if serial else threads(self.n_jobs) as nthr:
-            work = self._symmetric_buffers(nthr)[:-1]
+            work = self._symmetric_buffers(nthr)
             depth, split, score, sums = _gk.grow_symmetric(
                 codes_t, feats, off, d.grad, d.ones() if se else d.hess, d.hess, rows, self.leaf_of, work, D,
                 min_hess=mh, reg_lambda=lam, sigma=sigma, noise=noise, parallel=nthr > 1)

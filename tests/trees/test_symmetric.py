@@ -288,6 +288,82 @@ def test_level_histograms_subtract_the_smaller_child(n, rows_kind, grad_kind, fe
 
 
 @pytest.mark.kernel
+@pytest.mark.parametrize("n,grad_kind", [(60, "normal"), (60, "equal"), (61, "rounded"), (1, "normal"),
+                                         (2, "equal"), (70_000, "normal")])
+@pytest.mark.parametrize("features", [None, [3, 0, 2]])
+def test_level_histograms_without_a_row_list(n, grad_kind, features):
+    """Every row in order with no row list (``rows`` None): the root level by `_symmetric_root` (the column
+    kernels, serial and on 1-9 blocks on 1 and 2 threads; 70,000 rows: three chunks), the levels below by
+    `_histogram_leaves` and its twin: the bits of the row list ``arange(n)``, level by level; and
+    `_symmetric_root` with a sample's row list the bits of `_histogram_leaves`' root level."""
+    import numba
+
+    from lrank._kernels import histograms as hk
+
+    codes, n_bins, grad, hs, rows, leaf_levels = _levels_case(n, n, 5, "all", grad_kind)
+    feats = np.arange(5, dtype=np.int64) if features is None else np.array(sorted(features), dtype=np.int64)
+    off = np.r_[0, np.cumsum(n_bins[feats])].astype(np.int64)
+    half = 1 << (len(leaf_levels) - 1)
+    codes_t = np.ascontiguousarray(codes.T)
+    TB = off[-1]
+    with_list = (np.full((half, TB, 2), np.nan), np.full((half, 2), np.nan), _level_work(n, half, TB))
+    paths = {(th, nb): (np.full((half, off[-1], 2), np.nan), np.full((half, 2), np.nan),
+                        _level_work(n, half, off[-1]), np.full((nb, min(n, hk.CHUNK_ROWS), 2), np.nan))
+             for th, nb in ((0, 1), (1, 1), (1, 3), (2, 1), (2, 2), (2, 9))}  # th 0: serial
+    try:
+        for d, leaf in enumerate(leaf_levels):
+            L = 1 << d
+            hk._histogram_leaves(codes_t, feats, off, grad, hs, rows, leaf, L, *with_list)
+            want_h, want_t = with_list[0][:L].tobytes(), with_list[1][:L].tobytes()
+            for (th, nb), (h2, t2, lev, og) in paths.items():
+                numba.set_num_threads(max(1, min(th, numba.config.NUMBA_NUM_THREADS)))
+                if d == 0:
+                    hk._symmetric_root(codes_t, feats, off, grad, hs, None, h2[0], t2, og, th > 0)
+                elif th == 0:
+                    hk._histogram_leaves(codes_t, feats, off, grad, hs, None, leaf, L, h2, t2, lev)
+                else:
+                    hk._histogram_leaves_parallel(codes_t, feats, off, grad, hs, None, leaf, L, h2, t2, lev,
+                                                  nb)
+                assert h2[:L].tobytes() == want_h, (d, th, nb)
+                assert t2[:L].tobytes() == want_t, (d, th, nb)
+        sample = np.sort(np.random.default_rng(n).choice(n, max(n // 3, 1), replace=False))
+        hk._histogram_leaves(codes_t, feats, off, grad, hs, sample, leaf_levels[0], 1, *with_list)
+        for (th, nb), (h2, t2, _, og) in paths.items():
+            numba.set_num_threads(max(1, min(th, numba.config.NUMBA_NUM_THREADS)))
+            hk._symmetric_root(codes_t, feats, off, grad, hs, sample, h2[0], t2, og, th > 0)
+            assert h2[0].tobytes() == with_list[0][0].tobytes(), ("sample", th, nb)
+            assert t2[0].tobytes() == with_list[1][0].tobytes(), ("sample", th, nb)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("parallel", [False, True])
+def test_grow_symmetric_every_row_without_a_row_list(parallel):
+    """`grow_symmetric` with ``rows`` None grows the tree of ``rows = arange(N)``, bit for bit (splits,
+    scores, leaf sums, leaves), with and without the score noise, serial and on the threads."""
+    from lrank._kernels import grower as gk
+
+    codes, n_bins, grad, hess = _case(9, n=300, F=6, max_code=7)
+    feats = np.arange(6, dtype=np.int64)
+    off = np.r_[0, np.cumsum(n_bins)].astype(np.int64)
+    TB = off[-1]
+    codes_t = np.ascontiguousarray(codes.T)
+    for noise in (None, np.random.default_rng(2).standard_normal((3, TB))):
+        out = []
+        for rows in (np.arange(300, dtype=np.int64), None):
+            work = (np.full((4, TB, 2), np.nan), np.zeros((4, 2)), np.zeros((2, 4, 2)), np.zeros(TB),
+                    *_level_work(300, 4, TB), np.full((2, 300, 2), np.nan))
+            leaf_of = np.full(300, -5, dtype=np.int64)
+            got = gk.grow_symmetric(codes_t, feats, off, grad, hess, hess, rows, leaf_of, work, 3,
+                                    min_hess=1e-3, sigma=0.0 if noise is None else 0.4, noise=noise,
+                                    parallel=parallel)
+            assert got[0] == 3
+            out.append(tuple(np.asarray(a).tobytes() for a in got) + (leaf_of.tobytes(),))
+        assert out[0] == out[1]
+
+
+@pytest.mark.kernel
 def test_level_histograms_build_the_smaller_child_only():
     """The larger child's rows are never read: NaN gradients there leave the built child's bins finite
     (and the sibling's NaN through the parent), and a tie builds the left child."""
@@ -403,7 +479,7 @@ def test_grow_symmetric_checks_its_workspace():
     off = np.r_[0, np.cumsum(n_bins)].astype(np.int64)
     rows = np.arange(20, dtype=np.int64)
     work = (np.zeros((2, off[-1], 2)), np.zeros((2, 2)), np.zeros((1, 2, 2)), np.zeros(off[-1]),
-            *_level_work(20, 2, off[-1]))
+            *_level_work(20, 2, off[-1]), np.zeros((1, 20, 2)))
     args = (np.ascontiguousarray(codes.T), feats, off, grad, hess, hess, rows, np.empty(20, dtype=np.int64))
     assert gk.grow_symmetric(*args, work, 2, min_hess=1e-3)[0] == 2
     with pytest.raises(ValueError, match="scores"):
@@ -413,7 +489,11 @@ def test_grow_symmetric_checks_its_workspace():
     with pytest.raises(ValueError, match="acc"):
         gk.grow_symmetric(*args, (*work[:2], np.zeros((0, 2, 2)), *work[3:]), 2, min_hess=1e-3)
     with pytest.raises(ValueError, match=r"work must be \(hist, tot, acc, scores, brows, bvals, count"):
-        gk.grow_symmetric(*args, work[:8], 2, min_hess=1e-3)
+        gk.grow_symmetric(*args, work[:9], 2, min_hess=1e-3)
+    for bad in (np.zeros((0, 20, 2)), np.zeros((1, 19, 2)), np.zeros((1, 20, 3)), np.zeros((1, 20))):
+        with pytest.raises(ValueError, match="og"):
+            gk.grow_symmetric(*args, (*work[:9], bad), 2, min_hess=1e-3)
+    assert gk.grow_symmetric(*args[:6], None, args[7], work, 2, min_hess=1e-3)[0] == 2
     for k, bad in ((4, np.empty((2, 19), dtype=np.int64)), (5, np.empty((20, 3))),
                    (6, np.empty(3, dtype=np.int64)), (7, np.zeros((1, off[-1] - 1, 2))),
                    (8, np.zeros((0, 2)))):
