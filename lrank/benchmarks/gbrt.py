@@ -27,12 +27,15 @@ from lrank.benchmarks import _timing as T
 PARAMS = dict(num_leaves=10, learning_rate=0.1, min_child_samples=20, min_child_weight=1e-3)
 
 
-def _ours(kind, data, threads, criterion="se", leaves=10):
+def _ours(kind, data, threads, criterion="se", leaves=10, bins=None):
+    """lrank's fitter (``fit(n)``: a model of ``n`` trees) on ``data``, binned here or with ``bins`` (the
+    same ``bin_features(data.X, 254, "quantile")``, made once by a caller timing several fitters)."""
     from lrank.data.binning import bin_features
     from lrank.models.gbrt import MART, LambdaMART
 
     cls = LambdaMART if kind == "lambdarank" else MART
-    bins = bin_features(data.X, max_thresholds=254, threshold_strategy="quantile")
+    if bins is None:
+        bins = bin_features(data.X, max_thresholds=254, threshold_strategy="quantile")
     params = {**PARAMS, "num_leaves": leaves}
     if cls is LambdaMART:  # Burges' NDCG@10 lambdas, the objective `_lgb` gives LightGBM (not the defaults)
         params.update(ndcg_at=10, lambdarank_truncation_level=None, lambdarank_norm=False)

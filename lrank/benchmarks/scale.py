@@ -43,7 +43,10 @@ import numpy as np
 from lrank.benchmarks import _timing as T
 
 #: new processes per time-per-tree row (each one alternated repeat; the row is their median)
-PER_TREE_PROCESSES = 3
+PER_TREE_PROCESSES = 5
+#: how the time-per-tree rows are timed
+_PROCESSES = (f"wall, one alternated A/B repeat in each of {PER_TREE_PROCESSES} new processes (after a "
+              "warm-up fit of each side), median over the processes")
 
 _SCRIPT = """
 import json, resource, sys, time
@@ -97,10 +100,14 @@ def _one(side: str, path: str, threads: int) -> dict:
 
 
 def _child(argv: list[str], threads: int) -> dict:
-    """Run ``argv`` in a new process on ``threads`` threads; its last stdout line, as JSON."""
+    """Run ``argv`` in a new process on ``threads`` threads; its last stdout line, as JSON. A failing child
+    raises RuntimeError with the end of its stderr."""
     env = {**os.environ, "OMP_WAIT_POLICY": "passive", "NUMBA_NUM_THREADS": str(max(threads, 1))}
-    out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"benchmark child process exited with {done.returncode}: {argv[1:3]}\n"
+                           + done.stderr[-3000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _letor_like(n_queries: int):
@@ -130,14 +137,16 @@ def per_tree_once(path: str, threads: list[int]) -> dict:
     ``{"<kind>/<threads>": [lrank wall, lrank CPU, LightGBM wall, LightGBM CPU]}`` (seconds per tree)."""
     from lrank.benchmarks.gbrt import _lgb, _ours
     from lrank.data import RankingData
+    from lrank.data.binning import bin_features
 
     with np.load(path, allow_pickle=False) as z:
         d = RankingData.from_group(z["X"], z["y"], z["group"])
+    bins = bin_features(d.X, max_thresholds=254, threshold_strategy="quantile")  # lrank's, made once
     out = {}
     for kind, _ in _CELLS:
         for th in threads:
             with T.threads(th) as th:
-                fo, fl = _ours(kind, d, th), _lgb(kind, d, th, wise="col")
+                fo, fl = _ours(kind, d, th, bins=bins), _lgb(kind, d, th, wise="col")
                 fo(2), fl(2)
                 (aw, ac), (bw, bc) = T.per_iteration_once(fo, fl, _trees(d.n_docs))
             out[f"{kind}/{th}"] = [aw, ac, bw, bc]
@@ -183,11 +192,6 @@ def _per_tree_rows(path: str, n_docs: int) -> list[dict]:
                 ok=(one.a / two.a >= 1.6) if at_1m else None, threads="1 vs 2", repeats=procs,
                 timing=_PROCESSES, load=two.load, notes=f"the two rows above; LightGBM's own gain {lg:.2f}"))
     return rows
-
-
-#: how the time-per-tree rows are timed
-_PROCESSES = (f"wall, one alternated A/B repeat in each of {PER_TREE_PROCESSES} new processes (after a "
-              "warm-up fit of each side), median over the processes")
 
 
 def run(profile: str = "quick") -> list[dict]:

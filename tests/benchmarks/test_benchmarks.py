@@ -475,3 +475,29 @@ def test_page_markdown_shows_a_missing_value_as_a_blank_cell_and_keeps_commits_a
     assert "nan" not in md.lower()
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in md.splitlines()[2:]]
     assert rows == [["a", "", "1.235", "836e026"], ["b", "pairs", "", "abc1234"]]
+
+
+def test_a_failing_benchmark_child_shows_its_stderr():
+    import sys
+
+    from lrank.benchmarks.scale import _child
+
+    ok = _child([sys.executable, "-c", "print('noise'); print('{\"a\": 1}')"], 1)
+    assert ok == {"a": 1}
+    with pytest.raises(RuntimeError, match=r"exited with 3(.|\n)*the child's own message"):
+        code = "import sys; sys.stderr.write(\"the child's own message\"); sys.exit(3)"
+        _child([sys.executable, "-c", code], 1)
+
+
+def test_lrank_fitter_with_bins_made_once_fits_the_same_model():
+    import numpy as np
+
+    from lrank.benchmarks.gbrt import _ours
+    from lrank.data.binning import bin_features
+    from lrank.data.generators import make_letor_like
+
+    d = make_letor_like(n_queries=12, docs_per_query=(8, 15), n_features=6, n_grades=3, random_state=1)
+    bins = bin_features(d.X, max_thresholds=254, threshold_strategy="quantile")
+    for kind in ("regression", "lambdarank"):
+        a, b = _ours(kind, d, 1)(3), _ours(kind, d, 1, bins=bins)(3)
+        assert np.array_equal(a.predict(d.X), b.predict(d.X))
