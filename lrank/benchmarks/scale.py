@@ -180,7 +180,7 @@ def _per_tree_rows(path: str, n_docs: int) -> list[dict]:
                                      "(the root's read in row order, no row list), the groups on the "
                                      "threads, partitions and split search serial"
                                    + ("; LambdaMART's lambdas on the threads from 50,000 docs"
-                                      if th > 1 else "")))
+                                      if th > 1 and kind == "lambdarank" else "")))
         if 2 in threads:
             one, two = per[kind, 1], per[kind, 2]
             at_1m = n_docs >= 900_000  # the paper profile's set: 8,620 queries, ~1M (999,105) docs
