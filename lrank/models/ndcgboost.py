@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
-from lrank._kernels.ndcgboost import ab_sums, gamma_pairs, pair_offsets
+from lrank._kernels.ndcgboost import ab_sums, gamma_pairs, gamma_workspace, pair_offsets
 from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators, TreeEnsembleMixin, improves
 from lrank.models._params import Count
 from lrank.trees.grower import TreeGrower
@@ -113,6 +113,7 @@ class NDCGBoostStep(MeasuredStep):
         self.metric_kwargs = {"discount": discount}
         self.smoothing = float(smoothing)
         self.grower = classifier_grower(self.codes, self.thresholds, self.num_leaves)
+        self._work = gamma_workspace(self.qptr)  # step (a)'s scratch, kept: see `gamma_pairs`
         self._measure = None  # `score`'s, made on its first call
 
     def initial_model(self) -> np.ndarray:
@@ -120,7 +121,7 @@ class NDCGBoostStep(MeasuredStep):
 
     def gamma(self, model: np.ndarray) -> np.ndarray:
         """Step (a): the document weights."""
-        return gamma_pairs(model, self.g, self.qptr, self.invZ)[0]
+        return gamma_pairs(model, self.g, self.qptr, self.invZ, self._work)[0]
 
     def reweight(self, model: np.ndarray) -> tuple:
         """Step (a) alone, ``(gamma, beta, ex, derivatives)`` (``derivatives``: the grower's checked
@@ -128,7 +129,7 @@ class NDCGBoostStep(MeasuredStep):
         driver that extends one model several times (BoostingTree, Sec. 3.3) may keep it and pass it to
         `step`."""
         gamma, beta, ex = gamma_pairs(np.ascontiguousarray(model, dtype=np.float64), self.g, self.qptr,
-                                      self.invZ)
+                                      self.invZ, self._work)
         return gamma, beta, ex, self.grower.derivatives(gamma)
 
     def step(self, model: np.ndarray, constraint: Sequence[int] | None = None, weights: tuple | None = None):

@@ -429,3 +429,52 @@ def test_split_choices_do_not_hang_on_the_last_bits(path):
     for constraint in ((0, 0, 0), (1, 1, 1), None):
         tree, _ = grow_tree(bins.codes, bins.thresholds, pos, 4, constraint)
         assert tree.feature.tolist() == [-1], constraint
+
+
+@pytest.mark.kernel
+def test_gamma_pairs_with_a_kept_workspace_is_bit_for_bit_the_same():
+    """`gamma_pairs` with the caller's scratch (`gamma_workspace`, reused across calls with whatever the
+    last call left in it, and a larger one) returns the bits of a fresh allocation: random queries with
+    one-document queries, ties, all-equal labels and a query without a relevant document, then a far-apart
+    query (the underflow kernel); the step keeps one, and its fit is the same as with fresh scratch."""
+    import lrank._kernels.ndcgboost as K
+    from lrank.models.ndcgboost import NDCGBoostStep
+
+    rng = np.random.default_rng(7)
+    kept = None
+    for seed in range(8):
+        F, g, qptr, Z, invZ = _random_queries(np.random.default_rng(seed), nq=7)
+        if seed == 7:
+            F[qptr[4]:qptr[5]] = np.linspace(0.0, -900.0, qptr[5] - qptr[4])   # underflows
+        if kept is None or kept.size < K.gamma_workspace(qptr).size:
+            kept = K.gamma_workspace(qptr)
+            kept[:] = rng.normal(size=kept.size)                                 # stale contents
+        big = np.full(K.gamma_workspace(qptr).size + 5, np.nan)
+        ref = K.gamma_pairs(F, g, qptr, invZ)
+        for work in (kept, big):
+            got = K.gamma_pairs(F, g, qptr, invZ, work)
+            for a, b in zip(got, ref):
+                assert a.tobytes() == b.tobytes(), seed
+    d = _toy(4)
+    step = NDCGBoostStep(d, num_leaves=3)
+    assert step._work.size == int(np.diff(d.qptr).max()) ** 2
+    model = np.random.default_rng(1).normal(scale=0.2, size=d.n_docs)
+    fresh = K.gamma_pairs(model, step.g, step.qptr, step.invZ)
+    for _ in range(2):                                                           # the kept scratch, twice
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(step.reweight(model)[:3], fresh))
+
+
+def test_gamma_pairs_refuses_a_bad_workspace():
+    """A workspace too small, of another dtype, not contiguous or read-only is refused, naming ``work`` and
+    the size it needs (no silent write past its end)."""
+    import lrank._kernels.ndcgboost as K
+
+    F, g, qptr, _, invZ = _random_queries(np.random.default_rng(3), nq=5)
+    need = int(np.diff(qptr).max()) ** 2
+    ro = np.empty(need)
+    ro.flags.writeable = False
+    for bad in (np.empty(need - 1), np.empty(need, dtype=np.float32), np.empty(2 * need)[::2], ro,
+                np.empty((need, 1)), [0.0] * need):
+        with pytest.raises(ValueError, match=f"work must .* at least {need} entries"):
+            K.gamma_pairs(F, g, qptr, invZ, bad)
+    K.gamma_pairs(F, g, qptr, invZ, np.empty(need))
