@@ -886,10 +886,15 @@ def _finish_marked(y, qptr, scores, cuts, sigma, lam, w, inv, gains, todo, iw, f
 
 
 def warmup() -> None:
-    """Compile the lambda kernels on a toy query."""
+    """Compile the lambda kernels on toy queries, the parallel twins included: with ``n_jobs`` above 1 on
+    several queries a fit takes `_lambdas_parallel` and, where numba has several threads and two queries
+    are within ``k``, `_lambdas_within_parallel` (LambdaMART's lambdas do from 50,000 documents on)."""
     y = np.array([2, 0, 1, 0], dtype=np.int32)
     qptr = np.array([0, 4], dtype=np.int64)
     lambdamart_gradients(y, qptr, np.zeros(4), k=3)
     lambdamart_gradients(y, qptr, np.zeros(4), k=10)  # a query within k
     lambdamart_gradients(y, qptr, np.zeros(4), k=3, with_pairs=True)
     lambdamart_gradients(y, qptr, np.zeros(4), k=0)
+    y = np.array([2, 0, 1, 0, 1, 0, 0, 2], dtype=np.int32)
+    qptr = np.array([0, 4, 6, 8], dtype=np.int64)  # one query longer than k = 3, two within it
+    lambdamart_gradients(y, qptr, np.zeros(8), k=3, n_jobs=-1)

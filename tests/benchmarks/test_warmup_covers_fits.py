@@ -3,9 +3,12 @@
 In a new process with an empty numba cache, `lrank._warmup.run` compiles every kernel module's
 ``warmup``; then every estimator of the start-up benchmark fits the MSLR sample as that benchmark fits
 it (3 rounds), and LambdaMART once more with ``n_jobs=2`` (the parallel kernels), then MART, McRank and
-LambdaMART (one thread and two) with ``subsample=0.5`` (the sampled trees of bagging), while numba's compile
-events are recorded. Any function compiled then is a kernel
-signature a fit uses that no ``warmup`` compiles: a user who ran ``warmup`` would still wait for it.
+LambdaMART (one thread and two) with ``subsample=0.5`` (the sampled trees of bagging), then LambdaMART with
+``n_jobs=2`` on a generated set above the documents from which the lambdas run on several threads (with
+every query longer than ``k``, and within it), while numba's compile events are recorded. All of it twice:
+with numba on one thread and on two (where the parallel twins take their threaded branches). Any function
+compiled then is a kernel signature a fit uses that no ``warmup`` compiles: a user who ran ``warmup`` would
+still wait for it.
 """
 
 from __future__ import annotations
@@ -66,16 +69,28 @@ for label, cls, kw in [("MART subsample=0.5", MART, {}), ("McRank subsample=0.5"
     del compiled[:]
     T.fit(cls(**T.kwargs_for(cls, n_estimators=3), subsample=0.5, **kw), train)
     out[label] = list(compiled)
+from lrank.data.generators import make_letor_like  # the parallel lambdas (from PARALLEL_MIN_LAMBDA_DOCS)
+from lrank.models.gbrt import PARALLEL_MIN_LAMBDA_DOCS
+
+for label, n_q, n_d in [("LambdaMART n_jobs=2, parallel lambdas", 450, 120),    # queries longer than k
+                        ("LambdaMART n_jobs=2, parallel lambdas, queries within k", 6500, 8)]:
+    big = make_letor_like(n_queries=n_q, docs_per_query=n_d, n_features=6, random_state=0)
+    assert big.n_docs >= PARALLEL_MIN_LAMBDA_DOCS, big.n_docs
+    del compiled[:]
+    T.fit(LambdaMART(**T.kwargs_for(LambdaMART, n_estimators=2), n_jobs=2, ndcg_at=10), big)
+    out[label] = list(compiled)
 print("RESULT " + json.dumps(out))
 """
 
 
 _BAGGED = ["MART subsample=0.5", "McRank subsample=0.5", "LambdaMART subsample=0.5",
            "LambdaMART subsample=0.5 colsample_bytree=0.5", "LambdaMART n_jobs=2 subsample=0.5"]
+_PARALLEL = ["LambdaMART n_jobs=2, parallel lambdas",
+             "LambdaMART n_jobs=2, parallel lambdas, queries within k"]
 
 
-@pytest.fixture(scope="module")
-def after_warmup(tmp_path_factory):
+@pytest.fixture(scope="module", params=["1", "2"], ids=["1-thread", "2-threads"])
+def after_warmup(request, tmp_path_factory):
     import numba
 
     if numba.config.DISABLE_JIT:
@@ -87,7 +102,7 @@ def after_warmup(tmp_path_factory):
     except Exception as exc:  # noqa: BLE001 - no network and no cached copy
         pytest.skip(f"the MSLR sample is not available here: {exc}")
     cache = tmp_path_factory.mktemp("numba-cache")
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "NUMBA_NUM_THREADS": "1"}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "NUMBA_NUM_THREADS": request.param}
     done = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True, env=env,
                           timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -98,11 +113,11 @@ def after_warmup(tmp_path_factory):
 def test_every_startup_estimator_was_fitted(after_warmup):
     from lrank.benchmarks.startup import ESTIMATORS
 
-    assert list(after_warmup) == [e[0] for e in ESTIMATORS] + ["LambdaMART n_jobs=2", *_BAGGED]
+    assert list(after_warmup) == [e[0] for e in ESTIMATORS] + ["LambdaMART n_jobs=2", *_BAGGED, *_PARALLEL]
 
 
 @pytest.mark.parametrize("label", [
     "LambdaMART", "MART", "McRank", "RankBoost", "RankBoost+", "AdaRank", "NDCGBoost",
-    "BoostingTree(LambdaMART stumps)", "LambdaMART n_jobs=2", *_BAGGED])
+    "BoostingTree(LambdaMART stumps)", "LambdaMART n_jobs=2", *_BAGGED, *_PARALLEL])
 def test_a_fit_after_warmup_compiles_nothing(after_warmup, label):
     assert after_warmup[label] == [], f"{label} compiled after warmup: {after_warmup[label]}"
