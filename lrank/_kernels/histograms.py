@@ -21,10 +21,10 @@ of its own and every bin summed over the node's rows in row-list order, so all g
   col-wise histogram. On 201,172 x 136 codes of ~256 bins (one thread) the root took 35 ms row-wise and
   21-30 ms by groups of four;
 * `_histogram_parallel`: ``prange`` over blocks of features of the row-major layouts;
-* `_histogram_leaves`: the histograms of every leaf of one level of a symmetric tree at once, with each
-  leaf's totals; below the root the smaller child of each parent is built (one pass over the rows picks
-  them, in row order) and its sibling is the parent's minus it, in place over the parents' buffer; the
-  built children are summed over the column-major codes a group of features at a time, like
+* `_histogram_leaves`: the histograms of every leaf of one level below the root of a symmetric tree at once,
+  with each leaf's totals (the root's: `_symmetric_root`); the smaller child of each parent is built (one pass
+  over the rows picks them, in row order) and its sibling is the parent's minus it, in place over the parents'
+  buffer; the built children are summed over the column-major codes a group of features at a time, like
   `_histogram_columns`, every built child's bins of the group in cache. `_histogram_leaves_parallel`, its
   twin, ``prange`` over blocks of feature groups (each thread reads its own columns).
 
@@ -171,31 +171,15 @@ def _row(rows, k):
 
 @njit(inline="always")
 def _built_rows(rows, leaf_of, L, grad, hs, tot, brows, bvals, count, btot):
-    """The rows of one level of a symmetric tree whose histograms are built, in row order: ``brows[0, k]``
-    the row, ``brows[1, k]`` its parent's slot, ``bvals[k] = (grad, hs)``; returns how many. ``rows`` None:
-    every row in order (`_row`: no row index to load). ``L = 1``: every row of ``rows`` (the root, slot 0).
-    Else per parent ``p`` the child with fewer rows (the left one ``2 p`` on a tie; `count[L + l]` is ``p``
-    for the built child ``l``, -1 for the other, after its rows are counted in ``count[l]``). Also each
-    leaf's totals ``tot[l] = (sum grad, sum hs)``: the root's and every built child's summed over its rows
-    in row order (``btot[p]``), the sibling's its parent's (``tot[p]``) minus it, in place, the parents
-    from the last down (a child's slot ``2 p`` or ``2 p + 1`` holds a parent already done, or none)."""
+    """The rows of one level ``L >= 2`` of a symmetric tree whose histograms are built, in row order:
+    ``brows[0, k]`` the row, ``brows[1, k]`` its parent's slot, ``bvals[k] = (grad, hs)``; returns how
+    many. ``rows`` None: every row in order (`_row`: no row index to load). Per parent ``p`` the child with
+    fewer rows (the left one ``2 p`` on a tie; `count[L + l]` is ``p`` for the built child ``l``, -1 for
+    the other, after its rows are counted in ``count[l]``). Also each leaf's totals ``tot[l] = (sum grad,
+    sum hs)``: every built child's summed over its rows in row order (``btot[p]``), the sibling's its
+    parent's (``tot[p]``) minus it, in place, the parents from the last down (a child's slot ``2 p`` or
+    ``2 p + 1`` holds a parent already done, or none). The root level is `_symmetric_root`'s."""
     n = leaf_of.size if rows is None else rows.size
-    if L == 1:
-        g_sum = 0.0
-        h_sum = 0.0
-        for k in range(n):
-            i = _row(rows, k)
-            g = grad[i]
-            h = hs[i]
-            brows[0, k] = i
-            brows[1, k] = 0
-            bvals[k, 0] = g
-            bvals[k, 1] = h
-            g_sum += g
-            h_sum += h
-        tot[0, 0] = g_sum
-        tot[0, 1] = h_sum
-        return n
     P = L // 2
     for lf in range(L):
         count[lf] = 0
@@ -272,24 +256,23 @@ def _leaves_one(codes_t, feats, brows, bvals, k0, k1, off, flat, stride, t):
 @njit(inline="always")
 def _leaves_block(codes_t, feats, off, brows, bvals, m, L, hist, bhist, count, g0, g1, n4):
     """The feature groups ``g0:g1`` (`GROUP` features each below ``n4``, then one by one) of every leaf's
-    histogram of one level (`_histogram_leaves`), over their bins only. The built rows (`_built_rows`) in
-    chunks of `LEAF_CHUNK`, each chunk added group after group (a group's bins of every built child stay
-    in cache), each bin in row order: the root's into ``hist[0]``; below it the built children's into
-    ``bhist[p]``, then per parent ``p`` from the last down the built child ``hist[s] = bhist[p]`` and its
-    sibling ``hist[o] = hist[p] - bhist[p]`` (sibling subtraction, in place over the parents': slot ``2 p``
-    or ``2 p + 1`` is a parent already done, or none)."""
+    histogram of one level ``L >= 2`` (`_histogram_leaves`), over their bins only. The built rows
+    (`_built_rows`) in chunks of `LEAF_CHUNK`, each chunk added group after group (a group's bins of every
+    built child stay in cache), each bin in row order, into ``bhist[p]``; then per parent ``p`` from the
+    last down the built child ``hist[s] = bhist[p]`` and its sibling ``hist[o] = hist[p] - bhist[p]``
+    (sibling subtraction, in place over the parents': slot ``2 p`` or ``2 p + 1`` is a parent already
+    done, or none)."""
     fa = GROUP * g0 if g0 < n4 else GROUP * n4 + (g0 - n4)
     fb = GROUP * g1 if g1 < n4 else GROUP * n4 + (g1 - n4)
     b0 = off[fa]
     b1 = off[fb]
-    tgt = hist if L == 1 else bhist
-    P = 1 if L == 1 else L // 2
+    P = L // 2
     for p in range(P):
         for b in range(b0, b1):
-            tgt[p, b, 0] = 0.0
-            tgt[p, b, 1] = 0.0
-    flat = tgt.reshape(tgt.size)
-    stride = np.uint64(2 * tgt.shape[1])
+            bhist[p, b, 0] = 0.0
+            bhist[p, b, 1] = 0.0
+    flat = bhist.reshape(bhist.size)
+    stride = np.uint64(2 * bhist.shape[1])
     for k0 in range(0, m, LEAF_CHUNK):
         k1 = m if m < k0 + LEAF_CHUNK else k0 + LEAF_CHUNK  # (a select: no min() to compile)
         for t in range(g0, g1):
@@ -297,8 +280,6 @@ def _leaves_block(codes_t, feats, off, brows, bvals, m, L, hist, bhist, count, g
                 _leaves_four(codes_t, feats, brows, bvals, k0, k1, off, flat, stride, GROUP * t)
             else:
                 _leaves_one(codes_t, feats, brows, bvals, k0, k1, off, flat, stride, GROUP * n4 + (t - n4))
-    if L == 1:
-        return
     for p in range(P - 1, -1, -1):
         s = 2 * p if count[L + 2 * p] == p else 2 * p + 1
         o = 4 * p + 1 - s
@@ -315,16 +296,16 @@ def _leaves_block(codes_t, feats, off, brows, bvals, m, L, hist, bhist, count, g
 
 @njit(cache=True)
 def _histogram_leaves(codes_t, feats, off, grad, hs, rows, leaf_of, L, hist, tot, lev):
-    """The per-leaf histograms of one level of a symmetric (oblivious) tree: ``hist[l, off[t] + b]``
-    sums ``(grad, hs)`` over the rows ``rows`` (None: every row in order) in leaf ``l = leaf_of[row]``
-    whose code on feature ``feats[t]`` (column ``codes_t[feats[t]]``) is ``b``, and ``tot[l]`` the leaf's
-    totals, for the first ``L`` leaves. For ``L >= 2`` ``hist[:L // 2]`` and ``tot[:L // 2]`` must hold
-    the previous level's (leaf ``l``'s children are ``2 l``, ``2 l + 1``): they are overwritten by this
-    level's, in place. Per parent the child with fewer rows (the left one on a tie) is built from its rows
-    alone and its sibling is the parent's minus it (half the rows or fewer are read per level below the
-    root). ``lev = (brows, bvals, count, bhist, btot)``: the built rows (2, >= n) int64 and their values
-    (>= n, 2), the leaves' counts (>= 2 L) int64, the built children's histograms (>= L // 2, >= off[-1],
-    2) and totals (>= L // 2, 2). The growth loop builds the root level with `_symmetric_root`.
+    """The per-leaf histograms of one level of a symmetric (oblivious) tree: ``hist[l, off[t] + b]`` sums
+    ``(grad, hs)`` over the rows ``rows`` (None: every row in order) in leaf ``l = leaf_of[row]`` whose code
+    on feature ``feats[t]`` (column ``codes_t[feats[t]]``) is ``b``, and ``tot[l]`` the leaf's totals, for the
+    first ``L >= 2`` leaves (the root level, ``L = 1``, is `_symmetric_root`'s). ``hist[:L // 2]`` and
+    ``tot[:L // 2]`` must hold the previous level's (leaf ``l``'s children are ``2 l``, ``2 l + 1``): they are
+    overwritten by this level's, in place. Per parent the child with fewer rows (the left one on a tie) is
+    built from its rows alone and its sibling is the parent's minus it (half the rows or fewer are read per
+    level below the root). ``lev = (brows, bvals, count, bhist, btot)``: the built rows (2, >= n) int64 and
+    their values (>= n, 2), the leaves' counts (>= 2 L) int64, the built children's histograms (>= L // 2, >=
+    off[-1], 2) and totals (>= L // 2, 2).
 
     One pass over the rows in row order picks the built rows (`_built_rows`); then the column-major codes
     are read a group of features at a time over a chunk of them (`_leaves_block`; LightGBM's col-wise
@@ -674,13 +655,13 @@ def _root_histogram_columns(codes_t, feats, grad, hess, h_unit, rows, off, hist,
 
 @njit(cache=True)
 def _symmetric_root(codes_t, feats, off, grad, hs, rows, hist, tot, og, par):
-    """The root level of a symmetric tree (`_histogram_leaves` with ``L = 1``) by the column kernels:
+    """The root level of a symmetric tree (the levels below it: `_histogram_leaves`) by the column kernels:
     ``tot[0]`` the sums of ``(grad, hs)`` over the rows ``rows`` (None: every row in order, `_row`) in row
     order and ``hist`` (>= off[-1], 2) the root's histogram (`_histogram_columns` on ``og.shape[0]``
     blocks with ``par``, else `_histogram_columns_serial`; ``og`` (blocks, >= min(n, CHUNK_ROWS), 2)). The
-    same additions in the same order as `_histogram_leaves`, so the same bits, without its copy of every
-    row into the built-row list: on 1M x 136 codes of 255 bins, one thread, 85 ms with no row list
-    against its 173."""
+    same additions in the same order as a build over the row list (each bin summed in row order), without
+    copying every row into a built-row list first: on 1M x 136 codes of 255 bins, one thread, 85 ms with no
+    row list against 173 for that copy and build."""
     n = codes_t.shape[1] if rows is None else rows.size
     g_sum = 0.0
     h_sum = 0.0

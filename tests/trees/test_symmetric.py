@@ -237,6 +237,13 @@ def _level_work(n, half, TB):
             np.full(2 * half, -7, dtype=np.int64), np.full((P, TB, 2), np.nan), np.full((P, 2), np.nan))
 
 
+def _og(blocks, n):
+    """`_symmetric_root`'s chunk buffer for ``blocks`` blocks of up to ``n`` rows, filled with garbage."""
+    from lrank._kernels import histograms as hk
+
+    return np.full((blocks, max(min(n, hk.CHUNK_ROWS), 1), 2), np.nan)
+
+
 LEVEL_CASES = [(n, rows, gk) for n, rows, gk in (
     (60, "all", "normal"), (60, "sample", "normal"), (60, "all", "equal"), (61, "sample", "rounded"),
     (1, "all", "normal"), (2, "first", "equal"), (40, "first", "normal"))]
@@ -246,9 +253,10 @@ LEVEL_CASES = [(n, rows, gk) for n, rows, gk in (
 @pytest.mark.parametrize("n,rows_kind,grad_kind", LEVEL_CASES)
 @pytest.mark.parametrize("features", [None, [3, 0, 2]])
 def test_level_histograms_subtract_the_smaller_child(n, rows_kind, grad_kind, features):
-    """`_histogram_leaves` level by level (in place over the parents'): the reference's bits (the smaller
-    child built, the left on a tie, its sibling by subtraction), the full build's values to a tight
-    tolerance, and the parallel twin's bits on 1 and 2 threads and any number of blocks."""
+    """The root by `_symmetric_root`, then `_histogram_leaves` level by level (in place over the parents'):
+    the reference's bits (the smaller child built, the left on a tie, its sibling by subtraction), the
+    full build's values to a tight tolerance, and the parallel twins' bits on 1 and 2 threads and any
+    number of blocks."""
     import numba
 
     from lrank._kernels import histograms as hk
@@ -269,7 +277,11 @@ def test_level_histograms_subtract_the_smaller_child(n, rows_kind, grad_kind, fe
         for d in range(D):
             L = 1 << d
             leaf = leaf_levels[d]
-            hk._histogram_leaves(codes_t, feats, off, grad, hs, rows, leaf, L, *serial, lev)
+            if d == 0:
+                hk._symmetric_root(codes_t, feats, off, grad, hs, rows, serial[0][0], serial[1], _og(1, n),
+                                   False)
+            else:
+                hk._histogram_leaves(codes_t, feats, off, grad, hs, rows, leaf, L, *serial, lev)
             ref_hist, ref_tot = ref.level_histograms(codes, feats.tolist(), off.tolist(), g_list, h_list,
                                                      rows.tolist(), leaf.tolist(), L, ref_hist, ref_tot)
             got_h, got_t = serial[0][:L], serial[1][:L]
@@ -280,7 +292,11 @@ def test_level_histograms_subtract_the_smaller_child(n, rows_kind, grad_kind, fe
             np.testing.assert_allclose(got_t, full_t, rtol=1e-12, atol=1e-12)
             for (th, nb), (h2, t2) in twins.items():
                 numba.set_num_threads(min(th, numba.config.NUMBA_NUM_THREADS))
-                hk._histogram_leaves_parallel(codes_t, feats, off, grad, hs, rows, leaf, L, h2, t2, lev, nb)
+                if d == 0:
+                    hk._symmetric_root(codes_t, feats, off, grad, hs, rows, h2[0], t2, _og(nb, n), True)
+                else:
+                    hk._histogram_leaves_parallel(codes_t, feats, off, grad, hs, rows, leaf, L, h2, t2, lev,
+                                                  nb)
                 assert h2[:L].tobytes() == got_h.tobytes(), (d, th, nb)
                 assert t2[:L].tobytes() == got_t.tobytes(), (d, th, nb)
     finally:
@@ -294,8 +310,8 @@ def test_level_histograms_subtract_the_smaller_child(n, rows_kind, grad_kind, fe
 def test_level_histograms_without_a_row_list(n, grad_kind, features):
     """Every row in order with no row list (``rows`` None): the root level by `_symmetric_root` (the column
     kernels, serial and on 1-9 blocks on 1 and 2 threads; 70,000 rows: three chunks), the levels below by
-    `_histogram_leaves` and its twin: the bits of the row list ``arange(n)``, level by level; and
-    `_symmetric_root` with a sample's row list the bits of `_histogram_leaves`' root level."""
+    `_histogram_leaves` and its twin: the bits of the row list ``arange(n)``, level by level, and at the
+    root the reference's; and `_symmetric_root` with a sample's row list the reference's root."""
     import numba
 
     from lrank._kernels import histograms as hk
@@ -313,7 +329,15 @@ def test_level_histograms_without_a_row_list(n, grad_kind, features):
     try:
         for d, leaf in enumerate(leaf_levels):
             L = 1 << d
-            hk._histogram_leaves(codes_t, feats, off, grad, hs, rows, leaf, L, *with_list)
+            if d == 0:
+                hk._symmetric_root(codes_t, feats, off, grad, hs, rows, with_list[0][0], with_list[1],
+                                   _og(1, n), False)
+                ref_h, ref_t = ref.level_histograms(codes, feats.tolist(), off.tolist(), grad.tolist(),
+                                                    hs.tolist(), rows.tolist(), leaf.tolist(), 1)
+                assert with_list[0][0].tobytes() == np.array(ref_h[0]).tobytes()
+                assert with_list[1][0].tobytes() == np.array(ref_t[0]).tobytes()
+            else:
+                hk._histogram_leaves(codes_t, feats, off, grad, hs, rows, leaf, L, *with_list)
             want_h, want_t = with_list[0][:L].tobytes(), with_list[1][:L].tobytes()
             for (th, nb), (h2, t2, lev, og) in paths.items():
                 numba.set_num_threads(max(1, min(th, numba.config.NUMBA_NUM_THREADS)))
@@ -327,12 +351,13 @@ def test_level_histograms_without_a_row_list(n, grad_kind, features):
                 assert h2[:L].tobytes() == want_h, (d, th, nb)
                 assert t2[:L].tobytes() == want_t, (d, th, nb)
         sample = np.sort(np.random.default_rng(n).choice(n, max(n // 3, 1), replace=False))
-        hk._histogram_leaves(codes_t, feats, off, grad, hs, sample, leaf_levels[0], 1, *with_list)
+        ref_h, ref_t = ref.level_histograms(codes, feats.tolist(), off.tolist(), grad.tolist(), hs.tolist(),
+                                            sample.tolist(), leaf_levels[0].tolist(), 1)
         for (th, nb), (h2, t2, _, og) in paths.items():
             numba.set_num_threads(max(1, min(th, numba.config.NUMBA_NUM_THREADS)))
             hk._symmetric_root(codes_t, feats, off, grad, hs, sample, h2[0], t2, og, th > 0)
-            assert h2[0].tobytes() == with_list[0][0].tobytes(), ("sample", th, nb)
-            assert t2[0].tobytes() == with_list[1][0].tobytes(), ("sample", th, nb)
+            assert h2[0].tobytes() == np.array(ref_h[0]).tobytes(), ("sample", th, nb)
+            assert t2[0].tobytes() == np.array(ref_t[0]).tobytes(), ("sample", th, nb)
     finally:
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
@@ -374,16 +399,17 @@ def test_level_histograms_build_the_smaller_child_only():
     feats = np.array([0], dtype=np.int64)
     rows = np.arange(5, dtype=np.int64)
     lev = _level_work(5, 2, 3)
+    og = _og(1, 5)
     hist, tot = np.zeros((2, 3, 2)), np.zeros((2, 2))
     hs = np.ones(5)
     grad = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
-    hk._histogram_leaves(codes_t, feats, off, grad, hs, rows, np.zeros(5, dtype=np.int64), 1, hist, tot, lev)
+    hk._symmetric_root(codes_t, feats, off, grad, hs, rows, hist[0], tot, og, False)
     leaf = np.array([1, 1, 0, 0, 1], dtype=np.int64)  # leaf 0 has two rows, leaf 1 three: leaf 0 built
     hk._histogram_leaves(codes_t, feats, off, grad, hs, rows, leaf, 2, hist, tot, lev)
     assert hist[0, :, 0].tolist() == [0.0, 3.0, 4.0] and tot[0].tolist() == [7.0, 2.0]
     assert hist[1, :, 0].tolist() == [2.0, 1.0, 5.0] and tot[1].tolist() == [8.0, 3.0]
     # the same by the sibling: the built child (leaf 1, fewer rows) then leaf 0 = root - leaf 1
-    hk._histogram_leaves(codes_t, feats, off, grad, hs, rows, np.zeros(5, dtype=np.int64), 1, hist, tot, lev)
+    hk._symmetric_root(codes_t, feats, off, grad, hs, rows, hist[0], tot, og, False)
     bad = grad.copy()
     bad[[1, 3, 4]] = np.nan  # rows of the larger child: not read when building leaf 1 = {0, 2}
     hist_root = hist.copy()
@@ -394,7 +420,7 @@ def test_level_histograms_build_the_smaller_child_only():
     # a tie (two rows each of four): the left child is built, so NaN in the right child's rows stays out
     leaf = np.array([0, 1, 0, 1, 0], dtype=np.int64)
     rows4 = np.arange(4, dtype=np.int64)
-    hk._histogram_leaves(codes_t, feats, off, grad, hs, rows4, np.zeros(5, dtype=np.int64), 1, hist, tot, lev)
+    hk._symmetric_root(codes_t, feats, off, grad, hs, rows4, hist[0], tot, og, False)
     bad = grad.copy()
     bad[[1, 3]] = np.nan
     hk._histogram_leaves(codes_t, feats, off, bad, hs, rows4, leaf, 2, hist, tot, lev)
