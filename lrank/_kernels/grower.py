@@ -881,7 +881,8 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
         if codes_t.shape[1] != N or cfmap is not fmap or og.ndim != 3 or og.shape[2] != hist.shape[2] \
                 or grad.shape != (N,) or hess.shape != (N,) or hist.shape[2] not in (2, 4):
             raise ValueError("cols must be (codes_t (F, n), fmap, grad (n,), hess (n,), og (B, rows, C=2|4))")
-        if pairs is not None or criterion == "wse" or any(a is not None for a in (gbin, feats, rowoff)):
+        if pairs is not None or criterion == "wse" or gbin is not None or feats is not None \
+                or rowoff is not None:
             raise ValueError("the column layout serves SE, RWSE and NDCGBoost's trees only")
         F = codes_t.shape[0]
         if rootc is not None and (counts is not None or rootc[0].shape[1] != hist.shape[2]
@@ -911,8 +912,9 @@ def grow(nodes: tuple[np.ndarray, np.ndarray], work: tuple, fmap: np.ndarray, *,
         ni[0, PAIR_END] = n_pairs
     if cls is not None and cls.shape != (N,):
         raise ValueError("cls must hold one weight per row")
+    cl = None if constraint is None else constraint.tolist()  # a few positions: Python's min/max
     if constraint is not None and (constraint.dtype != np.int64 or constraint.size < L - 1
-                                   or constraint.min(initial=0) < 0 or constraint.max(initial=0) >= m):
+                                   or not 0 <= min(cl, default=0) <= max(cl, default=0) < m):
         raise ValueError(f"constraint must name {L - 1} histogram positions below {m}")
     if growth not in _GROWTH:
         raise ValueError(f"growth must be one of {sorted(_GROWTH)}, got {growth!r}")

@@ -163,7 +163,7 @@ def weighted_step(grower: TreeGrower, derivatives: Derivatives, pairs: tuple | N
     the learning rate."""
     tree, leaf_of = grower.grow(derivatives, pairs=pairs, constraint=constraint)
     tree.value = tree.value * learning_rate
-    return tree, scores + tree.value[leaf_of]
+    return tree, scores + tree.value.take(leaf_of)
 
 
 def mvs_probabilities(grad: np.ndarray, hess: np.ndarray, target: float) -> np.ndarray:

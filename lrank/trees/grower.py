@@ -37,6 +37,7 @@ order), so the choice is a matter of speed:
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -268,6 +269,7 @@ class TreeGrower:
         self._pairs = None  # OLE's pair buffers (`pair_buffers`)
         self._par = None  # the parallel twins' buffers (`parallel`)
         self._layouts: dict = {}  # constraint -> its histogram layout (`_layout`)
+        self._n_bins_list: list[int] | None = None  # n_bins as Python ints (`_plain_layout`)
         self._sym = None  # symmetric trees' workspaces (`_symmetric_buffers`)
 
     # -------------------------------------------------------------------------------- buffers
@@ -379,7 +381,9 @@ class TreeGrower:
         if not sums_finite and not (np.isfinite(grad).all() and np.isfinite(hess).all()):
             raise ValueError("grad and hess must be finite")
         h0 = float(hess[0]) if n else 0.0
-        const = not (self.criterion == "wse" or classify) and h0 > 0.0 and bool(np.all(hess == h0))
+        # constant: every entry h0 (the last one tested first, a varying hessian then costs no pass)
+        const = not (self.criterion == "wse" or classify) and h0 > 0.0 and float(hess[-1]) == h0 \
+            and bool(np.all(hess == h0))
         tol = TIE_RTOL * float(np.abs(grad).sum()) if classify else 0.0
         return Derivatives(self, grad, hess, h0 if const else 0.0, tol)  # a constant hessian (MART: L'' = 1)
 
@@ -414,8 +418,12 @@ class TreeGrower:
         """``(cons, used, off, positions)`` of a constraint (made once per constraint): its features in
         split order, the features a constrained tree builds histograms of (its constraint's and feature 0,
         sorted), their histogram offsets and positions, and the constraint as positions among them."""
-        key = None if constraint is None else (tuple(constraint) if np.ndim(constraint) else int(constraint))
+        plain = type(constraint) is tuple and all(type(c) is int for c in constraint)  # BoostingTree's
+        key = constraint if plain or constraint is None else (
+            tuple(constraint) if np.ndim(constraint) else int(constraint))
         got = self._layouts.get(key)
+        if got is None and plain:
+            got = self._plain_layout(constraint)
         if got is None:
             cons = constraint_array(constraint, self.num_leaves, self.codes.shape[1])
             if cons is None:
@@ -428,6 +436,26 @@ class TreeGrower:
             if len(self._layouts) < 4096:
                 self._layouts[key] = got
         return got
+
+    def _plain_layout(self, constraint: tuple[int, ...]) -> tuple | None:
+        """`_layout`'s tuple of a constraint given as a tuple of Python ints (what BoostingTree's steps
+        pass, a new one on most steps of a short fit), built on Python lists: the same arrays as the NumPy
+        route (`np.unique` is ``sorted(set(.))``, `np.searchsorted` is `bisect.bisect_left`), at a
+        fraction of its fixed cost for a few features. None when the constraint is short, empty or out of
+        range: the NumPy route then says why."""
+        L1, F = self.num_leaves - 1, self.codes.shape[1]
+        if not constraint or len(constraint) < L1 or min(constraint) < 0 or max(constraint) >= F:
+            return None
+        used = sorted({0, *constraint[:max(L1, 1)]})
+        if self._n_bins_list is None:
+            self._n_bins_list = self.n_bins.tolist()
+        nb, off = self._n_bins_list, [0]
+        for f in used:
+            off.append(off[-1] + nb[f])
+        k, u = len(constraint), len(used)
+        pos = [bisect.bisect_left(used, c) for c in constraint]
+        a = np.array([*constraint, *used, *off, *range(u), *pos], dtype=np.int64)  # five contiguous slices
+        return a[:k], a[k:k + u], a[k + u:k + 2 * u + 1], a[k + 2 * u + 1:k + 3 * u + 1], a[k + 3 * u + 1:]
 
     def grow(self, grad: np.ndarray | Derivatives, hess: np.ndarray | None = None, *,
              pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
@@ -685,11 +713,12 @@ class TreeGrower:
         ni, nf = self.nodes
         ints, floats = ni[:k].T.copy(), nf[:k].T.copy()  # one copy each, rows by column
         feature, jbin, left = ints[_gk.FEATURE], ints[_gk.BIN], ints[_gk.LEFT]
-        theta = np.full(k, np.nan)
+        theta = np.empty(k)
+        theta.fill(np.nan)
         if self.thresholds is not None:  # internal nodes only, on Python ints (no NumPy scalar per node)
             for nd, (f, jj) in enumerate(zip(feature.tolist(), jbin.tolist())):
                 if f >= 0:
                     theta[nd] = -np.inf if jj == 0 else self.thresholds[f][jj - 1]
-        return Tree(feature, jbin, theta, left, ints[_gk.RIGHT], floats[_gk.VALUE], gain=floats[_gk.GAIN],
-                    count=ints[_gk.END] - ints[_gk.START], sum_grad=floats[_gk.SUM_G],
-                    sum_hess=floats[_gk.SUM_H])
+        return Tree.of_record(feature, jbin, theta, left, ints[_gk.RIGHT], floats[_gk.VALUE],
+                              floats[_gk.GAIN], ints[_gk.END] - ints[_gk.START], floats[_gk.SUM_G],
+                              floats[_gk.SUM_H])

@@ -53,6 +53,21 @@ class Tree:
         self.sum_hess = zeros if sum_hess is None else np.asarray(sum_hess, dtype=np.float64)
         self.scale = float(scale)
 
+    @classmethod
+    def of_record(cls, feature: np.ndarray, bin: np.ndarray, threshold: np.ndarray, left: np.ndarray,
+                  right: np.ndarray, value: np.ndarray, gain: np.ndarray, count: np.ndarray,
+                  sum_grad: np.ndarray, sum_hess: np.ndarray) -> Tree:
+        """The tree of a node record whose arrays have the record's dtypes already (int64 ``feature``,
+        ``bin``, ``left``, ``right``, ``count``; float64 the others; one length), kept as given: the
+        grower's `lrank.trees.grower.TreeGrower._finish`, once per tree, where the conversions of
+        ``__init__`` would be checks of what holds. ``scale`` 1."""
+        tree = cls.__new__(cls)
+        tree.feature, tree.bin, tree.threshold, tree.left, tree.right = feature, bin, threshold, left, right
+        tree.value, tree.gain, tree.count = value, gain, count
+        tree.sum_grad, tree.sum_hess = sum_grad, sum_hess
+        tree.scale = 1.0
+        return tree
+
     @property
     def n_nodes(self) -> int:
         return int(self.value.size)

@@ -428,3 +428,35 @@ def test_sample_edge_cases():
     a = g.grow(np.array([1.0]), np.array([1.0]), sample=[0])[0]
     b = g.grow(np.array([1.0]), np.array([1.0]))[0]
     assert a.value.tobytes() == b.value.tobytes() and a.value[0] == -1.0
+
+
+@pytest.mark.parametrize("L", [2, 3, 4, 8])
+def test_constraint_layout_of_python_ints_is_numpys(L):
+    """A constraint given as a tuple of Python ints (BoostingTree's) is laid out on Python lists
+    (`TreeGrower._plain_layout`): the same five arrays as the NumPy route of any other sequence, and the
+    same tree bit for bit; a short, empty or out-of-range tuple goes to the NumPy route, which names it."""
+    codes, nb, grad, hess, _, rng = _ranking(7, F=9)
+    F = codes.shape[1]
+    g = TreeGrower(codes, nb, num_leaves=L, min_child_samples=1)
+    g.column_min_docs = 0
+    d = g.derivatives(grad, hess)
+    for _ in range(40):
+        c = tuple(int(v) for v in rng.integers(0, F, size=max(L - 1, 1) + int(rng.integers(0, 3))))
+        plain = g._plain_layout(c)
+        g._layouts.clear()
+        numpy_route = g._layout(np.array(c))
+        for a, b in zip(plain, numpy_route, strict=True):
+            assert a.dtype == b.dtype == np.int64 and a.flags.c_contiguous and np.array_equal(a, b)
+        if len(c) > max(L - 1, 1):  # a longer constraint: its tail is not grown (laid out alike above)
+            continue
+        g._layouts.clear()
+        t1 = g.grow(d, constraint=c)[0]
+        g._layouts.clear()
+        t2 = g.grow(d, constraint=np.array(c))[0]
+        for f in FIELDS:
+            assert np.array_equal(getattr(t1, f), getattr(t2, f)), f
+    bad = [(), (F,), (-1,)] + ([(0,) * (L - 2)] if L > 2 else [])
+    for c in bad:
+        assert g._plain_layout(c) is None
+        with pytest.raises(ValueError, match="feature_constraint"):
+            g.grow(d, constraint=c)
