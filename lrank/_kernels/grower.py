@@ -15,11 +15,12 @@ and the other rows are sent down the finished tree by their codes (`_route_out_o
 Per split: the stable partition of the node's rows (`_partition_rows` over row-major codes, writing each
 row's node, or `_partition_column` over the split feature's column), the smaller child's histogram and the
 larger child's by subtraction in the parent's buffer (``lrank._kernels.histograms``; for the split that
-completes the tree, whose children are never searched, feature 0's bins only: their totals), and with a
-pair list (OLE) the stable partition of the node's pairs (`_partition_pairs`: left, right, crossing) and
-the children's pair histograms the cheaper way. A node's totals are its feature 0's bins summed left to
-right (the count ``round(H / h_unit)`` with two channels; NDCGBoost's weight sum as NumPy sums it); its
-search is the criterion's scan (``lrank._kernels.splitting``).
+completes the tree, whose children are never searched, feature 0's bins only: their totals; NDCGBoost's
+classifier none), and with a pair list (OLE) the stable partition of the node's pairs (`_partition_pairs`:
+left, right, crossing) and the children's pair histograms the cheaper way. A node's totals are its feature
+0's bins summed left to right (the count ``round(H / h_unit)`` with two channels; NDCGBoost's weight sum as
+NumPy sums the node's rows, its counts the number of rows); its search is the criterion's scan
+(``lrank._kernels.splitting``).
 
 What the tree reads is chosen by the arguments that are None or not: numba prunes the branches of a None
 argument before compiling, so a fit compiles the code of its own layout and criterion only (issue 15.5:
@@ -27,8 +28,8 @@ every compiled function costs a first fit time).
 
 * layout: ``codes`` (row-major, the partitions) with global bin indices ``gbin`` (the histograms read
   them, no offsets), or with the histograms over a subset of features ``feats`` (a constrained tree: its
-  constraint's features and feature 0), or over every feature with offsets; or ``cols`` (column-major
-  codes at scale and for constrained trees), with ``counts`` the root's count cache;
+  constraint's features and feature 0, NDCGBoost's without), or over every feature with offsets; or
+  ``cols`` (column-major codes at scale and for constrained trees), with ``counts`` the root's count cache;
 * criterion: ``scan`` (SE, RWSE: the fast scan's buffer), ``wse`` (WSE), ``pairs`` (OLE with LambdaMART's
   pair list) or ``cls`` (NDCGBoost's classifier, the document weights);
 * ``cons`` the constraint (histogram positions per split), ``par`` the parallel twins' buffers.
@@ -363,18 +364,24 @@ def _split_pairs(codes, gbin, feats, rowoff, off, TB, rows, leaf_of, ni, nf, nod
 @njit(inline="always")
 def _summarize(hist, off, crit, h_unit, min_hess, ni, nf, c, rows, cls, lam):
     """Node ``c``'s totals (G, H, N[, Q]) from feature 0's bins of its histogram ``hist``, left to right
-    (the count ``round(H / h_unit)`` with two channels; with ``cls``, NDCGBoost's weight sum as NumPy sums
-    the node's rows), and its own score."""
+    (the count ``round(H / h_unit)`` with two channels), and its own score. With ``cls`` (NDCGBoost) no
+    histogram is read: ``G`` is the node's weight sum as NumPy sums its rows, ``H`` and ``N`` its number of
+    rows (what the ones and count channels sum to, exactly) and ``Q`` 0, so the tree's last split needs no
+    child histogram and a constrained tree no feature 0."""
     C = hist.shape[1]
-    for ch in range(C):
-        acc = 0.0
-        for b in range(off[0], off[1]):
-            acc += hist[b, ch]
-        nf[c, SUM_G + ch] = acc
-    if C == 2:
-        nf[c, COUNT] = np.floor(nf[c, SUM_H] / h_unit + 0.5)
-    if cls is not None:
-        nf[c, SUM_G] = _pairwise_sum(cls, rows, ni[c, START], ni[c, END] - ni[c, START])
+    if cls is not None:  # NDCGBoost: S as NumPy sums it; H and N exact counts (Q stays 0)
+        cnt = ni[c, END] - ni[c, START]
+        nf[c, SUM_G] = _pairwise_sum(cls, rows, ni[c, START], cnt)
+        nf[c, SUM_H] = float(cnt)
+        nf[c, COUNT] = float(cnt)
+    if cls is None:
+        for ch in range(C):
+            acc = 0.0
+            for b in range(off[0], off[1]):
+                acc += hist[b, ch]
+            nf[c, SUM_G + ch] = acc
+        if C == 2:
+            nf[c, COUNT] = np.floor(nf[c, SUM_H] / h_unit + 0.5)
     nf[c, SCORE] = _node_score(crit, nf[c, SUM_G], nf[c, SUM_H], nf[c, COUNT], nf[c, SUM_Q], nf[c, PAIR_W],
                                min_hess, lam)
 
@@ -567,8 +574,9 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
         ni[large, SLOT] = ni[node, SLOT]
         ni[small, SLOT] = n_leaves  # slots 0..n_leaves-1 are in use
         last = n_leaves + 1 == L  # its children are never searched
-        _child_histograms(codes, gbin, cols, feats, rowoff, vals, h_unit, rows, ni[small, START],
-                          ni[small, END], off, TB, hist[n_leaves], hist[ni[node, SLOT]], last, par)
+        if not (last and cls is not None):  # NDCGBoost's totals need no histogram (`_summarize`)
+            _child_histograms(codes, gbin, cols, feats, rowoff, vals, h_unit, rows, ni[small, START],
+                              ni[small, END], off, TB, hist[n_leaves], hist[ni[node, SLOT]], last, par)
         if pairs is not None:  # the children that will be searched get their pair histograms
             need_small = not last and ni[small, END] - ni[small, START] >= 2.0 * min_data
             need_large = not last and ni[large, END] - ni[large, START] >= 2.0 * min_data

@@ -353,7 +353,8 @@ def _scan_ole(hist, off, feats, min_data, min_hess, G, H, N, pmax, pmin, p_total
 
 @njit(cache=True)
 def _scan_classify(hist, off, feats, S, N, tol):
-    """NDCGBoost's best split of a node over the features ``feats`` (channels: ``gamma``, -, count):
+    """NDCGBoost's best split of a node over the features ``feats`` (channels: ``gamma``, then ones: the
+    count; a third channel, when there is one, is not read):
     ``max(0, S_l) + max(0, S_r) - max(0, S)`` with a document on each side, ``S_l`` summed over the bins
     left to right, ``S_r = S - S_l`` (``S`` the node's sum, given). Non-finite gains are not candidates.
     The first candidate in (feature, bin) order whose gain is within ``tol`` of the node's largest wins
@@ -369,7 +370,7 @@ def _scan_classify(hist, off, feats, S, N, tol):
             nl = 0.0
             for b in range(off[f + 1] - o - 1):
                 sl += hist[o + b, 0]
-                nl += hist[o + b, 2]
+                nl += hist[o + b, 1]
                 if nl > 0.0 and N - nl > 0.0:
                     g = _score_classify(sl) + _score_classify(S - sl) - top
                     if g < np.inf and g > -np.inf:  # finite (NaN fails both)

@@ -25,9 +25,9 @@ order), so the choice is a matter of speed:
 * ``n >= column_min_docs`` documents, unconstrained, without pairs, not WSE: the column-major codes
   (``codes.T``, made once), feature groups on ``n_jobs`` threads;
 * a constraint without pairs and not WSE: the column-major codes of the constraint's features and
-  feature 0 (a BoostingTree stump reads two columns); a feature subset likewise, its own columns (the
-  row-major subset path reads every row's codes without global bins: 1.3-1.5x slower per tree at
-  8,000 x 136 with 80% of the features);
+  feature 0 (a BoostingTree stump reads two columns; NDCGBoost's classifier stump one); a feature subset
+  likewise, its own columns (the row-major subset path reads every row's codes without global bins:
+  1.3-1.5x slower per tree at 8,000 x 136 with 80% of the features);
 * otherwise the row-major codes: over global bin indices ``off[f] + code`` when they fit
   (`global_bins_max_bytes`, 65,536 histogram rows), else with offsets; a constraint builds only its
   features' histograms (with pairs or WSE), a feature subset its own features'; with ``n_jobs != 1`` and
@@ -174,7 +174,7 @@ class Derivatives:
         return own
 
     def ones(self) -> np.ndarray:
-        """A hessian of ones (NDCGBoost's classifier: the count channel), made once."""
+        """A hessian of ones (the symmetric trees' SE criterion: its count channel), made once."""
         if self._ones is None:
             self._ones = np.ones(self.grad.size)
         return self._ones
@@ -271,8 +271,18 @@ class TreeGrower:
         self._layouts: dict = {}  # constraint -> its histogram layout (`_layout`)
         self._n_bins_list: list[int] | None = None  # n_bins as Python ints (`_plain_layout`)
         self._sym = None  # symmetric trees' workspaces (`_symmetric_buffers`)
+        self._tmp = None  # `_scratch`
+        # NDCGBoost's node totals are counts and a row sum, not feature 0's bins: a constrained tree reads
+        # its constraint's columns only
+        self._no_totals_feature = criterion == "classify"
 
     # -------------------------------------------------------------------------------- buffers
+    def _scratch(self, n: int) -> np.ndarray:
+        """``n`` float64 of scratch for a temporary of the derivatives' checks (made once)."""
+        if self._tmp is None or self._tmp.size != n:
+            self._tmp = np.empty(n)
+        return self._tmp
+
     def _histograms(self, C: int) -> np.ndarray:
         TB = max(int(self.off[-1]), 1)
         if self._hist is None or self._hist.shape[2] != C:
@@ -377,14 +387,14 @@ class TreeGrower:
         # a NaN or an infinity makes the sum non-finite: one reduction each; the element test only then
         # (finite values may overflow the sum)
         with np.errstate(over="ignore", invalid="ignore"):
-            sums_finite = bool(np.isfinite(grad.sum()) and np.isfinite(hess.sum()))
+            sums_finite = bool(np.isfinite(grad.sum()) and (hess is grad or np.isfinite(hess.sum())))
         if not sums_finite and not (np.isfinite(grad).all() and np.isfinite(hess).all()):
             raise ValueError("grad and hess must be finite")
         h0 = float(hess[0]) if n else 0.0
         # constant: every entry h0 (the last one tested first, a varying hessian then costs no pass)
         const = not (self.criterion == "wse" or classify) and h0 > 0.0 and float(hess[-1]) == h0 \
             and bool(np.all(hess == h0))
-        tol = TIE_RTOL * float(np.abs(grad).sum()) if classify else 0.0
+        tol = TIE_RTOL * float(np.abs(grad, out=self._scratch(n)).sum()) if classify else 0.0
         return Derivatives(self, grad, hess, h0 if const else 0.0, tol)  # a constant hessian (MART: L'' = 1)
 
     def _subset_layout(self, features: Any) -> tuple:
@@ -415,9 +425,12 @@ class TreeGrower:
         return off
 
     def _layout(self, constraint: Any) -> tuple:
-        """``(cons, used, off, positions)`` of a constraint (made once per constraint): its features in
-        split order, the features a constrained tree builds histograms of (its constraint's and feature 0,
-        sorted), their histogram offsets and positions, and the constraint as positions among them."""
+        """``(cons, used, off, positions, cons_pos)`` of a constraint (made once per constraint): its
+        features in split order (the first ``max(num_leaves - 1, 1)``: a tree makes no more splits, so
+        entries past them are checked but not read), the features a constrained tree builds histograms of
+        (those and feature 0, sorted; NDCGBoost's classifier reads no totals from a histogram, so not
+        feature 0 there), their histogram offsets and positions, and the constraint as positions among
+        them."""
         plain = type(constraint) is tuple and all(type(c) is int for c in constraint)  # BoostingTree's
         key = constraint if plain or constraint is None else (
             tuple(constraint) if np.ndim(constraint) else int(constraint))
@@ -429,8 +442,9 @@ class TreeGrower:
             if cons is None:
                 got = (None, None, self.off, self.positions, None)
             else:
-                head = cons[:max(self.num_leaves - 1, 1)]
-                used = np.unique(np.concatenate((head, np.zeros(1, dtype=np.int64))))
+                cons = cons[:max(self.num_leaves - 1, 1)]
+                used = np.unique(cons if self._no_totals_feature else
+                                 np.concatenate((cons, np.zeros(1, dtype=np.int64))))
                 got = (cons, used, self._offsets(used), np.arange(used.size, dtype=np.int64),
                        np.searchsorted(used, cons).astype(np.int64))
             if len(self._layouts) < 4096:
@@ -446,7 +460,8 @@ class TreeGrower:
         L1, F = self.num_leaves - 1, self.codes.shape[1]
         if not constraint or len(constraint) < L1 or min(constraint) < 0 or max(constraint) >= F:
             return None
-        used = sorted({0, *constraint[:max(L1, 1)]})
+        constraint = constraint[:max(L1, 1)]  # the splits a tree makes
+        used = sorted({*constraint} if self._no_totals_feature else {0, *constraint})
         if self._n_bins_list is None:
             self._n_bins_list = self.n_bins.tolist()
         nb, off = self._n_bins_list, [0]
@@ -473,7 +488,8 @@ class TreeGrower:
         pairs : (pa, pb, pw), optional
             The pair list with the pairwise second derivatives (OLE with a pairwise loss only).
         constraint : int or sequence of int, optional
-            The feature of each split, in split order (an int: every split).
+            The feature of each split, in split order (an int: every split); at least ``num_leaves - 1``
+            entries, all in range; those past the first ``num_leaves - 1`` are not used.
         features : sequence of int, optional
             The features this tree may split on (feature subsampling, LightGBM's ``feature_fraction``):
             its histograms are built and searched for these only. None (and every feature): all of them.
@@ -539,12 +555,14 @@ class TreeGrower:
         elif not wse:
             kw["scan"] = self.scan
         if not (use_pairs or wse) and (used is not None or n >= self.column_min_docs):
+            # NDCGBoost's classifier: the constant "hessian" 1, whose sums are its counts (no array read)
+            h_unit = 1.0 if classify else h_unit
             C = 2 if h_unit > 0.0 else 4
             fmap = self.positions if used is None else used
             codes_t, rows, tmp, _ = self.columns()
             if sample is not None:  # the row list of the in-bag rows
                 rows, tmp = rows[:sample.size], tmp[:sample.size]
-            hess_c = grad if h_unit > 0.0 else (d.ones() if classify else hess)  # a constant hessian: h_unit
+            hess_c = grad if h_unit > 0.0 else hess  # a constant hessian: h_unit, hess_c not read
             with contextlib.nullcontext(1) if self.n_jobs == 1 else threads(self.n_jobs) as nthr:
                 # the root's counts are kept for every tree of all rows only
                 og, counts = self._gather_buffers(C, nthr, used is None and sample is None)
@@ -556,7 +574,7 @@ class TreeGrower:
                 n_nodes, n_leaves = self._grow(work, fmap, h_unit, cols=(codes_t, fmap, grad, hess_c, og),
                                                counts=counts, par=par, rootc=rootc, **kw)
             return self._finish(n_nodes, classify), self.leaf_of
-        C = 4 if wse else (2 if h_unit > 0.0 else 3)
+        C = 4 if wse else (2 if h_unit > 0.0 or classify else 3)  # NDCGBoost's: (gamma, ones = counts)
         vals = self._values(C)
         vals[:, 0] = grad
         vals[:, 1] = 1.0 if classify else hess

@@ -430,31 +430,36 @@ def test_sample_edge_cases():
     assert a.value.tobytes() == b.value.tobytes() and a.value[0] == -1.0
 
 
+@pytest.mark.parametrize("criterion", ["se", "classify"])
 @pytest.mark.parametrize("L", [2, 3, 4, 8])
-def test_constraint_layout_of_python_ints_is_numpys(L):
+def test_constraint_layout_of_python_ints_is_numpys(L, criterion):
     """A constraint given as a tuple of Python ints (BoostingTree's) is laid out on Python lists
     (`TreeGrower._plain_layout`): the same five arrays as the NumPy route of any other sequence, and the
-    same tree bit for bit; a short, empty or out-of-range tuple goes to the NumPy route, which names it."""
+    same tree bit for bit; NDCGBoost's classifier lays out the constraint's features only (no feature 0 for
+    the totals). A longer constraint grows the tree of its first ``L - 1`` entries (the tail checked, not
+    read). A short, empty or out-of-range tuple goes to the NumPy route, which names it."""
     codes, nb, grad, hess, _, rng = _ranking(7, F=9)
     F = codes.shape[1]
-    g = TreeGrower(codes, nb, num_leaves=L, min_child_samples=1)
+    g = TreeGrower(codes, nb, num_leaves=L, min_child_samples=1, criterion=criterion)
     g.column_min_docs = 0
     d = g.derivatives(grad, hess)
+    head = max(L - 1, 1)
     for _ in range(40):
-        c = tuple(int(v) for v in rng.integers(0, F, size=max(L - 1, 1) + int(rng.integers(0, 3))))
+        c = tuple(int(v) for v in rng.integers(0, F, size=head + int(rng.integers(0, 3))))
         plain = g._plain_layout(c)
         g._layouts.clear()
         numpy_route = g._layout(np.array(c))
         for a, b in zip(plain, numpy_route, strict=True):
             assert a.dtype == b.dtype == np.int64 and a.flags.c_contiguous and np.array_equal(a, b)
-        if len(c) > max(L - 1, 1):  # a longer constraint: its tail is not grown (laid out alike above)
-            continue
-        g._layouts.clear()
-        t1 = g.grow(d, constraint=c)[0]
-        g._layouts.clear()
-        t2 = g.grow(d, constraint=np.array(c))[0]
-        for f in FIELDS:
-            assert np.array_equal(getattr(t1, f), getattr(t2, f)), f
+        want_used = sorted(set(c[:head]) | (set() if criterion == "classify" else {0}))
+        assert plain[1].tolist() == want_used and plain[0].tolist() == list(c[:head])
+        trees = []
+        for cc in (c, np.array(c), c[:head]):
+            g._layouts.clear()
+            trees.append(g.grow(d, constraint=cc)[0])
+        for t in trees[1:]:
+            for f in FIELDS:
+                assert np.array_equal(getattr(trees[0], f), getattr(t, f)), f
     bad = [(), (F,), (-1,)] + ([(0,) * (L - 2)] if L > 2 else [])
     for c in bad:
         assert g._plain_layout(c) is None
