@@ -20,7 +20,8 @@ The tiers of ``test``, each timed:
    the golden comparison (``tests/golden/``, rewritten only by ``python -m lrank accept``).
 5. ``browser``: each stored notebook opened in JupyterLab in headless Chromium, and the book built with
    Sphinx (``python -m lrank site``, nitpicky) and every page of it opened there too (skipped, loudly,
-   without Debian's ``chromium`` + ``chromium-driver``; the book's build and link checks run regardless).
+   without Debian's ``chromium`` + ``chromium-driver``; the book's build and link checks run regardless),
+   the two test files on two workers.
 6. ``git``: ``git status --porcelain`` is what it was before the tiers (running the tests changes
    no tracked file).
 7. ``rehearsal``: ``python -m lrank reproduce --profile rehearsal``: every notebook through the paper
@@ -264,8 +265,9 @@ def _tier_args(tier: str, out: Path, config: str, notebooks: list[str], unit: li
             return ["tests/results"], env, ""
         stems = [Path(b).stem for b in notebooks]  # the result tests of the notebooks that ran
         return ["tests/results", "-k", " or ".join(stems)], env, f"only {', '.join(stems)}"
-    if tier == "browser":
-        return ["-rs", "tests/browser"], {**env, "LRANK_SCREENSHOTS": str(out / "shots")}, ""
+    if tier == "browser":  # JupyterLab's pages and the book's: each test file on a worker
+        shots = {"LRANK_SCREENSHOTS": str(out / "shots")}  # <notebook>.png and <page>.html.png: no clash
+        return [*_xdist(2, "loadfile"), "-rs", "tests/browser"], {**env, **shots}, ""
     raise ValueError(tier)
 
 
