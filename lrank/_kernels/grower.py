@@ -368,13 +368,13 @@ def _summarize(hist, off, crit, h_unit, min_hess, ni, nf, c, rows, cls, lam):
     histogram is read: ``G`` is the node's weight sum as NumPy sums its rows, ``H`` and ``N`` its number of
     rows (what the ones and count channels sum to, exactly) and ``Q`` 0, so the tree's last split needs no
     child histogram and a constrained tree no feature 0."""
-    C = hist.shape[1]
     if cls is not None:  # NDCGBoost: S as NumPy sums it; H and N exact counts (Q stays 0)
         cnt = ni[c, END] - ni[c, START]
         nf[c, SUM_G] = _pairwise_sum(cls, rows, ni[c, START], cnt)
         nf[c, SUM_H] = float(cnt)
         nf[c, COUNT] = float(cnt)
-    if cls is None:
+    else:
+        C = hist.shape[1]
         for ch in range(C):
             acc = 0.0
             for b in range(off[0], off[1]):
@@ -407,14 +407,14 @@ def _search(hist, off, fsel, crit, min_data, min_hess, h_unit, nf, c, s, scan, w
     if wse is not None:
         if big:
             return _scan_parallel(hist, off, fsel, WSE, min_data, min_hess, G, H, N, nf[c, SUM_Q], score,
-                                  h_unit, None, None, 0.0, par[4], par[5], par[6])
+                                  h_unit, None, None, 0.0, par[4], par[5], par[6], 0.0)  # no leaf penalty
         return _scan_wse(hist, off, fsel, min_data, min_hess, G, H, N, nf[c, SUM_Q], score)
     if pairs is not None:
         pmax = pairs[7]
         pmin = pairs[8]
         if big:
             return _scan_parallel(hist, off, fsel, RWSE, min_data, min_hess, G, H, N, 0.0, score, h_unit,
-                                  pmax[s], pmin[s], nf[c, PAIR_W], par[4], par[5], par[6])
+                                  pmax[s], pmin[s], nf[c, PAIR_W], par[4], par[5], par[6], 0.0)
         return _scan_ole(hist, off, fsel, min_data, min_hess, G, H, N, pmax[s], pmin[s], nf[c, PAIR_W], score,
                          h_unit)
     if cls is not None:

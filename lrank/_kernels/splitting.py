@@ -100,7 +100,7 @@ def _score_classify(S):
 
 
 @njit(inline="always")
-def _node_score(crit, G, H, N, Q, P, min_hess, lam=0.0):
+def _node_score(crit, G, H, N, Q, P, min_hess, lam):
     """A node's own score (the gain's ``score(node)``): SE's ``G^2 / N``; WSE's, RWSE's or OLE's on the
     node's (exact, ``H - 2 P``; ``P = 0`` without pairs) second derivative when it reaches ``min_hess``,
     else 0 (RWSE's on ``h + lam``, the L2 leaf penalty; the caller passes ``lam = 0`` for the others);
@@ -117,7 +117,7 @@ def _node_score(crit, G, H, N, Q, P, min_hess, lam=0.0):
 
 # ------------------------------------------------------------------------------------ the scans
 @njit(inline="always", error_model="numpy")
-def _fast_feature(hist, o, nb, se, md, min_hess, G, H, N, inv_unit, floor, buf, lam=0.0):
+def _fast_feature(hist, o, nb, se, md, min_hess, G, H, N, inv_unit, floor, buf, lam):
     """SE (``se``) or RWSE on the bins ``o:o+nb`` of one feature: the largest ``score(l) + score(r)``
     and its bin, ``(-inf, -1)`` if none is valid. Three passes over the scratch ``buf`` ((4, >= nb)):
 
@@ -190,7 +190,7 @@ def _fast_feature(hist, o, nb, se, md, min_hess, G, H, N, inv_unit, floor, buf, 
 
 
 @njit(cache=True, error_model="numpy")  # as _fast_feature, inlined here
-def _scan_fast(hist, off, feats, crit, min_data, min_hess, G, H, N, score, h_unit, buf, lam=0.0):
+def _scan_fast(hist, off, feats, crit, min_data, min_hess, G, H, N, score, h_unit, buf, lam):
     """The best SE or RWSE (L2 leaf penalty ``lam``, 0 for SE) split of a node over the features ``feats``
     (positions in ``off``):
     ``(gain, position, j)``, position -1 when no split is valid. ``buf``: float64 (4, >= the widest
@@ -386,7 +386,7 @@ def _scan_classify(hist, off, feats, S, N, tol):
 
 @njit(cache=True, parallel=True)
 def _scan_parallel(hist, off, feats, crit, min_data, min_hess, G, H, N, Q, score, h_unit, pmax, pmin, p_total,
-                   gains, js, bufs, lam=0.0):
+                   gains, js, bufs, lam):
     """Parallel twin of the scans of SE, RWSE, WSE and OLE (``pmax`` None: without pairs): each feature
     scanned on its own (``prange``, no bar from the others), then the serial reduction in feature order,
     so the same ``(gain, position, j)`` whatever the number of threads. ``gains`` (float64), ``js``

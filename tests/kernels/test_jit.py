@@ -189,8 +189,9 @@ H._histogram(codes, rng.normal(size=(n, 3)), np.arange(n, dtype=np.int64), 0, n,
 feats = np.arange(F, dtype=np.int64)
 G, Hs, N = hist[:B].sum(0)
 a = SP._scan_parallel(hist, off, feats, 0, 1.0, 0.0, G, Hs, N, 0.0, 0.0, 0.0, None, None, 0.0, np.empty(F),
-                      np.empty(F, dtype=np.int64), np.empty((F, 4, int(np.diff(off).max()))))
-b = SP._scan_fast(hist, off, feats, 0, 1.0, 0.0, G, Hs, N, 0.0, 0.0, np.empty((4, int(np.diff(off).max()))))
+                      np.empty(F, dtype=np.int64), np.empty((F, 4, int(np.diff(off).max()))), 0.0)
+b = SP._scan_fast(hist, off, feats, 0, 1.0, 0.0, G, Hs, N, 0.0, 0.0, np.empty((4, int(np.diff(off).max()))),
+                  0.0)
 out["best_split"] = np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
 pa, pb = rng.integers(0, n, 300), rng.integers(0, n, 300)
 pw = rng.random(300)

@@ -34,8 +34,8 @@ def _search(hist, off, feats, crit, tot, parallel=False):
     if parallel:
         n = feats.size
         return sk._scan_parallel(hist, off, feats, crit, 1.0, 0.0, G, H, N, 0.0, 0.5, 0.0, None, None, 0.0,
-                                 np.empty(n), np.empty(n, dtype=np.int64), np.empty((n, 4, 8)))
-    return sk._scan_fast(hist, off, feats, crit, 1.0, 0.0, G, H, N, 0.5, 0.0, np.empty((4, 8)))
+                                 np.empty(n), np.empty(n, dtype=np.int64), np.empty((n, 4, 8)), 0.0)
+    return sk._scan_fast(hist, off, feats, crit, 1.0, 0.0, G, H, N, 0.5, 0.0, np.empty((4, 8)), 0.0)
 
 
 @pytest.mark.parametrize("seed", range(6))

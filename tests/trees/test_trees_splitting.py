@@ -60,12 +60,12 @@ def test_fast_scan_bar_same_bits(C, crit):
         for min_data in (1.0, 3.0):
             for ps in (0.0, 1.7, float(tot[0]) ** 2):
                 buf = np.empty((4, width))
-                fast = sk._scan_fast(hist, off, feats, crit, min_data, 0.0, *tot[:3], ps, h_unit, buf)
+                fast = sk._scan_fast(hist, off, feats, crit, min_data, 0.0, *tot[:3], ps, h_unit, buf, 0.0)
                 plain = ref.histogram_split_scan(hist, off, crit, min_data, 0.0, tot, ps, h_unit)
                 assert _bits(fast[0]) == _bits(plain[0]) and fast[1:] == plain[1:]
                 junk = np.random.default_rng(0).normal(size=(F, 4, width))  # contents must not matter
                 par = sk._scan_parallel(hist, off, feats, crit, min_data, 0.0, *tot[:3], 0.0, ps, h_unit,
-                                        None, None, 0.0, np.empty(F), np.empty(F, dtype=np.int64), junk)
+                                        None, None, 0.0, np.empty(F), np.empty(F, dtype=np.int64), junk, 0.0)
                 assert _bits(par[0]) == _bits(fast[0]) and par[1:] == fast[1:]
 
 
@@ -77,10 +77,10 @@ def test_fast_scan_floor():
     hist = np.column_stack([rng.normal(size=40), np.ones(40), np.ones(40)])
     args = (hist, 0, 40, True, 1.5, 0.0, float(hist[:, 0].sum()), 40.0, 40.0, 0.0)
     buf = np.empty((4, 40))
-    best, j = sk._fast_feature(*args, -np.inf, buf)
+    best, j = sk._fast_feature(*args, -np.inf, buf, 0.0)
     assert j >= 0
-    assert sk._fast_feature(*args, best, buf) == (best, j)
-    assert sk._fast_feature(*args, best * 1.01, buf) == (-np.inf, -1)
+    assert sk._fast_feature(*args, best, buf, 0.0) == (best, j)
+    assert sk._fast_feature(*args, best * 1.01, buf, 0.0) == (-np.inf, -1)
 
 
 @pytest.mark.kernel
@@ -105,7 +105,7 @@ def test_wse_scan_matches_reference(seed):
         want = ref_tg._wse_scan(hist, off, min_data - 0.5, min_hess, tot, score)
         assert _bits(got[0]) == _bits(want[0]) and got[1:] == want[1:]
         par = sk._scan_parallel(hist, off, feats, sk.WSE, min_data, min_hess, *tot, score, 0.0, None, None,
-                                0.0, np.empty(F), np.empty(F, dtype=np.int64), np.empty((F, 4, 12)))
+                                0.0, np.empty(F), np.empty(F, dtype=np.int64), np.empty((F, 4, 12)), 0.0)
         assert _bits(par[0]) == _bits(got[0]) and par[1:] == got[1:]
 
 
@@ -194,7 +194,7 @@ def test_ole_scan_matches_reference(seed, two, subtract):
         assert _bits(got[0]) == _bits(want[0]) and got[1:] == want[1:]
         par = sk._scan_parallel(hist, off, feats, sk.RWSE, float(min_data), float(min_hess), *tot[:3], 0.0,
                                 score, h_unit, pmax, pmin, p_total, np.empty(F), np.empty(F, dtype=np.int64),
-                                np.empty((F, 4, 41)))
+                                np.empty((F, 4, 41)), 0.0)
         assert _bits(par[0]) == _bits(got[0]) and par[1:] == got[1:]
 
 
@@ -226,13 +226,14 @@ def test_classify_scan_matches_reference(seed):
 @pytest.mark.kernel
 def test_node_scores():
     """The node score of each criterion: SE ``G^2 / N``; RWSE / OLE / WSE on the exact ``H - 2 P`` when it
-    reaches ``min_hess`` (else 0); NDCGBoost's ``max(0, S)``."""
-    assert sk._node_score(sk.SE, 3.0, 9.0, 4.0, 0.0, 0.0, 0.0) == 9.0 / 4.0
-    assert sk._node_score(sk.RWSE, 3.0, 9.0, 4.0, 0.0, 2.0, 0.0) == 9.0 / 5.0
-    assert sk._node_score(sk.RWSE, 3.0, 9.0, 4.0, 0.0, 2.0, 6.0) == 0.0
-    assert sk._node_score(sk.WSE, 3.0, 9.0, 4.0, 0.5, 0.0, 0.0) == 1.0 - 0.5
-    assert sk._node_score(sk.CLASSIFY, -2.0, 0.0, 4.0, 0.0, 0.0, 0.0) == 0.0
-    assert sk._node_score(sk.CLASSIFY, 2.5, 0.0, 4.0, 0.0, 0.0, 0.0) == 2.5
+    reaches ``min_hess`` (else 0), RWSE's plus the leaf penalty ``lam``; NDCGBoost's ``max(0, S)``."""
+    assert sk._node_score(sk.SE, 3.0, 9.0, 4.0, 0.0, 0.0, 0.0, 0.0) == 9.0 / 4.0
+    assert sk._node_score(sk.RWSE, 3.0, 9.0, 4.0, 0.0, 2.0, 0.0, 0.0) == 9.0 / 5.0
+    assert sk._node_score(sk.RWSE, 3.0, 9.0, 4.0, 0.0, 2.0, 6.0, 0.0) == 0.0
+    assert sk._node_score(sk.RWSE, 3.0, 9.0, 4.0, 0.0, 2.0, 0.0, 1.0) == 9.0 / 6.0  # L2 leaf penalty on h
+    assert sk._node_score(sk.WSE, 3.0, 9.0, 4.0, 0.5, 0.0, 0.0, 0.0) == 1.0 - 0.5
+    assert sk._node_score(sk.CLASSIFY, -2.0, 0.0, 4.0, 0.0, 0.0, 0.0, 0.0) == 0.0
+    assert sk._node_score(sk.CLASSIFY, 2.5, 0.0, 4.0, 0.0, 0.0, 0.0, 0.0) == 2.5
 
 
 @pytest.mark.kernel
