@@ -33,14 +33,6 @@ def test_njit_rejects_fastmath():
         njit(fastmath=True)
 
 
-def test_warmup_compiles_every_kernel_module():
-    from lrank._warmup import kernel_modules, run
-
-    done = run()
-    assert set(done) <= set(kernel_modules())
-    assert "pairs" in done and "binning" in done
-
-
 #: kernel modules whose kernels still allocate or call min / max / int (compiled only by paths a first fit of
 #: the start-up estimators does not take: ``evaluate``'s kernels, the column trees and the parallel split
 #: search of 1M-document sets)
