@@ -9,7 +9,8 @@
 The tiers of ``test``, each timed:
 
 1. ``unit``: ``pytest tests`` (not the result and browser tests); exit code 5 ("no tests") fails. The
-   unit, kernel and notebooks tiers run on `test_workers` pytest-xdist workers (one per CPU, at most 4).
+   unit, kernel and notebooks tiers run on `test_workers` pytest-xdist workers (one per CPU, at most 4;
+   ``--dist worksteal`` in the unit and kernel tiers, see `_xdist`).
 2. ``kernel``: ``NUMBA_DISABLE_JIT=1 pytest -m kernel`` over the test files that mark kernel-vs-reference
    tests with ``@pytest.mark.kernel`` (said loudly and skipped while no file marks one).
 3. ``notebooks``: every notebook once under nbval (``--nbval-lax``, the sanitiser) in the quick
@@ -112,8 +113,15 @@ def test_workers() -> int:
     return max(1, min(4, n))
 
 
-def _xdist(n_items: int = 2, dist: str = "load") -> list[str]:
-    """pytest-xdist's arguments for `test_workers` workers (none for one worker or one item)."""
+def _xdist(n_items: int = 2, dist: str = "worksteal") -> list[str]:
+    """pytest-xdist's arguments for `test_workers` workers (none for one worker or one item).
+
+    The unit and kernel tiers use ``--dist worksteal``: each worker starts on a contiguous share of the
+    tests, and one that runs out takes half of what another has not started. With ``--dist load`` a worker
+    that asked late was handed the next run of consecutive tests whole: the unit tier's 20 grower-oracle
+    tests (about 6 minutes of numba compilation on a cold cache) went to one worker while the other
+    finished three minutes earlier and waited.
+    """
     w = min(test_workers(), n_items)
     return ["-n", str(w), "--dist", dist] if w > 1 else []
 

@@ -151,7 +151,7 @@ def test_tiers_run_on_workers_and_00_index_after_the_other_notebooks(monkeypatch
     monkeypatch.setenv("LRANK_TEST_WORKERS", "2")
     assert dev.test(["unit", "kernel", "notebooks"]) == 0
     unit, kernel, books, index = seen
-    assert unit[:4] == kernel[:4] == ["-n", "2", "--dist", "load"]
+    assert unit[:4] == kernel[:4] == ["-n", "2", "--dist", "worksteal"]
     assert books[:5] == ["-n", "2", "--dist", "loadfile", "--no-loadscope-reorder"]
     nbs = [a for a in books if a.endswith(".ipynb")]  # the longest handed out first, then file order
     longest = [b for b in dev.notebook_order() if Path(b).stem in dev.LONGEST_NOTEBOOKS]
