@@ -130,4 +130,4 @@ def test_a_fit_after_warmup_compiles_nothing():
         out = done["fits"]
         assert list(out) == [e[0] for e in ESTIMATORS] + ["LambdaMART n_jobs=2", *_BAGGED, *_PARALLEL]
         compiled.update({f"{label} ({threads} thread(s))": out[label] for label in out if out[label]})
-    assert not compiled, f"compiled after warmup: {compiled}"
+    assert not compiled, f"joined a dispatcher after warmup (compiled or loaded from the cache): {compiled}"
