@@ -803,10 +803,15 @@ class LambdaMARTStep(MeasuredStep):
         return np.zeros(self.X.shape[0])
 
     def reweight(self, model: np.ndarray) -> tuple:
-        """Step (b) alone (LambdaMART box): ``(lambda, w, pairs, derivatives)`` of the model
-        (``derivatives``: the grower's checked ``-lambda`` and ``w``, with the root histograms the node's
-        trees share); a driver that extends one model several times (BoostingTree, Sec. 3.3) may keep them
-        and pass them to `step`."""
+        """Step (b) alone (LambdaMART box): ``(grad, w, pairs, derivatives)`` of the model, ``grad = L' =
+        -lambda`` and ``w = L''`` the derivatives the step's tree is fitted to (``derivatives``: the grower's
+        check of them, with the root histograms the node's trees share); a driver that extends one model
+        several times (BoostingTree, Sec. 3.3) may keep them and pass them to `step`. The lambdas are
+        negated in place (exact), so a kept node holds one array of them, not two."""
+        return self._weights(model, share_roots=True)
+
+    def _weights(self, model: np.ndarray, share_roots: bool) -> tuple:
+        """`reweight`; ``share_roots=False`` for the one tree of a step that reweights itself."""
         from lrank.models.gbrt import lambda_derivatives
 
         p = self.params
@@ -814,18 +819,19 @@ class LambdaMARTStep(MeasuredStep):
                                            ndcg_at=p.ndcg_at, sigma=p.sigma, with_pairs=p.criterion == "ole",
                                            truncation_level=p.lambdarank_truncation_level,
                                            norm=p.lambdarank_norm, label_gain=p.label_gain)
-        return lam, w, pairs, self.grower.derivatives(-lam, w)
+        grad = np.negative(lam, out=lam)
+        return grad, w, pairs, self.grower.derivatives(grad, w, share_roots=share_roots)
 
     def step(self, model: np.ndarray, constraint: Any = None, weights: tuple | None = None):
         """One LambdaMART iteration (`lrank.models.gbrt.lambdamart_step` on this step's grower); with
-        ``weights = reweight(model)`` (or its first three, ``(lambda, w, pairs)``) the lambdas are not
-        recomputed (the same result)."""
+        ``weights = reweight(model)`` (or its first three, ``(grad, w, pairs)``, ``grad = -lambda``) the
+        lambdas are not recomputed (the same result)."""
         from lrank.models.gbrt import weighted_step
 
         cons = None if constraint is None else tuple(constraint)
-        weights = self.reweight(model) if weights is None else weights
-        lam, w, pairs = weights[:3]
-        derivatives = weights[3] if len(weights) > 3 else self.grower.derivatives(-lam, w)
+        weights = self._weights(model, share_roots=False) if weights is None else weights
+        grad, w, pairs = weights[:3]
+        derivatives = weights[3] if len(weights) > 3 else self.grower.derivatives(grad, w, share_roots=False)
         return weighted_step(self.grower, derivatives, pairs, cons, self.params.learning_rate,
                              np.ascontiguousarray(model, dtype=np.float64))
 

@@ -153,7 +153,8 @@ def lambdamart_step(codes: np.ndarray, y: np.ndarray, qptr: np.ndarray, scores: 
                                        norm=params.lambdarank_norm, label_gain=params.label_gain)
     if grower is None:
         grower = step_grower(codes, params, n_bins, thresholds)
-    return weighted_step(grower, grower.derivatives(-lam, w), pairs, constraint, params.learning_rate, scores)
+    return weighted_step(grower, grower.derivatives(-lam, w, share_roots=False), pairs, constraint,
+                         params.learning_rate, scores)
 
 
 def weighted_step(grower: TreeGrower, derivatives: Derivatives, pairs: tuple | None, constraint: Any,

@@ -128,9 +128,13 @@ class NDCGBoostStep(MeasuredStep):
         ``gamma``, with the root histograms the node's trees share): a function of the model only, so a
         driver that extends one model several times (BoostingTree, Sec. 3.3) may keep it and pass it to
         `step`."""
+        return self._weights(model, share_roots=True)
+
+    def _weights(self, model: np.ndarray, share_roots: bool) -> tuple:
+        """`reweight`; ``share_roots=False`` for the one tree of a step that reweights itself."""
         gamma, beta, ex = gamma_pairs(np.ascontiguousarray(model, dtype=np.float64), self.g, self.qptr,
                                       self.invZ, self._work)
-        return gamma, beta, ex, self.grower.derivatives(gamma)
+        return gamma, beta, ex, self.grower.derivatives(gamma, share_roots=share_roots)
 
     def step(self, model: np.ndarray, constraint: Sequence[int] | None = None, weights: tuple | None = None):
         """One NDCGBoost iteration ``A(M, C, D)``: returns ``(alpha f, M + alpha f)``.
@@ -138,9 +142,9 @@ class NDCGBoostStep(MeasuredStep):
         ``weights`` is ``reweight(model)`` when the caller kept it (the same result, step (a) skipped).
         """
         model = np.ascontiguousarray(model, dtype=np.float64)
-        weights = self.reweight(model) if weights is None else weights                          # (a)
+        weights = self._weights(model, share_roots=False) if weights is None else weights       # (a)
         gamma, beta, ex = weights[:3]
-        derivatives = weights[3] if len(weights) > 3 else self.grower.derivatives(gamma)
+        derivatives = weights[3] if len(weights) > 3 else self.grower.derivatives(gamma, share_roots=False)
         tree, leaf_of = self.grower.grow(derivatives, constraint=constraint)                   # (b)
         fx = tree.value[leaf_of]
         A, B = ab_sums(self.qptr, self.invZ, model, fx, beta, ex)                          # (c)

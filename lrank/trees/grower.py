@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import mmap
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -140,6 +141,25 @@ def _indices(name: str, a: Any, bound: int, what: str) -> np.ndarray:
     return a
 
 
+#: From this size up a root cache (`Derivatives.root_cache`) is an anonymous mapping of its own
+ROOT_CACHE_MAP_BYTES = 1 << 16
+
+
+def _sparse_empty(rows: int, C: int) -> np.ndarray:
+    """An uninitialised C-contiguous float64 ``(rows, C)`` array whose pages are written only where it is
+    used. From `ROOT_CACHE_MAP_BYTES` up it is an anonymous mapping (`mmap`, unmapped with the array), not
+    a block of the C allocator's heap: glibc serves such a block from its heap once its dynamic mmap
+    threshold has risen (after a larger block was freed), and BoostingTree keeps a root cache, most of it
+    never written, with every node it extends. On the heap those blocks grew each fit's heap past glibc's
+    trim threshold, so the heap was returned to the system at the end of a fit and the next fit faulted its
+    pages in again (on the MSLR sample, 10,000 documents x 136 features: about 50 page faults per
+    BoostingTree iteration, with `lrank.models.boostingtree.LambdaMARTStep`'s former copy of the lambdas)."""
+    nbytes = rows * C * 8
+    if nbytes < ROOT_CACHE_MAP_BYTES:
+        return np.empty((rows, C))
+    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=np.float64).reshape(rows, C)
+
+
 class Derivatives:
     """A tree's per-document derivatives checked once by their grower (`TreeGrower.derivatives`): ``grad``,
     ``hess`` (float64, C-contiguous), ``h_unit`` (the constant hessian, 0 when it varies), ``tol`` (the
@@ -148,26 +168,29 @@ class Derivatives:
     share (each feature's root histogram for the column layout)."""
 
     def __init__(self, grower: TreeGrower, grad: np.ndarray, hess: np.ndarray, h_unit: float,
-                 tol: float = 0.0) -> None:
+                 tol: float = 0.0, copied: int = 0) -> None:
         self.grower, self.grad, self.hess, self.h_unit, self.tol = grower, grad, hess, h_unit, tol
+        self._copied = int(copied)  # bytes of the arrays converted here (not the caller's own)
+        self.share_roots = True  # constrained trees keep each feature's root rows (`root_cache`)
         self._root = None
         self._ones = None
 
     def root_cache(self, C: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(cache, built, offsets)``: the root's histogram rows of the features made so far (``built``),
         every feature's layout (`_root_histogram_columns`). The cache's pages are touched feature by
-        feature (a large ``np.empty`` is mapped, not written), so its memory follows the features made."""
+        feature, so its memory follows the features made: from `ROOT_CACHE_MAP_BYTES` up it is an
+        anonymous mapping of its own (`_sparse_empty`), never a block of the allocator's heap."""
         if self._root is None or self._root[0].shape[1] != C:
             g = self.grower
-            self._root = (np.empty((max(int(g.off[-1]), 1), C)), np.zeros(g.codes.shape[1], dtype=np.int64),
-                          g.off)
+            cache = _sparse_empty(max(int(g.off[-1]), 1), C)
+            self._root = (cache, np.zeros(g.codes.shape[1], dtype=np.int64), g.off)
         return self._root
 
     @property
     def nbytes(self) -> int:
-        """The memory these derivatives hold beyond the arrays they were given: the negated or converted
-        copies and the root histogram rows made so far."""
-        own = self.grad.nbytes if self.grad is not self.hess else 0
+        """The memory these derivatives hold beyond the arrays they were given: the converted copies and
+        the root histogram rows made so far."""
+        own = self._copied
         if self._root is not None:
             cache, built, off = self._root
             own += int(np.diff(off)[built != 0].sum()) * cache.shape[1] * 8
@@ -373,15 +396,21 @@ class TreeGrower:
                 pbins)
 
     # ---------------------------------------------------------------------------------- growing
-    def derivatives(self, grad: np.ndarray, hess: np.ndarray | None = None) -> Derivatives:
+    def derivatives(self, grad: np.ndarray, hess: np.ndarray | None = None, *,
+                    share_roots: bool = True) -> Derivatives:
         """``grad`` and ``hess`` checked once (shape, finiteness, a constant hessian) for one or more trees
         (`grow` takes them instead of the arrays): BoostingTree extends one model with several constrained
         trees, which then also share each feature's root histogram (made for the first tree that needs it;
-        the same bits). The arrays are kept, not copied: they must not change while in use."""
+        the same bits). ``share_roots=False``: derivatives for one tree (a step that reweights itself), whose
+        root histograms are made straight into the tree's own (no cache to fill; the same bits). The arrays
+        are kept, not copied: they must not change while in use."""
         n = self.codes.shape[0]
         classify = self.criterion == "classify"
+        given = (grad, hess)
         grad = np.ascontiguousarray(grad, dtype=np.float64)
         hess = grad if classify else np.ascontiguousarray(hess, dtype=np.float64)
+        copied = (grad.nbytes if grad is not given[0] else 0) + (
+            hess.nbytes if hess is not grad and hess is not given[1] else 0)
         if grad.shape != (n,) or hess.shape != (n,):
             raise ValueError(f"grad and hess must have shape ({n},)")
         # a NaN or an infinity makes the sum non-finite: one reduction each; the element test only then
@@ -395,7 +424,9 @@ class TreeGrower:
         const = not (self.criterion == "wse" or classify) and h0 > 0.0 and float(hess[-1]) == h0 \
             and bool(np.all(hess == h0))
         tol = TIE_RTOL * float(np.abs(grad, out=self._scratch(n)).sum()) if classify else 0.0
-        return Derivatives(self, grad, hess, h0 if const else 0.0, tol)  # a constant hessian (MART: L'' = 1)
+        d = Derivatives(self, grad, hess, h0 if const else 0.0, tol, copied)  # constant hessian: MART's 1
+        d.share_roots = bool(share_roots)
+        return d
 
     def _subset_layout(self, features: Any) -> tuple:
         """``_layout``'s tuple for a tree that may split on ``features`` only (feature subsampling): the
@@ -570,7 +601,8 @@ class TreeGrower:
                 par = self.parallel(nthr) if nthr > 1 else None  # one thread: no parallel launch at all
                 # the root histograms are kept for the next tree on these derivatives only under a
                 # constraint (BoostingTree's candidate trees); a feature subset gets new derivatives
-                rootc = d.root_cache(C) if cons is not None and par is None and sample is None else None
+                rootc = d.root_cache(C) if (cons is not None and d.share_roots and par is None
+                                            and sample is None) else None
                 n_nodes, n_leaves = self._grow(work, fmap, h_unit, cols=(codes_t, fmap, grad, hess_c, og),
                                                counts=counts, par=par, rootc=rootc, **kw)
             return self._finish(n_nodes, classify), self.leaf_of

@@ -424,6 +424,7 @@ def test_constrained_steps_are_the_oracles_trees(seed, min_child_samples):
     for bit, for every feature, with kept weights or not, a constant hessian, no valid split; a feature
     tree of three leaves too."""
     from lrank.models.boostingtree import LambdaMARTBase
+    from lrank.models.gbrt import lambda_derivatives
     from tests.reference import tree_grower as ref
 
     d = _stump_data(seed)
@@ -432,13 +433,16 @@ def test_constrained_steps_are_the_oracles_trees(seed, min_child_samples):
         step = LambdaMARTBase(num_leaves=leaves, min_child_samples=min_child_samples).boosting_step(d)
         for model in (rng.normal(size=d.n_docs), np.zeros(d.n_docs)):
             wts = step.reweight(model)
+            lam, w_lam, _ = lambda_derivatives(d.y, d.qptr, model, ndcg_at=0, sigma=1.0, with_pairs=False)
+            assert wts[0].tobytes() == (-lam).tobytes()  # L' = -lambda
+            assert wts[1].tobytes() == w_lam.tobytes()
             const = (wts[0], np.full(d.n_docs, 0.5), wts[2])
             for f in range(d.n_features):
                 cons = (f,) if leaves == 2 else (f, (f + 3) % d.n_features)
                 for w in (wts, None, const):
                     tree, new = step.step(model, cons, weights=w)
-                    lam, hess = (wts if w is None else w)[:2]
-                    want = ref.grow(step.bins.codes, -lam, hess, num_leaves=leaves, criterion="se",
+                    grad, hess = (wts if w is None else w)[:2]
+                    want = ref.grow(step.bins.codes, grad, hess, num_leaves=leaves, criterion="se",
                                     min_data=min_child_samples, min_hess=1e-3, constraint=cons,
                                     n_bins=step.bins.n_bins)
                     value = want["value"] * step.params.learning_rate

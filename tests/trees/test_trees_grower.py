@@ -125,6 +125,57 @@ def test_trees_match_brute_force(criterion, growth):
             assert got[tuple(np.flatnonzero(M))] == pytest.approx(v, rel=1e-10, abs=1e-12)
 
 
+def _array_owner(a):
+    """What holds an array's memory (a view's base's base ..., through a memoryview to its object)."""
+    while isinstance(a, (np.ndarray, memoryview)):
+        a = a.base if isinstance(a, np.ndarray) else a.obj
+    return a
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("criterion", ["se", "classify"])
+def test_root_cache_mapping_changes_no_bit(criterion, monkeypatch):
+    """A root cache at or above ``ROOT_CACHE_MAP_BYTES`` is an anonymous mapping of its own (writeable,
+    C-contiguous), below it an ordinary array; BoostingTree-like constrained trees from kept derivatives
+    (each feature's root rows made once, then read back) are the same bits either way, the same as from
+    derivatives that share no root rows (``share_roots=False``, no cache made), and the oracle's."""
+    import mmap
+
+    from lrank.trees import grower as tg
+
+    codes, nb, grad, hess, _, rng = _ranking(5)
+    if criterion == "classify":
+        grad = rng.normal(size=grad.size)
+    md, mh = (1, 0.0) if criterion == "classify" else (3, 1e-3)
+    trees = {}
+    for limit in (0, 1 << 62):
+        monkeypatch.setattr(tg, "ROOT_CACHE_MAP_BYTES", limit)
+        g = _grower(codes, nb, "columns", num_leaves=3, min_child_samples=md, min_child_weight=mh,
+                    criterion=criterion)
+        d = g.derivatives(grad, hess)
+        assert d.nbytes == 0  # the caller's own arrays, no root rows yet
+        got = []
+        for cons in ((2, 2), (0, 4), (2, 5), (4, 0)):
+            tree, leaf_of = g.grow(d, constraint=cons)
+            got.append([getattr(tree, name).tobytes() for name in FIELDS] + [leaf_of.tobytes()])
+        cache = d.root_cache(2 if criterion == "classify" else 4)[0]
+        assert cache.flags.c_contiguous and cache.flags.writeable and cache.dtype == np.float64
+        assert isinstance(_array_owner(cache), mmap.mmap) == (limit == 0)
+        C = cache.shape[1]
+        assert d.nbytes == int(nb[[0, 2, 4, 5]].sum()) * C * 8  # the root rows of the features grown on
+        trees[limit] = got
+    assert trees[0] == trees[1 << 62]
+    one = g.derivatives(grad, hess, share_roots=False)  # the roots straight into each tree's histograms
+    for k, cons in enumerate(((2, 2), (0, 4), (2, 5), (4, 0))):
+        tree, leaf_of = g.grow(one, constraint=cons)
+        assert [getattr(tree, name).tobytes() for name in FIELDS] + [leaf_of.tobytes()] == trees[0][k]
+    assert one.nbytes == 0 and one._root is None  # no cache made
+    assert g.derivatives(grad.astype(np.float32), hess).nbytes == grad.size * 8  # a converted copy counts
+    want = ref.grow(codes, grad, hess, num_leaves=3, criterion=criterion, min_data=md, min_hess=mh,
+                    growth="best_first", constraint=(4, 0), n_bins=nb)
+    assert trees[0][-1][FIELDS.index("value")] == np.asarray(want["value"]).tobytes()
+
+
 @pytest.mark.kernel
 def test_one_grower_many_trees():
     """Boosting-like: one grower grows trees of new derivatives, pair lists of other lengths, constraints
