@@ -807,8 +807,10 @@ class LambdaMARTStep(MeasuredStep):
         -lambda`` and ``w = L''`` the derivatives the step's tree is fitted to (``derivatives``: the grower's
         check of them, with the root histograms the node's trees share); a driver that extends one model
         several times (BoostingTree, Sec. 3.3) may keep them and pass them to `step`. The lambdas are
-        negated in place (exact), so a kept node holds one array of them, not two."""
-        return self._weights(model, share_roots=True)
+        negated in place (exact), so a kept node holds one array of them, not two. Stumps (``num_leaves=2``)
+        keep no root histograms: a node's stumps each take another feature (a constraint is used once per
+        node), so a cached root row would be made once and never read again."""
+        return self._weights(model, share_roots=self.constraint_size > 1)
 
     def _weights(self, model: np.ndarray, share_roots: bool) -> tuple:
         """`reweight`; ``share_roots=False`` for the one tree of a step that reweights itself."""

@@ -127,8 +127,9 @@ class NDCGBoostStep(MeasuredStep):
         """Step (a) alone, ``(gamma, beta, ex, derivatives)`` (``derivatives``: the grower's checked
         ``gamma``, with the root histograms the node's trees share): a function of the model only, so a
         driver that extends one model several times (BoostingTree, Sec. 3.3) may keep it and pass it to
-        `step`."""
-        return self._weights(model, share_roots=True)
+        `step`. Stumps (``num_leaves=2``) keep no root histograms: a node's stumps each take another feature,
+        so a cached root row would be made once and never read again."""
+        return self._weights(model, share_roots=self.constraint_size > 1)
 
     def _weights(self, model: np.ndarray, share_roots: bool) -> tuple:
         """`reweight`; ``share_roots=False`` for the one tree of a step that reweights itself."""

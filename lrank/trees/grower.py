@@ -168,10 +168,10 @@ class Derivatives:
     share (each feature's root histogram for the column layout)."""
 
     def __init__(self, grower: TreeGrower, grad: np.ndarray, hess: np.ndarray, h_unit: float,
-                 tol: float = 0.0, copied: int = 0) -> None:
+                 tol: float = 0.0, copied: int = 0, share_roots: bool = True) -> None:
         self.grower, self.grad, self.hess, self.h_unit, self.tol = grower, grad, hess, h_unit, tol
         self._copied = int(copied)  # bytes of the arrays converted here (not the caller's own)
-        self.share_roots = True  # constrained trees keep each feature's root rows (`root_cache`)
+        self.share_roots = bool(share_roots)  # constrained trees keep each feature's root rows (`root_cache`)
         self._root = None
         self._ones = None
 
@@ -424,9 +424,8 @@ class TreeGrower:
         const = not (self.criterion == "wse" or classify) and h0 > 0.0 and float(hess[-1]) == h0 \
             and bool(np.all(hess == h0))
         tol = TIE_RTOL * float(np.abs(grad, out=self._scratch(n)).sum()) if classify else 0.0
-        d = Derivatives(self, grad, hess, h0 if const else 0.0, tol, copied)  # constant hessian: MART's 1
-        d.share_roots = bool(share_roots)
-        return d
+        return Derivatives(self, grad, hess, h0 if const else 0.0, tol, copied,  # constant hessian: MART's 1
+                           share_roots)
 
     def _subset_layout(self, features: Any) -> tuple:
         """``_layout``'s tuple for a tree that may split on ``features`` only (feature subsampling): the

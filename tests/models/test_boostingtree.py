@@ -217,6 +217,26 @@ def test_kept_weights_give_the_same_step_and_tree(which):
     assert np.array_equal(a.predict(d.X), b.predict(d.X))
 
 
+@pytest.mark.parametrize("which", ["ndcgboost", "lambdamart"])
+def test_stump_nodes_keep_no_root_rows(which):
+    """The weights a node keeps (``reweight``) hold root histogram rows only for trees of three leaves or
+    more: a node's stumps each take another feature (a constraint is used once per node), so a kept root
+    row would be made once and never read; a wider constrained tree's first feature may come back in the
+    node's next tree."""
+    from lrank.models.boostingtree import LambdaMARTBase
+    from lrank.models.ndcgboost import NDCGBoost
+
+    d = _ranking_toy()
+    model = np.random.default_rng(5).normal(size=d.n_docs)
+    for leaves in (2, 3):
+        base = NDCGBoost(num_leaves=leaves) if which == "ndcgboost" else LambdaMARTBase(num_leaves=leaves)
+        step = base.boosting_step(d)
+        wts = step.reweight(model)
+        step.step(model, (1,) if leaves == 2 else (1, 0), weights=wts)
+        assert wts[3].share_roots == (leaves > 2), leaves
+        assert (wts[3].nbytes > 0) == (leaves > 2), (leaves, wts[3].nbytes)
+
+
 def test_run_protocol_and_three_grades():
     from lrank.models.boostingtree import Standard
     from lrank.models.ndcgboost import NDCGBoost
