@@ -28,7 +28,8 @@ The tiers of ``test``, each timed:
 7. ``rehearsal``: ``python -m lrank reproduce --profile rehearsal``: every notebook through the paper
    profile's code path on stand-in files with the budgets scaled down (`lrank.papers.budgets`), the
    stand-ins and figures in the run's temporary folder; needs Stockfish (Debian ``stockfish``) for the chess
-   sets. Runs before ``git``.
+   sets. Runs before ``git``; with ``--foreign``/``--foreign-ci`` it runs alongside the emulated-CPU tiers
+   (one core each), its output printed when it ends.
 
 Standard library only: this runs before any dependency is installed. The virtual environment is
 ``.venv`` in the checkout (``LRANK_VENV`` overrides); it is created and filled from ``pyproject.toml``
@@ -242,13 +243,54 @@ def _pytest_tier(args: list[str], env: dict) -> tuple[int, dict[str, int]]:
     return rc, pytest_counts("".join(tail))
 
 
-def _rehearsal_tier(out: Path) -> int:
-    """``python -m lrank reproduce --profile rehearsal`` with stand-ins and figures in ``out``; exit code."""
+def _rehearsal_tier(out: Path, log: Path | None = None) -> int:
+    """``python -m lrank reproduce --profile rehearsal`` with stand-ins and figures in ``out``; exit code.
+
+    Its output goes to ``log`` when given (it then runs alongside other tiers), else to this stdout."""
     cmd = [str(PY), "-m", "lrank", "reproduce", "--profile", "rehearsal", "--data-root",
            str(out / "standins")]
-    _say(" ".join(cmd))
+    _say(" ".join(cmd) + (f"  (output to {log})" if log else ""))
     env = dict(os.environ, LRANK_OUTPUT_DIR=str(out), OMP_WAIT_POLICY="passive")
-    return subprocess.run(cmd, cwd=REPO, env=env).returncode
+    if log is None:
+        return subprocess.run(cmd, cwd=REPO, env=env).returncode
+    with open(log, "w", encoding="utf-8") as f:
+        return subprocess.run(cmd, cwd=REPO, env=env, stdout=f, stderr=subprocess.STDOUT).returncode
+
+
+class _Alongside:
+    """The rehearsal tier run in a thread while the emulated-CPU tiers run.
+
+    The rehearsal runs its notebooks one after another, about one core busy; the foreign notebooks tier
+    is one nbval process as well. On two cores the two side by side take about the time of the longer,
+    not the sum. Its output is printed when it has finished, and its row keeps its place in the summary
+    table."""
+
+    def __init__(self, out: Path, name: str):
+        import threading
+        import time
+
+        self.name, self.log, self.rc = name, out / "rehearsal.log", 1
+        self.t0 = time.perf_counter()
+        self.seconds = 0.0
+
+        def run() -> None:
+            try:
+                self.rc = _rehearsal_tier(out, self.log)
+            finally:
+                self.seconds = time.perf_counter() - self.t0
+
+        self.thread = threading.Thread(target=run, name=name, daemon=True)
+        self.thread.start()
+
+    def join(self) -> TierResult:
+        self.thread.join()
+        if self.log.exists():
+            _say(f"== tier {self.name}: its output ({self.log})")
+            sys.stdout.write(self.log.read_text(encoding="utf-8", errors="replace"))
+        status = "FAILED" if self.rc else "passed"
+        _say(f"tier {self.name}: {status} in {self.seconds:.0f} s (alongside the emulated-CPU tiers)")
+        return TierResult(self.name, status, self.seconds, note=(f"exit code {self.rc}; " if self.rc else "")
+                          + "alongside the emulated-CPU tiers")
 
 
 def _tier_args(tier: str, out: Path, config: str, notebooks: list[str], unit: list[str] | None,
@@ -314,7 +356,9 @@ def test(tiers: list[str] | None = None, foreign: tuple[str, ...] = (), ci_forei
     plan = [] if foreign_only else [(t, "native") for t in TIERS if t in tiers and t != "git"]
     plan += [(t, c) for c in foreign for t in FOREIGN_TIERS if t in tiers]
     done: list[TierResult] = []
-    for tier, config in plan:
+    alongside: tuple[int, _Alongside] | None = None  # (its row's place in `done`, the running tier)
+    t_start = time.perf_counter()
+    for i, (tier, config) in enumerate(plan):
         name = tier if config == "native" else f"{tier}@{config}"
         sub = out if config == "native" else out / f"foreign-{config}"
         books = notebook_order()
@@ -325,6 +369,9 @@ def test(tiers: list[str] | None = None, foreign: tuple[str, ...] = (), ci_forei
         _say(f"== tier {name}" + (f" ({CPU_CONFIGS[config][1]}: {CPU_CONFIGS[config][0]})"
                                    if config != "native" else ""))
         t0 = time.perf_counter()
+        if tier == "rehearsal" and any(c != "native" for _, c in plan[i + 1:]):
+            alongside = (len(done), _Alongside(out, name))  # joined before the git tier
+            continue
         if tier == "rehearsal":  # the paper profile's code path on stand-ins, into the run's folder
             rc = _rehearsal_tier(out)
             status = "FAILED" if rc else "passed"
@@ -354,6 +401,8 @@ def test(tiers: list[str] | None = None, foreign: tuple[str, ...] = (), ci_forei
         status = "skipped" if skipped_all else ("FAILED" if failed else "passed")
         done.append(TierResult(name, status, time.perf_counter() - t0, counts, note))
         _say(f"tier {name}: {status} in {done[-1].seconds:.0f} s")
+    if alongside is not None:
+        done.insert(alongside[0], alongside[1].join())
     if "git" in tiers and not foreign_only:
         t0 = time.perf_counter()
         after, note, status = _git_status(), "", "passed"
@@ -364,7 +413,7 @@ def test(tiers: list[str] | None = None, foreign: tuple[str, ...] = (), ci_forei
             status, note = "FAILED", "the tests changed the checkout: " + "; ".join(changed[:5])
             _say("the tests changed the checkout:\n  " + "\n  ".join(changed))
         done.append(TierResult("git", status, time.perf_counter() - t0, note=note))
-    total = sum(r.seconds for r in done)
+    total = time.perf_counter() - t_start  # wall time: the rehearsal may overlap other tiers
     failed = [r.name for r in done if r.status == "FAILED"]
     print("\n" + "=" * 100)
     print(f"{'tier':<24} {'status':<8} {'counts':<44} {'time':>9}")

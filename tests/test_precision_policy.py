@@ -127,7 +127,7 @@ def test_every_tier_runs_and_a_red_one_fails_the_command(monkeypatch, capsys):
     monkeypatch.setattr(dev, "_run", lambda *a, **k: 0)
     monkeypatch.setattr(dev, "_git_status", lambda: "")
     monkeypatch.setattr(dev, "_pytest_tier", fake_tier)
-    monkeypatch.setattr(dev, "_rehearsal_tier", lambda out: 0)
+    monkeypatch.setattr(dev, "_rehearsal_tier", lambda out, log=None: 0)
     monkeypatch.setattr(dev, "_x86_64", lambda: True)
     rc = dev.test(None, foreign=("generic",))
     out = capsys.readouterr().out
@@ -141,6 +141,48 @@ def test_every_tier_runs_and_a_red_one_fails_the_command(monkeypatch, capsys):
     assert "1 tier(s) failed: notebooks" in out
     monkeypatch.setattr(dev, "_pytest_tier", lambda args, env: (0, {"passed": 1}))
     assert dev.test(["unit"]) == 0
+
+
+def test_the_rehearsal_runs_alongside_the_emulated_cpu_tiers(monkeypatch, capsys):
+    import threading
+
+    foreign_started = threading.Event()
+    calls = []
+
+    def fake_rehearsal(out, log=None):
+        calls.append(log)
+        # it only finishes when a foreign tier has started meanwhile: run one after the other, it fails
+        ok = foreign_started.wait(timeout=10)
+        if log is not None:
+            log.write_text("rehearsal says hello\n")
+        return 0 if ok else 3
+
+    def fake_tier(args, env):
+        if env.get("NUMBA_CPU_NAME") == "generic":
+            foreign_started.set()
+        return 0, {"passed": 1}
+
+    monkeypatch.setattr(dev, "ensure_venv", lambda *a: None)
+    monkeypatch.setattr(dev, "_run", lambda *a, **k: 0)
+    monkeypatch.setattr(dev, "_git_status", lambda: "")
+    monkeypatch.setattr(dev, "_pytest_tier", fake_tier)
+    monkeypatch.setattr(dev, "_rehearsal_tier", fake_rehearsal)
+    monkeypatch.setattr(dev, "_x86_64", lambda: True)
+    monkeypatch.setenv("LRANK_TEST_OUTPUT", str(Path(__import__("tempfile").mkdtemp())))
+    assert dev.test(["browser", "rehearsal", "git", "unit"], foreign=("generic",), ci_foreign=True) == 0
+    out = capsys.readouterr().out
+    assert calls and calls[0] is not None and "rehearsal says hello" in out
+    rows = [ln.split()[0] for ln in out.split("=" * 100)[1].splitlines()[2:] if ln.strip()]
+    assert rows == ["unit", "browser", "rehearsal", "unit@generic", "git", "total"]
+    # without emulated-CPU tiers there is nothing to run alongside: it runs in its turn, output to stdout
+    calls.clear()
+    foreign_started.set()
+    assert dev.test(["rehearsal"]) == 0 and calls == [None]
+    # a red rehearsal alongside fails the command
+    foreign_started.clear()
+    monkeypatch.setattr(dev, "_pytest_tier", lambda args, env: (0, {"passed": 1}))
+    assert dev.test(["rehearsal", "unit"], foreign=("generic",), ci_foreign=True) == 1
+    assert "1 tier(s) failed: rehearsal" in capsys.readouterr().out
 
 
 def test_tiers_run_on_workers_and_00_index_after_the_other_notebooks(monkeypatch):
