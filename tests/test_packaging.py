@@ -52,6 +52,21 @@ def test_environment_yml_matches_pyproject():
     assert _environment_pins() == _pyproject_pins()
 
 
+def test_the_licence_is_an_spdx_expression_setuptools_accepts():
+    """PEP 639: ``project.license`` is an SPDX expression string. setuptools warns that the older table
+    form (``{ text = ... }``) stops building after 2027-02-18, and a build backend that reads the string form
+    (setuptools >= 77) is required."""
+    from packaging.licenses import canonicalize_license_expression
+    from packaging.requirements import Requirement
+
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    licence = meta["project"]["license"]
+    assert isinstance(licence, str), f"project.license must be an SPDX string, got {licence!r}"
+    assert canonicalize_license_expression(licence) == licence
+    backend = {Requirement(r).name: Requirement(r) for r in meta["build-system"]["requires"]}["setuptools"]
+    assert not backend.specifier.contains("76.9"), f"setuptools before 77 cannot read it: {backend}"
+
+
 def test_environment_installs_lrank_itself():
     assert "-e ." in (ROOT / "environment.yml").read_text()
 
