@@ -385,7 +385,9 @@ class BaseRanker(BaseEstimator):
         """Save the fitted model (parameters and ensemble only, no training data) to ``path`` (.npz).
 
         The file is a NumPy ``.npz`` archive: arrays as entries, everything else as one JSON header
-        (format name, format version, lrank version, class, parameters). Load with `load_model`.
+        (format name, format version, lrank version, class, parameters). A ``path`` not ending in ``.npz``
+        gets it appended (``m.json`` -> ``m.json.npz``, as `numpy.save` appends ``.npy``); the path
+        written is returned. Load with `load_model`, which accepts the same ``path``.
         """
         self._check_fitted()
         from lrank import __version__
@@ -545,15 +547,20 @@ def load_model(path: str | Path) -> BaseRanker:
     A model file is data: it is read without pickles, and the only classes it may name are those of
     `MODEL_CLASSES` (anything else is refused before it is imported or called).
 
+    ``path`` is the file, or the name given to ``save_model`` (which appends ``.npz`` to a name without it:
+    ``load_model("m.json")`` reads ``m.json.npz`` when there is no file ``m.json``).
+
     Raises
     ------
     FileNotFoundError
-        No file at ``path``.
+        No file at ``path`` (nor at ``path`` + ``.npz``).
     ModelFileError
         (a ``ValueError``) The file is not an lrank model file, is damaged, is of a newer format version,
         or names a class that is not an lrank model class; the message names the file.
     """
     path = Path(path)
+    if not path.is_file() and path.suffix != ".npz" and path.with_name(path.name + ".npz").is_file():
+        path = path.with_name(path.name + ".npz")  # the file save_model(path) wrote
     if not path.is_file():
         raise FileNotFoundError(f"no model file at {path}")
     try:

@@ -160,3 +160,50 @@ def test_early_stopping_keeps_the_earlier_round_on_a_near_tie():
     assert improves(0.5, -np.inf) and improves(0.5 + 1e-9, 0.5)
     assert not improves(0.5 + 1e-15, 0.5) and not improves(0.5, 0.5) and not improves(np.nan, 0.5)
     assert not improves(-0.5 + 1e-15, -0.5) and improves(-0.5 + 1e-9, -0.5)
+
+
+# ------------------------------------------------------------------------------ nothing to rank
+def _one_document_queries(data):
+    return RankingData(data.X, data.y, np.arange(data.n_docs + 1))  # fit(..., qid=np.arange(n))
+
+
+def _all_equal_labels(data):
+    return RankingData(data.X, np.full(data.n_docs, 2), data.qptr)
+
+
+@pytest.mark.parametrize("make", [_one_document_queries, _all_equal_labels])
+@pytest.mark.parametrize("name", sorted(MAKERS))
+def test_nothing_to_rank_is_never_silent(name, sets, make):
+    """No query with two differently labelled documents: no pair to order. AdaRank, NDCGBoost and the
+    BoostingTree drivers fitted such data without a word; every ranker now warns (RankBoostPlus, whose
+    potential has no critical pair to sum over, refuses)."""
+    import warnings
+
+    from lrank.models._base import DegenerateDataWarning
+    from lrank.models.rankboost import DegenerateRoundWarning
+
+    data = make(sets[0])
+    if name == "RankBoostPlus":
+        with pytest.raises(ValueError, match="no critical pairs"):
+            MAKERS[name]().fit(data)
+        return
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        MAKERS[name]().fit(data)
+    said = [str(w.message) for w in caught
+            if issubclass(w.category, (DegenerateDataWarning, DegenerateRoundWarning))]
+    assert said, f"{name} fitted data with no pair to order silently"
+    assert name in said[0] or "no crucial pairs" in said[0], said[0]
+    assert all(w.filename == __file__ for w in caught
+               if issubclass(w.category, DegenerateDataWarning)), "the warning points at the caller's line"
+
+
+@pytest.mark.parametrize("name", sorted(MAKERS))
+def test_ordinary_data_is_not_warned_as_nothing_to_rank(name, sets):
+    import warnings
+
+    from lrank.models._base import DegenerateDataWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateDataWarning)
+        MAKERS[name]().fit(sets[0])

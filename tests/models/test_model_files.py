@@ -187,6 +187,22 @@ def test_a_damaged_model_file_is_one_clear_error(saved, tmp_path, damage):
 def test_a_missing_model_file_is_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError, match="no model file at"):
         load_model(tmp_path / "nothing.npz")
+    with pytest.raises(FileNotFoundError, match="no model file at"):
+        load_model(tmp_path / "nothing.json")
+
+
+def test_the_name_given_to_save_model_loads(data, tmp_path):
+    """save_model("m.json") writes m.json.npz (numpy's convention); load_model("m.json") used to answer
+    "no model file at m.json". It now reads the file save_model wrote; an existing m.json wins."""
+    est = RankBoost(n_estimators=3).fit(data)
+    written = est.save_model(tmp_path / "m.json")
+    assert written == tmp_path / "m.json.npz"
+    for loader in (load_model, RankBoost.load_model):
+        back = loader(tmp_path / "m.json")
+        np.testing.assert_array_equal(back.predict(data.X), est.predict(data.X))
+    (tmp_path / "m.json").write_text("{}")
+    with pytest.raises(ModelFileError, match=r"m\.json is not an lrank model file"):
+        load_model(tmp_path / "m.json")
 
 
 # ------------------------------------------------------------------------------ atomic saving
