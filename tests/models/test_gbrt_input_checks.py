@@ -1,11 +1,12 @@
-"""Bad input to the tree ensembles (MART, LambdaMART, McRank): named parameters, warned degenerate data."""
+"""Bad input to the tree ensembles (MART, LambdaMART, McRank): named parameters; ordinary data fits without
+a warning (data with nothing to rank: `test_fit_conventions.py`, every ranker)."""
 
 import warnings
 
 import numpy as np
 import pytest
 
-from lrank.data import RankingData, make_letor_like
+from lrank.data import make_letor_like
 from lrank.models.gbrt import MART, LambdaMART, McRank
 
 MODELS = {"MART": MART, "LambdaMART": LambdaMART, "McRank": McRank}
@@ -27,26 +28,6 @@ def test_sigma_out_of_range_is_named(data, sigma):
 def test_sigma_in_range_fits_finite_models(data, sigma):
     m = LambdaMART(n_estimators=3, sigma=sigma, min_child_samples=2).fit(data)
     assert np.isfinite(m.predict(data.X)).all()
-
-
-def _all_equal(data):
-    return RankingData(data.X, np.full(data.n_docs, 2), data.qptr)
-
-
-def _one_document_queries(data):
-    return RankingData(data.X, data.y, np.arange(data.n_docs + 1))
-
-
-@pytest.mark.parametrize("make", [_all_equal, _one_document_queries])
-@pytest.mark.parametrize("name", sorted(MODELS))
-def test_nothing_to_rank_is_warned(data, name, make):
-    """All-equal labels or one-document queries: no pair to order, and the ensembles fitted (for
-    LambdaMART: trees of zeros) silently; now a DegenerateDataWarning, as RankBoost warns."""
-    from lrank.models._base import DegenerateDataWarning
-
-    with pytest.warns(DegenerateDataWarning, match=rf"{name}: no query has two documents with different "
-                                                   "labels"):
-        MODELS[name](n_estimators=2, min_child_samples=1).fit(make(data))
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
