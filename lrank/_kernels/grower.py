@@ -17,10 +17,12 @@ row's node, or `_partition_column` over the split feature's column), the smaller
 larger child's by subtraction in the parent's buffer (``lrank._kernels.histograms``; for the split that
 completes the tree, whose children are never searched, feature 0's bins only: their totals; NDCGBoost's
 classifier none), and with a pair list (OLE) the stable partition of the node's pairs (`_partition_pairs`:
-left, right, crossing) and the children's pair histograms the cheaper way. A node's totals are its feature
-0's bins summed left to right (the count ``round(H / h_unit)`` with two channels; NDCGBoost's weight sum as
-NumPy sums the node's rows, its counts the number of rows); its search is the criterion's scan
-(``lrank._kernels.splitting``).
+left, right, crossing) and the children's pair histograms the cheaper way. Over the columns on one thread the
+split that completes the tree is `_last_split_columns`: the partition's pass labels the two leaves and leaves
+the row list unmerged, then the smaller child's feature 0 bins (the tree's other leaves are labelled at the
+end, as always). A node's totals are its feature 0's bins summed left to right (the count ``round(H /
+h_unit)`` with two channels; NDCGBoost's weight sum as NumPy sums the node's rows, its counts the number of
+rows); its search is the criterion's scan (``lrank._kernels.splitting``).
 
 What the tree reads is chosen by the arguments that are None or not: numba prunes the branches of a None
 argument before compiling, so a fit compiles the code of its own layout and criterion only (issue 15.5:
@@ -54,6 +56,7 @@ from numba import prange
 from ._jit import njit
 from .histograms import (
     CHUNK_ROWS,
+    _column_direct,
     _columns,
     _feature0_child,
     _histogram,
@@ -98,22 +101,33 @@ LABEL_BLOCKS = 8
 
 
 # ------------------------------------------------------------------------------------- partitions
-@njit(cache=True)
-def _partition_rows(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_id):
-    """Stable partition of ``rows[start:end]`` into ``code <= j`` then ``code > j``, each row's node in
-    ``leaf_of``; returns the boundary. Without a branch on the side (a coin flip for the branch
-    predictor): each row is written to the next left place and to the next right place and only its
-    side's count moves on (a left place never passes the row being read); 2.5x faster at 200k rows."""
+@njit(inline="always")
+def _split_pass(col, rows, start, end, j, tmp, leaf_of, left_id, right_id):
+    """The partitions' pass over ``rows[start:end]``: the rows with ``col[row] <= j`` to
+    ``rows[start:start + nl]`` and the others to ``tmp[:nr]``, each in order, and with ``leaf_of`` (not
+    None) each row's node. Without a branch on the side (a coin flip for the branch predictor): each row is
+    written to the next left place and to the next right place and only its side's count moves on (a left
+    place never passes the row being read). Returns ``(nl, nr)``."""
     nl = 0
     nr = 0
     for k in range(start, end):
         i = rows[k]
-        s = np.int64(codes[i, f] <= j)
+        s = np.int64(col[i] <= j)
         rows[start + nl] = i
         tmp[nr] = i
-        leaf_of[i] = right_id + s * (left_id - right_id)
+        if leaf_of is not None:
+            leaf_of[i] = right_id + s * (left_id - right_id)
         nl += s
         nr += 1 - s
+    return nl, nr
+
+
+@njit(cache=True)
+def _partition_rows(codes, rows, start, end, f, j, tmp, leaf_of, left_id, right_id):
+    """Stable partition of ``rows[start:end]`` into ``code <= j`` then ``code > j`` (`_split_pass` over
+    feature ``f``'s codes, the right side then moved back from ``tmp``), each row's node in ``leaf_of``;
+    returns the boundary. 2.5x faster at 200k rows than with a branch on the side."""
+    nl, nr = _split_pass(codes[:, f], rows, start, end, j, tmp, leaf_of, left_id, right_id)
     for k in range(nr):
         rows[start + nl + k] = tmp[k]
     return start + nl
@@ -124,17 +138,34 @@ def _partition_column(col, rows, start, end, j, tmp):
     """`_partition_rows` over the split feature's column ``col`` (``codes_t[f]``), without ``leaf_of``
     (`_label_leaves` labels the leaves once). 0.66 ms for 200,000 rows against 1.67 ms with a branch on
     the side (and 5.1 ms for 1M rows on two threads with a counting pass: one thread partitions)."""
-    nl = 0
-    nr = 0
-    for k in range(start, end):
-        i = rows[k]
-        s = np.int64(col[i] <= j)
-        rows[start + nl] = i
-        tmp[nr] = i
-        nl += s
-        nr += 1 - s
+    nl, nr = _split_pass(col, rows, start, end, j, tmp, None, 0, 0)
     for k in range(nr):
         rows[start + nl + k] = tmp[k]
+    return start + nl
+
+
+@njit(inline="always")
+def _last_split_columns(col, col0, j, grad, hess, h_unit, rows, start, end, tmp, leaf_of, left_id, right_id,
+                        out, nb0):
+    """The split that completes a tree over the column-major codes (its children are never searched: they
+    need only feature 0's bins, their totals). The partitions' pass (`_split_pass`), writing each row's leaf
+    (``code <= j``: ``left_id``), but without moving the right side's rows back from
+    ``tmp`` (no later split reads the row list; the caller labels no leaf of these two); then the smaller
+    child's rows (the left one on a tie), from ``rows[start:]`` or ``tmp``, added into feature 0's ``nb0``
+    bins of ``out`` (zeroed here; ``col0`` is feature 0's column), each bin in row order (the same bits).
+    Returns the boundary ``start + (rows going left)``. Over the 135 features of BoostingTree stumps on
+    10,000 rows, 0.021 ms against 0.029 ms for the partition, the smaller child's histogram and the
+    labelling one after the other."""
+    nl, nr = _split_pass(col, rows, start, end, j, tmp, leaf_of, left_id, right_id)
+    C = out.shape[1]
+    for b in range(nb0):
+        for c in range(C):
+            out[b, c] = 0.0
+    flat = out.reshape(out.size)
+    if nl <= nr:
+        _column_direct(col0, grad, hess, h_unit, rows, start, start + nl, 0, flat, C)
+    else:
+        _column_direct(col0, grad, hess, h_unit, tmp, 0, nr, 0, flat, C)
     return start + nl
 
 
@@ -506,6 +537,7 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
     n_nodes = 1
     n_leaves = 1
     n_splits = 0
+    fused = False  # the last split made by `_last_split_columns`
     q0 = 0  # breadth first: the level-order queue ni[q0:q1, QUEUE]; depth first: the stack ni[:q1, QUEUE]
     q1 = 1
     ni[0, QUEUE] = 0
@@ -559,8 +591,16 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
         s0 = ni[node, START]
         s1 = ni[node, END]
         mid = s0
+        last = n_leaves + 1 == L  # its children are never searched
+        # the last split over the columns on one thread: leaves labelled, no partition (`_last_split_columns`)
+        fused = False
         if cols is not None:
-            mid = _partition_column(cols[0][f], rows, s0, s1, j, tmp)
+            if last and par is None and cls is None:
+                fused = True
+                mid = _last_split_columns(cols[0][f], cols[0][cols[1][0]], j, cols[2], cols[3], h_unit, rows,
+                                          s0, s1, tmp, leaf_of, lt, rt, hist[n_leaves], off[1])
+            else:
+                mid = _partition_column(cols[0][f], rows, s0, s1, j, tmp)
         if codes is not None:
             mid = _partition_rows(codes, rows, s0, s1, f, j, tmp, leaf_of, lt, rt)
         ni[lt, START] = s0
@@ -573,10 +613,12 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
             small, large = rt, lt
         ni[large, SLOT] = ni[node, SLOT]
         ni[small, SLOT] = n_leaves  # slots 0..n_leaves-1 are in use
-        last = n_leaves + 1 == L  # its children are never searched
-        if not (last and cls is not None):  # NDCGBoost's totals need no histogram (`_summarize`)
-            _child_histograms(codes, gbin, cols, feats, rowoff, vals, h_unit, rows, ni[small, START],
-                              ni[small, END], off, TB, hist[n_leaves], hist[ni[node, SLOT]], last, par)
+        if fused:  # the smaller child's feature 0 bins made (in its slot), the larger one's by subtraction
+            _subtract(hist[ni[node, SLOT]], hist[n_leaves], off[1])
+        else:
+            if not (last and cls is not None):  # NDCGBoost's totals need no histogram (`_summarize`)
+                _child_histograms(codes, gbin, cols, feats, rowoff, vals, h_unit, rows, ni[small, START],
+                                  ni[small, END], off, TB, hist[n_leaves], hist[ni[node, SLOT]], last, par)
         if pairs is not None:  # the children that will be searched get their pair histograms
             need_small = not last and ni[small, END] - ni[small, START] >= 2.0 * min_data
             need_large = not last and ni[large, END] - ni[large, START] >= 2.0 * min_data
@@ -608,7 +650,7 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
             _label_leaves(rows, ni, n_nodes, leaf_of)
         else:
             for nd in range(n_nodes):
-                if ni[nd, LEFT] < 0:
+                if ni[nd, LEFT] < 0 and not (fused and nd >= n_nodes - 2):  # (fused: labelled there)
                     for k in range(ni[nd, START], ni[nd, END]):
                         leaf_of[rows[k]] = nd
     if sample is not None:
