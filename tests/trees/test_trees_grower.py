@@ -104,6 +104,38 @@ def test_trees_are_the_oracles_bit_for_bit(criterion, layout):
 
 
 @pytest.mark.kernel
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("criterion", ["se", "rwse", "classify"])
+def test_stumps_are_the_oracles_bit_for_bit(criterion, layout):
+    """Two-leaf trees (BoostingTree's stumps), whose one split completes the tree (over the columns, on one
+    thread: `_last_split_columns`, the root's histogram two columns a pass): on every feature (feature 0
+    alone, or with another), unconstrained, with a row sample, varying and constant hessians, the oracle's
+    node record and every row's leaf, bit for bit; a sample too small to split stays one leaf."""
+    for seed in (0, 1):
+        codes, nb, grad, hess, _, rng = _ranking(seed)
+        if criterion == "classify":
+            grad = rng.normal(size=grad.size)
+        n, F = codes.shape
+        md, mh = (1, 0.0) if criterion == "classify" else (3, 1e-3)
+        g = _grower(codes, nb, layout, num_leaves=2, min_child_samples=md, min_child_weight=mh,
+                    criterion=criterion)
+        bag = np.sort(rng.choice(n, int(0.6 * n), replace=False))
+        for cons, rows, const in itertools.product([None, *range(F)], (None, bag, bag[:2 * md - 1]),
+                                                   (False, True)):
+            if criterion == "classify" and const:
+                continue
+            h = np.full(n, 0.5) if const else hess
+            tree, leaf_of = g.grow(grad, h, constraint=cons, sample=rows)
+            want = ref.grow(codes, grad, h, num_leaves=2, criterion=criterion, min_data=md, min_hess=mh,
+                            growth="best_first", constraint=cons, n_bins=nb, sample=rows)
+            _assert_oracle(tree, leaf_of, want)
+            if rows is not None and rows.size < 2 * md:
+                assert tree.n_leaves == 1
+            elif criterion != "classify":  # (NDCGBoost's rule may find no gain)
+                assert tree.n_leaves == 2
+
+
+@pytest.mark.kernel
 @pytest.mark.parametrize("growth", ["breadth_first", "best_first", "depth_first"])
 @pytest.mark.parametrize("criterion", ["se", "wse", "rwse", "ole"])
 def test_trees_match_brute_force(criterion, growth):
