@@ -592,7 +592,8 @@ def _grow(spec, ni, nf, work, fmap, codes, gbin, cols, counts, feats, rowoff, va
         s1 = ni[node, END]
         mid = s0
         last = n_leaves + 1 == L  # its children are never searched
-        # the last split over the columns on one thread: leaves labelled, no partition (`_last_split_columns`)
+        # the last split over the columns on one thread: the partition's pass labels the two leaves, the row
+        # list is not merged back (`_last_split_columns`)
         fused = False
         if cols is not None:
             if last and par is None and cls is None:

@@ -194,18 +194,34 @@ _UNDECIDED = {False: "the paired test cannot tell",
               True: "met on the timed fold split, lrank's best below the peer's on another fold split"}
 
 
+def _row_names(rows: pd.DataFrame) -> pd.Series:
+    """``"module: benchmark"`` of each row (aligned with ``rows``), with the thread count added where that
+    name is shared (a benchmark measured on 1 and 2 threads is two rows), so that a sentence never names one
+    row twice."""
+    base = rows["module"].astype(str) + ": " + rows["benchmark"].astype(str)
+    if "threads" not in rows:
+        return base
+    threads = pd.to_numeric(rows["threads"], errors="coerce")
+    shared = base.duplicated(keep=False) & threads.notna()
+    n = threads.where(shared, 0).astype(int).astype(str)
+    return base.where(~shared, base + ", " + n + " thread" + np.where(n == "1", "", "s"))
+
+
 def what_to_see(df: pd.DataFrame, kind: str) -> str:
     """One sentence under a chart: how many of its rows meet, miss or only report a target, naming misses and
     undecided rows (grouped by why they are undecided)."""
     rows = df[df["kind"] == kind]
     st = rows["status"].value_counts()
-    missed = rows[rows["status"] == "missed"]
-    names = "; ".join(f"{r['module']}: {r['benchmark']} ({float(r['ratio']):.3g} against {r['target']})"
-                      for _, r in missed.iterrows())
-    undecided = rows[rows["status"] == "undecided"]
+    label = _row_names(rows)
+    is_missed = (rows["status"] == "missed").to_numpy()
+    missed = rows[is_missed]
+    names = "; ".join(f"{name} ({float(r['ratio']):.3g} against {r['target']})"
+                      for name, (_, r) in zip(label[is_missed], missed.iterrows()))
+    is_undecided = (rows["status"] == "undecided").to_numpy()
+    undecided = rows[is_undecided]
     notes = undecided["notes"].fillna("").astype(str) if "notes" in undecided else [""] * len(undecided)
     why = [_UNDECIDED[_SPLIT in n and _REACHED in n] for n in notes]
-    named = [f"{r['module']}: {r['benchmark']}" for _, r in undecided.iterrows()]
+    named = list(label[is_undecided])
     open_ = "".join(f". Undecided ({w}): " + "; ".join(x for x, v in zip(named, why) if v == w)
                     for w in _UNDECIDED.values() if w in why)
     return (f"Of the {len(rows)} {_PLURAL[kind] if len(rows) != 1 else kind}: {st.get('met', 0)} met the "

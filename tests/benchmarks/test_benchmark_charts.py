@@ -88,3 +88,17 @@ def test_undecided_rows_are_named_under_the_reason_their_notes_give(tmp_path):
     assert ("Undecided (the paired test cannot tell): tta: test NDCG@10 reached per second vs xgboost, toy. "
             "Undecided (met on the timed fold split, lrank's best below the peer's on another fold split): "
             "tta: test NDCG@10 reached per second vs lightgbm, toy." in sentence)
+
+
+def test_a_row_measured_on_two_thread_counts_is_named_once_per_count(tmp_path):
+    """The page measures some rows on 1 and 2 threads under one name: the sentence tells them apart by the
+    thread count, and leaves a name that no other row shares as it is."""
+    df = _run(tmp_path, n_time=3)
+    twin = df[df["benchmark"] == "MART time per tree 1"].assign(threads=2)
+    df = pd.concat([df.assign(threads=1), twin], ignore_index=True)
+    df.loc[df["benchmark"] == "MART time per tree 1", "status"] = "undecided"
+    sentence = charts.what_to_see(df, "time ratio")
+    assert "2 undecided" in sentence
+    assert ("Undecided (the paired test cannot tell): gbrt: MART time per tree 1, 1 thread; "
+            "gbrt: MART time per tree 1, 2 threads." in sentence)
+    assert "Missed: gbrt: OLE vs SE (4.5" in sentence  # its name is not shared: no thread count
