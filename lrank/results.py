@@ -21,8 +21,10 @@ by ``python -m lrank accept``, which applies it, see :func:`policy_tol`):
 
 Each results file also holds a ``_meta`` entry (not a recorded number): the sha256 of the package
 sources (``lrank/``) and of the notebook's cells (sources only, so storing outputs does not change it)
-that wrote it, and the artifacts the notebook saved (``save_figure`` / ``save_table``). Tests refuse
-results whose hashes differ from the current code (:func:`freshness`).
+that wrote it, the artifacts the notebook saved (``save_figure`` / ``save_table``), and where the run
+was made (:func:`written_on`: the CPU numba compiled for, numpy's SIMD paths in use, the versions), which
+is what to compare first when a number moves between machines. Tests refuse results whose hashes differ
+from the current code (:func:`freshness`).
 """
 
 from __future__ import annotations
@@ -115,12 +117,32 @@ def _write(path: Path, data: dict) -> None:
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
+def written_on() -> dict[str, Any]:
+    """Where this process computes: the CPU numba compiles for (``NUMBA_CPU_NAME`` when set, else the
+    host's, as LLVM names it), numpy's dispatched SIMD targets that are on (``NPY_DISABLE_CPU_FEATURES``
+    turns some off), the machine and the Python, numpy and numba versions. The last bits of long float
+    computations depend on the first two (see ``tol_basis`` above)."""
+    import platform
+    import sys
+
+    import llvmlite.binding as llvm
+    import numba
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    return {"numba_cpu": numba.config.CPU_NAME or llvm.get_host_cpu_name(),
+            "numpy_simd": [f for f in __cpu_dispatch__ if __cpu_features__.get(f)],
+            "machine": platform.machine(), "python": sys.version.split()[0], "numpy": np.__version__,
+            "numba": numba.__version__}
+
+
 def _meta(data: dict, notebook: str) -> dict:
     meta = data.setdefault(META, {})
     if "lrank_sha256" not in meta:  # hashed once per run (at reset), not at every record
         meta["lrank_sha256"] = lrank_sha256()
     if "notebook_sha256" not in meta:
         meta["notebook_sha256"] = notebook_sha256(notebook)
+    if "written_on" not in meta:
+        meta["written_on"] = written_on()
     meta.setdefault("artifacts", {"figures": [], "tables": []})
     return meta
 
@@ -227,7 +249,7 @@ def load(notebook: str, profile: str | None = None) -> dict:
 
 
 def load_meta(notebook: str, profile: str | None = None) -> dict:
-    """The ``_meta`` entry of a notebook's results (hashes, artifacts); ``{}`` when absent."""
+    """The ``_meta`` entry of a notebook's results (hashes, artifacts, `written_on`); ``{}`` when absent."""
     return _read(results_path(notebook, profile)).get(META, {})
 
 

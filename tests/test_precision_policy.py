@@ -254,6 +254,27 @@ def test_an_emulated_configuration_takes_effect(config):
     assert out[3] == env.get("NUMBA_CPU_NAME", "None")
 
 
+def test_results_record_the_emulated_cpu_they_were_written_on(tmp_path):
+    """A results file says where it was computed: under the farthest emulation, numba's generic CPU and no
+    numpy path above the baseline; here, the host's CPU name."""
+    if not dev._x86_64():
+        pytest.skip("x86-64 configurations")
+    env, _ = dev.CPU_CONFIGS["generic"]
+    emulation = ("NPY_DISABLE_CPU_FEATURES", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
+    base = {k: v for k, v in os.environ.items() if k not in emulation}
+    code = ("import json; from lrank import results; results.reset('zz_where'); "
+            "print(json.dumps(results.load_meta('zz_where')['written_on']))")
+    base["LRANK_OUTPUT_DIR"] = str(tmp_path)
+
+    def where(extra: dict) -> dict:
+        return json.loads(subprocess.run([sys.executable, "-c", code], env={**base, **extra},
+                                         capture_output=True, text=True, check=True).stdout)
+
+    out, here = where(env), where({})
+    assert out["numba_cpu"] == "generic" and out["numpy_simd"] == []
+    assert here["numba_cpu"] not in ("generic", "", None) and here["numpy"] == out["numpy"]
+
+
 def test_nbval_honours_the_check_output_tag(tmp_path):
     # nbval compares the outputs of cells tagged nbval-check-output (the form the notebooks move to) as it
     # compares cells marked with the # NBVAL_CHECK_OUTPUT comment; an untagged cell is not compared

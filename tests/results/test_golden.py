@@ -35,7 +35,10 @@ def test_recorded_numbers_equal_golden(nb, fresh_results):
     fresh = fresh_results(nb)
     golden = json.loads(golden_path.read_text(encoding="utf-8"))
     diff = results.compare_to_golden(fresh, golden)
-    assert not diff, f"{nb}: {len(diff)} difference(s) from {golden_path.name}:\n" + "\n".join(diff[:60])
+    where = results.load_meta(nb).get("written_on", {})
+    assert not diff, (f"{nb}: {len(diff)} difference(s) from {golden_path.name} (this run: numba for "
+                      f"{where.get('numba_cpu')}, numpy paths {where.get('numpy_simd')}):\n"
+                      + "\n".join(diff[:60]))
 
 
 def test_compare_to_golden_catches_changes():
