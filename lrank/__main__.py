@@ -40,6 +40,20 @@ def _notebooks(only: list[str] | None, index_last: bool = True) -> list[Path]:
 NOTEBOOK_HASH_SEED = "0"
 
 
+def _kernel_options() -> dict:
+    """papermill keyword arguments that start each notebook's kernel with CurveZMQ-encrypted sockets when
+    pyzmq supports it (``KernelManager.transport_encryption="auto"``: keys are provisioned when the kernel
+    spec declares ``curve``, as ipykernel's does). Without them ipykernel warns once per notebook that its
+    local TCP sockets carry code and outputs in plain text. Empty when pyzmq was built without Curve (the
+    kernel then starts as before, with its warning)."""
+    import zmq
+    from traitlets.config import Config
+
+    if not zmq.has("curve"):
+        return {}
+    return {"config": Config({"KernelManager": {"transport_encryption": "auto"}})}
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Run the notebooks with papermill and store them cleaned; quick outputs are stored in place.
 
@@ -95,7 +109,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         try:
             pm.execute_notebook(
                 str(nb), str(running), kernel_name="python3", cwd=str(nb.parent), progress_bar=False,
-                log_output=False,
+                log_output=False, **_kernel_options(),
             )
         except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
             failed.append(nb.stem)
@@ -171,7 +185,7 @@ def _reproduce_seeds(books: list[Path], seeds: list[int], profile: str, keep_goi
                 try:
                     pm.execute_notebook(str(nb), str(Path(scratch) / nb.name), parameters={"SEED": k},
                                         kernel_name="python3", cwd=str(nb.parent), progress_bar=False,
-                                        log_output=False)
+                                        log_output=False, **_kernel_options())
                 except Exception as exc:
                     failed.append(f"{nb.stem}@{k}")
                     first = str(exc).splitlines()[0] if str(exc) else ""

@@ -9,8 +9,9 @@ import tomllib
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-# conda-forge spells two packages differently from PyPI
-CONDA_TO_PIP = {"dask": "dask[distributed]", "distributed": "dask[distributed]"}
+# conda-forge spells three packages differently from PyPI
+CONDA_TO_PIP = {"dask": "dask[distributed]", "distributed": "dask[distributed]",
+                "jupyter_client": "jupyter-client"}
 
 
 def _pyproject_pins() -> dict[str, str]:

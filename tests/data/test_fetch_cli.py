@@ -161,3 +161,26 @@ def test_reproduce_fixes_the_kernels_hash_seed(monkeypatch):
     monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
     assert cli.main(["reproduce", "--only", "06_benchmarks"]) == 1
     assert seen == [cli.NOTEBOOK_HASH_SEED]
+
+
+def test_reproduce_starts_kernels_without_the_plain_text_warning(tmp_path, monkeypatch, capfd):
+    """`reproduce` runs a notebook with the kernel's sockets encrypted (CurveZMQ, when pyzmq has it): the
+    kernel's warning that code and outputs cross TCP in plain text is not printed, and the notebook runs."""
+    import nbformat
+    import zmq
+
+    import lrank.paths
+
+    if not zmq.has("curve"):
+        pytest.skip("pyzmq built without CurveZMQ: the kernel starts unencrypted, with its warning")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("print(6 * 7)")]
+    nbformat.write(nb, tmp_path / "01_toy.ipynb")
+    monkeypatch.setattr(lrank.paths, "notebooks_dir", lambda: tmp_path)
+    for var in ("LRANK_PROFILE", "PYTHONHASHSEED"):  # reproduce sets them for its kernels: restored after
+        monkeypatch.setenv(var, os.environ.get(var, "0"))
+    assert cli.main(["reproduce", "--only", "01_toy"]) == 0
+    err = capfd.readouterr().err
+    assert "without encryption" not in err, err
+    ran = nbformat.read(tmp_path / "01_toy.ipynb", as_version=4)
+    assert [o.get("text") for o in ran.cells[0].outputs] == ["42\n"]
