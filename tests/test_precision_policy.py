@@ -238,16 +238,20 @@ def test_cpu_configurations_name_numpy_targets_that_exist():
             assert feat in __cpu_dispatch__, (name, feat)
 
 
+def _unemulated_env() -> dict:
+    """This process's environment without the CPU emulation variables (the foreign tier sets them in the
+    environment the tests inherit): a subprocess given it runs on the host's own CPU paths."""
+    emulation = {k for env, _ in dev.CPU_CONFIGS.values() for k in env}
+    return {k: v for k, v in os.environ.items() if k not in emulation}
+
+
 @pytest.mark.parametrize("config", ["npy-sse", "haswell"])
 def test_an_emulated_configuration_takes_effect(config):
     env, _ = dev.CPU_CONFIGS[config]
     code = ("import numpy, numba.core.config as c; "
             "from numpy._core._multiarray_umath import __cpu_features__ as f; "
             "print(f['X86_V4'], f['AVX512_ICL'], f['X86_V3'], c.CPU_NAME)")
-    # the foreign tier sets these in the environment the test inherits
-    emulation = ("NPY_DISABLE_CPU_FEATURES", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
-    base = {k: v for k, v in os.environ.items() if k not in emulation}
-    out = subprocess.run([sys.executable, "-c", code], env={**base, **env}, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", code], env={**_unemulated_env(), **env}, capture_output=True,
                          text=True, check=True).stdout.split()
     assert out[:2] == ["False", "False"]  # no AVX-512 paths in numpy
     assert out[2] == ("False" if config == "npy-sse" else "True")
@@ -260,8 +264,7 @@ def test_results_record_the_emulated_cpu_they_were_written_on(tmp_path):
     if not dev._x86_64():
         pytest.skip("x86-64 configurations")
     env, _ = dev.CPU_CONFIGS["generic"]
-    emulation = ("NPY_DISABLE_CPU_FEATURES", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
-    base = {k: v for k, v in os.environ.items() if k not in emulation}
+    base = _unemulated_env()
     code = ("import json; from lrank import results; results.reset('zz_where'); "
             "print(json.dumps(results.load_meta('zz_where')['written_on']))")
     base["LRANK_OUTPUT_DIR"] = str(tmp_path)
