@@ -395,7 +395,7 @@ def test_bench_page_sentence_goes_once_later_runs_cover_its_data_sets_and_thread
     from lrank.benchmarks.time_to_accuracy import data_sets
 
     monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 2)
-    assert data_sets("quick") == ("mslr", "200k") and data_sets("paper") == ("mslr", "1m")
+    assert data_sets("quick") == ("mslr", "200k") and data_sets("paper") == ("mslr", "1m", "web10k")
 
     def s(what: str, profile: str = "quick", module: str = "time_to_accuracy") -> str:
         return f" Rows with profile={profile} in module(s) {module}{what} come from `x` ({what or 'all'})."

@@ -60,6 +60,47 @@ def test_a_row_met_on_one_fold_split_only_is_undecided():
     assert not never["target"].endswith(B.SPLIT_TARGET)
 
 
+def test_web10k_is_timed_on_fold1_and_checked_again_on_folds_2_to_5(rehearsal):
+    """The paper profile's MSLR-WEB10K set (on the stand-in files here): the timed split is the official
+    Fold1 (train against test), the other splits are Folds 2-5, and the rows' notes name them so."""
+    from lrank.data.fetch import load_fold
+
+    what, build, budgets, repeats, resplit = B._sets("paper", only="web10k")["web10k"]
+    assert "MSLR-WEB10K" in what and repeats == 3 and budgets["lrank"] == B.LRANK_TREES * budgets["lightgbm"]
+
+    def qids(d):
+        return np.unique(d.qid).tolist()
+
+    for fold, got in [(1, build()), *((s + 1, resplit(s)) for s in B.SPLIT_SEEDS)]:
+        ref = load_fold("mslr-web10k", fold)
+        ((train, test),) = got
+        assert (qids(train), qids(test)) == (qids(ref.train), qids(ref.test)), fold
+        assert not set(qids(train)) & set(qids(test))
+    assert qids(build()[0][1]) != qids(resplit(1)[0][1])  # another fold, other test queries
+    cs = {"lrank": B.Curve(np.array([1.0, 2.0]), np.array([0.5, 0.6])),
+          "lightgbm": B.Curve(np.array([2.0, 4.0]), np.array([0.55, 0.5]))}
+    splits = [{"lrank": 0.5, "lightgbm": 0.4}] * 4
+    (row,) = B._rows(what, 1, cs, {"lrank": 2, "lightgbm": 2}, 3, 0.2, splits=splits, seeds=B.SPLIT_SEEDS,
+                     split_names=B.SPLIT_NAMES["web10k"])
+    assert "on the other fold splits (MSLR-WEB10K's official Folds 2-5, untimed)" in row["notes"]
+
+
+def test_a_data_set_that_cannot_be_had_gives_rows_that_are_never_met(monkeypatch):
+    """A paper-profile data set that is absent and cannot be downloaded is not a crash of the whole bench:
+    each peer's row says why it was not measured, with status ``error``."""
+    from lrank.data.fetch import FetchError
+
+    def absent():
+        raise FetchError("mslr-web10k: could not download\n  (no network)")
+
+    monkeypatch.setattr(B, "_sets", lambda profile: {"web10k": ("MSLR-WEB10K (toy)", absent, {}, 3, None)})
+    rows = B.run("paper")
+    assert [r["benchmark"] for r in rows] == [f"test NDCG@10 reached per second vs {p}, MSLR-WEB10K (toy)"
+                                              for p in B.PEERS]
+    assert all(r["status"] == "error" and r["met"] is False for r in rows)
+    assert all("could not download   (no network)" in r["notes"] for r in rows)
+
+
 def test_split_bests_are_each_sides_best_mean_curve_on_each_split(monkeypatch):
     """`split_bests` fits every side on the folds of each seed and keeps its best mean NDCG@10."""
     seen = []
