@@ -27,6 +27,11 @@ _A = {"time ratio": "a time ratio", "memory ratio": "a memory ratio", "seconds":
 _PLURAL = {"time ratio": "time ratios", "memory ratio": "memory ratios", "seconds": "rows in seconds",
            "NDCG difference": "NDCG differences"}
 STATUS_COLOURS = {"met": "#009E73", "missed": "#D55E00", "undecided": "#E69F00", "report": "#9e9e9e"}
+#: how the page names the statuses a row gets besides met, missed, undecided and report: ``error`` (the row
+#: could not be measured: a peer library or a data set missing, a module that failed; no number) and
+#: ``invalid`` (a per-iteration difference lost in timer noise); neither is ever counted as met
+_STATUS_WORDS = {"invalid": "invalid", "error": "not measured"}
+_OTHER_COLOUR = "#555555"
 
 
 def target_value(text: object) -> tuple[str | None, float]:
@@ -89,14 +94,17 @@ def read_run(path: str | Path) -> pd.DataFrame:
 
 
 def counts_markdown(df: pd.DataFrame) -> str:
-    """One line: how many rows, how many met / missed / report-only, and how many of each kind."""
+    """One line: how many rows, how many met / missed / report-only (and undecided, invalid or not measured
+    where there are such rows, so that the counts add up), and how many of each kind."""
     if not len(df):
         return "No stored benchmark run: `python -m lrank bench` writes `figures/benchmarks.csv`."
     st = df["status"].value_counts()
     kinds = df["kind"].value_counts()
+    named = ("met", "missed", "undecided", "report", *_STATUS_WORDS)
+    order = named + tuple(sorted(s for s in st.index if s not in named))
     return (f"**{len(df)} rows** from `figures/benchmarks.csv`: "
-            + ", ".join(f"{st.get(s, 0)} {s}" for s in ("met", "missed", "undecided", "report")
-                        if s != "undecided" or st.get(s, 0)) + "; "
+            + ", ".join(f"{st.get(s, 0)} {_STATUS_WORDS.get(s, s)}" for s in order
+                        if s in ("met", "missed", "report") or st.get(s, 0)) + "; "
             + ", ".join(f"{n} {_PLURAL[k] if n != 1 else k}" for k in KINDS if (n := kinds.get(k, 0))) + ".")
 
 
@@ -109,8 +117,8 @@ def _bars(ax, rows: pd.DataFrame, log: bool) -> None:
     from matplotlib.patches import Patch
 
     y = np.arange(len(rows))[::-1]
-    ax.barh(y, rows["ratio"].astype(float), color=[STATUS_COLOURS.get(s, "#555555") for s in rows["status"]],
-            height=0.7)
+    colours = [STATUS_COLOURS.get(s, _OTHER_COLOUR) for s in rows["status"]]
+    ax.barh(y, rows["ratio"].astype(float), color=colours, height=0.7)
     has = rows["target_value"].notna().to_numpy()
     tv = rows["target_value"].to_numpy(dtype=float)
     ax.scatter(tv[has], y[has], marker="|", s=160, color="black", zorder=3)
@@ -120,6 +128,8 @@ def _bars(ax, rows: pd.DataFrame, log: bool) -> None:
     ax.set_yticks(y, [_label(r) for _, r in rows.iterrows()], fontsize=7)
     ax.set_ylim(-0.7, len(rows) - 0.3)
     handles = [Patch(color=c, label=s) for s, c in STATUS_COLOURS.items()]
+    others = sorted(set(rows["status"]) - set(STATUS_COLOURS))  # an invalid row drawn: say what its grey is
+    handles += [Patch(color=_OTHER_COLOUR, label=" / ".join(others))] if others else []
     handles.append(ax.scatter([], [], marker="|", s=160, color="black", label="target"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8)
 
@@ -208,8 +218,9 @@ def _row_names(rows: pd.DataFrame) -> pd.Series:
 
 
 def what_to_see(df: pd.DataFrame, kind: str) -> str:
-    """One sentence under a chart: how many of its rows meet, miss or only report a target, naming misses and
-    undecided rows (grouped by why they are undecided)."""
+    """One sentence under a chart: how many of its rows meet, miss or only report a target (and how many are
+    undecided, invalid or could not be measured, so that the counts add up to the rows), naming misses,
+    undecided rows (grouped by why they are undecided), invalid rows and rows not measured (with why)."""
     rows = df[df["kind"] == kind]
     st = rows["status"].value_counts()
     label = _row_names(rows)
@@ -224,11 +235,27 @@ def what_to_see(df: pd.DataFrame, kind: str) -> str:
     named = list(label[is_undecided])
     open_ = "".join(f". Undecided ({w}): " + "; ".join(x for x, v in zip(named, why) if v == w)
                     for w in _UNDECIDED.values() if w in why)
-    return (f"Of the {len(rows)} {_PLURAL[kind] if len(rows) != 1 else kind}: {st.get('met', 0)} met the "
-            f"target, {st.get('missed', 0)} missed it"
-            + (f", {len(undecided)} undecided" if len(undecided) else "")
-            + f" and {st.get('report', 0)} report without one"
-            + (f". Missed: {names}" if names else "") + open_ + ".")
+    parts = [f"{st.get('met', 0)} met the target", f"{st.get('missed', 0)} missed it"]
+    parts += [f"{n} {w}" for s, w in (("undecided", "undecided"), ("invalid", "invalid"),
+                                      ("error", "not measured (no number, not drawn)"))
+              if (n := st.get(s, 0))]
+    parts.append(f"{st.get('report', 0)} report without one")
+    return (f"Of the {len(rows)} {_PLURAL[kind] if len(rows) != 1 else kind}: "
+            + ", ".join(parts[:-1]) + " and " + parts[-1]
+            + (f". Missed: {names}" if names else "") + open_
+            + _named(rows, label, "invalid", "Invalid (a per-iteration difference lost in timer noise)")
+            + _named(rows, label, "error", "Not measured") + ".")
+
+
+def _named(rows: pd.DataFrame, label: pd.Series, status: str, head: str) -> str:
+    """``". <head>: name (why); ..."`` for the rows of ``status``, each with the start of its notes (which
+    say why it could not be measured), or ``""`` when there is none."""
+    is_s = (rows["status"] == status).to_numpy()
+    if not is_s.any():
+        return ""
+    notes = rows["notes"].fillna("").astype(str) if "notes" in rows else pd.Series([""] * len(rows))
+    why = [n if len(n) <= 120 else n[:119] + "…" for n in notes[is_s]]
+    return f". {head}: " + "; ".join(f"{name} ({w})" if w else name for name, w in zip(label[is_s], why))
 
 
 def save_chart(df: pd.DataFrame, kind: str, profile: str | None = None):

@@ -102,3 +102,27 @@ def test_a_row_measured_on_two_thread_counts_is_named_once_per_count(tmp_path):
     assert ("Undecided (the paired test cannot tell): gbrt: MART time per tree 1, 1 thread; "
             "gbrt: MART time per tree 1, 2 threads." in sentence)
     assert "Missed: gbrt: OLE vs SE (4.5" in sentence  # its name is not shared: no thread count
+
+
+def test_rows_that_could_not_be_measured_are_counted_and_named_with_why(tmp_path):
+    """A row with status ``error`` (no number: a peer library or data set missing) and an ``invalid`` one are
+    counted in the line and in their chart's sentence, so that the counts add up to the rows, and named with
+    the start of their notes; the chart draws the invalid row with its own legend entry."""
+    df = _run(tmp_path, n_time=3)
+    df["notes"] = ""
+    lost = df["benchmark"] == "MART time per tree 1"
+    df.loc[lost, ["status", "ratio", "notes"]] = ["error", float("nan"),
+                                                  "not measured: its data could not be had"]
+    df.loc[df["benchmark"] == "MART time per tree 2", "status"] = "invalid"
+    sentence = charts.what_to_see(df, "time ratio")
+    n = int((df["kind"] == "time ratio").sum())
+    assert (f"Of the {n} time ratios: 1 met the target, 1 missed it, 1 invalid, 1 not measured (no number, "
+            "not drawn) and 0 report without one" in sentence)
+    assert "Not measured: gbrt: MART time per tree 1 (not measured: its data could not be had)." in sentence
+    assert "Invalid (a per-iteration difference lost in timer noise): gbrt: MART time per tree 2" in sentence
+    line = charts.counts_markdown(df)
+    assert "3 met, 2 missed, 0 report, 1 invalid, 1 not measured;" in line
+    fig = charts.chart(df, "time ratio")
+    labels = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+    assert "invalid" in labels
+    plt.close(fig)
