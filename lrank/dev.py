@@ -432,6 +432,17 @@ def test(tiers: list[str] | None = None, foreign: tuple[str, ...] = (), ci_forei
 SPREAD_DEFAULT = ("npy-avx2", "npy-sse", "numba-generic", "haswell", "generic")
 
 
+def _papermill(nb: str | Path, out: str | Path, cwd: str | Path) -> list[str]:
+    """The command that runs one notebook with papermill (python3 kernel, working directory ``cwd``) into
+    ``out``, its kernel started as ``python -m lrank reproduce`` starts it (encrypted sockets where pyzmq
+    has CurveZMQ, so no plain-text warning per notebook); exit code 1 with the cell's traceback if a cell
+    fails."""
+    code = ("import sys, papermill; from lrank.__main__ import _kernel_options; "
+            "papermill.execute_notebook(sys.argv[1], sys.argv[2], kernel_name='python3', cwd=sys.argv[3], "
+            "progress_bar=False, log_output=False, **_kernel_options())")
+    return [str(PY), "-c", code, str(nb), str(out), str(cwd)]
+
+
 def spread(configs: tuple[str, ...] = SPREAD_DEFAULT, only: list[str] | None = None, keep: str | None = None,
            table: str | None = None, allow_stale: bool = False) -> int:
     """Measure how far every recorded number moves between CPUs; write ``tests/golden/spread/``.
@@ -472,9 +483,7 @@ def spread(configs: tuple[str, ...] = SPREAD_DEFAULT, only: list[str] | None = N
             env = dict(os.environ, LRANK_OUTPUT_DIR=str(work / config), LRANK_PROFILE="quick",
                        OMP_WAIT_POLICY="passive", PYTHONHASHSEED="0", PYDEVD_DISABLE_FILE_VALIDATION="1",
                        **env_cpu)
-            cmd = [str(PY), "-m", "papermill", nb, str(running), "-k", "python3", "--cwd", "notebooks",
-                   "--no-progress-bar", "--log-level", "ERROR"]
-            rc = subprocess.call(cmd, cwd=REPO, env=env)
+            rc = subprocess.call(_papermill(nb, running, "notebooks"), cwd=REPO, env=env)
             if rc:
                 failed.append(f"{nb} under {config}")
                 _say(f"!! {nb} failed under {config} (exit code {rc}); its run is in {running}")
@@ -567,8 +576,7 @@ def mutate(mutation: str = "rankboost-alpha", notebook: str = "02_adarank") -> i
         return subprocess.call(cmd, cwd=repo, env=env)
 
     def run_notebook() -> int:
-        return run([str(PY), "-m", "papermill", str(nb), str(work / "out.ipynb"), "-k", "python3", "--cwd",
-                    str(nb.parent), "--no-progress-bar"])
+        return run(_papermill(nb, work / "out.ipynb", nb.parent))
 
     _say(f"copy of the checkout in {repo}; step 1: {notebook} unchanged, its numbers pinned")
     if run_notebook():

@@ -303,3 +303,26 @@ def test_the_test_runner_is_not_part_of_the_results_hash():
     names = {p.name for p in results.hashed_sources()}
     assert "dev.py" not in names and "site.py" not in names and "conf.py" not in names  # runner, book
     assert {"results.py", "rankboost.py", "collaborative.py", "trees.py"} <= names
+
+
+def test_the_developer_notebook_runs_start_kernels_without_the_plain_text_warning(tmp_path):
+    """`spread` and `mutate` run each notebook through `dev._papermill`: its kernel starts as `reproduce`
+    starts it (no warning that code crosses TCP in plain text), a notebook that runs gives exit code 0 and
+    its output, and a failing cell gives exit code 1 with the cell's error."""
+    import nbformat
+    import zmq
+
+    if not zmq.has("curve"):
+        pytest.skip("pyzmq built without CurveZMQ: the kernel starts unencrypted, with its warning")
+    spec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for name, src in (("ok", "print(6 * 7)"), ("bad", "raise ValueError('boom')")):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src)], metadata={"kernelspec": spec})
+        nbformat.write(nb, tmp_path / f"{name}.ipynb")
+    ok = subprocess.run(dev._papermill(tmp_path / "ok.ipynb", tmp_path / "ok.out.ipynb", tmp_path),
+                        capture_output=True, text=True)
+    assert ok.returncode == 0 and "without encryption" not in ok.stderr, ok.stderr
+    ran = nbformat.read(tmp_path / "ok.out.ipynb", as_version=4)
+    assert [o.get("text") for o in ran.cells[0].outputs] == ["42\n"]
+    bad = subprocess.run(dev._papermill(tmp_path / "bad.ipynb", tmp_path / "bad.out.ipynb", tmp_path),
+                         capture_output=True, text=True)
+    assert bad.returncode == 1 and "ValueError: boom" in bad.stderr
