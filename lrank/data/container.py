@@ -204,7 +204,7 @@ def qptr_from_qid(qid: Any) -> tuple[np.ndarray, np.ndarray]:
     ids = qid[starts]
     if np.unique(ids).size != ids.size:
         seen: set = set()
-        for s, q in zip(starts, ids):
+        for s, q in zip(starts, ids.tolist()):  # Python values: the message shows 5, not np.int64(5)
             if q in seen:
                 raise RankingDataError(
                     f"documents of query {q!r} are not contiguous: the query reappears at document {int(s)} "

@@ -572,15 +572,27 @@ def load_model(path: str | Path) -> BaseRanker:
         raise ModelFileError(f"{path} is not an lrank model file: {_reason(exc)}") from None
 
 
+#: why a model file is never unpickled, said wherever one holds pickled data (numpy's own message for it
+#: suggests loading the file with ``allow_pickle=True``, which is what lrank refuses to do)
+_NO_PICKLES = "lrank never writes pickles into a model file and never unpickles one (unpickling can run code)"
+
+
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, KeyError):
         return f"missing entry {exc}"
     if isinstance(exc, json.JSONDecodeError):
         return f"its header is not JSON ({exc})"
+    if isinstance(exc, ValueError) and "allow_pickle" in str(exc):  # numpy: an object array in an .npz
+        return f"it holds pickled Python objects; {_NO_PICKLES}"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def _load(path: Path) -> BaseRanker:
+    with path.open("rb") as fh:
+        head = fh.read(6)
+    if not head.startswith((b"PK\x03\x04", b"\x93NUMPY")):  # a zip (.npz) or a bare .npy: else say what it is
+        raise ValueError(f"a Python pickle, not an .npz archive; {_NO_PICKLES}" if head[:1] == b"\x80"
+                         else f"not an .npz archive (its first bytes are {head!r})")
     with np.load(path, allow_pickle=False) as npz:
         if not hasattr(npz, "files"):
             raise ValueError("a single array, not an .npz archive")

@@ -46,8 +46,11 @@ def test_bad_input_is_a_clear_error(kwargs, msg):
 
 
 def test_unknown_qid_order_is_an_error():
-    with pytest.raises(RankingDataError, match="not contiguous"):
-        RankingData.from_qid(np.zeros((4, 1)), [0, 1, 0, 1], qid=[1, 2, 1, 2])
+    msg = r"documents of query 1 are not contiguous: the query reappears at document 2 \("
+    with pytest.raises(RankingDataError, match=msg):  # the id as the user wrote it, not np.int64(1)
+        RankingData.from_qid(np.zeros((4, 1)), [0, 1, 0, 1], qid=np.array([1, 2, 1, 2]))
+    with pytest.raises(RankingDataError, match="query 'a' are not contiguous"):
+        RankingData.from_qid(np.zeros((3, 1)), [0, 1, 0], qid=np.array(["a", "b", "a"]))
 
 
 def test_subset_keeps_queries_in_given_order():

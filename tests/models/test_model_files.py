@@ -184,6 +184,37 @@ def test_a_damaged_model_file_is_one_clear_error(saved, tmp_path, damage):
     assert isinstance(err.value, ValueError)
 
 
+def _pickle(saved, tmp_path):
+    import pickle
+
+    p = tmp_path / "pickled.npz"
+    p.write_bytes(pickle.dumps({"model": [1, 2, 3]}))
+    return p
+
+
+def _object_array(saved, tmp_path):
+    header, arrays = _contents(saved)
+    arrays[sorted(arrays)[0]] = np.array([{"a": 1}, None], dtype=object)
+    return _write(tmp_path / "objects.npz", header, arrays)
+
+
+@pytest.mark.parametrize("damage, says", [
+    (_pickle, "a Python pickle, not an .npz archive; lrank never writes pickles into a model file and never "
+              "unpickles one (unpickling can run code)"),
+    (_object_array, "it holds pickled Python objects; lrank never writes pickles"),
+    (_text, "not an .npz archive (its first bytes are b'hello')"),
+    (_empty, "not an .npz archive (its first bytes are b'')")])
+def test_a_file_with_pickles_is_refused_without_suggesting_to_unpickle_it(saved, tmp_path, damage, says):
+    """numpy's own error for a pickle says the file can be loaded with ``allow_pickle=True``: the model file
+    error says instead what the file is and that lrank never unpickles one."""
+    bad = damage(saved, tmp_path)
+    with pytest.raises(ModelFileError) as err:
+        load_model(bad)
+    msg = str(err.value)
+    assert msg.startswith(f"{bad} is not an lrank model file: ") and says in msg, msg
+    assert "allow_pickle" not in msg, msg
+
+
 def test_a_missing_model_file_is_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError, match="no model file at"):
         load_model(tmp_path / "nothing.npz")
