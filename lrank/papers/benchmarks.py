@@ -206,15 +206,18 @@ _UNDECIDED = {False: "the paired test cannot tell",
 
 def _row_names(rows: pd.DataFrame) -> pd.Series:
     """``"module: benchmark"`` of each row (aligned with ``rows``), with the thread count added where that
-    name is shared (a benchmark measured on 1 and 2 threads is two rows), so that a sentence never names one
-    row twice."""
+    name is shared (a benchmark measured on 1 and 2 threads is two rows), and then the reference where it is
+    still shared (one benchmark timed against two peers), so that a sentence never names one row twice."""
     base = rows["module"].astype(str) + ": " + rows["benchmark"].astype(str)
-    if "threads" not in rows:
-        return base
-    threads = pd.to_numeric(rows["threads"], errors="coerce")
-    shared = base.duplicated(keep=False) & threads.notna()
-    n = threads.where(shared, 0).astype(int).astype(str)
-    return base.where(~shared, base + ", " + n + " thread" + np.where(n == "1", "", "s"))
+    if "threads" in rows:
+        threads = pd.to_numeric(rows["threads"], errors="coerce")
+        shared = base.duplicated(keep=False) & threads.notna()
+        n = threads.where(shared, 0).astype(int).astype(str)
+        base = base.where(~shared, base + ", " + n + " thread" + np.where(n == "1", "", "s"))
+    if "reference" in rows:  # one benchmark against two peers (gbrt's per-tree rows): name the peer too
+        shared = base.duplicated(keep=False)
+        base = base.where(~shared, base + " (vs " + rows["reference"].astype(str) + ")")
+    return base
 
 
 def what_to_see(df: pd.DataFrame, kind: str) -> str:

@@ -126,3 +126,17 @@ def test_rows_that_could_not_be_measured_are_counted_and_named_with_why(tmp_path
     labels = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
     assert "invalid" in labels
     plt.close(fig)
+
+
+def test_one_benchmark_against_two_peers_is_named_with_each_peer(tmp_path):
+    """Two rows of one benchmark and thread count against different references (the per-tree rows against
+    LightGBM and XGBoost) are told apart by the reference in the sentence."""
+    df = _run(tmp_path, n_time=3)
+    df["reference"] = "LightGBM"
+    twin = df[df["benchmark"] == "OLE vs SE"].assign(reference="XGBoost")
+    df = pd.concat([df, twin], ignore_index=True)
+    sentence = charts.what_to_see(df, "time ratio")
+    assert ("Missed: gbrt: OLE vs SE (vs LightGBM) (4.5 against <= 1.5); "
+            "gbrt: OLE vs SE (vs XGBoost) (4.5 against <= 1.5)" in sentence)
+    undecided = charts.what_to_see(df.assign(status="undecided"), "time ratio")
+    assert "gbrt: MART time per tree 1;" in undecided  # a name no other row shares is left as it is
