@@ -246,19 +246,20 @@ def what_to_see(df: pd.DataFrame, kind: str) -> str:
     return (f"Of the {len(rows)} {_PLURAL[kind] if len(rows) != 1 else kind}: "
             + ", ".join(parts[:-1]) + " and " + parts[-1]
             + (f". Missed: {names}" if names else "") + open_
-            + _named(rows, label, "invalid", "Invalid (a per-iteration difference lost in timer noise)")
-            + _named(rows, label, "error", "Not measured") + ".")
+            + _named(rows, label, "invalid", "Invalid (a per-iteration time lost in timer noise)", why=False)
+            + _named(rows, label, "error", "Not measured", why=True) + ".")
 
 
-def _named(rows: pd.DataFrame, label: pd.Series, status: str, head: str) -> str:
-    """``". <head>: name (why); ..."`` for the rows of ``status``, each with the start of its notes (which
-    say why it could not be measured), or ``""`` when there is none."""
+def _named(rows: pd.DataFrame, label: pd.Series, status: str, head: str, why: bool) -> str:
+    """``". <head>: name; ..."`` for the rows of ``status`` (``""`` when there is none); with ``why``, each
+    name followed by the start of the row's notes in parentheses (an error row's notes say why it could not
+    be measured)."""
     is_s = (rows["status"] == status).to_numpy()
     if not is_s.any():
         return ""
-    notes = rows["notes"].fillna("").astype(str) if "notes" in rows else pd.Series([""] * len(rows))
-    why = [n if len(n) <= 120 else n[:119] + "…" for n in notes[is_s]]
-    return f". {head}: " + "; ".join(f"{name} ({w})" if w else name for name, w in zip(label[is_s], why))
+    notes = rows["notes"].fillna("").astype(str) if why and "notes" in rows else pd.Series([""] * len(rows))
+    short = [n if len(n) <= 120 else n[:119] + "…" for n in notes[is_s]]
+    return f". {head}: " + "; ".join(f"{name} ({w})" if w else name for name, w in zip(label[is_s], short))
 
 
 def save_chart(df: pd.DataFrame, kind: str, profile: str | None = None):

@@ -109,7 +109,7 @@ def test_rows_that_could_not_be_measured_are_counted_and_named_with_why(tmp_path
     counted in the line and in their chart's sentence, so that the counts add up to the rows, and named with
     the start of their notes; the chart draws the invalid row with its own legend entry."""
     df = _run(tmp_path, n_time=3)
-    df["notes"] = ""
+    df["notes"] = "what was timed"  # an invalid row's notes describe the row, not why it is invalid
     lost = df["benchmark"] == "MART time per tree 1"
     df.loc[lost, ["status", "ratio", "notes"]] = ["error", float("nan"),
                                                   "not measured: its data could not be had"]
@@ -119,7 +119,7 @@ def test_rows_that_could_not_be_measured_are_counted_and_named_with_why(tmp_path
     assert (f"Of the {n} time ratios: 1 met the target, 1 missed it, 1 invalid, 1 not measured (no number, "
             "not drawn) and 0 report without one" in sentence)
     assert "Not measured: gbrt: MART time per tree 1 (not measured: its data could not be had)." in sentence
-    assert "Invalid (a per-iteration difference lost in timer noise): gbrt: MART time per tree 2" in sentence
+    assert "Invalid (a per-iteration time lost in timer noise): gbrt: MART time per tree 2. " in sentence
     line = charts.counts_markdown(df)
     assert "3 met, 2 missed, 0 report, 1 invalid, 1 not measured;" in line
     fig = charts.chart(df, "time ratio")
