@@ -66,6 +66,13 @@ def _load(path: str, what: str):
     return load_letor(path)
 
 
+def _output_folders(**paths: str | None) -> None:
+    """Stop before any work when an output file's folder does not exist (a fit is not lost to a typo)."""
+    for option, path in paths.items():
+        if path and not Path(path).parent.is_dir():
+            raise CommandError(f"--{option} {path}: there is no folder {Path(path).parent}")
+
+
 def _estimator(args: argparse.Namespace, metric: str):
     import importlib
 
@@ -112,6 +119,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     """``lrank train``: fit a ranker on a LETOR file, report the metric, save the model."""
     from lrank.metrics import evaluate
 
+    _output_folders(save=args.save)
     metric = metric_name(args.metric)
     train = _load(args.train, "--train")
     valid = _load(args.validate, "--validate") if args.validate else None
@@ -135,6 +143,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     from lrank.io.trec import write_trec_qrels, write_trec_run
     from lrank.models._base import load_model
 
+    _output_folders(run=args.run, qrels=args.qrels)
     model = load_model(args.model)
     data = _load(args.input, "--input")
     scores = model.predict(data.X)
@@ -167,6 +176,7 @@ def _per_query(args: argparse.Namespace, metrics: list[str]):
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """``lrank eval``: mean metrics, and per-query values with ``--idv`` (RankLib's -idv)."""
+    _output_folders(idv=args.idv)
     metrics = [metric_name(m) for m in args.metric]
     table = _per_query(args, metrics)
     means = [f"{m}\tall\t{table[m].mean():.6f}" for m in metrics]

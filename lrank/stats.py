@@ -290,6 +290,12 @@ def compare(scores: Any, *, baseline: str | None = None, test: str = "fisher", c
     tables = dict(scores) if isinstance(scores, dict) else {"score": scores}
     rows = []
     for metric, table in tables.items():
+        if isinstance(table, dict) and not all(isinstance(v, pd.Series) for v in table.values()):
+            sizes = {str(k): len(v) for k, v in table.items()}
+            if len(set(sizes.values())) > 1:
+                raise ValueError(f"metric {metric!r}: the systems have scores for different numbers of "
+                                 f"queries ({', '.join(f'{k} {n}' for k, n in sizes.items())}); compare "
+                                 "systems on the same queries")
         df = pd.DataFrame(table)
         if df.shape[1] < 2:
             raise ValueError(f"metric {metric!r}: need at least two systems (columns), got {df.shape[1]}")

@@ -104,16 +104,23 @@ def test_every_ranker_trains_from_the_command_line(mslr, tmp_path, capsys, ranke
     (["train", "--ranker", "mart", "--train", "BAD"], "bad.txt:2: "),
     (["eval", "--run", "RUN"], "--run needs --qrels"),
     (["eval", "--run", "BADRUN", "--qrels", "RUN"], "badrun.trec:1: a run line has 6 fields"),
+    (["train", "--ranker", "mart", "--train", "TRAIN", "--save", "NOFOLDER"],
+     "--save absent/m.npz: there is no folder absent"),
+    (["rank", "--model", "m.npz", "--input", "TRAIN", "--run", "NOFOLDER"], "--run absent/m.npz: there is"),
+    (["eval", "--run", "RUN", "--qrels", "RUN", "--idv", "NOFOLDER"], "--idv absent/m.npz: there is no"),
 ])
-def test_errors_name_the_option_or_the_line_and_exit_1(mslr, tmp_path, capsys, argv, message):
+def test_errors_name_the_option_or_the_line_and_exit_1(mslr, tmp_path, capsys, monkeypatch, argv, message):
     (tmp_path / "bad.txt").write_text("1 qid:1 1:0.5\n0 qid:1 1:x\n")
     (tmp_path / "badrun.trec").write_text("1 Q0 d0 1 0.5\n")
     (tmp_path / "run.trec").write_text("1 Q0 d0 1 0.5 t\n")
     subst = {"TRAIN": mslr[0], "BAD": str(tmp_path / "bad.txt"), "RUN": str(tmp_path / "run.trec"),
-             "BADRUN": str(tmp_path / "badrun.trec")}
+             "BADRUN": str(tmp_path / "badrun.trec"), "NOFOLDER": "absent/m.npz"}
+    monkeypatch.chdir(tmp_path)
     assert main([subst.get(a, a) for a in argv]) == 1
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert err.startswith(f"lrank {argv[0]}: error: ") and message in err, err
+    if "NOFOLDER" in argv:
+        assert out == "", "an output folder that does not exist stops the command before its work"
 
 
 def test_usage_errors_exit_2():

@@ -117,6 +117,8 @@ def test_compare_refuses_bad_input():
         stats.compare(df.fillna(0), test="wilcoxon")
     with pytest.raises(ValueError, match="baseline 'c' is not one of"):
         stats.compare(df.fillna(0), baseline="c")
+    with pytest.raises(ValueError, match=r"different numbers of queries \(a 3, b 2\)"):  # was pandas' words
+        stats.compare({"ndcg@10": {"a": [0.1, 0.2, 0.3], "b": np.array([0.2, 0.1])}})
     with pytest.raises(ValueError, match="equally long"):
         stats.randomization_test([0.1, 0.2], [0.1])
     with pytest.raises(ValueError, match="n_resamples"):

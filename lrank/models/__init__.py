@@ -1,7 +1,8 @@
 """Boosting algorithms, one module per family (rankboost, rankboost_plus, adarank, gbrt, ...).
 
-Import the estimator from its module, e.g. ``from lrank.models.rankboost import RankBoost``; the names
-below are resolved lazily so that ``import lrank.models`` stays instant.
+Every estimator is importable from ``lrank`` itself (``from lrank import RankBoost``), from here, or from
+its module (``from lrank.models.rankboost import RankBoost``); the names below are resolved lazily so that
+``import lrank.models`` stays instant.
 """
 
 from __future__ import annotations

@@ -402,6 +402,8 @@ class BaseRanker(BaseEstimator):
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")
+        if not path.parent.is_dir():
+            raise FileNotFoundError(f"cannot save the model to {path}: there is no folder {path.parent}")
         # into a new file beside the target, then renamed over it: a write that fails midway (disk full,
         # killed) leaves the previous model as it was. open() honours the umask, as a plain write would.
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
@@ -409,6 +411,9 @@ class BaseRanker(BaseEstimator):
             with open(tmp, "xb") as fh:
                 np.savez_compressed(fh, __header__=np.array(json.dumps(header)), **arrays)
             os.replace(tmp, path)
+        except OSError as exc:  # named by the file asked for, not by the temporary one beside it
+            tmp.unlink(missing_ok=True)
+            raise type(exc)(exc.errno, f"cannot save the model to {path}: {exc.strerror}") from exc
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
@@ -536,8 +541,17 @@ def _check_array(X: Any) -> np.ndarray:
     (`lrank.data.container.as_float32`: an overflow is an error, merged or vanished values a warning)."""
     from sklearn.utils.validation import check_array
 
-    X = check_array(X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan", accept_sparse=False,
-                    input_name="X")
+    try:
+        X = check_array(X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan", accept_sparse=False,
+                        input_name="X")
+    except ValueError as exc:
+        if "infinity" not in str(exc):
+            raise
+        inf = np.isinf(np.asarray(X, dtype=np.float64))
+        at = tuple(int(i) for i in np.argwhere(inf)[0])
+        raise ValueError(f"{exc} The first is X[{', '.join(map(str, at))}] ({int(inf.sum())} infinite "
+                         "values in all); lrank takes NaN as a missing value: replace infinities with NaN "
+                         "or a finite value") from None
     return as_float32(X)
 
 

@@ -17,6 +17,19 @@ def data():
     return make_letor_like(n_queries=8, docs_per_query=(5, 12), n_features=4, random_state=0)
 
 
+def test_an_infinite_feature_is_refused_naming_where(data):
+    """scikit-learn's message says only that X holds an infinity; lrank's adds where the first one is and
+    how many there are (NaN, a missing value, is accepted)."""
+    X = data.X.astype(np.float64)
+    X[5, 2], X[9, 0] = np.inf, -np.inf
+    for cls in (LambdaMART, MART):
+        with pytest.raises(ValueError, match=r"infinity.*The first is X\[5, 2\] \(2 infinite values"):
+            cls(n_estimators=2).fit(X, data.y, group=data.group)
+    model = LambdaMART(n_estimators=2).fit(np.where(np.isinf(X), np.nan, X), data.y, group=data.group)
+    with pytest.raises(ValueError, match=r"The first is X\[5, 2\]"):
+        model.predict(X)
+
+
 @pytest.mark.parametrize("sigma", [1e300, 1e155, float("inf"), 0.0, -1.0])
 def test_sigma_out_of_range_is_named(data, sigma):
     """sigma=1e300 failed inside the tree with 'grad and hess must be finite' (sigma**2 overflows)."""

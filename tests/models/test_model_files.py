@@ -237,6 +237,23 @@ def test_the_name_given_to_save_model_loads(data, tmp_path):
 
 
 # ------------------------------------------------------------------------------ atomic saving
+def test_a_save_that_cannot_be_written_names_the_file_asked_for(data, tmp_path, monkeypatch):
+    """Into a folder that does not exist, or on a full disk, the error used to name the temporary file beside
+    the target (``.m.npz.80287b739705.tmp``); it names the file asked for, and leaves nothing behind."""
+    est = RankBoost(n_estimators=3).fit(data)
+    with pytest.raises(FileNotFoundError, match=r"cannot save the model to .*absent.m\.npz: there is no "):
+        est.save_model(tmp_path / "absent" / "m.npz")
+
+    def disk_full(fh, **arrays):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", disk_full)
+    with pytest.raises(OSError, match=r"cannot save the model to .*m\.npz: No space left on device") as exc:
+        est.save_model(tmp_path / "m.npz")
+    assert ".tmp" not in str(exc.value) and exc.value.errno == 28
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_failed_save_keeps_the_previous_model(data, tmp_path, monkeypatch):
     est = RankBoost(n_estimators=3).fit(data)
     path = est.save_model(tmp_path / "model.npz")
