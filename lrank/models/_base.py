@@ -568,7 +568,7 @@ def load_model(path: str | Path) -> BaseRanker:
     ------
     FileNotFoundError
         No file at ``path`` (nor at ``path`` + ``.npz``).
-    ModelFileError
+    lrank.models._base.ModelFileError
         (a ``ValueError``) The file is not an lrank model file, is damaged, is of a newer format version,
         or names a class that is not an lrank model class; the message names the file.
     """

@@ -228,7 +228,8 @@ class AdaBoostStumps(TreeEnsembleMixin, BaseRanker):
 
     Attributes
     ----------
-    estimators_ : list of Stump
+    estimators_ : list
+        The stumps, one per round.
     alphas_ : ndarray
     n_iter_, best_iteration_ (always None), stop_reason_
     history_ : pandas.DataFrame

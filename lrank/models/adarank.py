@@ -110,12 +110,12 @@ class AdaRank(BaseRanker):
 
     Attributes
     ----------
-    estimators_ : list of SingleFeatureRanker
-        ``h_1 .. h_{n_iter_}``.
-    alphas_ : ndarray of shape (n_iter_,)
-        ``alpha_1 .. alpha_{n_iter_}`` (Fig. 1).
-    candidates_ : ndarray of int64
-        Index of each round's weak ranker in ``weak_rankers_``.
+    estimators_ : list
+        ``h_1 .. h_{n_iter_}`` (single-feature weak rankers).
+    alphas_ : ndarray
+        ``alpha_1 .. alpha_{n_iter_}`` (Fig. 1), one per round.
+    candidates_ : ndarray
+        Index (an integer) of each round's weak ranker in ``weak_rankers_``.
     n_iter_ : int
         Rounds kept.
     best_iteration_ : int or None
@@ -127,14 +127,14 @@ class AdaRank(BaseRanker):
         bound_factor, bound, Z, train_<metric>`` (and ``valid_<eval_metric>`` with an ``eval_set``).
         ``bound`` is Theorem 1's ``1 - prod_t e^{-delta_min^t} sqrt(1 - varphi(t)^2)``, ``bound_factor``
         the round's factor, ``Z`` is ``sum_i exp(-E(f_t)_i)`` over the training queries (``Z_0 = m``).
-    weak_rankers_ : SingleFeatureRankers
-        The candidate set.
+    weak_rankers_ : object
+        The candidate set (every feature as a weak ranker).
     feature_importances_ : ndarray of shape (n_features,)
         Sum of alpha per feature over the rounds ``predict`` uses (reversed candidates count negatively).
     metric_matrix_ : ndarray of shape (n_candidates, n_train_queries)
         ``E`` of every candidate on every training query (training only: not pickled, not saved).
-    train_queries_ : ndarray of int64
-        Positions of the training queries used (E defined there; training only).
+    train_queries_ : ndarray
+        Positions (integers) of the training queries used (E defined there; training only).
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -283,14 +283,18 @@ class BoostingTree(_Driver):
         ``stop_at``), ``select_s`` / ``step_s`` (seconds in selection / in boosting steps).
     trace_ : list of dict
         Per round: the active nodes with their ``n``, the selected ones, the tie groups, the created.
-    tree_ : the tree (parent, hypothesis, constraint, depth, n, f, f^ per node; node 0 = empty model)
+    tree_ : object
+        The tree: parent, hypothesis, constraint, depth, ``n``, ``f``, ``f^`` per node (node 0: the
+        empty model).
     best_node_ : int
         The node of largest training ``f`` (shallowest, then earliest, among equals).
     estimators_ : list
         The hypotheses on the path to ``best_node_``.
     n_iter_ : int
         Models generated. ``predict(X, num_iteration=k)`` uses the best model among the first ``k``.
-    best_iteration_ : None (no early stopping); stop_reason_ : str
+    best_iteration_ : None
+        No early stopping.
+    stop_reason_ : str
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -620,7 +624,8 @@ class Exp3P(SumOfEstimators, _Driver):
 
     Attributes
     ----------
-    estimators_ : list of hypotheses
+    estimators_ : list
+        The hypotheses, one per round.
     history_ : pandas.DataFrame
         Indexed by ``iteration``: ``arms`` (the constraint's features), ``reward``, ``train_<metric>``,
         ``valid_<metric>``, ``p_played`` (probability of the first played arm), ``p_max``.
@@ -844,12 +849,29 @@ class LambdaMARTBase(BaseEstimator):
     """LambdaMART as a base for BoostingTree / Exp3P / Standard (paper Sec. 4.3.1, Fig. 6).
 
     A base-learner specification, not a ranker (it has no ``fit``: `lrank.models.gbrt.LambdaMART` is
-    the ranker; ``Standard(LambdaMARTBase())`` is the paper's standard variant). ``num_leaves`` leaves
-    (2 = stumps, the paper's MQ2007 choice), combination coefficient ``learning_rate`` (paper: 0.2),
-    lambdas of NDCG@``ndcg_at`` (0 = the whole list, the paper's NDCG), ``sigma = 1``, at least
-    ``min_child_samples`` documents per leaf; ``metric`` / ``discount`` define ``f`` (MeanNDCG with
-    the Jarvelin-Kekalainen discount on MQ2007). Parameters are checked when a driver calls
-    `boosting_step`.
+    the ranker; ``Standard(LambdaMARTBase())`` is the paper's standard variant). Its lambdas use
+    ``sigma = 1``. Parameters are checked when a driver calls `boosting_step`.
+
+    Parameters
+    ----------
+    num_leaves : int, default 2
+        Leaves per tree (2: stumps, the paper's choice on MQ2007).
+    learning_rate : float, default 0.2
+        The combination coefficient of each step (the paper's 0.2).
+    ndcg_at : int, default 0
+        The lambdas are those of NDCG at rank ``ndcg_at``; 0: the whole list (the paper's NDCG).
+    min_child_samples : int, default 1
+        Fewest documents in a leaf.
+    max_thresholds : int, default 254
+        Candidate thresholds per feature (`lrank.data.binning.bin_features`).
+    threshold_strategy : {"quantile", "subsample", "all"}, default "quantile"
+        How the thresholds are chosen.
+    metric : str, default "mean_ndcg"
+        The measure ``f`` the drivers track (an `lrank.metrics` name; MeanNDCG on MQ2007).
+    discount : {"jk", "log2"}, default "jk"
+        The discount of ``metric``: Jarvelin-Kekalainen's (the paper's on MQ2007) or ``1 / log2(1 + r)``.
+    random_state : int or None, default None
+        Seeds the ``"subsample"`` thresholds.
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -39,6 +39,8 @@ buffers.
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
@@ -577,11 +579,31 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
             yield self._scores(np.stack(cols, axis=1))
 
 
+def _parameter_entries(doc: str) -> list[tuple[str, str]]:
+    """The entries ``(name, text)`` of a numpydoc docstring's Parameters section, in order."""
+    body = inspect.cleandoc(doc).split("\nParameters\n----------\n", 1)[1]
+    body = re.split(r"\n\n(?=\S)", body, maxsplit=1)[0]  # up to the next unindented paragraph or section
+    starts = [m.start() for m in re.finditer(r"^\w+ : ", body, re.M)]
+    ends = [*starts[1:], None]
+    return [(body[a:].split(" : ", 1)[0], body[a:b].rstrip("\n")) for a, b in zip(starts, ends)]
+
+
+def _with_shared_parameters(cls: type) -> type:
+    """Class decorator: after ``cls``'s own Parameters entries (its docstring's last section, if it has one)
+    come those of `_GBRT` that it does not write itself, so that ``help(cls)`` and the API reference list
+    every parameter while the text the tree ensembles share is written once."""
+    own = inspect.cleandoc(cls.__doc__)
+    written = {name for name, _ in _parameter_entries(own)} if "\nParameters\n---" in own else set()
+    shared = "\n".join(text for name, text in _parameter_entries(_GBRT.__doc__) if name not in written)
+    cls.__doc__ = own + ("\n" if written else "\n\nParameters\n----------\n") + shared + "\n"
+    return cls
+
+
+@_with_shared_parameters
 class MART(_GBRT):
     """MART: gradient boosting of regression trees on the least-squares loss (Example 1).
 
     ``L = sum_d (f(d) - y(d))^2 / 2``, ``L' = f - y``, ``L'' = 1``; the initial score is the mean label.
-    Parameters as in the shared list (see `LambdaMART`).
     """
 
     def _init_raw(self, data: RankingData) -> np.ndarray:
@@ -597,11 +619,17 @@ class MART(_GBRT):
         yield 0, raw[:, 0] - data.y, np.broadcast_to(np.float64(1.0), (data.n_docs,)), None
 
 
+@_with_shared_parameters
 class McRank(_GBRT):
     """McRank: K-class logistic gradient boosting ranked by expected relevance (Eq. 4-5, Example 2).
 
-    One tree per class per iteration; ``n_classes`` defaults to ``max label + 1`` of the training data
-    (fitted: ``n_classes_``). Other parameters as in `LambdaMART`.
+    One tree per class per iteration.
+
+    Parameters
+    ----------
+    n_classes : int or None, default None
+        The classes ``0 .. n_classes - 1`` (at least 2); None: ``max label + 1`` of the training data
+        (fitted: ``n_classes_``).
     """
 
     _parameter_constraints: ClassVar[dict] = {**_GBRT._parameter_constraints,
@@ -652,8 +680,9 @@ class McRank(_GBRT):
         return self._proba(self._raw(X, self._num_iteration(num_iteration)))
 
 
+@_with_shared_parameters
 class LambdaMART(_GBRT):
-    """LambdaMART with NDCG@``ndcg_at`` lambdas and Newton leaves (reconstructed LambdaMART box).
+    """LambdaMART: lambdas of NDCG at rank ``ndcg_at``, Newton leaves (reconstructed LambdaMART box).
 
     ``L' = -lambda``, ``L'' = w`` per document (`lambda_derivatives`); the leaf value is
     ``sum lambda / sum w``. With ``criterion="ole"`` the split uses the node's exact pairwise second
@@ -671,15 +700,15 @@ class LambdaMART(_GBRT):
     ----------
     ndcg_at : int or None, default None
         Truncation of the NDCG whose changes weight the lambdas: the discount is zero below rank
-        ``ndcg_at`` and ``maxDCG`` is the ideal DCG@``ndcg_at`` (a swap below it weighs nothing). None: the
+        ``ndcg_at`` and ``maxDCG`` is the ideal DCG at ``ndcg_at`` (a swap below it weighs nothing). None: the
         discount runs down the whole list (LightGBM's lambdarank), the ideal DCG is cut at
         ``lambdarank_truncation_level``.
     sigma : float, default 1.0
         Steepness of the pairwise logistic loss, ``rho = 1 / (1 + exp(sigma (s_i - s_j)))``.
     lambdarank_truncation_level : int or None, default 30
         LightGBM's pair truncation: only pairs whose higher-scored document ranks in the top
-        ``lambdarank_truncation_level`` contribute (LightGBM's default, 30). None: the pairs of
-        NDCG@``ndcg_at`` (every pair with a document in its top ``ndcg_at``; every pair when both are None).
+        ``lambdarank_truncation_level`` contribute (LightGBM's default, 30). None: the pairs of NDCG at
+        ``ndcg_at`` (every pair with a document in its top ``ndcg_at``; every pair when both are None).
     lambdarank_norm : bool, default True
         LightGBM's lambda normalisation: each pair's ``|Delta NDCG|`` divided by ``0.01 + |s_i - s_j|``
         (once a query's scores differ), then the query's lambdas and weights times ``log2(1 + S) / S``,
@@ -691,19 +720,7 @@ class LambdaMART(_GBRT):
         ``>= 0``, non-decreasing in the label (two labels of equal gain make their pairs weigh 0) and
         at least ``max label + 1`` long for the training data (checked at fit time).
     criterion : {"se", "wse", "rwse", "ole"}, default "rwse"
-        As for every tree ensemble here (``"rwse"``: Eq. 9, the Newton gain ``G^2 / H``).
-
-    The other parameters are those of every tree ensemble here: ``n_estimators`` (T), ``learning_rate``
-    (alpha of Eq. 1), ``num_leaves``, ``min_child_samples``, ``min_child_weight``, ``growth``
-    (``"best_first"``, ``"breadth_first"``, ``"depth_first"``, ``"symmetric"``: CatBoost's oblivious trees,
-    ``num_leaves`` a power of two, ``min_child_samples`` not applied),
-    ``max_thresholds``, ``threshold_strategy``, ``early_stopping_rounds``, ``eval_metric``, ``n_jobs``,
-    ``random_state``, ``verbose``, ``reg_lambda`` (the L2 leaf penalty, ``"rwse"`` only; default 0),
-    ``colsample_bytree`` (the fraction of features each tree may split on; default 1.0, every feature),
-    ``subsample`` (the fraction of documents each iteration's tree is grown on, bagging; default 1.0, every
-    document; not with ``criterion="ole"``, whose pair list reaches every document), ``random_strength``
-    (CatBoost's split-score noise, ``growth="symmetric"`` only; default 0.0, none) and ``sampling_method``
-    (``"uniform"`` bagging, the default, or ``"gradient_based"``, minimal variance sampling).
+        Split criterion: Eq. 3, 7, 9 or 13 (``"rwse"``: Eq. 9, the Newton gain ``G^2 / H``).
     """
 
     _weighting: ClassVar[str] = "query"

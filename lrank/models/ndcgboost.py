@@ -191,7 +191,8 @@ class NDCGBoost(TreeEnsembleMixin, SumOfEstimators, BaseRanker):
 
     Attributes
     ----------
-    estimators_ : list of lrank.trees.predictor.Tree
+    estimators_ : list
+        The classifier trees, one per round.
     alphas_ : ndarray
     history_ : pandas.DataFrame
         Indexed by ``iteration``: ``alpha``, ``A``, ``B``, ``train_<metric>``, ``valid_<eval_metric>``.

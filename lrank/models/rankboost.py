@@ -131,25 +131,25 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
     n_estimators : int, default 300
         Boosting rounds T (the final ranking is H = sum_{t=1}^T alpha_t h_t).
     alpha_method : {"third", "second", "first"}, default "third"
-        "third": WeakLearn.3 (max |r|, alpha by Eq. 6); "second": WeakLearn.2 (min Z of Eq. 3, alpha by
-        Eq. 2); "first": stumps by max |r|, alpha by numerical minimisation of Z.
+        "third": WeakLearn.3 (max ``|r|``, alpha by Eq. 6); "second": WeakLearn.2 (min Z of Eq. 3, alpha by
+        Eq. 2); "first": stumps by max ``|r|``, alpha by numerical minimisation of Z.
     cumulative_positive : bool, default False
         WeakLearn.cum: only stumps whose cumulative weight stays positive (Sec. 4).
     positive_alpha : bool, default False
         Only weak rankings with r > 0 (so alpha_t > 0) in every round, as RankLib's RankBoost does. The
-        paper's WeakLearn (Fig. 3) maximises |r| and takes a negative alpha when r < 0 (default).
+        paper's WeakLearn (Fig. 3) maximises ``|r|`` and takes a negative alpha when r < 0 (default).
     q_def : None, 0 or 1
         Value of a stump on a missing feature; None lets the weak learner choose it per stump.
     max_thresholds : int, default 255
         Candidate thresholds per feature (``lrank.data.binning``; 255 needs uint16 codes, 254 uint8).
     threshold_strategy : {"subsample", "quantile", "all"}, default "subsample"
         How thresholds are picked when a feature has more distinct values (see `bin_features`).
-    bipartite : {"auto", True, False}
+    bipartite : "auto" or bool, default "auto"
         RankBoost.B (Fig. 2) when the feedback is per-query bipartite ("auto"), always (error if not
         bipartite) or never.
     weak_ranker : {"stump", "feature"}, default "stump"
         "stump": binary stumps of Eq. 9 (WeakLearn, Fig. 3). "feature": the [0, 1]-valued weak ranking
-        h = the raw feature scaled to its training range (q_def on missing values), chosen by max |r|;
+        h = the raw feature scaled to its training range (q_def on missing values), chosen by max ``|r|``;
         pair it with ``alpha_method="first"`` (numerical minimisation of Z) or "third".
     early_stopping_rounds : int or None, default None
         Stop when ``eval_metric`` on the first ``eval_set`` (a `fit` argument) has not improved for this
@@ -165,12 +165,12 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
 
     Attributes
     ----------
-    alphas_, features_, thresholds_, q_defs_ : ndarray (n_iter_,)
+    alphas_, features_, thresholds_, q_defs_ : ndarray, one entry per round
         The final ranking H(x) = sum_t alpha_t [x_{f_t} > theta_t] (q_def_t if x_{f_t} is missing).
     history_ : pandas.DataFrame
         One row per round, indexed by ``iteration``: feature, bin, threshold, q_def, low, high, r (Eq. 5),
-        alpha, Z, eps_plus = W_- (weight of the pairs h orders correctly), eps_zero = W_0 (tied),
-        eps_minus = W_+ (misordered), bound (prod_s Z_s, Theorem 1), train_rloss (Eq. 21 under the
+        alpha, Z, eps_plus = ``W_-`` (weight of the pairs h orders correctly), eps_zero = ``W_0`` (tied),
+        eps_minus = ``W_+`` (misordered), bound (prod_s Z_s, Theorem 1), train_rloss (Eq. 21 under the
         initial D), train_rloss_strict (Eq. 1); ``valid_<eval_metric>`` with an ``eval_set``.
     n_iter_ : int
     best_iteration_ : int or None
@@ -186,11 +186,11 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
     * candidate thresholds come from `lrank.data.binning` (midpoints of distinct values, at most
       ``max_thresholds`` per feature) instead of every value of the feature; bin 0 / k+1 are
       theta = -inf / +inf as in Fig. 3;
-    * a tie in |r| (or Z) keeps the first stump in the order features, then thresholds from +inf down;
-    * when W_- or W_+ is 0, Eq. 2 has no finite minimiser; alpha is then smoothed with eps = 1/(2m)
+    * a tie in ``|r|`` (or Z) keeps the first stump in the order features, then thresholds from +inf down;
+    * when ``W_-`` or ``W_+`` is 0, Eq. 2 has no finite minimiser; alpha is then smoothed with eps = 1/(2m)
       (Schapire and Singer 1999);
-    * a weak ranking with |r| = 1 orders every crucial pair: it is added with alpha = sign(r) (1 +
-      sum |alpha_s|), so that the final ranking orders every training pair, and training stops with a
+    * a weak ranking with ``|r| = 1`` orders every crucial pair: it is added with alpha = ``sign(r) (1 +
+      sum |alpha_s|)``, so that the final ranking orders every training pair, and training stops with a
       `DegenerateRoundWarning`; so does a round where no allowed stump has r != 0.
 
     Cost of a round (general feedback, Fig. 1): WeakLearn's potential histogram and scan, O(n F),

@@ -451,8 +451,8 @@ class RankBoostPlus(TreeEnsembleMixin, BaseRanker):
     ----------
     alphas_ : ndarray
         alpha_t of each round.
-    estimators_ : list of (feature, threshold)
-        The chosen stump of each round.
+    estimators_ : list
+        The chosen stump of each round, ``(feature, threshold)``.
     history_ : pandas.DataFrame
         One row per round, indexed by ``iteration``: the stump, ``eps_plus`` / ``eps_minus`` /
         ``eps_zero``, ``alpha``, ``alpha_prime``, ``Z``, ``train_E1``, ``train_E2`` (F2 over an independent
