@@ -88,6 +88,12 @@ def test_chapters_api_bibliography_and_downloads(book):
         assert page.count("<img ") >= stored, f"{p.stem}: {stored} stored images, fewer on the page"
     api = (html / "api.html").read_text(encoding="utf-8")
     assert 'id="lrank.claims.Registry"' in api and 'id="lrank.plots.overlaps"' in api
+    import lrank  # every ranker is in the API reference, with its parameters
+
+    rankers = [n for n in lrank.__all__ if hasattr(getattr(lrank, n, None), "get_params")]
+    assert all(f'id="lrank.{n}"' in api for n in rankers) and 'id="lrank.load_model"' in api
+    mart = api[api.index('id="lrank.MART"'):api.index('id="lrank.McRank"')]
+    assert "min_child_samples" in mart and "colsample_bytree" in mart  # the shared parameters, listed
     refs = (html / "references.html").read_text(encoding="utf-8").lower()  # the style lowercases titles
     for title in ("Combining Preferences", "AdaRank", "BoostingTree", "Regression Tree Fitting", "Rankboost+",
                   "LETOR", "LightGBM",
