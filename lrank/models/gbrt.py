@@ -591,7 +591,10 @@ def _parameter_entries(doc: str) -> list[tuple[str, str]]:
 def _with_shared_parameters(cls: type) -> type:
     """Class decorator: after ``cls``'s own Parameters entries (its docstring's last section, if it has one)
     come those of `_GBRT` that it does not write itself, so that ``help(cls)`` and the API reference list
-    every parameter while the text the tree ensembles share is written once."""
+    every parameter while the text the tree ensembles share is written once. Under ``python -OO`` (no
+    docstrings) it leaves ``cls`` as it is."""
+    if cls.__doc__ is None or _GBRT.__doc__ is None:
+        return cls
     own = inspect.cleandoc(cls.__doc__)
     written = {name for name, _ in _parameter_entries(own)} if "\nParameters\n---" in own else set()
     shared = "\n".join(text for name, text in _parameter_entries(_GBRT.__doc__) if name not in written)

@@ -50,3 +50,13 @@ def test_the_tree_ensembles_share_one_text_and_keep_their_own_defaults():
     shared = _parameter_lines(lrank.MART)
     assert _parameter_lines(lrank.McRank) == {"n_classes": "int or None, default None", **shared}
     assert inspect.getdoc(lrank.MART).count("\nParameters\n") == 1
+
+
+def test_the_rankers_import_without_docstrings():
+    """``python -OO`` strips docstrings: the shared-parameter text is then skipped, not an ImportError."""
+    import subprocess
+    import sys
+
+    code = "from lrank import LambdaMART, MART; assert LambdaMART.__doc__ is None; print(MART().num_leaves)"
+    out = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "10", out.stderr
