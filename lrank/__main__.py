@@ -7,6 +7,7 @@ import argparse
 import os
 import platform
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -660,11 +661,43 @@ def _seconds(text: str) -> float:
     return v
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lrank", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+_EXAMPLES = """\
+examples:
+  python -m lrank reproduce          # every notebook, figure and table (quick)
+  python -m lrank fetch mslr-sample  # download and verify the MSLR sample
+  lrank train --ranker lambdamart --train train.txt --validate vali.txt \\
+              --save lm.npz
+  lrank rank --model lm.npz --input test.txt --run lm.trec --qrels test.qrels
+  lrank eval --run lm.trec --qrels test.qrels --metric NDCG@10 --metric MAP
+  lrank compare lm.trec rb.trec --qrels test.qrels  # two models' runs
 
-    p = sub.add_parser("reproduce", help="run every notebook with papermill and regenerate the artifacts")
+(lrank COMMAND and python -m lrank COMMAND are the same program.)"""
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every command, its options and examples.
+
+    Parameters
+    ----------
+    prog : str, optional
+        The program's name in usage lines; default ``lrank`` when run as the console script, else
+        ``python -m lrank``.
+    """
+    from lrank.cli import add_subcommands, command_parser  # RankLib-style train / rank / eval / compare
+
+    parser = argparse.ArgumentParser(
+        prog=prog or ("lrank" if Path(sys.argv[0]).name == "lrank" else "python -m lrank"),
+        description="Boosting for learning to rank: regenerate the papers' notebooks, figures and tables, "
+                    "and train, rank, evaluate and compare rankers on LETOR files. Each command's --help "
+                    "lists its options.",
+        epilog=_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.description = textwrap.fill(parser.description, width=79)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = command_parser(sub, "reproduce", "run every notebook with papermill and regenerate the artifacts", (
+        "python -m lrank reproduce                    # every notebook, quick profile",
+        "python -m lrank reproduce --only 02 --accept # one notebook; update goldens",
+        "python -m lrank reproduce --profile paper --plan"))
     p.add_argument("--profile", choices=PROFILES, default="quick",
                    help="quick: CI scale, stored in place; paper: the papers' data and budgets "
                         "(figures/paper); rehearsal: the paper profile's code path on stand-in files with "
@@ -688,12 +721,13 @@ def main(argv: list[str] | None = None) -> int:
                         "(default: $LRANK_DASK_SCHEDULER)")
     p.set_defaults(func=cmd_reproduce)
 
-    p = sub.add_parser("accept", help="rewrite tests/golden/ from the current results; prints the diff")
+    p = command_parser(sub, "accept", "rewrite tests/golden/ from the current results; prints the diff")
     p.add_argument("--only", nargs="*", help="only notebooks whose name contains one of these")
     p.set_defaults(func=cmd_accept)
 
-    p = sub.add_parser("site", help="the book: Sphinx pages of the stored notebooks, API and bibliography "
-                       "(--export: plain nbconvert pages; --check: browser check too)")
+    p = command_parser(sub, "site", "the book: Sphinx pages of the stored notebooks, API and bibliography "
+                       "(--export: plain nbconvert pages; --check: browser check too)",
+                       ("python -m lrank site --out build/book",))
     p.add_argument("--out", help="output folder (default build/book, build/site with --export)")
     p.add_argument("--export", action="store_true", help="plain nbconvert HTML pages instead of the book")
     p.add_argument("--lenient", action="store_true", help="exit 0 even when the book build warns")
@@ -703,32 +737,37 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--screenshots", help="folder for the screenshots (default: a new temporary folder)")
     p.set_defaults(func=cmd_site)
 
-    p = sub.add_parser("fetch", help="download and verify a data set into $LRANK_DATA")
-    p.add_argument("names", nargs="+")
+    p = command_parser(sub, "fetch", "download and verify a data set into $LRANK_DATA", (
+        "python -m lrank fetch mslr-sample movielens-100k",))
+    p.add_argument("names", nargs="+", metavar="NAME",
+                   help="data set names (python -m lrank info lists every one and whether it is present)")
     p.add_argument("--force", action="store_true", help="download again even when present")
     p.set_defaults(func=cmd_fetch)
 
-    p = sub.add_parser("standins", help="write small stand-in files in each real download's layout (and "
+    p = command_parser(sub, "standins", "write small stand-in files in each real download's layout (and "
                                         "link the real MSLR sample and MovieLens-100K) under DIR, for "
-                                        "LRANK_DATA=DIR")
-    p.add_argument("dir")
+                                        "LRANK_DATA=DIR",
+                       ("python -m lrank standins /tmp/standins --only mq2007",))
+    p.add_argument("dir", metavar="DIR", help="folder to write the stand-ins into (created if missing)")
     p.add_argument("--only", nargs="*", help="only these data sets (registry names, e.g. mslr-web10k mq2007)")
     p.add_argument("--seed", type=int, default=0, help="seed of the stand-in values (same seed, same bytes)")
     p.add_argument("--no-real", action="store_true", help="do not fetch and link the real MSLR sample and "
                                                           "MovieLens-100K")
     p.set_defaults(func=cmd_standins)
 
-    p = sub.add_parser("info", help="versions, numba threading layer, data status")
+    p = command_parser(sub, "info", "versions, numba threading layer, data status")
     p.set_defaults(func=cmd_info)
 
-    p = sub.add_parser("warmup", help="compile every numba kernel into the cache once (after an install or "
+    p = command_parser(sub, "warmup", "compile every numba kernel into the cache once (after an install or "
                                       "an upgrade), so that no fit compiles")
     p.add_argument("--only", nargs="*", help="only these kernel modules (e.g. lambdas trees)")
     p.set_defaults(func=cmd_warmup)
 
-    p = sub.add_parser("bench", help="run the benchmarks and write figures/benchmarks.md (and the side files "
-                                     "of some modules, e.g. figures/rankboost_plus_fig1_times.csv)")
-    p.add_argument("--profile", choices=("quick", "paper"), default="quick")
+    p = command_parser(sub, "bench", "run the benchmarks and write figures/benchmarks.md (and the side files "
+                                     "of some modules, e.g. figures/rankboost_plus_fig1_times.csv)",
+                       ("python -m lrank bench --only gbrt",))
+    p.add_argument("--profile", choices=("quick", "paper"), default="quick",
+                   help="quick: CI-sized data; paper: the page's full-size rows (default %(default)s)")
     p.add_argument("--only", nargs="*", help="run only benchmark modules whose name contains one of these")
     p.add_argument("--into-page", action="store_true",
                    help="put the rows into the stored figures/benchmarks.csv/.md (replacing rows of the "
@@ -739,10 +778,12 @@ def main(argv: list[str] | None = None) -> int:
                         "below 1 (the page's quiet-machine condition; each row reports its starting load)")
     p.set_defaults(func=cmd_bench)
 
-    from lrank.cli import add_subcommands  # RankLib-style train / rank / eval / compare
-
     add_subcommands(sub)
+    return parser
 
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "bench" and args.only:  # a name matching no module ran nothing and wrote a page
         from lrank import benchmarks

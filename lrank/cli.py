@@ -4,7 +4,7 @@
 RankLib                                        lrank
 =============================================  =================================================
 ``-train F -validate V -test T``               ``lrank train --train F --validate V --test T``
-``-ranker 2`` / ``1`` / ``3`` / ``0`` / ``6``  ``--ranker rankboost`` / ``adarank`` / ``lambdamart`` / ...
+``-ranker 2 / 3 / 0 / 6``                      ``--ranker rankboost / adarank / mart / lambdamart``
 ``-metric2t NDCG@10``                          ``--metric NDCG@10``
 ``-tree 1000 -leaf 10 -shrinkage 0.1``         ``--n-estimators 1000 --num-leaves 10 --learning-rate 0.1``
 ``-estop 100``                                 ``--early-stopping-rounds 100`` (needs ``--validate``)
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -223,58 +224,96 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_parser(sub: Any, name: str, summary: str,
+                   examples: tuple[str, ...] = ()) -> argparse.ArgumentParser:
+    """Add the subcommand ``name`` to ``sub``: ``summary`` is its line in the top-level ``--help`` and the
+    opening of its own, ``examples`` (command lines) are printed under it."""
+    description = textwrap.fill(summary[0].upper() + summary[1:] + ".", width=79)
+    epilog = "examples:\n" + "\n".join(f"  {e}" for e in examples) if examples else None
+    return sub.add_parser(name, help=summary, description=description, epilog=epilog,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def add_subcommands(sub: Any) -> None:
     """Register ``train``, ``rank``, ``eval`` and ``compare`` on an argparse subparsers object."""
-    p = sub.add_parser("train", help="train a ranker on a LETOR file (RankLib's -train)")
-    p.add_argument("--ranker", required=True, choices=sorted(RANKERS))
+    p = command_parser(sub, "train", "train a ranker on a LETOR file (RankLib's -train)", (
+        "lrank train --ranker lambdamart --train train.txt --validate vali.txt \\",
+        "            --test test.txt --n-estimators 500 --early-stopping-rounds 50 \\",
+        "            --save lm.npz",
+        "lrank train --ranker rankboost --train train.txt --n-estimators 300 \\",
+        "            --metric MAP --save rb.npz",
+        "lrank train --ranker lambdamart --train train.txt --param criterion=ole \\",
+        "            --param ndcg_at=30"))
+    p.add_argument("--ranker", required=True, choices=sorted(RANKERS), metavar="NAME",
+                   help="the algorithm (RankLib's -ranker): one of %(choices)s")
     p.add_argument("--train", required=True, metavar="FILE", help="LETOR / SVMlight file with qid")
     p.add_argument("--validate", metavar="FILE", help="scored every round; early stopping watches it")
     p.add_argument("--test", metavar="FILE", help="scored once after training")
-    p.add_argument("--metric", default="NDCG@10", help="NDCG@k, MAP, ERR@k, P@k, ... (default NDCG@10)")
-    p.add_argument("--n-estimators", dest="n_estimators", type=int, help="rounds / trees (-tree, -round)")
-    p.add_argument("--num-leaves", dest="num_leaves", type=int, help="leaves per tree (-leaf)")
-    p.add_argument("--learning-rate", dest="learning_rate", type=float, help="shrinkage (-shrinkage)")
+    p.add_argument("--metric", default="NDCG@10",
+                   help="NDCG@k, MAP, ERR@k, P@k, ... for --validate and --test (default %(default)s)")
+    p.add_argument("--n-estimators", dest="n_estimators", type=int,
+                   help="rounds / trees (-tree, -round; default: the estimator's)")
+    p.add_argument("--num-leaves", dest="num_leaves", type=int,
+                   help="leaves per tree (-leaf; default: the estimator's)")
+    p.add_argument("--learning-rate", dest="learning_rate", type=float,
+                   help="shrinkage (-shrinkage; default: the estimator's)")
     p.add_argument("--min-child-samples", dest="min_child_samples", type=int,
-                   help="fewest documents in a leaf")
+                   help="fewest documents in a leaf (default: the estimator's)")
     p.add_argument("--early-stopping-rounds", dest="early_stopping_rounds", type=int,
                    help="stop when --validate's metric did not improve for this many rounds (-estop)")
-    p.add_argument("--random-state", dest="random_state", type=int)
+    p.add_argument("--random-state", dest="random_state", type=int,
+                   help="seed of the estimator's sampling (same seed, same model)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="any other parameter of the estimator (repeatable), e.g. criterion='ole'")
-    p.add_argument("--save", metavar="FILE", help="save the model (.npz)")
+    p.add_argument("--save", metavar="FILE", help="save the model (.npz; load it with lrank.load_model)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_guarded(cmd_train, "train"))
 
-    p = sub.add_parser("rank", help="score a LETOR file with a saved model into a TREC run file "
-                                    "(RankLib's -rank)")
-    p.add_argument("--model", required=True, metavar="FILE")
-    p.add_argument("--input", required=True, metavar="FILE")
+    p = command_parser(sub, "rank", "score a LETOR file with a saved model into a TREC run file "
+                                    "(RankLib's -rank)", (
+        "lrank rank --model lm.npz --input test.txt --run lm.trec --qrels test.qrels \\",
+        "           --tag lm",
+        "lrank rank --model rb.npz --input test.txt --run rb.trec --tag rb"))
+    p.add_argument("--model", required=True, metavar="FILE", help="a model saved by lrank train --save")
+    p.add_argument("--input", required=True, metavar="FILE", help="LETOR / SVMlight file with qid to score")
     p.add_argument("--run", required=True, metavar="FILE", help="TREC run file to write")
     p.add_argument("--qrels", metavar="FILE", help="also write the input's labels as a TREC qrels file")
-    p.add_argument("--tag", default="lrank", help="the run's name (last column)")
+    p.add_argument("--tag", default="lrank", help="the run's name (last column; default %(default)s)")
     p.set_defaults(func=_guarded(cmd_rank, "rank"))
 
-    p = sub.add_parser("eval", help="evaluate a run against qrels, or a model on a LETOR file "
-                                    "(--idv: per query)")
-    p.add_argument("--run", metavar="FILE")
-    p.add_argument("--qrels", metavar="FILE")
-    p.add_argument("--model", metavar="FILE")
-    p.add_argument("--input", metavar="FILE")
-    p.add_argument("--metric", action="append", default=None, help="repeatable (default NDCG@10)")
+    p = command_parser(sub, "eval", "evaluate a run against qrels, or a model on a LETOR file "
+                                    "(--idv: per query)", (
+        "lrank eval --run lm.trec --qrels test.qrels --metric NDCG@10 --metric MAP",
+        "lrank eval --model lm.npz --input test.txt --metric ERR@10 \\",
+        "           --idv per_query.txt"))
+    p.add_argument("--run", metavar="FILE", help="TREC run file to evaluate (with --qrels)")
+    p.add_argument("--qrels", metavar="FILE", help="TREC qrels file with the run's labels")
+    p.add_argument("--model", metavar="FILE", help="a saved model to evaluate on --input (instead of --run)")
+    p.add_argument("--input", metavar="FILE", help="LETOR / SVMlight file with qid and labels (with --model)")
+    p.add_argument("--metric", action="append", default=None,
+                   help="NDCG@k, MAP, ERR@k, P@k, ...; repeatable (default NDCG@10)")
     p.add_argument("--idv", metavar="FILE", help="write per-query values (metric, query, value) to FILE")
     p.set_defaults(func=_guarded(cmd_eval, "eval"), metric_default="NDCG@10")
 
-    p = sub.add_parser("compare", help="paired significance tests of TREC runs over queries")
-    p.add_argument("runs", nargs="+", metavar="RUN")
-    p.add_argument("--qrels", required=True, metavar="FILE")
-    p.add_argument("--metric", action="append", default=None, help="repeatable (default NDCG@10)")
+    p = command_parser(sub, "compare", "paired significance tests of TREC runs over queries", (
+        "lrank compare lm.trec rb.trec --qrels test.qrels --test t \\",
+        "              --correction holm --baseline rb.trec"))
+    p.add_argument("runs", nargs="+", metavar="RUN", help="two or more TREC run files over the same queries")
+    p.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels file with the runs' labels")
+    p.add_argument("--metric", action="append", default=None,
+                   help="NDCG@k, MAP, ERR@k, P@k, ...; repeatable (default NDCG@10)")
     p.add_argument("--test", choices=("fisher", "t"), default="fisher",
-                   help="paired randomisation (Fisher) or paired t-test (default fisher)")
-    p.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm")
-    p.add_argument("--baseline", help="compare every run with this one (its file name); default every pair")
-    p.add_argument("--alpha", type=float, default=0.05)
-    p.add_argument("--n-resamples", dest="n_resamples", type=int, default=10000)
-    p.add_argument("--random-state", dest="random_state", type=int, default=0)
+                   help="paired randomisation (Fisher) or paired t-test (default %(default)s)")
+    p.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
+                   help="multiple-comparison correction over all comparisons (default %(default)s)")
+    p.add_argument("--baseline", metavar="RUN",
+                   help="compare every run with this one (its file name); default every pair")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="significance level of the adjusted p-values (default %(default)s)")
+    p.add_argument("--n-resamples", dest="n_resamples", type=int, default=10000,
+                   help="random sign flips of the Fisher test (default %(default)s)")
+    p.add_argument("--random-state", dest="random_state", type=int, default=0,
+                   help="seed of the sign flips (default %(default)s)")
     p.set_defaults(func=_guarded(cmd_compare, "compare"), metric_default="NDCG@10")
 
 

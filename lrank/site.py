@@ -585,12 +585,42 @@ def _split_at_figures(cell: dict, figures: Path,
     return [g for i, g in enumerate(groups) if i == 0 or g["outputs"]]
 
 
+def cli_page() -> str:
+    """The book's command-line page (MyST): the RankLib correspondence of `lrank.cli` and, for every
+    command, its ``--help`` as printed at 79 columns."""
+    import argparse
+
+    from lrank.__main__ import build_parser
+
+    width = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "81"  # argparse wraps at COLUMNS - 2
+    try:
+        parser = build_parser(prog="lrank")
+        (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        parts = ["# Command line", "",
+                 "`lrank COMMAND` (the console script the package installs) and `python -m lrank COMMAND` "
+                 "are the same program. The first group of commands regenerates the notebooks, the book and "
+                 "the benchmark page; `train`, `rank`, `eval` and `compare` work like RankLib and trec_eval "
+                 "on LETOR / SVMlight files and TREC runs. Each section below is the command's `--help`.",
+                 "", "```{eval-rst}", ".. automodule:: lrank.cli", "```", "",
+                 "## lrank", "", "```text", parser.format_help().rstrip(), "```"]
+        for name, p in sub.choices.items():
+            parts += ["", f"## {name}", "", "```text", p.format_help().rstrip(), "```"]
+    finally:
+        if width is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = width
+    return "\n".join(parts) + "\n"
+
+
 def build_book(out: Path, notebooks: list[Path], jobs: int = 1) -> tuple[Path, list[str]]:
     """Build the book with Sphinx (myst-nb, sphinx-book-theme, sphinxcontrib-bibtex) into ``out/html``.
 
     Copies the book's configuration (``lrank/_book``: ``conf.py``, the front page, the API page from the
-    docstrings, the bibliography ``references.bib``) and the stored ``notebooks`` (prepared by
-    ``_book_notebook``) into ``out/src`` and runs ``sphinx-build -n`` on the stored outputs
+    docstrings, the bibliography ``references.bib``), writes the command-line page (`cli_page`) and copies
+    the stored ``notebooks`` (prepared by ``_book_notebook``) into ``out/src`` and runs ``sphinx-build -n``
+    on the stored outputs
     (``nb_execution_mode = "off"``: nothing is executed; nitpicky: every unresolved reference warns).
     Figures, and tables shown under a one-line title, are numbered across the book; links to figures,
     their names and a chapter's "Fig. N"/"Table N" of its paper become numbered references.
@@ -610,6 +640,7 @@ def build_book(out: Path, notebooks: list[Path], jobs: int = 1) -> tuple[Path, l
     if src.exists():
         shutil.rmtree(src)
     shutil.copytree(BOOK_CONFIG, src, ignore=shutil.ignore_patterns("__pycache__"))
+    (src / "cli.md").write_text(cli_page(), encoding="utf-8")
     figures = Path(notebooks[0]).resolve().parent.parent / "figures" if notebooks else Path("figures")
     stored = {Path(p).name: json.loads(Path(p).read_text(encoding="utf-8")) for p in notebooks}
     shown = {n for nb in stored.values() for n in image_outputs(nb) if n}  # what {numref} can refer to

@@ -94,6 +94,13 @@ def test_chapters_api_bibliography_and_downloads(book):
     assert all(f'id="lrank.{n}"' in api for n in rankers) and 'id="lrank.load_model"' in api
     mart = api[api.index('id="lrank.MART"'):api.index('id="lrank.McRank"')]
     assert "min_child_samples" in mart and "colsample_bytree" in mart  # the shared parameters, listed
+    cli = (html / "cli.html").read_text(encoding="utf-8")  # every command's --help, with its examples
+    from lrank.__main__ import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    assert all(f'id="{name}"' in cli for name in commands), "a command without its section"
+    assert "lrank train --ranker lambdamart --train train.txt" in cli and "--early-stopping-rounds" in cli
+    assert '<span class="pre">-ranker</span> <span class="pre">2</span>' in cli  # lrank.cli's RankLib table
     refs = (html / "references.html").read_text(encoding="utf-8").lower()  # the style lowercases titles
     for title in ("Combining Preferences", "AdaRank", "BoostingTree", "Regression Tree Fitting", "Rankboost+",
                   "LETOR", "LightGBM",
