@@ -413,7 +413,7 @@ class BaseRanker(BaseEstimator):
             os.replace(tmp, path)
         except OSError as exc:  # named by the file asked for, not by the temporary one beside it
             tmp.unlink(missing_ok=True)
-            raise type(exc)(exc.errno, f"cannot save the model to {path}: {exc.strerror}") from exc
+            raise type(exc)(exc.errno, f"cannot save the model to {path}: {exc.strerror or exc}") from exc
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise

@@ -253,6 +253,14 @@ def test_a_save_that_cannot_be_written_names_the_file_asked_for(data, tmp_path, 
     assert ".tmp" not in str(exc.value) and exc.value.errno == 28
     assert list(tmp_path.iterdir()) == []
 
+    def no_errno(fh, **arrays):  # an OSError raised without an errno keeps its message
+        raise OSError("stale file handle on the share")
+
+    monkeypatch.setattr(np, "savez_compressed", no_errno)
+    with pytest.raises(OSError, match=r"cannot save the model to .*m\.npz: stale file handle on the share"):
+        est.save_model(tmp_path / "m.npz")
+    assert list(tmp_path.iterdir()) == []
+
 
 def test_a_failed_save_keeps_the_previous_model(data, tmp_path, monkeypatch):
     est = RankBoost(n_estimators=3).fit(data)
