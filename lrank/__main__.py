@@ -445,6 +445,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     else:
         st = status()
         print(st[["dataset", "status", "path"]].to_string(index=False))
+        absent = st.loc[st["status"] == "absent", "dataset"].tolist()
+        manual = st.loc[st["status"] == "manual, absent", "dataset"].tolist()
+        if absent:
+            print(f"to download the absent ones: python -m lrank fetch {' '.join(absent)}")
+        for name in manual:
+            print(f"{name} cannot be downloaded for you: python -m lrank fetch {name} says how to get it")
     return 0
 
 

@@ -82,6 +82,21 @@ def test_cli_help_and_info():
     assert "numba threads" in out.stdout
 
 
+def test_info_says_how_to_get_absent_data(tmp_path):
+    """With an empty data root every data set is absent: info prints the one fetch command for the
+    downloadable ones, and points the by-hand ones (Yahoo!) to fetch's instructions."""
+    import os
+
+    from lrank.data.fetch import REGISTRY
+
+    env = dict(os.environ, LRANK_DATA=str(tmp_path))
+    out = subprocess.run([sys.executable, "-m", "lrank", "info"], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    auto = [n for n, ds in REGISTRY.items() if ds.method != "manual"]
+    assert f"to download the absent ones: python -m lrank fetch {' '.join(auto)}" in out.stdout
+    assert "yahoo-ltr cannot be downloaded for you: python -m lrank fetch yahoo-ltr says how" in out.stdout
+
+
 def test_import_is_light():
     code = "import sys, lrank; print('numba' in sys.modules, 'numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
