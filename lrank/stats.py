@@ -25,18 +25,58 @@ def _frame(scores: Any) -> pd.DataFrame:
 
 
 def task_ranks(scores: Any, lower_is_better: bool = True) -> pd.DataFrame:
-    """Rank of each algorithm on each task (1 = best; ties get the average rank)."""
+    """Rank of each algorithm on each task (1 = best; ties get the average rank).
+
+    Parameters
+    ----------
+    scores : DataFrame or array-like of shape (n_tasks, n_algorithms)
+        One row per task and one column per algorithm (at least two; no NaN).
+    lower_is_better : bool, default True
+        True when a smaller score is better (an error rate, a loss): the smallest score on a task gets
+        rank 1. Pass False for scores where larger is better (NDCG, MAP).
+
+    Returns
+    -------
+    DataFrame
+        The ranks, float64, with the index and columns of ``scores``.
+    """
     df = _frame(scores)
     return df.rank(axis=1, method="average", ascending=lower_is_better)
 
 
 def average_ranks(scores: Any, lower_is_better: bool = True) -> pd.Series:
-    """Average rank of each algorithm over the tasks (the RankBoost+ paper's Table 1)."""
+    """Average rank of each algorithm over the tasks (the RankBoost+ paper's Table 1).
+
+    Parameters
+    ----------
+    scores : DataFrame or array-like of shape (n_tasks, n_algorithms)
+        One row per task and one column per algorithm (at least two; no NaN).
+    lower_is_better : bool, default True
+        True when a smaller score is better (an error rate, a loss): the smallest score on a task gets
+        rank 1. Pass False for scores where larger is better (NDCG, MAP).
+
+    Returns
+    -------
+    Series
+        The mean of `task_ranks` over the tasks, indexed by algorithm.
+    """
     return task_ranks(scores, lower_is_better).mean(axis=0)
 
 
 def friedman(scores: Any) -> tuple[float, float]:
-    """Friedman's chi-square statistic and p-value (``scipy.stats.friedmanchisquare``)."""
+    """Friedman's chi-square statistic and p-value (``scipy.stats.friedmanchisquare``).
+
+    Parameters
+    ----------
+    scores : DataFrame or array-like of shape (n_tasks, n_algorithms)
+        One row per task and one column per algorithm (at least three; no NaN). The test depends on
+        the ranks only, so whether lower or higher is better does not matter.
+
+    Returns
+    -------
+    statistic : float
+    p_value : float
+    """
     from scipy.stats import friedmanchisquare
 
     df = _frame(scores)
@@ -47,7 +87,19 @@ def friedman(scores: Any) -> tuple[float, float]:
 
 
 def nemenyi(scores: Any) -> pd.DataFrame:
-    """Pairwise Nemenyi p-values after Friedman (``scikit_posthocs.posthoc_nemenyi_friedman``)."""
+    """Pairwise Nemenyi p-values after Friedman (``scikit_posthocs.posthoc_nemenyi_friedman``).
+
+    Parameters
+    ----------
+    scores : DataFrame or array-like of shape (n_tasks, n_algorithms)
+        One row per task and one column per algorithm (at least two; no NaN). The test is two-sided
+        on the ranks, so whether lower or higher is better does not matter.
+
+    Returns
+    -------
+    DataFrame of shape (n_algorithms, n_algorithms)
+        The p-value of every pair, indexed and labelled by the columns of ``scores``.
+    """
     import scikit_posthocs as sp
 
     df = _frame(scores)
@@ -60,6 +112,20 @@ def critical_difference(n_algorithms: int, n_tasks: int, alpha: float = 0.05) ->
     """Nemenyi critical difference ``q_alpha sqrt(k (k+1) / (6 N))`` (Demšar 2006, Eq. 2).
 
     ``q_alpha`` is the studentized range quantile over sqrt(2) (``scipy.stats.studentized_range``).
+
+    Parameters
+    ----------
+    n_algorithms : int
+        ``k``, the number of algorithms compared (>= 2).
+    n_tasks : int
+        ``N``, the number of tasks (data sets) they are compared on (>= 1).
+    alpha : float, default 0.05
+        Significance level.
+
+    Returns
+    -------
+    float
+        The smallest difference of average ranks that is significant at level ``alpha``.
     """
     from scipy.stats import studentized_range
 
@@ -72,7 +138,24 @@ def critical_difference(n_algorithms: int, n_tasks: int, alpha: float = 0.05) ->
 
 def cd_diagram(scores: Any, lower_is_better: bool = True, alpha: float = 0.05, ax: Any = None) -> Any:
     """Critical-difference diagram (``scikit_posthocs.critical_difference_diagram``): average ranks,
-    with bars joining algorithms whose Nemenyi p-value is at least ``alpha``. Returns the axes."""
+    with bars joining algorithms whose Nemenyi p-value is at least ``alpha``. Returns the axes.
+
+    Parameters
+    ----------
+    scores : DataFrame or array-like of shape (n_tasks, n_algorithms)
+        One row per task and one column per algorithm (at least two; no NaN).
+    lower_is_better : bool, default True
+        True when a smaller score is better; passed to `average_ranks` (the Nemenyi p-values do not
+        depend on it).
+    alpha : float, default 0.05
+        Significance level: pairs with a Nemenyi p-value below it are not joined.
+    ax : matplotlib.axes.Axes, optional
+        The axes to draw on; None draws on a new 6.4 x 2.2 inch figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     import matplotlib.pyplot as plt
     import scikit_posthocs as sp
 
@@ -85,7 +168,22 @@ def cd_diagram(scores: Any, lower_is_better: bool = True, alpha: float = 0.05, a
 
 
 def paired_ttest(a: Any, b: Any) -> tuple[float, float]:
-    """Paired two-sided t-test (``scipy.stats.ttest_rel``): statistic and p-value."""
+    """Paired two-sided t-test (``scipy.stats.ttest_rel``): statistic and p-value.
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n_pairs,)
+        The paired samples (e.g. per-query scores of two systems on the same queries, in the same
+        order), of the same shape and at least two values each.
+
+    Returns
+    -------
+    statistic : float
+        Positive when ``a`` is larger on average.
+    p_value : float
+        NaN when ``a`` and ``b`` are identical (0, with an infinite statistic, when ``a - b`` is a
+        non-zero constant).
+    """
     from scipy.stats import ttest_rel
 
     a = np.asarray(a, dtype=np.float64)
@@ -97,7 +195,25 @@ def paired_ttest(a: Any, b: Any) -> tuple[float, float]:
 
 
 def comparison_table(scores: Any, lower_is_better: bool = True, alpha: float = 0.05) -> pd.DataFrame:
-    """Average rank per algorithm with the Friedman p-value and the critical difference (one table)."""
+    """Average rank per algorithm with the Friedman p-value and the critical difference (one table).
+
+    Parameters
+    ----------
+    scores : DataFrame or array-like of shape (n_tasks, n_algorithms)
+        One row per task and one column per algorithm (at least two; no NaN).
+    lower_is_better : bool, default True
+        True when a smaller score is better (an error rate, a loss): the smallest score on a task gets
+        rank 1. Pass False for scores where larger is better (NDCG, MAP).
+    alpha : float, default 0.05
+        Significance level of the critical difference (`critical_difference`).
+
+    Returns
+    -------
+    DataFrame
+        One row per algorithm, columns ``average rank`` and ``mean`` (the mean score over the tasks);
+        ``attrs["critical_difference"]``, and ``attrs["friedman_p"]`` when there are at least three
+        algorithms.
+    """
     df = _frame(scores)
     out = pd.DataFrame({"average rank": average_ranks(df, lower_is_better), "mean": df.mean(axis=0)})
     if df.shape[1] >= 3:
@@ -120,6 +236,23 @@ def paired_comparison(a: Any, b: Any, *, alpha: float = 0.05, n_resamples: int =
     ``mean_diff``, ``ci_low``, ``ci_high``, ``p_value`` and ``verdict`` for the claim "a > b":
     HELD when p < alpha and the mean difference is positive, NOT HELD when p < alpha and it is
     negative, UNDECIDED otherwise (not significant is never NOT HELD).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n_pairs,)
+        The paired samples, 1-d, of the same length, finite. With fewer than two pairs, or no non-zero
+        difference, the result is UNDECIDED with ``p_value`` 1 and no interval (NaN).
+    alpha : float, default 0.05
+        Significance level of the verdict; the interval's confidence level is ``1 - alpha``.
+    n_resamples : int, default 9999
+        Bootstrap resamples.
+    random_state : int, default 0
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    dict
+        The keys listed above; ``verdict`` is one of ``"HELD"``, ``"NOT HELD"``, ``"UNDECIDED"``.
     """
     from scipy.stats import bootstrap, wilcoxon
 
@@ -153,7 +286,23 @@ def paired_comparison(a: Any, b: Any, *, alpha: float = 0.05, n_resamples: int =
 
 
 def verdict(p_value: float, direction_holds: bool, alpha: float = 0.05) -> str:
-    """HELD / NOT HELD / UNDECIDED from a two-sided p-value and the sign of the observed effect."""
+    """HELD / NOT HELD / UNDECIDED from a two-sided p-value and the sign of the observed effect.
+
+    Parameters
+    ----------
+    p_value : float
+        Two-sided p-value of the test; NaN counts as not significant.
+    direction_holds : bool
+        Whether the observed effect has the claimed sign (e.g. ``mean(a - b) > 0`` for "a > b").
+    alpha : float, default 0.05
+        Significance level.
+
+    Returns
+    -------
+    str
+        ``"HELD"`` when ``p_value < alpha`` and the direction holds, ``"NOT HELD"`` when ``p_value <
+        alpha`` and it does not, ``"UNDECIDED"`` otherwise.
+    """
     if not p_value < alpha:
         return UNDECIDED
     return HELD if direction_holds else NOT_HELD
@@ -196,12 +345,14 @@ def randomization_test(a: Any, b: Any, *, n_resamples: int = 10000, random_state
     n_resamples : int, default 10000
         Random relabellings. The Monte-Carlo standard error of p is ``sqrt(p (1 - p) / n_resamples)``.
     random_state : int, default 0
+        Seed of the random relabellings.
 
     Returns
     -------
     statistic : float
         ``mean(a) - mean(b)``.
     p_value : float
+        1 when ``a`` and ``b`` are equal on every query.
     """
     from scipy.stats import permutation_test
 
@@ -275,8 +426,10 @@ def compare(scores: Any, *, baseline: str | None = None, test: str = "fisher", c
     test : {"fisher", "t"}, default "fisher"
     correction : {"holm", "bonferroni", "bh", "none"}, default "holm"
     alpha : float, default 0.05
-    n_resamples, random_state
-        Of the randomisation test; every comparison uses the same ``random_state``.
+    n_resamples : int, default 10000
+        Random relabellings of the randomisation test (``test="fisher"``).
+    random_state : int, default 0
+        Seed of the randomisation test; every comparison uses the same one.
 
     Returns
     -------

@@ -82,19 +82,23 @@ def make_letor_like(
 
     Parameters
     ----------
-    n_queries : int
-    docs_per_query : int or (lo, hi)
-        Documents per query, fixed or drawn uniformly from ``lo..hi`` (inclusive).
-    n_features : int
+    n_queries : int, default 100
+        Number of queries (>= 1).
+    docs_per_query : int or (lo, hi), default (20, 200)
+        Documents per query (>= 1), fixed or drawn uniformly from ``lo..hi`` (inclusive).
+    n_features : int, default 46
         46 as MQ2007/MQ2008.
-    n_grades : int
+    n_grades : int, default 3
         Number of relevance grades (>= 2); 3 as LETOR 4.0, 5 as MSLR.
-    missing_rate : float in [0, 1)
-    noise : float >= 0
+    missing_rate : float in [0, 1), default 0.0
+        Probability that a feature value is NaN.
+    noise : float >= 0, default 1.0
         Standard deviation of the feature noise (relative to the latent relevance's ~1).
     n_informative : int, optional
-        Informative features (default ``round(0.75 * n_features)``).
+        Informative features, ``0..n_features`` (None: ``round(0.75 * n_features)``).
     random_state : int, optional
+        Seed of NumPy's ``default_rng`` (None: fresh entropy); recorded in ``provenance``. A
+        ``Generator`` is refused, since it cannot be recorded.
 
     Returns
     -------
@@ -163,10 +167,38 @@ def make_collaborative_filtering(
     users with >= 20). The observed scores are cut at their empirical quantiles so the ratings 1..5
     have the shares ``rating_shares`` (default: about MovieLens 100K's).
 
+    Parameters
+    ----------
+    n_users : int, default 943
+        Rows (>= 1); 943 as MovieLens 100K.
+    n_movies : int, default 1682
+        Columns (>= 1); 1682 as MovieLens 100K.
+    n_factors : int, default 5
+        Rank ``k`` of the preference model (>= 1).
+    density : float in (0, 1], default 0.063
+        Target share of observed entries before the ``min_ratings_per_user`` top-up (MovieLens 100K:
+        100,000 of 943 x 1682, about 0.063).
+    noise : float, default 0.5
+        Scale of the noise ``e`` added to the preferences.
+    activity_sigma : float, default 1.0
+        Standard deviation of ``log a_u`` (user activity skew; 0: every user alike).
+    popularity_sigma : float, default 1.3
+        Standard deviation of ``log w_m`` (movie popularity skew; 0: every movie alike).
+    min_ratings_per_user : int, default 20
+        Each user with fewer observed entries gets more, drawn without replacement with probability
+        proportional to popularity (``0..n_movies``; 0: no top-up).
+    rating_shares : sequence of float, optional
+        Non-negative shares of the ratings ``1..K``, ``K = len(rating_shares) >= 2`` (normalised to sum
+        to 1); default ``ML100K_RATING_SHARES``, MovieLens 100K's shares of 1..5.
+    random_state : int, optional
+        Seed of NumPy's ``default_rng`` (None: fresh entropy). A ``Generator`` is refused.
+    return_provenance : bool, default False
+        Also return the provenance dict.
+
     Returns
     -------
     ratings : ndarray of shape (n_users, n_movies), float64
-        Ratings 1..5, NaN where unrated.
+        Ratings ``1..K`` (1..5 by default), NaN where unrated.
     provenance : dict
         Only with ``return_provenance=True``: generator name, parameters, seed.
     """
@@ -240,6 +272,32 @@ def make_bipartite(
     inclusive range ``(lo, hi)``); good documents come first. Features are ``N(0, 1)``; the informative
     ones (default half, at random positions listed in ``provenance["informative_features"]``) are
     shifted by ``separation * a_j`` (``a_j ~ U(0.5, 1)``) for good documents.
+
+    Parameters
+    ----------
+    n_queries : int, default 10
+        Number of queries (>= 1).
+    n_good : int or (lo, hi), default 5
+        Relevant (label 1) documents per query, fixed or drawn uniformly from ``lo..hi`` (inclusive);
+        at least 1.
+    n_bad : int or (lo, hi), default 20
+        Non-relevant (label 0) documents per query, as ``n_good``; at least 1.
+    n_features : int, default 10
+        Number of features (>= 1).
+    separation : float, default 1.0
+        Scale of the good documents' shift on the informative features (0: labels and features
+        independent).
+    n_informative : int, optional
+        Informative features, ``0..n_features`` (None: ``n_features // 2``).
+    random_state : int, optional
+        Seed of NumPy's ``default_rng`` (None: fresh entropy); recorded in ``provenance``. A
+        ``Generator`` is refused.
+
+    Returns
+    -------
+    RankingData
+        Good documents first in each query; ``provenance["informative_features"]`` lists the informative
+        columns.
     """
     if n_queries < 1 or n_features < 1:
         raise ValueError("n_queries and n_features must be >= 1")
@@ -266,9 +324,10 @@ def make_bipartite(
 class PairFeedback(NamedTuple):
     """General pair feedback (RankBoost's Phi): instance ``hi[i]`` must rank above ``lo[i]``.
 
-    Attributes
+    Parameters
     ----------
     X : ndarray of shape (n_instances, n_features), float32
+        One row per instance.
     hi, lo : ndarray of shape (m,), int64
         Critical pairs ``(lo[i], hi[i])`` with ``hi[i]`` preferred.
     weight : ndarray of shape (m,), float64
@@ -292,6 +351,17 @@ def subset_lattice(elements: str = "abc") -> PairFeedback:
     The critical pairs are ``(x, y)`` with ``x`` a strict subset of ``y`` (19 pairs: a set of size
     ``k`` has ``2^k - 1`` strict subsets, ``3*1 + 3*3 + 1*7 = 19``), the superset ``y`` being preferred
     (``hi``). Weights are uniform, ``1/19``.
+
+    Parameters
+    ----------
+    elements : str, default "abc"
+        The elements, one character each, distinct and at least one. The numbers above are those of the
+        default ``"abc"``; with ``n`` elements there are ``2^n`` instances and ``3^n - 2^n`` pairs.
+
+    Returns
+    -------
+    PairFeedback
+        Instances named ``{}``, ``{a}``, ..., ``{a,b,c}``.
     """
     els = list(elements)
     if len(set(els)) != len(els) or not els:

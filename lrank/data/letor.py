@@ -53,7 +53,20 @@ def _open_bytes(path: Path) -> IO[bytes]:
 
 
 def sha256_of(path: str | os.PathLike, chunk: int = 1 << 22) -> str:
-    """Hex sha256 of a file, read in 4 MiB chunks."""
+    """Hex sha256 of a file, read in 4 MiB chunks.
+
+    Parameters
+    ----------
+    path : path-like
+        The file (its bytes as stored: a ``.gz`` file is hashed compressed).
+    chunk : int, default 4194304
+        Bytes read at a time (4 MiB); does not change the result.
+
+    Returns
+    -------
+    str
+        64 lowercase hex digits.
+    """
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         while block := fh.read(chunk):
@@ -398,6 +411,15 @@ def save_letor(data: RankingData, path: str | os.PathLike) -> None:
 
     NaN cannot be written in this format; a data set with missing values is an error rather than a
     silent zero.
+
+    Parameters
+    ----------
+    data : RankingData
+        The documents, written in their order: label ``y``, the query's ``qid``, then every feature
+        (zeros too) with 9 significant digits, which give float32 values back exactly. ``docids`` and
+        ``comments`` are not written.
+    path : path-like
+        The file to write (overwritten; plain text, whatever its suffix).
     """
     if np.isnan(data.X).any():
         raise ValueError("LETOR files cannot hold missing values (NaN); impute them before saving")

@@ -110,7 +110,23 @@ def _postorder(tree: Tree) -> list[int]:
 
 
 def ensemble_text(ens: TreeEnsemble) -> str:
-    """LightGBM's text model of a `TreeEnsemble` (every tree needs its node counts)."""
+    """LightGBM's text model of a `TreeEnsemble` (every tree needs its node counts).
+
+    Parameters
+    ----------
+    ens : lrank.io.trees.TreeEnsemble
+        The trees (from ``lrank.io.trees.tree_ensemble``), with their node counts (``Tree.count``; a
+        tree whose ``count`` is None is written with zero counts, which `to_lightgbm` refuses for any
+        tree but a constant). ``kind == "multiclass"`` writes LightGBM's multiclass objective with
+        ``num_class`` trees per iteration, any other kind ``lambdarank``. Without ``feature_names``
+        the features are named ``f1``, ``f2``, ... (so is a blank name); a run of whitespace in a name
+        becomes ``_``.
+
+    Returns
+    -------
+    str
+        The model text.
+    """
     F = ens.n_features
     names = ens.feature_names or [f"f{j + 1}" for j in range(F)]
     names = ["_".join(str(n).split()) or f"f{j + 1}" for j, n in enumerate(names)]

@@ -35,6 +35,16 @@ def document_ids(data: RankingData) -> np.ndarray:
 
     ``data.docids`` when the data has them, else ``d<i>`` with ``i`` the document's 0-based position
     within its query.
+
+    Parameters
+    ----------
+    data : RankingData
+        The documents (its ``docids``, or its ``qptr`` for the ``d<i>`` ids).
+
+    Returns
+    -------
+    ndarray of str, shape (n_docs,)
+        In the order of the documents in ``data``.
     """
     if data.docids is not None:
         return np.asarray(data.docids, dtype=str)
@@ -63,6 +73,7 @@ def write_trec_run(path: str | os.PathLike, data: RankingData, scores: Any, tag:
     Parameters
     ----------
     path : path-like
+        The file to write (overwritten).
     data : RankingData
         The queries and documents (``qid``, and ``docids`` when it has them, see `document_ids`).
     scores : array-like of float, shape (n_docs,)
@@ -73,6 +84,7 @@ def write_trec_run(path: str | os.PathLike, data: RankingData, scores: Any, tag:
     Returns
     -------
     Path
+        ``path``.
     """
     s = np.asarray(scores, dtype=np.float64)
     if s.shape != (data.n_docs,):
@@ -95,7 +107,21 @@ def write_trec_run(path: str | os.PathLike, data: RankingData, scores: Any, tag:
 
 def write_trec_qrels(path: str | os.PathLike, data: RankingData) -> Path:
     """Write the labels of ``data`` as a TREC qrels file (``qid 0 docid label``, every document, the
-    non-relevant ones too, in the data's order)."""
+    non-relevant ones too, in the data's order).
+
+    Parameters
+    ----------
+    path : path-like
+        The file to write (overwritten).
+    data : RankingData
+        The queries, documents and labels (``qid``, ``y``, and ``docids`` when it has them, see
+        `document_ids`). Query and document ids must be non-empty and hold no whitespace.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
     docs, qids = document_ids(data), _query_ids(data)
     _check_ids(docs, "document id")
     _check_ids(qids, "query id")
@@ -132,6 +158,16 @@ def read_trec_run(path: str | os.PathLike) -> pd.DataFrame:
 
     Raises `TrecFormatError` naming the file and line for a line without 6 fields, a non-numeric
     score or rank, or a document listed twice for one query.
+
+    Parameters
+    ----------
+    path : path-like
+        The run file (``qid Q0 docid rank score tag`` per line; blank lines are skipped).
+
+    Returns
+    -------
+    DataFrame
+        The columns above; ``attrs["path"]`` holds the file's path.
     """
     path, rows, lines = _read_columns(path, 6, "run")
     df = pd.DataFrame(rows, columns=["query", "q0", "docid", "rank", "score", "tag"]).drop(columns="q0")
@@ -152,6 +188,17 @@ def read_trec_qrels(path: str | os.PathLike) -> pd.DataFrame:
 
     Raises `TrecFormatError` naming the file and line for a line without 4 fields, a relevance that is
     not an integer, or a document judged twice for one query.
+
+    Parameters
+    ----------
+    path : path-like
+        The qrels file (``qid iter docid relevance`` per line; ``iter`` is dropped, blank lines are
+        skipped).
+
+    Returns
+    -------
+    DataFrame
+        The columns above; ``attrs["path"]`` holds the file's path.
     """
     path, rows, lines = _read_columns(path, 4, "qrels")
     df = pd.DataFrame(rows, columns=["query", "iter", "docid", "relevance"]).drop(columns="iter")
@@ -194,7 +241,7 @@ def evaluate_run(run: str | os.PathLike | pd.DataFrame, qrels: str | os.PathLike
     Parameters
     ----------
     run, qrels : path-like or DataFrame (from `read_trec_run` / `read_trec_qrels`)
-    metrics : str or list of str
+    metrics : str or sequence of str, default ("ndcg@10",)
         `lrank.metrics` names, e.g. ``["ndcg@10", "map"]``.
     **metric_kwargs
         Conventions passed to `lrank.metrics.evaluate` (``gain``, ``discount``, ``empty``, ...).
