@@ -188,8 +188,9 @@ def paired_ttest(a: Any, b: Any) -> tuple[float, float]:
 
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    if a.shape != b.shape or a.size < 2:
-        raise ValueError("need two equally long samples of at least two values")
+    if a.shape != b.shape or a.ndim != 1 or a.size < 2:
+        raise ValueError(f"need two equally long 1-d samples of at least two values, got shapes {a.shape} "
+                         f"and {b.shape}")
     res = ttest_rel(a, b)
     return float(res.statistic), float(res.pvalue)
 

@@ -54,6 +54,8 @@ def test_bad_input():
         stats.friedman(pd.DataFrame({"a": [1.0, 2.0], "b": [2.0, 1.0]}))
     with pytest.raises(ValueError):
         stats.paired_ttest([1.0], [2.0])
+    with pytest.raises(ValueError, match=r"1-d samples .* got shapes \(2, 2\) and \(2, 2\)"):
+        stats.paired_ttest([[1.0, 2.0], [3.0, 4.0]], [[1.5, 2.0], [3.0, 4.5]])  # was a TypeError
 
 
 def test_paired_comparison_verdicts():

@@ -37,15 +37,18 @@ def _provenance(generator: str, random_state: Any, **params: Any) -> dict:
 
 
 def _query_sizes(
-    rng: np.random.Generator, n_queries: int, docs_per_query: int | tuple[int, int]
+    rng: np.random.Generator, n_queries: int, docs_per_query: int | tuple[int, int],
+    name: str = "docs_per_query",
 ) -> np.ndarray:
+    """Documents per query: ``docs_per_query`` for every query, or drawn uniformly from ``(lo, hi)``;
+    ``name`` is the caller's parameter, for the error message."""
     if isinstance(docs_per_query, (int, np.integer)):
         if docs_per_query < 1:
-            raise ValueError(f"docs_per_query must be >= 1, got {docs_per_query}")
+            raise ValueError(f"{name} must be >= 1, got {docs_per_query}")
         return np.full(n_queries, int(docs_per_query), dtype=np.int64)
     lo, hi = docs_per_query
     if not 1 <= lo <= hi:
-        raise ValueError(f"docs_per_query=(lo, hi) needs 1 <= lo <= hi, got {docs_per_query}")
+        raise ValueError(f"{name}=(lo, hi) needs 1 <= lo <= hi, got {docs_per_query}")
     return rng.integers(lo, hi, size=n_queries, endpoint=True).astype(np.int64)
 
 
@@ -302,8 +305,8 @@ def make_bipartite(
     if n_queries < 1 or n_features < 1:
         raise ValueError("n_queries and n_features must be >= 1")
     rng = _rng(random_state)
-    good = _query_sizes(rng, n_queries, n_good)
-    bad = _query_sizes(rng, n_queries, n_bad)
+    good = _query_sizes(rng, n_queries, n_good, "n_good")
+    bad = _query_sizes(rng, n_queries, n_bad, "n_bad")
     sizes = good + bad
     n = int(sizes.sum())
     y = np.concatenate([np.r_[np.ones(g, np.int32), np.zeros(b, np.int32)] for g, b in zip(good, bad)])

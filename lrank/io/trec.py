@@ -176,7 +176,8 @@ def read_trec_run(path: str | os.PathLike) -> pd.DataFrame:
             df[col] = df[col].map(conv)
         except ValueError:
             k = next(i for i, v in enumerate(df[col]) if not _parses(conv, v))
-            raise TrecFormatError(f"{path}:{lines[k]}: {col} {df[col][k]!r} is not a number") from None
+            what = "an integer" if conv is int else "a number"
+            raise TrecFormatError(f"{path}:{lines[k]}: {col} {df[col][k]!r} is not {what}") from None
     if not np.isfinite(df["score"].to_numpy()).all():
         k = int(np.flatnonzero(~np.isfinite(df["score"].to_numpy()))[0])
         raise TrecFormatError(f"{path}:{lines[k]}: score {rows[k][4]!r} is not finite")

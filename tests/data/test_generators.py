@@ -123,6 +123,10 @@ def test_bipartite():
         assert 2 <= yq.sum() <= 3 and (yq == 0).sum() == 6
     assert _same(d, make_bipartite(n_queries=4, n_good=(2, 3), n_bad=6, n_features=6, random_state=0))
     assert d.provenance["generator"] == "make_bipartite"
+    for bad in ({"n_good": 0}, {"n_bad": (0, 2)}):  # the error names the parameter given
+        name = next(iter(bad))
+        with pytest.raises(ValueError, match=f"^{name}"):
+            make_bipartite(n_queries=2, n_features=3, random_state=0, **{"n_good": 1, "n_bad": 2, **bad})
     inf = d.provenance["informative_features"]
     assert len(inf) == 3
 

@@ -125,6 +125,9 @@ def test_writers_and_readers_refuse_bad_input(tmp_path):
     bad.write_text("1 Q0 d0 1 0.5 t\n1 Q0 d1 2 high t\n")
     with pytest.raises(trec.TrecFormatError, match=r"bad.run:2: score 'high' is not a number"):
         trec.read_trec_run(bad)
+    bad.write_text("1 Q0 d0 1 0.5 t\n1 Q0 d1 2.0 0.4 t\n")
+    with pytest.raises(trec.TrecFormatError, match=r"bad.run:2: rank '2.0' is not an integer"):
+        trec.read_trec_run(bad)
     bad.write_text("1 Q0 d0 1 0.5 t\n\n1 Q0 d1 2 t\n")
     with pytest.raises(trec.TrecFormatError, match=r"bad.run:3: a run line has 6 fields, this one has 5"):
         trec.read_trec_run(bad)
