@@ -5,6 +5,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import hashlib
+import io
 import os
 import re
 import tempfile
@@ -416,15 +417,34 @@ def save_letor(data: RankingData, path: str | os.PathLike) -> None:
     ----------
     data : RankingData
         The documents, written in their order: label ``y``, the query's ``qid``, then every feature
-        (zeros too) with 9 significant digits, which give float32 values back exactly. ``docids`` and
-        ``comments`` are not written.
+        (zeros too) with 9 significant digits, which give float32 values back exactly; then ``# `` and the
+        document's ``comments`` entry when the data has comments (as `load_letor` read them), else
+        ``# docid = <id>`` when it has ``docids``, so that `load_letor` gives both back.
     path : path-like
-        The file to write (overwritten; plain text, whatever its suffix).
+        The file to write (overwritten). A ``.gz`` or ``.bz2`` file is compressed, as `load_letor`
+        decompresses it (a ``.gz`` file's header carries no time stamp: same data, same bytes).
     """
     if np.isnan(data.X).any():
         raise ValueError("LETOR files cannot hold missing values (NaN); impute them before saving")
+    path = Path(path)
+    if data.comments is not None:
+        tails = [f" # {c}" if c else " #" for c in data.comments]
+        bad = next((i for i, c in enumerate(data.comments) if "\n" in c or "\r" in c), None)
+        if bad is not None:
+            raise ValueError(f"comments[{bad}] holds a line break; a LETOR comment ends with its line")
+    elif data.docids is not None:
+        bad = next((i for i, d in enumerate(data.docids) if not d or d.split() != [d]), None)
+        if bad is not None:
+            raise ValueError(f"docids[{bad}] is {str(data.docids[bad])!r}; a docid is one word, no spaces")
+        tails = [f" # docid = {d}" for d in data.docids]
+    else:
+        tails = [""] * data.n_docs
     qid = data.doc_qid()
-    with open(path, "w", encoding="utf-8") as fh:
+    if path.suffix == ".gz":
+        fh = io.TextIOWrapper(gzip.GzipFile(path, "wb", mtime=0), encoding="utf-8")
+    else:
+        fh = _opener(path)(path, "wt", encoding="utf-8")
+    with fh:
         for i in range(data.n_docs):
             feats = " ".join(f"{j + 1}:{float(v):.9g}" for j, v in enumerate(data.X[i]))
-            fh.write(f"{int(data.y[i])} qid:{qid[i]} {feats}\n")
+            fh.write(f"{int(data.y[i])} qid:{qid[i]} {feats}{tails[i]}\n")

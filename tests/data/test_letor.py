@@ -98,6 +98,34 @@ def test_round_trip(tmp_path):
     np.testing.assert_array_equal(e.qid, d.qid)
 
 
+@pytest.mark.parametrize("suffix", [".txt", ".txt.gz", ".txt.bz2"])
+def test_round_trip_keeps_docids_and_comments_and_compresses(tmp_path, suffix):
+    """docids and comments used to be dropped (TREC runs from a saved file fell back to d<i> ids), and a
+    ``.gz`` name got plain text that load_letor could not read."""
+    d = make_letor_like(n_queries=3, docs_per_query=4, n_features=3, random_state=0)
+    with_ids = RankingData(d.X, d.y, d.qptr, qid=d.qid, docids=[f"GX{i:03d}-12" for i in range(d.n_docs)])
+    p = tmp_path / f"ids{suffix}"
+    save_letor(with_ids, p)
+    e = load_letor(p, n_features=3)
+    np.testing.assert_array_equal(e.docids, with_ids.docids)
+    np.testing.assert_array_equal(e.X, d.X)
+    if suffix == ".txt.gz":  # no time stamp in the header: same data, same bytes
+        first = p.read_bytes()
+        save_letor(with_ids, p)
+        assert p.read_bytes() == first
+    comments = [f"docid = GX{i:03d} inc = 1 prob = 0.{i} # more" for i in range(d.n_docs)]
+    with_comments = RankingData(d.X, d.y, d.qptr, qid=d.qid, comments=comments)
+    save_letor(with_comments, tmp_path / "c.txt")
+    e = load_letor(tmp_path / "c.txt", n_features=3)
+    assert list(e.comments) == comments and list(e.docids) == [f"GX{i:03d}" for i in range(d.n_docs)]
+    with pytest.raises(ValueError, match=r"docids\[2\] is 'a b'"):
+        save_letor(RankingData(d.X, d.y, d.qptr, docids=["x", "y", "a b"] + ["z"] * (d.n_docs - 3)),
+                   tmp_path / "bad.txt")
+    with pytest.raises(ValueError, match=r"comments\[0\] holds a line break"):
+        save_letor(RankingData(d.X, d.y, d.qptr, comments=["a\nb"] + [""] * (d.n_docs - 1)),
+                   tmp_path / "b.txt")
+
+
 def test_save_refuses_missing_values(tmp_path):
     d = make_letor_like(n_queries=2, docs_per_query=3, n_features=3, missing_rate=0.5, random_state=0)
     with pytest.raises(ValueError, match="missing values"):
