@@ -104,15 +104,21 @@ class Evidence:
         The effect, oriented so that a positive value supports the paper's statement.
     effect_desc : str
         What ``effect`` is, in words.
-    ci : tuple of float
-        95% interval of ``effect`` (NaN, NaN when not computed).
+    ci : tuple of float, optional
+        95% interval of ``effect``; (NaN, NaN), the default, when not computed.
     statistic : float, optional
-        The test statistic.
-    margin : float, optional
-        For non-inferiority / equivalence claims: the margin on the scale of ``effect`` (the claim
-        holds when ``effect > -margin``); needs ``margin_rationale``.
-    margin_rationale : str, optional
+        The test statistic; NaN by default.
+    margin : float or None, default None
+        For non-inferiority / equivalence claims: the margin on the scale of ``effect``, >= 0 (the claim
+        holds when ``effect > -margin``); needs ``margin_rationale``. None: a claim of direction.
+    margin_rationale : str, default ""
         Why that margin: which difference the paper or the field treats as negligible.
+
+    Raises
+    ------
+    ValueError
+        When ``n`` is not a non-negative int, ``p`` lies outside [0, 1], ``margin`` is negative, or a
+        margin comes without its rationale.
     """
 
     test: str
@@ -142,7 +148,54 @@ class Evidence:
 
 @dataclass
 class Claim:
-    """One row of the registry (see the module docstring for the columns' meaning)."""
+    """One row of the registry (see the module docstring for the columns' meaning).
+
+    Rows are made by the methods of :class:`Registry` (``exact``, ``tested``, ...), which check them.
+
+    Parameters
+    ----------
+    paper : str
+        Short name of the paper (``"RankBoost+"``).
+    notebook : str
+        The notebook's stem (``"05_rankboost_plus"``).
+    id : str
+        The claim's id, unique within the notebook: lowercase letters, digits, ``.``, ``_`` and ``-``,
+        starting with a letter or digit (``"thm1.runs"``).
+    kind : {"exact", "derivation", "protocol", "speed", "narrative", "finding"}
+        What the row is; a ``"finding"`` is not a claim of the paper (never counted, never in the Holm
+        family).
+    location : str
+        Where the paper states it (``"Sec. 3.3, Theorem 1"``); required.
+    sentence : str
+        The paper's statement; required.
+    quantity : str, default ""
+        What was measured or computed, in words.
+    data_kind : {"paper", "substitute", "synthetic", "none"}, default "none"
+        What the evidence rests on; ``"substitute"`` needs ``data``.
+    data : str, default ""
+        Which data set (for a substitute: which, and why).
+    evidence : Evidence or None, default None
+        The test that decides the claim; None for a row without a test.
+    ours : Any, default None
+        Our value: a number, string or array (written to ``claims.csv`` flattened, space-separated; None
+        as an empty cell).
+    paper_value : Any, default None
+        The paper's printed value, written like ``ours``.
+    verdict : str, default ""
+        One of ``VERDICTS``, or empty for :meth:`Registry.finalize` to derive it from ``evidence`` or
+        ``override`` (a finding's stays empty).
+    reason : str, default ""
+        Why the verdict, in one line; required with ``override``.
+    override : {"NOT COMPARABLE", "NOT TESTABLE HERE"} or None, default None
+        A verdict that replaces the one the evidence would give (the evidence is still reported).
+    anchor : str, default ""
+        The HTML anchor of the claim's deciding cell; empty: ``anchor_of(id)``.
+    p_adj : float, optional
+        The Holm-adjusted p-value, set by :meth:`Registry.finalize` (a finding's is its unadjusted ``p``); NaN
+        by default and for rows without evidence.
+    extra : dict, optional
+        An empty dict by default; the registry neither reads nor writes it.
+    """
 
     paper: str
     notebook: str
@@ -164,6 +217,14 @@ class Claim:
     extra: dict = field(default_factory=dict)
 
     def row(self) -> dict:
+        """This claim as one row of ``claims.csv``.
+
+        Returns
+        -------
+        dict
+            Column name to value, for every column of ``COLUMNS`` (the evidence's fields NaN or empty
+            without evidence; ``anchor`` ``anchor_of(id)`` when not set).
+        """
         ev = self.evidence
         return {
             "paper": self.paper, "notebook": self.notebook, "id": self.id,
@@ -195,12 +256,34 @@ def _cell(v: Any) -> Any:
 
 
 def anchor_of(claim_id: str) -> str:
-    """The HTML anchor of a claim's deciding cell: ``claim-`` and the id with dots as dashes."""
+    """The HTML anchor of a claim's deciding cell: ``claim-`` and the id with dots and underscores as dashes.
+
+    Parameters
+    ----------
+    claim_id : str
+        The claim's id (``"thm1.runs"`` gives ``"claim-thm1-runs"``).
+
+    Returns
+    -------
+    str
+        The anchor.
+    """
     return "claim-" + claim_id.replace(".", "-").replace("_", "-")
 
 
 def holm(p: Sequence[float]) -> np.ndarray:
-    """Holm's step-down adjusted p-values (``statsmodels.stats.multitest.multipletests``)."""
+    """Holm's step-down adjusted p-values (``statsmodels.stats.multitest.multipletests``).
+
+    Parameters
+    ----------
+    p : sequence of float
+        The raw p-values of one family (one paper's tested claims).
+
+    Returns
+    -------
+    numpy.ndarray
+        The adjusted p-values (float64), in the order of ``p``; empty for an empty ``p``.
+    """
     from statsmodels.stats.multitest import multipletests
 
     p = np.asarray(p, dtype=np.float64)
@@ -210,7 +293,26 @@ def holm(p: Sequence[float]) -> np.ndarray:
 
 
 def decide(ev: Evidence, p_adj: float, alpha: float = ALPHA) -> tuple[str, str]:
-    """Verdict and a one-line reason from evidence and its adjusted p-value (see the module docstring)."""
+    """Verdict and a one-line reason from evidence and its adjusted p-value (see the module docstring).
+
+    Parameters
+    ----------
+    ev : Evidence
+        The claim's test.
+    p_adj : float
+        ``ev.p`` after Holm's adjustment within the paper's family.
+    alpha : float, default 0.05
+        Level of the test after adjustment (the module's ``ALPHA``).
+
+    Returns
+    -------
+    verdict : str
+        HELD, NOT HELD or UNDECIDED. Without a margin: HELD or NOT HELD when ``p_adj < alpha`` and the
+        effect is positive or negative, else UNDECIDED (also for a zero effect). With a margin: HELD when
+        ``p_adj < alpha``, NOT HELD when the 95% interval lies wholly below ``-margin``, else UNDECIDED.
+    reason : str
+        The verdict's grounds in one line (adjusted p-value, n and unit; for a margin, its rationale).
+    """
     lo, hi = ev.ci
     if ev.margin is None:
         if not p_adj < alpha:
@@ -238,11 +340,12 @@ class Registry:
     Parameters
     ----------
     notebook : str
-        The notebook's stem (``"05_rankboost_plus"``); rows are recorded under its results.
+        The notebook's stem (``"05_rankboost_plus"``); rows are recorded under its results and written
+        to ``claims/<notebook>.csv``.
     paper : str
         Short name of the paper (``"RankBoost+"``), shown in the index.
-    alpha : float
-        Level of every test after Holm's adjustment (0.05).
+    alpha : float, default 0.05
+        Level of every test after Holm's adjustment (the module's ``ALPHA``).
     """
 
     def __init__(self, notebook: str, paper: str, alpha: float = ALPHA) -> None:
@@ -276,7 +379,40 @@ class Registry:
     def exact(self, id: str, *, location: str, sentence: str, ours: Any, paper_value: Any,
               tol: float, quantity: str = "", data_kind: str = "none", data: str = "") -> Claim:
         """A printed value computed without the paper's data: HELD when every element of ``ours`` is
-        within ``tol`` of ``paper_value`` (the printed digits' half unit, usually)."""
+        within ``tol`` of ``paper_value`` (the printed digits' half unit, usually).
+
+        Parameters
+        ----------
+        id : str
+            The claim's id, unique within the notebook (lowercase letters, digits, ``.``, ``_``, ``-``).
+        location : str
+            Where the paper states it (``"Sec. 2, Eq. 3"``).
+        sentence : str
+            The paper's statement.
+        ours : float or array-like of float
+            Our value(s); the same shape as ``paper_value``.
+        paper_value : float or array-like of float
+            The printed value(s).
+        tol : float
+            Largest absolute difference, per element, that still counts as equal (inclusive).
+        quantity : str, default ""
+            What the value is, in words.
+        data_kind : {"paper", "substitute", "synthetic", "none"}, default "none"
+            What the value was computed on; ``"substitute"`` needs ``data``.
+        data : str, default ""
+            Which data set, if any.
+
+        Returns
+        -------
+        Claim
+            The row added, its verdict already set: HELD or NOT HELD (the largest gap in the reason).
+
+        Raises
+        ------
+        ValueError
+            When ``ours`` and ``paper_value`` differ in shape, or the row is invalid (its id, data,
+            sentence or location).
+        """
         a = np.asarray(ours, dtype=np.float64)
         b = np.asarray(paper_value, dtype=np.float64)
         if a.shape != b.shape:
@@ -290,7 +426,26 @@ class Registry:
 
     def derivation(self, id: str, *, location: str, sentence: str, shown: str, passed: bool = True) -> Claim:
         """A derivation whose check raised if false (the notebook cell asserts before calling this):
-        ``shown`` says in words what the check established."""
+        ``shown`` says in words what the check established.
+
+        Parameters
+        ----------
+        id : str
+            The claim's id, unique within the notebook.
+        location : str
+            Where the paper states it.
+        sentence : str
+            The paper's statement.
+        shown : str
+            What the check established, in words; becomes the row's reason. Must not be empty.
+        passed : bool, default True
+            Whether the check passed: HELD if so, else NOT HELD.
+
+        Returns
+        -------
+        Claim
+            The row added, with its verdict.
+        """
         if not shown.strip():
             raise ValueError(f"{id}: say what the derivation shows (shown=...)")
         return self._add(Claim(self.paper, self.notebook, id, "derivation", location, sentence, "", "none",
@@ -301,7 +456,41 @@ class Registry:
                not_testable: str | None = None, paper_value: Any = None, ours: Any = None) -> Claim:
         """A claim decided by a statistical test. Its p-value joins the paper's Holm family (unless
         ``kind == "finding"``). ``not_comparable="why"`` (substitute data or budget too different to
-        decide the claim as stated) reports the evidence but sets NOT COMPARABLE."""
+        decide the claim as stated) reports the evidence but sets NOT COMPARABLE.
+
+        Parameters
+        ----------
+        id : str
+            The claim's id, unique within the notebook.
+        kind : {"protocol", "exact", "derivation", "speed", "narrative", "finding"}, default "protocol"
+            What the claim is; ``"finding"`` keeps it out of the Holm family and the counts.
+        location : str
+            Where the paper states it.
+        sentence : str
+            The paper's statement.
+        quantity : str
+            What was measured, in words.
+        data_kind : {"paper", "substitute", "synthetic", "none"}
+            What the test ran on; ``"substitute"`` needs ``data``.
+        data : str
+            Which data set (for a substitute: which, and why).
+        evidence : Evidence
+            The test (e.g. from :func:`paired` or :func:`correlated`).
+        not_comparable : str or None, default None
+            Why the claim cannot be decided as stated here: sets NOT COMPARABLE, with the test's own
+            verdict appended to this reason. None: the test decides.
+        not_testable : str or None, default None
+            Likewise for NOT TESTABLE HERE; wins over ``not_comparable`` when both are given.
+        paper_value : Any, default None
+            The paper's printed value, if any, shown beside ours.
+        ours : Any, default None
+            Our value, if any, shown beside the paper's.
+
+        Returns
+        -------
+        Claim
+            The row added; its verdict is derived by :meth:`finalize`.
+        """
         override, reason = None, ""
         if not_comparable is not None:
             override, reason = NOT_COMPARABLE, not_comparable
@@ -312,7 +501,28 @@ class Registry:
 
     def untestable(self, id: str, *, location: str, sentence: str, kind: str = "protocol",
                    reason: str, data: str = "") -> Claim:
-        """A claim on data that is not public (NOT TESTABLE HERE), with the reason."""
+        """A claim on data that is not public (NOT TESTABLE HERE), with the reason.
+
+        Parameters
+        ----------
+        id : str
+            The claim's id, unique within the notebook.
+        location : str
+            Where the paper states it.
+        sentence : str
+            The paper's statement.
+        kind : {"protocol", "exact", "derivation", "speed", "narrative", "finding"}, default "protocol"
+            What the claim is.
+        reason : str
+            Why it cannot be tested here (which data is missing); required.
+        data : str, default ""
+            The paper's data set by name (``data_kind`` is ``"paper"``).
+
+        Returns
+        -------
+        Claim
+            The row added; :meth:`finalize` sets NOT TESTABLE HERE.
+        """
         return self._add(Claim(self.paper, self.notebook, id, kind, location, sentence, "", "paper", data,
                                None, None, None, "", reason, NOT_TESTABLE))
 
@@ -322,7 +532,36 @@ class Registry:
         """A claim this run cannot decide as stated, without a test (NOT COMPARABLE): the data or the
         budget is too different from the paper's; ``reason`` says which. ``ours`` / ``paper_value`` may
         carry what was measured beside the printed value. (A tested claim on unsuitable data goes through
-        `tested` with ``not_comparable=`` instead, so that its test is still reported.)"""
+        `tested` with ``not_comparable=`` instead, so that its test is still reported.)
+
+        Parameters
+        ----------
+        id : str
+            The claim's id, unique within the notebook.
+        location : str
+            Where the paper states it.
+        sentence : str
+            The paper's statement.
+        reason : str
+            Which data or budget differs, and why that keeps the claim undecided; must not be empty.
+        kind : {"protocol", "exact", "derivation", "speed", "narrative", "finding"}, default "protocol"
+            What the claim is.
+        quantity : str, default ""
+            What was measured, in words.
+        data_kind : {"paper", "substitute", "synthetic", "none"}, default "none"
+            What was used; ``"substitute"`` needs ``data``.
+        data : str, default ""
+            Which data set.
+        ours : Any, default None
+            What was measured, if anything.
+        paper_value : Any, default None
+            The paper's printed value, if any.
+
+        Returns
+        -------
+        Claim
+            The row added; :meth:`finalize` sets NOT COMPARABLE.
+        """
         if not reason.strip():
             raise ValueError(f"{id}: a NOT COMPARABLE row needs its reason (which data or budget, and why)")
         return self._add(Claim(self.paper, self.notebook, id, kind, location, sentence, quantity, data_kind,
@@ -332,7 +571,36 @@ class Registry:
               paper_value: Any, verdict: str, reason: str, data_kind: str, data: str) -> Claim:
         """A speed claim: the measured ratio (from the benchmark page) beside the paper's, with the
         verdict and why (e.g. NOT COMPARABLE when the paper's ratio is relative to its own, slower,
-        implementation)."""
+        implementation).
+
+        Parameters
+        ----------
+        id : str
+            The claim's id, unique within the notebook.
+        location : str
+            Where the paper states it.
+        sentence : str
+            The paper's statement.
+        quantity : str
+            What the ratio is, in words.
+        ours : float
+            The measured ratio.
+        paper_value : Any
+            The paper's printed ratio (or value).
+        verdict : str
+            One of ``VERDICTS``, given here (no test decides it).
+        reason : str
+            Why that verdict; must not be empty.
+        data_kind : {"paper", "substitute", "synthetic", "none"}
+            What was timed; ``"substitute"`` needs ``data``.
+        data : str
+            Which data set.
+
+        Returns
+        -------
+        Claim
+            The row added, with its verdict.
+        """
         if verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
         if not reason.strip():
@@ -343,13 +611,62 @@ class Registry:
 
     def finding(self, id: str, *, location: str, sentence: str, quantity: str, ours: Any,
                 data_kind: str, data: str, evidence: Evidence | None = None, reason: str = "") -> Claim:
-        """A result that is not a claim of the paper (kind ``finding``): reported, never counted."""
+        """A result that is not a claim of the paper (kind ``finding``): reported, never counted.
+
+        Parameters
+        ----------
+        id : str
+            The finding's id, unique within the notebook.
+        location : str
+            The part of the paper it concerns.
+        sentence : str
+            The finding, in one sentence.
+        quantity : str
+            What was measured, in words.
+        ours : Any
+            The measured value.
+        data_kind : {"paper", "substitute", "synthetic", "none"}
+            What it was measured on; ``"substitute"`` needs ``data``.
+        data : str
+            Which data set.
+        evidence : Evidence or None, default None
+            A test, if any: reported with its unadjusted p-value, outside the Holm family; no verdict.
+        reason : str, default ""
+            A note shown in the reason column.
+
+        Returns
+        -------
+        Claim
+            The row added (its verdict stays empty).
+        """
         return self._add(Claim(self.paper, self.notebook, id, "finding", location, sentence, quantity,
                                data_kind, data, evidence, ours, None, "", reason))
 
     # ----------------------------------------------------------------------------- finishing
     def finalize(self, record: bool = True, write: bool = True) -> pd.DataFrame:
-        """Holm-adjust the tested claims, derive the verdicts, record and write; returns the table."""
+        """Holm-adjust the tested claims, derive the verdicts, record and write; returns the table.
+
+        Parameters
+        ----------
+        record : bool, default True
+            Record each row with :func:`lrank.results.record` under ``claim:<id>`` (the verdict, or
+            ``"reported"`` for a finding, with ``claim_kind`` and, for a tested row, ``n``, ``p_value``,
+            ``p_adj`` and ``effect``).
+        write : bool, default True
+            Write the rows with :func:`write_claims` (to the active profile's figures folder) and rebuild
+            ``claims.csv``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The registry with the columns of ``claims.csv`` (:meth:`table`), one row per claim in the
+            order added.
+
+        Raises
+        ------
+        AssertionError
+            When a verdict contradicts its own numbers (:func:`check_consistency`).
+        """
         family = [c for c in self.claims.values() if c.evidence is not None and c.kind != "finding"]
         adj = holm([c.evidence.p for c in family])
         for c, pa in zip(family, adj):
@@ -390,12 +707,26 @@ class Registry:
         return df
 
     def table(self) -> pd.DataFrame:
-        """The registry as a DataFrame with the columns of ``claims.csv``."""
+        """The registry as a DataFrame with the columns of ``claims.csv``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per claim (:meth:`Claim.row`), in the order added; the verdicts :meth:`finalize`
+            derives are empty, and ``p_adj`` NaN, until it runs.
+        """
         rows = [c.row() for c in self.claims.values()]
         return pd.DataFrame(rows, columns=list(COLUMNS))
 
     def counts(self) -> dict[str, int]:
-        """How many paper claims (findings excluded) have each verdict."""
+        """How many paper claims (findings excluded) have each verdict.
+
+        Returns
+        -------
+        dict of str to int
+            Verdict to count, for each of the five verdicts (0 when none); taken from the finalized table
+            if :meth:`finalize` has run since the last row was added.
+        """
         df = self._final if self._final is not None else self.table()
         df = df[df["kind"] != "finding"]
         return {v: int((df["verdict"] == v).sum()) for v in VERDICTS}
@@ -406,7 +737,21 @@ def check_consistency(df: pd.DataFrame, alpha: float = ALPHA) -> list[str]:
 
     HELD needs, for a tested claim, ``p_adj < alpha`` and a positive effect (or, with a margin, an effect
     above ``-margin``); NOT HELD needs ``p_adj < alpha`` and a negative effect, or a 95% interval wholly
-    beyond the margin; UNDECIDED needs ``p_adj >= alpha`` (or a zero effect).
+    beyond the margin; UNDECIDED needs ``p_adj >= alpha`` (or a zero effect). Findings, NOT COMPARABLE
+    and NOT TESTABLE HERE rows and rows without a finite ``p_adj`` are not checked.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows with the columns of ``claims.csv`` (:meth:`Registry.table`, :func:`load`); uses ``id``, ``kind``,
+        ``verdict``, ``p_adj``, ``effect``, ``margin`` and ``ci_high``.
+    alpha : float, default 0.05
+        Level of the tests after adjustment.
+
+    Returns
+    -------
+    list of str
+        One line per contradicting row: its id, verdict, adjusted p-value and effect.
     """
     out = []
     for r in df.to_dict("records"):
@@ -430,19 +775,59 @@ def _is_num(x: Any) -> bool:
 
 # --------------------------------------------------------------------------------- files
 def claims_dir(profile: str | None = None) -> Path:
+    """``<figures>/claims``, where each notebook's rows are written (created when missing).
+
+    Parameters
+    ----------
+    profile : str or None, default None
+        One of ``"quick"``, ``"paper"``, ``"rehearsal"``; None: the active profile (``$LRANK_PROFILE``,
+        else ``"quick"``).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder.
+    """
     d = figures_dir(profile) / "claims"
     d.mkdir(parents=True, exist_ok=True)
     return d
 
 
 def write_claims(notebook: str, df: pd.DataFrame, profile: str | None = None) -> Path:
-    """Write this notebook's rows and rebuild ``<figures>/claims.csv`` from every notebook's rows."""
+    """Write this notebook's rows and rebuild ``<figures>/claims.csv`` from every notebook's rows.
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem: the rows go to ``<figures>/claims/<notebook>.csv`` (floats to 6 significant
+        digits). Only stems starting with two digits are combined into ``claims.csv``.
+    df : pandas.DataFrame
+        The rows (:meth:`Registry.finalize`'s table).
+    profile : str or None, default None
+        The profile whose figures folder is written; None: the active profile.
+
+    Returns
+    -------
+    pathlib.Path
+        The path of the rebuilt ``claims.csv``.
+    """
     df.to_csv(claims_dir(profile) / f"{notebook}.csv", index=False, float_format="%.6g")
     return rebuild(profile)
 
 
 def rebuild(profile: str | None = None) -> Path:
-    """``<figures>/claims.csv``: the rows of every ``claims/<notebook>.csv``, in notebook order."""
+    """``<figures>/claims.csv``: the rows of every ``claims/<notebook>.csv``, in notebook order.
+
+    Parameters
+    ----------
+    profile : str or None, default None
+        The profile whose figures folder is rebuilt; None: the active profile.
+
+    Returns
+    -------
+    pathlib.Path
+        The path of ``claims.csv``.
+    """
     return combine(figures_dir(profile))
 
 
@@ -451,6 +836,17 @@ def combine(folder: str | Path) -> Path:
 
     Used for the registry of a run (`rebuild`) and for each seed's registry under
     ``<figures>/seeds/seed-<k>/`` (``python -m lrank reproduce --seeds``).
+
+    Parameters
+    ----------
+    folder : str or pathlib.Path
+        A figures folder holding ``claims/``; only the ``claims/<notebook>.csv`` whose names start with
+        two digits are read, sorted by name (notebook order).
+
+    Returns
+    -------
+    pathlib.Path
+        The path of ``<folder>/claims.csv`` (with just the header when no notebook has written rows).
     """
     folder = Path(folder)
     parts = sorted((folder / "claims").glob("[0-9][0-9]*.csv"))
@@ -463,7 +859,26 @@ def combine(folder: str | Path) -> Path:
 
 
 def load(path: str | Path | None = None, profile: str | None = None) -> pd.DataFrame:
-    """The registry of every notebook (``<figures>/claims.csv`` unless ``path``)."""
+    """The registry of every notebook (``<figures>/claims.csv`` unless ``path``).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path or None, default None
+        A ``claims.csv`` to read; None: the one in the figures folder of ``profile``.
+    profile : str or None, default None
+        Used only without ``path``; None: the active profile.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows, ``ours``, ``paper_value``, ``reason`` and ``margin_rationale`` read as text (an empty cell
+        is NaN).
+
+    Raises
+    ------
+    FileNotFoundError
+        When there is no such file (no paper notebook has run).
+    """
     path = Path(path) if path is not None else figures_dir(profile) / "claims.csv"
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no claims registry yet (run the paper notebooks)")
@@ -472,7 +887,19 @@ def load(path: str | Path | None = None, profile: str | None = None) -> pd.DataF
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Verdict counts per paper (paper claims only; findings excluded): one row per paper."""
+    """Verdict counts per paper (paper claims only; findings excluded): one row per paper.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows with the columns of ``claims.csv`` (:func:`load`); uses ``paper``, ``kind`` and ``verdict``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by paper, in the order the papers first appear in ``df``; one column per verdict, in the
+        order of ``VERDICTS`` (0 where none).
+    """
     claims = df[df["kind"] != "finding"]
     tab = pd.crosstab(claims["paper"], claims["verdict"]).reindex(columns=list(VERDICTS), fill_value=0)
     order = list(dict.fromkeys(claims["paper"]))
@@ -497,6 +924,39 @@ def paired(a: Any, b: Any, *, unit: str, effect_desc: str, test: str = "wilcoxon
       ``"randomisation"`` (paired sign-flip permutation test, ``n_resamples`` flips);
     * with ``margin`` (non-inferiority "a is not worse than b by more than margin"): one-sided, of
       the same test on ``a - b + margin`` with the alternative "greater".
+
+    Parameters
+    ----------
+    a, b : array-like of float
+        Equally long 1-d samples, one value per unit, paired by position; finite.
+    unit : str
+        What one unit is ("queries", ...); ``n`` is the number of units (zero differences included).
+    effect_desc : str
+        What ``a - b`` is, in words (e.g. "mean test NDCG@10 of AdaRank.MAP minus RankBoost").
+    test : {"wilcoxon", "t", "sign", "randomisation"}, default "wilcoxon"
+        The paired test.
+    margin : float or None, default None
+        Non-inferiority margin, >= 0, on the scale of ``a - b``; None: the two-sided test of direction.
+    margin_rationale : str, default ""
+        Why that margin is negligible; required with ``margin``.
+    n_resamples : int, default 9999
+        Bootstrap resamples for the interval, and sign flips of the ``"randomisation"`` test.
+    random_state : int, default 0
+        Seed of the bootstrap and of the sign flips.
+
+    Returns
+    -------
+    Evidence
+        The test by name (with pairing and sidedness), its p-value (capped at 1) and statistic (the
+        number of positive differences for the sign test), the effect and its interval, and the margin.
+        With fewer than two units or no nonzero (shifted) difference: p 1, statistic NaN; with a constant
+        difference the interval is that difference.
+
+    Raises
+    ------
+    ValueError
+        When ``test`` is unknown, the samples are not 1-d, differ in length or hold a non-finite value,
+        or a margin is negative or comes without its rationale.
     """
     from scipy import stats
 
@@ -566,9 +1026,9 @@ def correlated(x: Any, y: Any, *, unit: str, effect_desc: str, given: Any = None
         given ``given`` (the ranks of ``x`` and ``y`` less their least-squares fit on the ranks of
         ``given``, then correlated). Use it when ``x`` and ``y`` share a term (e.g. both are differences
         to the same baseline), whose noise alone would correlate them.
-    n_resamples : int
+    n_resamples : int, default 9999
         Bootstrap resamples of the units for the interval.
-    random_state : int
+    random_state : int, default 0
         Seed of the bootstrap.
 
     Returns

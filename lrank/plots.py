@@ -52,7 +52,21 @@ TEXT_COLUMNS = {"commit": str, "profile": str}
 
 def read_table(path: str | Path, **kwargs) -> pd.DataFrame:
     """A stored table (``figures/*.csv``: the benchmark page ``python -m lrank bench`` writes and its side
-    files) as a DataFrame, its `TEXT_COLUMNS` as text; ``kwargs`` go to ``pandas.read_csv``."""
+    files) as a DataFrame, its :data:`TEXT_COLUMNS` as text; ``kwargs`` go to ``pandas.read_csv``.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The CSV file.
+    **kwargs
+        Passed to ``pandas.read_csv``; a ``dtype`` must be a dict, merged over :data:`TEXT_COLUMNS` (it may
+        override them).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table.
+    """
     return pd.read_csv(path, dtype={**TEXT_COLUMNS, **kwargs.pop("dtype", {})}, **kwargs)
 
 
@@ -89,6 +103,17 @@ def algo_style(name: str) -> dict:
     """``color`` and ``marker`` of an algorithm (``PALETTE``; a stable fallback for other names).
 
     Use as ``ax.plot(x, y, label=name, **algo_style(name))``.
+
+    Parameters
+    ----------
+    name : str
+        The algorithm's name as it appears in legends (``"AdaRank.MAP"``); case and spelling must match a
+        ``PALETTE`` key, else the fallback (picked from the CRC-32 of the name) applies.
+
+    Returns
+    -------
+    dict
+        ``{"color": hex colour, "marker": matplotlib marker}``.
     """
     if name in PALETTE:
         colour, marker = PALETTE[name]
@@ -101,7 +126,16 @@ def algo_style(name: str) -> dict:
 
 
 def legend_outside(ax: plt.Axes, **kw) -> None:
-    """Put the legend of ``ax`` to the right of the axes, outside the data."""
+    """Put the legend of ``ax`` to the right of the axes, outside the data.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes whose labelled artists make the legend.
+    **kw
+        Passed to ``ax.legend``; they override the defaults ``loc="upper left"``,
+        ``bbox_to_anchor=(1.01, 1.0)`` and ``borderaxespad=0.0``.
+    """
     kw = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0, **kw}
     ax.legend(**kw)
 
@@ -178,8 +212,9 @@ def overlaps(fig: plt.Figure, tol: float = 1.0) -> list[str]:
     ----------
     fig : matplotlib.figure.Figure
         The figure, fully drawn (call this where you would call ``save_figure``).
-    tol : float
-        Pixels two boxes may share in each direction before they count as overlapping.
+    tol : float, default 1.0
+        Pixels two boxes may share in each direction before they count as overlapping; >= 0 (else
+        ``ValueError``).
 
     Returns
     -------
@@ -234,6 +269,30 @@ def save_figure(fig: plt.Figure, name: str, caption: str, profile: str | None = 
     ``{"lrank": {"figure": name}}``) with its caption, and the figure is closed. Returns the PNG path.
     ``caption`` is written to ``<name>.caption.txt``. Overprinted text (:func:`overlaps`) is recorded
     in the notebook's results under ``_meta["overlaps"][name]`` (an empty list when there is none).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The finished figure.
+    name : str
+        The artifact's bare name (``"rankboost_fig8"``): no ``/`` and no ``.png``, ``.pdf``, ``.csv`` or
+        ``.md`` ending.
+    caption : str
+        Which paper artifact it regenerates, the data used, the profile and every deviation from the
+        paper's protocol; must not be blank.
+    profile : str or None, default None
+        The profile whose figures folder is written (``"quick"``, ``"paper"``, ``"rehearsal"``); None: the
+        active profile (``$LRANK_PROFILE``, else ``"quick"``).
+
+    Returns
+    -------
+    pathlib.Path
+        The path of the PNG.
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is not a bare name or ``caption`` is blank.
     """
     _check(name, caption)
     results.note_overlaps(name, overlaps(fig), profile)
@@ -263,6 +322,36 @@ def save_table(df: pd.DataFrame, name: str, caption: str, profile: str | None = 
 
     With ``show=True`` in an IPython kernel the table is also displayed as HTML under its caption
     (off by default: the paper notebooks show their tables with ``display(df)`` themselves).
+    ``caption`` is also written to ``<name>.caption.txt``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table.
+    name : str
+        The artifact's bare name: no ``/`` and no ``.png``, ``.pdf``, ``.csv`` or ``.md`` ending.
+    caption : str
+        Which paper artifact it regenerates, the data used, the profile and every deviation from the
+        paper's protocol; must not be blank.
+    profile : str or None, default None
+        The profile whose figures folder is written; None: the active profile.
+    floatfmt : str, default ".4f"
+        Format of floats in the Markdown table and the HTML display (the CSV keeps 10 significant
+        digits).
+    index : bool, default True
+        Whether the index of ``df`` is written (CSV, Markdown and HTML).
+    show : bool, default False
+        Display the table in an IPython kernel (nothing outside one).
+
+    Returns
+    -------
+    pathlib.Path
+        The path of the CSV.
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is not a bare name or ``caption`` is blank.
     """
     _check(name, caption)
     d = figures_dir(profile)
