@@ -491,6 +491,9 @@ class Registry:
         Claim
             The row added; its verdict is derived by :meth:`finalize`.
         """
+        if kind == "finding" and (not_comparable is not None or not_testable is not None):
+            raise ValueError(f"claim {id!r}: a finding is reported, not judged, so not_comparable / "
+                             "not_testable do not apply (they were dropped before); use Registry.finding")
         override, reason = None, ""
         if not_comparable is not None:
             override, reason = NOT_COMPARABLE, not_comparable
@@ -764,7 +767,7 @@ def check_consistency(df: pd.DataFrame, alpha: float = ALPHA) -> list[str]:
             out.append(f"{r['id']}: HELD with p_adj {p:.3g}, effect {e:.3g}")
         elif v == NOT_HELD and not ((r["ci_high"] < -m) if margin else (p < alpha and e < 0)):
             out.append(f"{r['id']}: NOT HELD with p_adj {p:.3g}, effect {e:.3g}")
-        elif v == UNDECIDED and p < alpha and not margin and e != 0:
+        elif v == UNDECIDED and p < alpha and (margin or e != 0):  # a margin claim with p < alpha is HELD
             out.append(f"{r['id']}: UNDECIDED with p_adj {p:.3g} < {alpha}")
     return out
 

@@ -106,6 +106,22 @@ def test_consistency_check_refuses_a_verdict_against_its_number():
     assert claims.check_consistency(broken)  # HELD with a negative effect
     assert claims.check_consistency(df.assign(verdict=UNDECIDED))  # significant yet UNDECIDED
     assert claims.check_consistency(df.assign(verdict=NOT_HELD))
+    # a margin (non-inferiority) claim with p_adj < alpha is HELD: UNDECIDED there is a contradiction too
+    m = dict(margin=0.01, margin_rationale="a tenth of the paper's smallest gap")
+    reg = Registry("04_tree_fitting", "Tree fitting")
+    add(reg, "m", ev(0.001, 0.0, ci=(-0.005, 0.005), **m))
+    df = reg.finalize(record=False, write=False)
+    assert list(df["verdict"]) == [HELD] and claims.check_consistency(df) == []
+    assert claims.check_consistency(df.assign(verdict=UNDECIDED)) == [
+        "m: UNDECIDED with p_adj 0.001 < 0.05"]
+
+
+def test_a_finding_takes_no_verdict_override():
+    """``tested(kind="finding", not_comparable=...)`` used to drop the override silently (finalize keeps a
+    finding's verdict empty)."""
+    reg = Registry("04_tree_fitting", "Tree fitting")
+    with pytest.raises(ValueError, match="'f': a finding is reported, not judged"):
+        add(reg, "f", ev(0.01, 0.1), kind="finding", not_comparable="substitute data")
 
 
 def test_ids_kinds_and_duplicates_are_checked():
