@@ -19,7 +19,18 @@ class Float32CastWarning(UserWarning):
 
 
 class Fold(NamedTuple):
-    """One cross-validation fold: train, validation (or None) and test sets."""
+    """One cross-validation fold: train, validation (or None) and test sets.
+
+    Parameters
+    ----------
+    train : RankingData
+        The training set.
+    valid : RankingData or None
+        The validation set; None when the fold has none (``validation=False`` in `RankingData.kfold`,
+        ``mslr-sample``, or a split a ``FoldFiles`` does not load).
+    test : RankingData
+        The test set.
+    """
 
     train: RankingData
     valid: RankingData | None
@@ -27,7 +38,17 @@ class Fold(NamedTuple):
 
 
 class CriticalPairs(NamedTuple):
-    """Critical pairs ``(hi, lo, weight)``: row ``hi`` must be ranked above row ``lo``."""
+    """Critical pairs ``(hi, lo, weight)``: row ``hi`` must be ranked above row ``lo``.
+
+    Parameters
+    ----------
+    hi : ndarray of shape (n_pairs,)
+        Row (document) index of the higher-labelled document of each pair (int64).
+    lo : ndarray of shape (n_pairs,)
+        Row index of the lower-labelled document, in the same query as ``hi`` (int64).
+    weight : ndarray of shape (n_pairs,)
+        Weight of each pair (float64; see `RankingData.pairs` for the weightings).
+    """
 
     hi: np.ndarray
     lo: np.ndarray
@@ -45,7 +66,21 @@ LABEL_BOUND = 31
 def label_error(i: int, value: Any, where: str | None = None) -> str | None:
     """Why ``value`` (the label of document ``i``) breaks the label contract, or None if it is fine.
 
-    ``where`` (e.g. ``"file.txt:12"``) replaces ``document i`` in the message.
+    Parameters
+    ----------
+    i : int
+        Position of the document whose label ``value`` is; named in the message.
+    value : object
+        The label: a number or a NumPy scalar (anything that is not a number breaks the contract).
+    where : str or None, default None
+        Replaces ``label of document i`` at the start of the message, e.g. ``"file.txt:12: label"``
+        (`lrank.data.load_letor` names the file and line); None: ``label of document i``.
+
+    Returns
+    -------
+    str or None
+        The message (the value, the rule it breaks, how to fix it), or None when ``value`` is an
+        integer (possibly stored as a float) in ``0..LABEL_BOUND - 1``.
     """
     what = where or f"label of document {i}"
     if hasattr(value, "item"):
@@ -67,7 +102,21 @@ def label_error(i: int, value: Any, where: str | None = None) -> str | None:
 
 
 def first_bad_label(y: np.ndarray) -> int | None:
-    """Index of the first label that breaks the contract (0 <= integer < LABEL_BOUND), or None."""
+    """Index of the first label that breaks the contract (0 <= integer < LABEL_BOUND), or None.
+
+    Parameters
+    ----------
+    y : array-like
+        Labels, usually of shape (n_docs,). Boolean labels and an empty array always pass; float labels
+        must be finite and whole; any other non-integer dtype (strings, objects, complex) fails at
+        index 0.
+
+    Returns
+    -------
+    int or None
+        Index (into the flattened ``y``) of the first bad label, for `label_error`; None when every
+        label keeps the contract.
+    """
     y = np.asarray(y)
     if y.dtype.kind == "b" or y.size == 0:
         return None
@@ -116,6 +165,25 @@ def as_float32(X: Any, name: str = "X") -> np.ndarray:
     without checks; NaN (a missing value) and infinities pass through. Above 20,000 rows the merge check
     looks at every k-th row first (so it finds columns of too few, too close values, such as timestamps,
     not the rare rounding collisions of many continuous values) and counts a flagged column on all rows.
+
+    Parameters
+    ----------
+    X : array-like
+        Feature values, usually of shape (n_docs, n_features); the merge check runs on 2-d input only.
+        Booleans, integers of at most 16 bits (exact in float32) and non-numeric dtypes are cast without
+        checks; wider integers get the merge check only.
+    name : str, default "X"
+        The array's name in the messages (``X[3, 5] = ...``, ``X column 5: ...``).
+
+    Returns
+    -------
+    ndarray
+        ``X`` as C-contiguous float32, of the same shape (``X`` itself when it already is one).
+
+    Raises
+    ------
+    RankingDataError
+        A finite float value beyond float32's range (the message names the first such entry).
     """
     X = np.asarray(X)
     if X.dtype == np.float32 or X.dtype.kind not in "fiu" or X.size == 0 or (
@@ -189,10 +257,24 @@ def _as_labels(y: Any, n: int) -> np.ndarray:
 def qptr_from_qid(qid: Any) -> tuple[np.ndarray, np.ndarray]:
     """Turn a per-document query id array into CSR offsets and the per-query ids.
 
+    Parameters
+    ----------
+    qid : array-like of shape (n_docs,)
+        The query id of each document (XGBoost's ``qid``): integers, strings or other comparable values,
+        each query's rows contiguous. Missing or non-finite ids (NaN, None, infinity) are refused.
+
+    Returns
+    -------
+    qptr : ndarray of shape (n_queries + 1,)
+        CSR offsets (int64): query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    ids : ndarray of shape (n_queries,)
+        The id of each query, in the order the queries appear (values of ``qid``, with its dtype).
+
     Raises
     ------
     RankingDataError
-        If the documents of one query are not contiguous (a query id reappears after another one).
+        If ``qid`` is not 1-d, an id is missing or not finite, or the documents of one query are not
+        contiguous (a query id reappears after another one).
     """
     qid = np.asarray(qid)
     if qid.ndim != 1:
@@ -235,6 +317,20 @@ def _check_query_ids(qid: np.ndarray) -> None:
 
 def qptr_from_group(group: Any, n_docs: int) -> np.ndarray:
     """CSR offsets from LightGBM-style per-query document counts, checked against ``n_docs`` rows.
+
+    Parameters
+    ----------
+    group : array-like of shape (n_queries,)
+        Number of documents of each query, in row order (LightGBM's ``group``): positive integers
+        (floats are accepted when they are whole numbers).
+    n_docs : int
+        Number of rows (documents) the counts must sum to.
+
+    Returns
+    -------
+    ndarray of shape (n_queries + 1,)
+        CSR offsets (int64): ``qptr[0] = 0``, ``qptr[-1] = n_docs``; query ``q`` owns rows
+        ``qptr[q]:qptr[q+1]``.
 
     Raises
     ------
@@ -282,6 +378,7 @@ class RankingData:
     qid : array-like of shape (n_queries,), optional
         The original id of each query (default ``0..n_queries-1``).
     feature_names : list of str, optional
+        One name per feature column (default ``f1``, ``f2``, ...).
     provenance : dict, optional
         Where the data came from: a file and its sha256, or a generator and its seed.
     docids : array-like of str, shape (n_docs,), optional
@@ -353,7 +450,25 @@ class RankingData:
     # ----------------------------------------------------------------------------- constructors
     @classmethod
     def from_qid(cls, X: Any, y: Any, qid: Any, **kwargs: Any) -> RankingData:
-        """Build from XGBoost-style per-document query ids (each query's rows contiguous)."""
+        """Build from XGBoost-style per-document query ids (each query's rows contiguous).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_docs, n_features)
+            Feature values (as for `RankingData`).
+        y : array-like of shape (n_docs,)
+            Relevance labels, integers in ``0..LABEL_BOUND - 1``.
+        qid : array-like of shape (n_docs,)
+            The query id of each row, each query's rows contiguous (`qptr_from_qid`). Required: None is
+            a ``TypeError``.
+        **kwargs : optional
+            Further fields of `RankingData`: ``feature_names``, ``provenance``, ``docids``, ``comments``.
+
+        Returns
+        -------
+        RankingData
+            Its ``qid`` holds each query's id, in the order the queries appear.
+        """
         if qid is None:
             raise TypeError("qid is required (one query id per row); use RankingData(X, y, [0, n]) for "
                             "rows that are one query")
@@ -364,7 +479,25 @@ class RankingData:
 
     @classmethod
     def from_group(cls, X: Any, y: Any, group: Any, **kwargs: Any) -> RankingData:
-        """Build from LightGBM-style per-query document counts."""
+        """Build from LightGBM-style per-query document counts.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_docs, n_features)
+            Feature values (as for `RankingData`).
+        y : array-like of shape (n_docs,)
+            Relevance labels, integers in ``0..LABEL_BOUND - 1``.
+        group : array-like of shape (n_queries,)
+            Number of documents of each query, in row order; positive integers summing to ``n_docs``
+            (`qptr_from_group`). Required: None is a ``TypeError``.
+        **kwargs : optional
+            Further fields of `RankingData`: ``qid`` (default ``0..n_queries-1``), ``feature_names``,
+            ``provenance``, ``docids``, ``comments``.
+
+        Returns
+        -------
+        RankingData
+        """
         if group is None:
             raise TypeError("group is required (documents per query); use RankingData(X, y, [0, n]) for "
                             "rows that are one query")
@@ -389,7 +522,13 @@ class RankingData:
         return np.diff(self.qptr)
 
     def doc_qid(self) -> np.ndarray:
-        """Per-document query id (XGBoost's ``qid``)."""
+        """Per-document query id (XGBoost's ``qid``).
+
+        Returns
+        -------
+        ndarray of shape (n_docs,)
+            ``qid[q]`` for every document of query ``q``.
+        """
         return np.repeat(self.qid, self.group)
 
     def query_index(self) -> np.ndarray:
@@ -414,6 +553,23 @@ class RankingData:
         be a key) or a function of the label array. ``name`` (e.g. ``"MQ2007-like 3 grades"``) goes
         into ``provenance["relabel"]``.
 
+        Parameters
+        ----------
+        mapping : dict or callable
+            ``{old: new}`` with a key for every label present (a missing one is a ``RankingDataError``),
+            or a function that takes a copy of ``y`` (int32 array of shape (n_docs,)) and returns the
+            new labels. New labels must keep the label contract (integers in ``0..LABEL_BOUND - 1``).
+        name : str or None, default None
+            Stored in ``provenance["relabel"]``; None (or ``""``): the dict's repr, or the function's
+            ``__name__``.
+
+        Returns
+        -------
+        RankingData
+            Same features, queries, ids, ``docids`` and ``comments``; new ``y``.
+
+        Examples
+        --------
         >>> d = RankingData.from_group(np.zeros((4, 1)), [0, 1, 3, 4], [4])
         >>> d.relabel({0: 0, 1: 1, 2: 1, 3: 2, 4: 2}).y.tolist()
         [0, 1, 2, 2]
@@ -435,7 +591,20 @@ class RankingData:
 
     # -------------------------------------------------------------------------------- selection
     def subset(self, query_indices: Any) -> RankingData:
-        """The queries at positions ``query_indices`` (in that order) as a new `RankingData`."""
+        """The queries at positions ``query_indices`` (in that order) as a new `RankingData`.
+
+        Parameters
+        ----------
+        query_indices : array-like of int
+            Query positions ``0..n_queries-1`` (not query ids); a position may repeat. Out-of-range
+            positions (negative ones too) are an ``IndexError``.
+
+        Returns
+        -------
+        RankingData
+            The selected queries with their ``qid``, ``docids`` and ``comments``; ``provenance`` gains
+            ``subset_of_queries`` (the number of queries taken).
+        """
         idx = np.asarray(query_indices, dtype=np.int64).ravel()
         if idx.size and (idx.min() < 0 or idx.max() >= self.n_queries):
             raise IndexError(f"query index out of range 0..{self.n_queries - 1}")
@@ -453,7 +622,20 @@ class RankingData:
 
     @staticmethod
     def concat(parts: Sequence[RankingData]) -> RankingData:
-        """Queries of several data sets one after another (features must agree; ids are kept as given)."""
+        """Queries of several data sets one after another (features must agree; ids are kept as given).
+
+        Parameters
+        ----------
+        parts : sequence of RankingData
+            At least one data set, all with the same number of features (only the number is checked;
+            the result takes the first part's ``feature_names``).
+
+        Returns
+        -------
+        RankingData
+            ``provenance`` is ``{"source": "concat", "parts": [...]}`` (each part's provenance);
+            ``docids`` and ``comments`` are kept only when every part has them.
+        """
         parts = list(parts)
         if not parts:
             raise RankingDataError("nothing to concatenate")
@@ -471,7 +653,19 @@ class RankingData:
         )
 
     def take_documents(self, rows: Any) -> RankingData:
-        """Documents ``rows`` of a data set, kept in their queries (rows must keep queries contiguous)."""
+        """Documents ``rows`` of a data set, kept in their queries (rows must keep queries contiguous).
+
+        Parameters
+        ----------
+        rows : array-like of int
+            Row (document) indices, in the order wanted; the rows of each query must be contiguous
+            (else a ``RankingDataError``).
+
+        Returns
+        -------
+        RankingData
+            One query per run of rows from the same query, with that query's ``qid``.
+        """
         rows = np.asarray(rows, dtype=np.int64)
         doc_q = self.query_index()[rows]
         qptr, ids = qptr_from_qid(doc_q)
@@ -487,6 +681,20 @@ class RankingData:
         near-equal groups. Fold ``i`` tests on group ``i``, validates on group ``(i+1) % k`` and trains
         on the rest (3/1/1 for k = 5, as the LETOR folds); with ``validation=False`` it trains on all
         groups but ``i`` and ``valid`` is None.
+
+        Parameters
+        ----------
+        k : int, default 5
+            Number of folds: at least 2, at least 3 with ``validation``, at most ``n_queries``.
+        random_state : int or None, default None
+            Seed of the query shuffle; None: no shuffle (file order).
+        validation : bool, default True
+            Take a validation group; False: ``valid`` is None and training gets that group.
+
+        Returns
+        -------
+        list of Fold
+            ``k`` folds of query subsets (`subset`).
         """
         return [
             Fold(
@@ -502,6 +710,22 @@ class RankingData:
 
         Each fold's train, validation and test sets are single-query `RankingData` holding disjoint
         documents of the task; fold ``i`` tests on part ``i`` and validates on part ``(i+1) % k``.
+
+        Parameters
+        ----------
+        k : int, default 5
+            Number of parts: at least 2, at least 3 with ``validation``, at most ``n_docs``.
+        random_state : int or None, default None
+            Seed of the document shuffle that assigns documents to parts; None: consecutive runs of
+            documents. Each set keeps its documents in their original order.
+        validation : bool, default True
+            Take a validation part; False: ``valid`` is None and training gets that part.
+
+        Returns
+        -------
+        list of Fold
+            ``k`` folds of single-query data sets with the task's ``qid``. Data with more than one
+            query, or fewer than ``k`` documents, is a ``RankingDataError``.
         """
         if self.n_queries != 1:
             raise RankingDataError(
@@ -532,7 +756,7 @@ class RankingData:
 
         Parameters
         ----------
-        weighting : {"uniform", "query", "none"}
+        weighting : {"uniform", "query", "none"}, default "uniform"
             ``"uniform"``: every pair weighs ``1/m`` (the RankBoost initial distribution D_1);
             ``"query"``: each query's pairs share ``1/n_queries_with_pairs`` equally;
             ``"none"``: every pair weighs 1.
@@ -560,13 +784,26 @@ class RankingData:
         return CriticalPairs(hi, lo, w)
 
     def n_critical_pairs(self) -> np.ndarray:
-        """Number of critical pairs in each query (computed from label counts, no pair list)."""
+        """Number of critical pairs in each query (computed from label counts, no pair list).
+
+        Returns
+        -------
+        ndarray of shape (n_queries,)
+            int64 counts of pairs with ``y[hi] > y[lo]`` within each query.
+        """
         from lrank._kernels.pairs import count_critical_pairs
 
         return count_critical_pairs(self.y, self.qptr)
 
     def describe(self) -> dict:
-        """The statistics row of the tree-fitting paper's Table 1, plus the number of critical pairs."""
+        """The statistics row of the tree-fitting paper's Table 1, plus the number of critical pairs.
+
+        Returns
+        -------
+        dict
+            ``"#query"``, ``"#doc"``, ``"#doc/#query"`` (0.0 without queries), ``"#feature"`` and
+            ``"#critical pairs"`` (the total over all queries).
+        """
         return {
             "#query": self.n_queries,
             "#doc": self.n_docs,
@@ -612,6 +849,32 @@ def as_ranking_data(
 
     Without ``qid`` and ``group`` it is an error, unless the caller said the rows are one query with
     ``lrank.config_context(one_query=True)``.
+
+    Parameters
+    ----------
+    X : RankingData or array-like of shape (n_docs, n_features)
+        A `RankingData` (returned as it is), or the feature values.
+    y : array-like of shape (n_docs,) or None, default None
+        Relevance labels; required with arrays, not allowed with a `RankingData`.
+    qid : array-like of shape (n_docs,) or None, default None
+        Per-document query ids, each query's rows contiguous (`RankingData.from_qid`). Not with
+        ``group``, nor with a `RankingData`.
+    group : array-like of shape (n_queries,) or None, default None
+        Per-query document counts (`RankingData.from_group`). Not with ``qid``, nor with a
+        `RankingData`.
+    ranking_data_ok : bool, default True
+        False: a `RankingData` ``X`` is a ``TypeError`` (the caller needs arrays).
+
+    Returns
+    -------
+    RankingData
+        ``X`` itself, or a new one; without ``qid`` and ``group`` (``one_query``) a single query with
+        ``provenance={"one_query": True}``.
+
+    Raises
+    ------
+    TypeError
+        A missing or conflicting argument (see above), or no query structure outside ``one_query``.
     """
     if isinstance(X, RankingData):
         if not ranking_data_ok:

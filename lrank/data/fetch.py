@@ -3,19 +3,19 @@
 ``fetch(name)`` downloads a data set into ``$LRANK_DATA/downloads/<folder>/`` (default
 ``<repo>/data/downloads``, gitignored), verifies its sha256 and returns it loaded:
 
-=================  ============================================================================
-``mslr-sample``    ``(train, test)`` `RankingData`: the first 5,000 lines of MSLR-WEB10K Fold1
-                   train and test, as shipped inside the PyPI sdist ``rankeval==0.8.2``
-``mslr-web10k``    a :class:`LetorDataset` (``.fold(k)`` -> ``Fold(train, valid, test)``)
-``mq2007``,        LETOR 4.0, :class:`LetorDataset`
+==================  ============================================================================
+``mslr-sample``     ``(train, test)`` `RankingData`: the first 5,000 lines of MSLR-WEB10K Fold1
+                    train and test, as shipped inside the PyPI sdist ``rankeval==0.8.2``
+``mslr-web10k``     a :class:`LetorDataset` (``.fold(k)`` -> ``Fold(train, valid, test)``)
+``mq2007``,         LETOR 4.0, :class:`LetorDataset`
 ``mq2008``
-``ohsumed``,       LETOR 3.0 (QueryLevelNorm), :class:`LetorDataset`
+``ohsumed``,        LETOR 3.0 (QueryLevelNorm), :class:`LetorDataset`
 ``hp2003``,
 ``td2003``
-``movielens-100k`` the ratings matrix (users x movies, NaN unrated) via ``load_movielens``
-``yahoo-ltr``      manual: needs Yahoo!'s licence agreement; a :class:`LetorDataset` once the files
-                   are in place
-=================  ============================================================================
+``movielens-100k``  the ratings matrix (users x movies, NaN unrated) via ``load_movielens``
+``yahoo-ltr``       manual: needs Yahoo!'s licence agreement; a :class:`LetorDataset` once the files
+                    are in place
+==================  ============================================================================
 
 Checksums: every file is verified on every load. Where the registry knows a file's sha256 it is
 checked against it; where no trustworthy checksum could be written down offline (the LETOR 3.0 / 4.0
@@ -75,7 +75,19 @@ class UnverifiedDownloadWarning(UserWarning):
 
 @dataclass(frozen=True)
 class DataFile:
-    """A file of a data set, relative to its download folder, with its sha256 when known."""
+    """A file of a data set, relative to its download folder, with its sha256 when known.
+
+    Parameters
+    ----------
+    path : str
+        Where the file is, relative to the data set's folder (``Dataset.directory``), e.g.
+        ``"Fold1/train.txt"``.
+    sha256 : str or None, default None
+        The file's expected sha256 (64 hex digits); None: not known offline, so the sha256 recorded in
+        ``SHA256SUMS`` at first download is used, if any.
+    member : str or None, default None
+        The file's path inside the archive (or distribution), when it differs from ``path``.
+    """
 
     path: str
     sha256: str | None = None
@@ -771,7 +783,18 @@ STANDIN_MARKER = "STANDIN.txt"
 
 
 def is_standin(ds: Dataset) -> bool:
-    """Whether ``ds``'s folder holds stand-in files written by `lrank.data.standins`."""
+    """Whether ``ds``'s folder holds stand-in files written by `lrank.data.standins`.
+
+    Parameters
+    ----------
+    ds : Dataset
+        A registry entry (a value of `REGISTRY`); its folder is ``ds.directory``.
+
+    Returns
+    -------
+    bool
+        True when that folder holds the marker file `STANDIN_MARKER` (``STANDIN.txt``).
+    """
     return (ds.directory / STANDIN_MARKER).is_file()
 
 
@@ -791,6 +814,12 @@ class LetorDataset:
 
     Every file is verified against the registry's sha256, or against the sha256 recorded at first
     download in ``SHA256SUMS`` when the registry has none.
+
+    Parameters
+    ----------
+    spec : Dataset
+        The registry entry (``REGISTRY[name]``, ``kind="letor"``): folder, file layout, split names,
+        folds and checksums. ``name``, ``root`` (the folder) and ``folds`` are read from it.
     """
 
     spec: Dataset
@@ -808,7 +837,26 @@ class LetorDataset:
         return self.spec.folds
 
     def path(self, fold: int, split: str) -> Path:
-        """File of ``split`` ("train", "valid" or "test") in ``fold``."""
+        """File of ``split`` ("train", "valid" or "test") in ``fold``.
+
+        Parameters
+        ----------
+        fold : int
+            Fold number, one of ``folds`` (1-based, as the releases number them).
+        split : {"train", "valid", "test"}
+            Which file of the fold.
+
+        Returns
+        -------
+        pathlib.Path
+            The file under ``root``, by the registry's layout; the older name (``trainingset``,
+            ``validationset``, ``testset``) when only that file exists. It need not exist.
+
+        Raises
+        ------
+        ValueError
+            An unknown fold or split.
+        """
         if fold not in self.spec.folds:
             raise ValueError(f"{self.name} has folds {self.spec.folds}, not {fold!r}")
         if split not in ("train", "valid", "test"):
@@ -821,7 +869,32 @@ class LetorDataset:
         return main
 
     def load(self, fold: int, split: str) -> RankingData:
-        """One split of one fold, checksum verified."""
+        """One split of one fold, checksum verified.
+
+        A file with no known sha256 (neither in the registry nor in ``SHA256SUMS``) has its sha256
+        recorded in ``SHA256SUMS`` now and checked on later loads.
+
+        Parameters
+        ----------
+        fold : int
+            Fold number, one of ``folds``.
+        split : {"train", "valid", "test"}
+            Which file of the fold.
+
+        Returns
+        -------
+        RankingData
+            Its ``provenance`` gains ``dataset``, ``fold``, ``split`` and ``standin``.
+
+        Raises
+        ------
+        FetchError
+            The file is missing, or the folder holds stand-in files and ``LRANK_PROFILE`` is ``paper``.
+        ChecksumError
+            The file's sha256 is not the registry's or the recorded one.
+        ValueError
+            An unknown fold or split.
+        """
         p = self.path(fold, split)
         rel = p.relative_to(self.root).as_posix()
         if not p.is_file():
@@ -845,12 +918,37 @@ class LetorDataset:
         return data
 
     def fold(self, fold: int) -> Fold:
-        """``Fold(train, valid, test)`` of fold ``fold`` (1-based, as the releases number them)."""
+        """``Fold(train, valid, test)`` of fold ``fold`` (1-based, as the releases number them).
+
+        Parameters
+        ----------
+        fold : int
+            Fold number, one of ``folds``.
+
+        Returns
+        -------
+        Fold
+            The three splits, each loaded and verified by `load`.
+        """
         return Fold(self.load(fold, "train"), self.load(fold, "valid"), self.load(fold, "test"))
 
     def fold_files(self, fold: int, splits: tuple[str, ...] = ("train", "valid", "test")) -> FoldFiles:
         """Fold ``fold`` left on disk until a job loads it (`FoldFiles.load`): a protocol over the five
-        MSLR-WEB10K folds then holds one fold per worker in memory, not all five in the caller."""
+        MSLR-WEB10K folds then holds one fold per worker in memory, not all five in the caller.
+
+        Parameters
+        ----------
+        fold : int
+            Fold number, one of ``folds``.
+        splits : tuple of str, default ``("train", "valid", "test")``
+            The splits ``load()`` will load (each ``"train"``, ``"valid"`` or ``"test"``); the others
+            are None in its `Fold`.
+
+        Returns
+        -------
+        FoldFiles
+            Nothing is read yet; the fold number and split names are checked (a ``ValueError``).
+        """
         for split in splits:
             self.path(fold, split)  # validates the fold number and the split names
         return FoldFiles(self.name, fold, tuple(splits))
@@ -865,7 +963,17 @@ class FoldFiles:
     split not in ``splits`` is None), checksum verified. Jobs of `lrank.experiments` accept it wherever
     they accept a `Fold` (`as_fold`), so each loads its fold where it runs and lets it go afterwards.
     Its checkpoint fingerprint is the files' sha256 (from the registry or ``SHA256SUMS``), without
-    reading them."""
+    reading them.
+
+    Parameters
+    ----------
+    dataset : str
+        The data set's name, a key of `REGISTRY` (e.g. ``"mslr-web10k"``).
+    fold : int
+        Fold number (1-based). Not checked here: `LetorDataset.fold_files` checks it and ``splits``.
+    splits : tuple of str, default ``("train", "valid", "test")``
+        The splits ``load()`` loads (each ``"train"``, ``"valid"`` or ``"test"``).
+    """
 
     dataset: str
     fold: int
@@ -888,7 +996,17 @@ class FoldFiles:
 
 
 def as_fold(fold: Fold | FoldFiles) -> Fold:
-    """``fold`` itself, or the `Fold` a `FoldFiles` loads."""
+    """``fold`` itself, or the `Fold` a `FoldFiles` loads.
+
+    Parameters
+    ----------
+    fold : Fold or FoldFiles
+        A loaded fold, or one left on disk (loaded now, checksum verified).
+
+    Returns
+    -------
+    Fold
+    """
     return fold.load() if isinstance(fold, FoldFiles) else fold
 
 
@@ -1040,15 +1158,16 @@ def fetch(name: str, force: bool = False) -> Any:
     Parameters
     ----------
     name : str
-        A key of :data:`REGISTRY`.
-    force : bool
+        A key of ``REGISTRY``.
+    force : bool, default False
         Download and extract again even when the files are present.
 
     Returns
     -------
-    ``(train, test)`` RankingData for ``mslr-sample``; a :class:`LetorDataset` for the LETOR-style data
-    sets (``.fold(k)``); the ratings matrix (users x movies, float64, NaN unrated) for
-    ``movielens-100k``.
+    tuple or LetorDataset or ndarray
+        ``(train, test)`` RankingData for ``mslr-sample``; a :class:`LetorDataset` for the LETOR-style
+        data sets (``.fold(k)``); the ratings matrix (users x movies, float64, NaN unrated) for
+        ``movielens-100k``.
 
     Raises
     ------
@@ -1095,6 +1214,25 @@ def load_fold(name: str, fold: int) -> Fold:
     """``Fold(train, valid, test)`` of a LETOR-style data set: ``fetch(name).fold(fold)``.
 
     For ``mslr-sample`` (which has only train and test) ``valid`` is None.
+
+    Parameters
+    ----------
+    name : str
+        A key of `REGISTRY` naming a LETOR-style data set (``mslr-sample``, ``mslr-web10k``, ``mq2007``,
+        ...); downloaded first if absent (`fetch`).
+    fold : int
+        Fold number (1-based); ``mslr-sample`` has only fold 1.
+
+    Returns
+    -------
+    Fold
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not LETOR-style (``movielens-100k``), or ``fold`` is not one of its folds.
+    KeyError
+        An unknown ``name``.
     """
     ds = _spec(name)
     if ds.kind == "letor-sample":
