@@ -10,6 +10,27 @@ from typing import Any, NamedTuple
 import numpy as np
 
 
+def _positions(index: Any, n: int, what: str) -> np.ndarray:
+    """Positions (int64, 1-d) from integer positions or a boolean mask of length ``n``; ``what`` ("query",
+    "document") names them in the error. Integral floats are taken as positions; a boolean mask used to
+    be cast to positions 0 and 1."""
+    a = np.asarray(index)
+    if a.dtype == np.bool_:
+        if a.shape != (n,):
+            raise IndexError(f"a boolean mask of {what} positions needs {n} entries, got shape {a.shape}")
+        return np.flatnonzero(a).astype(np.int64)
+    a = a.ravel()
+    if a.size and not np.issubdtype(a.dtype, np.integer):
+        try:
+            as_int = a.astype(np.int64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{what} positions must be integers, got dtype {a.dtype}") from None
+        if not np.array_equal(as_int, a):
+            raise TypeError(f"{what} positions must be integers, got {a[as_int != a][0].item()!r}")
+        return as_int
+    return a.astype(np.int64)
+
+
 class RankingDataError(ValueError):
     """Raised when arrays do not form a valid ranking data set."""
 
@@ -605,7 +626,7 @@ class RankingData:
             The selected queries with their ``qid``, ``docids`` and ``comments``; ``provenance`` gains
             ``subset_of_queries`` (the number of queries taken).
         """
-        idx = np.asarray(query_indices, dtype=np.int64).ravel()
+        idx = _positions(query_indices, self.n_queries, "query")
         if idx.size and (idx.min() < 0 or idx.max() >= self.n_queries):
             raise IndexError(f"query index out of range 0..{self.n_queries - 1}")
         sizes = self.group[idx]
@@ -627,8 +648,8 @@ class RankingData:
         Parameters
         ----------
         parts : sequence of RankingData
-            At least one data set, all with the same number of features (only the number is checked;
-            the result takes the first part's ``feature_names``).
+            At least one data set, all with the same number of features and, where they have feature
+            names of their own (not the default ``f1, f2, ...``), the same names, which the result takes.
 
         Returns
         -------
@@ -642,11 +663,19 @@ class RankingData:
         nf = {p.n_features for p in parts}
         if len(nf) != 1:
             raise RankingDataError(f"cannot concatenate data sets with {sorted(nf)} features")
+        default = [f"f{j + 1}" for j in range(parts[0].n_features)]  # the names of an unnamed data set
+        named = [(i, list(p.feature_names)) for i, p in enumerate(parts) if list(p.feature_names) != default]
+        for i, names in named[1:]:
+            if names != named[0][1]:
+                j = next(j for j, (a, b) in enumerate(zip(names, named[0][1])) if a != b)
+                raise RankingDataError(f"cannot concatenate: part {i}'s feature names differ from part "
+                                       f"{named[0][0]}'s (first at feature {j}: {names[j]!r} against "
+                                       f"{named[0][1][j]!r})")
         sizes = np.concatenate([p.group for p in parts])
         return RankingData(
             np.concatenate([p.X for p in parts]), np.concatenate([p.y for p in parts]),
             np.r_[0, np.cumsum(sizes)], qid=np.concatenate([np.asarray(p.qid) for p in parts]),
-            feature_names=parts[0].feature_names,
+            feature_names=named[0][1] if named else None,
             provenance={"source": "concat", "parts": [p.provenance for p in parts]},
             **{k: np.concatenate([getattr(p, k) for p in parts])
                for k in ("docids", "comments") if all(getattr(p, k) is not None for p in parts)},
@@ -666,7 +695,9 @@ class RankingData:
         RankingData
             One query per run of rows from the same query, with that query's ``qid``.
         """
-        rows = np.asarray(rows, dtype=np.int64)
+        rows = _positions(rows, self.n_docs, "document")
+        if rows.size and (rows.min() < 0 or rows.max() >= self.n_docs):
+            raise IndexError(f"document index out of range 0..{self.n_docs - 1}")
         doc_q = self.query_index()[rows]
         qptr, ids = qptr_from_qid(doc_q)
         return RankingData(

@@ -61,6 +61,23 @@ def test_subset_keeps_queries_in_given_order():
     np.testing.assert_array_equal(s.X[:2], d.X[4:6])
 
 
+def test_a_boolean_mask_selects_what_it_marks():
+    """``subset([False, True, False])`` used to be read as positions 0, 1, 0 (the qids [10 20 10])."""
+    d = small()
+    assert d.subset([False, True, True]).qid.tolist() == [20, 30]
+    assert d.subset(np.array([2.0, 0.0])).qid.tolist() == [30, 10]  # integral floats are positions
+    with pytest.raises(IndexError, match=r"mask of query positions needs 3 entries, got shape \(2,\)"):
+        d.subset([True, False])
+    with pytest.raises(TypeError, match="query positions must be integers, got 0.5"):
+        d.subset([0.5])
+    rows = np.zeros(d.n_docs, bool)
+    rows[[4, 5]] = True
+    t = d.take_documents(rows)
+    assert t.qid.tolist() == [30] and t.n_docs == 2
+    with pytest.raises(IndexError, match="document index out of range"):
+        d.take_documents([-1])  # used to wrap to the last document
+
+
 def test_kfold_partitions_queries_3_1_1():
     rng = np.random.default_rng(0)
     d = RankingData.from_group(rng.normal(size=(50, 3)), rng.integers(0, 3, 50), [5] * 10)
@@ -131,6 +148,11 @@ def test_concat_keeps_queries_and_checks_features():
     np.testing.assert_array_equal(both.X[-1], d.X[3])
     with pytest.raises(RankingDataError):
         RankingData.concat([d, RankingData(np.zeros((2, 3)), [0, 1], [0, 2])])
+    named = RankingData(d.X, d.y, d.qptr, qid=d.qid, feature_names=["a", "b"])
+    renamed = RankingData(d.X, d.y, d.qptr, qid=d.qid, feature_names=["a", "c"])
+    with pytest.raises(RankingDataError, match="part 1's feature names differ from part 0's .*'c' against"):
+        RankingData.concat([named, renamed])  # used to keep ["a", "b"] silently
+    assert list(RankingData.concat([d, named]).feature_names) == ["a", "b"]
 
 
 def test_label_contract_no_silent_wrap():
