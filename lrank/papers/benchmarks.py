@@ -36,7 +36,24 @@ _OTHER_COLOUR = "#555555"
 
 def target_value(text: object) -> tuple[str | None, float]:
     """``(">=" or "<=", number)`` from a target text such as ``">= 20x faster"`` or ``"5-10x"`` (its lower
-    end); ``(None, nan)`` for a report-only target (in parentheses) or one without a number."""
+    end); ``(None, nan)`` for a report-only target (in parentheses) or one without a number.
+
+    A number counts only right after a comparison or as a range's lower end: ``"20x faster"`` or
+    ``"ours <= LightGBM's"`` also give ``(None, nan)``.
+
+    Parameters
+    ----------
+    text : object
+        The row's ``target`` cell: a string, or None or NaN (an empty cell), read as ``""``.
+
+    Returns
+    -------
+    direction : {">=", "<="} or None
+        The first comparison followed by a number (``">"`` read as ``">="``, ``"<"`` as ``"<="``), else
+        ``">="`` for a range ``"a-bx"``; None when there is neither.
+    value : float
+        That number, or the range's lower end; NaN when ``direction`` is None.
+    """
     text = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text)
     if text.startswith("("):
         return None, math.nan
@@ -49,7 +66,21 @@ def target_value(text: object) -> tuple[str | None, float]:
 
 def status_of(row: pd.Series) -> str:
     """The row's ``status`` column when it has one; otherwise ``report`` for a report-only target, else
-    ``met`` / ``missed`` from the ``met`` column."""
+    ``met`` / ``missed`` from the ``met`` column.
+
+    Parameters
+    ----------
+    row : pandas.Series
+        One row of the stored run; its ``status``, ``target`` and ``met`` cells are read (each may be
+        absent).
+
+    Returns
+    -------
+    str
+        A non-blank ``status`` stripped and lower-cased (any that starts with "report" as ``"report"``);
+        else ``"report"`` when :func:`target_value` finds no direction in ``target``, ``"met"`` when
+        ``met`` reads as true (``True``, ``1``, ``"yes"`` or ``"met"``), otherwise ``"missed"``.
+    """
     s = row.get("status")
     if isinstance(s, str) and s.strip():
         s = s.strip().lower()
@@ -61,7 +92,20 @@ def status_of(row: pd.Series) -> str:
 
 
 def kind_of(ratio_kind: object) -> str:
-    """Which of :data:`KINDS` a row's ``ratio_kind`` text describes (empty: the default time ratio)."""
+    """Which of :data:`KINDS` a row's ``ratio_kind`` text describes (empty: the default time ratio).
+
+    Parameters
+    ----------
+    ratio_kind : object
+        The row's ``ratio_kind`` cell; anything but a string (None, NaN: an empty cell) reads as ``""``.
+
+    Returns
+    -------
+    str
+        ``"NDCG difference"`` when the text contains "NDCG" or "difference"; else ``"memory ratio"``
+        when it contains "MB" or "memory" (any case); else ``"seconds"`` when it starts with "seconds" or
+        "cold seconds"; else ``"time ratio"``.
+    """
     text = "" if not isinstance(ratio_kind, str) else ratio_kind
     if "NDCG" in text or "difference" in text:
         return "NDCG difference"
@@ -74,7 +118,23 @@ def kind_of(ratio_kind: object) -> str:
 
 def read_run(path: str | Path) -> pd.DataFrame:
     """The stored run with ``status``, ``kind``, ``lower_is_better``, ``target_direction`` and
-    ``target_value`` added (an empty table when the file is absent)."""
+    ``target_value`` added (an empty table when the file is absent).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The run's CSV (``figures/benchmarks.csv``, written by ``python -m lrank bench``), read with
+        :func:`lrank.plots.read_table`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The file's rows and columns, ``status`` set by :func:`status_of` (replacing the file's),
+        ``target_direction`` and ``target_value`` by :func:`target_value`, ``kind`` by :func:`kind_of`,
+        and ``lower_is_better`` (bool: the target's direction is ``"<="``; without a direction, the
+        ``ratio_kind`` says "lower is" or "slowdown"). When the file is absent: no rows, columns
+        ``module``, ``benchmark``, ``ratio``, ``status`` and ``kind`` only.
+    """
     from lrank.plots import read_table
 
     path = Path(path)
@@ -95,7 +155,18 @@ def read_run(path: str | Path) -> pd.DataFrame:
 
 def counts_markdown(df: pd.DataFrame) -> str:
     """One line: how many rows, how many met / missed / report-only (and undecided, invalid or not measured
-    where there are such rows, so that the counts add up), and how many of each kind."""
+    where there are such rows, so that the counts add up), and how many of each kind.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The run from :func:`read_run`.
+
+    Returns
+    -------
+    str
+        The Markdown line; when ``df`` has no rows, a sentence saying which command writes the run.
+    """
     if not len(df):
         return "No stored benchmark run: `python -m lrank bench` writes `figures/benchmarks.csv`."
     st = df["status"].value_counts()
@@ -144,7 +215,27 @@ _XLABEL = {
 def chart(df: pd.DataFrame, kind: str):
     """The figure of one kind of number (``None`` when the run has no such row): one bar per row, coloured
     by status, the target as a black tick. Time ratios get two panels, higher-is-better and
-    lower-is-better, on log axes; NDCG differences a linear axis around 0."""
+    lower-is-better, on log axes; NDCG differences a linear axis around 0.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The run from :func:`read_run`; rows of ``kind`` whose ``ratio`` is not a number are not drawn.
+    kind : {"time ratio", "memory ratio", "seconds", "NDCG difference"}
+        Which kind of number (one of :data:`KINDS`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure or None
+        The figure, neither saved nor closed; None when no row of ``kind`` has a number. Memory ratios
+        and seconds are drawn on a log axis when every number is positive; NDCG differences get a
+        shaded band of plus or minus the largest target.
+
+    Raises
+    ------
+    ValueError
+        When ``kind`` is not one of :data:`KINDS`.
+    """
     import matplotlib.pyplot as plt
 
     if kind not in KINDS:
@@ -182,7 +273,24 @@ TABLE_COLUMNS = ("module", "benchmark", "kind", "ratio", "ratio_kind", "target",
 
 
 def table_html(df: pd.DataFrame, columns: tuple[str, ...] = TABLE_COLUMNS) -> str:
-    """Every row of the run as one HTML table (numbers to 4 significant digits); never truncated."""
+    """Every row of the run as one HTML table (numbers to 4 significant digits); never truncated.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The run from :func:`read_run`.
+    columns : tuple of str, optional
+        The columns to show, in this order; those ``df`` lacks are left out. By default
+        ``TABLE_COLUMNS``: ``module``, ``benchmark``, ``kind``, ``ratio``, ``ratio_kind``, ``target``,
+        ``status``, ``timing``, ``threads``, ``ours_s``, ``reference``, ``reference_s``, ``load`` and
+        ``notes``.
+
+    Returns
+    -------
+    str
+        The HTML table (class ``lrank-table``): floats to 4 significant digits, NaN and None as empty
+        cells, anything else as escaped text.
+    """
     cols = [c for c in columns if c in df.columns]
 
     def cell(v: object) -> str:
@@ -223,7 +331,22 @@ def _row_names(rows: pd.DataFrame) -> pd.Series:
 def what_to_see(df: pd.DataFrame, kind: str) -> str:
     """One sentence under a chart: how many of its rows meet, miss or only report a target (and how many are
     undecided, invalid or could not be measured, so that the counts add up to the rows), naming misses,
-    undecided rows (grouped by why they are undecided), invalid rows and rows not measured (with why)."""
+    undecided rows (grouped by why they are undecided), invalid rows and rows not measured (with why).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The run from :func:`read_run`.
+    kind : {"time ratio", "memory ratio", "seconds", "NDCG difference"}
+        The chart's kind of number (one of :data:`KINDS`); only rows of that kind are counted.
+
+    Returns
+    -------
+    str
+        The sentence, in Markdown. Rows are named ``"module: benchmark"``, with the thread count and then
+        the reference added where that name is shared; a missed row with its number and target, a row
+        not measured with the start of its notes.
+    """
     rows = df[df["kind"] == kind]
     st = rows["status"].value_counts()
     label = _row_names(rows)
@@ -264,7 +387,31 @@ def _named(rows: pd.DataFrame, label: pd.Series, status: str, head: str, why: bo
 
 def save_chart(df: pd.DataFrame, kind: str, profile: str | None = None):
     """Draw :func:`chart` for ``kind``, save it as ``benchmarks_<kind>`` with its caption (shown inline in a
-    notebook) and return the PNG path (``None`` when the run has no row of that kind)."""
+    notebook) and return the PNG path (``None`` when the run has no row of that kind).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The run from :func:`read_run`.
+    kind : {"time ratio", "memory ratio", "seconds", "NDCG difference"}
+        Which chart (one of :data:`KINDS`); the figure is named ``benchmarks_<kind>``, spaces as
+        underscores and lower case (``benchmarks_time_ratio``, ``benchmarks_ndcg_difference``).
+    profile : {"quick", "paper", "rehearsal"} or None, default None
+        The profile whose figures folder and notebook results receive the figure
+        (:func:`lrank.plots.save_figure`); None: the active profile (``$LRANK_PROFILE``, else ``quick``).
+        The caption names it, and says ``quick`` for None.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The saved PNG (its PDF and ``.caption.txt`` beside it); None, with nothing saved, when
+        :func:`chart` draws nothing.
+
+    Raises
+    ------
+    ValueError
+        When ``kind`` is not one of :data:`KINDS` (from :func:`chart`).
+    """
     from lrank import plots
 
     fig = chart(df, kind)

@@ -60,7 +60,20 @@ def _num(x: Any, fmt: str = ".2g") -> str:
 
 
 def load_registry(path: str | Path | None = None) -> pd.DataFrame:
-    """The registry (:func:`lrank.claims.load`), or an empty table with its columns when none was written."""
+    """The registry (:func:`lrank.claims.load`), or an empty table with its columns when none was written.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path or None, default None
+        The registry's CSV file; None: ``<figures>/claims.csv`` of the active profile (``$LRANK_PROFILE``,
+        else ``quick``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per claim or finding; with no rows (columns ``lrank.claims.COLUMNS``) when the file is
+        absent.
+    """
     try:
         return claims.load(path)
     except FileNotFoundError:
@@ -72,6 +85,21 @@ def seed_verdicts(root: str | Path | None = None, seeds: range | list[int] = ran
 
     Reads ``<root>/seed-<k>/claims.csv`` (default root ``<figures>/seeds``); absent seeds are left out
     (an empty table when none is stored). Keyed by notebook and id, since ids are unique per notebook.
+
+    Parameters
+    ----------
+    root : str or pathlib.Path or None, default None
+        The folder holding one ``seed-<k>/claims.csv`` per seed; None: ``<figures>/seeds`` of the active
+        profile.
+    seeds : iterable of int, optional
+        The seeds to look for; ``range(5)`` (seeds 0 to 4) by default.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index (notebook, id) over every claim and finding of the stored seeds, one column ``seed_<k>``
+        per stored seed in the order of ``seeds``: that seed's verdict, NaN where its registry lacks the
+        row or the row has no verdict (a finding).
     """
     root = Path(root) if root is not None else figures_dir() / "seeds"
     cols = {}
@@ -90,6 +118,20 @@ def with_seeds(df: pd.DataFrame, seeds: pd.DataFrame) -> pd.DataFrame:
     separately (``seed_0``), so "5/5" means all five seeds agree. A decided verdict (HELD, NOT HELD) that
     any seed turns into another verdict is fragile. Claims absent from every seed, and findings (no
     verdict), get ``""``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The registry (:func:`load_registry`); its ``notebook``, ``id`` and ``verdict`` columns are read.
+    seeds : pandas.DataFrame
+        The verdicts per seed from :func:`seed_verdicts` (may be empty: then every row gets ``""``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``df`` with ``seeds_agree`` (str: ``"k/m"``, k of the m verdicts equal to the stored
+        one, m counting every stored seed with a verdict for the claim and, when ``seed_0`` has none,
+        the stored run; or ``""``) and ``fragile`` (bool; False where ``seeds_agree`` is ``""``).
     """
     out = df.copy()
     agree, fragile = [], []
@@ -110,7 +152,20 @@ def with_seeds(df: pd.DataFrame, seeds: pd.DataFrame) -> pd.DataFrame:
 
 def paper_counts(df: pd.DataFrame) -> pd.DataFrame:
     """One row per paper of the catalogue: its notebook, claims (findings excluded), each verdict's count,
-    findings, and ``status`` ("in the registry" or "not yet in the registry")."""
+    findings, and ``status`` ("in the registry" or "not yet in the registry").
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The registry (:func:`load_registry`); rows of notebooks that are not in ``lrank.catalog.PAPERS``
+        are not counted.
+
+    Returns
+    -------
+    pandas.DataFrame
+        In the catalogue's order, columns ``paper`` (short name), ``notebook``, ``claims``, one count per
+        verdict of ``lrank.claims.VERDICTS`` (named by the verdict), ``findings`` and ``status``.
+    """
     rows = []
     for p in catalog.PAPERS:
         mine = df[df["notebook"] == p["notebook"]]
@@ -129,6 +184,23 @@ def highlights(df: pd.DataFrame, notebook: str, width: int = 160) -> list[str]:
     Most important: the kind of claim first (protocol, speed, narrative, exact, derivation: the papers'
     experimental statements before their worked examples), then the smallest adjusted p, then the
     registry's order. The sentence is shortened to ``width`` characters here only; the table has it all.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The registry (:func:`load_registry`).
+    notebook : str
+        The notebook's stem (``"01_rankboost"``); only its rows are read, findings excluded.
+    width : int, default 160
+        The longest sentence shown, in characters: a longer one is cut to ``width - 1`` characters and
+        "…" (runs of whitespace are first collapsed to one space).
+
+    Returns
+    -------
+    list of str
+        One line per verdict the notebook's claims have, in the order of ``lrank.claims.VERDICTS``: the
+        verdict and its count, the location linked to ``<notebook>.ipynb#<anchor>``, the sentence, and
+        the adjusted p and n when both are numbers. Empty when the notebook has no claim.
     """
     mine = df[(df["notebook"] == notebook) & (df["kind"] != "finding")].copy()
     if mine.empty:
@@ -153,7 +225,19 @@ def highlights(df: pd.DataFrame, notebook: str, width: int = 160) -> list[str]:
 
 
 def summary_markdown(df: pd.DataFrame) -> str:
-    """Per paper: the verdict counts of its claims (findings excluded) and one line per verdict."""
+    """Per paper: the verdict counts of its claims (findings excluded) and one line per verdict.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The registry (:func:`load_registry`).
+
+    Returns
+    -------
+    str
+        A Markdown list, one item per paper of the catalogue (with the number of its findings; a paper
+        without rows is "not yet in the registry"), the lines of :func:`highlights` as its sub-items.
+    """
     lines = []
     for r in paper_counts(df).to_dict("records"):
         head = f"**{r['paper']}** ([{r['notebook']}]({r['notebook']}.ipynb))"
@@ -169,12 +253,31 @@ def summary_markdown(df: pd.DataFrame) -> str:
 
 
 def reading_order_markdown() -> str:
-    """The reading order as a numbered Markdown list with links."""
+    """The reading order as a numbered Markdown list with links.
+
+    Returns
+    -------
+    str
+        One item per entry of ``READING_ORDER``: the notebook linked to ``<notebook>.ipynb`` and why to
+        read it there.
+    """
     return "\n".join(f"{i}. [{nb}]({nb}.ipynb): {why}." for i, (nb, why) in enumerate(READING_ORDER, 1))
 
 
 def legend_markdown(with_fragile: bool = True) -> str:
-    """The verdict words and what each means (``lrank.claims.VERDICT_LEGEND``)."""
+    """The verdict words and what each means (``lrank.claims.VERDICT_LEGEND``).
+
+    Parameters
+    ----------
+    with_fragile : bool, default True
+        Also explain the ``FRAGILE`` mark (a decided verdict that a stored seed contradicts; see
+        :func:`with_seeds`).
+
+    Returns
+    -------
+    str
+        A Markdown list, one item per verdict of ``lrank.claims.VERDICTS`` (then one for ``FRAGILE``).
+    """
     lines = [f"* **{v}**: {claims.VERDICT_LEGEND[v]}." for v in claims.VERDICTS]
     if with_fragile:
         lines.append(f"* **{FRAGILE}** (beside HELD or NOT HELD): at least one of the stored seeds gives "
@@ -183,7 +286,20 @@ def legend_markdown(with_fragile: bool = True) -> str:
 
 
 def seed_summary(df: pd.DataFrame) -> str:
-    """One sentence on the seed-stability run (``df`` from :func:`with_seeds`)."""
+    """One sentence on the seed-stability run (``df`` from :func:`with_seeds`).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The registry with the columns :func:`with_seeds` adds. Without ``seeds_agree``, or when it is
+        empty on every row, the sentence says that no seed-stability run is stored.
+
+    Returns
+    -------
+    str
+        Markdown: the notebooks rerun, how many claims (findings excluded) were rerun with every stored
+        seed, and how many of their decided verdicts (HELD, NOT HELD) are ``FRAGILE``, with the share.
+    """
     if "seeds_agree" not in df or not (df["seeds_agree"] != "").any():
         return ("No seed-stability run is stored yet (`python -m lrank reproduce --only NN --seeds 1-4` "
                 "writes `figures/seeds/`): the *seeds* column is empty.")
@@ -204,7 +320,22 @@ _TABLE_COLUMNS = ("#", "paper", "claim (the paper's sentence)", "where", "data",
 def claims_table_html(df: pd.DataFrame, findings: bool = False) -> str:
     """Every row of the registry (paper claims, or with ``findings=True`` only the findings) as one HTML
     table: the sentence linked to its deciding cell, data kind, n, p, adjusted p, verdict, seed
-    agreement and reason. Never truncated."""
+    agreement and reason. Never truncated.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The registry (:func:`load_registry`), with the columns of :func:`with_seeds` or without them
+        (then the *seeds* cells are empty and no verdict is marked ``FRAGILE``).
+    findings : bool, default False
+        False: the paper's claims; True: only the findings, without the *p adj.* and *verdict* columns.
+
+    Returns
+    -------
+    str
+        The HTML table (class ``lrank-claims``), one row per selected row of ``df`` in its order, the
+        verdict cell coloured by its verdict.
+    """
     rows = df[(df["kind"] == "finding") == findings]
     cols = [c for c in _TABLE_COLUMNS if not (findings and c in ("p adj.", "verdict"))]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
@@ -244,7 +375,14 @@ def _importable(name: str) -> bool:
 
 
 def modules_table_html() -> str:
-    """Papers → notebooks → the ``lrank`` modules that implement them (a module not importable is marked)."""
+    """Papers → notebooks → the ``lrank`` modules that implement them (a module not importable is marked).
+
+    Returns
+    -------
+    str
+        An HTML table, one row per paper of ``lrank.catalog.PAPERS``: its short name, its notebook
+        (linked to ``<notebook>.ipynb``, or marked "(missing)" when the file is absent) and its modules.
+    """
     from lrank.paths import notebooks_dir
 
     rows = []
@@ -260,7 +398,21 @@ def modules_table_html() -> str:
 
 def artifacts_table_html(profile: str | None = None) -> str:
     """Every artifact in ``<figures>`` (from its caption file): its files, the notebook that saved it
-    (from the notebooks' results) and its caption."""
+    (from the notebooks' results) and its caption.
+
+    Parameters
+    ----------
+    profile : {"quick", "paper", "rehearsal"} or None, default None
+        Whose figures folder and notebook results are read; None: the active profile
+        (``$LRANK_PROFILE``, else ``quick``). Another name raises ``lrank.paths.ProfileError``.
+
+    Returns
+    -------
+    str
+        ``<p>N artifacts.</p>`` and an HTML table, one row per ``<name>.caption.txt``: the name, links to
+        its other files (relative to the notebooks folder), the notebook whose results list it (empty
+        when none does) and the caption.
+    """
     import os
 
     from lrank import results
