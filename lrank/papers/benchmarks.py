@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lrank.paths import profile as active_profile
+
 #: The kinds of number a row of the stored run holds, one chart each.
 KINDS = ("time ratio", "memory ratio", "seconds", "NDCG difference")
 _A = {"time ratio": "a time ratio", "memory ratio": "a memory ratio", "seconds": "a time in seconds",
@@ -347,6 +349,8 @@ def what_to_see(df: pd.DataFrame, kind: str) -> str:
         the reference added where that name is shared; a missed row with its number and target, a row
         not measured with the start of its notes.
     """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     rows = df[df["kind"] == kind]
     st = rows["status"].value_counts()
     label = _row_names(rows)
@@ -399,7 +403,7 @@ def save_chart(df: pd.DataFrame, kind: str, profile: str | None = None):
     profile : {"quick", "paper", "rehearsal"} or None, default None
         The profile whose figures folder and notebook results receive the figure
         (:func:`lrank.plots.save_figure`); None: the active profile (``$LRANK_PROFILE``, else ``quick``).
-        The caption names it, and says ``quick`` for None.
+        The caption names it (for None, the active one).
 
     Returns
     -------
@@ -422,5 +426,5 @@ def save_chart(df: pd.DataFrame, kind: str, profile: str | None = None):
                f"{_A[kind]} (the stored run of python -m lrank bench on this machine; real MSLR sample and "
                "synthetic LETOR-like data as each row says), one bar per row: green met, red missed, amber "
                "undecided, grey report-only; black tick: the row's target. Timings are machine-dependent; "
-               f"profile of this notebook: {profile or 'quick'}.")
+               f"profile of this notebook: {profile or active_profile()}.")
     return plots.save_figure(fig, "benchmarks_" + kind.replace(" ", "_").lower(), caption, profile)

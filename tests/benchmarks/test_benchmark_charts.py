@@ -53,6 +53,19 @@ def test_the_table_has_every_row_and_the_sentence_names_misses(tmp_path):
     assert charts.chart(df[df["kind"] != "seconds"], "seconds") is None
 
 
+def test_an_unknown_kind_is_named_and_the_caption_names_the_active_profile(tmp_path, monkeypatch):
+    """what_to_see raised a bare KeyError for an unknown kind; save_chart's caption said "quick" whatever
+    profile the figure was saved under."""
+    df = _run(tmp_path)
+    with pytest.raises(ValueError, match="kind must be one of .* got 'ratio'"):
+        charts.what_to_see(df, "ratio")
+    monkeypatch.setenv("LRANK_OUTPUT_DIR", str(tmp_path / "out"))
+    monkeypatch.setenv("LRANK_PROFILE", "paper")
+    png = charts.save_chart(df, "time ratio")
+    caption = png.with_suffix(".caption.txt").read_text()
+    assert "paper" in str(png) and "profile of this notebook: paper." in caption
+
+
 def test_undecided_rows_are_counted_and_named_apart_from_misses(tmp_path):
     df = _run(tmp_path, n_time=3)
     df.loc[df["benchmark"] == "MART time per tree 1", "status"] = "undecided"
