@@ -92,7 +92,16 @@ def notebook_sha256(notebook: str) -> str | None:
     Outputs, metadata and an injected-parameters cell do not count, so storing the notebook cleaned
     after its run (:func:`lrank.site.clean_notebook`) keeps the hash.
 
-    ``None`` when ``notebooks/<notebook>.ipynb`` does not exist (e.g. records made outside a notebook).
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem, e.g. ``"01_rankboost"``; the file read is ``notebooks/<notebook>.ipynb``.
+
+    Returns
+    -------
+    str or None
+        The hex digest; ``None`` when ``notebooks/<notebook>.ipynb`` does not exist (e.g. records made
+        outside a notebook).
     """
     path = notebooks_dir() / f"{notebook}.ipynb"
     if not path.is_file():
@@ -105,7 +114,21 @@ def notebook_sha256(notebook: str) -> str | None:
 
 
 def results_path(notebook: str, profile: str | None = None) -> Path:
-    """``<figures>/results/<notebook>.json`` (``LRANK_OUTPUT_DIR`` moves it)."""
+    """``<figures>/results/<notebook>.json`` (``LRANK_OUTPUT_DIR`` moves it).
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem, e.g. ``"01_rankboost"``.
+    profile : str or None, default None
+        The profile whose results these are (``"quick"``, ``"paper"`` or ``"rehearsal"``); None: the
+        active one (``LRANK_PROFILE``, else ``"quick"``).
+
+    Returns
+    -------
+    Path
+        The results file; it need not exist, but its folder is created.
+    """
     return results_dir(profile) / f"{notebook}.json"
 
 
@@ -173,11 +196,15 @@ def record(notebook: str, name: str, value: Any, paper: Any = None, profile: str
     notebook : str
         The notebook's stem, e.g. ``"01_rankboost"``.
     name : str
-        The number's name; unique within the notebook (a second record replaces the first).
+        The number's name, not empty and not ``"_meta"``; unique within the notebook (a second record
+        replaces the first).
     value : Any
         What the code computed: a number, bool, string, or lists/dicts of them (NumPy converted).
     paper : Any, optional
         The paper's printed value, stored as ``paper`` (never compared by the golden test).
+    profile : str or None, default None
+        The profile whose results file gets the entry (``"quick"``, ``"paper"`` or ``"rehearsal"``);
+        None: the active one (``LRANK_PROFILE``, else ``"quick"``).
     tol : float, optional
         Absolute tolerance of the golden comparison for every number in ``value`` and ``extra``;
         default 0 (exact) for ints, bools and strings, ``1e-9`` when ``value`` holds a float. For an
@@ -185,8 +212,13 @@ def record(notebook: str, name: str, value: Any, paper: Any = None, profile: str
     kind : {"exact", "experimental"}, optional
         What the number is (module docstring); by default ``"experimental"`` when ``value`` holds a
         float, else ``"exact"``. Stored with the entry when given.
-    **extra
+    **extra : Any
         More fields stored with the entry (``n=``, ``p_value=``, ...); pinned by the golden test too.
+
+    Returns
+    -------
+    Any
+        ``value`` itself (not its stored JSON form), so a notebook can record a number where it computes it.
     """
     if not name or name == META:
         raise ValueError(f"name must be a non-empty string other than {META!r}, got {name!r}")
@@ -215,6 +247,16 @@ def note_artifact(kind: str, name: str, profile: str | None = None) -> None:
 
     Called by :func:`lrank.plots.save_figure` / ``save_table``; does nothing before a notebook has
     called :func:`reset` or :func:`record` in this process.
+
+    Parameters
+    ----------
+    kind : {"figures", "tables"}
+        The list of ``_meta["artifacts"]`` the name goes to (another string starts a list of that name).
+    name : str
+        The artifact's name as saved; a name already in the list is not added again.
+    profile : str or None, default None
+        The profile of the current notebook's results (``"quick"``, ``"paper"`` or ``"rehearsal"``);
+        None: the active one (``LRANK_PROFILE``, else ``"quick"``).
     """
     if not _current:
         return
@@ -232,6 +274,16 @@ def note_overlaps(figure: str, found: list[str], profile: str | None = None) -> 
     ``_meta["overlaps"][figure]`` is the list (empty when the figure reads cleanly), so a test can
     tell a checked clean figure from one never checked. Does nothing before :func:`reset` or
     :func:`record` in this process, like :func:`note_artifact`.
+
+    Parameters
+    ----------
+    figure : str
+        The saved figure's name; a second call for it replaces the first list.
+    found : list of str
+        The overprinted texts found (each stored as ``str``); empty when the figure reads cleanly.
+    profile : str or None, default None
+        The profile of the current notebook's results (``"quick"``, ``"paper"`` or ``"rehearsal"``);
+        None: the active one (``LRANK_PROFILE``, else ``"quick"``).
     """
     if not _current:
         return
@@ -242,22 +294,62 @@ def note_overlaps(figure: str, found: list[str], profile: str | None = None) -> 
 
 
 def load(notebook: str, profile: str | None = None) -> dict:
-    """All recorded entries of a notebook (``{}`` when it has not run); ``_meta`` left out."""
+    """All recorded entries of a notebook (``{}`` when it has not run); ``_meta`` left out.
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem, e.g. ``"01_rankboost"``.
+    profile : str or None, default None
+        The profile whose results these are (``"quick"``, ``"paper"`` or ``"rehearsal"``); None: the
+        active one (``LRANK_PROFILE``, else ``"quick"``).
+
+    Returns
+    -------
+    dict
+        Name to entry: ``{"value": ..., "tol": ...}`` with ``paper``, ``kind`` and the extras when recorded.
+    """
     data = _read(results_path(notebook, profile))
     data.pop(META, None)
     return data
 
 
 def load_meta(notebook: str, profile: str | None = None) -> dict:
-    """The ``_meta`` entry of a notebook's results (hashes, artifacts, `written_on`); ``{}`` when absent."""
+    """The ``_meta`` entry of a notebook's results (hashes, artifacts, `written_on`); ``{}`` when absent.
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem, e.g. ``"01_rankboost"``.
+    profile : str or None, default None
+        The profile whose results these are (``"quick"``, ``"paper"`` or ``"rehearsal"``); None: the
+        active one (``LRANK_PROFILE``, else ``"quick"``).
+
+    Returns
+    -------
+    dict
+        ``lrank_sha256``, ``notebook_sha256``, ``written_on``, ``artifacts`` (``{"figures": [...],
+        "tables": [...]}``) and, once a figure was checked, ``overlaps``.
+    """
     return _read(results_path(notebook, profile)).get(META, {})
 
 
 def freshness(notebook: str, profile: str | None = None) -> str | None:
     """``None`` when the notebook's results exist and come from the current code and notebook.
 
-    Otherwise a sentence saying what is wrong (absent, written by other package sources, or by
-    another version of the notebook).
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem, e.g. ``"01_rankboost"``.
+    profile : str or None, default None
+        The profile whose results these are (``"quick"``, ``"paper"`` or ``"rehearsal"``); None: the
+        active one (``LRANK_PROFILE``, else ``"quick"``).
+
+    Returns
+    -------
+    str or None
+        ``None`` when fresh, otherwise a sentence saying what is wrong (absent, written by other package
+        sources, or by another version of the notebook).
     """
     path = results_path(notebook, profile)
     if not path.is_file():
@@ -274,6 +366,15 @@ def reset(notebook: str, profile: str | None = None) -> None:
     """Forget a notebook's recorded numbers (its setup cell calls this, so a rerun starts clean).
 
     Also starts the notebook's ``_meta`` (hashes of the current code and notebook, no artifacts).
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem, e.g. ``"01_rankboost"``; it becomes the current notebook of this process
+        (:func:`note_artifact`).
+    profile : str or None, default None
+        The profile whose results these are (``"quick"``, ``"paper"`` or ``"rehearsal"``); None: the
+        active one (``LRANK_PROFILE``, else ``"quick"``).
     """
     path = results_path(notebook, profile)
     if path.is_file():
@@ -298,7 +399,18 @@ def _compare(old: Any, new: Any, tol: float) -> bool:
 
 def golden_entry(entry: dict) -> dict:
     """What a golden file pins of a results entry: everything but the paper's value (``accept`` then
-    sets ``tol`` and ``tol_basis`` by :func:`policy_tol`)."""
+    sets ``tol`` and ``tol_basis`` by :func:`policy_tol`).
+
+    Parameters
+    ----------
+    entry : dict
+        One recorded entry (a value of :func:`load`); not changed.
+
+    Returns
+    -------
+    dict
+        A shallow copy of ``entry`` without ``paper``.
+    """
     return {k: v for k, v in entry.items() if k != "paper"}
 
 
@@ -307,6 +419,19 @@ def compare_to_golden(fresh: dict, golden: dict) -> list[str]:
 
     Every field of every entry (``value`` and the extras) is compared within the golden's ``tol``;
     a name present on one side only is a difference.
+
+    Parameters
+    ----------
+    fresh : dict
+        The entries of this run (:func:`load`), name to entry; their ``paper`` is ignored.
+    golden : dict
+        The golden file's entries (``tests/golden/<notebook>.json``), name to entry, each with its ``tol``
+        (absolute; missing: 0) that applies to every field and number of the entry.
+
+    Returns
+    -------
+    list of str
+        One sentence per difference, by name and then field (empty when they agree).
     """
     out = []
     for name in sorted(set(fresh) | set(golden)):
@@ -345,7 +470,18 @@ TOL_MARGIN = 10.0
 
 def kind_of(entry: dict) -> str:
     """An entry's kind: as recorded (``kind=``), else ``"exact"`` when its value holds no float (ints,
-    bools and strings compare exactly), else ``"experimental"``."""
+    bools and strings compare exactly), else ``"experimental"``.
+
+    Parameters
+    ----------
+    entry : dict
+        A recorded or golden entry (``value`` and, when recorded with one, ``kind``).
+
+    Returns
+    -------
+    str
+        ``"exact"`` or ``"experimental"``.
+    """
     if entry.get("kind") in KINDS:
         return entry["kind"]
     return "experimental" if any(isinstance(x, float) for x in _leaves(entry.get("value"))) else "exact"
@@ -380,12 +516,21 @@ def _spread_of(values: list[Any]) -> tuple[float, bool]:
 def measure_spread(runs: dict[str, dict]) -> dict[str, dict]:
     """Per recorded name, how far one notebook's numbers move between CPU configurations.
 
-    ``runs`` maps a configuration name to that run's entries (:func:`load`); the first is the reference.
-    Returns ``{name: {"spread": S, "moved_in": [...], "discrete_in": [...]}}``: ``S`` the largest
-    max - min over the configurations of any float in the entry (value and extras), ``moved_in`` the
-    configurations where the entry differs from the reference at all, ``discrete_in`` those where an
-    int, bool or string, a list's length or a dict's keys differ (no tolerance covers those).
-    A name missing from some runs counts as discrete there.
+    Parameters
+    ----------
+    runs : dict of str to dict
+        A configuration name to that run's entries (:func:`load`), at least one; the first is the
+        reference.
+
+    Returns
+    -------
+    dict
+        ``{name: {"spread": S, "moved_in": [...], "discrete_in": [...]}}`` for every name of any run:
+        ``S`` the largest max - min over the configurations of any number in the entry (value and
+        extras; an int that moved counts too), ``moved_in`` the configurations where the entry differs
+        from the reference at all, ``discrete_in`` those where an int, bool or string, a list's length or
+        a dict's keys differ (no tolerance covers those). A name missing from some runs counts as
+        discrete there.
     """
     configs = list(runs)
     ref = configs[0]
@@ -419,6 +564,25 @@ def policy_tol(entry: dict, measured: dict | None, n_configs: int = 0) -> tuple[
       TOL_FLOOR, TOL_MARGIN * spread)``, the spread measured by ``python -m lrank.dev spread`` over
       ``n_configs`` emulated CPU configurations (``tests/golden/spread/``). A name not measured keeps
       ``max(recorded tol, TOL_FLOOR)``.
+
+    Parameters
+    ----------
+    entry : dict
+        The fresh entry (a value of :func:`load`): its ``tol`` (missing: 0) and its kind (:func:`kind_of`).
+    measured : dict or None
+        The name's measured spread (a value of :func:`load_spread`; its ``"spread"``, missing: 0); None:
+        not measured.
+    n_configs : int, default 0
+        How many CPU configurations the spread was measured over; only named in the sentence (0: not
+        named).
+
+    Returns
+    -------
+    tol : float
+        The absolute tolerance the golden file pins.
+    basis : str
+        Where it comes from (stored as ``tol_basis``); an exact entry whose measured spread exceeds its
+        tolerance says ``EXCEEDS``.
     """
     recorded = float(entry.get("tol", 0) or 0)
     kind = kind_of(entry)
@@ -448,7 +612,22 @@ def spread_dir() -> Path:
 
 
 def load_spread(notebook: str) -> tuple[dict, dict]:
-    """(per-name spreads, ``_meta``) of a notebook; empty when never measured."""
+    """(per-name spreads, ``_meta``) of a notebook; empty when never measured.
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem, e.g. ``"01_rankboost"``; read from ``tests/golden/spread/<notebook>.json``
+        (:func:`spread_dir`).
+
+    Returns
+    -------
+    spreads : dict
+        Name to ``{"spread": ..., "moved_in": [...], "discrete_in": [...]}`` (:func:`measure_spread`).
+    meta : dict
+        The measurement's ``_meta``: ``configurations``, ``reference``, the hashes, ``machine`` and
+        ``checked_cells_differing`` (:func:`collect_spread`).
+    """
     data = _read(spread_dir() / f"{notebook}.json")
     meta = data.pop(META, {})
     return data, meta
@@ -456,7 +635,22 @@ def load_spread(notebook: str) -> tuple[dict, dict]:
 
 def checked_cell_texts(path: Path, sanitize: Path | None = None) -> dict[int, str]:
     """The text output of every cell nbval compares in ``path`` (a ``nbval-check-output`` tag or a
-    ``# NBVAL_CHECK_OUTPUT`` comment), through the sanitiser's regexes (``tests/nbval_sanitize.cfg``)."""
+    ``# NBVAL_CHECK_OUTPUT`` comment), through the sanitiser's regexes (``tests/nbval_sanitize.cfg``).
+
+    Parameters
+    ----------
+    path : Path
+        A notebook file (nbformat 4 JSON).
+    sanitize : Path or None, default None
+        nbval's sanitiser configuration: every section's ``regex`` is replaced by its ``replace``, in
+        file order. None or a missing file: the texts as stored.
+
+    Returns
+    -------
+    dict of int to str
+        By index of the cell among all cells (Markdown cells count), the text of its outputs joined:
+        streams, ``text/plain`` results and errors as ``ename: evalue``.
+    """
     import configparser
     import re
 
@@ -498,7 +692,22 @@ def _relative(spread: float, runs: list[dict]) -> float:
 def spread_table(notebook: str, runs: dict[str, dict]) -> list[str]:
     """Markdown rows: every name of one notebook that moved under some configuration, with its move
     (max ``|difference|`` from the reference run, and relative to the entry's largest number) per
-    configuration; a discrete change shows the reference and the other value."""
+    configuration; a discrete change shows the reference and the other value.
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem, the first column.
+    runs : dict of str to dict
+        A configuration name to that run's entries (:func:`load`); the first is the reference, each
+        other is one column.
+
+    Returns
+    -------
+    list of str
+        One row ``| notebook | name | ... |`` per moved name, without a header; a column reads ``0``
+        where the name did not move, ``missing`` where that run or the reference lacks it.
+    """
     configs = list(runs)
     ref = configs[0]
     rows = []
@@ -535,7 +744,30 @@ def collect_spread(work: Path, configs: list[str], notebooks: list[str], environ
     name, the configurations, the checked notebook cells whose text differs between them), prints what
     moved, and with ``table`` writes a Markdown table of every moved name per configuration. Runs written
     by other package sources or another notebook version are refused unless ``allow_stale``.
-    Returns 1 when a run is missing or refused, else 0.
+
+    Parameters
+    ----------
+    work : Path
+        The folder holding one subfolder of runs per configuration.
+    configs : list of str
+        The configurations' names (subfolders of ``work``); the first is the reference. A notebook is
+        measured when the reference and at least one other run are there.
+    notebooks : list of str
+        The notebooks' stems.
+    environments : dict or None, default None
+        Configuration name to the environment variables that emulate it, stored in the spread file's
+        ``_meta["configurations"]``; None: stored as ``{}``.
+    allow_stale : bool, default False
+        Measure runs whose ``lrank_sha256`` or ``notebook_sha256`` differ from the current code too.
+    table : Path or None, default None
+        Where to write the Markdown table (:func:`spread_table` rows under a header); None: no table.
+    write : bool, default True
+        Write ``tests/golden/spread/<notebook>.json``; False only prints (and writes ``table``).
+
+    Returns
+    -------
+    int
+        1 when a run is missing or refused, else 0.
     """
     import platform
 

@@ -60,7 +60,17 @@ def clean_notebook(nb: dict) -> dict:
     language metadata to version-free values; joins consecutive outputs of one stream (stdout, stderr:
     the kernel's cuts depend on timing) and stores every stream's text as a list of lines; numbers the
     executed code cells 1..n in order (their ``execute_result`` outputs likewise); gives cells without an
-    id a deterministic one. Idempotent.
+    id a deterministic one (nbformat 4.5 and later). Idempotent.
+
+    Parameters
+    ----------
+    nb : dict
+        The notebook as read from its ``.ipynb`` (``json.loads``); not changed.
+
+    Returns
+    -------
+    dict
+        The cleaned copy.
     """
     nb = copy.deepcopy(dict(nb))
     meta = {k: v for k, v in nb.get("metadata", {}).items() if k not in ("papermill", "widgets")}
@@ -114,7 +124,19 @@ def clean_notebook(nb: dict) -> dict:
 
 
 def clean_file(path: Path) -> bool:
-    """Clean a stored notebook in place (:func:`clean_notebook`); True when the file changed."""
+    """Clean a stored notebook in place (:func:`clean_notebook`); True when the file changed.
+
+    Parameters
+    ----------
+    path : Path
+        The ``.ipynb`` file. It is rewritten (JSON indented by 1, sorted keys, non-ASCII kept, final
+        newline) only when that text differs from the file's.
+
+    Returns
+    -------
+    bool
+        Whether the file was rewritten.
+    """
     text = Path(path).read_text(encoding="utf-8")
     nb = clean_notebook(json.loads(text))
     new = json.dumps(nb, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
@@ -125,7 +147,19 @@ def clean_file(path: Path) -> bool:
 
 
 def image_outputs(nb: dict) -> list[str]:
-    """The figure names of a notebook's stored ``image/png`` outputs (``""`` for an unnamed image)."""
+    """The figure names of a notebook's stored ``image/png`` outputs (``""`` for an unnamed image).
+
+    Parameters
+    ----------
+    nb : dict
+        The notebook as read from its ``.ipynb`` (nbformat 4).
+
+    Returns
+    -------
+    list of str
+        One per ``image/png`` output of a code cell, in order: the name :func:`lrank.plots.save_figure`
+        stored in its metadata (``metadata["image/png"]["lrank"]["figure"]``), else ``""``.
+    """
     names = []
     for cell in nb.get("cells", []):
         for out in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
@@ -136,7 +170,18 @@ def image_outputs(nb: dict) -> list[str]:
 
 
 def error_outputs(nb: dict) -> int:
-    """How many stored outputs are errors (``output_type == "error"``)."""
+    """How many stored outputs are errors (``output_type == "error"``).
+
+    Parameters
+    ----------
+    nb : dict
+        The notebook as read from its ``.ipynb`` (nbformat 4).
+
+    Returns
+    -------
+    int
+        The number of error outputs over all cells.
+    """
     return sum(out.get("output_type") == "error" for cell in nb.get("cells", [])
                for out in cell.get("outputs", []))
 
@@ -145,7 +190,21 @@ def error_outputs(nb: dict) -> int:
 def export_site(out: Path, notebooks: list[Path]) -> Path:
     """Export ``notebooks`` to ``out/<stem>.html`` with ``jupyter nbconvert`` and write ``out/index.html``.
 
-    Returns the index path. The export uses the stored outputs (nothing is executed).
+    The export uses the stored outputs (nothing is executed).
+
+    Parameters
+    ----------
+    out : Path
+        The output folder (created). The ``figures`` folder beside the notebooks' folder (that of the
+        first notebook) is copied to ``out/figures``, without ``results`` and ``paper``, and the pages'
+        links to other notebooks and to ``../figures/`` are rewritten to the export.
+    notebooks : list of Path
+        The stored notebooks, in the index's order.
+
+    Returns
+    -------
+    Path
+        ``out/index.html``.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -238,8 +297,10 @@ def browser_check(notebooks: list[Path], root: Path, shots: Path, timeout: float
         The folder JupyterLab serves (the checkout).
     shots : Path
         Folder for one screenshot per notebook (``<stem>.png``).
-    timeout : float
-        Seconds to wait for one notebook to render.
+    timeout : float, default 120.0
+        Seconds to wait for one notebook to render (also the driver's page-load timeout).
+    log : callable, optional
+        Called with one line per notebook (its verdict, counts and screenshot); default `print`.
 
     Returns
     -------
@@ -523,7 +584,20 @@ _MATH_OUTPUT = re.compile(r"^\s*\$(?:\\displaystyle\s*)?(.*?)\$\s*$", re.S)
 
 
 def equation_label(stem: str, k: int) -> str:
-    """The book's label of the ``k``-th derived formula (1-based) of chapter ``stem``: ``eq-<stem>-<k>``."""
+    """The book's label of the ``k``-th derived formula (1-based) of chapter ``stem``: ``eq-<stem>-<k>``.
+
+    Parameters
+    ----------
+    stem : str
+        The chapter's notebook stem (``01_rankboost``); its underscores become hyphens in the label.
+    k : int
+        The formula's number within the chapter, from 1.
+
+    Returns
+    -------
+    str
+        The label, e.g. ``eq-01-rankboost-3``.
+    """
     return f"eq-{stem.replace('_', '-')}-{k}"
 
 
@@ -628,6 +702,17 @@ def build_book(out: Path, notebooks: list[Path], jobs: int = 1) -> tuple[Path, l
     artifacts in ``figures/`` are copied beside them (the index links to them) and each chapter's
     download button gives the notebook as stored.
 
+    Parameters
+    ----------
+    out : Path
+        The build folder: ``out/src`` (the Sphinx sources, recreated), ``out/doctrees``, ``out/html`` and
+        ``out/warnings.txt``.
+    notebooks : list of Path
+        The stored notebooks; the ``figures`` folder beside their folder (that of the first) supplies
+        captions and artifacts.
+    jobs : int, default 1
+        Parallel processes of ``sphinx-build`` (its ``-j``).
+
     Returns
     -------
     index : Path
@@ -671,7 +756,19 @@ def build_book(out: Path, notebooks: list[Path], jobs: int = 1) -> tuple[Path, l
 
 def broken_links(html_dir: Path) -> list[str]:
     """Internal links of the built book that lead nowhere: a page that does not exist, or an anchor
-    (``#id``) that the target page does not define. One line per broken link (empty when none)."""
+    (``#id``) that the target page does not define. One line per broken link (empty when none).
+
+    Parameters
+    ----------
+    html_dir : Path
+        The built book (``out/html`` of :func:`build_book`); pages under ``_static`` and ``_sources`` are
+        not read, links with a scheme (``http:``, ``mailto:``, ...) are not followed.
+
+    Returns
+    -------
+    list of str
+        ``<page>: <href> (no such file)`` or ``<page>: <href> (no id '<id>' in <target>)``, page by page.
+    """
     html_dir = Path(html_dir)
     ids: dict[Path, set[str]] = {}
 
@@ -716,10 +813,26 @@ def book_check(html_dir: Path, shots: Path, query: str = "RankBoost",
                timeout: float = 60.0) -> dict[str, Any]:
     """Open every page of the built book in headless Chromium over a local HTTP server.
 
-    Returns ``{"pages": {page: {"errors": [console errors], "images": n, "broken": [srcs], "variants":
-    [mathvariants]}}, "search_hits": n}``: the console errors (level SEVERE), images and MathML
-    ``mathvariant`` values other than "normal" (which browsers do not draw) of each page, and how many
-    results the book's search page lists for ``query``. One screenshot per page goes to ``shots``.
+    Parameters
+    ----------
+    html_dir : Path
+        The built book (``out/html`` of :func:`build_book`); its top-level ``*.html`` pages are opened.
+    shots : Path
+        Folder (created) for one screenshot per page (``<page>.png``).
+    query : str, default "RankBoost"
+        What to search for on the book's search page.
+    timeout : float, default 60.0
+        Seconds: the page-load timeout, and how long to wait for a page to settle (MathJax done) and for
+        search results.
+
+    Returns
+    -------
+    dict
+        ``{"pages": {page: {"errors": [console errors], "images": n, "broken": [srcs], "variants":
+        [mathvariants]}}, "search_hits": n}``: the console errors (level SEVERE, the browser's own
+        ``/favicon.ico`` request left out), images, images that did not load and MathML ``mathvariant``
+        values other than "normal" (which browsers do not draw) of each page, and how many results the
+        book's search page lists for ``query`` (0 when none appear within ``timeout``).
     """
     import functools
     import http.server
