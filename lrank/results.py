@@ -689,7 +689,7 @@ def _relative(spread: float, runs: list[dict]) -> float:
     return spread / scale if scale else (0.0 if spread == 0 else math.inf)
 
 
-def spread_table(notebook: str, runs: dict[str, dict]) -> list[str]:
+def spread_table(notebook: str, runs: dict[str, dict], columns: list[str] | None = None) -> list[str]:
     """Markdown rows: every name of one notebook that moved under some configuration, with its move
     (max ``|difference|`` from the reference run, and relative to the entry's largest number) per
     configuration; a discrete change shows the reference and the other value.
@@ -699,8 +699,11 @@ def spread_table(notebook: str, runs: dict[str, dict]) -> list[str]:
     notebook : str
         The notebook's stem, the first column.
     runs : dict of str to dict
-        A configuration name to that run's entries (:func:`load`); the first is the reference, each
-        other is one column.
+        A configuration name to that run's entries (:func:`load`); the first is the reference.
+    columns : list of str or None, default None
+        The configurations of the table's columns, in order (a table over several notebooks has the same
+        columns for each; a column whose run is absent from ``runs`` reads ``no run``). None: every
+        configuration of ``runs`` but the reference.
 
     Returns
     -------
@@ -710,12 +713,16 @@ def spread_table(notebook: str, runs: dict[str, dict]) -> list[str]:
     """
     configs = list(runs)
     ref = configs[0]
+    columns = configs[1:] if columns is None else list(columns)
     rows = []
     for name, m in measure_spread(runs).items():
         if not m["moved_in"] and not m["discrete_in"]:
             continue
         cells = []
-        for c in configs[1:]:
+        for c in columns:
+            if c not in runs:
+                cells.append("no run")
+                continue
             if c not in m["moved_in"] and c not in m["discrete_in"]:
                 cells.append("0")
                 continue
@@ -818,7 +825,7 @@ def collect_spread(work: Path, configs: list[str], notebooks: list[str], environ
         for c in cells:
             print(f"   checked cell {c['cell']} differs in {', '.join(c['differs_in'])}: "
                   f"{c['first_difference']}")
-        lines += spread_table(nb, runs)
+        lines += spread_table(nb, runs, configs[1:])  # the header's columns, whichever runs were read
         if write:
             out = {META: {"configurations": {c: (environments or {}).get(c, {}) for c in runs},
                           "reference": configs[0], "lrank_sha256": lrank_sha256(),

@@ -103,6 +103,15 @@ def test_collect_spread_writes_per_name_spread_and_differing_cells(tmp_path, mon
     assert "| zz | m | 2e-07" in table.read_text()
     # runs written by other code are refused unless allowed
     assert results.collect_spread(tmp_path, ["native", "x"], ["zz"], write=False) == 1
+    # a configuration without a run keeps its column: the cells stay under their headers (they shifted left)
+    (tmp_path / "x" / "figures" / "results" / "zz.json").unlink()
+    (tmp_path / "y" / "figures" / "results" / "zz.json").write_text(json.dumps(
+        {"_meta": {}, "m": {"value": 0.5 + 3e-7, "tol": 1e-6}, "k": {"value": 3, "tol": 0}}))
+    results.collect_spread(tmp_path, ["native", "x", "y"], ["zz"], allow_stale=True, table=table, write=False)
+    header, _, *rows = table.read_text().splitlines()
+    assert header == "| notebook | name | x | y |"
+    assert all(r.count("|") == header.count("|") for r in rows) and rows
+    assert rows == ["| zz | m | no run | 3e-07 (6.0e-07 rel) |"]
 
 
 # ------------------------------------------------------------------------------ the test command
