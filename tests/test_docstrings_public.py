@@ -47,6 +47,8 @@ def _public(module):
             fields = ("Parameters", "Attributes") if dataclasses.is_dataclass(obj) else ("Parameters",)
             yield f"{module.__name__}.{name}", obj, fields
             for attr, member in vars(obj).items():
+                if isinstance(member, (classmethod, staticmethod)):
+                    member = member.__func__  # RankingData.from_qid, .concat, ...
                 if not attr.startswith("_") and inspect.isfunction(member):
                     yield f"{module.__name__}.{name}.{attr}", member, ("Parameters",)
 
