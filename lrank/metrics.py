@@ -128,7 +128,28 @@ _K_MAX = 2**63 - 1  # the kernels' int64
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """A parsed metric name: ``base`` (e.g. ``"ndcg"``), cut-off ``k`` (0 = all positions)."""
+    """A parsed metric name: ``base`` (e.g. ``"ndcg"``), cut-off ``k`` (0 = all positions).
+
+    Made by `parse_metric`.
+
+    Parameters
+    ----------
+    name : str
+        The name as written (the key of `evaluate`'s result), e.g. ``"ndcg@10"``.
+    base : str
+        The base name, one of `metric_names`, e.g. ``"ndcg"``.
+    k : int
+        The cut-off; 0 for every position (no ``@k``).
+    kind : {"sorted", "pairs", "disagreement", "expected"}
+        How `evaluate` computes the metric: from the labels in ranked order (the metrics `Evaluator`
+        computes), from the critical pairs (``r1``, ``r2``), by the expected-disagreement kernel, or as an
+        expectation over random tie-breaking (``expected_ap``, ``expected_prot``, ``expected_coverage``).
+    code : int
+        For ``"sorted"``, the metric's code in ``lrank._kernels.metrics`` (``NDCG``, ``MAP``, ...); for
+        ``"pairs"`` and ``"expected"``, the position of the metric in its kernel's output (``r1`` 0,
+        ``r2`` 1; ``expected_ap`` 0, ``expected_prot`` 1, ``expected_coverage`` 2); 0 for
+        ``"disagreement"``.
+    """
 
     name: str
     base: str
@@ -140,10 +161,23 @@ class MetricSpec:
 def parse_metric(name: str) -> MetricSpec:
     """Parse a metric name such as ``"ndcg@10"``, ``"map"`` or ``"err@20"``.
 
+    Parameters
+    ----------
+    name : str
+        A base name of `metric_names`, followed by ``@k`` (a positive integer cut-off) where the metric
+        takes one (``p`` needs it). Read in lower case and without surrounding blanks; the spec keeps
+        ``name`` as given.
+
+    Returns
+    -------
+    MetricSpec
+        The parsed name; ``k`` is 0 without a cut-off.
+
     Raises
     ------
     ValueError
-        For an unknown name, a missing cut-off (``"p"``) or one given where none is allowed.
+        For a name that is not a string, an unknown name, a missing cut-off (``"p"``), one given where
+        none is allowed, or a cut-off of 0 or above ``2**63 - 1``.
     """
     if not isinstance(name, str):
         raise ValueError(f"a metric name must be a string, got {name!r}")
@@ -321,20 +355,32 @@ def evaluate(
     scores : array-like of float, shape (n_docs,)
         Ranking scores; higher is ranked higher. NaN is an error.
     qptr : array-like of int, shape (n_queries + 1,)
-        CSR query offsets.
-    metrics : str or iterable of str
-        Metric names (see the module docstring), e.g. ``["ndcg@10", "map", "err@10"]``.
-    per_query : bool
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``; from 0 to n_docs, non-decreasing.
+    metrics : str or iterable of str, default ``("ndcg@10",)``
+        Metric names (see the module docstring), e.g. ``["ndcg@10", "map", "err@10"]``; one string is one
+        name.
+    per_query : bool, default False
         If True, return float64 arrays with one value per query (NaN where skipped) instead of means.
-    gain, discount, empty, ties : str / float
-        Conventions, see the module docstring. Defaults: ``"exp"``, ``"log2"``, ``0.0``, ``"stable"``.
-    rel_threshold : int
-        Lowest relevant label for ``map``, ``p@k``, ``mrr`` and ``wta``'s emptiness test (default 1).
-    max_grade : int
-        Top grade of ``err@k``'s scale (default 4, as gdeval and RankLib); larger labels are an error.
-    good : "max" or int
-        Which documents are good for ``expected_ap|prot|coverage``: the query's top label (default,
-        the RankBoost paper) or labels ``>= good``.
+    gain : {"exp", "linear"}, default "exp"
+        Gain of a label in ``dcg``, ``ndcg`` and ``mean_ndcg``: 2^rel - 1 or rel (see the module
+        docstring).
+    discount : {"log2", "jk"}, default "log2"
+        Position discount of ``dcg``, ``ndcg`` and ``mean_ndcg`` (see the module docstring).
+    empty : float or "skip", default 0.0
+        Value of a query without a relevant document (see the module docstring) and, for the
+        ``expected_*`` metrics, of a query without a good document; ``"skip"``: NaN, left out of the mean.
+        ``dcg`` is never empty; ``r1``, ``r2`` and ``expected_disagreement`` give NaN to a query without
+        a critical pair whatever ``empty`` is.
+    ties : {"stable", "pessimistic", "optimistic"}, default "stable"
+        Order of documents with equal scores (see the module docstring); the pair and ``expected_*``
+        metrics do not depend on it.
+    rel_threshold : int, default 1
+        Lowest relevant label for ``map``, ``p@k``, ``mrr`` and ``wta``'s emptiness test.
+    max_grade : int, default 4
+        Top grade of ``err@k``'s scale (4 as gdeval and RankLib); larger labels are an error.
+    good : "max" or int, default "max"
+        Which documents are good for ``expected_ap|prot|coverage``: the query's top label (the RankBoost
+        paper) or labels ``>= good``.
 
     Returns
     -------
@@ -416,13 +462,23 @@ class Evaluator:
     y : array-like of int, shape (n_docs,)
         Relevance labels, as for `evaluate`.
     qptr : array-like of int, shape (n_queries + 1,)
-        CSR query offsets.
-    metrics : str or iterable of str
+        CSR query offsets, as for `evaluate`.
+    metrics : str or iterable of str, default ``("ndcg@10",)``
         Metric names that `evaluate` computes from the ranking's labels alone: ``ndcg[@k]``, ``dcg[@k]``,
         ``mean_ndcg``, ``map``, ``err[@k]``, ``p@k``, ``mrr``, ``wta`` (not the pair or expectation
         metrics, which need the scores).
-    gain, discount, empty, ties, rel_threshold, max_grade
+    gain : {"exp", "linear"}, default "exp"
         As for `evaluate`.
+    discount : {"log2", "jk"}, default "log2"
+        As for `evaluate`.
+    empty : float or "skip", default 0.0
+        As for `evaluate`.
+    ties : {"stable", "pessimistic", "optimistic"}, default "stable"
+        As for `evaluate`.
+    rel_threshold : int, default 1
+        As for `evaluate`.
+    max_grade : int, default 4
+        As for `evaluate`; checked here against the largest label.
 
     Raises
     ------
@@ -496,6 +552,16 @@ class Evaluator:
         """Every metric of every query, shape ``(n_metrics, n_queries)`` (row ``j``: ``metrics[j]``; NaN
         where skipped), as ``evaluate(..., per_query=True)``; a fresh array.
 
+        Parameters
+        ----------
+        scores : array-like of shape (n_docs,)
+            Ranking scores of the documents of ``y``, numeric; higher is ranked higher.
+
+        Returns
+        -------
+        ndarray of shape (n_metrics, n_queries)
+            Row ``j``: the per-query float64 values of ``metrics[j]``.
+
         Raises
         ------
         ValueError
@@ -537,7 +603,18 @@ class Evaluator:
         return {spec.name: _mean_fast(table[j]) for j, spec in enumerate(self.specs)}
 
     def score(self, scores: Any) -> float:
-        """The first metric's mean (the one float a training loop reads), as ``self(scores)[metrics[0]]``."""
+        """The first metric's mean (the one float a training loop reads), as ``self(scores)[metrics[0]]``.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_docs,)
+            Ranking scores of the documents of ``y``, as for `per_query`.
+
+        Returns
+        -------
+        float
+            The mean over the queries not skipped (NaN if all are).
+        """
         return _mean_fast(self.per_query(scores)[0])
 
 
@@ -549,12 +626,16 @@ def training_measure(y: Any, qptr: Any, metric: str, **options: Any) -> Callable
 
     Parameters
     ----------
-    y, qptr
-        Labels and CSR query offsets, as for `evaluate`.
+    y : array-like of int, shape (n_docs,)
+        Relevance labels, as for `evaluate`.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets, as for `evaluate`.
     metric : str
         One metric name `evaluate` knows.
     **options
-        `evaluate`'s options (``gain``, ``discount``, ...).
+        `evaluate`'s keyword options (``gain``, ``discount``, ``empty``, ``ties``, ``rel_threshold``,
+        ``max_grade``, ``good``; not ``per_query``). Checked here where an `Evaluator` computes the
+        metric (which ignores ``good``), at each call otherwise.
 
     Returns
     -------
@@ -576,12 +657,16 @@ def per_query_measure(y: Any, qptr: Any, metric: str, **options: Any) -> Callabl
 
     Parameters
     ----------
-    y, qptr
-        Labels and CSR query offsets, as for `evaluate`.
+    y : array-like of int, shape (n_docs,)
+        Relevance labels, as for `evaluate`.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets, as for `evaluate`.
     metric : str
         One metric name `evaluate` knows.
     **options
-        `evaluate`'s options (``gain``, ``discount``, ``empty``, ...).
+        `evaluate`'s keyword options (``gain``, ``discount``, ``empty``, ``ties``, ``rel_threshold``,
+        ``max_grade``, ``good``; not ``per_query``). Checked here where an `Evaluator` computes the
+        metric (which ignores ``good``), at each call otherwise.
 
     Returns
     -------
@@ -688,13 +773,65 @@ def _cut(base: str, k: int | None) -> str:
 # ---------------------------------------------------------------------------------------------------
 def ndcg(y: Any, scores: Any, qptr: Any, k: int | None = 10, *, gain: str = "exp", discount: str = "log2",
          empty: float | str = 0.0, ties: str = "stable") -> np.ndarray:
-    """NDCG@k per query (``k=None``: all positions): DCG@k / ideal DCG@k (BoostingTree Sec. 4.1)."""
+    """NDCG@k per query (``k=None``: all positions): DCG@k / ideal DCG@k (BoostingTree Sec. 4.1).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    k : int or None, default 10
+        Cut-off: a positive integer, or None for every position. A query shorter than ``k`` uses all its
+        documents (the ideal DCG is cut at the same depth).
+    gain : {"exp", "linear"}, default "exp"
+        Gain of a label: 2^rel - 1 or rel.
+    discount : {"log2", "jk"}, default "log2"
+        Discount of 1-based position i: 1/log2(i+1), or Jarvelin & Kekalainen's 1 for i = 1 and 1/log2(i)
+        after.
+    empty : float or "skip", default 0.0
+        Value of a query whose labels are all 0 (or that has no document); ``"skip"``: NaN.
+    ties : {"stable", "pessimistic", "optimistic"}, default "stable"
+        Order of documents with equal scores: their row order, lowest label first, or highest label first.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query.
+    """
     return _one(_cut("ndcg", k), y, scores, qptr, gain=gain, discount=discount, empty=empty, ties=ties)
 
 
 def dcg(y: Any, scores: Any, qptr: Any, k: int | None = 10, *, gain: str = "exp", discount: str = "log2",
         ties: str = "stable") -> np.ndarray:
-    """DCG@k per query (unnormalised; never empty)."""
+    """DCG@k per query (unnormalised; never empty).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    k : int or None, default 10
+        Cut-off: a positive integer, or None for every position. A query shorter than ``k`` uses all its
+        documents.
+    gain : {"exp", "linear"}, default "exp"
+        Gain of a label: 2^rel - 1 or rel.
+    discount : {"log2", "jk"}, default "log2"
+        Discount of 1-based position i: 1/log2(i+1), or Jarvelin & Kekalainen's 1 for i = 1 and 1/log2(i)
+        after.
+    ties : {"stable", "pessimistic", "optimistic"}, default "stable"
+        Order of documents with equal scores: their row order, lowest label first, or highest label first.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query (0 for a query without a document).
+    """
     return _one(_cut("dcg", k), y, scores, qptr, gain=gain, discount=discount, ties=ties)
 
 
@@ -703,25 +840,117 @@ def mean_ndcg(y: Any, scores: Any, qptr: Any, *, gain: str = "exp", discount: st
     """MeanNDCG per query: (1/n_q) sum_{k=1}^{n_q} NDCG@k (LETOR 4.0; BoostingTree Sec. 4.1).
 
     The LETOR 4.0 script and the BoostingTree paper's MQ2007 numbers use ``discount="jk"``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    gain : {"exp", "linear"}, default "exp"
+        Gain of a label: 2^rel - 1 or rel.
+    discount : {"log2", "jk"}, default "log2"
+        Discount of 1-based position i: 1/log2(i+1), or Jarvelin & Kekalainen's 1 for i = 1 and 1/log2(i)
+        after.
+    empty : float or "skip", default 0.0
+        Value of a query whose labels are all 0 (or that has no document); ``"skip"``: NaN.
+    ties : {"stable", "pessimistic", "optimistic"}, default "stable"
+        Order of documents with equal scores: their row order, lowest label first, or highest label first.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query.
     """
     return _one("mean_ndcg", y, scores, qptr, gain=gain, discount=discount, empty=empty, ties=ties)
 
 
 def average_precision(y: Any, scores: Any, qptr: Any, *, rel_threshold: int = 1, empty: float | str = 0.0,
                       ties: str = "stable") -> np.ndarray:
-    """Average precision per query (labels ``>= rel_threshold`` are relevant); its mean is MAP."""
+    """Average precision per query (labels ``>= rel_threshold`` are relevant); its mean is MAP.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    rel_threshold : int, default 1
+        Lowest relevant label.
+    empty : float or "skip", default 0.0
+        Value of a query without a label ``>= rel_threshold`` (or without a document); ``"skip"``: NaN.
+    ties : {"stable", "pessimistic", "optimistic"}, default "stable"
+        Order of documents with equal scores: their row order, lowest label first, or highest label first.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query.
+    """
     return _one("map", y, scores, qptr, rel_threshold=rel_threshold, empty=empty, ties=ties)
 
 
 def err(y: Any, scores: Any, qptr: Any, k: int | None = 10, *, max_grade: int = 4, empty: float | str = 0.0,
         ties: str = "stable") -> np.ndarray:
-    """ERR@k per query: sum_r (1/r) R_r prod_{i<r} (1 - R_i), R = (2^g - 1) / 2^max_grade (gdeval)."""
+    """ERR@k per query: sum_r (1/r) R_r prod_{i<r} (1 - R_i), R = (2^g - 1) / 2^max_grade (gdeval).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    k : int or None, default 10
+        Cut-off: a positive integer, or None for every position. A query shorter than ``k`` uses all its
+        documents.
+    max_grade : int, default 4
+        Top grade of the scale (4 as gdeval and RankLib); a label above it is an error.
+    empty : float or "skip", default 0.0
+        Value of a query whose labels are all 0 (or that has no document); ``"skip"``: NaN.
+    ties : {"stable", "pessimistic", "optimistic"}, default "stable"
+        Order of documents with equal scores: their row order, lowest label first, or highest label first.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query.
+    """
     return _one(_cut("err", k), y, scores, qptr, max_grade=max_grade, empty=empty, ties=ties)
 
 
 def precision(y: Any, scores: Any, qptr: Any, k: int = 10, *, rel_threshold: int = 1,
               empty: float | str = 0.0, ties: str = "stable") -> np.ndarray:
-    """P@k per query: relevant documents among the top k, divided by k."""
+    """P@k per query: relevant documents among the top k, divided by k.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    k : int, default 10
+        Cut-off, a positive integer (None is an error). A query shorter than ``k`` is still divided by
+        ``k``.
+    rel_threshold : int, default 1
+        Lowest relevant label.
+    empty : float or "skip", default 0.0
+        Value of a query without a label ``>= rel_threshold`` (or without a document); ``"skip"``: NaN.
+    ties : {"stable", "pessimistic", "optimistic"}, default "stable"
+        Order of documents with equal scores: their row order, lowest label first, or highest label first.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query.
+    """
     if k is None:
         raise ValueError("precision needs a cut-off k")
     return _one(_cut("p", k), y, scores, qptr, rel_threshold=rel_threshold, empty=empty, ties=ties)
@@ -729,7 +958,28 @@ def precision(y: Any, scores: Any, qptr: Any, k: int = 10, *, rel_threshold: int
 
 def reciprocal_rank(y: Any, scores: Any, qptr: Any, *, rel_threshold: int = 1, empty: float | str = 0.0,
                     ties: str = "stable") -> np.ndarray:
-    """Reciprocal rank of the first relevant document per query; its mean is MRR."""
+    """Reciprocal rank of the first relevant document per query; its mean is MRR.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    rel_threshold : int, default 1
+        Lowest relevant label.
+    empty : float or "skip", default 0.0
+        Value of a query without a label ``>= rel_threshold`` (or without a document); ``"skip"``: NaN.
+    ties : {"stable", "pessimistic", "optimistic"}, default "stable"
+        Order of documents with equal scores: their row order, lowest label first, or highest label first.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query.
+    """
     return _one("mrr", y, scores, qptr, rel_threshold=rel_threshold, empty=empty, ties=ties)
 
 
@@ -738,34 +988,144 @@ def wta(y: Any, scores: Any, qptr: Any, *, rel_threshold: int = 1, empty: float 
     """Winner takes all per query: 1 if the top-ranked document has the query's maximum label, else 0.
 
     A query whose maximum label is below ``rel_threshold`` gets ``empty``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    rel_threshold : int, default 1
+        A query needs a label ``>= rel_threshold`` to be scored.
+    empty : float or "skip", default 0.0
+        Value of a query without a label ``>= rel_threshold`` (or without a document); ``"skip"``: NaN.
+    ties : {"stable", "pessimistic", "optimistic"}, default "stable"
+        Order of documents with equal scores: their row order, lowest label first, or highest label first.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query.
     """
     return _one("wta", y, scores, qptr, rel_threshold=rel_threshold, empty=empty, ties=ties)
 
 
 def r1(y: Any, scores: Any, qptr: Any) -> np.ndarray:
-    """RankBoost+ Eq. 3 per query: fraction of critical pairs with h(hi) <= h(lo) (NaN: no pairs)."""
+    """RankBoost+ Eq. 3 per query: fraction of critical pairs with h(hi) <= h(lo) (NaN: no pairs).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query; NaN for a query without a critical pair (all labels equal, or fewer
+        than two documents).
+    """
     return _one("r1", y, scores, qptr)
 
 
 def r2(y: Any, scores: Any, qptr: Any) -> np.ndarray:
-    """RankBoost+ Eq. 4 per query: misordered critical pairs plus half the tied ones (NaN: no pairs)."""
+    """RankBoost+ Eq. 4 per query: misordered critical pairs plus half the tied ones (NaN: no pairs).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query; NaN for a query without a critical pair (all labels equal, or fewer
+        than two documents).
+    """
     return _one("r2", y, scores, qptr)
 
 
 def expected_disagreement(y: Any, scores: Any, qptr: Any) -> np.ndarray:
-    """RankBoost Sec. 6.2.4: expected fraction of ordered pairs misordered under random tie-breaking."""
+    """RankBoost Sec. 6.2.4: expected fraction of ordered pairs misordered under random tie-breaking.
+
+    Equal to `r2`, by a different kernel.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query; NaN for a query without a ordered pair (all labels equal, or fewer
+        than two documents).
+    """
     return _one("expected_disagreement", y, scores, qptr)
 
 
 def expected_ap(y: Any, scores: Any, qptr: Any, *, good: str | int = "max",
                 empty: float | str = 0.0) -> np.ndarray:
-    """E[AP] per query under random tie-breaking: (1/K) sum_k k sum_i Pr[rank(t_k) = i] / i (Eq. 22)."""
+    """E[AP] per query under random tie-breaking: (1/K) sum_k k sum_i Pr[rank(t_k) = i] / i (Eq. 22).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    good : "max" or int, default "max"
+        Which documents are good: those with the query's highest label, or those with a label ``>= good``.
+    empty : float or "skip", default 0.0
+        Value of a query without a good document (with ``good="max"``: only a query without documents);
+        ``"skip"``: NaN.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query.
+    """
     return _one("expected_ap", y, scores, qptr, good=good, empty=empty)
 
 
 def expected_prot(y: Any, scores: Any, qptr: Any, *, good: str | int = "max",
                   empty: float | str = 0.0) -> np.ndarray:
-    """E[PROT] per query: sum_i Pr[rank(t_1) = i] / i (RankBoost Sec. 6.2.4, Eq. 22)."""
+    """E[PROT] per query: sum_i Pr[rank(t_1) = i] / i (RankBoost Sec. 6.2.4, Eq. 22).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    good : "max" or int, default "max"
+        Which documents are good: those with the query's highest label, or those with a label ``>= good``.
+    empty : float or "skip", default 0.0
+        Value of a query without a good document (with ``good="max"``: only a query without documents);
+        ``"skip"``: NaN.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query.
+    """
     return _one("expected_prot", y, scores, qptr, good=good, empty=empty)
 
 
@@ -775,6 +1135,25 @@ def expected_coverage(y: Any, scores: Any, qptr: Any, *, good: str | int = "max"
 
     The paper's text defines coverage as 1/rank(t_K) but calls it "the precision of the last good
     movie" and takes the expectation of K/rank(t_K); we follow the latter.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    good : "max" or int, default "max"
+        Which documents are good: those with the query's highest label, or those with a label ``>= good``.
+    empty : float or "skip", default 0.0
+        Value of a query without a good document (with ``good="max"``: only a query without documents);
+        ``"skip"``: NaN.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query.
     """
     return _one("expected_coverage", y, scores, qptr, good=good, empty=empty)
 
@@ -785,10 +1164,18 @@ def random_guessing(n_items: int, n_good: int) -> dict[str, float]:
     Computed from Eq. 22 with one tie group (R = r = 0, Q = n_items, q = n_good); the disagreement of
     a ranking that ties everything is 1/2 whenever there is an ordered pair.
 
+    Parameters
+    ----------
+    n_items : int
+        Number of documents, all tied; at least 1.
+    n_good : int
+        Number of good documents, ``1 <= n_good <= n_items``.
+
     Returns
     -------
     dict
-        ``{"ap": ..., "prot": ..., "coverage": ..., "disagreement": ...}``.
+        ``{"ap": ..., "prot": ..., "coverage": ..., "disagreement": ...}`` (floats; ``"disagreement"`` is
+        NaN when ``n_good == n_items``: no ordered pair).
     """
     for v, name in ((n_items, "n_items"), (n_good, "n_good")):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
@@ -817,6 +1204,25 @@ def ideal_dcg(
 
     The ideal DCG of a query's top ``min(k, n_q)`` positions as `evaluate`'s NDCG divides by it (the same
     bits): read from the cumulative ideal DCGs of `Evaluator`'s label tables (`_ideal_gains`).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,)
+        Relevance labels: integers ``0 <= y < LABEL_BOUND`` (31); others raise ``ValueError``.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    k : int or None, default 10
+        Cut-off: a positive integer, or None for every position.
+    gain : {"exp", "linear"}, default "exp"
+        Gain of a label: 2^rel - 1 or rel.
+    discount : {"log2", "jk"}, default "log2"
+        Discount of 1-based position i: 1/log2(i+1), or Jarvelin & Kekalainen's 1 for i = 1 and 1/log2(i)
+        after.
+
+    Returns
+    -------
+    ndarray of shape (n_queries,)
+        One float64 value per query.
     """
     yf, _, qp = _check_inputs(y, np.zeros(np.asarray(y).shape[0]), qptr)
     kk = _check_k(k)
@@ -834,6 +1240,23 @@ def rank_order(scores: Any, qptr: Any, y: Any = None, *, ties: str = "stable") -
     """Row indices of each query's documents in decreasing score order (global indices, per query).
 
     ``y`` is needed only for ``ties="pessimistic"`` / ``"optimistic"``.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_docs,)
+        Ranking scores; higher is ranked higher. NaN is an error.
+    qptr : array-like of int, shape (n_queries + 1,)
+        CSR query offsets: query ``q`` owns rows ``qptr[q]:qptr[q+1]``.
+    y : array-like of shape (n_docs,) or None, default None
+        Relevance labels, checked as in `evaluate` when given; None: no labels (only ``ties="stable"``).
+    ties : {"stable", "pessimistic", "optimistic"}, default "stable"
+        Order of documents with equal scores: their row order, lowest label first, or highest label first.
+
+    Returns
+    -------
+    ndarray of shape (n_docs,)
+        int64 row indices: entries ``qptr[q]:qptr[q+1]`` are query ``q``'s rows from the highest score
+        down.
     """
     s = np.asarray(scores)
     if y is None:
@@ -845,5 +1268,12 @@ def rank_order(scores: Any, qptr: Any, y: Any = None, *, ties: str = "stable") -
 
 
 def metric_names() -> Sequence[str]:
-    """The base metric names ``evaluate`` understands."""
+    """The base metric names ``evaluate`` understands.
+
+    Returns
+    -------
+    tuple of str
+        ``"ndcg"``, ``"dcg"``, ... ``"expected_coverage"``, without cut-offs (``"p"`` is only valid with
+        one: ``"p@10"``).
+    """
     return tuple(_METRICS)
