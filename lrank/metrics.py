@@ -1259,12 +1259,13 @@ def rank_order(scores: Any, qptr: Any, y: Any = None, *, ties: str = "stable") -
         down.
     """
     s = np.asarray(scores)
+    t = _option(ties, _TIES, "ties")  # an unknown value is named before the labels are asked for
     if y is None:
         if ties != "stable":
             raise ValueError(f"ties={ties!r} needs the labels y")
         y = np.zeros(s.shape[0])
     yf, sf, qp = _check_inputs(y, s, qptr)
-    return _rank_order(sf, yf, qp, _option(ties, _TIES, "ties"))
+    return _rank_order(sf, yf, qp, t)
 
 
 def metric_names() -> Sequence[str]:

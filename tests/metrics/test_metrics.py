@@ -661,3 +661,11 @@ def test_k_none_is_every_position():
     every = M.evaluate(y, s, qp, ["ndcg"], per_query=True)["ndcg"]
     np.testing.assert_array_equal(M.ndcg(y, s, qp, k=None), every)
     np.testing.assert_array_equal(M.ideal_dcg(y, qp, k=None), M.ideal_dcg(y, qp, k=10**6))
+
+
+def test_rank_order_names_an_unknown_tie_rule_before_asking_for_labels():
+    """``ties="foo"`` without ``y`` said "needs the labels y" instead of naming the allowed values."""
+    with pytest.raises(ValueError, match=r"ties must be one of \['optimistic', 'pessimistic', 'stable'\]"):
+        M.rank_order(np.array([1.0, 2.0]), np.array([0, 2]), ties="foo")
+    with pytest.raises(ValueError, match="ties='optimistic' needs the labels y"):
+        M.rank_order(np.array([1.0, 2.0]), np.array([0, 2]), ties="optimistic")
