@@ -139,6 +139,12 @@ def test_readme_api_example_runs_as_written(tmp_path):
     best, ndcg = out.stdout.split()
     assert 0 <= int(best) < 500 and 0.0 < float(ndcg) <= 1.0
     assert (tmp_path / "lambdamart.npz").is_file()
+    # the next block (GridSearchCV under metadata routing) continues this one and runs as printed
+    routed = re.search(r"## API at a glance.*?```python\n.*?```.*?```python\n(.*?)```", text, re.S).group(1)
+    assert "set_score_request(qid=True)" in routed
+    out = subprocess.run([sys.executable, "-c", block + routed], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "learning_rate" in out.stdout.splitlines()[-1]
 
 def test_reproduce_outside_a_checkout_fails_with_a_message(tmp_path, monkeypatch):
     import pytest

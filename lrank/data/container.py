@@ -494,8 +494,10 @@ class RankingData:
             raise TypeError("qid is required (one query id per row); use RankingData(X, y, [0, n]) for "
                             "rows that are one query")
         qptr, ids = qptr_from_qid(qid)
-        if np.asarray(X).shape[0] != np.asarray(qid).shape[0]:
-            raise RankingDataError("X and qid have different numbers of rows")
+        n_x, n_q = np.shape(X)[0], np.shape(qid)[0]
+        if n_x != n_q:
+            raise RankingDataError(f"X has {n_x} rows but qid has {n_q} entries; qid needs one query id per "
+                                   "row (RankingData.doc_qid, not RankingData.qid, which has one per query)")
         return cls(X, y, qptr, qid=ids, **kwargs)
 
     @classmethod

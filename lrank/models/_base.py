@@ -361,11 +361,39 @@ class BaseRanker(BaseEstimator):
     def score(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> float:
         """Mean NDCG@10 of ``predict(X)`` over the queries (scikit-learn's ``score``; higher is better).
 
-        With scikit-learn's metadata routing (``sklearn.set_config(enable_metadata_routing=True)`` and
-        ``est.set_score_request(qid=True)``) ``GridSearchCV`` passes each split's ``qid`` here.
+        scikit-learn's model selection (``GridSearchCV``, ``cross_val_score``) calls ``score`` without
+        query ids unless metadata routing passes them: ``sklearn.set_config(enable_metadata_routing=True)``
+        and ``est.set_fit_request(qid=True).set_score_request(qid=True)``; then each split's ``qid`` comes
+        here. Without them ``score`` raises (scikit-learn would record NaN for every split and pick a
+        "best" parameter from nothing).
+
+        Parameters
+        ----------
+        X : RankingData or array-like of shape (n_docs, n_features)
+            The documents to rank (a `RankingData` carries its labels and queries).
+        y : array-like of shape (n_docs,) or None, default None
+            Relevance labels; required with arrays.
+        qid : array-like of shape (n_docs,) or None, default None
+            Per-document query ids, each query's rows contiguous. Not with ``group``.
+        group : array-like of shape (n_queries,) or None, default None
+            Per-query document counts. Not with ``qid``.
+
+        Returns
+        -------
+        float
+            Mean NDCG@10 over the queries.
         """
+        from lrank._config import get_config
         from lrank.metrics import evaluate
 
+        if (qid is None and group is None and not isinstance(X, RankingData)
+                and not get_config()["one_query"]):
+            raise TypeError(
+                f"{type(self).__name__}.score needs query ids: pass qid= or group=. Under GridSearchCV or "
+                "cross_val_score, turn on scikit-learn's metadata routing so each split's qid reaches "
+                "fit and score: sklearn.set_config(enable_metadata_routing=True) and "
+                "est.set_fit_request(qid=True).set_score_request(qid=True), then pass qid=... to the "
+                "search's fit (cross_val_score: params={'qid': qid, 'groups': qid})")
         data = as_ranking_data(X, y, qid=qid, group=group)
         scores = self.predict(data.X if isinstance(X, RankingData) else X)  # a DataFrame's columns checked
         return float(evaluate(data.y, scores, data.qptr, ["ndcg@10"])["ndcg@10"])

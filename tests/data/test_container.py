@@ -296,3 +296,9 @@ def test_the_estimators_check_the_cast_too():
         m.predict(X)
     with pytest.raises(ValueError, match="overflows float32"):
         m.predict(np.column_stack([np.arange(40.0), np.full(40, 1e300)]))
+
+
+def test_from_qid_with_per_query_ids_names_both_lengths_and_doc_qid():
+    X = np.zeros((5, 2))
+    with pytest.raises(RankingDataError, match=r"X has 5 rows but qid has 2 entries.*doc_qid"):
+        RankingData.from_qid(X, np.zeros(5, dtype=int), np.array([1, 2]))

@@ -222,3 +222,15 @@ def test_columns_are_checked_at_predict_and_kept_in_the_model_file(name, data, t
     # a refit on arrays forgets the names (scikit-learn's reset)
     est.fit(data.X, data.y, qid=data.doc_qid())
     assert not hasattr(est, "feature_names_in_")
+
+
+def test_grid_search_without_routing_is_an_error_not_nan_scores(data):
+    """Without metadata routing scikit-learn calls score() with no qid; a silent NaN per split would let
+    GridSearchCV pick a 'best' parameter from nothing, so score raises and names the routing recipe."""
+    from sklearn.model_selection import GridSearchCV, GroupKFold
+
+    qid = data.doc_qid()
+    gs = GridSearchCV(make("LambdaMART"), {"learning_rate": [0.05, 0.2]}, cv=GroupKFold(2),
+                      error_score="raise")
+    with pytest.raises(TypeError, match=r"set_score_request\(qid=True\)"):
+        gs.fit(data.X, data.y, groups=qid, qid=qid)
