@@ -199,6 +199,10 @@ class _Driver(TreeEnsembleMixin, BaseRanker):
         from lrank.data.container import RankingData
         from lrank.models._base import _check_X_y
 
+        if self.base is None:  # the default: a driver of nothing; say what to pass
+            raise TypeError(f"{type(self).__name__} drives a base boosting algorithm: pass base=, e.g. "
+                            f"{type(self).__name__}(base=lrank.LambdaMARTBase()), base=lrank.NDCGBoost() or "
+                            "base=lrank.AdaBoostStumps()")
         self._validate()
         self._set_feature_names(X)
         if not isinstance(X, RankingData):       # scikit-learn's checks and messages, as BaseRanker's
@@ -244,6 +248,7 @@ class BoostingTree(_Driver):
     ----------
     base : estimator with ``boosting_step``
         ``AdaBoostStumps``, ``NDCGBoost`` or ``LambdaMARTBase`` (the base boosting algorithm ``A``).
+        Required: the default None is an error at ``fit``.
     h : callable ``h(n, t)`` or None
         Positive, decreasing in ``n``; ``None`` is the paper's ``exp(-n / sqrt(t))`` (Sec. 4.2.1),
         called with ``t = t_{r-1}`` (clipped at 1). A callable cannot be written by `save_model`.
@@ -608,6 +613,8 @@ class Exp3P(SumOfEstimators, _Driver):
     Parameters
     ----------
     base : estimator with ``boosting_step``
+        The base boosting algorithm (as for `BoostingTree`). Required: the default None is an error at
+        ``fit``.
     n_estimators : int
         Boosting iterations ``T`` (Table 3: 5,000).
     lam : float
@@ -712,6 +719,8 @@ class Standard(SumOfEstimators, _Driver):
     Parameters
     ----------
     base : estimator with ``boosting_step``
+        The base boosting algorithm (as for `BoostingTree`). Required: the default None is an error at
+        ``fit``.
     n_estimators : int
         Boosting iterations T.
     eval_metric : str or None

@@ -471,3 +471,11 @@ def test_constrained_steps_are_the_oracles_trees(seed, min_child_samples):
                         assert getattr(tree, a).tobytes() == want[a].tobytes(), (f, a)
                     assert new.tobytes() == (model + value[want["leaf_of"]]).tobytes()
                     assert np.array_equal(tree.predict(d.X), tree.value[tree.apply(d.X)])
+
+
+@pytest.mark.parametrize("driver", ["BoostingTree", "Exp3P", "Standard"])
+def test_driver_without_base_says_what_to_pass(driver):
+    import lrank
+
+    with pytest.raises(TypeError, match=rf"pass base=, e.g. {driver}\(base=lrank.LambdaMARTBase\(\)\)"):
+        getattr(lrank, driver)().fit(np.zeros((4, 2)), np.array([0, 1, 0, 1]), qid=[1, 1, 2, 2])
