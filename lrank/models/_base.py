@@ -494,10 +494,32 @@ class TreeEnsembleMixin:
     @property
     def booster_(self) -> Any:
         """The model as a ``lightgbm.Booster`` (needs LightGBM; node counts as `to_lightgbm` without
-        ``data``)."""
-        import lightgbm
+        ``data``).
 
-        return lightgbm.Booster(model_str=self.to_lightgbm())
+        Where no Booster can be built (LightGBM not installed; a family that records no node counts at
+        fit, such as RankBoost's stumps) the attribute is absent: ``AttributeError`` says why, and
+        ``hasattr`` is False.
+        """
+        try:
+            import lightgbm
+        except ImportError as exc:
+            raise AttributeError("booster_ needs LightGBM: pip install lightgbm (to_lightgbm() writes the "
+                                 "model text without it)") from exc
+        try:
+            text = self.to_lightgbm()
+        except ValueError as exc:
+            raise AttributeError(f"booster_ is not available: {exc}; then lightgbm.Booster(model_str="
+                                 "model.to_lightgbm(data=...))") from exc
+        return lightgbm.Booster(model_str=text)
+
+    def __dir__(self) -> list[str]:
+        # scikit-learn's __dir__ lists the attributes hasattr finds, which would build a whole LightGBM
+        # Booster for booster_ on every dir() (tab completion); listed unevaluated instead, when fitted
+        lazy = {"booster_"}
+        names = [a for a in object.__dir__(self) if a in lazy or hasattr(self, a)]
+        if not hasattr(self, "n_features_in_"):
+            names = [a for a in names if a not in lazy]
+        return names
 
 
 class SumOfEstimators:

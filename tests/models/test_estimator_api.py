@@ -234,3 +234,42 @@ def test_grid_search_without_routing_is_an_error_not_nan_scores(data):
                       error_score="raise")
     with pytest.raises(TypeError, match=r"set_score_request\(qid=True\)"):
         gs.fit(data.X, data.y, groups=qid, qid=qid)
+
+
+# ---------------------------------------------------------------------- dir() and booster_
+@pytest.mark.parametrize("name", sorted(_all_estimators()))
+def test_dir_works_fitted_and_unfitted(name, data):
+    """dir() (Jupyter's tab completion) lists attributes through hasattr: a property raising anything but
+    AttributeError broke it for fitted RankBoost and RankBoostPlus (booster_ without node counts)."""
+    from sklearn.base import clone
+
+    est = clone(_all_estimators()[name])
+    assert "fit" in dir(est) and "booster_" not in dir(est)
+    y = (data.y > 0).astype(int) if name == "AdaBoostStumps" else data.y   # binary
+    with lrank.config_context(one_query=True), np.errstate(all="ignore"):
+        est.fit(data.X, y)
+    assert "n_features_in_" in dir(est)
+
+
+def test_dir_does_not_build_a_booster(data, monkeypatch):
+    lightgbm = pytest.importorskip("lightgbm")
+    est = make("LambdaMART").fit(data)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("dir() built a Booster")
+
+    monkeypatch.setattr(lightgbm, "Booster", refuse)
+    assert "booster_" in dir(est) and "feature_importances_" in dir(est)
+
+
+def test_booster_predicts_as_the_model_or_says_why_it_is_absent(data, monkeypatch):
+    pytest.importorskip("lightgbm")
+    est = make("LambdaMART").fit(data)
+    np.testing.assert_allclose(est.booster_.predict(data.X), est.predict(data.X), rtol=1e-6, atol=1e-9)
+    stumps = make("RankBoost").fit(data)
+    assert not hasattr(stumps, "booster_")
+    with pytest.raises(AttributeError, match=r"no node counts.*to_lightgbm\(data="):
+        _ = stumps.booster_
+    monkeypatch.setitem(sys.modules, "lightgbm", None)   # as if LightGBM were not installed
+    with pytest.raises(AttributeError, match="pip install lightgbm"):
+        _ = est.booster_
