@@ -167,11 +167,12 @@ def _per_query(args: argparse.Namespace, metrics: list[str]):
     if args.run:
         if not args.qrels:
             raise CommandError("--run needs --qrels")
-        return evaluate_run(args.run, args.qrels, metrics)
+        return evaluate_run(args.run, args.qrels, metrics, gain=args.gain)
     if not (args.model and args.input):
         raise CommandError("give --run and --qrels, or --model and --input")
     data = _load(args.input, "--input")
-    vals = evaluate(data.y, load_model(args.model).predict(data.X), data.qptr, metrics, per_query=True)
+    vals = evaluate(data.y, load_model(args.model).predict(data.X), data.qptr, metrics, per_query=True,
+                    gain=args.gain)
     return pd.DataFrame(vals, index=pd.Index([str(q) for q in data.qid], name="query"))
 
 
@@ -203,7 +204,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     names = [Path(r).name for r in args.runs]
     if len(set(names)) != len(names):
         names = [str(r) for r in args.runs]
-    tables = [evaluate_run(read_trec_run(r), qrels, metrics) for r in args.runs]
+    tables = [evaluate_run(read_trec_run(r), qrels, metrics, gain=args.gain) for r in args.runs]
     common = sorted(set.intersection(*[set(t.index) for t in tables]))
     for r, t in zip(args.runs, tables):
         if len(t.index) != len(common):
@@ -222,6 +223,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"{args.test} test over {len(common)} queries, {args.correction} correction over {len(out)} "
           f"comparisons; significant: p_adjusted < {args.alpha}")
     return 0
+
+
+def _gain_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--gain", choices=("exp", "linear"), default="exp",
+                   help="gain of a label in NDCG and DCG: exp is 2^rel-1 (RankLib, LightGBM, LETOR), linear "
+                        "is rel (trec_eval's ndcg_cut, ir-measures' nDCG); default %(default)s")
 
 
 def command_parser(sub: Any, name: str, summary: str,
@@ -292,6 +299,7 @@ def add_subcommands(sub: Any) -> None:
     p.add_argument("--input", metavar="FILE", help="LETOR / SVMlight file with qid and labels (with --model)")
     p.add_argument("--metric", action="append", default=None,
                    help="NDCG@k, MAP, ERR@k, P@k, ...; repeatable (default NDCG@10)")
+    _gain_option(p)
     p.add_argument("--idv", metavar="FILE", help="write per-query values (metric, query, value) to FILE")
     p.set_defaults(func=_guarded(cmd_eval, "eval"), metric_default="NDCG@10")
 
@@ -302,6 +310,7 @@ def add_subcommands(sub: Any) -> None:
     p.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels file with the runs' labels")
     p.add_argument("--metric", action="append", default=None,
                    help="NDCG@k, MAP, ERR@k, P@k, ...; repeatable (default NDCG@10)")
+    _gain_option(p)
     p.add_argument("--test", choices=("fisher", "t"), default="fisher",
                    help="paired randomisation (Fisher) or paired t-test (default %(default)s)")
     p.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",

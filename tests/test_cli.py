@@ -212,3 +212,28 @@ def test_help_examples_run_as_printed(mslr, tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert (tmp_path / "lm.trec").is_file() and (tmp_path / "per_query.txt").is_file()
     assert "p_adjusted" in out or "p_adj" in out
+
+
+def test_eval_gain_linear_gives_trec_evals_ndcg(mslr, tmp_path, capsys):
+    """lrank's NDCG gain is 2^rel - 1; trec_eval's ndcg_cut (and ir-measures' nDCG) use rel. The two differ
+    on graded labels, and --gain linear gives trec_eval's value, checked against ir-measures."""
+    ir_measures = pytest.importorskip("ir_measures")
+    _, test_f, _, test = mslr
+    from lrank.data import load_letor
+
+    data = load_letor(test_f)
+    scores = np.round(data.X[:, 109])            # BM25, rounded: many ties, ordered as trec_eval orders
+    run = trec.write_trec_run(tmp_path / "bm25.trec", data, scores)
+    qrels = trec.write_trec_qrels(tmp_path / "q.txt", data)
+    theirs = ir_measures.calc_aggregate([ir_measures.nDCG @ 10], ir_measures.read_trec_qrels(str(qrels)),
+                                        ir_measures.read_trec_run(str(run)))[ir_measures.nDCG @ 10]
+    values = {}
+    for gain in ("exp", "linear"):
+        capsys.readouterr()
+        assert main(["eval", "--run", str(run), "--qrels", str(qrels), "--gain", gain]) == 0
+        values[gain] = float(capsys.readouterr().out.split()[-1])
+    assert values["linear"] == pytest.approx(theirs, abs=1e-6)
+    assert abs(values["exp"] - theirs) > 0.01       # the default is not trec_eval's: the check can fail
+    capsys.readouterr()
+    run2 = trec.write_trec_run(tmp_path / "bm25_raw.trec", data, data.X[:, 109])
+    assert main(["compare", str(run), str(run2), "--qrels", str(qrels), "--gain", "linear"]) == 0

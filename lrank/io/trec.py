@@ -7,10 +7,14 @@ data set without them (MSLR-WEB, Yahoo, Istella, generated data) gets ``d<i>``, 
 0-based position within its query, in the run and the qrels alike, so the two files always match.
 
 Ties: trec_eval (and so ir-measures and PyTerrier's evaluation) ignores the rank column and orders each
-query by score, then by document id in reverse string order. `evaluate_run` orders the same way, so it
-reproduces trec_eval's numbers on any run; lrank's own metrics break ties by document order instead, so
-a run whose scores tie can evaluate differently in trec_eval than ``lrank.metrics.evaluate`` on the
-scores (continuous scores, the usual case for a learned ranker, do not tie).
+query by score, then by document id in reverse string order. `evaluate_run` orders the same way; lrank's
+own metrics break ties by document order instead, so a run whose scores tie can evaluate differently in
+trec_eval than ``lrank.metrics.evaluate`` on the scores (continuous scores, the usual case for a learned
+ranker, do not tie).
+
+Gain: lrank's NDCG gives a label ``rel`` the gain ``2^rel - 1`` (LETOR's, RankLib's and LightGBM's
+convention); trec_eval's ``ndcg_cut`` and ir-measures' ``nDCG`` give it ``rel``. On graded labels the two
+differ; ``evaluate_run(..., gain="linear")`` (``lrank eval --gain linear``) gives trec_eval's NDCG.
 """
 
 from __future__ import annotations
@@ -235,7 +239,8 @@ def evaluate_run(run: str | os.PathLike | pd.DataFrame, qrels: str | os.PathLike
 
     As trec_eval does: only queries that are in both files are scored; a retrieved document without a
     judgement is non-relevant, and so is a negative relevance; each query is ordered by score, ties by
-    document id in reverse string order. Unlike trec_eval, the ideal ranking (NDCG) and the number of
+    document id in reverse string order. Unlike trec_eval, NDCG's gain is ``2^rel - 1`` unless
+    ``gain="linear"`` is passed (trec_eval's ``rel``), and the ideal ranking (NDCG) and the number of
     relevant documents (MAP) count the retrieved documents only: a warning says when relevant documents
     are missing from the run (a run written by `write_trec_run` from a whole data set misses none).
 
