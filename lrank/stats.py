@@ -24,16 +24,17 @@ def _frame(scores: Any) -> pd.DataFrame:
     return df.astype(np.float64)
 
 
-def task_ranks(scores: Any, lower_is_better: bool = True) -> pd.DataFrame:
+def task_ranks(scores: Any, *, lower_is_better: bool) -> pd.DataFrame:
     """Rank of each algorithm on each task (1 = best; ties get the average rank).
 
     Parameters
     ----------
     scores : DataFrame or array-like of shape (n_tasks, n_algorithms)
         One row per task and one column per algorithm (at least two; no NaN).
-    lower_is_better : bool, default True
+    lower_is_better : bool
         True when a smaller score is better (an error rate, a loss): the smallest score on a task gets
-        rank 1. Pass False for scores where larger is better (NDCG, MAP).
+        rank 1; False where larger is better (NDCG, MAP). Required, with no default: both kinds of
+        score are common, and the wrong guess reverses every rank without any error.
 
     Returns
     -------
@@ -44,23 +45,24 @@ def task_ranks(scores: Any, lower_is_better: bool = True) -> pd.DataFrame:
     return df.rank(axis=1, method="average", ascending=lower_is_better)
 
 
-def average_ranks(scores: Any, lower_is_better: bool = True) -> pd.Series:
+def average_ranks(scores: Any, *, lower_is_better: bool) -> pd.Series:
     """Average rank of each algorithm over the tasks (the RankBoost+ paper's Table 1).
 
     Parameters
     ----------
     scores : DataFrame or array-like of shape (n_tasks, n_algorithms)
         One row per task and one column per algorithm (at least two; no NaN).
-    lower_is_better : bool, default True
+    lower_is_better : bool
         True when a smaller score is better (an error rate, a loss): the smallest score on a task gets
-        rank 1. Pass False for scores where larger is better (NDCG, MAP).
+        rank 1; False where larger is better (NDCG, MAP). Required, with no default: both kinds of
+        score are common, and the wrong guess reverses every rank without any error.
 
     Returns
     -------
     Series
         The mean of `task_ranks` over the tasks, indexed by algorithm.
     """
-    return task_ranks(scores, lower_is_better).mean(axis=0)
+    return task_ranks(scores, lower_is_better=lower_is_better).mean(axis=0)
 
 
 def friedman(scores: Any) -> tuple[float, float]:
@@ -136,7 +138,7 @@ def critical_difference(n_algorithms: int, n_tasks: int, alpha: float = 0.05) ->
     return float(q * np.sqrt(k * (k + 1) / (6.0 * N)))
 
 
-def cd_diagram(scores: Any, lower_is_better: bool = True, alpha: float = 0.05, ax: Any = None) -> Any:
+def cd_diagram(scores: Any, *, lower_is_better: bool, alpha: float = 0.05, ax: Any = None) -> Any:
     """Critical-difference diagram (``scikit_posthocs.critical_difference_diagram``): average ranks,
     with bars joining algorithms whose Nemenyi p-value is at least ``alpha``. Returns the axes.
 
@@ -144,9 +146,9 @@ def cd_diagram(scores: Any, lower_is_better: bool = True, alpha: float = 0.05, a
     ----------
     scores : DataFrame or array-like of shape (n_tasks, n_algorithms)
         One row per task and one column per algorithm (at least two; no NaN).
-    lower_is_better : bool, default True
-        True when a smaller score is better; passed to `average_ranks` (the Nemenyi p-values do not
-        depend on it).
+    lower_is_better : bool
+        True when a smaller score is better, False where larger is better (NDCG, MAP); passed to
+        `average_ranks` (the Nemenyi p-values do not depend on it). Required, as there.
     alpha : float, default 0.05
         Significance level: pairs with a Nemenyi p-value below it are not joined.
     ax : matplotlib.axes.Axes, optional
@@ -159,7 +161,7 @@ def cd_diagram(scores: Any, lower_is_better: bool = True, alpha: float = 0.05, a
     import matplotlib.pyplot as plt
     import scikit_posthocs as sp
 
-    ranks = average_ranks(scores, lower_is_better)
+    ranks = average_ranks(scores, lower_is_better=lower_is_better)
     sig = nemenyi(scores)
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 2.2))
@@ -195,16 +197,17 @@ def paired_ttest(a: Any, b: Any) -> tuple[float, float]:
     return float(res.statistic), float(res.pvalue)
 
 
-def comparison_table(scores: Any, lower_is_better: bool = True, alpha: float = 0.05) -> pd.DataFrame:
+def comparison_table(scores: Any, *, lower_is_better: bool, alpha: float = 0.05) -> pd.DataFrame:
     """Average rank per algorithm with the Friedman p-value and the critical difference (one table).
 
     Parameters
     ----------
     scores : DataFrame or array-like of shape (n_tasks, n_algorithms)
         One row per task and one column per algorithm (at least two; no NaN).
-    lower_is_better : bool, default True
+    lower_is_better : bool
         True when a smaller score is better (an error rate, a loss): the smallest score on a task gets
-        rank 1. Pass False for scores where larger is better (NDCG, MAP).
+        rank 1; False where larger is better (NDCG, MAP). Required, with no default: both kinds of
+        score are common, and the wrong guess reverses every rank without any error.
     alpha : float, default 0.05
         Significance level of the critical difference (`critical_difference`).
 
@@ -216,7 +219,8 @@ def comparison_table(scores: Any, lower_is_better: bool = True, alpha: float = 0
         algorithms.
     """
     df = _frame(scores)
-    out = pd.DataFrame({"average rank": average_ranks(df, lower_is_better), "mean": df.mean(axis=0)})
+    ranks = average_ranks(df, lower_is_better=lower_is_better)
+    out = pd.DataFrame({"average rank": ranks, "mean": df.mean(axis=0)})
     if df.shape[1] >= 3:
         out.attrs["friedman_p"] = friedman(df)[1]
     out.attrs["critical_difference"] = critical_difference(df.shape[1], df.shape[0], alpha)

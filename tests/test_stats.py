@@ -19,10 +19,21 @@ def _scores(seed=0, n=30):
 
 def test_average_ranks_and_ties():
     df = pd.DataFrame({"a": [1.0, 2.0, 1.0], "b": [2.0, 1.0, 1.0]})
-    np.testing.assert_allclose(stats.task_ranks(df).to_numpy(), [[1, 2], [2, 1], [1.5, 1.5]])
-    r = stats.average_ranks(_scores())
+    np.testing.assert_allclose(stats.task_ranks(df, lower_is_better=True).to_numpy(),
+                               [[1, 2], [2, 1], [1.5, 1.5]])
+    r = stats.average_ranks(_scores(), lower_is_better=True)
     assert list(r.round(6)) == [1.0, 2.0, 3.0]
     assert list(stats.average_ranks(_scores(), lower_is_better=False).round(6)) == [3.0, 2.0, 1.0]
+
+
+@pytest.mark.parametrize("fn", ["task_ranks", "average_ranks", "cd_diagram", "comparison_table"])
+def test_rank_direction_must_be_said(fn):
+    """NDCG and MAP (higher is better) and error rates (lower is better) are both common: a default
+    direction reversed every rank of the other kind without an error."""
+    with pytest.raises(TypeError, match="lower_is_better"):
+        getattr(stats, fn)(_scores())
+    table = stats.comparison_table(_scores(), lower_is_better=False)
+    assert list(table["average rank"].round(6)) == [3.0, 2.0, 1.0]
 
 
 def test_critical_difference_demsar():
@@ -41,7 +52,7 @@ def test_friedman_nemenyi():
 
 
 def test_cd_diagram_and_ttest():
-    ax = stats.cd_diagram(_scores())
+    ax = stats.cd_diagram(_scores(), lower_is_better=True)
     assert ax is not None
     t, p = stats.paired_ttest([1, 2, 3, 4.5], [1.5, 2.5, 3.2, 5])
     assert p < 0.1 and t < 0
@@ -49,7 +60,7 @@ def test_cd_diagram_and_ttest():
 
 def test_bad_input():
     with pytest.raises(ValueError):
-        stats.average_ranks(pd.DataFrame({"a": [1.0, np.nan], "b": [1.0, 2.0]}))
+        stats.average_ranks(pd.DataFrame({"a": [1.0, np.nan], "b": [1.0, 2.0]}), lower_is_better=True)
     with pytest.raises(ValueError):
         stats.friedman(pd.DataFrame({"a": [1.0, 2.0], "b": [2.0, 1.0]}))
     with pytest.raises(ValueError):
