@@ -480,7 +480,7 @@ class Registry:
             Why the claim cannot be decided as stated here: sets NOT COMPARABLE, with the test's own
             verdict appended to this reason. None: the test decides.
         not_testable : str or None, default None
-            Likewise for NOT TESTABLE HERE; wins over ``not_comparable`` when both are given.
+            Likewise for NOT TESTABLE HERE. Not with ``not_comparable`` (one verdict, one reason).
         paper_value : Any, default None
             The paper's printed value, if any, shown beside ours.
         ours : Any, default None
@@ -494,6 +494,9 @@ class Registry:
         if kind == "finding" and (not_comparable is not None or not_testable is not None):
             raise ValueError(f"claim {id!r}: a finding is reported, not judged, so not_comparable / "
                              "not_testable do not apply (they were dropped before); use Registry.finding")
+        if not_comparable is not None and not_testable is not None:
+            raise ValueError(f"claim {id!r}: give not_comparable or not_testable, not both (one verdict "
+                             "with one reason; the other reason would be dropped)")
         override, reason = None, ""
         if not_comparable is not None:
             override, reason = NOT_COMPARABLE, not_comparable

@@ -124,6 +124,13 @@ def test_a_finding_takes_no_verdict_override():
         add(reg, "f", ev(0.01, 0.1), kind="finding", not_comparable="substitute data")
 
 
+def test_one_override_with_one_reason():
+    """Both overrides at once used to keep NOT TESTABLE HERE and drop the not_comparable reason."""
+    reg = Registry("04_tree_fitting", "Tree fitting")
+    with pytest.raises(ValueError, match="'g': give not_comparable or not_testable, not both"):
+        add(reg, "g", ev(0.01, 0.1), not_comparable="substitute data", not_testable="no such data here")
+
+
 def test_ids_kinds_and_duplicates_are_checked():
     reg = Registry("01_rankboost", "RankBoost")
     with pytest.raises(ValueError, match="id"):
