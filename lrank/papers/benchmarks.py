@@ -90,7 +90,10 @@ def status_of(row: pd.Series) -> str:
     direction, _ = target_value(row.get("target"))
     if direction is None:
         return "report"
-    return "met" if str(row.get("met")).strip().lower() in ("true", "1", "yes", "met") else "missed"
+    met = row.get("met")
+    if isinstance(met, (bool, int, float, np.bool_, np.integer, np.floating)):  # 1.0 from a float column
+        return "met" if met == met and bool(met) else "missed"                  # NaN: not met
+    return "met" if str(met).strip().lower() in ("true", "1", "yes", "met") else "missed"
 
 
 def kind_of(ratio_kind: object) -> str:

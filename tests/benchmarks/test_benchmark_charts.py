@@ -153,3 +153,11 @@ def test_one_benchmark_against_two_peers_is_named_with_each_peer(tmp_path):
             "gbrt: OLE vs SE (vs XGBoost) (4.5 against <= 1.5)" in sentence)
     undecided = charts.what_to_see(df.assign(status="undecided"), "time ratio")
     assert "gbrt: MART time per tree 1;" in undecided  # a name no other row shares is left as it is
+
+
+@pytest.mark.parametrize(("met", "want"), [(1.0, "met"), (True, "met"), ("True", "met"), (0.0, "missed"),
+                                           (float("nan"), "missed"), ("no", "missed")])
+def test_met_cells_of_any_type_read_as_their_value(met, want):
+    """A float ``met`` column (1.0 / 0.0, what a CSV with a blank cell gives) read 1.0 as missed."""
+    row = pd.Series({"target": ">= 2", "met": met})
+    assert charts.status_of(row) == want
