@@ -19,7 +19,8 @@ Names, one per concept, in every estimator that has the concept:
 Methods: ``fit(X, y, *, qid=None, group=None, sample_weight=None, eval_set=None, eval_group=None,
 eval_qid=None, eval_names=None)`` (or ``fit(RankingData)``);
 ``predict(X, num_iteration=None)`` (``None``: ``best_iteration_`` when early stopping chose one, else
-every round); ``staged_predict(X)``; ``save_model(path)`` / ``load_model(path)``.
+every round; ``k``: the first ``k`` rounds, so ``0`` is the empty model, where LightGBM reads ``0`` as
+every tree); ``staged_predict(X)``; ``save_model(path)`` / ``load_model(path)``.
 
 Fitted attributes end in ``_``: ``n_features_in_``, ``feature_names_in_`` (a DataFrame's columns, as in
 scikit-learn: checked at ``predict``, saved with the model), ``n_iter_`` (rounds actually fitted),
