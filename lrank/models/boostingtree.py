@@ -67,7 +67,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, InvalidParameterError, StrOptions
 
 from lrank.metamax import h_exp_sqrt, hull_select
 from lrank.models._base import BaseRanker, MeasuredStep, SumOfEstimators, TreeEnsembleMixin, improves
@@ -200,9 +200,10 @@ class _Driver(TreeEnsembleMixin, BaseRanker):
         from lrank.models._base import _check_X_y
 
         if self.base is None:  # the default: a driver of nothing; say what to pass
-            raise TypeError(f"{type(self).__name__} drives a base boosting algorithm: pass base=, e.g. "
-                            f"{type(self).__name__}(base=lrank.LambdaMARTBase()), base=lrank.NDCGBoost() or "
-                            "base=lrank.AdaBoostStumps()")
+            raise InvalidParameterError(  # a ValueError and a TypeError, as scikit-learn's own check raised
+                f"{type(self).__name__} drives a base boosting algorithm: pass base=, e.g. "
+                f"{type(self).__name__}(base=lrank.LambdaMARTBase()), base=lrank.NDCGBoost() or "
+                "base=lrank.AdaBoostStumps()")
         self._validate()
         self._set_feature_names(X)
         if not isinstance(X, RankingData):       # scikit-learn's checks and messages, as BaseRanker's
