@@ -76,3 +76,27 @@ def test_wrappers_name_the_bad_parameter():
     for name, call in cases:
         with pytest.raises(ValueError, match=name):
             call()
+
+
+def _potentials_bipartite_reference(v, side, c, doc_query):
+    """pi(x) = s(x) c_q v(x) (RankBoost Eq. 8 for bipartite feedback), zero outside the feedback."""
+    return np.where(side != 0, side * c[doc_query] * v, 0.0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_potentials_bipartite_agrees_with_numpy(seed):
+    """Random queries (one-document queries among them), documents outside the feedback (side 0), a query
+    whose documents are all on one side (all-equal labels) and a zero query mass."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 6, 8)
+    doc_query = np.repeat(np.arange(sizes.size), sizes).astype(np.int64)
+    side = rng.integers(-1, 2, doc_query.size).astype(np.int64)
+    side[doc_query == 0] = 1                                    # one query: every document on one side
+    v = rng.random(doc_query.size)
+    c = rng.random(sizes.size)
+    c[1] = 0.0
+    got = K.potentials_bipartite(v, side, c, doc_query)
+    np.testing.assert_array_equal(got, _potentials_bipartite_reference(v, side, c, doc_query))
+    assert got.dtype == np.float64 and (got[side == 0] == 0).all()
+    with pytest.raises(ValueError, match="one length"):
+        K.potentials_bipartite(v[:-1], side, c, doc_query)
