@@ -142,6 +142,16 @@ def _table_figures(document) -> None:
             node.__class__ = TableFigure  # in place: the document's ids keep pointing at it
 
 
+def _no_mail_links(document) -> None:
+    """A docstring's "NDCG@10" is text: docutils links any bare ``word@word`` as an e-mail address
+    ("mailto:NDCG@10"), and nothing the book documents is one."""
+    from docutils import nodes
+
+    for ref in list(document.findall(nodes.reference)):
+        if ref.get("refuri", "").startswith("mailto:"):
+            ref.replace_self(nodes.Text(ref.astext()))
+
+
 def _prose_not_type(app, what, name, obj, options, lines):
     """A constant's doc comment (``#:``) whose first line holds prose, a colon, then more prose keeps that
     colon as prose: napoleon reads ``text: more`` on a constant's first line as ``type: description``, and
@@ -169,6 +179,14 @@ def setup(app):
     app.add_enumerable_node(TableFigure, "table",
                             html=(HTML5Translator.visit_figure, HTML5Translator.depart_figure))
     app.add_transform(TablesNumbered)
+
+    class NoMailLinks(SphinxTransform):
+        default_priority = SphinxDomains.default_priority
+
+        def apply(self, **kwargs):
+            _no_mail_links(self.document)
+
+    app.add_transform(NoMailLinks)
 
     class LocalLabelsOut(SphinxTransform):
         default_priority = SphinxDomains.default_priority - 1

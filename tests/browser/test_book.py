@@ -94,6 +94,7 @@ def test_chapters_api_bibliography_and_downloads(book):
     assert all(f'id="lrank.{n}"' in api for n in rankers) and 'id="lrank.load_model"' in api
     mart = api[api.index('id="lrank.MART"'):api.index('id="lrank.McRank"')]
     assert "min_child_samples" in mart and "colsample_bytree" in mart  # the shared parameters, listed
+    assert 'href="mailto:' not in api and "NDCG&#64;10" in api  # "NDCG@10" is text, not an e-mail link
     cli = (html / "cli.html").read_text(encoding="utf-8")  # every command's --help, with its examples
     from lrank.__main__ import build_parser
 
