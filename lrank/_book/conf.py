@@ -13,6 +13,9 @@ copyright = "the lrank authors"  # noqa: A001
 extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax",
               "sphinxcontrib.bibtex"]
 root_doc = "index"
+# numpydoc's `name` is a cross-reference: it links where the API reference documents the name (see
+# _unlisted_name_as_code for the others)
+default_role = "py:obj"
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 html_theme = "sphinx_book_theme"
 html_title = "lrank: boosting for learning to rank"
@@ -152,6 +155,14 @@ def _no_mail_links(document) -> None:
             ref.replace_self(nodes.Text(ref.astext()))
 
 
+def _unlisted_name_as_code(app, env, node, contnode):
+    """A `name` (the default role, ``py:obj``) that the API reference does not document (a private module,
+    a parameter, an internal helper) is shown as code, as before links: only explicit roles must resolve."""
+    if node.get("refdomain") == "py" and node.get("reftype") == "obj":
+        return contnode
+    return None
+
+
 def _prose_not_type(app, what, name, obj, options, lines):
     """A constant's doc comment (``#:``) whose first line holds prose, a colon, then more prose keeps that
     colon as prose: napoleon reads ``text: more`` on a constant's first line as ``type: description``, and
@@ -205,6 +216,7 @@ def setup(app):
     with open(os.path.join(app.confdir, "lrank-math.js"), encoding="utf-8") as f:
         app.add_js_file(None, type="text/x-mathjax-config", body=f.read())
     app.connect("doctree-resolved", _figures_in_html_outputs)
+    app.connect("missing-reference", _unlisted_name_as_code)
     app.add_transform(LocalLabelsOut)
     app.add_transform(LocalLabelsBack)
     return {"parallel_read_safe": True}

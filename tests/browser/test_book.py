@@ -95,6 +95,9 @@ def test_chapters_api_bibliography_and_downloads(book):
     mart = api[api.index('id="lrank.MART"'):api.index('id="lrank.McRank"')]
     assert "min_child_samples" in mart and "colsample_bytree" in mart  # the shared parameters, listed
     assert 'href="mailto:' not in api and "NDCG&#64;10" in api  # "NDCG@10" is text, not an e-mail link
+    # numpydoc's `evaluate` links to what it names where the reference documents it (else it is code)
+    assert 'href="#lrank.metrics.evaluate" title="lrank.metrics.evaluate"><code class="xref py py-obj' in api
+    assert "<cite>" not in api
     cli = (html / "cli.html").read_text(encoding="utf-8")  # every command's --help, with its examples
     from lrank.__main__ import build_parser
 
