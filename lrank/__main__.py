@@ -437,7 +437,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
     print(f"numba threads {numba.config.NUMBA_NUM_THREADS}, threading layer {_threading_layer()}")
     print(_cache_line())
-    print(f"profile {profile()}, data {data_dir()}, figures {figures_dir()}")
+    print(f"profile {profile()}, data {data_dir()}, figures {figures_dir(create=False)}")
     try:
         from lrank.data.fetch import status
     except ImportError:

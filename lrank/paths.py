@@ -1,10 +1,12 @@
 """Where lrank reads and writes: absolute paths from the package location, overridable by env vars.
 
-* ``LRANK_DATA``: data root (downloads, caches); default ``<repo>/data``.
+* ``LRANK_DATA``: data root (downloads, caches); default ``<repo>/data`` in a checkout of the repository,
+  ``~/lrank_data`` for an installed package (as scikit-learn's ``~/scikit_learn_data``).
 * ``LRANK_OUTPUT_DIR``: output root; figures and tables go to ``<root>/figures`` (quick profile),
   ``<root>/figures/paper`` (paper profile) and ``<root>/figures/rehearsal`` (rehearsal profile); default the
-  repository root.
-* ``LRANK_PROFILE``: the default profile of the notebooks (``quick`` unless set); one of `PROFILES`.
+  repository root in a checkout, the current working directory for an installed package.
+
+An installed package (``pip install`` of a wheel) lives in ``site-packages``: it never writes there.
 """
 
 from __future__ import annotations
@@ -25,13 +27,22 @@ def repo_dir() -> Path:
     return REPO_DIR
 
 
+def in_checkout() -> bool:
+    """Whether the package runs from a checkout of the repository (its parent folder holds
+    ``pyproject.toml`` and ``notebooks/``), rather than installed into ``site-packages``."""
+    return (REPO_DIR / "pyproject.toml").is_file() and (REPO_DIR / "notebooks").is_dir()
+
+
 def data_dir() -> Path:
-    """Data root: ``$LRANK_DATA`` or ``<repo>/data``."""
-    return Path(os.environ.get("LRANK_DATA", REPO_DIR / "data")).resolve()
+    """Data root: ``$LRANK_DATA``, else ``<repo>/data`` in a checkout, else ``~/lrank_data``."""
+    default = REPO_DIR / "data" if in_checkout() else Path.home() / "lrank_data"
+    return Path(os.environ.get("LRANK_DATA", default)).resolve()
 
 
 def output_root() -> Path:
-    return Path(os.environ.get("LRANK_OUTPUT_DIR", REPO_DIR)).resolve()
+    """Output root: ``$LRANK_OUTPUT_DIR``, else the repository in a checkout, else the working directory."""
+    default = REPO_DIR if in_checkout() else Path.cwd()
+    return Path(os.environ.get("LRANK_OUTPUT_DIR", default)).resolve()
 
 
 class ProfileError(ValueError):
@@ -50,13 +61,15 @@ def profile(default: str = "quick") -> str:
     return check_profile(os.environ.get("LRANK_PROFILE", default), "LRANK_PROFILE")
 
 
-def figures_dir(profile_name: str | None = None) -> Path:
-    """``<output>/figures`` for the quick profile, ``<output>/figures/<profile>`` for the others."""
+def figures_dir(profile_name: str | None = None, create: bool = True) -> Path:
+    """``<output>/figures`` for the quick profile, ``<output>/figures/<profile>`` for the others; created
+    unless ``create=False`` (to name it only, as ``python -m lrank info`` does)."""
     p = profile() if profile_name is None else check_profile(profile_name)
     d = output_root() / "figures"
     if p != "quick":
         d = d / p
-    d.mkdir(parents=True, exist_ok=True)
+    if create:
+        d.mkdir(parents=True, exist_ok=True)
     return d
 
 

@@ -89,9 +89,10 @@ def test_info_says_how_to_get_absent_data(tmp_path):
 
     from lrank.data.fetch import REGISTRY
 
-    env = dict(os.environ, LRANK_DATA=str(tmp_path))
+    env = dict(os.environ, LRANK_DATA=str(tmp_path / "data"), LRANK_OUTPUT_DIR=str(tmp_path / "out"))
     out = subprocess.run([sys.executable, "-m", "lrank", "info"], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
+    assert not (tmp_path / "out").exists(), "info names the output folder; it creates nothing"
     auto = [n for n, ds in REGISTRY.items() if ds.method != "manual"]
     assert f"to download the absent ones: python -m lrank fetch {' '.join(auto)}" in out.stdout
     assert "yahoo-ltr cannot be downloaded for you: python -m lrank fetch yahoo-ltr says how" in out.stdout

@@ -35,3 +35,34 @@ def test_a_bad_profile_is_one_line_not_a_traceback(tmp_path):
     assert "Traceback" not in out.stderr
     assert out.stderr.strip().splitlines()[-1] == (
         "python -m lrank info: LRANK_PROFILE must be one of 'quick', 'paper', 'rehearsal', got 'bogus'")
+
+
+def test_an_installed_package_never_writes_into_site_packages(tmp_path, monkeypatch):
+    """A wheel installs lrank into site-packages, beside other packages and without pyproject.toml or
+    notebooks/: data go to ~/lrank_data and outputs to the working directory, as scikit-learn's data home."""
+    import lrank.paths as paths
+
+    site = tmp_path / "site-packages"
+    (site / "lrank").mkdir(parents=True)
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    monkeypatch.setattr(paths, "REPO_DIR", site)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("LRANK_DATA", raising=False)
+    monkeypatch.delenv("LRANK_OUTPUT_DIR", raising=False)
+    monkeypatch.setenv("LRANK_PROFILE", "quick")
+    monkeypatch.chdir(work)
+    assert not paths.in_checkout()
+    assert paths.data_dir() == home / "lrank_data"
+    assert paths.figures_dir(create=False) == work / "figures" and not (work / "figures").exists()
+    assert paths.figures_dir() == work / "figures" and (work / "figures").is_dir()
+    assert not any(p.name != "lrank" for p in site.iterdir())
+    # a checkout: the repository's own folders, as before
+    (site / "pyproject.toml").write_text("")
+    (site / "notebooks").mkdir()
+    assert paths.in_checkout() and paths.data_dir() == site / "data" and paths.output_root() == site
+    # the variables win either way
+    monkeypatch.setenv("LRANK_DATA", str(tmp_path / "d"))
+    monkeypatch.setenv("LRANK_OUTPUT_DIR", str(tmp_path / "o"))
+    assert paths.data_dir() == tmp_path / "d" and paths.output_root() == tmp_path / "o"

@@ -1,7 +1,8 @@
 """Real data sets: where they come from, their checksums and licences, and how to load them.
 
 ``fetch(name)`` downloads a data set into ``$LRANK_DATA/downloads/<folder>/`` (default
-``<repo>/data/downloads``, gitignored), verifies its sha256 and returns it loaded:
+``<repo>/data/downloads`` in a checkout, gitignored; ``~/lrank_data/downloads`` for an installed package:
+`lrank.paths.data_dir`), verifies its sha256 and returns it loaded:
 
 ==================  ============================================================================
 ``mslr-sample``     ``(train, test)`` `RankingData`: the first 5,000 lines of MSLR-WEB10K Fold1
