@@ -245,7 +245,13 @@ def load_chess(name: str, path: str | Path | None = None) -> RankingData:
 
     p = Path(path) if path is not None else chess_path(name)
     if not p.is_file():
-        raise FileNotFoundError(f"{p} not found; generate it with lrank.data.chess.generate({name!r})")
+        from lrank.paths import in_checkout
+
+        where = "" if path is not None or in_checkout() else (
+            " (the committed sets are in data/chess/ of a source checkout; an installed package has none: "
+            "pass path= to a copy)")
+        raise FileNotFoundError(f"{p} not found{where}; generate it with lrank.data.chess.generate({name!r}) "
+                                "(needs the stockfish engine)")
     z = np.load(p, allow_pickle=False)
     prov = json.loads(str(z["provenance"]))
     prov["file"] = str(p)

@@ -49,3 +49,16 @@ def test_committed_sets(name):
     assert d.provenance["evaluator"] == "stockfish"
     for a, b in zip(d.qptr[:-1], d.qptr[1:]):
         assert d.y[a:b].max() == 4                      # the best move of every position is labelled 4
+
+
+def test_a_missing_set_says_where_the_committed_ones_are(tmp_path, monkeypatch):
+    import pytest
+
+    import lrank.paths
+    from lrank.data.chess import load_chess
+
+    with pytest.raises(FileNotFoundError, match=r"not found; generate it with .*stockfish"):
+        load_chess("b84", path=tmp_path / "b84.npz")
+    monkeypatch.setattr(lrank.paths, "REPO_DIR", tmp_path)  # an installed package: no checkout around it
+    with pytest.raises(FileNotFoundError, match=r"data/chess/ of a source checkout; an installed"):
+        load_chess("b84")
