@@ -10,6 +10,10 @@ threshold`` left; ``decision_type`` 8 says "a missing value is NaN, and goes rig
 left". ``leaf_count`` / ``internal_count`` are the training documents of each node (TreeSHAP weighs
 paths by them), ``split_gain`` feeds ``feature_importance("gain")``. A constant is a 1-leaf tree.
 
+The file holds the rounds ``predict`` uses by default: after early stopping the first
+``best_iteration_`` (LightGBM's ``save_model`` likewise writes its best iteration), else all; so
+``booster_.predict(X)`` equals ``predict(X)``.
+
 Thresholds of ``+-inf`` (lrank's "every value" / "missing vs known" splits) are written as the largest
 finite double of that sign, which sends every float the same way.
 

@@ -26,6 +26,10 @@ BoostingTree, Exp3P, Standard          the hypotheses of the model ``predict`` u
                                        inside ``H``, ``-alpha`` outside; gain ``1 - 2 sqrt(e (1 - e))``)
 =====================================  ===============================================================
 
+Every adapter takes the rounds that ``predict`` uses by default: the first ``best_iteration_`` when early
+stopping chose one, else all (as LightGBM's ``save_model`` and ``feature_importance`` without an
+``iteration``).
+
 Counts are the training documents that reached each node where the family records them (the trees of
 the gradient boosting families and NDCGBoost's); for the others they come from data passed to the export
 (`node_counts`).
@@ -132,7 +136,7 @@ def _gbrt(model: Any) -> TreeEnsemble:
     count = getattr(model, "tree_count_", None)
     n_docs = None if count is None else float(count[0, 0]) if count.shape[0] else None
     trees = [_leaf(float(c), n_docs) for c in model.init_]
-    for t in range(model.n_iter_ * K):
+    for t in range(model._num_iteration(None) * K):  # the iterations predict uses (best_iteration_, else all)
         m = _used_nodes(lt[t], rt[t])
         trees.append(_node_tree(f[t, :m], th[t, :m], lt[t, :m], rt[t, :m], v[t, :m], True,
                                 gain[t, :m], None if count is None else count[t, :m]))

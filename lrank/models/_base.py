@@ -479,15 +479,18 @@ class TreeEnsembleMixin:
 
     def feature_importance(self, importance_type: str = "split") -> np.ndarray:
         """Per-feature ``"split"`` counts or total ``"gain"`` of the splits, as LightGBM's
-        ``Booster.feature_importance(importance_type=...)`` (float64, one per feature)."""
+        ``Booster.feature_importance(importance_type=...)`` (float64, one per feature), over the rounds
+        ``predict`` uses (the first ``best_iteration_`` after early stopping, else all)."""
         from lrank.io.trees import feature_importance
 
         return feature_importance(self, importance_type)
 
     def to_lightgbm(self, path: str | Path | None = None, data: Any = None) -> str:
         """The model as LightGBM's text model (`lrank.io.lightgbm.to_lightgbm`); written to ``path`` when
-        given. ``data`` (an array or `RankingData`) supplies the node counts (``leaf_count`` /
-        ``internal_count``, TreeSHAP's weights) for the families that record none at fit."""
+        given. It holds the rounds ``predict`` uses (after early stopping the first ``best_iteration_``,
+        as LightGBM's ``save_model``). ``data`` (an array or `RankingData`) supplies the node counts
+        (``leaf_count`` / ``internal_count``, TreeSHAP's weights) for the families that record none at
+        fit."""
         from lrank.io.lightgbm import to_lightgbm
 
         return to_lightgbm(self, path, data=data)

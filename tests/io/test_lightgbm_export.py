@@ -114,6 +114,30 @@ def test_node_counts_recorded_at_fit_are_the_training_documents(sets):
     assert tree["internal_count"] == train.n_docs
 
 
+ES = {  # the families that stop early on an eval_set: a long budget, stopped after 2 rounds without gain
+    "MART": lambda: MART(n_estimators=60, num_leaves=5, min_child_samples=2, early_stopping_rounds=2),
+    "LambdaMART": lambda: LambdaMART(n_estimators=60, num_leaves=5, min_child_samples=2,
+                                     early_stopping_rounds=2),
+    "McRank": lambda: McRank(n_estimators=60, num_leaves=4, min_child_samples=2, early_stopping_rounds=2),
+    "NDCGBoost": lambda: NDCGBoost(n_estimators=60, num_leaves=3, random_state=0, early_stopping_rounds=2),
+    "RankBoost": lambda: RankBoost(n_estimators=200, random_state=0, early_stopping_rounds=2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ES))
+def test_after_early_stopping_the_export_holds_the_rounds_predict_uses(name, sets, tmp_path):
+    """As LightGBM's save_model after early stopping: the file (and booster_) predicts as predict()."""
+    train, test = sets
+    model = ES[name]().fit(train, eval_set=[test])
+    assert model.best_iteration_ is not None and model.best_iteration_ < model.n_iter_, "did not stop early"
+    booster = lgb.Booster(model_str=model.to_lightgbm(data=train))
+    for X in (train.X, test.X):
+        _check(model, booster, X, multiclass=name == "McRank")
+    K = booster.num_model_per_iteration()
+    init = K if name in ("MART", "LambdaMART", "McRank") else 0  # the initial score: a 1-leaf tree per class
+    assert booster.num_trees() == init + model.best_iteration_ * K
+
+
 def test_export_survives_save_and_load(sets, tmp_path):
     from lrank.models._base import load_model
 
