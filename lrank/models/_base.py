@@ -176,13 +176,18 @@ class BaseRanker(BaseEstimator):
         _check_feature_names(self, X.X if isinstance(X, RankingData) else X, reset=True)
 
     def _eval_sets(self, eval_set: Any, eval_group: Any = None, eval_qid: Any = None,
-                   eval_names: Any = None) -> list[RankingData]:
+                   eval_names: Any = None, train: tuple[Any, Any] | None = None) -> list[RankingData]:
         """``eval_set`` as a list of `RankingData` (and ``eval_names`` kept for ``history_``'s columns).
 
         Accepted: a `RankingData`; a tuple ``(X, y, qid)``; a tuple ``(X, y)`` whose queries are the
         matching entry of ``eval_group`` (LightGBM's per-query counts) or ``eval_qid`` (per-row ids); or
         a list of these. A DataFrame ``X`` must have the training columns, in the training order
         (scikit-learn's check, as at ``predict``).
+
+        ``train`` is the ``(X, y)`` given to ``fit``. Early stopping watches the first eval set; when that
+        is the training data itself (the same objects, LightGBM's test), ``eval_set=[(X, y), (Xv, yv)]``
+        as LightGBM users write it, where LightGBM skips the training set and XGBoost watches the last,
+        it is an error rather than a model stopped on its training score.
         """
         from sklearn.utils.validation import _check_feature_names
 
@@ -193,6 +198,14 @@ class BaseRanker(BaseEstimator):
                     raise ValueError(f"{name} was given without an eval_set")
             return []
         items = [eval_set] if isinstance(eval_set, (RankingData, tuple)) else list(eval_set)
+        if train is not None and getattr(self, "early_stopping_rounds", None) is not None and items:
+            first = items[0]
+            if first is train[0] or (isinstance(first, tuple) and len(first) >= 2 and first[0] is train[0]
+                                     and first[1] is train[1]):
+                raise ValueError(
+                    "eval_set[0] is the training data, and early stopping watches the first eval set: put "
+                    "the validation set first, e.g. eval_set=[(X_valid, y_valid), (X, y)] (LightGBM skips "
+                    "the training set for early stopping, XGBoost watches the last set)")
         if eval_group is not None and eval_qid is not None:
             raise TypeError("pass eval_group or eval_qid, not both")
         groups = _per_set(eval_group, "eval_group", len(items))

@@ -188,7 +188,7 @@ class AdaRank(BaseRanker):
         eval_metric = _check_metric(self.eval_metric or metric, "eval_metric")
         data = self._ranking_data(X, y, qid, group)
         self._warn_if_nothing_to_rank(data)
-        valids = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        valids = self._eval_sets(eval_set, eval_group, eval_qid, eval_names, train=(X, y))
         wq = self._sample_weight(sample_weight, data, "query")
         valid = valids[0] if valids else None
         opts = dict(self.metric_options or {})

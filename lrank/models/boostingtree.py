@@ -206,13 +206,14 @@ class _Driver(TreeEnsembleMixin, BaseRanker):
                 "base=lrank.AdaBoostStumps()")
         self._validate()
         self._set_feature_names(X)
+        train = (X, y)  # the caller's own objects (eval_set[0] must not be them under early stopping)
         if not isinstance(X, RankingData):       # scikit-learn's checks and messages, as BaseRanker's
             X, y = _check_X_y(self, X, y)
         step = make_step(self.base, X, y, qid=qid, group=group)
         self.n_features_in_ = int(step.n_features)
         if isinstance(getattr(step, "data", None), RankingData):  # lrank's steps; a user's may hold none
             self._warn_if_nothing_to_rank(step.data)
-        evals = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        evals = self._eval_sets(eval_set, eval_group, eval_qid, eval_names, train=train)
         if sample_weight is not None:
             raise ValueError(f"{type(self).__name__} has no natural weighting of documents or queries: "
                              "sample_weight is not supported (weighted: MART and McRank per document; "

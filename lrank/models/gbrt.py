@@ -419,7 +419,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         data = self._ranking_data(X, y, qid, group)
         self._check_labels(data)  # before the binning, which takes a while on large sets
         self._warn_if_nothing_to_rank(data)
-        valid = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        valid = self._eval_sets(eval_set, eval_group, eval_qid, eval_names, train=(X, y))
         w = self._sample_weight(sample_weight, data, self._weighting)
         if w is not None and self._weighting == "query":
             w = np.repeat(w, data.group)

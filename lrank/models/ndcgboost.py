@@ -253,7 +253,7 @@ class NDCGBoost(TreeEnsembleMixin, SumOfEstimators, BaseRanker):
         self._validate()
         data = self._ranking_data(X, y, qid, group)
         self._warn_if_nothing_to_rank(data)
-        evals = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        evals = self._eval_sets(eval_set, eval_group, eval_qid, eval_names, train=(X, y))
         self._sample_weight(sample_weight, data, None)
         valid = evals[0] if evals else None
         vmetric = self.eval_metric or self.metric

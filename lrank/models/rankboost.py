@@ -264,7 +264,7 @@ class RankBoost(TreeEnsembleMixin, BaseRanker):
         """
         self._validate()
         data = self._ranking_data(X, y, qid, group)
-        valid = self._eval_sets(eval_set, eval_group, eval_qid, eval_names)
+        valid = self._eval_sets(eval_set, eval_group, eval_qid, eval_names, train=(X, y))
         wq = self._sample_weight(sample_weight, data, "query")
         if self.early_stopping_rounds is not None and not valid:
             raise ValueError("early_stopping_rounds needs an eval_set to watch")

@@ -273,3 +273,29 @@ def test_booster_predicts_as_the_model_or_says_why_it_is_absent(data, monkeypatc
     monkeypatch.setitem(sys.modules, "lightgbm", None)   # as if LightGBM were not installed
     with pytest.raises(AttributeError, match="pip install lightgbm"):
         _ = est.booster_
+
+
+@pytest.mark.parametrize("name", ["RankBoost", "AdaRank", "MART", "LambdaMART", "McRank", "NDCGBoost",
+                                  "Standard"])
+def test_early_stopping_on_the_training_data_is_refused(name, data):
+    """LightGBM users write eval_set=[(X, y), (X_valid, y_valid)]: LightGBM skips the training set for early
+    stopping; lrank watches the first set, so with the training data first that is an error, not a model
+    stopped on its own training score. Without early stopping, or with the validation set first, it runs."""
+    from lrank.models.boostingtree import LambdaMARTBase, Standard
+
+    valid = make_letor_like(n_queries=6, docs_per_query=(5, 15), n_features=6, random_state=1)
+    X, y, qid = data.X, data.y, data.doc_qid()
+
+    def est(**kw):
+        if name == "Standard":
+            return Standard(LambdaMARTBase(num_leaves=2), n_estimators=5, **kw)
+        return make(name, **kw)
+
+    both = [(X, y), (valid.X, valid.y)]
+    qids = [qid, valid.doc_qid()]
+    with pytest.raises(ValueError, match=r"eval_set\[0\] is the training data.*put the validation set first"):
+        est(early_stopping_rounds=2).fit(X, y, qid=qid, eval_set=both, eval_qid=qids)
+    with pytest.raises(ValueError, match=r"eval_set\[0\] is the training data"):
+        est(early_stopping_rounds=2).fit(data, eval_set=[data, valid])
+    est(early_stopping_rounds=2).fit(X, y, qid=qid, eval_set=both[::-1], eval_qid=qids[::-1])
+    est(early_stopping_rounds=None).fit(X, y, qid=qid, eval_set=both, eval_qid=qids)
