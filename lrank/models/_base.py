@@ -372,7 +372,8 @@ class BaseRanker(BaseEstimator):
             return tqdm(it, desc=desc or type(self).__name__, leave=False)
         return it
 
-    def score(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None) -> float:
+    def score(self, X: Any, y: Any = None, *, qid: Any = None, group: Any = None,
+              sample_weight: Any = None) -> float:
         """Mean NDCG@10 of ``predict(X)`` over the queries (scikit-learn's ``score``; higher is better).
 
         scikit-learn's model selection (``GridSearchCV``, ``cross_val_score``) calls ``score`` without
@@ -391,11 +392,15 @@ class BaseRanker(BaseEstimator):
             Per-document query ids, each query's rows contiguous. Not with ``group``.
         group : array-like of shape (n_queries,) or None, default None
             Per-query document counts. Not with ``qid``.
+        sample_weight : array-like of shape (n_queries,) or (n_docs,), or None, default None
+            Query weights: the score is then the weighted mean of the queries' NDCG@10 (a per-document
+            array must be constant within each query). scikit-learn's ``score(X, y, sample_weight=None)``
+            name, which its routed ``Pipeline.score`` passes to the last step.
 
         Returns
         -------
         float
-            Mean NDCG@10 over the queries.
+            Mean NDCG@10 over the queries (weighted by ``sample_weight``).
         """
         from lrank._config import get_config
         from lrank.metrics import evaluate
@@ -409,8 +414,12 @@ class BaseRanker(BaseEstimator):
                 "est.set_fit_request(qid=True).set_score_request(qid=True), then pass qid=... to the "
                 "search's fit (cross_val_score: params={'qid': qid, 'groups': qid})")
         data = as_ranking_data(X, y, qid=qid, group=group)
+        w = self._sample_weight(sample_weight, data, "query")
         scores = self.predict(data.X if isinstance(X, RankingData) else X)  # a DataFrame's columns checked
-        return float(evaluate(data.y, scores, data.qptr, ["ndcg@10"])["ndcg@10"])
+        if w is None:
+            return float(evaluate(data.y, scores, data.qptr, ["ndcg@10"])["ndcg@10"])
+        per_query = evaluate(data.y, scores, data.qptr, ["ndcg@10"], per_query=True)["ndcg@10"]
+        return float(np.average(per_query, weights=w))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

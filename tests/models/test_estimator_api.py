@@ -164,6 +164,32 @@ def test_grid_search_with_group_kfold(data):
     assert np.isfinite(gs.cv_results_["mean_test_score"]).all()
 
 
+def test_score_takes_query_weights_and_a_routed_pipeline_scores(data):
+    """score(..., sample_weight=) is the weighted mean of the queries' NDCG@10; scikit-learn's routed
+    Pipeline.score passes sample_weight (None) to the last step, which must take it."""
+    import sklearn
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from lrank.metrics import evaluate
+
+    qid = data.doc_qid()
+    est = make("LambdaMART").fit(data)
+    per_query = evaluate(data.y, est.predict(data.X), data.qptr, ["ndcg@10"], per_query=True)["ndcg@10"]
+    w = np.arange(1.0, data.n_queries + 1)
+    weighted = pytest.approx(np.average(per_query, weights=w))
+    assert est.score(data.X, data.y, qid=qid, sample_weight=w) == weighted
+    assert est.score(data, sample_weight=np.repeat(w, data.group)) == weighted  # per document, per query
+    assert est.score(data, sample_weight=np.ones(data.n_queries)) == pytest.approx(est.score(data))
+    with pytest.raises(ValueError, match="differs within query"):
+        est.score(data, sample_weight=np.arange(data.n_docs, dtype=float))
+    with sklearn.config_context(enable_metadata_routing=True):
+        pipe = Pipeline([("scale", StandardScaler()),
+                         ("rank", make("LambdaMART").set_fit_request(qid=True).set_score_request(qid=True))])
+        pipe.fit(data.X, data.y, qid=qid)
+        assert np.isfinite(pipe.score(data.X, data.y, qid=qid))
+
+
 # ---------------------------------------------------------------------- DataFrame column names
 def _all_estimators():
     """Every ranker, the AdaBoost base and the BoostingTree drivers (each fits X, y in one query)."""
