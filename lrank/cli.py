@@ -155,10 +155,14 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 def _per_query(args: argparse.Namespace, metrics: list[str]):
-    """Per-query values (DataFrame indexed by query id) from ``--run/--qrels`` or ``--model/--input``."""
+    """Per-query values (DataFrame indexed by query id) from ``--run/--qrels`` or ``--model/--input``: in the
+    order the evaluation uses, then with tied scores ordered worst first and best first (the bounds over
+    every order of the ties), and the name of that order."""
+    import warnings
+
     import pandas as pd
 
-    from lrank.io.trec import evaluate_run
+    from lrank.io.trec import evaluate_run, read_trec_qrels, read_trec_run
     from lrank.metrics import evaluate
     from lrank.models._base import load_model
 
@@ -167,22 +171,44 @@ def _per_query(args: argparse.Namespace, metrics: list[str]):
     if args.run:
         if not args.qrels:
             raise CommandError("--run needs --qrels")
-        return evaluate_run(args.run, args.qrels, metrics, gain=args.gain)
-    if not (args.model and args.input):
-        raise CommandError("give --run and --qrels, or --model and --input")
-    data = _load(args.input, "--input")
-    vals = evaluate(data.y, load_model(args.model).predict(data.X), data.qptr, metrics, per_query=True,
-                    gain=args.gain)
-    return pd.DataFrame(vals, index=pd.Index([str(q) for q in data.qid], name="query"))
+        run, qrels = read_trec_run(args.run), read_trec_qrels(args.qrels)
+
+        def table(ties: str) -> pd.DataFrame:
+            return evaluate_run(run, qrels, metrics, gain=args.gain, ties=ties)
+
+        order = "trec_eval's order (tied documents by id, descending)"
+    else:
+        if not (args.model and args.input):
+            raise CommandError("give --run and --qrels, or --model and --input")
+        data = _load(args.input, "--input")
+        scores = load_model(args.model).predict(data.X)
+        index = pd.Index([str(q) for q in data.qid], name="query")
+
+        def table(ties: str) -> pd.DataFrame:
+            return pd.DataFrame(evaluate(data.y, scores, data.qptr, metrics, per_query=True, gain=args.gain,
+                                         ties=ties), index=index)
+
+        order = "the file's order (tied documents as they come, as LightGBM)"
+    main = table("stable")
+    with warnings.catch_warnings():  # said once, by the first table
+        warnings.simplefilter("ignore")
+        return main, table("pessimistic"), table("optimistic"), order
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    """``lrank eval``: mean metrics, and per-query values with ``--idv`` (RankLib's -idv)."""
+    """``lrank eval``: mean metrics, and per-query values with ``--idv`` (RankLib's -idv). When tied scores
+    change a metric, a note on standard error gives its range over every order of the ties."""
     _output_folders(idv=args.idv)
     metrics = [metric_name(m) for m in args.metric]
-    table = _per_query(args, metrics)
+    table, worst, best, order = _per_query(args, metrics)
     means = [f"{m}\tall\t{table[m].mean():.6f}" for m in metrics]
     print("\n".join(means))
+    for m in metrics:
+        moved = int((best[m] != worst[m]).sum())
+        if moved:
+            print(f"note: tied scores decide {m} in {moved} of {len(table)} queries: over every order of the "
+                  f"ties its mean lies in [{worst[m].mean():.6f}, {best[m].mean():.6f}]; "
+                  f"{table[m].mean():.6f} is {order}", file=sys.stderr)
     if args.idv:
         lines = [f"{m}\t{q}\t{v:.6f}" for m in metrics for q, v in table[m].items()]
         Path(args.idv).write_text("\n".join(lines + means) + "\n")

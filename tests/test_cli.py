@@ -237,3 +237,31 @@ def test_eval_gain_linear_gives_trec_evals_ndcg(mslr, tmp_path, capsys):
     capsys.readouterr()
     run2 = trec.write_trec_run(tmp_path / "bm25_raw.trec", data, data.X[:, 109])
     assert main(["compare", str(run), str(run2), "--qrels", str(qrels), "--gain", "linear"]) == 0
+
+
+def test_eval_says_when_tied_scores_decide_a_metric(mslr, tmp_path, capsys):
+    """Stump and feature rankers tie often: eval then gives the metric's range over every order of the
+    ties (worst and best first), on standard error, for a run and for a model alike; no note without ties."""
+    _, test_f, _, test = mslr
+    from lrank.data import load_letor
+
+    data = load_letor(test_f)
+    scores = np.round(data.X[:, 109] / 10)      # BM25 in steps of 10: ties in most queries
+    run = trec.write_trec_run(tmp_path / "tied.trec", data, scores)
+    qrels = trec.write_trec_qrels(tmp_path / "q.txt", data)
+    capsys.readouterr()
+    assert main(["eval", "--run", str(run), "--qrels", str(qrels), "--metric", "NDCG@10"]) == 0
+    out, err = capsys.readouterr()
+    table = trec.evaluate_run(run, qrels, ["ndcg@10"])
+    lo = trec.evaluate_run(run, qrels, ["ndcg@10"], ties="pessimistic")["ndcg@10"]
+    hi = trec.evaluate_run(run, qrels, ["ndcg@10"], ties="optimistic")["ndcg@10"]
+    moved = int((hi != lo).sum())
+    assert 0 < moved <= test.n_queries and lo.mean() < table["ndcg@10"].mean() < hi.mean()
+    assert out.strip() == f"ndcg@10\tall\t{table['ndcg@10'].mean():.6f}"   # stdout as before
+    assert (f"note: tied scores decide ndcg@10 in {moved} of {test.n_queries} queries: over every order of "
+            f"the ties its mean lies in [{lo.mean():.6f}, {hi.mean():.6f}]") in err
+    assert "trec_eval's order" in err
+    distinct = data.X[:, 109] + 1e-9 * np.arange(data.n_docs)
+    untied = trec.write_trec_run(tmp_path / "untied.trec", data, distinct)
+    assert main(["eval", "--run", str(untied), "--qrels", str(qrels)]) == 0
+    assert "note" not in capsys.readouterr().err

@@ -8,9 +8,11 @@ data set without them (MSLR-WEB, Yahoo, Istella, generated data) gets ``d<i>``, 
 
 Ties: trec_eval (and so ir-measures and PyTerrier's evaluation) ignores the rank column and orders each
 query by score, then by document id in reverse string order. `evaluate_run` orders the same way; lrank's
-own metrics break ties by document order instead, so a run whose scores tie can evaluate differently in
-trec_eval than ``lrank.metrics.evaluate`` on the scores (continuous scores, the usual case for a learned
-ranker, do not tie).
+own metrics break ties by document order instead (as LightGBM), so a run whose scores tie can evaluate
+differently in trec_eval than ``lrank.metrics.evaluate`` on the scores. Ties are common: stump ensembles
+(RankBoost), single-feature rankers (AdaRank) and small tree ensembles give many documents one score.
+``lrank eval`` then prints, on standard error, each metric's range over every order of the ties
+(``evaluate(..., ties="pessimistic")`` and ``"optimistic"``).
 
 Gain: lrank's NDCG gives a label ``rel`` the gain ``2^rel - 1`` (LETOR's, RankLib's and LightGBM's
 convention); trec_eval's ``ndcg_cut`` and ir-measures' ``nDCG`` give it ``rel``. On graded labels the two
