@@ -107,9 +107,16 @@ def _estimator(args: argparse.Namespace, metric: str):
     return cls(**params)
 
 
+_WORDS = {"true": True, "false": False, "none": None, "null": None}  # as LightGBM's and RankLib's users write
+
+
 def _literal(raw: str) -> Any:
+    """A ``--param`` value: a Python literal (``30``, ``0.5``, ``'ole'``, ``None``), ``true`` / ``false`` /
+    ``none`` / ``null`` in any case, else the text itself (``ole``)."""
     import ast
 
+    if raw.strip().lower() in _WORDS:
+        return _WORDS[raw.strip().lower()]
     try:
         return ast.literal_eval(raw)
     except (ValueError, SyntaxError):
@@ -297,7 +304,8 @@ def add_subcommands(sub: Any) -> None:
     p.add_argument("--random-state", dest="random_state", type=int,
                    help="seed of the estimator's sampling (same seed, same model)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
-                   help="any other parameter of the estimator (repeatable), e.g. criterion='ole'")
+                   help="any other parameter of the estimator (repeatable), e.g. criterion=ole, "
+                        "lambdarank_norm=false, ndcg_at=none")
     p.add_argument("--save", metavar="FILE", help="save the model (.npz; load it with lrank.load_model)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_guarded(cmd_train, "train"))

@@ -265,3 +265,17 @@ def test_eval_says_when_tied_scores_decide_a_metric(mslr, tmp_path, capsys):
     untied = trec.write_trec_run(tmp_path / "untied.trec", data, distinct)
     assert main(["eval", "--run", str(untied), "--qrels", str(qrels)]) == 0
     assert "note" not in capsys.readouterr().err
+
+
+def test_train_param_reads_literals_and_lightgbm_style_words(mslr, tmp_path):
+    """--param NAME=VALUE: Python literals, the words true / false / none / null in any case (as LightGBM's
+    configuration files write them), else the text; each reaches the estimator with its type."""
+    train_f = mslr[0]
+    model = tmp_path / "m.npz"
+    assert main(["train", "--ranker", "lambdamart", "--train", train_f, "--n-estimators", "2", "--quiet",
+                 "--param", "lambdarank_norm=false", "--param", "ndcg_at=None", "--param", "criterion=se",
+                 "--param", "lambdarank_truncation_level=NULL", "--param", "subsample=0.5",
+                 "--param", "random_state=3", "--save", str(model)]) == 0
+    p = load_model(model).get_params()
+    assert p["lambdarank_norm"] is False and p["ndcg_at"] is None and p["criterion"] == "se"
+    assert p["lambdarank_truncation_level"] is None and p["subsample"] == 0.5 and p["random_state"] == 3
