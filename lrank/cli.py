@@ -59,12 +59,21 @@ def metric_name(text: str) -> str:
     return name
 
 
-def _load(path: str, what: str):
+def _load(path: str, what: str, n_features: int | None = None):
+    """A LETOR file, with ``n_features`` columns when given (a feature absent from every line of an SVMlight
+    file, e.g. the last one, is 0, so a file may list fewer columns than the model has)."""
     from lrank.data.letor import load_letor
 
     if not Path(path).is_file():
         raise CommandError(f"{what} {path}: no such file")
-    return load_letor(path)
+    return load_letor(path, n_features=n_features)
+
+
+def _load_together(files: dict[str, str | None]) -> dict[str, Any]:
+    """The given files (option -> path) with one number of columns, the largest any of them uses."""
+    data = {opt: _load(path, opt) for opt, path in files.items() if path}
+    width = max(d.n_features for d in data.values())
+    return {opt: (d if d.n_features == width else _load(files[opt], opt, width)) for opt, d in data.items()}
 
 
 def _output_folders(**paths: str | None) -> None:
@@ -129,9 +138,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     _output_folders(save=args.save)
     metric = metric_name(args.metric)
-    train = _load(args.train, "--train")
-    valid = _load(args.validate, "--validate") if args.validate else None
-    test = _load(args.test, "--test") if args.test else None
+    files = _load_together({"--train": args.train, "--validate": args.validate, "--test": args.test})
+    train, valid, test = (files.get(opt) for opt in ("--train", "--validate", "--test"))
     if args.early_stopping_rounds is not None and valid is None:
         raise CommandError("--early-stopping-rounds needs --validate (the data early stopping watches)")
     model = _estimator(args, metric)
@@ -153,7 +161,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
     _output_folders(run=args.run, qrels=args.qrels)
     model = load_model(args.model)
-    data = _load(args.input, "--input")
+    data = _load(args.input, "--input", model.n_features_in_)
     scores = model.predict(data.X)
     print(f"run written to {write_trec_run(args.run, data, scores, tag=args.tag)}")
     if args.qrels:
@@ -187,8 +195,9 @@ def _per_query(args: argparse.Namespace, metrics: list[str]):
     else:
         if not (args.model and args.input):
             raise CommandError("give --run and --qrels, or --model and --input")
-        data = _load(args.input, "--input")
-        scores = load_model(args.model).predict(data.X)
+        model = load_model(args.model)
+        data = _load(args.input, "--input", model.n_features_in_)
+        scores = model.predict(data.X)
         index = pd.Index([str(q) for q in data.qid], name="query")
 
         def table(ties: str) -> pd.DataFrame:

@@ -279,3 +279,34 @@ def test_train_param_reads_literals_and_lightgbm_style_words(mslr, tmp_path):
     p = load_model(model).get_params()
     assert p["lambdarank_norm"] is False and p["ndcg_at"] is None and p["criterion"] == "se"
     assert p["lambdarank_truncation_level"] is None and p["subsample"] == 0.5 and p["random_state"] == 3
+
+
+def test_a_file_that_omits_the_last_features_is_read_at_the_models_width(mslr, tmp_path, capsys):
+    """SVMlight lists only the features a line has: a file whose last feature is absent (0) on every line
+    has fewer columns than the model. rank / eval read it at the model's width, train reads --train,
+    --validate and --test at the widest; a file wider than the model is an error naming file and line."""
+    import re
+
+    train_f, test_f, _, _ = mslr
+    text = open(test_f).read()
+    zero = tmp_path / "zero.txt"   # feature 136 written as 0 on every line
+    zero.write_text(re.sub(r" 136:\S+", " 136:0", text))
+    omitted = tmp_path / "omitted.txt"   # the same data, feature 136 left out
+    omitted.write_text(re.sub(r" 136:\S+", "", text))
+    model = tmp_path / "m.npz"
+    assert main(["train", "--ranker", "lambdamart", "--train", train_f, "--validate", str(omitted), "--test",
+                 str(omitted), "--n-estimators", "3", "--quiet", "--save", str(model)]) == 0
+    runs = {}
+    for name, f in (("zero", zero), ("omitted", omitted)):
+        run = tmp_path / f"{name}.trec"
+        assert main(["rank", "--model", str(model), "--input", str(f), "--run", str(run)]) == 0
+        runs[name] = run.read_text()
+    assert runs["zero"] == runs["omitted"]
+    capsys.readouterr()
+    assert main(["eval", "--model", str(model), "--input", str(omitted)]) == 0
+    assert capsys.readouterr().out.startswith("ndcg@10\tall\t")
+    narrow = tmp_path / "narrow.npz"
+    assert main(["train", "--ranker", "lambdamart", "--train", str(omitted), "--n-estimators", "2", "--quiet",
+                 "--save", str(narrow)]) == 0
+    assert main(["rank", "--model", str(narrow), "--input", test_f, "--run", str(tmp_path / "x.trec")]) != 0
+    assert f"{test_f}:1: feature index 136 exceeds n_features=135" in capsys.readouterr().err
