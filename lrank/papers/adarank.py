@@ -50,6 +50,13 @@ GROUP_NAMES = ["0-1k", "1k-2k", "2k-3k", "3k-4k", "4k-5k", "5k+"]
 #: numbers of document pairs (e.g., '0-1k', '1k-2k', and '2k-3k')": fewer than this many pairs
 FEW_PAIRS = 3000
 SCALING_LABEL = {"minmax": "min-max", "standard": "standardised", "none": "raw"}
+#: The orders of tied scores besides the file order every measure uses: the worst (lowest label first among
+#: equal scores, ``lrank.metrics.evaluate(..., ties="pessimistic")``), the best (``"optimistic"``) and a
+#: uniformly random order (the mean over `TIE_DRAWS` shuffles of each query's documents, the same shuffles
+#: for every method of a fold); the protocol stores each test measure under them as the splits
+#: ``"test-pessimistic"``, ``"test-optimistic"`` and ``"test-random"``
+TIE_ORDERS = ("pessimistic", "optimistic", "random")
+TIE_DRAWS = 20
 #: The continuing variant (a labelled deviation, not the paper's Fig. 1): a feature chosen in one round may
 #: not be chosen in the next (RankLib's rule, ``max_consecutive=1``), and training stops only after 10 rounds
 #: without an improvement of the training measure (``early_stopping_rounds=10``; the paper stops at the first
@@ -222,10 +229,20 @@ def _protocol_fold(i: int, fold: Any, bm25: int, opts: dict, seed: int, rankboos
     lc: list[tuple] = []
     lc_models: list[tuple] = []
 
+    # within-query shuffles of the test documents (queries stay in order): random tie-breaking, TIE_DRAWS
+    # times
+    rng = np.random.default_rng([seed, i])
+    shuffles = [np.lexsort((rng.random(te.n_docs), te.query_index())) for _ in range(TIE_DRAWS)]
+
     def add_test(method: str, s: np.ndarray) -> None:
-        vals = evaluate(te.y, s, te.qptr, metrics, per_query=True, **opts)
-        for m in metrics:
-            pq.extend((i, int(q), "test", method, m, float(v)) for q, v in zip(te.qid, vals[m]))
+        for split, ties in (("test", "stable"), *((f"test-{t}", t) for t in TIE_ORDERS)):
+            if ties == "random":
+                draws = [evaluate(te.y[o], s[o], te.qptr, metrics, per_query=True, **opts) for o in shuffles]
+                vals = {m: np.mean([d[m] for d in draws], axis=0) for m in metrics}
+            else:
+                vals = evaluate(te.y, s, te.qptr, metrics, per_query=True, ties=ties, **opts)
+            for m in metrics:
+                pq.extend((i, int(q), split, method, m, float(v)) for q, v in zip(te.qid, vals[m]))
         pe.extend((i, q, method, k, w, t) for q, k, w, t in _pair_errors(te, s))
 
     def add_ada(name: str, model: AdaRank) -> None:
@@ -304,6 +321,28 @@ def run_protocol(exp: Experiment, *, n_folds: int = 5, seed: int = 0, rankboost_
         d.n_critical_pairs(), folds, models,
         pd.DataFrame(lc, columns=["fold", "variant", "query", "peak_round", "map_round1", "map_peak"]),
         lc_models)
+
+
+def file_order(data: RankingData, metric: str = "ndcg@10", draws: int = 200, seed: int = 0,
+               rel_threshold: int = 1) -> pd.DataFrame:
+    """Does the order of the documents within each query carry label information? Per query: ``metric`` of
+    the ranking by position in the file (the order that breaks ties everywhere in this notebook, as LETOR's
+    evaluation script does) and its mean over ``draws`` uniformly random orders.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by query id, columns ``"file order"`` and ``"random order"``.
+    """
+    position = -(np.arange(data.n_docs) - np.repeat(data.qptr[:-1], data.group)).astype(np.float64)
+    opts = {"rel_threshold": rel_threshold}
+    file_v = evaluate(data.y, position, data.qptr, [metric], per_query=True, **opts)[metric]
+    rng = np.random.default_rng(seed)
+    rand_v = np.mean([evaluate(data.y, rng.random(data.n_docs), data.qptr, [metric], per_query=True,
+                               **opts)[metric] for _ in range(draws)], axis=0)
+    out = pd.DataFrame({"file order": file_v, "random order": rand_v}, index=pd.Index(data.qid, name="query"))
+    out.attrs["metric"] = metric
+    return out
 
 
 def run_repeated(exp: Experiment, *, seed: int = 0, repeats: int = 1, n_folds: int = 5,

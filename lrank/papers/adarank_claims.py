@@ -14,6 +14,8 @@ rows of one part of the paper with the paper's sentence, its location, the data 
 * `register_speed`: the efficiency claim of Sec. 3.4, read from the stored benchmark page
   (``figures/benchmarks.csv``, rows of ``python -m lrank bench adarank`` and ``rankboost``).
 * `register_scaling`: the scaling study (not in the paper): findings.
+* `register_ties`: Fig. 2's claims with tied scores ordered worst first and best first, and whether the
+  file order that breaks ties carries label information (not in the paper): findings.
 
 Units: every protocol claim is tested once over the queries; with repeated cross-validation
 (`lrank.papers.adarank.run_repeated`) a query's value is its mean over the repetitions.
@@ -32,12 +34,16 @@ from lrank.papers.adarank import (
     ADARANKS,
     BASELINES,
     FEW_PAIRS,
+    METHODS,
     METRICS,
+    TIE_ORDERS,
     ProtocolResult,
     ada_name,
     pair_group,
 )
 from lrank.papers.adarank_figures import bm25_phrase
+
+METHODS_FIG2 = METHODS  # BM25, Ranking SVM, RankBoost, AdaRank.MAP, AdaRank.NDCG
 
 SLUG = {"BM25": "bm25", "Ranking SVM": "ranksvm", "RankBoost": "rankboost", "AdaRank.MAP": "adarank-map",
         "AdaRank.NDCG": "adarank-ndcg"}
@@ -121,9 +127,10 @@ def _evidence(a: pd.Series, b: pd.Series, desc: str, test: str = "wilcoxon") -> 
     return claims.paired(a[ok].to_numpy(), b[ok].to_numpy(), unit="queries", effect_desc=desc, test=test)
 
 
-def _all_measures(res: ProtocolResult, a: str, b: str) -> pd.Series:
+def _all_measures(res: ProtocolResult, a: str, b: str, split: str = "test") -> pd.Series:
     """Per query: the mean over MAP and NDCG@1..10 of the test measure of ``a`` minus ``b``."""
-    return pd.concat([res.values(a, m) - res.values(b, m) for m in METRICS], axis=1).mean(axis=1)
+    return pd.concat([res.values(a, m, split) - res.values(b, m, split) for m in METRICS],
+                     axis=1).mean(axis=1)
 
 
 def _error_rates(res: ProtocolResult) -> pd.Series:
@@ -352,17 +359,124 @@ def register_scaling(reg: claims.Registry, res: ProtocolResult) -> pd.DataFrame:
     return tab
 
 
-def _rows_with_names(res: ProtocolResult, names: dict[str, str]) -> list[tuple[str, claims.Evidence]]:
+def _rows_with_names(res: ProtocolResult, names: dict[str, str],
+                     split: str = "test") -> list[tuple[str, claims.Evidence]]:
+    """Fig. 2's claim rows with the AdaRank runs ``names`` (label -> method), on the test measures of
+    ``split`` (``"test"``: ties in file order; ``"test-pessimistic"`` / ``"test-optimistic"``)."""
     out = []
+    v = res.values
     for b in BASELINES:
-        out.append((f"ttest.adarank-map.{SLUG[b]}", _evidence(res.values(names["AdaRank.MAP"], "map"),
-                                                               res.values(b, "map"), "MAP", "t")))
-        out.append((f"ttest.adarank-ndcg.{SLUG[b]}", _evidence(res.values(names["AdaRank.NDCG"], "ndcg@5"),
-                                                                res.values(b, "ndcg@5"), "NDCG@5", "t")))
+        out.append((f"ttest.adarank-map.{SLUG[b]}", _evidence(v(names["AdaRank.MAP"], "map", split),
+                                                               v(b, "map", split), "MAP", "t")))
+        out.append((f"ttest.adarank-ndcg.{SLUG[b]}", _evidence(v(names["AdaRank.NDCG"], "ndcg@5", split),
+                                                                v(b, "ndcg@5", split), "NDCG@5", "t")))
         for label in ADARANKS:
-            d = _all_measures(res, names[label], b)
+            d = _all_measures(res, names[label], b, split)
             out.append((f"all.{SLUG[label]}.{SLUG[b]}", _evidence(d, 0 * d, "11 measures")))
     return out
+
+
+TIES_LOCATION = "not in the paper (how every measure orders tied scores)"
+
+
+def tie_ranges(res: ProtocolResult, metrics: tuple[str, ...] = ("map", "ndcg@5", "ndcg@10")) -> pd.DataFrame:
+    """Mean test measure of each Fig. 2 method with tied scores in file order, in random order (the mean over
+    `lrank.papers.adarank.TIE_DRAWS` shuffles), worst first and best first (each query's value averaged
+    over the repetitions first), and the share of test queries whose value the order of the ties changes."""
+    rows = {}
+    for method in METHODS_FIG2:
+        row = {}
+        for m in metrics:
+            row[(m, "file order")] = float(res.values(method, m).mean())
+            for order, label in (("random", "random"), ("pessimistic", "worst"), ("optimistic", "best")):
+                row[(m, label)] = float(res.values(method, m, f"test-{order}").mean())
+        d = [res.values(method, m, "test-optimistic") - res.values(method, m, "test-pessimistic")
+             for m in metrics]
+        row[("queries", "ties decide")] = float((pd.concat(d, axis=1).abs().max(axis=1) > 0).mean())
+        rows[method] = row
+    tab = pd.DataFrame(rows).T
+    tab.columns = pd.MultiIndex.from_tuples(tab.columns)
+    return tab
+
+
+def record_ties(ranges: pd.DataFrame) -> None:
+    """Record `tie_ranges`' table (experimental numbers, pinned by the golden test)."""
+    from lrank import results
+    from lrank.papers.adarank import NB
+    from lrank.papers.adarank_figures import EXPERIMENTAL
+
+    for method, row in ranges.iterrows():
+        results.record(NB, f"ties_{method}", {f"{a} {b}": float(v) for (a, b), v in row.items()},
+                       tol=EXPERIMENTAL, kind="experimental")
+
+
+def ties_markdown(ranges: pd.DataFrame, verdicts: pd.DataFrame, order_evidence: claims.Evidence) -> str:
+    """What the tie study shows, in words, from its numbers (`tie_ranges`, `register_ties`)."""
+    share = ranges[("queries", "ties decide")]
+    most = share.idxmax()
+    width = ranges[("ndcg@10", "best")] - ranges[("ndcg@10", "worst")]
+    changed = int((verdicts.nunique(axis=1) > 1).sum())
+    by_random = int((verdicts["random"] != verdicts["file order"]).sum())
+    ev = order_evidence
+    if ev.p < 0.05:
+        side = "favours" if ev.effect > 0 else "works against"
+    else:
+        side = "neither helps nor hurts"
+    others = ", ".join(f"{m} {share[m]:.0%}" for m in share.index if m != most)
+    return (f"The order of tied scores changes a test measure of {share[most]:.0%} of the queries for "
+            f"{most} (NDCG@10 spans {width[most]:.3f} between the worst and the best order); {others}. "
+            f"Over the four orders (the same rule for every method), {changed} of Fig. 2's {len(verdicts)} "
+            f"claim rows change their verdict; with ties in random order instead of file order, {by_random}. "
+            "The file order, which every measure here uses (as LETOR's evaluation script), ranks at "
+            f"{ev.effect:+.4f} NDCG@10 from random orders (p = {ev.p:.2g}, {ev.n} queries): it {side} the "
+            "methods whose scores tie.")
+
+
+def register_ties(reg: claims.Registry, res: ProtocolResult,
+                  order: pd.DataFrame) -> tuple[pd.DataFrame, claims.Evidence]:
+    """Findings (not in the paper): Fig. 2's claim rows with tied scores worst first and best first, against
+    the file order every measure uses; and whether the file order itself carries label information
+    (``order``: `lrank.papers.adarank.file_order` of the data, its measure by query). Returns the verdict
+    table (claim row x order) and the file order's evidence."""
+    kind, data = data_of(res)
+    names = {k: k for k in ADARANKS}
+    verdicts = {}
+    for split in ("test", *(f"test-{t}" for t in TIE_ORDERS)):
+        rows = _rows_with_names(res, names, split)
+        adj = claims.holm([ev.p for _, ev in rows])
+        label = "file order" if split == "test" else split.removeprefix("test-")
+        verdicts[label] = {cid: claims.decide(ev, float(pa))[0] for (cid, ev), pa in zip(rows, adj)}
+    tab = pd.DataFrame(verdicts)
+    changed = int((tab.nunique(axis=1) > 1).sum())
+    reg.finding("ties.fig2-verdicts-changed", location=TIES_LOCATION,
+                sentence="How many of Fig. 2's claim verdicts change when tied scores are ordered at random, "
+                         "worst first or best first (the same rule for every method) instead of in file "
+                         "order?",
+                quantity=f"Fig. 2 claim rows (of {len(tab)}) whose verdict differs between the four orders",
+                ours=changed, data_kind=kind, data=data,
+                reason=f"{changed} of {len(tab)} (Holm within each order's {len(tab)} comparisons)")
+    by_random = int((tab["random"] != tab["file order"]).sum())
+    reg.finding("ties.fig2-verdicts-random", location=TIES_LOCATION,
+                sentence="How many of Fig. 2's claim verdicts change when tied scores are ordered at random "
+                         "(mean over shuffles) instead of in file order?",
+                quantity=f"Fig. 2 claim rows (of {len(tab)}) whose verdict differs, random against file "
+                         "order",
+                ours=by_random, data_kind=kind, data=data,
+                reason=f"{by_random} of {len(tab)}: "
+                       + (", ".join(f"{c} {tab.loc[c, 'file order']} -> {tab.loc[c, 'random']}"
+                                    for c in tab.index[tab["random"] != tab["file order"]]) or "none"))
+    metric = order.attrs.get("metric", "ndcg@10")
+    ev = _evidence(order["file order"], order["random order"],
+                   f"{metric.upper()} of the ranking by file position minus its mean over random orders")
+    reg.finding("ties.file-order", location=TIES_LOCATION,
+                sentence="Ties are broken by the documents' order in the file: does that order carry label "
+                         "information that would favour the methods whose scores tie?",
+                quantity=f"{metric.upper()} by file position minus the mean over random orders",
+                ours=ev.effect,
+                data_kind=kind, data=data, evidence=ev,
+                reason=f"p = {ev.p:.2g}, effect {ev.effect:+.4f} (n = {ev.n} queries); positive would favour "
+                       "tied methods")
+    return tab, ev
 
 
 def verdict_counts(df: pd.DataFrame) -> dict[str, int]:

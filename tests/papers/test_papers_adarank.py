@@ -56,3 +56,49 @@ def test_bm25_phrase_follows_the_counts(toy_result):
     assert "is not BM25 here" in text and "feature 7 (1-based) in 4" in text
     same, total = pf.same_as_bm25(toy_result)
     assert total == 30 and 0 <= same <= total and f"on {same} of {total}" in text
+
+
+def test_the_protocol_measures_each_method_under_every_order_of_the_ties(toy_result):
+    """Per query: worst first <= file order, random (a mean of shuffles) <= best first; equal for a method
+    whose test scores never tie (Ranking SVM on continuous features); the ranges and the verdicts per
+    order come from these splits."""
+    from lrank import claims
+    from lrank.papers import adarank_claims as pc
+
+    res = toy_result
+    for method in paper.METHODS:
+        for m in ("map", "ndcg@5"):
+            file_v = res.values(method, m)
+            lo, hi, rnd = (res.values(method, m, f"test-{t}")
+                           for t in ("pessimistic", "optimistic", "random"))
+            assert len(lo) == len(hi) == len(rnd) == len(file_v) == 15
+            assert (lo <= file_v + 1e-12).all() and (file_v <= hi + 1e-12).all()
+            assert (lo <= rnd + 1e-12).all() and (rnd <= hi + 1e-12).all()
+    np.testing.assert_array_equal(res.values("Ranking SVM", "map", "test-pessimistic"),
+                                  res.values("Ranking SVM", "map", "test-optimistic"))
+    ranges = pc.tie_ranges(res, metrics=("map", "ndcg@5"))
+    assert ranges.loc["Ranking SVM", ("queries", "ties decide")] == 0
+    assert ranges.loc["BM25", ("map", "worst")] <= ranges.loc["BM25", ("map", "best")]
+    reg = claims.Registry("02_adarank_test", "AdaRank")
+    order = paper.file_order(res.experiment.data, metric="ndcg@5", draws=20)
+    verdicts, ev = pc.register_ties(reg, res, order)
+    assert list(verdicts.columns) == ["file order", "pessimistic", "optimistic", "random"]
+    assert len(verdicts) == 12 and ev.n == 15
+
+
+def test_file_order_detects_an_informative_order():
+    """A file that lists each query's best documents first is informative (a positive effect); the same
+    documents in a random order are not."""
+    from lrank.data.container import RankingData
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 400)
+    qid = np.repeat(np.arange(40), 10)
+    order = np.lexsort((-y, qid))  # within each query, best labels first
+    sorted_first = RankingData.from_qid(np.zeros((400, 1), np.float32), y[order], qid)
+    f = paper.file_order(sorted_first, draws=50)
+    assert (f["file order"] >= f["random order"] - 1e-12).all()
+    assert f["file order"].mean() == pytest.approx(1.0)
+    shuffled = RankingData.from_qid(np.zeros((400, 1), np.float32), y, qid)
+    g = paper.file_order(shuffled, draws=50)
+    assert abs(g["file order"].mean() - g["random order"].mean()) < 0.1
