@@ -212,7 +212,7 @@ def as_float32(X: Any, name: str = "X") -> np.ndarray:
         return np.ascontiguousarray(X, dtype=np.float32)
     with np.errstate(over="ignore", invalid="ignore"):
         X32 = np.ascontiguousarray(X, dtype=np.float32)
-    if X.dtype.kind == "f":
+    if X.dtype.kind == "f" and np.isinf(X32).any():  # one pass over the copy; the exact mask only when needed
         over = np.isinf(X32) & np.isfinite(X)
         if over.any():
             idx = tuple(int(i) for i in np.argwhere(over)[0])
@@ -220,6 +220,7 @@ def as_float32(X: Any, name: str = "X") -> np.ndarray:
             raise RankingDataError(
                 f"{name}[{where}] = {X[idx]:g} overflows float32 (largest finite value {_F32.max:.4g}; lrank "
                 f"stores features as float32): rescale the feature ({int(over.sum())} such values)")
+    if X.dtype.kind == "f" and np.count_nonzero(X32) < np.count_nonzero(X):  # a non-zero value became 0
         flushed = (X32 == 0) & (X != 0)
         if flushed.any():
             idx = tuple(int(i) for i in np.argwhere(flushed)[0])
@@ -230,15 +231,14 @@ def as_float32(X: Any, name: str = "X") -> np.ndarray:
                 stacklevel=_caller_level())
     if X.ndim != 2:
         return X32
-    with np.errstate(invalid="ignore"):
-        changed = (X32 != X) & ~np.isnan(X32)
     n = X.shape[0]
     rows = slice(None) if n <= _MERGE_SAMPLE else slice(None, None, -(-n // _MERGE_SAMPLE))
+    with np.errstate(invalid="ignore"):  # a column left exact on the rows sampled merges none of them there
+        changed = (X32[rows] != X[rows]) & ~np.isnan(X32[rows])
     for j in np.flatnonzero(changed.any(axis=0)):
-        col = np.asarray(X[:, j], dtype=np.float64)
-        d64, d32, pair = _merged(col[rows])
+        d64, d32, pair = _merged(np.asarray(X[rows, j], dtype=np.float64))
         if d64 - d32 >= MERGE_WARN_FRACTION * d64 and n > _MERGE_SAMPLE:
-            d64, d32, pair = _merged(col)  # flagged on the sample: the exact counts
+            d64, d32, pair = _merged(np.asarray(X[:, j], dtype=np.float64))  # flagged: the exact counts
         if pair is None or d64 - d32 < MERGE_WARN_FRACTION * d64:
             continue
         warnings.warn(

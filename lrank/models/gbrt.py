@@ -274,8 +274,9 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         ``valid_<metric>``, ``valid1_<metric>``, ...). The training data is not scored unless it is
         passed in ``eval_set`` (as LightGBM does): a fit without ``eval_set`` evaluates nothing.
     n_jobs : int, default 1
-        Threads of the histogram kernels and, from `PARALLEL_MIN_LAMBDA_DOCS` documents, of LambdaMART's
-        lambdas (-1: all numba threads); results do not depend on it.
+        Threads of the histogram kernels, of ``predict`` (from
+        `lrank.trees.predictor.PARALLEL_MIN_PREDICT_ROWS` rows) and, from `PARALLEL_MIN_LAMBDA_DOCS`
+        documents, of LambdaMART's lambdas (-1: all numba threads); results do not depend on it.
     random_state : int or None
         Seeds the random choices: the ``"subsample"`` binning, the features of each tree
         (``colsample_bytree``) and the documents of each iteration (``subsample``, a stream of its own:
@@ -516,7 +517,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
                     one = stack([one], M)
                 for vd, vr in zip(valid, vraws):
                     col = np.ascontiguousarray(vr[:, k])
-                    predict_add(vd.X, one, (0,), col)
+                    predict_add(vd.X, one, (0,), col, n_jobs=self.n_jobs)
                     vr[:, k] = col
                 leaves += tree.n_leaves
                 sag += float(np.abs(grad, out=step).sum())
@@ -554,7 +555,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         for k in range(K):
             ids = np.arange(k, n_iter * K, K, dtype=np.int64)
             col = np.ascontiguousarray(raw[:, k])
-            predict_add(X, self.trees_, ids, col)
+            predict_add(X, self.trees_, ids, col, n_jobs=self.n_jobs)
             raw[:, k] = col
         return raw
 
@@ -575,7 +576,7 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         cols = [np.ascontiguousarray(raw[:, k]) for k in range(K)]
         for it in range(self.n_iter_):
             for k in range(K):
-                predict_add(X, self.trees_, (it * K + k,), cols[k])
+                predict_add(X, self.trees_, (it * K + k,), cols[k], n_jobs=self.n_jobs)
             yield self._scores(np.stack(cols, axis=1))
 
 

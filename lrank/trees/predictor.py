@@ -132,8 +132,20 @@ def stack(records: Sequence[tuple[np.ndarray, ...]], n_nodes: int) -> tuple[np.n
     return f, th, lt, rt, v
 
 
+#: rows from which `predict_add` shares the rows among ``n_jobs`` threads (below, one thread is faster)
+PARALLEL_MIN_PREDICT_ROWS = 4096
+
+
 def predict_add(X: np.ndarray, trees: tuple[np.ndarray, ...], tree_ids: np.ndarray | Sequence[int],
-                out: np.ndarray) -> np.ndarray:
+                out: np.ndarray, n_jobs: int = 1) -> np.ndarray:
     """``out += sum`` of the leaf values of the stacked trees ``tree_ids`` on the raw features ``X``
-    (float32), one tree after another; ``out`` (float64, C-contiguous) is returned."""
-    return _pk.predict_add(X, trees, np.asarray(tree_ids, dtype=np.int64), out)
+    (float32), each row adding its trees in the order of ``tree_ids``; ``out`` (float64, C-contiguous) is
+    returned. ``n_jobs`` threads (-1: all of numba's) from `PARALLEL_MIN_PREDICT_ROWS` rows; the result does
+    not depend on it."""
+    ids = np.asarray(tree_ids, dtype=np.int64)
+    if n_jobs == 1 or X.shape[0] < PARALLEL_MIN_PREDICT_ROWS:
+        return _pk.predict_add(X, trees, ids, out)
+    from lrank.trees.grower import threads
+
+    with threads(n_jobs) as k:
+        return _pk.predict_add(X, trees, ids, out, parallel=k > 1)

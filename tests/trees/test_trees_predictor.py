@@ -67,6 +67,13 @@ def test_ensemble_sums_trees_in_order():
     some = predict_add(X, stacked, [4, 1], np.ones(X.shape[0]))
     np.testing.assert_array_equal(some, 1.0 + trees[4].value[trees[4].apply(X)]
                                   + trees[1].value[trees[1].apply(X)])
+    for n in (0, 1, 63, 64, 65, 129):  # whole and partial row blocks of the kernel (PREDICT_BLOCK = 64)
+        ids = [2, 0, 5, 2]  # any order, a tree twice: each row adds them in this order
+        want = np.full(n, 0.25)
+        for i in ids:
+            t = trees[i]
+            want += t.value[_walk(X[:n], t.feature, t.threshold, t.left, t.right)]
+        assert predict_add(X[:n], stacked, ids, np.full(n, 0.25)).tobytes() == want.tobytes()
     with pytest.raises(ValueError, match="tree_ids"):
         predict_add(X, stacked, [len(trees)], np.zeros(X.shape[0]))
     with pytest.raises(ValueError, match="columns"):
@@ -82,3 +89,24 @@ def test_a_tree_without_thresholds_predicts_codes_only():
     np.testing.assert_array_equal(t.apply_codes(bins.codes), leaf_of)
     with pytest.raises(RuntimeError, match="apply_codes"):
         t.apply(np.zeros((3, 5), dtype=np.float32))
+
+
+@pytest.mark.kernel
+def test_threads_give_the_same_bits():
+    """From `PARALLEL_MIN_PREDICT_ROWS` rows ``n_jobs`` threads share the row blocks (the parallel kernel):
+    every row's sum is the serial one, bit for bit, and so is a fitted ensemble's ``predict``."""
+    from lrank.models.gbrt import LambdaMART
+    from lrank.trees.predictor import PARALLEL_MIN_PREDICT_ROWS
+
+    X, bins, trees = _trees(5, k=6)
+    Xb = np.tile(X, (PARALLEL_MIN_PREDICT_ROWS // X.shape[0] + 2, 1))
+    stacked = stack([t.record() for t in trees], max(t.n_nodes for t in trees))
+    ids = [3, 1, 4, 1, 5]
+    one = predict_add(Xb, stacked, ids, np.zeros(Xb.shape[0]))
+    assert predict_add(Xb, stacked, ids, np.zeros(Xb.shape[0]), n_jobs=2).tobytes() == one.tobytes()
+    assert predict_add(Xb, stacked, ids, np.zeros(Xb.shape[0]), n_jobs=-1).tobytes() == one.tobytes()
+    rng = np.random.default_rng(0)
+    y, qid = rng.integers(0, 3, Xb.shape[0]), np.repeat(np.arange(Xb.shape[0] // 20 + 1), 20)[:Xb.shape[0]]
+    m = LambdaMART(n_estimators=5, num_leaves=8).fit(Xb, y, qid=qid)
+    p1 = m.predict(Xb)
+    assert m.set_params(n_jobs=2).predict(Xb).tobytes() == p1.tobytes()
