@@ -329,6 +329,19 @@ def file_order(data: RankingData, metric: str = "ndcg@10", draws: int = 200, see
     the ranking by position in the file (the order that breaks ties everywhere in this notebook, as LETOR's
     evaluation script does) and its mean over ``draws`` uniformly random orders.
 
+    Parameters
+    ----------
+    data : RankingData
+        The documents, in their file order within each query.
+    metric : str, default "ndcg@10"
+        An `lrank.metrics` name.
+    draws : int, default 200
+        Random orders per query; their mean is the ``"random order"`` column.
+    seed : int, default 0
+        Seeds the random orders.
+    rel_threshold : int, default 1
+        The lowest relevant label (binary measures such as MAP).
+
     Returns
     -------
     DataFrame

@@ -14,8 +14,9 @@ rows of one part of the paper with the paper's sentence, its location, the data 
 * `register_speed`: the efficiency claim of Sec. 3.4, read from the stored benchmark page
   (``figures/benchmarks.csv``, rows of ``python -m lrank bench adarank`` and ``rankboost``).
 * `register_scaling`: the scaling study (not in the paper): findings.
-* `register_ties`: Fig. 2's claims with tied scores ordered worst first and best first, and whether the
-  file order that breaks ties carries label information (not in the paper): findings.
+* `register_ties`: Fig. 2's claims with tied scores ordered worst first, best first and at random (the
+  mean over `lrank.papers.adarank.TIE_DRAWS` shuffles), and whether the file order that breaks ties
+  carries label information (not in the paper): findings.
 
 Units: every protocol claim is tested once over the queries; with repeated cross-validation
 (`lrank.papers.adarank.run_repeated`) a query's value is its mean over the repetitions.
@@ -362,7 +363,8 @@ def register_scaling(reg: claims.Registry, res: ProtocolResult) -> pd.DataFrame:
 def _rows_with_names(res: ProtocolResult, names: dict[str, str],
                      split: str = "test") -> list[tuple[str, claims.Evidence]]:
     """Fig. 2's claim rows with the AdaRank runs ``names`` (label -> method), on the test measures of
-    ``split`` (``"test"``: ties in file order; ``"test-pessimistic"`` / ``"test-optimistic"``)."""
+    ``split`` (``"test"``: ties in file order; ``"test-pessimistic"``, ``"test-optimistic"`` or
+    ``"test-random"``: worst first, best first, the mean over random orders)."""
     out = []
     v = res.values
     for b in BASELINES:
@@ -434,10 +436,10 @@ def ties_markdown(ranges: pd.DataFrame, verdicts: pd.DataFrame, order_evidence: 
 
 def register_ties(reg: claims.Registry, res: ProtocolResult,
                   order: pd.DataFrame) -> tuple[pd.DataFrame, claims.Evidence]:
-    """Findings (not in the paper): Fig. 2's claim rows with tied scores worst first and best first, against
-    the file order every measure uses; and whether the file order itself carries label information
-    (``order``: `lrank.papers.adarank.file_order` of the data, its measure by query). Returns the verdict
-    table (claim row x order) and the file order's evidence."""
+    """Findings (not in the paper): Fig. 2's claim rows with tied scores worst first, best first and in
+    random order, against the file order every measure uses; and whether the file order itself carries
+    label information (``order``: `lrank.papers.adarank.file_order` of the data, its measure by query).
+    Returns the verdict table (claim row x order) and the file order's evidence."""
     kind, data = data_of(res)
     names = {k: k for k in ADARANKS}
     verdicts = {}
