@@ -250,6 +250,28 @@ def test_float32_merging_distinct_values_warns_with_counts():
     assert np.unique(d.X[:, 1]).size < 869
 
 
+def test_float32_checks_of_a_large_matrix():
+    """Above `_MERGE_SAMPLE` rows: a merging column is found on the sampled rows and counted on all of them;
+    one tiny value and one overflow are found wherever they are (not only on the sampled rows)."""
+    from lrank.data.container import _MERGE_SAMPLE, Float32CastWarning, as_float32
+
+    n = 3 * _MERGE_SAMPLE + 7
+    rng = np.random.default_rng(2)
+    X = np.column_stack([rng.normal(size=n), 1.6e9 + np.arange(n, dtype=np.float64), np.ones(n)])
+    d32 = np.unique(X[:, 1].astype(np.float32)).size
+    with pytest.warns(Float32CastWarning, match=rf"X column 1: the float32 cast merges {n} distinct values "
+                                                 rf"into {d32} ") as rec:
+        as_float32(X)
+    assert len(rec) == 1
+    X[:, 1] = 0.0
+    X[n - 2, 2] = 1e-300  # not a sampled row (every 4th from 0)
+    with pytest.warns(Float32CastWarning, match=rf"1 non-zero values .* X\[{n - 2}, 2\] = 1e-300"):
+        as_float32(X)
+    X[n - 2, 2] = -1e39
+    with pytest.raises(RankingDataError, match=rf"X\[{n - 2}, 2\] = -1e\+39 overflows float32"):
+        as_float32(X)
+
+
 def test_float32_cast_of_exact_or_ordinary_values_is_silent():
     import warnings
 
