@@ -40,11 +40,13 @@ argument-type tuple. Two rules keep that to one compile per kernel:
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 _KERNELS = Path(__file__).resolve().parent
@@ -215,3 +217,26 @@ def njit(*args, cache: bool = True, parallel: bool = False, **kwargs):
         return decorate(args[0])
     signatures = args
     return decorate
+
+
+def set_threads(n_jobs: int) -> int:
+    """Set numba's number of threads for ``n_jobs`` (1: one thread; -1 or more than numba has: all of
+    them) and return it."""
+    most = numba.config.NUMBA_NUM_THREADS
+    k = min(int(n_jobs), most) if n_jobs > 0 else most
+    if numba.get_num_threads() != k:
+        numba.set_num_threads(k)
+    return k
+
+
+@contextlib.contextmanager
+def threads(n_jobs: int) -> Iterator[int]:
+    """Numba's threads set for ``n_jobs`` (`set_threads`) inside the block, restored after it; yields the
+    number set. The validating functions of the kernel modules and the tree grower run their parallel
+    kernels inside it."""
+    old = numba.get_num_threads()
+    try:
+        yield set_threads(n_jobs)
+    finally:
+        if numba.get_num_threads() != old:
+            numba.set_num_threads(old)

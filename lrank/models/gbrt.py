@@ -274,8 +274,8 @@ class _GBRT(TreeEnsembleMixin, BaseRanker):
         ``valid_<metric>``, ``valid1_<metric>``, ...). The training data is not scored unless it is
         passed in ``eval_set`` (as LightGBM does): a fit without ``eval_set`` evaluates nothing.
     n_jobs : int, default 1
-        Threads of the histogram kernels, of ``predict`` (from
-        `lrank.trees.predictor.PARALLEL_MIN_PREDICT_ROWS` rows) and, from `PARALLEL_MIN_LAMBDA_DOCS`
+        Threads of the histogram kernels, of ``predict`` and its float32 cast (on enough rows and trees:
+        `lrank.trees.predictor.PARALLEL_MIN_PREDICT_WORK`) and, from `PARALLEL_MIN_LAMBDA_DOCS`
         documents, of LambdaMART's lambdas (-1: all numba threads); results do not depend on it.
     random_state : int or None
         Seeds the random choices: the ``"subsample"`` binning, the features of each tree

@@ -40,7 +40,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import mmap
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numba
@@ -48,6 +48,7 @@ import numpy as np
 
 from lrank._kernels import grower as _gk
 from lrank._kernels import histograms as _hk
+from lrank._kernels._jit import threads
 from lrank._kernels.splitting import TIE_RTOL
 from lrank.trees.predictor import Tree
 
@@ -55,27 +56,6 @@ CRITERIA = ("se", "wse", "rwse", "ole")
 GROWTH = ("best_first", "breadth_first", "depth_first", "symmetric")
 #: the criteria of symmetric (oblivious) trees: their Cosine score sums the hessian (RWSE) or the count (SE)
 SYMMETRIC_CRITERIA = ("se", "rwse")
-
-
-def _set_threads(n_jobs: int) -> int:
-    """Set numba's number of threads for ``n_jobs`` (1: one thread; -1 or more than numba has: all of
-    them) and return it."""
-    most = numba.config.NUMBA_NUM_THREADS
-    k = min(int(n_jobs), most) if n_jobs > 0 else most
-    if numba.get_num_threads() != k:
-        numba.set_num_threads(k)
-    return k
-
-
-@contextlib.contextmanager
-def threads(n_jobs: int) -> Iterator[int]:
-    """Numba's threads set for ``n_jobs`` (`_set_threads`) inside the block, restored after it."""
-    old = numba.get_num_threads()
-    try:
-        yield _set_threads(n_jobs)
-    finally:
-        if numba.get_num_threads() != old:
-            numba.set_num_threads(old)
 
 
 def check_tree_params(num_leaves: Any, min_child_samples: Any, min_child_weight: Any, growth: Any,

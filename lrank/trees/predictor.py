@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from lrank._kernels import predictor as _pk
+from lrank._kernels._jit import threads
 
 
 class Tree:
@@ -132,20 +133,25 @@ def stack(records: Sequence[tuple[np.ndarray, ...]], n_nodes: int) -> tuple[np.n
     return f, th, lt, rt, v
 
 
-#: rows from which `predict_add` shares the rows among ``n_jobs`` threads (below, one thread is faster)
-PARALLEL_MIN_PREDICT_ROWS = 4096
+#: `predict_add` shares the rows among ``n_jobs`` threads from this many rows (16 blocks of
+#: ``lrank._kernels.predictor.PREDICT_BLOCK``) and `PARALLEL_MIN_PREDICT_WORK` rows x trees: below either,
+#: waking a second thread costs more than it saves. Measured on two cores, 31-leaf trees, 136 features
+#: (2 threads against 1): 4,096 rows x 1 tree 0.97x, 16,384 x 1 1.95x; 1,024 x 4 0.91x, 4,096 x 4 1.88x;
+#: 256 x 100 0.87x, 1,024 x 100 1.61x.
+PARALLEL_MIN_PREDICT_ROWS = 1024
+#: rows x trees from which `predict_add` shares the rows among threads (`PARALLEL_MIN_PREDICT_ROWS`)
+PARALLEL_MIN_PREDICT_WORK = 16384
 
 
 def predict_add(X: np.ndarray, trees: tuple[np.ndarray, ...], tree_ids: np.ndarray | Sequence[int],
                 out: np.ndarray, n_jobs: int = 1) -> np.ndarray:
     """``out += sum`` of the leaf values of the stacked trees ``tree_ids`` on the raw features ``X``
     (float32), each row adding its trees in the order of ``tree_ids``; ``out`` (float64, C-contiguous) is
-    returned. ``n_jobs`` threads (-1: all of numba's) from `PARALLEL_MIN_PREDICT_ROWS` rows; the result does
-    not depend on it."""
+    returned. ``n_jobs`` threads (-1: all of numba's) from `PARALLEL_MIN_PREDICT_ROWS` rows and
+    `PARALLEL_MIN_PREDICT_WORK` rows x trees; the result does not depend on it."""
     ids = np.asarray(tree_ids, dtype=np.int64)
-    if n_jobs == 1 or X.shape[0] < PARALLEL_MIN_PREDICT_ROWS:
+    n = X.shape[0]
+    if n_jobs == 1 or n < PARALLEL_MIN_PREDICT_ROWS or n * ids.size < PARALLEL_MIN_PREDICT_WORK:
         return _pk.predict_add(X, trees, ids, out)
-    from lrank.trees.grower import threads
-
     with threads(n_jobs) as k:
         return _pk.predict_add(X, trees, ids, out, parallel=k > 1)

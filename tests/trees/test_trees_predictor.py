@@ -92,19 +92,34 @@ def test_a_tree_without_thresholds_predicts_codes_only():
 
 
 @pytest.mark.kernel
-def test_threads_give_the_same_bits():
-    """From `PARALLEL_MIN_PREDICT_ROWS` rows ``n_jobs`` threads share the row blocks (the parallel kernel):
-    every row's sum is the serial one, bit for bit, and so is a fitted ensemble's ``predict``."""
+def test_threads_give_the_same_bits(monkeypatch):
+    """From `PARALLEL_MIN_PREDICT_ROWS` rows and `PARALLEL_MIN_PREDICT_WORK` rows x trees ``n_jobs`` threads
+    share the row blocks (the parallel kernel): every row's sum is the serial one, bit for bit, and so is a
+    fitted ensemble's ``predict``. Below either bound one thread runs."""
+    from lrank._kernels import predictor as pk
     from lrank.models.gbrt import LambdaMART
-    from lrank.trees.predictor import PARALLEL_MIN_PREDICT_ROWS
+    from lrank.trees.predictor import PARALLEL_MIN_PREDICT_ROWS, PARALLEL_MIN_PREDICT_WORK
 
     X, bins, trees = _trees(5, k=6)
-    Xb = np.tile(X, (PARALLEL_MIN_PREDICT_ROWS // X.shape[0] + 2, 1))
-    stacked = stack([t.record() for t in trees], max(t.n_nodes for t in trees))
     ids = [3, 1, 4, 1, 5]
+    rows = max(PARALLEL_MIN_PREDICT_ROWS, PARALLEL_MIN_PREDICT_WORK // len(ids))
+    Xb = np.tile(X, (rows // X.shape[0] + 2, 1))
+    stacked = stack([t.record() for t in trees], max(t.n_nodes for t in trees))
     one = predict_add(Xb, stacked, ids, np.zeros(Xb.shape[0]))
+    calls = []
+    kernel = pk.predict_add
+    monkeypatch.setattr(pk, "predict_add",
+                        lambda *a, **k: calls.append(k.get("parallel", False)) or kernel(*a, **k))
     assert predict_add(Xb, stacked, ids, np.zeros(Xb.shape[0]), n_jobs=2).tobytes() == one.tobytes()
     assert predict_add(Xb, stacked, ids, np.zeros(Xb.shape[0]), n_jobs=-1).tobytes() == one.tobytes()
+    small = PARALLEL_MIN_PREDICT_WORK // len(ids) - 1  # enough rows, too few rows x trees
+    predict_add(Xb[:small], stacked, ids, np.zeros(small), n_jobs=2)
+    few = PARALLEL_MIN_PREDICT_ROWS - 1
+    predict_add(Xb[:few], stacked, ids * 10, np.zeros(few), n_jobs=2)  # enough work, too few rows
+    import numba
+
+    assert calls == [numba.config.NUMBA_NUM_THREADS > 1] * 2 + [False, False]
+    monkeypatch.undo()
     rng = np.random.default_rng(0)
     y, qid = rng.integers(0, 3, Xb.shape[0]), np.repeat(np.arange(Xb.shape[0] // 20 + 1), 20)[:Xb.shape[0]]
     m = LambdaMART(n_estimators=5, num_leaves=8).fit(Xb, y, qid=qid)
