@@ -4,7 +4,8 @@ A tree is the node record ``(feature, split, left, right, value)`` (one entry pe
 internal node sends a row right when its value on ``feature`` is ``> split`` and left otherwise, NaN
 (missing) included; a leaf has ``left = -1``. ``split`` is the raw threshold over raw features or the bin
 ``j`` of ``code > j`` over binned codes: one kernel serves both (the comparison is typed by the
-arguments). An ensemble stacks its trees' records into ``(n_trees, nodes)`` arrays.
+arguments). An ensemble stacks its trees' records into ``(n_trees, nodes)`` arrays; its sums walk them in
+the branch-free layout of `walk_layout` (the right child beside the left one, a leaf stepping to itself).
 """
 
 from __future__ import annotations
@@ -40,78 +41,115 @@ PREDICT_BLOCK = 64
 
 
 @njit(inline="always")
-def _leaf_of_tree(X, i, t, feature, split, left, right):
-    """The leaf of row ``i`` in tree ``t`` of the stacked ``(n_trees, nodes)`` node arrays."""
-    node = 0
-    while left[t, node] >= 0:
-        if X[i, feature[t, node]] > split[t, node]:
-            node = right[t, node]
-        else:
-            node = left[t, node]
-    return node
+def _step(X, i, t, n, feature, split, base):
+    """Row ``i``'s next node after node ``n`` of tree ``t`` in the walk layout (`walk_layout`): the left
+    child plus one when the row's value is ``> split`` (the right child, beside it); a leaf gives itself."""
+    return base[t, n] + (1 if X[i, feature[t, n]] > split[t, n] else 0)
 
 
 @njit(inline="always")
-def _add_block(X, feature, split, left, right, value, tree_ids, scale, out, b0, b1):
-    """``out[i] += scale * value[t, leaf_t(X[i])]`` for the rows ``b0 <= i < b1``, tree after tree; four
-    rows walk each tree side by side (independent loads the CPU overlaps), the rest one at a time."""
+def _add_block(X, feature, split, base, value, tree_ids, scale, out, b0, b1):
+    """``out[i] += scale * value[t, leaf_t(X[i])]`` for the rows ``b0 <= i < b1``, tree after tree. Eight
+    rows walk each tree side by side, every one a step per round without a branch on its own path (a
+    leaf steps to itself), until a round moves none of them: their loads overlap and no branch on a
+    row's direction is mispredicted. The rest of the block walks one row at a time."""
+    nodes = base.shape[1]
     for s in range(tree_ids.size):
         t = tree_ids[s]
         i = b0
-        while i + 4 <= b1:
+        while i + 8 <= b1:
             n0 = 0
             n1 = 0
             n2 = 0
             n3 = 0
-            walking = True
-            while walking:  # a step for each of the four rows not yet at a leaf
-                walking = False
-                if left[t, n0] >= 0:
-                    n0 = right[t, n0] if X[i, feature[t, n0]] > split[t, n0] else left[t, n0]
-                    walking = True
-                if left[t, n1] >= 0:
-                    n1 = right[t, n1] if X[i + 1, feature[t, n1]] > split[t, n1] else left[t, n1]
-                    walking = True
-                if left[t, n2] >= 0:
-                    n2 = right[t, n2] if X[i + 2, feature[t, n2]] > split[t, n2] else left[t, n2]
-                    walking = True
-                if left[t, n3] >= 0:
-                    n3 = right[t, n3] if X[i + 3, feature[t, n3]] > split[t, n3] else left[t, n3]
-                    walking = True
+            n4 = 0
+            n5 = 0
+            n6 = 0
+            n7 = 0
+            for _ in range(nodes):  # a path is shorter than the tree's node count: the bound never binds
+                m0 = _step(X, i, t, n0, feature, split, base)
+                m1 = _step(X, i + 1, t, n1, feature, split, base)
+                m2 = _step(X, i + 2, t, n2, feature, split, base)
+                m3 = _step(X, i + 3, t, n3, feature, split, base)
+                m4 = _step(X, i + 4, t, n4, feature, split, base)
+                m5 = _step(X, i + 5, t, n5, feature, split, base)
+                m6 = _step(X, i + 6, t, n6, feature, split, base)
+                m7 = _step(X, i + 7, t, n7, feature, split, base)
+                moved = (m0 != n0) | (m1 != n1) | (m2 != n2) | (m3 != n3) | (m4 != n4) | (m5 != n5) \
+                    | (m6 != n6) | (m7 != n7)
+                n0 = m0
+                n1 = m1
+                n2 = m2
+                n3 = m3
+                n4 = m4
+                n5 = m5
+                n6 = m6
+                n7 = m7
+                if not moved:
+                    break
             out[i] += scale * value[t, n0]
             out[i + 1] += scale * value[t, n1]
             out[i + 2] += scale * value[t, n2]
             out[i + 3] += scale * value[t, n3]
-            i += 4
+            out[i + 4] += scale * value[t, n4]
+            out[i + 5] += scale * value[t, n5]
+            out[i + 6] += scale * value[t, n6]
+            out[i + 7] += scale * value[t, n7]
+            i += 8
         while i < b1:
-            out[i] += scale * value[t, _leaf_of_tree(X, i, t, feature, split, left, right)]
+            n0 = 0
+            for _ in range(nodes):
+                m0 = _step(X, i, t, n0, feature, split, base)
+                if m0 == n0:
+                    break
+                n0 = m0
+            out[i] += scale * value[t, n0]
             i += 1
 
 
 @njit(cache=True)
-def _predict_add(X, feature, split, left, right, value, tree_ids, scale, out):
-    """``out[i] += scale * value[t, leaf_t(X[i])]`` for the trees ``t`` of ``tree_ids`` (the ensemble's
-    ``(n_trees, nodes)`` records). Rows go in blocks of `PREDICT_BLOCK`, every tree over a block before the
-    next block (one pass over ``X``, not one per tree); each row still adds its trees in the order of
-    ``tree_ids``, so the sums do not depend on the blocking."""
+def _predict_add(X, feature, split, base, value, tree_ids, scale, out):
+    """``out[i] += scale * value[t, leaf_t(X[i])]`` for the trees ``t`` of ``tree_ids``, over the walk
+    layout of the ensemble's ``(n_trees, nodes)`` records (`walk_layout`). Rows go in blocks of
+    `PREDICT_BLOCK`, every tree over a block before the next block (one pass over ``X``, not one per
+    tree); each row still adds its trees in the order of ``tree_ids``, so the sums do not depend on the
+    blocking."""
     n = X.shape[0]
     for b in range((n + PREDICT_BLOCK - 1) // PREDICT_BLOCK):
         b0 = b * PREDICT_BLOCK
         b1 = b0 + PREDICT_BLOCK if b0 + PREDICT_BLOCK < n else n
-        _add_block(X, feature, split, left, right, value, tree_ids, scale, out, b0, b1)
+        _add_block(X, feature, split, base, value, tree_ids, scale, out, b0, b1)
     return out
 
 
 @njit(cache=True, parallel=True)
-def _predict_add_threads(X, feature, split, left, right, value, tree_ids, scale, out):
+def _predict_add_threads(X, feature, split, base, value, tree_ids, scale, out):
     """`_predict_add` with its row blocks shared among numba's threads: each row is summed by one thread,
     in the order of ``tree_ids``, so the result has the same bits on any number of threads."""
     n = X.shape[0]
     for b in prange((n + PREDICT_BLOCK - 1) // PREDICT_BLOCK):
         b0 = b * PREDICT_BLOCK
         b1 = b0 + PREDICT_BLOCK if b0 + PREDICT_BLOCK < n else n
-        _add_block(X, feature, split, left, right, value, tree_ids, scale, out, b0, b1)
+        _add_block(X, feature, split, base, value, tree_ids, scale, out, b0, b1)
     return out
+
+
+def walk_layout(feature: np.ndarray, split: np.ndarray, left: np.ndarray, right: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(feature, split, base)`` of `_predict_add`'s walk from ``(n_trees, nodes)`` node records whose
+    internal nodes have their two children side by side after them (``right = left + 1 > node``, as the
+    grower appends them): ``base`` is the left child, or the node itself at a leaf, where ``split`` is
+    ``+inf`` (no value is above it: the walk stays) and ``feature`` 0. A row's next node is then ``base +
+    (x > split)`` at every node. Raises a ValueError naming a node that breaks the layout."""
+    internal = left >= 0
+    node = np.arange(left.shape[1])
+    bad = internal & ((right != left + 1) | (left <= node))
+    if bad.any():
+        t, n = (int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"tree {t}, node {n}: children ({int(left[t, n])}, {int(right[t, n])}) are not "
+                         "side by side after their parent (right = left + 1 > node), as the predictor needs")
+    base = np.where(internal, left, node)
+    return (np.where(internal, feature, 0), np.where(internal, split, np.inf), np.ascontiguousarray(base))
 
 
 def _check_tree(X: np.ndarray, arrays: tuple[np.ndarray, ...], ndim: int, feature: np.ndarray) -> None:
@@ -136,9 +174,10 @@ def apply(X: np.ndarray, feature: np.ndarray, split: np.ndarray, left: np.ndarra
 def predict_add(X: np.ndarray, trees: tuple[np.ndarray, ...], tree_ids: np.ndarray, out: np.ndarray,
                 scale: float = 1.0, parallel: bool = False) -> np.ndarray:
     """``out += scale * sum`` of the leaf values of the ensemble's trees ``tree_ids`` (`_predict_add`);
-    ``trees`` is ``(feature, threshold, left, right, value)``, each ``(n_trees, nodes)``; ``X`` raw
-    float32 features (NaN goes left). ``out`` (float64, C-contiguous) is added into and returned.
-    ``parallel``: share the rows among numba's current threads (`_predict_add_threads`; same bits)."""
+    ``trees`` is ``(feature, threshold, left, right, value)``, each ``(n_trees, nodes)``, with each internal
+    node's children side by side after it (`walk_layout`); ``X`` raw float32 features (NaN goes left).
+    ``out`` (float64, C-contiguous) is added into and returned. ``parallel``: share the rows among numba's
+    current threads (`_predict_add_threads`; same bits)."""
     tree_ids = np.ascontiguousarray(tree_ids, dtype=np.int64)
     if tree_ids.size and (tree_ids.min() < 0 or tree_ids.max() >= trees[0].shape[0]):
         raise ValueError(f"tree_ids must lie in [0, {trees[0].shape[0]})")
@@ -146,8 +185,17 @@ def predict_add(X: np.ndarray, trees: tuple[np.ndarray, ...], tree_ids: np.ndarr
     if not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.shape != (X.shape[0],) \
             or not out.flags.c_contiguous:
         raise ValueError(f"out must be a C-contiguous float64 array of shape ({X.shape[0]},)")
+    if tree_ids.size == 1:  # the walk layout of the trees used only (staged_predict, eval sets: one)
+        t = int(tree_ids[0])
+        trees, tree_ids = tuple(a[t:t + 1] for a in trees), np.zeros(1, dtype=np.int64)
+    elif tree_ids.size < trees[0].shape[0]:
+        used, tree_ids = np.unique(tree_ids, return_inverse=True)
+        trees = tuple(a[used] for a in trees)
+    feature, threshold, left, right, value = trees
+    feature, split, base = walk_layout(feature, threshold, left, right)
     kernel = _predict_add_threads if parallel else _predict_add
-    return kernel(X, *trees, tree_ids, float(scale), out)
+    return kernel(X, feature, split, base, np.ascontiguousarray(value, dtype=np.float64),
+                  np.ascontiguousarray(tree_ids, dtype=np.int64), float(scale), out)
 
 
 def warmup() -> None:

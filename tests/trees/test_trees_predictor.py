@@ -82,6 +82,72 @@ def test_ensemble_sums_trees_in_order():
         predict_add(X, stacked, [0], np.zeros(3))
 
 
+def _caterpillar(rng, depth, F):
+    """A chain tree (each right child splits again) of ``depth`` internal nodes, thresholds drawn from
+    ``rng``, children side by side after their parent."""
+    n = 2 * depth + 1
+    feature, threshold = np.full(n, -1), np.full(n, np.nan)
+    left, right, value = np.full(n, -1), np.full(n, -1), rng.normal(size=n)
+    node = 0
+    for d in range(depth):
+        feature[node], threshold[node] = rng.integers(F), rng.normal()
+        left[node], right[node] = 2 * d + 1, 2 * d + 2
+        node = 2 * d + 2
+    return Tree(feature, feature, threshold, left, right, value)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_branch_free_walk_matches_a_plain_walk(seed):
+    """The kernel's branch-free walk (eight rows per round, a leaf stepping to itself) against the NumPy
+    walk, tree by tree in the order of ``tree_ids``: ties at a threshold (go left), NaN (left), +-inf, deep
+    chain trees and a single leaf, every row count around the eight-row rounds and the 64-row blocks, one
+    tree and a subset of trees (their own layout), serial and parallel kernels."""
+    from lrank._kernels import predictor as pk
+
+    rng = np.random.default_rng(seed)
+    X, bins, trees = _trees(seed, k=5)
+    trees += [_caterpillar(rng, 30, X.shape[1]), _caterpillar(rng, 3, X.shape[1])]
+    X = np.repeat(X, 2, axis=0)
+    for t in trees[:3]:  # rows exactly at a threshold
+        for node in np.flatnonzero(t.left >= 0)[:3]:
+            X[rng.integers(X.shape[0], size=5), t.feature[node]] = t.threshold[node]
+    X[rng.random(X.shape) < 0.02] = np.inf
+    X[rng.random(X.shape) < 0.02] = -np.inf
+    stacked = stack([t.record() for t in trees], max(t.n_nodes for t in trees) + 2)
+    for ids in ([0, 1, 2, 3, 4, 5, 6, 7], [6], [5], [7, 6, 6, 0]):
+        for n in (1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 72, 200, X.shape[0]):
+            want = np.full(n, -0.5)
+            for i in ids:
+                t = trees[i]
+                want += t.value[_walk(X[:n], t.feature, t.threshold, t.left, t.right)]
+            for parallel in (False, True):
+                got = pk.predict_add(X[:n], stacked, ids, np.full(n, -0.5), parallel=parallel)
+                assert got.tobytes() == want.tobytes(), (ids, n, parallel)
+
+
+def test_the_walk_layout_refuses_children_apart():
+    """The branch-free walk needs each internal node's children side by side after it; a record that
+    breaks this (not one lrank writes) is refused, naming the tree and node, not walked wrongly."""
+    from lrank._kernels.predictor import walk_layout
+
+    f = np.zeros((2, 5), dtype=np.int64)
+    th = np.zeros((2, 5))
+    left = np.array([[1, -1, -1, -1, -1], [1, 3, -1, -1, -1]])
+    right = np.array([[2, -1, -1, -1, -1], [2, 4, -1, -1, -1]])
+    feature, split, base = walk_layout(f, th, left, right)
+    np.testing.assert_array_equal(base, [[1, 1, 2, 3, 4], [1, 3, 2, 3, 4]])
+    assert np.isinf(split[left < 0]).all() and (split[left >= 0] == 0).all()
+    apart = right.copy()
+    apart[1, 1] = 2  # node 1's children 3 and 2
+    with pytest.raises(ValueError, match="tree 1, node 1"):
+        walk_layout(f, th, left, apart)
+    before = left.copy()
+    before[1, 1], apart[1, 1] = 0, 1  # node 1's children 0 and 1: not after it
+    with pytest.raises(ValueError, match="tree 1, node 1"):
+        walk_layout(f, th, before, apart)
+
+
 def test_a_tree_without_thresholds_predicts_codes_only():
     _, bins, _ = _trees(0)
     rng = np.random.default_rng(0)
