@@ -135,9 +135,9 @@ def stack(records: Sequence[tuple[np.ndarray, ...]], n_nodes: int) -> tuple[np.n
 
 #: `predict_add` shares the rows among ``n_jobs`` threads from this many rows (16 blocks of
 #: ``lrank._kernels.predictor.PREDICT_BLOCK``) and `PARALLEL_MIN_PREDICT_WORK` rows x trees: below either,
-#: waking a second thread costs more than it saves. Measured on two cores, 31-leaf trees, 136 features
-#: (2 threads against 1): 4,096 rows x 1 tree 0.97x, 16,384 x 1 1.95x; 1,024 x 4 0.91x, 4,096 x 4 1.88x;
-#: 256 x 100 0.87x, 1,024 x 100 1.61x.
+#: a second thread saves little or loses. Measured on two cores, 31-leaf trees, 136 features
+#: (2 threads against 1, two runs): 256 rows x 16 trees 0.53-0.82x, 1,024 x 1 0.68-0.93x, 4,096 x 1
+#: 1.06-1.38x, 1,024 x 16 0.90-1.23x, 4,096 x 16 1.19-1.21x, 1,024 x 100 1.75-1.84x.
 PARALLEL_MIN_PREDICT_ROWS = 1024
 #: rows x trees from which `predict_add` shares the rows among threads (`PARALLEL_MIN_PREDICT_ROWS`)
 PARALLEL_MIN_PREDICT_WORK = 16384
