@@ -78,13 +78,11 @@ the rest; as separate compiled functions instead of inlined ones the total is th
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-
 import numpy as np
 from numba import prange
 
 from ._jit import njit
+from ._jit import threads as numba_threads
 from .sorting import _DIGIT, _sort_bucketed
 
 _TINY = 1e-280  # below this ex_i / (ex_i + ex_j) loses digits: take the pair's own exp
@@ -829,12 +827,8 @@ def lambdamart_gradients(
     todo = np.zeros(nq, dtype=np.int8)  # queries `_lambdas` / `_lambdas_whole` left to another kernel
     threads = 1
     if n_jobs != 1 and nq > 1:
-        import numba
-
-        most = numba.config.NUMBA_NUM_THREADS
-        threads = min(int(n_jobs), most) if n_jobs > 0 else most
-        with _numba_threads(threads):  # chunks of queries balance uneven query sizes; each query is computed
-            chunks = min(nq, 8 * threads)  # as in the serial pass
+        with numba_threads(n_jobs) as threads:  # chunks of queries balance uneven query sizes; each
+            chunks = min(nq, 8 * threads)  # query is computed as in the serial pass
             iw, fw = _workspaces(qptr, chunks)
             _lambdas_parallel(y, qptr, scores, kr, k, ki, norm, whole, sigma, lam, w, inv, gains, todo,
                               np.zeros(chunks, dtype=np.int64), iw, fw)
@@ -850,19 +844,6 @@ def lambdamart_gradients(
     return lam, w, pairs
 
 
-@contextlib.contextmanager
-def _numba_threads(threads: int) -> Iterator[None]:
-    """numba's thread count set to ``threads`` for the block, then restored."""
-    import numba
-
-    old = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(old)
-
-
 def _finish_marked(y, qptr, scores, cuts, sigma, lam, w, inv, gains, todo, iw, fw, threads=1) -> None:
     """The queries `_lambdas` / `_lambdas_whole` marked: those of at most ``k`` documents with
     `_lambdas_within` (on ``threads`` threads by `_lambdas_within_parallel` when there are several; every
@@ -871,7 +852,7 @@ def _finish_marked(y, qptr, scores, cuts, sigma, lam, w, inv, gains, todo, iw, f
     fit's first such query only. ``cuts`` is ``(rows, discount, ideal, norm)`` as `_lambdas` takes them."""
     within = np.flatnonzero(todo == _WITHIN_K).astype(np.int64)
     if within.size > 1 and threads > 1:
-        with _numba_threads(threads):
+        with numba_threads(threads):
             chunks = min(within.size, 8 * threads)
             iwc, fwc = _workspaces(qptr, chunks)
             _lambdas_within_parallel(y, qptr, scores, *cuts, sigma, lam, w, inv, gains, within,
