@@ -324,3 +324,34 @@ def test_from_qid_with_per_query_ids_names_both_lengths_and_doc_qid():
     X = np.zeros((5, 2))
     with pytest.raises(RankingDataError, match=r"X has 5 rows but qid has 2 entries.*doc_qid"):
         RankingData.from_qid(X, np.zeros(5, dtype=int), np.array([1, 2]))
+
+
+def test_merge_counts_of_all_columns_at_once_match_the_column_by_column_count():
+    """`_merged_columns` (one sort of every column) against `_merged` (one column at a time): NaN, all-NaN
+    and all-equal columns, ties, values that merge (timestamps) or become 0, one and two rows."""
+    from lrank.data.container import _merged, _merged_columns
+
+    rng = np.random.default_rng(5)
+    for rows in (1, 2, 3, 17, 400):
+        cols = [rng.normal(size=rows), np.full(rows, np.nan), np.full(rows, 3.25),
+                rng.integers(0, 3, rows).astype(float), 1.6e9 + rng.integers(0, 50, rows),
+                np.where(rng.random(rows) < 0.3, np.nan, 1.6e9 + rng.random(rows) * 100),
+                rng.choice([0.0, 1e-300, 2e-300, 1.0], rows), rng.choice([-np.inf, np.inf, 0.5], rows)]
+        A = np.column_stack(cols)
+        d64, d32, pairs = _merged_columns(A)
+        for j in range(A.shape[1]):
+            e64, e32, pair = _merged(A[:, j])
+            assert (int(d64[j]), int(d32[j])) == (e64, e32), (rows, j)
+            if pair is not None:
+                assert (float(pairs[j, 0]), float(pairs[j, 1])) == pair, (rows, j)
+
+
+def test_float32_checks_leave_the_input_alone():
+    """The merge check sorts a copy: a Fortran-ordered float64 X (whose transpose is C-ordered) is not sorted
+    in place."""
+    from lrank.data.container import as_float32
+
+    X = np.asfortranarray(np.random.default_rng(6).normal(size=(300, 4)))
+    before = X.copy()
+    assert np.array_equal(as_float32(X), before.astype(np.float32))
+    assert np.array_equal(X, before)
