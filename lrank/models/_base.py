@@ -612,9 +612,14 @@ def _check_X_y(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
+_FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
+
+
 def _check_array(X: Any) -> np.ndarray:
     """scikit-learn's ``check_array`` (its messages), then lrank's float32 cast with its checks
     (`lrank.data.container.as_float32`: an overflow is an error, merged or vanished values a warning)."""
+    if type(X) is np.ndarray and X.dtype in _FLOATS and X.ndim == 2 and X.size and not np.isinf(X).any():
+        return as_float32(X)  # all check_array would do here (about 0.1 ms a call: one query scored)
     from sklearn.utils.validation import check_array
 
     try:
