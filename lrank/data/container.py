@@ -161,26 +161,12 @@ _MERGE_SAMPLE = 20_000
 _F32 = np.finfo(np.float32)
 
 
-def _merged(col: np.ndarray) -> tuple[int, int, tuple[float, float] | None]:
-    """``(distinct float64 values, distinct after the float32 cast, an example pair merged)`` of one column
-    (NaN ignored)."""
-    c = np.sort(col[~np.isnan(col)])
-    if c.size == 0:
-        return 0, 0, None
-    new64 = c[1:] != c[:-1]
-    c32 = c.astype(np.float32)
-    lost = new64 & (c32[1:] == c32[:-1]) & (c32[1:] != 0)  # values that became 0: as_float32's other warning
-    d64 = int(np.count_nonzero(new64)) + 1
-    if not lost.any():
-        return d64, d64, None
-    i = int(np.flatnonzero(lost)[0])
-    return d64, d64 - int(np.count_nonzero(lost)), (float(c[i]), float(c[i + 1]))
-
-
 def _merged_columns(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`_merged` of every column of ``A`` (2-d, read as float64, left unchanged) in one sort, as arrays
-    ``(d64, d32, pairs)``: ``pairs[j]`` is column j's example pair (meaningful where ``d32 < d64``). A call
-    on a few rows (one query scored) does not loop over the columns in Python."""
+    """What the float32 cast does to each column of ``A`` (2-d, read as float64, left unchanged), NaN
+    ignored, in one sort: ``(d64, d32, pairs)``, the distinct float64 values, the distinct values left after
+    the cast (non-zero values that become 0 are `as_float32`'s other warning, not merges) and an example
+    pair the cast merges (``pairs[j]``, meaningful where ``d32[j] < d64[j]``). A call on a few rows (one
+    query scored) does not loop over the columns in Python."""
     S = np.array(A.T, dtype=np.float64, order="C")  # a copy, each column's values side by side
     S.sort(axis=1)  # NaN sorts last: a pair of neighbours is compared only where both are numbers
     if S.shape[1] < 2:  # one row: nothing to merge
@@ -260,9 +246,10 @@ def as_float32(X: Any, name: str = "X") -> np.ndarray:
     flagged = (d32s < d64s) & (d64s - d32s >= MERGE_WARN_FRACTION * d64s)  # on the rows sampled
     for i in np.flatnonzero(flagged):
         j, d64, d32, pair = int(cols[i]), int(d64s[i]), int(d32s[i]), (float(pairs[i, 0]), float(pairs[i, 1]))
-        if n > _MERGE_SAMPLE:
-            d64, d32, pair = _merged(np.asarray(X[:, j], dtype=np.float64))  # flagged: the exact counts
-        if pair is None or d64 - d32 < MERGE_WARN_FRACTION * d64:
+        if n > _MERGE_SAMPLE:  # flagged on the rows sampled: the exact counts on all rows
+            e64, e32, epair = _merged_columns(X[:, [j]])
+            d64, d32, pair = int(e64[0]), int(e32[0]), (float(epair[0, 0]), float(epair[0, 1]))
+        if d32 == d64 or d64 - d32 < MERGE_WARN_FRACTION * d64:
             continue
         warnings.warn(
             f"{name} column {j}: the float32 cast merges {d64} distinct values into {d32} (e.g. {pair[0]!r} "

@@ -327,9 +327,10 @@ def test_from_qid_with_per_query_ids_names_both_lengths_and_doc_qid():
 
 
 def test_merge_counts_of_all_columns_at_once_match_the_column_by_column_count():
-    """`_merged_columns` (one sort of every column) against `_merged` (one column at a time): NaN, all-NaN
-    and all-equal columns, ties, values that merge (timestamps) or become 0, one and two rows."""
-    from lrank.data.container import _merged, _merged_columns
+    """`_merged_columns` (one sort of every column) against the reference `merged` (one column at a time):
+    NaN, all-NaN and all-equal columns, ties, values that merge (timestamps) or become 0, one and two rows."""
+    from lrank.data.container import _merged_columns
+    from tests.reference.data import merged
 
     rng = np.random.default_rng(5)
     for rows in (1, 2, 3, 17, 400):
@@ -340,7 +341,7 @@ def test_merge_counts_of_all_columns_at_once_match_the_column_by_column_count():
         A = np.column_stack(cols)
         d64, d32, pairs = _merged_columns(A)
         for j in range(A.shape[1]):
-            e64, e32, pair = _merged(A[:, j])
+            e64, e32, pair = merged(A[:, j])
             assert (int(d64[j]), int(d32[j])) == (e64, e32), (rows, j)
             if pair is not None:
                 assert (float(pairs[j, 0]), float(pairs[j, 1])) == pair, (rows, j)

@@ -22,3 +22,20 @@ def bin_codes(X, thresholds):
         known = ~np.isnan(col)
         out[known, f] = 1 + (col[known][:, None] > np.asarray(thr)[None, :]).sum(axis=1)
     return out
+
+
+def merged(col: np.ndarray) -> tuple[int, int, tuple[float, float] | None]:
+    """``(distinct float64 values, distinct after the float32 cast, an example pair merged)`` of one column
+    (NaN ignored; non-zero values that become 0 are not merges): the column-by-column reference of
+    `lrank.data.container._merged_columns`."""
+    c = np.sort(col[~np.isnan(col)])
+    if c.size == 0:
+        return 0, 0, None
+    new64 = c[1:] != c[:-1]
+    c32 = c.astype(np.float32)
+    lost = new64 & (c32[1:] == c32[:-1]) & (c32[1:] != 0)  # values that became 0: as_float32's other warning
+    d64 = int(np.count_nonzero(new64)) + 1
+    if not lost.any():
+        return d64, d64, None
+    i = int(np.flatnonzero(lost)[0])
+    return d64, d64 - int(np.count_nonzero(lost)), (float(c[i]), float(c[i + 1]))
