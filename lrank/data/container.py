@@ -210,38 +210,50 @@ def as_float32(X: Any, name: str = "X") -> np.ndarray:
     RankingDataError
         A finite float value beyond float32's range (the message names the first such entry).
     """
+    return _cast(X, name)
+
+
+def _cast(X: Any, name: str, infinite: bool = True) -> np.ndarray | None:
+    """`as_float32`; with ``infinite=False``, None (and no check) for a 2-d float64 ``X`` that holds an
+    infinity: `lrank.models._base._check_array` then lets scikit-learn's check_array refuse it with its
+    message, without a pass of its own over ``X`` for the infinities."""
     X = np.asarray(X)
     if X.dtype == np.float32 or X.dtype.kind not in "fiu" or X.size == 0 or (
             X.dtype.kind in "iu" and X.dtype.itemsize <= 2):
         return np.ascontiguousarray(X, dtype=np.float32)
-    with np.errstate(over="ignore", invalid="ignore"):
-        X32 = np.ascontiguousarray(X, dtype=np.float32)
-    if X.dtype.kind == "f" and np.isinf(X32).any():  # one pass over the copy; the exact mask only when needed
-        over = np.isinf(X32) & np.isfinite(X)
-        if over.any():
-            idx = tuple(int(i) for i in np.argwhere(over)[0])
-            where = ", ".join(map(str, idx))
-            raise RankingDataError(
-                f"{name}[{where}] = {X[idx]:g} overflows float32 (largest finite value {_F32.max:.4g}; lrank "
-                f"stores features as float32): rescale the feature ({int(over.sum())} such values)")
-    if X.dtype.kind == "f" and np.count_nonzero(X32) < np.count_nonzero(X):  # a non-zero value became 0
-        flushed = (X32 == 0) & (X != 0)
-        if flushed.any():
-            idx = tuple(int(i) for i in np.argwhere(flushed)[0])
-            warnings.warn(
-                f"{name}: {int(flushed.sum())} non-zero values are below float32's smallest positive value "
-                f"({_F32.smallest_subnormal:.3g}) and become 0 (e.g. {name}[{', '.join(map(str, idx))}] = "
-                f"{X[idx]:g}); rescale the feature if they matter", Float32CastWarning,
-                stacklevel=_caller_level())
-    if X.ndim != 2:
-        return X32
-    n = X.shape[0]
-    rows = slice(None) if n <= _MERGE_SAMPLE else slice(None, None, -(-n // _MERGE_SAMPLE))
-    with np.errstate(invalid="ignore"):  # a column left exact on the rows sampled merges none of them there
-        changed = (X32[rows] != X[rows]) & ~np.isnan(X32[rows])
-    cols = np.flatnonzero(changed.any(axis=0))
+    n = X.shape[0] if X.ndim == 2 else 0
+    step = 1 if n <= _MERGE_SAMPLE else -(-n // _MERGE_SAMPLE)  # the merge check's rows: every step-th
+    if X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous:  # the usual input: one pass
+        from lrank._kernels.cast import FIRST_FLUSHED, FIRST_OVER, N_FLUSHED, N_INF, N_OVER, cast_float32
+
+        X32, changed, st = cast_float32(X, step)
+        if not infinite and st[N_INF]:
+            return None
+        F = X.shape[1]
+        if st[N_OVER]:
+            _overflows(X, name, divmod(int(st[FIRST_OVER]), F), int(st[N_OVER]))
+        if st[N_FLUSHED]:
+            _flushes(X, name, divmod(int(st[FIRST_FLUSHED]), F), int(st[N_FLUSHED]))
+        cols = np.flatnonzero(changed)
+    else:  # other floats and layouts, 64-bit integers, 1-d or 3-d input: NumPy, one pass per check
+        with np.errstate(over="ignore", invalid="ignore"):
+            X32 = np.ascontiguousarray(X, dtype=np.float32)
+        if X.dtype.kind == "f" and np.isinf(X32).any():  # one pass over the copy; the exact mask if needed
+            over = np.isinf(X32) & np.isfinite(X)
+            if over.any():
+                _overflows(X, name, tuple(int(i) for i in np.argwhere(over)[0]), int(over.sum()))
+        if X.dtype.kind == "f" and np.count_nonzero(X32) < np.count_nonzero(X):  # a non-zero value became 0
+            flushed = (X32 == 0) & (X != 0)
+            if flushed.any():
+                _flushes(X, name, tuple(int(i) for i in np.argwhere(flushed)[0]), int(flushed.sum()))
+        if X.ndim != 2:
+            return X32
+        with np.errstate(invalid="ignore"):  # a column exact on the rows sampled merges none of them there
+            changed = (X32[::step] != X[::step]) & ~np.isnan(X32[::step])
+        cols = np.flatnonzero(changed.any(axis=0))
     if cols.size == 0:
         return X32
+    rows = slice(None, None, step)
     d64s, d32s, pairs = _merged_columns(X[rows] if cols.size == X.shape[1] else X[rows][:, cols])
     flagged = (d32s < d64s) & (d64s - d32s >= MERGE_WARN_FRACTION * d64s)  # on the rows sampled
     for i in np.flatnonzero(flagged):
@@ -257,6 +269,22 @@ def as_float32(X: Any, name: str = "X") -> np.ndarray:
             "24 significant bits): subtract an offset (e.g. x - x.min()) or rescale this feature",
             Float32CastWarning, stacklevel=_caller_level())
     return X32
+
+
+def _overflows(X: np.ndarray, name: str, idx: tuple[int, ...], count: int) -> None:
+    """Raise `as_float32`'s overflow error, naming the first entry ``idx``."""
+    where = ", ".join(map(str, idx))
+    raise RankingDataError(
+        f"{name}[{where}] = {X[idx]:g} overflows float32 (largest finite value {_F32.max:.4g}; lrank "
+        f"stores features as float32): rescale the feature ({count} such values)")
+
+
+def _flushes(X: np.ndarray, name: str, idx: tuple[int, ...], count: int) -> None:
+    """Warn that ``count`` non-zero values become 0 in float32, naming the first entry ``idx``."""
+    warnings.warn(
+        f"{name}: {count} non-zero values are below float32's smallest positive value "
+        f"({_F32.smallest_subnormal:.3g}) and become 0 (e.g. {name}[{', '.join(map(str, idx))}] = "
+        f"{X[idx]:g}); rescale the feature if they matter", Float32CastWarning, stacklevel=_caller_level())
 
 
 def _caller_level() -> int:

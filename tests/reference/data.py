@@ -39,3 +39,21 @@ def merged(col: np.ndarray) -> tuple[int, int, tuple[float, float] | None]:
         return d64, d64, None
     i = int(np.flatnonzero(lost)[0])
     return d64, d64 - int(np.count_nonzero(lost)), (float(c[i]), float(c[i + 1]))
+
+
+def cast_float32(X, step=1):
+    """`lrank._kernels.cast.cast_float32` in NumPy, one pass per check: ``(X32, changed, stats)``."""
+    X = np.asarray(X, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        X32 = X.astype(np.float32)
+        over = np.isinf(X32) & np.isfinite(X)
+        flushed = (X32 == 0) & (X != 0) & ~np.isnan(X)
+        changed = ((X32[::step] != X[::step]) & ~np.isnan(X[::step])).any(axis=0)
+
+    def first(mask):
+        hit = np.flatnonzero(mask.ravel())
+        return int(hit[0]) if hit.size else -1
+
+    stats = [np.isinf(X).sum(), over.sum(), first(over), flushed.sum(), first(flushed)]
+    stats = np.array(stats, dtype=np.int64)
+    return X32, changed, stats
