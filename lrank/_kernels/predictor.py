@@ -134,22 +134,49 @@ def _predict_add_threads(X, feature, split, base, value, tree_ids, scale, out):
     return out
 
 
+@njit(cache=True)
+def _walk_layout(feature, split, left, right, f_out, s_out, base):
+    """`walk_layout`'s arrays in one pass (``f_out``, ``s_out``, ``base``: every entry written); returns the
+    flat index ``t * nodes + n`` of the first internal node whose children are not side by side after it,
+    or -1 (the outputs are then complete)."""
+    n_trees, nodes = left.shape
+    for t in range(n_trees):
+        for n in range(nodes):
+            lc = left[t, n]
+            if lc >= 0:  # internal: the left child, the right one beside it
+                if right[t, n] != lc + 1 or lc <= n:
+                    return t * nodes + n
+                base[t, n] = lc
+                f_out[t, n] = feature[t, n]
+                s_out[t, n] = split[t, n]
+            else:  # a leaf steps to itself: no value is above +inf
+                base[t, n] = n
+                f_out[t, n] = 0
+                s_out[t, n] = np.inf
+    return -1
+
+
 def walk_layout(feature: np.ndarray, split: np.ndarray, left: np.ndarray, right: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(feature, split, base)`` of `_predict_add`'s walk from ``(n_trees, nodes)`` node records whose
     internal nodes have their two children side by side after them (``right = left + 1 > node``, as the
     grower appends them): ``base`` is the left child, or the node itself at a leaf, where ``split`` is
-    ``+inf`` (no value is above it: the walk stays) and ``feature`` 0. A row's next node is then ``base +
-    (x > split)`` at every node. Raises a ValueError naming a node that breaks the layout."""
-    internal = left >= 0
-    node = np.arange(left.shape[1])
-    bad = internal & ((right != left + 1) | (left <= node))
-    if bad.any():
-        t, n = (int(i) for i in np.argwhere(bad)[0])
+    ``+inf`` (no value is above it: the walk stays) and ``feature`` 0 (`_walk_layout`). ``feature`` and
+    ``base`` come back as int64 and ``split`` as float64 (a float32 threshold is exact in float64: the
+    same comparisons). Raises a ValueError naming a node that breaks the layout."""
+    arrays = (feature, split, left, right)
+    if any(not isinstance(a, np.ndarray) or a.ndim != 2 or a.shape != left.shape for a in arrays):
+        raise ValueError("feature, split, left and right must be 2-d arrays of one shape")
+    feature, left, right = (np.ascontiguousarray(a, dtype=np.int64) for a in (feature, left, right))
+    split = np.ascontiguousarray(split, dtype=np.float64)
+    f_out, base = np.empty(left.shape, dtype=np.int64), np.empty(left.shape, dtype=np.int64)
+    s_out = np.empty(left.shape, dtype=np.float64)
+    bad = _walk_layout(feature, split, left, right, f_out, s_out, base)
+    if bad >= 0:
+        t, n = divmod(int(bad), left.shape[1])
         raise ValueError(f"tree {t}, node {n}: children ({int(left[t, n])}, {int(right[t, n])}) are not "
                          "side by side after their parent (right = left + 1 > node), as the predictor needs")
-    base = np.where(internal, left, node)
-    return (np.where(internal, feature, 0), np.where(internal, split, np.inf), np.ascontiguousarray(base))
+    return f_out, s_out, base
 
 
 def _check_tree(X: np.ndarray, arrays: tuple[np.ndarray, ...], ndim: int, feature: np.ndarray) -> None:

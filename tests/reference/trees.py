@@ -223,3 +223,17 @@ def histogram_split_scan(hist, off, crit, min_data, min_hess, tot, parent_score,
                     best == -np.inf or fb - parent_score - best > TIE_RTOL * (abs(best) + abs(parent_score))):
                 best, bf, bj = fb - parent_score, f, fj
     return best, bf, bj
+
+
+def walk_layout(feature, split, left, right):
+    """`lrank._kernels.predictor.walk_layout` in NumPy: ``(feature, split, base)``, or a ValueError naming the
+    first internal node (row-major) whose children are not side by side after it."""
+    internal = left >= 0
+    node = np.arange(left.shape[1])
+    bad = internal & ((right != left + 1) | (left <= node))
+    if bad.any():
+        t, n = (int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"tree {t}, node {n}")
+    base = np.where(internal, left, node)
+    return (np.where(internal, feature, 0).astype(np.int64),
+            np.where(internal, split, np.inf).astype(np.float64), base.astype(np.int64))

@@ -191,3 +191,33 @@ def test_threads_give_the_same_bits(monkeypatch):
     m = LambdaMART(n_estimators=5, num_leaves=8).fit(Xb, y, qid=qid)
     p1 = m.predict(Xb)
     assert m.set_params(n_jobs=2).predict(Xb).tobytes() == p1.tobytes()
+
+
+@pytest.mark.kernel
+def test_the_walk_layout_is_the_numpy_one():
+    """`walk_layout` (one kernel pass) against the NumPy reference: the stacked trees of real grows (leaves,
+    a single-leaf tree, padding), float32 thresholds and int32 features (read as int64 and float64: the
+    same comparisons), and records that break the layout, refused at the same node."""
+    from lrank._kernels.predictor import walk_layout
+    from tests.reference.trees import walk_layout as reference
+
+    for seed in (0, 1, 2):
+        _, _, trees = _trees(seed)
+        records = [t.record() for t in trees]
+        feature, threshold, left, right, _ = stack(records, max(t.n_nodes for t in trees) + 2)
+        for f, th in ((feature, threshold), (feature.astype(np.int32), threshold.astype(np.float32))):
+            got, want = walk_layout(f, th, left, right), reference(f, th, left, right)
+            for a, b in zip(got, want):
+                assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), seed
+        rng = np.random.default_rng(seed)
+        for _ in range(20):
+            bad_l, bad_r = left.copy(), right.copy()
+            t, n = np.argwhere(left >= 0)[rng.integers(0, int((left >= 0).sum()))]
+            if rng.random() < 0.5:
+                bad_r[t, n] = bad_l[t, n] + 2
+            else:
+                bad_l[t, n], bad_r[t, n] = n, n + 1
+            with pytest.raises(ValueError) as want_exc:
+                reference(feature, threshold, bad_l, bad_r)
+            with pytest.raises(ValueError, match=str(want_exc.value)):
+                walk_layout(feature, threshold, bad_l, bad_r)
