@@ -13,9 +13,9 @@ the median of alternated repeats (:mod:`lrank.benchmarks._timing`). Rows:
 * test NDCG@10 after 100 and 500 trees, ours vs LightGBM's, mean over 5 query folds of the pooled
   sample (target: within 0.01);
 * OLE's time per tree over SE's for LambdaMART (issue 15.3: <= 1.5; the paper: about 30% more); this
-  row is the project's one OLE/SE figure;
-* ``predict`` of a 100-tree LambdaMART over 200,000 rows against LightGBM's, 1 and 2 threads
-  (`_predict_rows`).
+  row is the project's one OLE/SE figure.
+
+Scoring with the fitted models (``predict``) is timed in :mod:`lrank.benchmarks.predict`.
 
 The machine these numbers come from may be shared; the ratios are what to read.
 """
@@ -221,30 +221,6 @@ def _quality_rows(train, test, n_trees: tuple[int, ...], k: int = 5, repeats: in
     return out
 
 
-def _predict_rows(train, n_trees: int, reps: int, copies: int = 40) -> list[dict]:
-    """``predict`` against LightGBM's ``Booster.predict``, 1 and 2 threads: each side's LambdaMART of
-    ``n_trees`` trees of 31 leaves (`_ours`, `_lgb`), fitted on the MSLR sample, scores its documents
-    repeated ``copies`` times, passed as a float64 array as a user would (each side converts it its own
-    way: lrank to float32 with its cast checks, LightGBM to its own layout)."""
-    import numpy as np
-
-    X = np.tile(np.asarray(train.X, dtype=np.float64), (copies, 1))
-    ours = _ours("lambdarank", train, 1, leaves=31)(n_trees)
-    theirs = _lgb("lambdarank", train, 1, leaves=31)(n_trees)
-    rows = []
-    for th in T.thread_counts():
-        ours.set_params(n_jobs=th)
-        with T.threads(th) as th:
-            t = T.alternate(lambda: ours.predict(X), lambda th=th: theirs.predict(X, num_threads=th), reps)
-        rows.append(T.row(
-            f"LambdaMART predict, {n_trees} trees of 31 leaves, {X.shape[0]:,} rows", t.a,
-            "LightGBM Booster.predict", t.b, target=">= 1.0", ok=t.ratio >= 1.0, threads=th,
-            repeats=t.repeats, timing=T.WALL, load=t.load,
-            notes=f"the MSLR sample's {train.n_docs:,} training documents x {copies} as float64 (values "
-                  f"exact in float32, as stored); whole call each side; CPU-time ratio {t.cpu_ratio:.2f}"))
-    return rows
-
-
 def run(profile: str = "quick") -> list[dict]:
     from lrank.data import fetch
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
@@ -288,7 +264,6 @@ def run(profile: str = "quick") -> list[dict]:
     # both profiles (a few seconds): at 21 x 3 SE's 20-tree difference is ~36 ms and the row moved by 25%
     # between two runs of the same code (5.43 vs 4.28, session 12)
     rows.append(_ole_vs_se(train, 51, 5))
-    rows.extend(_predict_rows(train, 100, 3 if quick else 5))
     # NDCG@10 after 100 and 500 trees: by query over 3 x 5 query folds of the pooled MSLR sample
     rows.extend(_quality_rows(train, test, (100, 500)))
     return rows
