@@ -301,9 +301,12 @@ class BaseRanker(BaseEstimator):
                 self._set_feature_names(X)
             X = X.X
         else:
-            from sklearn.utils.validation import _check_feature_names
+            # a plain array has no feature names: scikit-learn's check could only warn that the model was
+            # fitted with some, or forget them in fit (about 0.04 ms a call: one query scored)
+            if reset or type(X) is not np.ndarray or hasattr(self, "feature_names_in_"):
+                from sklearn.utils.validation import _check_feature_names
 
-            _check_feature_names(self, X, reset=reset)
+                _check_feature_names(self, X, reset=reset)
             X = _check_array(X)
         X = np.ascontiguousarray(X, dtype=np.float32)
         if n_features is None:

@@ -242,6 +242,8 @@ def test_columns_are_checked_at_predict_and_kept_in_the_model_file(name, data, t
                 with pytest.raises(ValueError, match=what):
                     next(iter(model.staged_predict(bad)))
         np.testing.assert_array_equal(model.predict(df), p)
+        with pytest.warns(UserWarning, match="X does not have valid feature names"):  # a plain array
+            np.testing.assert_array_equal(model.predict(np.asarray(df, dtype=np.float64)), p)
     if name in BOOSTERS and "eval_set" in __import__("inspect").signature(est.fit).parameters:
         with pytest.raises(ValueError, match="same order"):
             make(name).fit(df, data.y, qid=data.doc_qid(), eval_set=(df[cols[::-1]], data.y, data.doc_qid()))
