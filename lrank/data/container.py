@@ -214,9 +214,9 @@ def as_float32(X: Any, name: str = "X") -> np.ndarray:
 
 
 def _cast(X: Any, name: str, infinite: bool = True) -> np.ndarray | None:
-    """`as_float32`; with ``infinite=False``, None (and no check) for a 2-d float64 ``X`` that holds an
-    infinity: `lrank.models._base._check_array` then lets scikit-learn's check_array refuse it with its
-    message, without a pass of its own over ``X`` for the infinities."""
+    """`as_float32`; with ``infinite=False``, None (and no check) for a float ``X`` that holds an infinity:
+    `lrank.models._base._check_array` then lets scikit-learn's check_array refuse it with its message
+    (for a C-ordered float64 ``X`` the cast's own pass finds the infinities)."""
     X = np.asarray(X)
     if X.dtype == np.float32 or X.dtype.kind not in "fiu" or X.size == 0 or (
             X.dtype.kind in "iu" and X.dtype.itemsize <= 2):
@@ -236,6 +236,8 @@ def _cast(X: Any, name: str, infinite: bool = True) -> np.ndarray | None:
             _flushes(X, name, divmod(int(st[FIRST_FLUSHED]), F), int(st[N_FLUSHED]))
         cols = np.flatnonzero(changed)
     else:  # other floats and layouts, 64-bit integers, 1-d or 3-d input: NumPy, one pass per check
+        if not infinite and X.dtype.kind == "f" and np.isinf(X).any():
+            return None
         with np.errstate(over="ignore", invalid="ignore"):
             X32 = np.ascontiguousarray(X, dtype=np.float32)
         if X.dtype.kind == "f" and np.isinf(X32).any():  # one pass over the copy; the exact mask if needed

@@ -26,8 +26,10 @@ def test_an_infinite_feature_is_refused_naming_where(data):
         with pytest.raises(ValueError, match=r"infinity.*The first is X\[5, 2\] \(2 infinite values"):
             cls(n_estimators=2).fit(X, data.y, group=data.group)
     model = LambdaMART(n_estimators=2).fit(np.where(np.isinf(X), np.nan, X), data.y, group=data.group)
-    with pytest.raises(ValueError, match=r"The first is X\[5, 2\]"):
-        model.predict(X)
+    for bad in (X, np.asfortranarray(X), X.astype(np.float32), np.asfortranarray(X.astype(np.float32)),
+                np.hstack([X, X])[:, :4]):  # each layout and float type (C-ordered float64: the cast's pass)
+        with pytest.raises(ValueError, match=r"The first is X\[5, 2\]"):
+            model.predict(bad)
 
 
 @pytest.mark.parametrize("sigma", [1e300, 1e155, float("inf"), 0.0, -1.0])
